@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One entry point from a fresh clone.
+#   bash bootstrap.sh run [ARGS]   set up .venv, then launch the app (default example)
+#   bash bootstrap.sh test [ARGS]  set up .venv, then run every test
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+venv="$here/.venv"
+py=${PYTHON:-python3}
+if [ ! -x "$venv/bin/python" ]; then
+    "$py" -m venv "$venv"
+fi
+stamp="$venv/.sectorviz-installed"
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q -e ".[test,cuda]"
+    echo "$want" > "$stamp"
+fi
+cmd=${1:-run}
+shift || true
+case "$cmd" in
+    run)  exec "$venv/bin/sectorviz" "$@" ;;
+    test) exec "$venv/bin/python" -m pytest "$@" ;;
+    *)    echo "usage: bash bootstrap.sh run|test [ARGS]" >&2; exit 2 ;;
+esac

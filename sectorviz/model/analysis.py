@@ -1,0 +1,307 @@
+"""Accounting: Pattern -> per-instruction and total sector demand, streamed over warps.
+
+Units: bytes for *_bytes, 32-byte (sector_bytes) sectors for *sectors, one request per warp
+execution of an instruction with at least one active lane. `analyze` is a pure function of
+the pattern; it walks the grid in chunks of warps so memory stays bounded, and `warp_detail`
+computes one warp's per-lane view without touching the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+from .errors import PatternError
+from .kernel import Kernel
+from .pattern import Pattern
+from .sectors import WARP_SIZE, lane_sector_spans, sector_counts, touched_sector_ids, useful_bytes
+
+CHUNK_LANES = 2**17
+MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
+
+LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
+LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
+STORE_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+L2_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum + lts__t_sectors_srcunit_tex_op_write.sum"
+DRAM_BYTES = "dram__bytes_read.sum + dram__bytes_write.sum"
+
+
+class Cancelled(Exception):
+    """Raised by a progress callback to stop an analysis early."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Accounting of one instruction (or of all of them, for the totals)."""
+
+    requests: int
+    active_lanes: int
+    logical_bytes: int
+    useful_bytes: int
+    sectors: int
+    sector_bytes: int
+    ideal_sectors: int
+    excess_sectors: int
+    sectors_per_request: float
+    useful_fraction: float
+    min: int
+    max: int
+    mode: int
+    unique_sectors: int
+
+    @property
+    def sector_traffic_bytes(self) -> int:
+        return self.sectors * self.sector_bytes
+
+
+@dataclass(frozen=True)
+class InstructionStats(Stats):
+    name: str = ""
+    op: str = ""
+    array: str = ""
+    width: int = 0
+    line: int | None = None
+    column: int | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Boundary:
+    """Traffic at a named boundary, with the assumption it rests on and the metric that measures it."""
+
+    name: str
+    bytes: int
+    sectors: int
+    assumption: str
+    metric: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    pattern_name: str
+    sector_bytes: int
+    warps: int
+    threads: int
+    instructions: tuple[InstructionStats, ...]
+    totals: Stats
+    boundaries: tuple[Boundary, ...]
+    per_warp_sectors: np.ndarray | None = field(default=None, compare=False)
+    per_warp_requests: np.ndarray | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict:
+        """The `--json` document: `instructions` (a list), `totals`, `boundaries`."""
+        return {
+            "pattern": self.pattern_name,
+            "sector_bytes": self.sector_bytes,
+            "warps": self.warps,
+            "threads": self.threads,
+            "instructions": [asdict(s) for s in self.instructions],
+            "totals": asdict(self.totals),
+            "boundaries": [asdict(b) for b in self.boundaries],
+        }
+
+
+class _Accumulator:
+    """Running sums for one instruction over batches of warp executions."""
+
+    def __init__(self, width: int, sector_bytes: int):
+        self.width, self.sb = width, sector_bytes
+        self.requests = self.active_lanes = self.useful = self.sectors = self.ideal = 0
+        self.histogram = np.zeros(1, dtype=np.int64)
+
+    def add(self, counts: np.ndarray, useful: np.ndarray, active: np.ndarray) -> None:
+        requested = active.any(axis=1)
+        counts, useful = counts[requested], useful[requested]
+        self.requests += int(requested.sum())
+        self.active_lanes += int(active.sum())
+        self.useful += int(useful.sum())
+        self.sectors += int(counts.sum())
+        self.ideal += int((-(-useful // self.sb)).sum())
+        hist = np.bincount(counts)
+        if len(hist) > len(self.histogram):
+            hist[: len(self.histogram)] += self.histogram
+            self.histogram = hist
+        else:
+            self.histogram[: len(hist)] += hist
+
+    def stats(self, unique: int) -> Stats:
+        return _stats(self.requests, self.active_lanes, self.active_lanes * self.width,
+                      self.useful, self.sectors, self.sb, self.ideal, self.histogram, unique)
+
+
+def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, unique) -> Stats:
+    seen = np.nonzero(histogram)[0]
+    return Stats(
+        requests=requests, active_lanes=lanes, logical_bytes=logical, useful_bytes=useful,
+        sectors=sectors, sector_bytes=sb, ideal_sectors=ideal, excess_sectors=sectors - ideal,
+        sectors_per_request=sectors / requests if requests else 0.0,
+        useful_fraction=useful / (sectors * sb) if sectors else 0.0,
+        min=int(seen[0]) if len(seen) else 0, max=int(seen[-1]) if len(seen) else 0,
+        mode=int(np.argmax(histogram)) if len(seen) else 0, unique_sectors=unique)
+
+
+class SectorSet:
+    """Distinct sectors seen so far, as bitmaps over the arrays' sector ranges."""
+
+    def __init__(self, kernel: Kernel, sector_bytes: int):
+        spans = sorted((a.address0 // sector_bytes, (a.end - 1) // sector_bytes + 1)
+                       for a in kernel.arrays.values())
+        merged: list[list[int]] = []
+        for lo, hi in spans:
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        total = sum(hi - lo for lo, hi in merged)
+        if total > MAX_TRACKED_SECTORS:
+            raise PatternError("arrays", f"the arrays span {total} sectors; sectorviz counts "
+                                         f"unique sectors over at most {MAX_TRACKED_SECTORS}")
+        self.ranges = [(lo, hi, np.zeros(hi - lo, dtype=bool)) for lo, hi in merged]
+
+    def add(self, ids: np.ndarray) -> None:
+        for lo, hi, bits in self.ranges:
+            inside = ids[(ids >= lo) & (ids < hi)] if len(self.ranges) > 1 else ids
+            bits[inside - lo] = True
+
+    def count(self) -> int:
+        return int(sum(np.count_nonzero(bits) for _, _, bits in self.ranges))
+
+    def union_count(self, others: list["SectorSet"]) -> int:
+        return int(sum(np.count_nonzero(np.logical_or.reduce([s.ranges[i][2] for s in others]))
+                       for i in range(len(self.ranges))))
+
+
+@lru_cache(maxsize=8)
+def kernel_for(pattern: Pattern) -> Kernel:
+    """The resolved kernel of a pattern (cached: patterns are immutable values)."""
+    return Kernel(pattern)
+
+
+def warp_chunks(total: int, warps_per_chunk: int):
+    for lo in range(0, total, warps_per_chunk):
+        yield lo, min(total, lo + warps_per_chunk)
+
+
+def analyze(pattern: Pattern, per_warp: bool = False,
+            progress: Callable[[int, int], None] | None = None) -> Analysis:
+    """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector and request counts;
+    `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled."""
+    kernel = kernel_for(pattern)
+    sb = pattern.sector_bytes
+    n = len(kernel.instructions)
+    widths = [ins.width for ins in kernel.instructions]
+    accs = [_Accumulator(w, sb) for w in widths]
+    seen = [SectorSet(kernel, sb) for _ in range(n)]
+    per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
+    per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
+    for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):
+        for k, batch in kernel.trace(lo, hi):
+            ids = touched_sector_ids(batch.address, widths[k], sb)
+            counts = sector_counts(batch.address, widths[k], batch.active, sb)
+            useful = useful_bytes(batch.address, widths[k], batch.active)
+            accs[k].add(counts, useful, batch.active)
+            lanes_per = ids.shape[1] // WARP_SIZE
+            seen[k].add(ids[np.repeat(batch.active, lanes_per, axis=1)
+                            if lanes_per > 1 else batch.active])
+            if per_warp:
+                per_sectors[k, lo:hi] += counts
+                per_requests[k, lo:hi] += batch.active.any(axis=1)
+        if progress is not None:
+            progress(hi, kernel.warps)
+    instructions = tuple(
+        InstructionStats(**asdict(acc.stats(s.count())), name=ins.name, op=ins.op,
+                         array=ins.array, width=ins.width, line=ins.line, column=ins.column,
+                         source=ins.source)
+        for acc, s, ins in zip(accs, seen, kernel.instructions))
+    totals = _totals(accs, seen, sb)
+    return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
+                    instructions, totals, _boundaries(instructions, totals, sb),
+                    per_sectors, per_requests)
+
+
+def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
+    width = max(len(a.histogram) for a in accs)
+    histogram = np.zeros(width, dtype=np.int64)
+    for a in accs:
+        histogram[: len(a.histogram)] += a.histogram
+    return _stats(sum(a.requests for a in accs), sum(a.active_lanes for a in accs),
+                  sum(a.active_lanes * a.width for a in accs), sum(a.useful for a in accs),
+                  sum(a.sectors for a in accs), sb, sum(a.ideal for a in accs), histogram,
+                  seen[0].union_count(seen))
+
+
+def _boundaries(instructions, totals: Stats, sb: int) -> tuple[Boundary, ...]:
+    def side(op: str) -> int:
+        return sum(s.sectors for s in instructions if s.op == op)
+
+    loads, stores = side("load"), side("store")
+    return (
+        Boundary("L1 request side, loads", loads * sb, loads,
+                 "every warp load instruction's distinct sectors, counted per request "
+                 f"(requests: {LOAD_REQUESTS})", LOAD_SECTORS),
+        Boundary("L1 request side, stores", stores * sb, stores,
+                 "every warp store instruction's distinct sectors, counted per request "
+                 f"(requests: {STORE_REQUESTS})", STORE_SECTORS),
+        Boundary("below L1, no reuse", totals.sectors * sb, totals.sectors,
+                 "upper bound: no cache serves any sector twice, so every requested sector "
+                 "crosses (equals the request-side demand)", L2_SECTORS),
+        Boundary("below L1, perfect reuse", totals.unique_sectors * sb, totals.unique_sectors,
+                 "lower bound: each distinct sector crosses once; caches keep everything "
+                 "for the whole kernel", DRAM_BYTES),
+    )
+
+
+# ---------------------------------------------------------------- one warp
+
+
+@dataclass(frozen=True)
+class LaneExecution:
+    """One execution of one instruction by one warp: arrays of 32 lanes."""
+
+    iteration: dict[str, np.ndarray]
+    active: np.ndarray
+    element: np.ndarray
+    row: np.ndarray | None
+    col: np.ndarray | None
+    address: np.ndarray
+    first_sector: np.ndarray
+    last_sector: np.ndarray
+    sectors: int
+    useful_bytes: int
+
+
+@dataclass(frozen=True)
+class WarpDetail:
+    """A warp's lanes: thread and block coordinates, and each instruction's executions."""
+
+    warp: int
+    valid: np.ndarray
+    thread: tuple[np.ndarray, np.ndarray, np.ndarray]
+    block: tuple[int, int, int]
+    executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
+
+
+@lru_cache(maxsize=256)
+def warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
+    """(pattern, global warp index) -> per-lane detail for that warp only."""
+    kernel = kernel_for(pattern)
+    threads = kernel.threads(warp, warp + 1)
+    sb = pattern.sector_bytes
+    runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
+    for k, b in kernel.trace(warp, warp + 1, threads):
+        width = kernel.instructions[k].width
+        address = np.broadcast_to(b.address, b.active.shape)
+        first, last = lane_sector_spans(address, width, sb)
+        runs[k].append(LaneExecution(
+            iteration={v: np.asarray(x)[0] for v, x in b.iteration.items()},
+            active=b.active[0], element=np.broadcast_to(b.element, b.active.shape)[0],
+            row=None if b.row is None else b.row[0], col=None if b.col is None else b.col[0],
+            address=address[0], first_sector=first[0], last_sector=last[0],
+            sectors=int(sector_counts(address, width, b.active, sb)[0]),
+            useful_bytes=int(useful_bytes(address, width, b.active)[0])))
+    return WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
+                      tuple(int(b[0, 0]) for b in threads.block), tuple(tuple(r) for r in runs))

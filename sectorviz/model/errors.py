@@ -1,0 +1,14 @@
+"""One error type for every bad pattern: it names the place (`accesses[1].index`) and column."""
+
+from __future__ import annotations
+
+
+class PatternError(ValueError):
+    """A problem in a pattern, named by its place, e.g. `accesses[1].index, column 7: ...`."""
+
+    def __init__(self, place: str, message: str, column: int | None = None):
+        self.place = place
+        self.message = message
+        self.column = column
+        where = place if column is None else f"{place}, column {column}"
+        super().__init__(f"{where}: {message}" if where else message)

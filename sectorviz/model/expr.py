@@ -1,0 +1,379 @@
+"""C integer expressions, parsed by a Pratt parser and evaluated vectorized over lanes.
+
+`parse(text)` -> an immutable tree; `evaluate(tree, scope, mask)` -> int64 values, one per
+thread of the scope (or a scalar). Semantics are C's over signed 64-bit values: `/` and `%`
+truncate toward zero, comparisons give 0 or 1, `&&`, `||` and `?:` evaluate their right-hand
+sides only for lanes that need them (so `n != 0 ? a / n : 0` is safe). Nothing is ever passed
+to Python's eval.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol, Union
+
+import numpy as np
+
+from .errors import PatternError
+
+Value = Union[np.ndarray, np.int64]
+
+BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+FUNCTIONS = {"min": 2, "max": 2, "abs": 1}
+
+
+class ExprError(PatternError):
+    """An error inside one expression; `place` is filled in by the caller."""
+
+    def __init__(self, message: str, column: int):
+        super().__init__("", message, column)
+
+
+# ---------------------------------------------------------------- tree
+
+@dataclass(frozen=True)
+class Num:
+    value: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Name:
+    name: str
+    col: int
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    operand: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str
+    left: "Node"
+    right: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Cond:
+    test: "Node"
+    then: "Node"
+    other: "Node"
+    col: int
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple
+    col: int
+
+
+@dataclass(frozen=True)
+class Subscript:
+    array: str
+    index: "Node"
+    col: int
+
+
+Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
+
+
+def children(node: Node) -> tuple:
+    """The sub-expressions of a node, left to right."""
+    if isinstance(node, Unary):
+        return (node.operand,)
+    if isinstance(node, Binary):
+        return (node.left, node.right)
+    if isinstance(node, Cond):
+        return (node.test, node.then, node.other)
+    if isinstance(node, Call):
+        return node.args
+    if isinstance(node, Subscript):
+        return (node.index,)
+    return ()
+
+
+def walk(node: Node):
+    """Every node of a tree, parents before children."""
+    yield node
+    for child in children(node):
+        yield from walk(child)
+
+
+def names_in(node: Node) -> set[str]:
+    """Every plain name and subscripted array name a tree refers to."""
+    return {n.name for n in walk(node) if isinstance(n, Name)} | subscripts_in(node)
+
+
+def subscripts_in(node: Node) -> set[str]:
+    """The names of the arrays a tree reads with `name[expr]`."""
+    return {n.array for n in walk(node) if isinstance(n, Subscript)}
+
+
+# ---------------------------------------------------------------- tokens
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
+  | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?)
+  | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~?:(),\[\]])
+""", re.VERBOSE)
+
+_INT64_MAX = 2**63 - 1
+_UINT64_MAX = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str
+    text: str
+    col: int  # 1-based
+
+
+def _tokens(text: str) -> list[_Tok]:
+    out, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ExprError(f"unexpected character {text[pos]!r}", pos + 1)
+        if m.lastgroup != "ws":
+            out.append(_Tok(m.lastgroup, re.sub(r"\s+", "", m.group()), pos + 1))
+        pos = m.end()
+    out.append(_Tok("end", "", len(text) + 1))
+    return out
+
+
+def _literal(tok: _Tok) -> int:
+    digits = tok.text.rstrip("uUlL")
+    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 10)
+    if len(digits) > 1 and digits[0] == "0" and digits[1:2].isdigit():
+        raise ExprError("octal literals are not supported; drop the leading 0", tok.col)
+    if value > _UINT64_MAX:
+        raise ExprError(f"literal {tok.text} does not fit in 64 bits", tok.col)
+    return value - 2**64 if value > _INT64_MAX else value
+
+
+# ---------------------------------------------------------------- parser
+
+_BINARY = {  # operator -> binding power (C precedence, higher binds tighter)
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, "<=": 7, ">": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9,
+    "*": 10, "/": 10, "%": 10,
+}
+_TERNARY_POWER = 0.5
+_MAX_DEPTH = 200
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.toks = _tokens(text)
+        self.i = 0
+        self.depth = 0
+
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def expect(self, text: str) -> _Tok:
+        tok = self.take()
+        if tok.text != text:
+            found = "the end" if tok.kind == "end" else repr(tok.text)
+            raise ExprError(f"expected {text!r} but found {found}", tok.col)
+        return tok
+
+    def expression(self, min_power: float = 0) -> Node:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise ExprError("expression nested too deeply", self.peek().col)
+        left = self.prefix()
+        while True:
+            tok = self.peek()
+            if tok.text == "?" and _TERNARY_POWER >= min_power:
+                self.take()
+                then = self.expression(0)
+                self.expect(":")
+                other = self.expression(_TERNARY_POWER)
+                left = Cond(left, then, other, tok.col)
+                continue
+            power = _BINARY.get(tok.text) if tok.kind == "op" else None
+            if power is None or power <= min_power:
+                break
+            self.take()
+            left = Binary(tok.text, left, self.expression(power), tok.col)
+        self.depth -= 1
+        return left
+
+    def prefix(self) -> Node:
+        tok = self.take()
+        if tok.kind == "num":
+            return Num(_literal(tok), tok.col)
+        if tok.text in ("-", "+", "!", "~"):
+            return Unary(tok.text, self.expression(11), tok.col)
+        if tok.text == "(":
+            inner = self.expression(0)
+            self.expect(")")
+            return inner
+        if tok.kind == "name":
+            return self.name(tok)
+        found = "the end of the expression" if tok.kind == "end" else repr(tok.text)
+        raise ExprError(f"expected a value but found {found}", tok.col)
+
+    def name(self, tok: _Tok) -> Node:
+        nxt = self.peek()
+        if nxt.text == "(":
+            if tok.text not in FUNCTIONS:
+                raise ExprError(f"unknown function {tok.text!r} (known: min, max, abs)", tok.col)
+            self.take()
+            args = [self.expression(0)]
+            while self.peek().text == ",":
+                self.take()
+                args.append(self.expression(0))
+            self.expect(")")
+            if len(args) != FUNCTIONS[tok.text]:
+                raise ExprError(
+                    f"{tok.text} takes {FUNCTIONS[tok.text]} argument(s), got {len(args)}", tok.col)
+            return Call(tok.text, tuple(args), tok.col)
+        if nxt.text == "[":
+            self.take()
+            index = self.expression(0)
+            self.expect("]")
+            return Subscript(tok.text, index, tok.col)
+        return Name(tok.text, tok.col)
+
+
+def parse_at(text, place: str) -> Node:
+    """parse(), with any error moved to `place` (e.g. `accesses[1].index`)."""
+    try:
+        return parse(text)
+    except ExprError as err:
+        raise PatternError(place, err.message, err.column) from None
+
+
+def parse(text: str) -> Node:
+    """Parse one C integer expression; raises ExprError with a 1-based column."""
+    if not isinstance(text, (str, int)) or isinstance(text, bool):
+        raise ExprError(f"expected an expression (text or integer), got {type(text).__name__}", 1)
+    text = str(text)
+    if not text.strip():
+        raise ExprError("empty expression", 1)
+    parser = _Parser(text)
+    tree = parser.expression(0)
+    tok = parser.peek()
+    if tok.kind != "end":
+        raise ExprError(f"unexpected {tok.text!r} after a complete expression", tok.col)
+    return tree
+
+
+# ---------------------------------------------------------------- evaluation
+
+class Scope(Protocol):
+    """What names mean while evaluating: scalars or per-thread int64 arrays."""
+
+    shape: tuple
+
+    def lookup(self, name: str, mask: np.ndarray, col: int) -> Value: ...
+
+    def array_values(self, name: str, col: int) -> np.ndarray: ...
+
+
+def _where_live(mask, values) -> bool:
+    return bool(np.any(np.broadcast_to(mask, np.broadcast(mask, values).shape) & values))
+
+
+def _c_divide(a, b, mask, col, op):
+    zero = np.equal(b, 0)
+    if _where_live(mask, zero):
+        raise ExprError(f"division by zero in '{op}'", col)
+    safe = np.where(zero, 1, b)
+    quotient = np.abs(a) // np.abs(safe) * (np.sign(a) * np.sign(safe))
+    if op == "/":
+        return quotient
+    return a - quotient * safe
+
+
+def _shift(a, b, mask, col, op):
+    bad = (np.asarray(b) < 0) | (np.asarray(b) > 63)
+    if _where_live(mask, bad):
+        raise ExprError(f"shift count outside [0, 63] in '{op}'", col)
+    b = np.clip(b, 0, 63)
+    return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
+
+
+_ARITH = {
+    "+": np.add, "-": np.subtract, "*": np.multiply,
+    "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor,
+    "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+    "==": np.equal, "!=": np.not_equal,
+}
+
+
+def _as_int(value) -> Value:
+    value = np.asarray(value)
+    return value.astype(np.int64) if value.dtype != np.int64 else value
+
+
+def evaluate(node: Node, scope: Scope, mask: np.ndarray) -> Value:
+    """Evaluate a tree for the lanes where `mask` is true; other lanes get unspecified values."""
+    with np.errstate(over="ignore"):
+        return _as_int(_eval(node, scope, mask))
+
+
+def _eval(node: Node, scope: Scope, mask) -> Value:
+    if isinstance(node, Num):
+        return np.int64(node.value)
+    if isinstance(node, Name):
+        return scope.lookup(node.name, mask, node.col)
+    if isinstance(node, Unary):
+        v = _as_int(_eval(node.operand, scope, mask))
+        return {"-": np.negative, "+": lambda x: x, "!": lambda x: (x == 0),
+                "~": np.invert}[node.op](v)
+    if isinstance(node, Binary):
+        return _binary(node, scope, mask)
+    if isinstance(node, Cond):
+        test = _as_int(_eval(node.test, scope, mask)) != 0
+        then = _eval(node.then, scope, mask & test)
+        other = _eval(node.other, scope, mask & ~test)
+        return np.where(test, then, other)
+    if isinstance(node, Call):
+        args = [_as_int(_eval(a, scope, mask)) for a in node.args]
+        return {"min": np.minimum, "max": np.maximum, "abs": np.abs}[node.func](*args)
+    if isinstance(node, Subscript):
+        return _subscript(node, scope, mask)
+    raise TypeError(f"not an expression node: {node!r}")
+
+
+def _binary(node: Binary, scope: Scope, mask) -> Value:
+    left = _as_int(_eval(node.left, scope, mask))
+    if node.op in ("&&", "||"):
+        truth = left != 0
+        need = mask & (truth if node.op == "&&" else ~truth)
+        right = _as_int(_eval(node.right, scope, need)) != 0
+        return (truth & right) if node.op == "&&" else (truth | right)
+    right = _as_int(_eval(node.right, scope, mask))
+    if node.op in ("/", "%"):
+        return _c_divide(left, right, mask, node.col, node.op)
+    if node.op in ("<<", ">>"):
+        return _shift(left, right, mask, node.col, node.op)
+    return _ARITH[node.op](left, right)
+
+
+def _subscript(node: Subscript, scope: Scope, mask) -> Value:
+    values = scope.array_values(node.array, node.col)
+    index = _as_int(_eval(node.index, scope, mask))
+    outside = (index < 0) | (index >= len(values))
+    if _where_live(mask, outside):
+        live = np.broadcast_to(mask, np.broadcast(mask, index).shape) & outside
+        bad = np.broadcast_to(index, live.shape)[live][0]
+        raise ExprError(
+            f"index {int(bad)} outside [0, {len(values)}) of array {node.array!r}", node.col)
+    return values[np.clip(index, 0, max(len(values) - 1, 0))]

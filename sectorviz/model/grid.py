@@ -1,0 +1,94 @@
+"""The lane-to-sector grid of one warp execution, as a pure layout both the app and exports draw.
+
+(lane, touched sector) -> the byte range [lo, hi) of that sector the lane uses. Columns are the
+distinct sectors in address order; a run of untouched sectors between two touched ones becomes
+one gap column that says how many bytes it skips.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .analysis import LaneExecution
+from .sectors import WARP_SIZE
+
+
+@dataclass(frozen=True)
+class SectorColumn:
+    sector: int  # absolute sector index: address // sector_bytes
+    address: int  # byte address of the sector's first byte
+    relative: int  # address - the array's element-0 address (may be negative)
+    used_bytes: int  # distinct bytes of this sector that active lanes use
+
+
+@dataclass(frozen=True)
+class GapColumn:
+    skipped_bytes: int  # untouched bytes between the neighbouring sector columns
+
+
+Column = SectorColumn | GapColumn
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """Cells are indexed [lane, j] for the j-th sector column (gaps excluded)."""
+
+    sector_bytes: int
+    width: int
+    columns: tuple[Column, ...]
+    sectors: np.ndarray  # (n,) touched sector ids, ascending
+    cell_lo: np.ndarray  # (32, n) first used byte offset within the sector, or 0
+    cell_hi: np.ndarray  # (32, n) one past the last used byte; == cell_lo where unused
+    active: np.ndarray  # (32,) lane takes part in this execution
+    valid: np.ndarray  # (32,) lane exists (False past the end of a partial warp)
+    crossing: np.ndarray  # (32,) lane's access spans more than one sector
+    shared: np.ndarray  # (32,) another active lane uses some of the same bytes
+
+    @property
+    def hits(self) -> list[tuple[int, int]]:
+        """(lane, absolute sector) for every cell an active lane touches."""
+        lanes, cols = np.nonzero(self.cell_hi > self.cell_lo)
+        return [(int(lane), int(self.sectors[c])) for lane, c in zip(lanes, cols)]
+
+    def column_of(self, j: int) -> int:
+        """Index in `columns` of the j-th sector column."""
+        return [i for i, c in enumerate(self.columns) if isinstance(c, SectorColumn)][j]
+
+
+def grid_layout(run: LaneExecution, width: int, sector_bytes: int, array_address0: int,
+                valid: np.ndarray | None = None) -> GridLayout:
+    """One execution of one instruction by one warp -> its lane-to-sector grid."""
+    active = np.asarray(run.active, dtype=bool)
+    start = np.asarray(run.address, dtype=np.int64)
+    end = start + width
+    first, last = np.asarray(run.first_sector), np.asarray(run.last_sector)
+    touched = [np.arange(first[i], last[i] + 1) for i in range(WARP_SIZE) if active[i]]
+    sectors = np.unique(np.concatenate(touched)) if touched else np.zeros(0, dtype=np.int64)
+    sector_start = sectors * sector_bytes
+    lo = np.clip(start[:, None] - sector_start[None, :], 0, sector_bytes)
+    hi = np.clip(end[:, None] - sector_start[None, :], 0, sector_bytes)
+    hi = np.where(active[:, None] & (hi > lo), hi, lo)
+    overlap = (start[:, None] < end[None, :]) & (start[None, :] < end[:, None])
+    overlap &= active[:, None] & active[None, :]
+    np.fill_diagonal(overlap, False)
+    return GridLayout(
+        sector_bytes=sector_bytes, width=width,
+        columns=_columns(sectors, sector_bytes, array_address0, lo, hi),
+        sectors=sectors, cell_lo=lo, cell_hi=hi, active=active,
+        valid=np.ones(WARP_SIZE, dtype=bool) if valid is None else np.asarray(valid, dtype=bool),
+        crossing=active & (last > first), shared=overlap.any(axis=1))
+
+
+def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:
+    columns: list[Column] = []
+    for j, sector in enumerate(sectors):
+        if j and sector - sectors[j - 1] > 1:
+            columns.append(GapColumn(int(sector - sectors[j - 1] - 1) * sector_bytes))
+        used = np.zeros(sector_bytes, dtype=bool)
+        for a, b in zip(lo[:, j], hi[:, j]):
+            used[a:b] = True
+        address = int(sector) * sector_bytes
+        columns.append(SectorColumn(int(sector), address, address - address0, int(used.sum())))
+    return tuple(columns)

@@ -1,0 +1,354 @@
+"""Resolve a Pattern into concrete numbers, then run its accesses for any range of warps.
+
+Warps follow CUDA's layout: in a block, t = x + y*bx + z*bx*by, lane = t % 32,
+warp-in-block = t / 32; blocks in linear order, x fastest; global warp
+g = block_linear * warps_per_block + warp_in_block. A block whose size is not a multiple of
+32 ends in a partial warp whose missing lanes are never active.
+
+For one access, `executions(k, lo, hi)` yields batches over warps [lo, hi): each batch is one
+execution (one loop iteration) for every warp, as (warps, 32) arrays of element index ->
+byte address, with the lanes that are active.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from .errors import PatternError
+from .expr import ExprError, Node, evaluate
+from .pattern import Access, ArraySpec, Expr, Pattern, expression, suggest
+from .sectors import WARP_SIZE
+
+MAX_BLOCK_THREADS = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_VALUE_ELEMENTS = 2**27  # readable arrays are materialised: 1 GiB of int64 at most
+MAX_ITERATIONS = 2**20  # per loop, per batch of warps
+CUDA_MALLOC_ALIGN = 256
+
+
+def evaluate_at(expr: Expr, scope, mask) -> np.ndarray:
+    """evaluate(), with an expression error moved to the expression's place."""
+    try:
+        return evaluate(expr.tree, scope, mask)
+    except ExprError as err:
+        raise PatternError(expr.place, err.message, err.column) from None
+
+
+class ConstantScope:
+    """Names for launch, lengths and shapes: params only; `i` for values expressions."""
+
+    def __init__(self, params: dict[str, int], extra: dict[str, np.ndarray] | None = None):
+        self.params = params
+        self.extra = extra or {}
+        self.shape = ()
+
+    def lookup(self, name: str, mask, col: int):
+        if name in self.extra:
+            return self.extra[name]
+        if name in self.params:
+            return np.int64(self.params[name])
+        raise ExprError(f"unknown name {name!r}" + suggest(name, self.params), col)
+
+    def array_values(self, name: str, col: int):
+        raise ExprError(f"array {name!r} cannot be read here", col)
+
+
+def constant(expr: Expr, params: dict[str, int]) -> int:
+    return int(evaluate_at(expr, ConstantScope(params), np.bool_(True)))
+
+
+@dataclass(frozen=True)
+class ResolvedArray:
+    """Element e (or (row, col)) of an array -> byte address address0 + linear(e) * elem_bytes."""
+
+    spec: ArraySpec
+    length: int
+    rows: int | None
+    cols: int | None
+    ld: int | None
+    address0: int  # base + offset_bytes
+
+    @property
+    def end(self) -> int:
+        """One past the last byte of the array."""
+        return self.address0 + self.length * self.spec.elem_bytes
+
+    def linear(self, row, col):
+        """(row, col) -> element index, by layout and leading dimension."""
+        if self.spec.layout == "row-major":
+            return row * self.ld + col
+        return col * self.ld + row
+
+
+def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> ResolvedArray:
+    place = f"arrays.{spec.name}"
+    rows = cols = ld = None
+    if spec.shape is not None:
+        rows, cols = (constant(e, params) for e in spec.shape)
+        if rows < 1 or cols < 1:
+            raise PatternError(f"{place}.shape", f"rows and cols must be positive, got [{rows}, {cols}]")
+        minor = cols if spec.layout == "row-major" else rows
+        ld = constant(spec.ld, params) if spec.ld is not None else minor
+        if ld < minor:
+            raise PatternError(f"{place}.ld", f"leading dimension {ld} is smaller than {minor}")
+        major = rows if spec.layout == "row-major" else cols
+        length = constant(spec.length, params) if spec.length else major * ld
+        if length < (major - 1) * ld + minor:
+            raise PatternError(f"{place}.length", f"{length} elements cannot hold the shape")
+    else:
+        length = constant(spec.length, params)
+    if length < 1:
+        raise PatternError(f"{place}.length", f"must be at least 1, got {length}")
+    base = spec.base if spec.base is not None else next_free
+    return ResolvedArray(spec, length, rows, cols, ld, base + spec.offset_bytes)
+
+
+def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.ndarray:
+    """The element values of a readable array -> int64 array of `length`."""
+    v, n, place = arr.spec.values, arr.length, f"arrays.{arr.spec.name}.values"
+    if n > MAX_VALUE_ELEMENTS:
+        raise PatternError(place, f"{n} readable elements is over the limit of "
+                                  f"{MAX_VALUE_ELEMENTS}; use a smaller length")
+    kind = v["kind"]
+    if kind == "arange":
+        return np.arange(n, dtype=np.int64)
+    if kind == "constant":
+        return np.full(n, v["value"], dtype=np.int64)
+    if kind == "permutation":
+        return np.random.default_rng(v["seed"]).permutation(n).astype(np.int64)
+    if kind == "uniform":
+        return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
+    if kind == "expr":
+        e = expression(v["expr"], f"{place}.expr")
+        i = np.arange(n, dtype=np.int64)
+        return np.broadcast_to(evaluate_at(e, ConstantScope(params, {"i": i}), np.bool_(True)),
+                               (n,)).copy()
+    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path")
+
+
+def _values_file(path: Path, n: int, place: str) -> np.ndarray:
+    try:
+        data = np.load(path, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError) as err:
+        raise PatternError(place, f"cannot read {path.name}: {err}") from None
+    if data.ndim != 1 or not np.issubdtype(data.dtype, np.integer):
+        raise PatternError(place, f"{path.name} must hold a 1-D integer array, "
+                                  f"got {data.dtype} with shape {data.shape}")
+    if len(data) < n:
+        raise PatternError(place, f"{path.name} holds {len(data)} values, the array needs {n}")
+    return np.asarray(data[:n], dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Threads:
+    """Coordinates of a range of warps, each (warps, 32) int64; `valid` marks existing lanes."""
+
+    warp: np.ndarray  # (warps,) global warp index
+    thread: tuple[np.ndarray, np.ndarray, np.ndarray]
+    block: tuple[np.ndarray, np.ndarray, np.ndarray]
+    valid: np.ndarray
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """A static memory instruction: what the accounting sheet names and sizes."""
+
+    name: str
+    op: str  # "load" | "store"
+    array: str
+    width: int  # bytes per lane access
+    line: int | None = None  # source position, for kernels read from CUDA
+    column: int | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One execution of one access by a range of warps: (warps, 32) arrays."""
+
+    active: np.ndarray  # bool
+    element: np.ndarray  # element index (linear, after layout)
+    address: np.ndarray  # byte address of each lane's first byte
+    row: np.ndarray | None
+    col: np.ndarray | None
+    iteration: dict  # loop var -> (warps, 32) values
+
+
+class Kernel:
+    """A pattern with every constant evaluated: launch, array placement, readable values."""
+
+    def __init__(self, pattern: Pattern):
+        self.pattern = pattern
+        self.params = dict(pattern.params)
+        self.grid = tuple(constant(e, self.params) for e in pattern.grid)
+        self.block = tuple(constant(e, self.params) for e in pattern.block)
+        self._check_launch()
+        self.threads_per_block = self.block[0] * self.block[1] * self.block[2]
+        self.warps_per_block = -(-self.threads_per_block // WARP_SIZE)
+        self.blocks = self.grid[0] * self.grid[1] * self.grid[2]
+        self.warps = self.blocks * self.warps_per_block
+        self.arrays: dict[str, ResolvedArray] = {}
+        next_free = 0
+        for spec in pattern.arrays:
+            arr = _resolve_array(spec, self.params, next_free)
+            self.arrays[spec.name] = arr
+            next_free = max(next_free, -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN)
+        self.lets = pattern.lets
+        self.instructions = tuple(
+            Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
+            for a in pattern.accesses)
+
+    def _check_launch(self) -> None:
+        for key, dims, limits in (("grid", self.grid, MAX_GRID), ("block", self.block, MAX_BLOCK)):
+            for axis, (value, limit) in enumerate(zip(dims, limits)):
+                if not 1 <= value <= limit:
+                    raise PatternError(f"launch.{key}[{axis}]",
+                                       f"{value} is outside CUDA's limit [1, {limit}]")
+        threads = self.block[0] * self.block[1] * self.block[2]
+        if threads > MAX_BLOCK_THREADS:
+            raise PatternError("launch.block", f"{threads} threads per block is over CUDA's "
+                                               f"limit of {MAX_BLOCK_THREADS}")
+
+    @cached_property
+    def values(self) -> dict[str, np.ndarray]:
+        """Readable arrays -> their element values (built on first use)."""
+        return {name: _values(arr, self.params, Path(self.pattern.base_dir))
+                for name, arr in self.arrays.items() if arr.spec.values is not None}
+
+    # ------------------------------------------------------------ threads
+
+    def threads(self, lo: int, hi: int) -> Threads:
+        """Coordinates of global warps [lo, hi)."""
+        if not 0 <= lo <= hi <= self.warps:
+            raise PatternError("warp", f"warp range [{lo}, {hi}) outside [0, {self.warps})")
+        warp = np.arange(lo, hi, dtype=np.int64)
+        block_linear, in_block = np.divmod(warp, self.warps_per_block)
+        t = in_block[:, None] * WARP_SIZE + np.arange(WARP_SIZE, dtype=np.int64)
+        bx, by, _ = self.block
+        gx, gy, _ = self.grid
+        rest, tx = np.divmod(t, bx)
+        tz, ty = np.divmod(rest, by)
+        rest, bxi = np.divmod(block_linear, gx)
+        bzi, byi = np.divmod(rest, gy)
+        shape = t.shape
+        block = tuple(np.broadcast_to(b[:, None], shape) for b in (bxi, byi, bzi))
+        return Threads(warp, (tx, ty, tz), block, t < self.threads_per_block)
+
+    # ------------------------------------------------------------ executions
+
+    def trace(self, lo: int, hi: int, threads: Threads | None = None) -> Iterator[tuple[int, Batch]]:
+        """Every (instruction index, execution) of warps [lo, hi), instruction by instruction."""
+        threads = threads or self.threads(lo, hi)
+        for k in range(len(self.instructions)):
+            for batch in self.executions(k, lo, hi, threads):
+                yield k, batch
+
+    def executions(self, k: int, lo: int, hi: int, threads: Threads | None = None) -> Iterator[Batch]:
+        """Each execution of access k by warps [lo, hi), in program (loop iteration) order."""
+        access = self.pattern.accesses[k]
+        threads = threads or self.threads(lo, hi)
+        scope = ThreadScope(self, threads)
+        mask = threads.valid
+        if self.pattern.guard is not None:
+            mask = mask & (evaluate_at(self.pattern.guard, scope, mask) != 0)
+        if access.guard is not None:
+            mask = mask & (evaluate_at(access.guard, scope, mask) != 0)
+        yield from self._loop_executions(access, 0, scope, mask)
+
+    def _loop_executions(self, access: Access, depth: int, scope: "ThreadScope",
+                         mask: np.ndarray) -> Iterator[Batch]:
+        if depth == len(access.loops):
+            if mask.any():
+                yield self._batch(access, scope, mask)
+            return
+        loop = access.loops[depth]
+        start = evaluate_at(loop.start, scope, mask)
+        stop = evaluate_at(loop.stop, scope, mask)
+        step = evaluate_at(loop.step, scope, mask)
+        if np.any(mask & (np.broadcast_to(step, mask.shape) == 0)):
+            raise PatternError(loop.step.place, "step must not be 0")
+        var = np.broadcast_to(start, mask.shape).copy()
+        for n in range(MAX_ITERATIONS + 1):
+            alive = mask & np.where(step > 0, var < stop, var > stop)
+            if not alive.any():
+                return
+            if n == MAX_ITERATIONS:
+                raise PatternError(f"{access.place}.loops[{depth}]",
+                                   f"loop runs more than {MAX_ITERATIONS} iterations")
+            scope.loop_vars[loop.var] = var
+            yield from self._loop_executions(access, depth + 1, scope, alive)
+            var = var + step
+        del scope.loop_vars[loop.var]
+
+    def _batch(self, access: Access, scope: "ThreadScope", mask: np.ndarray) -> Batch:
+        arr = self.arrays[access.array]
+        row = col = None
+        if access.index is not None:
+            element = _full(evaluate_at(access.index, scope, mask), mask.shape)
+            _check_range(element, mask, arr.length, access.index.place, "element index", scope)
+        else:
+            row = _full(evaluate_at(access.at[0], scope, mask), mask.shape)
+            col = _full(evaluate_at(access.at[1], scope, mask), mask.shape)
+            _check_range(row, mask, arr.rows, access.at[0].place, "row", scope)
+            _check_range(col, mask, arr.cols, access.at[1].place, "col", scope)
+            element = arr.linear(row, col)
+        address = arr.address0 + element * arr.spec.elem_bytes
+        return Batch(mask, element, address, row, col, dict(scope.loop_vars))
+
+
+def _full(values, shape) -> np.ndarray:
+    return np.broadcast_to(values, shape)
+
+
+def _check_range(values, mask, limit: int, place: str, what: str, scope: "ThreadScope") -> None:
+    bad = mask & ((values < 0) | (values >= limit))
+    if bad.any():
+        w, lane = np.argwhere(bad)[0]
+        raise PatternError(place, f"{what} {int(values[w, lane])} outside [0, {limit}) "
+                                  f"at warp {int(scope.threads.warp[w])} lane {int(lane)}")
+
+
+class ThreadScope:
+    """Names for per-thread expressions over a range of warps: (warps, 32) int64 values."""
+
+    def __init__(self, kernel: Kernel, threads: Threads):
+        self.kernel = kernel
+        self.threads = threads
+        self.shape = threads.valid.shape
+        self.loop_vars: dict[str, np.ndarray] = {}
+        self._lets = dict(kernel.lets)
+        self._let_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._builtins = {"warpSize": np.int64(WARP_SIZE)}
+        for axis, a in enumerate("xyz"):
+            self._builtins[f"threadIdx.{a}"] = threads.thread[axis]
+            self._builtins[f"blockIdx.{a}"] = threads.block[axis]
+            self._builtins[f"blockDim.{a}"] = np.int64(kernel.block[axis])
+            self._builtins[f"gridDim.{a}"] = np.int64(kernel.grid[axis])
+
+    def lookup(self, name: str, mask, col: int):
+        if name in self.loop_vars:
+            return self.loop_vars[name]
+        if name in self._builtins:
+            return self._builtins[name]
+        if name in self._lets:
+            return self._let(name, mask)
+        if name in self.kernel.params:
+            return np.int64(self.kernel.params[name])
+        raise ExprError(f"unknown name {name!r}", col)
+
+    def _let(self, name: str, mask):
+        cached = self._let_cache.get(name)
+        if cached is not None and not np.any(mask & ~cached[0]):
+            return cached[1]
+        value = evaluate_at(self._lets[name], self, mask)
+        self._let_cache[name] = (np.broadcast_to(mask, self.shape), value)
+        return value
+
+    def array_values(self, name: str, col: int):
+        return self.kernel.values[name]

@@ -1,0 +1,456 @@
+"""Pattern files (`*.sectorviz.json`, format `sectorviz.pattern/1`) -> an immutable Pattern.
+
+A Pattern is the validated, parsed description of one kernel's memory instructions. It keeps
+the document it came from (`to_dict()`), so an editor can change a copy and build a new one.
+Nothing in a pattern file is executed: expressions go through `expr.parse`, files are read
+with numpy's pickle-free loader.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import PatternError
+from .expr import BUILTIN_VECTORS, FUNCTIONS, Node, Num, names_in, parse_at, subscripts_in
+
+FORMAT = "sectorviz.pattern/1"
+
+DTYPE_BYTES = {
+    "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
+    "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
+    "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16,
+}
+LAYOUTS = ("row-major", "col-major")
+VALUE_KINDS = {
+    "arange": set(), "expr": {"expr"}, "constant": {"value"}, "permutation": {"seed"},
+    "uniform": {"low", "high", "seed"}, "file": {"path"},
+}
+TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
+            "let", "guard", "accesses"}
+LAUNCH_KEYS = {"grid", "block"}
+ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values"}
+ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
+LOOP_KEYS = {"var", "start", "stop", "step"}
+BUILTIN_NAMES = {f"{v}.{a}" for v in BUILTIN_VECTORS for a in "xyz"} | {"warpSize"}
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression with its source text and the place it came from."""
+
+    text: str
+    tree: Node
+    place: str
+
+    @property
+    def names(self) -> set[str]:
+        return names_in(self.tree)
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    """One array: element i lives at bytes [address(i), address(i) + elem_bytes)."""
+
+    name: str
+    dtype: str  # a DTYPE_BYTES name, or "bytes:k"
+    elem_bytes: int
+    length: Expr | None  # None: derived from shape and ld
+    shape: tuple[Expr, Expr] | None
+    layout: str
+    ld: Expr | None
+    base: int | None
+    offset_bytes: int
+    values: dict | None
+
+
+@dataclass(frozen=True)
+class Loop:
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+
+
+@dataclass(frozen=True)
+class Access:
+    """One memory instruction: (lane) -> element index (or (row, col)) of `array`."""
+
+    name: str
+    op: str  # "load" | "store"
+    array: str
+    index: Expr | None
+    at: tuple[Expr, Expr] | None
+    guard: Expr | None
+    loops: tuple[Loop, ...]
+    place: str
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A validated pattern. `source` is the canonical JSON text it was built from."""
+
+    name: str
+    notes: str
+    sector_bytes: int
+    grid: tuple[Expr, Expr, Expr]
+    block: tuple[Expr, Expr, Expr]
+    params: tuple[tuple[str, int], ...]
+    arrays: tuple[ArraySpec, ...]
+    lets: tuple[tuple[str, Expr], ...]
+    guard: Expr | None
+    accesses: tuple[Access, ...]
+    source: str
+    base_dir: str
+
+    def to_dict(self) -> dict:
+        return json.loads(self.source)
+
+    def array(self, name: str) -> ArraySpec:
+        return next(a for a in self.arrays if a.name == name)
+
+    def access_index(self, key: int | str) -> int:
+        """An instruction by 0-based index or by name -> its index; PatternError if none."""
+        if isinstance(key, str) and not key.lstrip("-").isdigit():
+            for i, acc in enumerate(self.accesses):
+                if acc.name == key:
+                    return i
+            raise PatternError("instruction", f"no instruction named {key!r}" +
+                               suggest(key, [a.name for a in self.accesses]))
+        k = int(key)
+        if not 0 <= k < len(self.accesses):
+            raise PatternError("instruction",
+                               f"instruction {k} outside [0, {len(self.accesses)})")
+        return k
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def suggest(word: str, choices) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_keys(obj: Any, allowed: set[str], place: str, required: tuple[str, ...] = ()) -> dict:
+    if not isinstance(obj, dict):
+        raise PatternError(place, f"expected an object, got {_kind(obj)}")
+    for key in obj:
+        if key not in allowed:
+            raise PatternError(f"{place}.{key}" if place else key,
+                               f"unknown key {key!r}" + suggest(key, allowed))
+    for key in required:
+        if key not in obj:
+            raise PatternError(place or "pattern", f"missing key {key!r}")
+    return obj
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false",
+            type(None): "null", float: "a fractional number", int: "an integer"}.get(
+        type(value), type(value).__name__)
+
+
+def _int(value: Any, place: str, low: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise PatternError(place, f"expected an integer, got {_kind(value)}")
+    if low is not None and value < low:
+        raise PatternError(place, f"must be at least {low}, got {value}")
+    return value
+
+
+def expression(value: Any, place: str) -> Expr:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise PatternError(place, f"expected an expression (text or integer), got {_kind(value)}")
+    if isinstance(value, int):
+        return Expr(str(value), Num(value, 1), place)
+    return Expr(value, parse_at(value, place), place)
+
+
+def _text(value: Any, place: str) -> str:
+    if not isinstance(value, str):
+        raise PatternError(place, f"expected text, got {_kind(value)}")
+    return value
+
+
+def _identifier(name: str, place: str, taken: dict[str, str]) -> str:
+    if not _IDENT.match(name):
+        raise PatternError(place, f"{name!r} is not a valid name (letters, digits, _)")
+    if name in BUILTIN_VECTORS or name in FUNCTIONS or name == "warpSize":
+        raise PatternError(place, f"{name!r} is a built-in name")
+    if name in taken:
+        raise PatternError(place, f"{name!r} is already the name of {taken[name]}")
+    return name
+
+
+# ---------------------------------------------------------------- parts
+
+
+def _launch(obj: Any) -> tuple[tuple[Expr, ...], tuple[Expr, ...]]:
+    _check_keys(obj, LAUNCH_KEYS, "launch", required=("grid", "block"))
+    dims = []
+    for key in ("grid", "block"):
+        entries = obj[key]
+        place = f"launch.{key}"
+        if isinstance(entries, (int, str)) and not isinstance(entries, bool):
+            entries = [entries]
+        if not isinstance(entries, list) or not 1 <= len(entries) <= 3:
+            raise PatternError(place, "expected a list of 1 to 3 entries [x, y, z]")
+        exprs = [expression(e, f"{place}[{i}]") for i, e in enumerate(entries)]
+        exprs += [Expr("1", Num(1, 1), f"{place}[{i}]") for i in range(len(exprs), 3)]
+        dims.append(tuple(exprs))
+    return dims[0], dims[1]
+
+
+def _values(obj: Any, place: str) -> dict:
+    if not isinstance(obj, dict) or "kind" not in obj:
+        raise PatternError(place, "expected an object with a 'kind' "
+                                  f"({', '.join(VALUE_KINDS)})")
+    kind = obj["kind"]
+    if kind not in VALUE_KINDS:
+        raise PatternError(f"{place}.kind", f"unknown kind {kind!r}" + suggest(str(kind), VALUE_KINDS))
+    needed = VALUE_KINDS[kind]
+    _check_keys(obj, needed | {"kind"}, place, required=tuple(sorted(needed - {"seed"})))
+    out = dict(obj)
+    if kind == "expr":
+        expression(obj["expr"], f"{place}.expr")
+    if kind == "constant":
+        _int(obj["value"], f"{place}.value")
+    if kind == "uniform":
+        low, high = _int(obj["low"], f"{place}.low"), _int(obj["high"], f"{place}.high")
+        if high <= low:
+            raise PatternError(place, f"high ({high}) must be greater than low ({low})")
+    if kind in ("permutation", "uniform"):
+        out["seed"] = _int(obj.get("seed", 0), f"{place}.seed", low=0)
+    if kind == "file":
+        _text(obj["path"], f"{place}.path")
+    return out
+
+
+def _dtype(value: Any, place: str) -> tuple[str, int]:
+    if isinstance(value, dict):
+        _check_keys(value, {"bytes"}, place, required=("bytes",))
+        k = _int(value["bytes"], f"{place}.bytes", low=1)
+        return f"bytes:{k}", k
+    if value not in DTYPE_BYTES:
+        raise PatternError(place, f"unknown dtype {value!r}" + suggest(str(value), DTYPE_BYTES))
+    return value, DTYPE_BYTES[value]
+
+
+def _array(name: str, obj: Any, place: str) -> ArraySpec:
+    _check_keys(obj, ARRAY_KEYS, place, required=("dtype",))
+    dtype, elem_bytes = _dtype(obj["dtype"], f"{place}.dtype")
+    shape = None
+    if "shape" in obj:
+        raw = obj["shape"]
+        if not isinstance(raw, list) or len(raw) != 2:
+            raise PatternError(f"{place}.shape", "expected [rows, cols]")
+        shape = (expression(raw[0], f"{place}.shape[0]"), expression(raw[1], f"{place}.shape[1]"))
+    elif "length" not in obj:
+        raise PatternError(place, "missing key 'length' (or 'shape')")
+    for key in ("layout", "ld"):
+        if key in obj and shape is None:
+            raise PatternError(f"{place}.{key}", f"'{key}' needs a 'shape'")
+    layout = obj.get("layout", "row-major")
+    if layout not in LAYOUTS:
+        raise PatternError(f"{place}.layout", f"expected 'row-major' or 'col-major', got {layout!r}")
+    base = obj.get("base")
+    if base is not None:
+        base = _int(base, f"{place}.base", low=0)
+    return ArraySpec(
+        name=name, dtype=dtype, elem_bytes=elem_bytes,
+        length=expression(obj["length"], f"{place}.length") if "length" in obj else None,
+        shape=shape, layout=layout,
+        ld=expression(obj["ld"], f"{place}.ld") if "ld" in obj else None,
+        base=base, offset_bytes=_int(obj.get("offset_bytes", 0), f"{place}.offset_bytes", low=0),
+        values=_values(obj["values"], f"{place}.values") if "values" in obj else None,
+    )
+
+
+def _loop(obj: Any, place: str, taken: dict[str, str]) -> Loop:
+    _check_keys(obj, LOOP_KEYS, place, required=("var", "start", "stop"))
+    var = _identifier(_text(obj["var"], f"{place}.var"), f"{place}.var", taken)
+    return Loop(var, expression(obj["start"], f"{place}.start"), expression(obj["stop"], f"{place}.stop"),
+                expression(obj.get("step", 1), f"{place}.step"))
+
+
+def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str, str]) -> Access:
+    _check_keys(obj, ACCESS_KEYS, place, required=("op", "array"))
+    op = obj["op"]
+    if op not in ("load", "store"):
+        raise PatternError(f"{place}.op", f"expected 'load' or 'store', got {op!r}")
+    array_name = _text(obj["array"], f"{place}.array")
+    if array_name not in arrays:
+        raise PatternError(f"{place}.array", f"unknown array {array_name!r}" +
+                           suggest(array_name, arrays))
+    spec = arrays[array_name]
+    index = at = None
+    if ("index" in obj) == ("at" in obj):
+        raise PatternError(place, "give exactly one of 'index' or 'at'")
+    if "index" in obj:
+        index = expression(obj["index"], f"{place}.index")
+    else:
+        if spec.shape is None:
+            raise PatternError(f"{place}.at", f"array {array_name!r} has no 'shape'; use 'index'")
+        raw = obj["at"]
+        if not isinstance(raw, list) or len(raw) != 2:
+            raise PatternError(f"{place}.at", "expected [row, col]")
+        at = (expression(raw[0], f"{place}.at[0]"), expression(raw[1], f"{place}.at[1]"))
+    raw_loops = obj.get("loops", [])
+    if not isinstance(raw_loops, list):
+        raise PatternError(f"{place}.loops", "expected a list of loops")
+    loop_names = dict(taken)
+    loops = []
+    for j, raw in enumerate(raw_loops):
+        loop = _loop(raw, f"{place}.loops[{j}]", loop_names)
+        loop_names[loop.var] = f"loop {place}.loops[{j}]"
+        loops.append(loop)
+    default_name = f"{op} {array_name}"
+    return Access(
+        name=_text(obj.get("name", default_name), f"{place}.name"), op=op, array=array_name,
+        index=index, at=at, guard=expression(obj["guard"], f"{place}.guard") if "guard" in obj else None,
+        loops=tuple(loops), place=place)
+
+
+# ---------------------------------------------------------------- name checks
+
+
+def _check_names(expr: Expr | None, known: set[str], readable: set[str]) -> None:
+    """Every name in `expr` must be known; every subscripted name must have values."""
+    if expr is None:
+        return
+    for name in sorted(expr.names):
+        if name in known:
+            continue
+        if name in readable:
+            continue
+        hint = suggest(name, known | readable)
+        raise PatternError(expr.place, f"unknown name {name!r}" + hint)
+    for sub in subscripts_in(expr.tree):
+        if sub not in readable:
+            raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be read "
+                                           "inside an expression" if sub in known else
+                               f"unknown array {sub!r}" + suggest(sub, readable))
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
+    """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
+    _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays", "accesses"))
+    if doc["format"] != FORMAT:
+        raise PatternError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
+    sector_bytes = _int(doc.get("sector_bytes", 32), "sector_bytes", low=1)
+    if sector_bytes & (sector_bytes - 1):
+        raise PatternError("sector_bytes", f"must be a power of two, got {sector_bytes}")
+    grid, block = _launch(doc["launch"])
+    taken: dict[str, str] = {}
+    params = []
+    raw_params = doc.get("params", {})
+    if not isinstance(raw_params, dict):
+        raise PatternError("params", "expected an object {name: integer}")
+    for name, value in raw_params.items():
+        _identifier(name, f"params.{name}", taken)
+        params.append((name, _int(value, f"params.{name}")))
+        taken[name] = "a param"
+    raw_arrays = doc["arrays"]
+    if not isinstance(raw_arrays, dict) or not raw_arrays:
+        raise PatternError("arrays", "expected an object {name: {dtype, length, ...}} "
+                                     "with at least one array")
+    arrays: dict[str, ArraySpec] = {}
+    for name, obj in raw_arrays.items():
+        _identifier(name, f"arrays.{name}", taken)
+        arrays[name] = _array(name, obj, f"arrays.{name}")
+        taken[name] = "an array"
+    raw_lets = doc.get("let", {})
+    if not isinstance(raw_lets, dict):
+        raise PatternError("let", "expected an object {name: expression}")
+    lets = []
+    for name, text in raw_lets.items():
+        _identifier(name, f"let.{name}", taken)
+        lets.append((name, expression(text, f"let.{name}")))
+        taken[name] = "a let"
+    guard = expression(doc["guard"], "guard") if "guard" in doc else None
+    raw_accesses = doc["accesses"]
+    if not isinstance(raw_accesses, list) or not raw_accesses:
+        raise PatternError("accesses", "expected a list with at least one access")
+    accesses = tuple(_access(obj, f"accesses[{i}]", arrays, taken)
+                     for i, obj in enumerate(raw_accesses))
+    names = [a.name for a in accesses]
+    for i, name in enumerate(names):
+        if names.index(name) != i:
+            raise PatternError(f"accesses[{i}].name", f"name {name!r} is used twice")
+    pattern = Pattern(
+        name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
+        sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
+        arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
+        source=json.dumps(doc, indent=2), base_dir=str(base_dir))
+    _check_all_names(pattern)
+    return pattern
+
+
+def _check_all_names(p: Pattern) -> None:
+    params = {n for n, _ in p.params}
+    readable = {a.name for a in p.arrays if a.values is not None}
+    for e in (*p.grid, *p.block):
+        _check_names(e, params, set())
+    for a in p.arrays:
+        for e in (a.length, a.ld, *(a.shape or ())):
+            _check_names(e, params, set())
+        if a.values and a.values["kind"] == "expr":
+            _check_names(expression(a.values["expr"], f"arrays.{a.name}.values.expr"),
+                         params | {"i"}, set())
+    known = params | BUILTIN_NAMES
+    for name, e in p.lets:
+        _check_names(e, known, readable)
+        known = known | {name}
+    _check_names(p.guard, known, readable)
+    for acc in p.accesses:
+        scope = set(known)
+        for loop in acc.loops:
+            for e in (loop.start, loop.stop, loop.step):
+                _check_names(e, scope, readable)
+            scope.add(loop.var)
+        for e in (acc.guard, acc.index, *(acc.at or ())):
+            _check_names(e, scope, readable)
+
+
+def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
+    """JSON text -> Pattern; errors about the JSON itself name line and column."""
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as err:
+        raise PatternError(f"line {err.lineno}", f"invalid JSON, {err.msg}", err.colno) from None
+    except ValueError as err:
+        raise PatternError("", str(err)) from None
+    return pattern_from_dict(doc, base_dir)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not a number sectorviz accepts")
+
+
+MAX_FILE_BYTES = 16 * 2**20
+
+
+def load_pattern(path: str | Path) -> Pattern:
+    """Read a pattern file -> Pattern. PatternError for a file that is missing, huge or bad."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise PatternError("", f"file is {size} bytes; pattern files are at most "
+                                   f"{MAX_FILE_BYTES} bytes")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise PatternError("", f"cannot read file: {getattr(err, 'strerror', None) or err}") from None
+    return pattern_from_text(text, str(path), path.parent)

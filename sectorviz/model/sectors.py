@@ -1,0 +1,129 @@
+"""The sector primitive: (warp row of 32 lane byte addresses) -> distinct 32-byte sectors.
+
+All functions work on 2-D arrays shaped (rows, lanes): one row per warp execution of an
+instruction, one column per lane. Addresses are byte addresses of each lane's first byte;
+`width` is the bytes each lane accesses; sectors are aligned blocks of `sector_bytes`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WARP_SIZE = 32
+_INACTIVE = np.iinfo(np.int64).max
+
+
+def check_sector_bytes(sector_bytes: int) -> int:
+    """Return `sector_bytes` as int, or raise ValueError unless it is a positive power of two."""
+    sb = int(sector_bytes)
+    if sb <= 0 or sb & (sb - 1):
+        raise ValueError(f"sector_bytes must be a positive power of two, got {sector_bytes}")
+    return sb
+
+
+def _validated(addresses, width, active, sector_bytes):
+    addresses = np.asarray(addresses)
+    if addresses.ndim != 2:
+        raise ValueError(f"addresses must be a 2-D array (warps, lanes), got shape {addresses.shape}")
+    if addresses.size and not np.issubdtype(addresses.dtype, np.integer):
+        raise ValueError(f"addresses must be integers, got dtype {addresses.dtype}")
+    addresses = addresses.astype(np.int64, copy=False)
+    width = int(width)
+    if width <= 0:
+        raise ValueError(f"width must be a positive number of bytes, got {width}")
+    sb = check_sector_bytes(sector_bytes)
+    if active is None:
+        active = np.ones(addresses.shape, dtype=bool)
+    else:
+        active = np.asarray(active, dtype=bool)
+        if active.shape != addresses.shape:
+            raise ValueError(
+                f"active has shape {active.shape} but addresses have shape {addresses.shape}")
+    if addresses.size and (addresses[active] < 0).any():
+        raise ValueError("addresses must not be negative")
+    return addresses, width, active, sb
+
+
+def lane_sector_spans(addresses: np.ndarray, width: int, sector_bytes: int):
+    """(rows, lanes) byte addresses -> (first, last) sector index each lane touches, inclusive."""
+    shift = int(sector_bytes).bit_length() - 1
+    first = addresses >> shift
+    last = (addresses + (width - 1)) >> shift
+    return first, last
+
+
+def _row_distinct(values: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Distinct active values per row of a (rows, k) int64 array."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0], dtype=np.int64)
+    ordered = values[:, 1:] >= values[:, :-1]
+    fast = active.all(axis=1) & ordered.all(axis=1)
+    counts = np.empty(values.shape[0], dtype=np.int64)
+    if fast.any():
+        v = values[fast]
+        counts[fast] = 1 + (v[:, 1:] != v[:, :-1]).sum(axis=1)
+    slow = ~fast
+    if slow.any():
+        v = np.where(active[slow], values[slow], _INACTIVE)
+        v.sort(axis=1)
+        live = v != _INACTIVE
+        change = np.ones(v.shape, dtype=bool)
+        change[:, 1:] = v[:, 1:] != v[:, :-1]
+        counts[slow] = (change & live).sum(axis=1)
+    return counts
+
+
+def touched_sector_ids(addresses: np.ndarray, width: int, sector_bytes: int):
+    """(rows, lanes) addresses -> (rows, lanes * k) sector ids, lane-major, k sectors per lane.
+
+    A lane touching fewer than k sectors repeats its last sector, so lane order is kept and
+    repeats never add distinct sectors.
+    """
+    first, last = lane_sector_spans(addresses, width, sector_bytes)
+    k = (width - 1) // sector_bytes + 2 if width > 1 else 1
+    if k == 1:
+        return first
+    steps = np.arange(k, dtype=np.int64)
+    ids = np.minimum(first[:, :, None] + steps, last[:, :, None])
+    return ids.reshape(addresses.shape[0], -1)
+
+
+def sector_counts(addresses, width, active=None, sector_bytes: int = 32) -> np.ndarray:
+    """Distinct aligned sectors touched by each row's active lanes -> int64 array (rows,).
+
+    A lane reads bytes [address, address + width); an access crossing a sector boundary counts
+    every sector it touches, a sector shared by many lanes counts once, inactive lanes count
+    nothing, and a row with no active lane counts 0.
+    """
+    addresses, width, active, sb = _validated(addresses, width, active, sector_bytes)
+    ids = touched_sector_ids(addresses, width, sb)
+    k = ids.shape[1] // max(addresses.shape[1], 1)
+    lane_active = np.repeat(active, k, axis=1) if k > 1 else active
+    return _row_distinct(ids, lane_active)
+
+
+def useful_bytes(addresses, width, active=None) -> np.ndarray:
+    """Distinct bytes requested per row: the length of the union of [address, address + width)."""
+    addresses = np.asarray(addresses, dtype=np.int64)
+    if active is None:
+        active = np.ones(addresses.shape, dtype=bool)
+    width = int(width)
+    if addresses.shape[1] == 0:
+        return np.zeros(addresses.shape[0], dtype=np.int64)
+    gaps_ok = (addresses[:, 1:] - addresses[:, :-1]) >= width
+    fast = active.all(axis=1) & gaps_ok.all(axis=1)
+    result = np.empty(addresses.shape[0], dtype=np.int64)
+    result[fast] = addresses.shape[1] * width
+    slow = ~fast
+    if slow.any():
+        starts = np.where(active[slow], addresses[slow], _INACTIVE)
+        starts.sort(axis=1)
+        live = starts != _INACTIVE
+        ends = np.where(live, starts + width, np.iinfo(np.int64).min)
+        covered_to = np.maximum.accumulate(ends, axis=1)
+        previous = np.concatenate(
+            [np.full((starts.shape[0], 1), np.iinfo(np.int64).min), covered_to[:, :-1]], axis=1)
+        begin = np.maximum(starts, previous)
+        gain = np.where(live, np.clip(starts + width - begin, 0, None), 0)
+        result[slow] = gain.sum(axis=1)
+    return result
