@@ -94,9 +94,10 @@ class Access:
     place: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Pattern:
-    """A validated pattern. `source` is the canonical JSON text it was built from."""
+    """A validated pattern. `source` is the canonical JSON text it was built from; two patterns
+    are equal when they come from the same text in the same folder."""
 
     name: str
     notes: str
@@ -110,6 +111,13 @@ class Pattern:
     accesses: tuple[Access, ...]
     source: str
     base_dir: str
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Pattern) and (self.source, self.base_dir) == (
+            other.source, other.base_dir)
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.base_dir))
 
     def to_dict(self) -> dict:
         return json.loads(self.source)

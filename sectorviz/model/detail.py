@@ -1,0 +1,47 @@
+"""One warp's per-lane detail as plain JSON-ready data (for `report --warp` and tooltips)."""
+
+from __future__ import annotations
+
+from .analysis import WarpDetail, kernel_for
+from .pattern import Pattern
+from .sectors import WARP_SIZE
+
+
+def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> list[dict]:
+    """Lanes of execution `run` of instruction k -> one dict per lane: lane, thread, block,
+    active, element (or row and col), address (bytes) and sectors (absolute indices)."""
+    execution = detail.executions[k][run]
+    records = []
+    for lane in range(WARP_SIZE):
+        rec = {
+            "lane": lane,
+            "thread": [int(t[lane]) for t in detail.thread],
+            "block": list(detail.block),
+            "active": bool(execution.active[lane]),
+        }
+        if execution.active[lane]:
+            if execution.row is not None:
+                rec["row"], rec["col"] = int(execution.row[lane]), int(execution.col[lane])
+            rec["element"] = int(execution.element[lane])
+            rec["address"] = int(execution.address[lane])
+            rec["sectors"] = list(range(int(execution.first_sector[lane]),
+                                        int(execution.last_sector[lane]) + 1))
+        records.append(rec)
+    return records
+
+
+def warp_json(pattern: Pattern, detail: WarpDetail) -> dict:
+    """The `warp` object of `report --json --warp N`."""
+    kernel = kernel_for(pattern)
+    instructions = []
+    for k, runs in enumerate(detail.executions):
+        instructions.append({
+            "name": kernel.instructions[k].name,
+            "executions": [
+                {"iteration": {v: int(x[0]) if x.ndim else int(x)
+                               for v, x in run.iteration.items()},
+                 "sectors": run.sectors, "useful_bytes": run.useful_bytes,
+                 "lanes": lane_records(pattern, detail, k, j)}
+                for j, run in enumerate(runs)],
+        })
+    return {"warp": detail.warp, "block": list(detail.block), "instructions": instructions}
