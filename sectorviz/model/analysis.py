@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import PatternError
 from .kernel import Kernel
-from .pattern import Pattern
+from .pattern import Pattern, suggest
 from .sectors import WARP_SIZE, lane_sector_spans, sector_counts, touched_sector_ids, useful_bytes
 
 CHUNK_LANES = 2**17
@@ -177,8 +177,25 @@ class SectorSet:
 
 @lru_cache(maxsize=8)
 def kernel_for(pattern: Pattern) -> Kernel:
-    """The resolved kernel of a pattern (cached: patterns are immutable values)."""
+    """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
+    with a `kernel` key is interpreted by the CUDA front end, which has the same interface."""
+    if pattern.kernel is not None:
+        from ..cuda.kernel import CudaKernel  # optional layer: tree-sitter is imported only here
+        return CudaKernel(pattern)
     return Kernel(pattern)
+
+
+def instruction_index(pattern: Pattern, key: int | str) -> int:
+    """An instruction by 0-based index or by name -> its index; PatternError if there is none."""
+    names = [ins.name for ins in kernel_for(pattern).instructions]
+    if isinstance(key, str) and not key.lstrip("-").isdigit():
+        if key in names:
+            return names.index(key)
+        raise PatternError("instruction", f"no instruction named {key!r}" + suggest(key, names))
+    k = int(key)
+    if not 0 <= k < len(names):
+        raise PatternError("instruction", f"instruction {k} outside [0, {len(names)})")
+    return k
 
 
 def warp_chunks(total: int, warps_per_chunk: int):

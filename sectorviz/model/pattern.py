@@ -31,7 +31,8 @@ VALUE_KINDS = {
     "uniform": {"low", "high", "seed"}, "file": {"path"},
 }
 TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
-            "let", "guard", "accesses"}
+            "let", "guard", "accesses", "kernel"}
+KERNEL_KEYS = {"source", "code", "function"}
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values"}
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
@@ -111,6 +112,7 @@ class Pattern:
     accesses: tuple[Access, ...]
     source: str
     base_dir: str
+    kernel: dict | None = None  # {"source" or "code", "function"}: a CUDA kernel instead of accesses
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pattern) and (self.source, self.base_dir) == (
@@ -124,20 +126,6 @@ class Pattern:
 
     def array(self, name: str) -> ArraySpec:
         return next(a for a in self.arrays if a.name == name)
-
-    def access_index(self, key: int | str) -> int:
-        """An instruction by 0-based index or by name -> its index; PatternError if none."""
-        if isinstance(key, str) and not key.lstrip("-").isdigit():
-            for i, acc in enumerate(self.accesses):
-                if acc.name == key:
-                    return i
-            raise PatternError("instruction", f"no instruction named {key!r}" +
-                               suggest(key, [a.name for a in self.accesses]))
-        k = int(key)
-        if not 0 <= k < len(self.accesses):
-            raise PatternError("instruction",
-                               f"instruction {k} outside [0, {len(self.accesses)})")
-        return k
 
 
 # ---------------------------------------------------------------- helpers
@@ -354,7 +342,8 @@ def _check_names(expr: Expr | None, known: set[str], readable: set[str]) -> None
 
 def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
     """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
-    _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays", "accesses"))
+    _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays"))
+    kernel = _kernel(doc)
     if doc["format"] != FORMAT:
         raise PatternError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
     sector_bytes = _int(doc.get("sector_bytes", 32), "sector_bytes", low=1)
@@ -388,8 +377,8 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         lets.append((name, expression(text, f"let.{name}")))
         taken[name] = "a let"
     guard = expression(doc["guard"], "guard") if "guard" in doc else None
-    raw_accesses = doc["accesses"]
-    if not isinstance(raw_accesses, list) or not raw_accesses:
+    raw_accesses = [] if kernel else doc.get("accesses")
+    if not kernel and (not isinstance(raw_accesses, list) or not raw_accesses):
         raise PatternError("accesses", "expected a list with at least one access")
     accesses = tuple(_access(obj, f"accesses[{i}]", arrays, taken)
                      for i, obj in enumerate(raw_accesses))
@@ -401,9 +390,27 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
-        source=json.dumps(doc, indent=2), base_dir=str(base_dir))
+        source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel)
     _check_all_names(pattern)
     return pattern
+
+
+def _kernel(doc: dict) -> dict | None:
+    """The `kernel` object (a CUDA source instead of let/guard/accesses), checked for shape."""
+    if "kernel" not in doc:
+        if "accesses" not in doc:
+            raise PatternError("pattern", "missing key 'accesses' (or 'kernel')")
+        return None
+    obj = _check_keys(doc["kernel"], KERNEL_KEYS, "kernel", required=("function",))
+    if ("source" in obj) == ("code" in obj):
+        raise PatternError("kernel", "give exactly one of 'source' (a .cu file) or 'code'")
+    for key in obj:
+        _text(obj[key], f"kernel.{key}")
+    for key in ("let", "guard", "accesses"):
+        if key in doc:
+            raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
+                                    "source says which accesses run")
+    return dict(obj)
 
 
 def _check_all_names(p: Pattern) -> None:
