@@ -10,5 +10,5 @@ class PatternError(ValueError):
         self.place = place
         self.message = message
         self.column = column
-        where = place if column is None else f"{place}, column {column}"
+        where = ", ".join(p for p in (place, "" if column is None else f"column {column}") if p)
         super().__init__(f"{where}: {message}" if where else message)

@@ -106,9 +106,14 @@ def walk(node: Node):
         yield from walk(child)
 
 
+def plain_names_in(node: Node) -> set[str]:
+    """The names a tree reads as values (params, lets, loop variables, built-ins)."""
+    return {n.name for n in walk(node) if isinstance(n, Name)}
+
+
 def names_in(node: Node) -> set[str]:
     """Every plain name and subscripted array name a tree refers to."""
-    return {n.name for n in walk(node) if isinstance(n, Name)} | subscripts_in(node)
+    return plain_names_in(node) | subscripts_in(node)
 
 
 def subscripts_in(node: Node) -> set[str]:

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PatternError
-from .expr import BUILTIN_VECTORS, FUNCTIONS, Node, Num, names_in, parse_at, subscripts_in
+from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, names_in, parse_at, plain_names_in,
+                   subscripts_in)
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -319,22 +320,23 @@ def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str,
 # ---------------------------------------------------------------- name checks
 
 
-def _check_names(expr: Expr | None, known: set[str], readable: set[str]) -> None:
-    """Every name in `expr` must be known; every subscripted name must have values."""
+def _check_names(expr: Expr | None, known: set[str], readable: set[str],
+                 arrays: set[str] = frozenset()) -> None:
+    """Every plain name in `expr` must be known; every subscripted array must have values."""
     if expr is None:
         return
-    for name in sorted(expr.names):
-        if name in known:
-            continue
-        if name in readable:
-            continue
-        hint = suggest(name, known | readable)
-        raise PatternError(expr.place, f"unknown name {name!r}" + hint)
-    for sub in subscripts_in(expr.tree):
+    for sub in sorted(subscripts_in(expr.tree)):
+        if sub in arrays and sub not in readable:
+            raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be "
+                                           "read inside an expression")
         if sub not in readable:
-            raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be read "
-                                           "inside an expression" if sub in known else
-                               f"unknown array {sub!r}" + suggest(sub, readable))
+            raise PatternError(expr.place, f"unknown array {sub!r}" + suggest(sub, readable))
+    for name in sorted(plain_names_in(expr.tree)):
+        if name in arrays:
+            raise PatternError(expr.place, f"{name!r} is an array; read an element as "
+                                           f"{name}[index]")
+        if name not in known:
+            raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known))
 
 
 # ---------------------------------------------------------------- entry points
@@ -415,6 +417,7 @@ def _kernel(doc: dict) -> dict | None:
 
 def _check_all_names(p: Pattern) -> None:
     params = {n for n, _ in p.params}
+    arrays = {a.name for a in p.arrays}
     readable = {a.name for a in p.arrays if a.values is not None}
     for e in (*p.grid, *p.block):
         _check_names(e, params, set())
@@ -426,17 +429,17 @@ def _check_all_names(p: Pattern) -> None:
                          params | {"i"}, set())
     known = params | BUILTIN_NAMES
     for name, e in p.lets:
-        _check_names(e, known, readable)
+        _check_names(e, known, readable, arrays)
         known = known | {name}
-    _check_names(p.guard, known, readable)
+    _check_names(p.guard, known, readable, arrays)
     for acc in p.accesses:
         scope = set(known)
         for loop in acc.loops:
             for e in (loop.start, loop.stop, loop.step):
-                _check_names(e, scope, readable)
+                _check_names(e, scope, readable, arrays)
             scope.add(loop.var)
         for e in (acc.guard, acc.index, *(acc.at or ())):
-            _check_names(e, scope, readable)
+            _check_names(e, scope, readable, arrays)
 
 
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:

@@ -1,0 +1,66 @@
+"""Export themes: theme name -> colours and font sizes of a diagram.
+
+Sizes are in diagram units (CSS pixels at scale 1; a 2x PNG of a 960-unit diagram fills a
+1920-pixel slide). The lane colours come from the Okabe-Ito palette, which stays distinct under
+the common forms of colour blindness; the print theme uses grey levels alone and every colour
+also has a text tag on the lane row, so no meaning rests on hue only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    background: str
+    text: str
+    muted: str  # secondary text: axis names, units, tags of inactive lanes
+    rule: str  # column separators and lane-group rules
+    cell: str  # a sector column's empty cells
+    inactive: str  # band behind an inactive or missing lane
+    plain: str  # bytes used by an ordinary lane
+    crossing: str  # bytes used by a lane whose access spans two or more sectors
+    shared: str  # bytes used by a lane that shares bytes with another lane
+    tint: float  # how much of a lane colour fills the unused part of a fetched sector
+    ramp: tuple[str, ...]  # sequential scale of the overview, few -> many sectors per request
+    idle: str  # overview cells of warps that make no request
+    font_family: str = "DejaVu Sans, Arial, Helvetica, sans-serif"
+    title_size: float = 18.0
+    label_size: float = 11.0
+    small_size: float = 9.5
+
+
+LIGHT = Theme(
+    name="light", background="#ffffff", text="#1a1a1a", muted="#666666", rule="#b8b8b8",
+    cell="#f3f3f3", inactive="#dcdcdc", plain="#0072b2", crossing="#d55e00", shared="#009e73",
+    tint=0.28, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
+    idle="#e6e6e6")
+
+DARK = Theme(
+    name="dark", background="#16181d", text="#f0f0f0", muted="#a8a8a8", rule="#4a4d55",
+    cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#2bd4a0",
+    tint=0.32, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
+    idle="#2c2f36")
+
+PRINT = Theme(
+    name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
+    cell="#f4f4f4", inactive="#d0d0d0", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
+    tint=0.25, ramp=("#f2f2f2", "#c8c8c8", "#a0a0a0", "#747474", "#484848", "#1a1a1a"),
+    idle="#ffffff")
+
+THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}
+DEFAULT_THEME = "light"
+
+
+def theme(name: str) -> Theme:
+    """Theme by name ('light', 'dark', 'print'); KeyError for others."""
+    return THEMES[name]
+
+
+def mix(colour: str, background: str, amount: float) -> str:
+    """`amount` of `colour` over `background`, as #rrggbb (opaque, so every format agrees)."""
+    a = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(background[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x * amount + y * (1 - amount)):02x}" for x, y in zip(a, b))

@@ -1,0 +1,9 @@
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "resources" / "examples"
+sys.path.insert(0, str(ROOT))
