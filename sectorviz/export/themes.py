@@ -41,13 +41,13 @@ LIGHT = Theme(
 DARK = Theme(
     name="dark", background="#16181d", text="#f0f0f0", muted="#a8a8a8", rule="#4a4d55",
     cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#2bd4a0",
-    tint=0.32, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
+    tint=0.42, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
     idle="#2c2f36")
 
 PRINT = Theme(
     name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
-    cell="#f4f4f4", inactive="#d0d0d0", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
-    tint=0.25, ramp=("#f2f2f2", "#c8c8c8", "#a0a0a0", "#747474", "#484848", "#1a1a1a"),
+    cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
+    tint=0.35, ramp=("#f2f2f2", "#c8c8c8", "#a0a0a0", "#747474", "#484848", "#1a1a1a"),
     idle="#ffffff")
 
 THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}

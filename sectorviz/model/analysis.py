@@ -17,9 +17,9 @@ import numpy as np
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
-from .sectors import WARP_SIZE, lane_sector_spans, sector_counts, touched_sector_ids, useful_bytes
+from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 
-CHUNK_LANES = 2**17
+CHUNK_LANES = 2**18
 MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -113,11 +113,12 @@ class _Accumulator:
         self.requests = self.active_lanes = self.useful = self.sectors = self.ideal = 0
         self.histogram = np.zeros(1, dtype=np.int64)
 
-    def add(self, counts: np.ndarray, useful: np.ndarray, active: np.ndarray) -> None:
-        requested = active.any(axis=1)
-        counts, useful = counts[requested], useful[requested]
-        self.requests += int(requested.sum())
-        self.active_lanes += int(active.sum())
+    def add(self, rows: RowAccount) -> None:
+        counts, useful = rows.counts, rows.useful
+        if not rows.requested.all():
+            counts, useful = counts[rows.requested], useful[rows.requested]
+        self.requests += len(counts)
+        self.active_lanes += rows.active_lanes
         self.useful += int(useful.sum())
         self.sectors += int(counts.sum())
         self.ideal += int((-(-useful // self.sb)).sum())
@@ -163,9 +164,10 @@ class SectorSet:
         self.ranges = [(lo, hi, np.zeros(hi - lo, dtype=bool)) for lo, hi in merged]
 
     def add(self, ids: np.ndarray) -> None:
+        """Mark sector ids (any shape; every id lies inside some array's span)."""
         for lo, hi, bits in self.ranges:
             inside = ids[(ids >= lo) & (ids < hi)] if len(self.ranges) > 1 else ids
-            bits[inside - lo] = True
+            bits[inside - lo if lo else inside] = True
 
     def count(self) -> int:
         return int(sum(np.count_nonzero(bits) for _, _, bits in self.ranges))
@@ -217,16 +219,13 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
     for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):
         for k, batch in kernel.trace(lo, hi):
-            ids = touched_sector_ids(batch.address, widths[k], sb)
-            counts = sector_counts(batch.address, widths[k], batch.active, sb)
-            useful = useful_bytes(batch.address, widths[k], batch.active)
-            accs[k].add(counts, useful, batch.active)
-            lanes_per = ids.shape[1] // WARP_SIZE
-            seen[k].add(ids[np.repeat(batch.active, lanes_per, axis=1)
-                            if lanes_per > 1 else batch.active])
+            rows = account_rows(batch.address, widths[k], batch.active, sb)
+            accs[k].add(rows)
+            for touched in rows.touched:
+                seen[k].add(touched)
             if per_warp:
-                per_sectors[k, lo:hi] += counts
-                per_requests[k, lo:hi] += batch.active.any(axis=1)
+                per_sectors[k, lo:hi] += rows.counts
+                per_requests[k, lo:hi] += rows.requested
         if progress is not None:
             progress(hi, kernel.warps)
     instructions = tuple(

@@ -333,6 +333,13 @@ def evaluate(node: Node, scope: Scope, mask: np.ndarray) -> Value:
         return _as_int(_eval(node, scope, mask))
 
 
+def evaluate_truth(node: Node, scope: Scope, mask: np.ndarray) -> np.ndarray:
+    """Lanes where the expression is nonzero, as bools (conditions skip the int conversion)."""
+    with np.errstate(over="ignore"):
+        value = np.asarray(_eval(node, scope, mask))
+    return value if value.dtype == bool else value != 0
+
+
 def _eval(node: Node, scope: Scope, mask) -> Value:
     if isinstance(node, Num):
         return np.int64(node.value)

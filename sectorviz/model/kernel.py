@@ -20,7 +20,7 @@ from typing import Iterator
 import numpy as np
 
 from .errors import PatternError
-from .expr import ExprError, Node, evaluate
+from .expr import ExprError, Node, evaluate, evaluate_truth
 from .pattern import Access, ArraySpec, Expr, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 
@@ -36,6 +36,14 @@ def evaluate_at(expr: Expr, scope, mask) -> np.ndarray:
     """evaluate(), with an expression error moved to the expression's place."""
     try:
         return evaluate(expr.tree, scope, mask)
+    except ExprError as err:
+        raise PatternError(expr.place, err.message, err.column) from None
+
+
+def truth_at(expr: Expr, scope, mask) -> np.ndarray:
+    """Lanes where `expr` is nonzero, as bools; errors moved to the expression's place."""
+    try:
+        return evaluate_truth(expr.tree, scope, mask)
     except ExprError as err:
         raise PatternError(expr.place, err.message, err.column) from None
 
@@ -145,14 +153,42 @@ def _values_file(path: Path, n: int, place: str) -> np.ndarray:
     return np.asarray(data[:n], dtype=np.int64)
 
 
-@dataclass(frozen=True)
 class Threads:
-    """Coordinates of a range of warps, each (warps, 32) int64; `valid` marks existing lanes."""
+    """Coordinates of global warps [lo, hi) as (warps, 32) int64 arrays, built on first use.
 
-    warp: np.ndarray  # (warps,) global warp index
-    thread: tuple[np.ndarray, np.ndarray, np.ndarray]
-    block: tuple[np.ndarray, np.ndarray, np.ndarray]
-    valid: np.ndarray
+    `warp` (warps,) global warp indices; `thread` and `block` (x, y, z) per lane; `valid`
+    marks lanes that exist (False past the end of a partial warp).
+    """
+
+    def __init__(self, warp: np.ndarray, block_dims: tuple[int, int, int],
+                 grid_dims: tuple[int, int, int], warps_per_block: int):
+        self.warp = warp
+        self._block_dims, self._grid_dims = block_dims, grid_dims
+        self._block_linear, in_block = np.divmod(warp, warps_per_block)
+        self._t = in_block[:, None] * WARP_SIZE + np.arange(WARP_SIZE, dtype=np.int64)
+        self.shape = self._t.shape
+
+    @cached_property
+    def valid(self) -> np.ndarray:
+        bx, by, bz = self._block_dims
+        return self._t < bx * by * bz
+
+    @cached_property
+    def thread(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        bx, by, bz = self._block_dims
+        if by == bz == 1:
+            zero = np.zeros(self.shape, dtype=np.int64)
+            return self._t, zero, zero
+        rest, tx = np.divmod(self._t, bx)
+        tz, ty = np.divmod(rest, by)
+        return tx, ty, tz
+
+    @cached_property
+    def block(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        gx, gy, _ = self._grid_dims
+        rest, bxi = np.divmod(self._block_linear, gx)
+        bzi, byi = np.divmod(rest, gy)
+        return tuple(np.broadcast_to(b[:, None], self.shape) for b in (bxi, byi, bzi))
 
 
 @dataclass(frozen=True)
@@ -180,8 +216,10 @@ class Batch:
     iteration: dict  # loop var -> (warps, 32) values
 
 
-class Kernel:
-    """A pattern with every constant evaluated: launch, array placement, readable values."""
+class Launch:
+    """A pattern's launch and arrays with every constant evaluated: grid, block, array
+    placement (byte addresses), readable values, thread coordinates of any warp range. The
+    base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
 
     def __init__(self, pattern: Pattern):
         self.pattern = pattern
@@ -199,10 +237,6 @@ class Kernel:
             arr = _resolve_array(spec, self.params, next_free)
             self.arrays[spec.name] = arr
             next_free = max(next_free, -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN)
-        self.lets = pattern.lets
-        self.instructions = tuple(
-            Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
-            for a in pattern.accesses)
 
     def _check_launch(self) -> None:
         for key, dims, limits in (("grid", self.grid, MAX_GRID), ("block", self.block, MAX_BLOCK)):
@@ -227,39 +261,34 @@ class Kernel:
         """Coordinates of global warps [lo, hi)."""
         if not 0 <= lo <= hi <= self.warps:
             raise PatternError("warp", f"warp range [{lo}, {hi}) outside [0, {self.warps})")
-        warp = np.arange(lo, hi, dtype=np.int64)
-        block_linear, in_block = np.divmod(warp, self.warps_per_block)
-        t = in_block[:, None] * WARP_SIZE + np.arange(WARP_SIZE, dtype=np.int64)
-        bx, by, _ = self.block
-        gx, gy, _ = self.grid
-        rest, tx = np.divmod(t, bx)
-        tz, ty = np.divmod(rest, by)
-        rest, bxi = np.divmod(block_linear, gx)
-        bzi, byi = np.divmod(rest, gy)
-        shape = t.shape
-        block = tuple(np.broadcast_to(b[:, None], shape) for b in (bxi, byi, bzi))
-        return Threads(warp, (tx, ty, tz), block, t < self.threads_per_block)
+        return Threads(np.arange(lo, hi, dtype=np.int64), self.block, self.grid,
+                       self.warps_per_block)
 
-    # ------------------------------------------------------------ executions
+
+class Kernel(Launch):
+    """A pattern-file kernel: its `accesses` are the instructions, run by `trace`."""
+
+    def __init__(self, pattern: Pattern):
+        super().__init__(pattern)
+        self.lets = pattern.lets
+        self.instructions = tuple(
+            Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
+            for a in pattern.accesses)
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None) -> Iterator[tuple[int, Batch]]:
-        """Every (instruction index, execution) of warps [lo, hi), instruction by instruction."""
-        threads = threads or self.threads(lo, hi)
-        for k in range(len(self.instructions)):
-            for batch in self.executions(k, lo, hi, threads):
-                yield k, batch
-
-    def executions(self, k: int, lo: int, hi: int, threads: Threads | None = None) -> Iterator[Batch]:
-        """Each execution of access k by warps [lo, hi), in program (loop iteration) order."""
-        access = self.pattern.accesses[k]
+        """Every (instruction index, execution) of warps [lo, hi), in program order; each loop
+        iteration of an access is one more execution."""
         threads = threads or self.threads(lo, hi)
         scope = ThreadScope(self, threads)
-        mask = threads.valid
+        running = threads.valid
         if self.pattern.guard is not None:
-            mask = mask & (evaluate_at(self.pattern.guard, scope, mask) != 0)
-        if access.guard is not None:
-            mask = mask & (evaluate_at(access.guard, scope, mask) != 0)
-        yield from self._loop_executions(access, 0, scope, mask)
+            running = running & truth_at(self.pattern.guard, scope, running)
+        for k, access in enumerate(self.pattern.accesses):
+            mask = running
+            if access.guard is not None:
+                mask = mask & truth_at(access.guard, scope, mask)
+            for batch in self._loop_executions(access, 0, scope, mask):
+                yield k, batch
 
     def _loop_executions(self, access: Access, depth: int, scope: "ThreadScope",
                          mask: np.ndarray) -> Iterator[Batch]:
@@ -307,6 +336,9 @@ def _full(values, shape) -> np.ndarray:
 
 
 def _check_range(values, mask, limit: int, place: str, what: str, scope: "ThreadScope") -> None:
+    """Raise if an active lane's value lies outside [0, limit)."""
+    if mask.all() and values.min() >= 0 and values.max() < limit:
+        return
     bad = mask & ((values < 0) | (values >= limit))
     if bad.any():
         w, lane = np.argwhere(bad)[0]
@@ -320,7 +352,7 @@ class ThreadScope:
     def __init__(self, kernel: Kernel, threads: Threads):
         self.kernel = kernel
         self.threads = threads
-        self.shape = threads.valid.shape
+        self.shape = threads.shape
         self.loop_vars: dict[str, np.ndarray] = {}
         self._lets = dict(kernel.lets)
         self._let_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -7,6 +7,8 @@ instruction, one column per lane. Addresses are byte addresses of each lane's fi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 WARP_SIZE = 32
@@ -74,18 +76,24 @@ def _row_distinct(values: np.ndarray, active: np.ndarray) -> np.ndarray:
 
 
 def touched_sector_ids(addresses: np.ndarray, width: int, sector_bytes: int):
-    """(rows, lanes) addresses -> (rows, lanes * k) sector ids, lane-major, k sectors per lane.
+    """(rows, lanes) addresses -> ((rows, lanes * k) sector ids, k), lane-major, k per lane.
 
-    A lane touching fewer than k sectors repeats its last sector, so lane order is kept and
+    k is 1 when no lane crosses a sector boundary (every naturally aligned access). Otherwise
+    a lane touching fewer than k sectors repeats its last one, so lane order is kept and
     repeats never add distinct sectors.
     """
     first, last = lane_sector_spans(addresses, width, sector_bytes)
-    k = (width - 1) // sector_bytes + 2 if width > 1 else 1
-    if k == 1:
-        return first
+    if width == 1 or np.array_equal(first, last):
+        return first, 1
+    k = (width - 1) // sector_bytes + 2
     steps = np.arange(k, dtype=np.int64)
     ids = np.minimum(first[:, :, None] + steps, last[:, :, None])
-    return ids.reshape(addresses.shape[0], -1)
+    return ids.reshape(addresses.shape[0], -1), k
+
+
+def distinct_sector_counts(ids: np.ndarray, k: int, active: np.ndarray) -> np.ndarray:
+    """Sector ids from touched_sector_ids and the (rows, lanes) active mask -> counts per row."""
+    return _row_distinct(ids, np.repeat(active, k, axis=1) if k > 1 else active)
 
 
 def sector_counts(addresses, width, active=None, sector_bytes: int = 32) -> np.ndarray:
@@ -96,10 +104,8 @@ def sector_counts(addresses, width, active=None, sector_bytes: int = 32) -> np.n
     nothing, and a row with no active lane counts 0.
     """
     addresses, width, active, sb = _validated(addresses, width, active, sector_bytes)
-    ids = touched_sector_ids(addresses, width, sb)
-    k = ids.shape[1] // max(addresses.shape[1], 1)
-    lane_active = np.repeat(active, k, axis=1) if k > 1 else active
-    return _row_distinct(ids, lane_active)
+    ids, k = touched_sector_ids(addresses, width, sb)
+    return distinct_sector_counts(ids, k, active)
 
 
 def useful_bytes(addresses, width, active=None) -> np.ndarray:
@@ -127,3 +133,57 @@ def useful_bytes(addresses, width, active=None) -> np.ndarray:
         gain = np.where(live, np.clip(starts + width - begin, 0, None), 0)
         result[slow] = gain.sum(axis=1)
     return result
+
+
+@dataclass(frozen=True)
+class RowAccount:
+    """Per-row accounting of a (rows, lanes) batch of warp executions."""
+
+    counts: np.ndarray  # (rows,) distinct sectors
+    useful: np.ndarray  # (rows,) distinct bytes requested
+    requested: np.ndarray  # (rows,) bool: at least one lane active
+    active_lanes: int
+    touched: tuple[np.ndarray, ...]  # arrays of sector ids touched by active lanes (repeats allowed)
+
+
+def account_rows(addresses: np.ndarray, width: int, active: np.ndarray,
+                 sector_bytes: int) -> RowAccount:
+    """(rows, lanes) byte addresses and active lanes -> counts, useful bytes, touched sectors.
+
+    Rows whose lanes are all active and evenly spaced (the common case) are counted once per
+    distinct (stride, address mod sector) class, since those two fix the row's counts.
+    """
+    if addresses.shape[1] > 1 and active.all():
+        fast = _progression_rows(addresses, width, sector_bytes)
+        if fast is not None:
+            return fast
+    ids, k = touched_sector_ids(addresses, width, sector_bytes)
+    lane_active = np.repeat(active, k, axis=1) if k > 1 else active
+    return RowAccount(
+        counts=_row_distinct(ids, lane_active), useful=useful_bytes(addresses, width, active),
+        requested=active.any(axis=1), active_lanes=int(np.count_nonzero(active)),
+        touched=(ids[lane_active],))
+
+
+_MAX_CLASS_STRIDE = 2**40
+
+
+def _progression_rows(addresses: np.ndarray, width: int, sb: int) -> RowAccount | None:
+    """Account rows that are arithmetic progressions over lanes; None if some row is not."""
+    steps = addresses[:, 1:] - addresses[:, :-1]
+    stride = steps[:, 0]
+    if not (steps == stride[:, None]).all() or np.abs(stride).max() >= _MAX_CLASS_STRIDE:
+        return None
+    key = stride * sb + (addresses[:, 0] & (sb - 1))
+    _, representative, inverse = np.unique(key, return_index=True, return_inverse=True)
+    reps = addresses[representative]
+    rep_ids, k = touched_sector_ids(reps, width, sb)
+    counts = _row_distinct(rep_ids, np.ones(rep_ids.shape, dtype=bool))[inverse]
+    useful = useful_bytes(reps, width)[inverse]
+    first = addresses >> (sb.bit_length() - 1)
+    if k == 1:
+        touched = (first,)
+    else:
+        last = (addresses + (width - 1)) >> (sb.bit_length() - 1)
+        touched = tuple(np.minimum(first + j, last) for j in range(k))
+    return RowAccount(counts, useful, np.ones(len(addresses), dtype=bool), addresses.size, touched)

@@ -1,0 +1,157 @@
+"""C types of the CUDA subset, and C's conversion rules between them.
+
+A type is static: the compiler gives every expression one, so the interpreter's values are
+bare numpy arrays in the type's dtype (numpy then wraps exactly where C wraps). Sizes are
+bytes, as on the device (LP64: long and size_t are 8 bytes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Num:
+    """An arithmetic type: integer (rank orders conversions) or floating."""
+
+    name: str
+    size: int
+    floating: bool = False
+    signed: bool = True
+    rank: int = 0
+
+    @property
+    def dtype(self) -> np.dtype:
+        if self.floating:
+            return np.dtype(f"float{self.size * 8}")
+        if self is BOOL:
+            return np.dtype(np.uint8)
+        return np.dtype(f"{'' if self.signed else 'u'}int{self.size * 8}")
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A CUDA vector type (float4, int2, ...): n components of `base`, fields x, y, z, w."""
+
+    name: str
+    base: Num
+    n: int
+
+    @property
+    def size(self) -> int:
+        return self.base.size * self.n
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A pointer into one array: `root` names it (a kernel parameter or a __shared__ array)."""
+
+    to: "CType"
+    space: str  # "global" | "shared"
+    root: str
+
+    size = 8
+
+
+@dataclass(frozen=True)
+class Array:
+    """A fixed-size array (`__shared__ float tile[32][33]` is Array(Array(float, 33), 32))."""
+
+    of: "CType"
+    n: int
+
+    @property
+    def size(self) -> int:
+        return self.of.size * self.n
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A type with no arithmetic: void, a cooperative group handle."""
+
+    name: str
+    size = 0
+
+
+CType = Num | Vec | Pointer | Array | Opaque
+
+BOOL = Num("bool", 1, signed=False, rank=0)
+CHAR = Num("char", 1, rank=1)
+UCHAR = Num("unsigned char", 1, signed=False, rank=1)
+SHORT = Num("short", 2, rank=2)
+USHORT = Num("unsigned short", 2, signed=False, rank=2)
+INT = Num("int", 4, rank=3)
+UINT = Num("unsigned int", 4, signed=False, rank=3)
+LONG = Num("long", 8, rank=4)
+ULONG = Num("unsigned long", 8, signed=False, rank=4)
+LLONG = Num("long long", 8, rank=5)
+ULLONG = Num("unsigned long long", 8, signed=False, rank=5)
+HALF = Num("half", 2, floating=True)
+FLOAT = Num("float", 4, floating=True)
+DOUBLE = Num("double", 8, floating=True)
+VOID = Opaque("void")
+GROUP = Opaque("thread_block")
+
+NAMED: dict[str, Num | Opaque] = {
+    "bool": BOOL, "char": CHAR, "signed char": CHAR, "unsigned char": UCHAR,
+    "short": SHORT, "unsigned short": USHORT, "int": INT, "unsigned int": UINT,
+    "long": LONG, "unsigned long": ULONG, "long long": LLONG, "unsigned long long": ULLONG,
+    "size_t": ULONG, "ptrdiff_t": LONG, "int8_t": CHAR, "uint8_t": UCHAR, "int16_t": SHORT,
+    "uint16_t": USHORT, "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
+    "half": HALF, "__half": HALF, "__nv_bfloat16": HALF, "float": FLOAT, "double": DOUBLE,
+    "void": VOID,
+}
+_VEC_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT,
+              "uint": UINT, "long": LONG, "ulong": ULONG, "longlong": LLONG,
+              "ulonglong": ULLONG, "float": FLOAT, "double": DOUBLE}
+for _prefix, _base in _VEC_BASES.items():
+    for _n in (1, 2, 3, 4):
+        NAMED[f"{_prefix}{_n}"] = Vec(f"{_prefix}{_n}", _base, _n)
+NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
+GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
+
+FIELDS = "xyzw"
+
+# pattern-file dtype -> the pointee type it stands for (for checks and defaults)
+DTYPE_TYPES = {
+    "int8": CHAR, "uint8": UCHAR, "int16": SHORT, "uint16": USHORT, "float16": HALF,
+    "bfloat16": HALF, "int32": INT, "uint32": UINT, "float32": FLOAT, "int64": LONG,
+    "uint64": ULONG, "float64": DOUBLE, "float2": NAMED["float2"], "float4": NAMED["float4"],
+    "int2": NAMED["int2"], "int4": NAMED["int4"], "double2": NAMED["double2"],
+}
+
+
+def name_of(t: CType) -> str:
+    if isinstance(t, Pointer):
+        return f"{name_of(t.to)} *"
+    if isinstance(t, Array):
+        return f"{name_of(t.of)}[{t.n}]"
+    return t.name
+
+
+def promote(t: Num) -> Num:
+    """Integer promotion: types narrower than int become int."""
+    return INT if not t.floating and t.rank < INT.rank else t
+
+
+def common(a: Num, b: Num) -> Num:
+    """C's usual arithmetic conversions -> the type both operands convert to."""
+    if a.floating or b.floating:
+        return max((t for t in (a, b) if t.floating), key=lambda t: t.size)
+    a, b = promote(a), promote(b)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if a.rank > b.rank else b
+    unsigned, signed = (a, b) if not a.signed else (b, a)
+    if unsigned.rank >= signed.rank:
+        return unsigned
+    if signed.size > unsigned.size:
+        return signed
+    return Num("unsigned " + signed.name, signed.size, signed=False, rank=signed.rank)
+
+
+def is_int(t: CType) -> bool:
+    return isinstance(t, Num) and not t.floating

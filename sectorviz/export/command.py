@@ -1,0 +1,120 @@
+"""`sectorviz export FILE -o OUT ...`: a diagram or the accounting sheet, format from OUT.
+
+OUT's suffix picks the format: .svg .pdf .png .tex draw a diagram, .csv .md write the sheet,
+and --sheet sends .tex to the sheet. --warps A:B draws warps A..B-1: pages of one PDF, or one
+file per warp named OUT-warpN.ext. Bad arguments or a bad pattern: exit 2, one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from ..cli import UsageError, _Parser, fail, pattern_error_line
+from ..model import PatternError, load_pattern
+from ..model.analysis import instruction_index, kernel_for
+from .diagrams import KINDS, DiagramSpec
+from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
+                      sheet_bytes)
+from .themes import DEFAULT_THEME, THEMES
+
+DEFAULT_SCALE = 2.0
+
+
+def export_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="sectorviz export",
+                description="Write a diagram (.svg .pdf .png .tex) or the accounting sheet "
+                            "(.csv .md, or .tex with --sheet) of a pattern.")
+    p.add_argument("file", help="a *.sectorviz.json pattern file")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output file; its suffix picks the format")
+    p.add_argument("--warp", type=int, default=0, metavar="N",
+                   help="0-based warp in launch order (default 0)")
+    p.add_argument("--warps", metavar="A:B",
+                   help="warps A to B-1: pages of one PDF, or one file per warp")
+    p.add_argument("--instruction", default="0", metavar="K",
+                   help="0-based instruction index or its name (default 0)")
+    p.add_argument("--execution", type=int, default=0, metavar="R",
+                   help="0-based execution (loop iteration) of the instruction (default 0)")
+    p.add_argument("--kind", choices=KINDS, default="grid",
+                   help="grid: one instruction; warp: all instructions of the warp; "
+                        "overview: the kernel strip (default grid)")
+    p.add_argument("--scale", type=float, default=DEFAULT_SCALE, metavar="S",
+                   help=f"PNG pixels per diagram unit, 1 to 4 (default {DEFAULT_SCALE:g})")
+    p.add_argument("--theme", choices=sorted(THEMES), default=DEFAULT_THEME,
+                   help=f"colours (default {DEFAULT_THEME})")
+    p.add_argument("--transparent", action="store_true", help="no background")
+    p.add_argument("--no-legend", dest="legend", action="store_false", help="leave out the legend")
+    p.add_argument("--no-caption", dest="caption", action="store_false",
+                   help="leave out the caption")
+    p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
+    return p
+
+
+def _warp_range(text: str) -> range:
+    try:
+        a, b = (int(x) for x in text.split(":"))
+    except ValueError:
+        raise UsageError(f"sectorviz export: --warps {text!r} is not A:B") from None
+    if not 0 <= a < b:
+        raise UsageError(f"sectorviz export: --warps {text!r} is not 0 <= A < B")
+    return range(a, b)
+
+
+def _check(args: argparse.Namespace, suffix: str) -> None:
+    """Argument errors that argparse cannot see, as UsageError."""
+    if args.sheet and suffix not in SHEET_SUFFIXES:
+        raise UsageError(f"sectorviz export: --sheet writes {', '.join(SHEET_SUFFIXES)}, "
+                         f"not {suffix or 'a file without suffix'}")
+    if suffix not in DIAGRAM_SUFFIXES + SHEET_SUFFIXES:
+        raise UsageError(f"sectorviz export: cannot tell the format of {args.output!r}; use "
+                         f"{', '.join(sorted(set(DIAGRAM_SUFFIXES + SHEET_SUFFIXES)))}")
+    if not 1 <= args.scale <= 4:
+        raise UsageError(f"sectorviz export: --scale {args.scale:g} outside [1, 4]")
+    if args.warps is not None and args.kind == "overview":
+        raise UsageError("sectorviz export: --warps draws grid or warp diagrams, not overview")
+
+
+def run_export(argv: list[str]) -> int:
+    """Parse `argv` (after 'export'), write OUT, return the exit status (0, or 2 on bad input)."""
+    try:
+        args = export_parser().parse_args(argv)
+        out = Path(args.output)
+        suffix = out.suffix.lower()
+        _check(args, suffix)
+        warps = _warp_range(args.warps) if args.warps is not None else None
+    except UsageError as err:
+        return fail(str(err))
+    try:
+        pattern = load_pattern(args.file)
+        if suffix in (".csv", ".md") or args.sheet:
+            files = {out: sheet_bytes(pattern, suffix)}
+        else:
+            files = _diagrams(pattern, args, out, suffix, warps)
+    except PatternError as err:
+        return fail(pattern_error_line(args.file, err))
+    try:
+        for path, data in files.items():
+            path.write_bytes(data)
+    except OSError as err:
+        return fail(f"{err.filename}: {err.strerror}")
+    return 0
+
+
+def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
+              warps: range | None) -> dict[Path, bytes]:
+    spec = DiagramSpec(kind=args.kind, warp=args.warp,
+                       instruction=instruction_index(pattern, args.instruction),
+                       execution=args.execution, theme=args.theme, legend=args.legend,
+                       caption=args.caption)
+    if warps is None:
+        return {out: diagram_bytes(pattern, [spec], suffix, args.scale, args.transparent)}
+    total = kernel_for(pattern).warps
+    if warps.stop > total:
+        raise PatternError("--warps", f"warps {warps.start}:{warps.stop} outside [0, {total})")
+    specs = [replace(spec, warp=w) for w in warps]
+    if suffix in MULTI_PAGE_SUFFIXES:
+        return {out: diagram_bytes(pattern, specs, suffix, args.scale, args.transparent)}
+    return {out.with_name(f"{out.stem}-warp{s.warp}{out.suffix}"):
+            diagram_bytes(pattern, [s], suffix, args.scale, args.transparent) for s in specs}

@@ -1,0 +1,107 @@
+"""SVG text -> PNG or PDF bytes through Qt's SVG renderer, so all formats show one drawing.
+
+Units: one SVG unit is one CSS pixel; a PNG at scale s is (s * width) x (s * height) pixels
+and a PDF page is width x height pixels at 96 per inch (0.75 pt each). Output is reproducible
+byte for byte: no timestamps, a document id derived from the content.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import uuid
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUuid
+from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgRenderer
+
+SCALES = (1, 2, 3, 4)
+CSS_DPI = 96
+FIXED_PDF_DATE = b"D:20000101000000Z"  # stand in for Qt's creation time; see _fix_dates
+FIXED_XMP_DATE = b"2000-01-01T00:00:00+00:00"
+
+
+def ensure_app() -> QGuiApplication:
+    """The running Qt application, or a new headless one (offscreen without a display)."""
+    app = QGuiApplication.instance()
+    if app is None:
+        if "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY") \
+                and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        app = QGuiApplication(["sectorviz-export"])
+    return app
+
+
+def _renderer(svg: str) -> tuple[QSvgRenderer, float, float]:
+    ensure_app()
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    if not renderer.isValid():
+        raise ValueError("the SVG text does not parse")
+    box = renderer.viewBoxF()
+    return renderer, box.width(), box.height()
+
+
+def render_image(svg: str, scale: float = 1, transparent: bool = False) -> QImage:
+    """SVG -> an ARGB image `scale` times its size in units; the SVG's own background is kept
+    unless `transparent` (then the SVG should be written without one)."""
+    renderer, w, h = _renderer(svg)
+    image = QImage(math.ceil(w * scale), math.ceil(h * scale),
+                   QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent if transparent else Qt.GlobalColor.white)
+    dots = round(scale * CSS_DPI / 0.0254)
+    image.setDotsPerMeterX(dots)
+    image.setDotsPerMeterY(dots)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    renderer.render(painter, QRectF(0, 0, w * scale, h * scale))
+    painter.end()
+    return image
+
+
+def png_bytes(svg: str, scale: float = 1, transparent: bool = False) -> bytes:
+    """SVG text -> PNG file bytes at `scale` (1 to 4)."""
+    if not 1 <= scale <= 4:
+        raise ValueError(f"scale {scale} outside [1, 4]")
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    render_image(svg, scale, transparent).save(buffer, "PNG")
+    return bytes(buffer.data())
+
+
+def pdf_bytes(svgs: list[str], title: str) -> bytes:
+    """SVG pages -> one PDF, each page the size of its drawing, text kept as text."""
+    pages = [_renderer(svg) for svg in svgs]
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    writer.setCreator("sectorviz")
+    writer.setTitle(title)
+    digest = uuid.uuid5(uuid.NAMESPACE_URL, "sectorviz:" + "\n".join(svgs))
+    writer.setDocumentId(QUuid(str(digest)))
+    writer.setResolution(CSS_DPI)
+    painter = None
+    for i, (renderer, w, h) in enumerate(pages):
+        size = QPageSize(QSizeF(w * 72 / CSS_DPI, h * 72 / CSS_DPI), QPageSize.Unit.Point,
+                         "", QPageSize.SizeMatchPolicy.ExactMatch)
+        writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
+                                         QMarginsF(0, 0, 0, 0)))
+        if painter is None:
+            painter = QPainter(writer)
+        elif i:
+            writer.newPage()
+        renderer.render(painter, QRectF(0, 0, w, h))
+    painter.end()
+    return _fix_dates(bytes(buffer.data()))
+
+
+def _fix_dates(pdf: bytes) -> bytes:
+    """Replace Qt's creation timestamps by fixed ones of the same length (so cross-reference
+    offsets and stream lengths stay right): the info dictionary's /CreationDate and /ModDate,
+    and the xmp:*Date attributes of the metadata stream."""
+    pdf = re.sub(rb"(/(?:Creation|Mod)Date \()(D:\d{14}[^)]{0,8})(\))",
+                 lambda m: m.group(1) + FIXED_PDF_DATE.ljust(len(m.group(2))) + m.group(3), pdf)
+    return re.sub(rb'(xmp:(?:Create|Modify|Metadata)Date=")([^"]{0,40})(")',
+                  lambda m: m.group(1) + FIXED_XMP_DATE[:len(m.group(2))].ljust(len(m.group(2)))
+                  + m.group(3), pdf)

@@ -1,0 +1,242 @@
+"""The one document the UI holds: the current Pattern, its undo stack, the selected warp
+instruction, and the grid-wide Analysis (computed off the UI thread).
+
+Views never write model arrays: they read `pattern`, `view()` and `analysis`, and call
+`set_pattern` (undoable) or `select`. Every change ends in one `changed(flags)` signal;
+`batch()` folds nested changes into a single emission.
+"""
+
+from __future__ import annotations
+
+import enum
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from ..model import Analysis, Pattern, PatternError, warp_detail
+from ..model.analysis import LaneExecution, WarpDetail, kernel_for
+from ..model.grid import GridLayout, grid_layout
+from ..model.kernel import Instruction, Kernel
+from .worker import AnalysisRunner
+
+
+class Change(enum.IntFlag):
+    PATTERN = 1  # a new Pattern value (edit, undo, open)
+    SELECTION = 2  # warp, instruction or execution
+    ANALYSIS = 4  # grid-wide analysis arrived, failed or was started
+    FILE = 8  # path or saved/modified state
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the grid shows: global warp (launch order), instruction (program order), and the
+    execution of that instruction by that warp (loop iteration, 0 without loops)."""
+
+    warp: int = 0
+    instruction: int = 0
+    run: int = 0
+
+
+@dataclass(frozen=True)
+class WarpView:
+    """Everything the per-warp panes show for one (pattern, selection)."""
+
+    pattern: Pattern
+    kernel: Kernel
+    selection: Selection
+    instruction: Instruction
+    detail: WarpDetail | None  # None when `error` says why
+    runs: int  # executions of the instruction by this warp
+    execution: LaneExecution | None  # None when no lane of the warp runs the instruction
+    layout: GridLayout | None
+    error: str | None = None
+
+
+@lru_cache(maxsize=64)
+def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
+    """(pattern, selection) -> the current warp instruction, laid out for the grid."""
+    kernel = kernel_for(pattern)
+    ins = kernel.instructions[selection.instruction]
+    try:
+        detail = warp_detail(pattern, selection.warp)
+    except PatternError as err:
+        return WarpView(pattern, kernel, selection, ins, None, 0, None, None, str(err))
+    runs = detail.executions[selection.instruction]
+    execution = runs[selection.run] if runs else None
+    layout = None if execution is None else grid_layout(
+        execution, ins.width, pattern.sector_bytes, kernel.arrays[ins.array].address0,
+        detail.valid)
+    return WarpView(pattern, kernel, selection, ins, detail, len(runs), execution, layout)
+
+
+def checked(pattern: Pattern, warp: int = 0) -> Pattern:
+    """`pattern`, once it resolves and runs warp `warp` (or warp 0 past the end); else
+    PatternError naming the first problem, so an editor can keep the last good state."""
+    kernel = kernel_for(pattern)
+    warp_detail(pattern, warp if warp < kernel.warps else 0)
+    return pattern
+
+
+class SetPattern(QUndoCommand):
+    """Replace the pattern; consecutive edits with the same merge key become one step."""
+
+    _ids: dict[str, int] = {}
+
+    def __init__(self, document: "Document", before: Pattern, after: Pattern, text: str,
+                 merge_key: str | None):
+        super().__init__(text)
+        self.document, self.before, self.after = document, before, after
+        self._id = -1 if merge_key is None else self._ids.setdefault(merge_key, len(self._ids) + 1)
+
+    def id(self) -> int:
+        return self._id
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, SetPattern) or other.id() != self.id():
+            return False
+        self.after = other.after
+        self.setObsolete(self.after == self.before)
+        return True
+
+    def redo(self) -> None:
+        self.document._apply(self.after)
+
+    def undo(self) -> None:
+        self.document._apply(self.before)
+
+
+class Document(QObject):
+    """The current pattern, its file, its undo stack, the selection and the analysis."""
+
+    changed = Signal(int)  # Change flags
+    progress = Signal(int, int)  # analysis progress: done warps, total warps
+
+    def __init__(self, pattern: Pattern, path: Path | None = None,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._pattern, self._path, self._selection = pattern, path, Selection()
+        self.analysis: Analysis | None = None
+        self.analysis_error: str | None = None
+        self._depth, self._pending = 0, Change(0)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(lambda _clean: self._notify(Change.FILE))
+        self._runner = AnalysisRunner(self)
+        self._runner.progress.connect(self.progress)
+        self._runner.finished.connect(self._on_analysis)
+        self._request_analysis()
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def pattern(self) -> Pattern:
+        return self._pattern
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    @property
+    def selection(self) -> Selection:
+        return self._selection
+
+    @property
+    def modified(self) -> bool:
+        return not self.undo_stack.isClean()
+
+    @property
+    def analysis_running(self) -> bool:
+        return self._runner.busy
+
+    @property
+    def kernel(self) -> Kernel:
+        return kernel_for(self._pattern)
+
+    def view(self) -> WarpView:
+        return warp_view(self._pattern, self._selection)
+
+    # ------------------------------------------------------------ writing
+
+    def set_pattern(self, pattern: Pattern, text: str, merge_key: str | None = None) -> None:
+        """Make `pattern` current as one undoable step named `text`."""
+        if pattern != self._pattern:
+            self.undo_stack.push(SetPattern(self, self._pattern, pattern, text, merge_key))
+
+    def reset(self, pattern: Pattern, path: Path | None) -> None:
+        """A new or opened file: new pattern, empty undo history, first warp."""
+        with self.batch():
+            self._path = path
+            self._selection = Selection()
+            self._apply(pattern)
+            self.undo_stack.clear()
+            self._notify(Change.FILE | Change.SELECTION)
+
+    def mark_saved(self, path: Path) -> None:
+        with self.batch():
+            self._path = path
+            self.undo_stack.setClean()
+            self._notify(Change.FILE)
+
+    def select(self, warp: int | None = None, instruction: int | None = None,
+               run: int | None = None) -> None:
+        """Move the selection; values are clamped to the kernel's warps and instructions."""
+        s = self._selection
+        new = self._clamped(replace(s, warp=s.warp if warp is None else warp,
+                                    instruction=s.instruction if instruction is None else instruction,
+                                    run=s.run if run is None else run))
+        if new != s:
+            self._selection = new
+            self._notify(Change.SELECTION)
+
+    def shutdown(self) -> None:
+        """Stop background work (call before the window goes away)."""
+        self._runner.shutdown()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Changes inside the block are emitted once, when the outermost block ends."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if not self._depth and self._pending:
+                flags, self._pending = self._pending, Change(0)
+                self.changed.emit(int(flags))
+
+    # ------------------------------------------------------------ internals
+
+    def _notify(self, flags: Change) -> None:
+        with self.batch():
+            self._pending |= flags
+
+    def _clamped(self, s: Selection) -> Selection:
+        kernel = kernel_for(self._pattern)
+        warp = min(max(s.warp, 0), kernel.warps - 1)
+        k = min(max(s.instruction, 0), len(kernel.instructions) - 1)
+        runs = warp_view(self._pattern, Selection(warp, k, 0)).runs
+        return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
+
+    def _apply(self, pattern: Pattern) -> None:
+        with self.batch():
+            self._pattern = pattern
+            selection = self._clamped(self._selection)
+            if selection != self._selection:
+                self._selection = selection
+                self._pending |= Change.SELECTION
+            self._pending |= Change.PATTERN
+            self._request_analysis()
+
+    def _request_analysis(self) -> None:
+        self.analysis = self._runner.request(self._pattern)
+        self.analysis_error = None
+        self._notify(Change.ANALYSIS)
+
+    def _on_analysis(self, pattern: Pattern, analysis: Analysis | None, error: str) -> None:
+        if pattern == self._pattern:
+            self.analysis, self.analysis_error = analysis, error or None
+            self._notify(Change.ANALYSIS)

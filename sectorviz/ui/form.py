@@ -1,0 +1,396 @@
+"""The structured pattern form: one field per place of the pattern format, edits applied as
+undoable steps. A bad value leaves the document as it was (the last good state), underlines
+the field and shows the model's one-line message under it; never a modal error.
+
+The form is rebuilt only when the document's structure changes (names of params, arrays and
+lets, the number of accesses and loops, value kinds); otherwise fields are refreshed in place.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QInputDialog,
+                               QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget)
+
+from ..model import PatternError, pattern_from_dict
+from ..model.pattern import DTYPE_BYTES
+from .document import Change, Document, checked
+from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, TextBinding, get_in,
+                     place_of, set_in)
+
+VALUE_CHOICES = (
+    ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),
+    ("expr", lambda: {"kind": "expr", "expr": "i"}), ("constant", lambda: {"kind": "constant", "value": 0}),
+    ("permutation", lambda: {"kind": "permutation", "seed": 0}),
+    ("uniform", lambda: {"kind": "uniform", "low": 0, "high": 1024, "seed": 0}),
+    ("file", lambda: {"kind": "file", "path": "values.npy"}),
+)
+
+
+def signature(doc: dict) -> str:
+    """What decides which fields the form has (not their values)."""
+    arrays = doc.get("arrays", {})
+    return json.dumps({
+        "kernel": sorted(doc.get("kernel", {})),
+        "params": list(doc.get("params", {})),
+        "arrays": [(n, (a.get("values") or {}).get("kind")) for n, a in arrays.items()],
+        "let": list(doc.get("let", {})),
+        "accesses": [("at" in a, len(a.get("loops", []))) for a in doc.get("accesses", [])],
+    })
+
+
+def normalised(doc: dict) -> dict:
+    """A launch dimension given as one value -> a list, so fields can address [x, y, z]."""
+    for key in ("grid", "block"):
+        value = get_in(doc, ("launch", key))
+        if value is not None and not isinstance(value, list):
+            doc["launch"][key] = [value]
+    return doc
+
+
+def _button(text: str, tip: str, slot: Callable[[], None], name: str = "") -> QToolButton:
+    b = QToolButton(text=text, toolTip=tip, objectName=name)
+    b.setAutoRaise(True)
+    b.clicked.connect(slot)
+    return b
+
+
+class PatternForm(QWidget):
+    """Fields over `document.pattern`; writes go through `document.set_pattern`."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.bindings: list[Binding] = []
+        self.message = QLabel(objectName="formError", wordWrap=True)
+        self.message.setProperty("role", "error")
+        self.message.hide()
+        self.scroll = QScrollArea(widgetResizable=True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.message)
+        layout.addWidget(self.scroll, 1)
+        self._signature = ""
+        document.changed.connect(self._on_changed)
+        self._on_changed(Change.PATTERN)
+
+    # ------------------------------------------------------------ applying edits
+
+    def edit(self, binding: Binding, value: Any) -> None:
+        path = binding.path
+        if len(path) > 2 and path[-2] == "shape" and value is None:
+            path = path[:-1]  # clearing rows or cols removes the shape
+        doc = normalised(self.document.pattern.to_dict())
+        set_in(doc, path, value)
+        self.apply(doc, f"Edit {binding.place}", binding.place, binding)
+
+    def restructure(self, change: Callable[[dict], None], text: str) -> None:
+        doc = normalised(self.document.pattern.to_dict())
+        change(doc)
+        self.apply(doc, text)
+
+    def apply(self, doc: dict, text: str, merge_key: str | None = None,
+              origin: Binding | None = None) -> bool:
+        """Validate `doc`; make it current (one undo step) or show why not and keep the old."""
+        doc_ = self.document
+        try:
+            pattern = checked(pattern_from_dict(doc, doc_.pattern.base_dir), doc_.selection.warp)
+        except PatternError as err:
+            if origin is not None:
+                origin.set_error(str(err))
+            if origin is None:
+                self._rebuild()
+            elif isinstance(origin, ChoiceBinding):
+                self._sync(keep_bad=False)
+            self.message.setText(str(err))
+            self.message.show()
+            return False
+        for b in self.bindings:
+            if b.bad:
+                b.set_error(None)
+        self.message.hide()
+        doc_.set_pattern(pattern, text, merge_key)
+        return True
+
+    # ------------------------------------------------------------ document -> form
+
+    def _on_changed(self, flags: int) -> None:
+        if not flags & Change.PATTERN:
+            return
+        sig = signature(self.document.pattern.to_dict())
+        if sig != self._signature:
+            self._signature = sig
+            self._rebuild()
+        else:
+            self._sync(keep_bad=True)
+
+    def _sync(self, keep_bad: bool) -> None:
+        """Show the document's values; with keep_bad, a bad field being typed in stays."""
+        doc = normalised(self.document.pattern.to_dict())
+        for b in self.bindings:
+            if keep_bad and b.bad and b.widget.hasFocus():
+                continue
+            if b.bad:
+                b.set_error(None)
+            b.show(get_in(doc, b.path))
+
+    def _rebuild(self) -> None:
+        doc = normalised(self.document.pattern.to_dict())
+        top = self.scroll.verticalScrollBar().value()
+        self.bindings = []
+        body = QWidget()
+        box = QVBoxLayout(body)
+        box.addWidget(self._pattern_section())
+        box.addWidget(self._launch_section())
+        box.addWidget(self._params_section(doc))
+        for name in doc["arrays"]:
+            box.addWidget(self._array_section(name, doc["arrays"][name]))
+        if "kernel" in doc:
+            box.addWidget(self._kernel_section(doc))
+        else:
+            box.addWidget(self._let_section(doc))
+            for i, acc in enumerate(doc["accesses"]):
+                box.addWidget(self._access_section(doc, i, acc))
+            box.addWidget(QPushButton("Add access", objectName="addAccess",
+                                      clicked=self._add_access))
+        box.addStretch(1)
+        self.scroll.setWidget(body)
+        self._sync(keep_bad=False)
+        self.scroll.verticalScrollBar().setValue(top)
+
+    # ------------------------------------------------------------ building blocks
+
+    def _row(self, form: QFormLayout, label: str, *parts: Any) -> QLabel:
+        """A labelled row of widgets (or factories taking the row's error label)."""
+        error = QLabel(wordWrap=True)
+        error.setProperty("role", "error")
+        error.hide()
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
+        for part in parts:
+            widget = part(error) if callable(part) else part
+            if isinstance(widget, Binding):
+                self.bindings.append(widget)
+                widget = widget.widget
+            line.addWidget(widget, 1 if not isinstance(widget, QToolButton) else 0)
+        cell = QWidget()
+        col = QVBoxLayout(cell)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(1)
+        col.addLayout(line)
+        col.addWidget(error)
+        form.addRow(label, cell)
+        return error
+
+    def _expr(self, path: tuple, tip: str = "", placeholder: str = ""):
+        return lambda err: ExprBinding(path, err, self.edit, tip, placeholder)
+
+    def _int(self, path: tuple, tip: str = "", **kw):
+        return lambda err: IntBinding(path, err, self.edit, tip, **kw)
+
+    def _text(self, path: tuple, tip: str = "", optional: bool = False):
+        return lambda err: TextBinding(path, err, self.edit, tip, optional)
+
+    def _choice(self, path: tuple, choices, tip: str = "", decode=None):
+        return lambda err: ChoiceBinding(path, err, self.edit, choices, tip, decode)
+
+    @staticmethod
+    def _group(title: str, name: str = "") -> tuple[QGroupBox, QFormLayout]:
+        group = QGroupBox(title, objectName=name)
+        form = QFormLayout(group)
+        form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        return group, form
+
+    # ------------------------------------------------------------ sections
+
+    def _pattern_section(self) -> QGroupBox:
+        group, form = self._group("Pattern")
+        self._row(form, "name", self._text(("name",)))
+        self._row(form, "notes", self._text(("notes",), optional=True))
+        self._row(form, "sector", self._int(("sector_bytes",), "sector size in bytes (a power "
+                                            "of two; 32 on NVIDIA GPUs)", low=1, high=4096,
+                                            suffix=" B", decode=lambda v: v or 32))
+        return group
+
+    def _launch_section(self) -> QGroupBox:
+        group, form = self._group("Launch")
+        for key in ("grid", "block"):
+            self._row(form, key, *(self._expr(("launch", key, i), f"{key}Dim.{a}", "1")
+                                   for i, a in enumerate("xyz")))
+        return group
+
+    def _params_section(self, doc: dict) -> QGroupBox:
+        group, form = self._group("Params (integers)")
+        for name in doc.get("params", {}):
+            self._row(form, name, self._int(("params", name), f"param {name}"),
+                      _button("✕", f"remove param {name}",
+                              lambda n=name: self.restructure(lambda d: d["params"].pop(n),
+                                                              f"Remove param {n}")))
+        form.addRow(QPushButton("Add param", clicked=lambda: self._add_name("params", 1)))
+        return group
+
+    def _array_section(self, name: str, spec: dict) -> QGroupBox:
+        group, form = self._group(f"Array {name}", f"array:{name}")
+        p = ("arrays", name)
+        width = {}
+
+        def make_width(err):
+            width["b"] = IntBinding(p + ("dtype",), err, self.edit,
+                                    "element width in bytes (sets a custom dtype)", low=1,
+                                    high=4096, suffix=" B",
+                                    decode=lambda v: v["bytes"] if isinstance(v, dict)
+                                    else DTYPE_BYTES[v], encode=lambda k: {"bytes": k})
+            return width["b"]
+
+        dtypes = [(d, d) for d in DTYPE_BYTES] + [
+            ("custom", lambda: {"bytes": width["b"].widget.value()})]
+        self._row(form, "element", self._choice(p + ("dtype",), dtypes, "element type",
+                                                lambda v: "custom" if isinstance(v, dict) else v),
+                  make_width)
+        self._row(form, "length", self._expr(p + ("length",), "number of elements",
+                                             "from shape and ld"))
+        self._row(form, "shape", self._expr(p + ("shape", 0), "rows", "rows"),
+                  self._expr(p + ("shape", 1), "cols", "cols"))
+        self._row(form, "layout", self._choice(p + ("layout",), [("row-major", "row-major"),
+                                                                ("col-major", "col-major")]))
+        self._row(form, "ld", self._expr(p + ("ld",), "leading dimension in elements",
+                                         "= minor dimension"),
+                  self._int(p + ("ld",), "padding: ld minus the minor dimension, in elements",
+                            low=0, prefix="pad ", decode=lambda v: self._padding(name),
+                            encode=lambda k: self._minor(name) + k))
+        self._row(form, "base", self._int(p + ("base",), "byte address of the array "
+                                          "(auto: after the previous array, 256 B aligned)",
+                                          low=-1, suffix=" B", auto="auto"))
+        self._row(form, "offset", self._int(p + ("offset_bytes",), "bytes added to the base "
+                                            "(misaligns the array)", low=0, suffix=" B",
+                                            decode=lambda v: v or 0))
+        self._row(form, "values", self._choice(p + ("values",), VALUE_CHOICES,
+                                               "element values, for arrays read as indices",
+                                               lambda v: v["kind"] if v else "none"))
+        kind = (spec.get("values") or {}).get("kind")
+        v = p + ("values",)
+        if kind == "expr":
+            self._row(form, "value(i)", self._expr(v + ("expr",), "value of element i"))
+        elif kind == "constant":
+            self._row(form, "value", self._int(v + ("value",)))
+        elif kind in ("permutation", "uniform"):
+            if kind == "uniform":
+                self._row(form, "range", self._int(v + ("low",), "low (inclusive)"),
+                          self._int(v + ("high",), "high (exclusive)"))
+            self._row(form, "seed", self._int(v + ("seed",), low=0, decode=lambda x: x or 0))
+        elif kind == "file":
+            self._row(form, "file", self._text(v + ("path",), ".npy or raw int file, "
+                                                              "relative to the pattern"))
+        return group
+
+    def _resolved(self, name: str):
+        return self.document.kernel.arrays[name]
+
+    def _minor(self, name: str) -> int:
+        arr = self._resolved(name)
+        if arr.rows is None:
+            return 0
+        return arr.cols if arr.spec.layout == "row-major" else arr.rows
+
+    def _padding(self, name: str) -> int:
+        arr = self._resolved(name)
+        return 0 if arr.ld is None else arr.ld - self._minor(name)
+
+    def _let_section(self, doc: dict) -> QGroupBox:
+        group, form = self._group("Let and guard")
+        for name in doc.get("let", {}):
+            self._row(form, name, self._expr(("let", name), f"let {name}"),
+                      _button("✕", f"remove let {name}",
+                              lambda n=name: self.restructure(lambda d: d["let"].pop(n),
+                                                              f"Remove let {n}")))
+        form.addRow(QPushButton("Add let", clicked=lambda: self._add_name("let", "0")))
+        self._row(form, "guard", self._expr(("guard",), "threads where this is 0 do nothing",
+                                            "none: every thread runs"))
+        return group
+
+    def _kernel_section(self, doc: dict) -> QGroupBox:
+        group, form = self._group("CUDA kernel")
+        self._row(form, "function", self._text(("kernel", "function")))
+        if "source" in doc["kernel"]:
+            self._row(form, "source", self._text(("kernel", "source"), ".cu file, relative "
+                                                                     "to the pattern"))
+        else:
+            form.addRow(QLabel("The kernel's code is inline: edit it in the JSON tab."))
+        return group
+
+    def _access_section(self, doc: dict, i: int, acc: dict) -> QGroupBox:
+        group, form = self._group(f"Access {i}", f"access:{i}")
+        p = ("accesses", i)
+        n = len(doc["accesses"])
+        tools = QHBoxLayout()
+        tools.addStretch(1)
+        for text, tip, delta, ok in (("▲", "move up", -1, i > 0), ("▼", "move down", 1, i < n - 1)):
+            b = _button(text, tip, lambda d=delta: self._move_access(i, d))
+            b.setEnabled(ok)
+            tools.addWidget(b)
+        remove = _button("✕", "remove this access", lambda: self.restructure(
+            lambda d: d["accesses"].pop(i), f"Remove access {i}"), f"removeAccess{i}")
+        remove.setEnabled(n > 1)
+        tools.addWidget(remove)
+        form.addRow(tools)
+        self._row(form, "name", self._text(p + ("name",), optional=True))
+        self._row(form, "op", self._choice(p + ("op",), [("load", "load"), ("store", "store")]),
+                  self._choice(p + ("array",), [(a, a) for a in doc["arrays"]], "array"))
+        mode = QComboBox(objectName=f"accesses[{i}].mode")
+        mode.addItems(["index", "at (row, col)"])
+        mode.setCurrentIndex(int("at" in acc))
+        mode.setToolTip("address by element index, or by (row, col) of a 2-D array")
+        mode.activated.connect(lambda m: self._set_address_mode(i, m))
+        form.addRow("address", mode)
+        if "at" in acc:
+            self._row(form, "(row, col)", self._expr(p + ("at", 0), "row"),
+                      self._expr(p + ("at", 1), "col"))
+        else:
+            self._row(form, "index", self._expr(p + ("index",), "element index"))
+        self._row(form, "guard", self._expr(p + ("guard",), "lanes where this is 0 skip this "
+                                                            "access", "none"))
+        for j in range(len(acc.get("loops", []))):
+            lp = p + ("loops", j)
+            self._row(form, f"loop {j}", self._text(lp + ("var",), "loop variable"),
+                      self._expr(lp + ("start",), "start"), self._expr(lp + ("stop",), "stop"),
+                      self._expr(lp + ("step",), "step", "1"),
+                      _button("✕", "remove this loop", lambda j=j: self.restructure(
+                          lambda d: d["accesses"][i]["loops"].pop(j), "Remove loop")))
+        form.addRow(QPushButton("Add loop", clicked=lambda: self.restructure(
+            lambda d: d["accesses"][i].setdefault("loops", []).append(
+                {"var": f"k{len(d['accesses'][i].get('loops', []))}", "start": 0, "stop": 2}),
+            "Add loop")))
+        return group
+
+    # ------------------------------------------------------------ structural edits
+
+    def _add_name(self, section: str, value: Any) -> None:
+        name, ok = QInputDialog.getText(self, f"Add to {section}", "name:")
+        if ok and name:
+            self.restructure(lambda d: d.setdefault(section, {}).__setitem__(name, value),
+                             f"Add {place_of((section, name))}")
+
+    def _add_access(self) -> None:
+        def add(doc: dict) -> None:
+            new = dict(doc["accesses"][-1])
+            new["name"] = f"{new.get('name', new['op'] + ' ' + new['array'])} ({len(doc['accesses'])})"
+            doc["accesses"].append(new)
+        self.restructure(add, "Add access")
+
+    def _move_access(self, i: int, delta: int) -> None:
+        def move(doc: dict) -> None:
+            acc = doc["accesses"]
+            acc[i], acc[i + delta] = acc[i + delta], acc[i]
+        self.restructure(move, "Move access")
+
+    def _set_address_mode(self, i: int, at: int) -> None:
+        def change(doc: dict) -> None:
+            acc = doc["accesses"][i]
+            if at and "index" in acc:
+                acc["at"] = [acc.pop("index"), 0]
+            elif not at and "at" in acc:
+                acc["index"] = acc.pop("at")[0]
+        self.restructure(change, "Change address mode")

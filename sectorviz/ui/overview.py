@@ -1,0 +1,154 @@
+"""The kernel overview strip: x = global warp, y = instruction, colour = sectors per request
+(from `analyze(pattern, per_warp=True)`), with a top row marking atypical warps. A click
+selects that warp (and instruction).
+
+Wide grids are binned: a pixel column stands for `bin` consecutive warps and shows the
+worst (largest) sectors per request among them; a bin is atypical if any of its warps is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from ..model import Analysis
+from ..model.kernel import Kernel
+from ..model.sectors import WARP_SIZE
+from .document import Change, Document
+from .theme import LIGHT, Theme, ramp_rgba
+
+MAX_BINS = 2048
+
+
+def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
+    """(warps,) bool: a partial warp, a warp that skips an instruction others run, or one
+    whose sectors per request differ from the instruction's typical (most common) count."""
+    sectors, requests = analysis.per_warp_sectors, analysis.per_warp_requests
+    odd = np.zeros(kernel.warps, dtype=bool)
+    if kernel.threads_per_block % WARP_SIZE:
+        odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
+    for k, st in enumerate(analysis.instructions):
+        if st.requests == 0:
+            continue
+        ran = requests[k] > 0
+        odd |= ~ran
+        odd[ran] |= sectors[k][ran] != st.mode * requests[k][ran]
+    return odd
+
+
+def sectors_per_request(analysis: Analysis) -> np.ndarray:
+    """(instructions, warps) float: NaN where the warp makes no request."""
+    req = analysis.per_warp_requests.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(req > 0, analysis.per_warp_sectors / np.where(req > 0, req, 1), np.nan)
+
+
+def binned(values: np.ndarray, odd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of `size` warps -> (max sectors per request, any atypical) per bin."""
+    n = values.shape[1]
+    pad = -n % size
+    v = np.pad(values, ((0, 0), (0, pad)), constant_values=np.nan).reshape(len(values), -1, size)
+    worst = np.nan_to_num(v, nan=-1.0).max(axis=2)
+    worst[worst < 0] = np.nan
+    return worst, np.pad(odd, (0, pad)).reshape(-1, size).any(axis=1)
+
+
+class OverviewView(QWidget):
+    """Listens to the document's analysis and selection; clicking selects a warp."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.theme = LIGHT
+        self.bin = 1
+        self.plot = pg.PlotWidget(objectName="overview", background=LIGHT.base)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.invertY(True)
+        self.plot.getPlotItem().setContentsMargins(2, 2, 8, 2)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False,
+                                      pen=pg.mkPen(LIGHT.text, width=1.5))
+        self.plot.addItem(self.cursor)
+        self.legend = QLabel(objectName="overviewLegend")
+        self.status = QLabel()
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Kernel overview</b>"))
+        head.addWidget(self.status, 1)
+        head.addWidget(self.legend)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        layout.addLayout(head)
+        layout.addWidget(self.plot, 1)
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+        document.changed.connect(self._on_changed)
+        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.plot.setBackground(theme.base)
+        self.cursor.setPen(pg.mkPen(theme.text, width=1.5))
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTextPen(theme.text)
+            self.plot.getAxis(axis).setPen(theme.muted)
+        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+
+    def warp_at(self, x: float) -> int:
+        """A view x coordinate (warps) -> the clicked global warp, clamped."""
+        return int(np.clip(np.floor(x), 0, self.document.kernel.warps - 1))
+
+    def _clicked(self, ev) -> None:
+        vb = self.plot.getPlotItem().getViewBox()
+        if not vb.sceneBoundingRect().contains(ev.scenePos()):
+            return
+        p = vb.mapSceneToView(ev.scenePos())
+        n = len(self.document.kernel.instructions)
+        row = int(np.floor(p.y()))
+        self.document.select(warp=self.warp_at(p.x()),
+                             instruction=row if 0 <= row < n else None)
+
+    def _on_changed(self, flags: int) -> None:
+        if flags & Change.ANALYSIS:
+            self._draw_analysis()
+        if flags & (Change.SELECTION | Change.PATTERN):
+            self.cursor.setPos(self.document.selection.warp + 0.5)
+
+    def _draw_analysis(self) -> None:
+        doc, th = self.document, self.theme
+        kernel, analysis = doc.kernel, doc.analysis
+        n = len(kernel.instructions)
+        left = self.plot.getAxis("left")
+        left.setTicks([[(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:22])
+                                                for k, ins in enumerate(kernel.instructions)]])
+        self.plot.setLabel("bottom", "warp (launch order)")
+        self.legend.setText(self._legend_html())
+        if analysis is None or analysis.per_warp_sectors is None:
+            self.image.clear()
+            self.status.setText(doc.analysis_error or
+                                ("computing…" if doc.analysis_running else "too many warps to show"))
+            return
+        self.bin = max(1, -(-kernel.warps // MAX_BINS))
+        odd_warps = atypical_warps(analysis, kernel)
+        values, odd = binned(sectors_per_request(analysis), odd_warps, self.bin)
+        rgba = ramp_rgba(th, values)
+        marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
+        marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
+        self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
+        self.image.setRect(QRectF(0, -1, len(odd) * self.bin, n + 1))
+        self.plot.setXRange(0, kernel.warps, padding=0)
+        self.plot.setYRange(-1, n, padding=0)
+        count = int(odd_warps.sum())
+        per = f", {self.bin} warps per pixel column" if self.bin > 1 else ""
+        self.status.setText(f"{kernel.warps:,} warps, {count:,} atypical{per}")
+
+    def _legend_html(self) -> str:
+        th = self.theme
+        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{2 ** i}&nbsp;</span>"
+                        for i, c in enumerate(th.ramp))
+        return (f"sectors per request: {cells} &nbsp; "
+                f"<span style='color:{th.bad}'>■</span> atypical (partial, boundary, misaligned)")

@@ -1,0 +1,73 @@
+"""The accounting sheet pane: the five steps of accounting.py as HTML tables, live, with
+copy as Markdown or CSV."""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+
+from .accounting import Step, accounting_steps, to_csv, to_markdown
+from .document import Change, Document
+from .theme import LIGHT, Theme
+
+
+def steps_html(steps: tuple[Step, ...], theme: Theme) -> str:
+    """Steps -> HTML: a heading and a three-column table (item, value, note) per step."""
+    parts = [f"<style>h3 {{ margin: 10px 0 2px 0; }} td {{ padding: 2px 6px; "
+             f"vertical-align: top; }} .note {{ color: {theme.muted}; }} "
+             f".value {{ font-weight: 600; }}</style>"]
+    for step in steps:
+        parts.append(f"<h3>{step.number}. {escape(step.title)}</h3><table width='100%'>")
+        for r in step.rows:
+            parts.append(f"<tr><td>{escape(r.label)}</td><td class='value'>{escape(r.value)}"
+                         f"</td></tr>")
+            if r.note:
+                parts.append(f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>")
+        parts.append("</table>")
+    return "".join(parts)
+
+
+class SheetView(QWidget):
+    """Shows accounting_steps(document.view(), document.analysis); never computes numbers."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.theme = LIGHT
+        self.steps: tuple[Step, ...] = ()
+        self.browser = QTextBrowser(objectName="sheet")
+        self.browser.setOpenLinks(False)
+        copy_md = QPushButton("Copy Markdown", objectName="copyMarkdown")
+        copy_csv = QPushButton("Copy CSV", objectName="copyCsv")
+        copy_md.clicked.connect(self.copy_markdown)
+        copy_csv.clicked.connect(self.copy_csv)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(copy_md)
+        buttons.addWidget(copy_csv)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.browser, 1)
+        layout.addLayout(buttons)
+        document.changed.connect(self._refresh)
+        self._refresh()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self._refresh()
+
+    def copy_markdown(self) -> None:
+        QGuiApplication.clipboard().setText(to_markdown(self.steps))
+
+    def copy_csv(self) -> None:
+        QGuiApplication.clipboard().setText(to_csv(self.steps))
+
+    def _refresh(self, flags: int = ~0) -> None:
+        doc = self.document
+        self.steps = accounting_steps(doc.view(), doc.analysis, doc.analysis_error)
+        bar = self.browser.verticalScrollBar()
+        top = bar.value()
+        self.browser.setHtml(steps_html(self.steps, self.theme))
+        bar.setValue(top)

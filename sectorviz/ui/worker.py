@@ -1,0 +1,98 @@
+"""Grid-wide analysis off the UI thread: Pattern -> Analysis on a QThreadPool, newest job wins.
+
+A job whose pattern is no longer wanted stops at its next chunk of warps: its progress
+callback raises `Cancelled`. Finished analyses are kept in a small cache keyed by pattern, so
+undo and redo show their numbers at once.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
+from ..model.analysis import kernel_for
+
+MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
+CACHE_SIZE = 8
+
+
+class _Relay(QObject):
+    """Carries a job's results from the pool thread to the runner (queued connection)."""
+
+    progress = Signal(int, int, int)  # job id, done warps, total warps
+    done = Signal(int, object, object, str)  # job id, Pattern, Analysis or None, error line
+
+
+class _Job(QRunnable):
+    def __init__(self, job_id: int, pattern: Pattern, runner: "AnalysisRunner"):
+        super().__init__()
+        self.job_id, self.pattern, self.runner = job_id, pattern, runner
+        self.relay = runner._relay
+
+    def _progress(self, done: int, total: int) -> None:
+        if self.runner._wanted != self.job_id:
+            raise Cancelled
+        self.relay.progress.emit(self.job_id, done, total)
+
+    def run(self) -> None:
+        try:
+            kernel = kernel_for(self.pattern)
+            per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
+            result, error = analyze(self.pattern, per_warp, self._progress), ""
+        except Cancelled:
+            return
+        except (PatternError, MemoryError, ImportError) as err:
+            result, error = None, str(err)
+        self.relay.done.emit(self.job_id, self.pattern, result, error)
+
+
+class AnalysisRunner(QObject):
+    """request(pattern) -> a cached Analysis now, or None and `finished` later."""
+
+    progress = Signal(int, int)  # done warps, total warps of the wanted job
+    finished = Signal(object, object, str)  # pattern, Analysis or None, error line
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._relay = _Relay(self)
+        self._relay.progress.connect(self._on_progress)
+        self._relay.done.connect(self._on_done)
+        self._wanted = 0
+        self._running = False  # the wanted job is queued or running
+        self._cache: OrderedDict[Pattern, Analysis] = OrderedDict()
+
+    @property
+    def busy(self) -> bool:
+        return self._running
+
+    def request(self, pattern: Pattern) -> Analysis | None:
+        """The cached analysis of `pattern`, or None after queueing a job (stale ones stop)."""
+        self._wanted += 1
+        self._running = pattern not in self._cache
+        if not self._running:
+            self._cache.move_to_end(pattern)
+            return self._cache[pattern]
+        self._pool.start(_Job(self._wanted, pattern, self))
+        return None
+
+    def shutdown(self) -> None:
+        """Cancel every job and wait for the pool thread to stop."""
+        self._wanted = -1
+        self._pool.waitForDone()
+
+    def _on_progress(self, job_id: int, done: int, total: int) -> None:
+        if job_id == self._wanted:
+            self.progress.emit(done, total)
+
+    def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str) -> None:
+        if result is not None:
+            self._cache[pattern] = result
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        if job_id == self._wanted:
+            self._running = False
+            self.finished.emit(pattern, result, error)
