@@ -5,9 +5,9 @@ warp-in-block = t / 32; blocks in linear order, x fastest; global warp
 g = block_linear * warps_per_block + warp_in_block. A block whose size is not a multiple of
 32 ends in a partial warp whose missing lanes are never active.
 
-For one access, `executions(k, lo, hi)` yields batches over warps [lo, hi): each batch is one
-execution (one loop iteration) for every warp, as (warps, 32) arrays of element index ->
-byte address, with the lanes that are active.
+`Kernel.trace(lo, hi)` yields, in program order, every execution of every access by warps
+[lo, hi): one batch per access and loop iteration, as (warps, 32) arrays of
+(lane) -> element index -> byte address, with the lanes that are active.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
 MAX_VALUE_ELEMENTS = 2**27  # readable arrays are materialised: 1 GiB of int64 at most
 MAX_ITERATIONS = 2**20  # per loop, per batch of warps
+MAX_THREADS = 2**34  # a launch beyond this would take hours to stream
 CUDA_MALLOC_ALIGN = 256
 
 
@@ -236,7 +237,7 @@ class Launch:
         for spec in pattern.arrays:
             arr = _resolve_array(spec, self.params, next_free)
             self.arrays[spec.name] = arr
-            next_free = max(next_free, -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN)
+            next_free = -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN
 
     def _check_launch(self) -> None:
         for key, dims, limits in (("grid", self.grid, MAX_GRID), ("block", self.block, MAX_BLOCK)):
@@ -248,6 +249,10 @@ class Launch:
         if threads > MAX_BLOCK_THREADS:
             raise PatternError("launch.block", f"{threads} threads per block is over CUDA's "
                                                f"limit of {MAX_BLOCK_THREADS}")
+        total = threads * self.grid[0] * self.grid[1] * self.grid[2]
+        if total > MAX_THREADS:
+            raise PatternError("launch", f"{total} threads is more than sectorviz analyzes "
+                                         f"({MAX_THREADS}); shrink the grid")
 
     @cached_property
     def values(self) -> dict[str, np.ndarray]:
