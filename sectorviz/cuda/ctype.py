@@ -93,6 +93,7 @@ FLOAT = Num("float", 4, floating=True)
 DOUBLE = Num("double", 8, floating=True)
 VOID = Opaque("void")
 GROUP = Opaque("thread_block")
+AUTO = Opaque("auto")  # a declaration's type, taken from its initializer
 
 NAMED: dict[str, Num | Opaque] = {
     "bool": BOOL, "char": CHAR, "signed char": CHAR, "unsigned char": UCHAR,
@@ -113,15 +114,6 @@ NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
 GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
 
 FIELDS = "xyzw"
-
-# pattern-file dtype -> the pointee type it stands for (for checks and defaults)
-DTYPE_TYPES = {
-    "int8": CHAR, "uint8": UCHAR, "int16": SHORT, "uint16": USHORT, "float16": HALF,
-    "bfloat16": HALF, "int32": INT, "uint32": UINT, "float32": FLOAT, "int64": LONG,
-    "uint64": ULONG, "float64": DOUBLE, "float2": NAMED["float2"], "float4": NAMED["float4"],
-    "int2": NAMED["int2"], "int4": NAMED["int4"], "double2": NAMED["double2"],
-}
-
 
 def name_of(t: CType) -> str:
     if isinstance(t, Pointer):

@@ -42,8 +42,8 @@ class Unknown:
 class Site:
     """One static memory instruction; `index` is its place in the kernel's instruction list."""
 
-    node_line: int
-    node_column: int
+    line: int
+    column: int
     op: str  # "load" | "store"
     array: str
     width: int  # bytes
@@ -60,13 +60,22 @@ class Run:
         self.shape = threads.valid.shape
         self.slots: list = [None] * slots
         self.ret = self.brk = self.cont = None  # lanes returned / broken out / continued
-        u32 = np.uint32
-        self.builtins = {"warpSize": INT.dtype.type(32)}
-        for axis, a in enumerate("xyz"):
-            self.builtins[f"threadIdx.{a}"] = threads.thread[axis].astype(u32)
-            self.builtins[f"blockIdx.{a}"] = threads.block[axis].astype(u32)
-            self.builtins[f"blockDim.{a}"] = u32(launch.block[axis])
-            self.builtins[f"gridDim.{a}"] = u32(launch.grid[axis])
+        self._builtins: dict[str, np.ndarray] = {}
+
+    def builtin(self, name: str):
+        """threadIdx.x, blockDim.y, warpSize, ...: unsigned int (warpSize: int) values."""
+        value = self._builtins.get(name)
+        if value is None:
+            vector, _, axis = name.partition(".")
+            i = "xyz".index(axis) if axis else 0
+            u32 = np.uint32
+            value = {"warpSize": lambda: INT.dtype.type(32),
+                     "threadIdx": lambda: self.threads.thread[i].astype(u32),
+                     "blockIdx": lambda: self.threads.block[i].astype(u32),
+                     "blockDim": lambda: u32(self.launch.block[i]),
+                     "gridDim": lambda: u32(self.launch.grid[i])}[vector]()
+            self._builtins[name] = value
+        return value
 
     def live(self, mask: np.ndarray) -> np.ndarray:
         """`mask` less the lanes that returned, broke or continued."""
@@ -155,7 +164,7 @@ class Builtin(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        return run.builtins[self.name]
+        return run.builtin(self.name)
         yield
 
 
@@ -231,8 +240,9 @@ class Binary(Expr):
             return a / b if self.op == "/" else np.fmod(a, b)
         zero = b == 0
         if np.any(zero & mask):
-            where = first_lane(run, np.broadcast_to(zero & mask, run.shape)) if run else ""
-            raise fail(self.pos, f"division by zero in '{self.op}' {where}".rstrip())
+            where = f" at {first_lane(run, np.broadcast_to(zero & mask, run.shape))}" \
+                if run else ""
+            raise fail(self.pos, f"division by zero in '{self.op}'{where}")
         if np.ndim(zero):
             b = np.where(zero, b.dtype.type(1), b)
         elif zero:
@@ -384,6 +394,34 @@ class Math(Expr):
 
 
 @dataclass
+class Shuffle(Expr):
+    """__shfl_sync / _up_sync / _down_sync / _xor_sync over whole warps (width 32): each lane
+    reads `value` from a source lane given by `arg`; out-of-warp sources keep the own value."""
+
+    kind: str  # "idx" | "up" | "down" | "xor"
+    value: Expr
+    arg: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        v = yield from self.value.ev(run, mask)
+        k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
+        if isinstance(v, Unknown) or np.ndim(v) == 0:
+            return v
+        lane = np.arange(32, dtype=np.int64)
+        k = np.broadcast_to(k, run.shape).astype(np.int64)
+        src = {"idx": lambda: k & 31,
+               "up": lambda: np.where(lane - k >= 0, lane - k, lane),
+               "down": lambda: np.where(lane + k < 32, lane + k, lane),
+               "xor": lambda: (lane ^ k) & 31}[self.kind]()
+        if isinstance(v, tuple):
+            return tuple(np.take_along_axis(np.broadcast_to(c, run.shape), src, axis=1)
+                         for c in v)
+        return np.take_along_axis(np.broadcast_to(v, run.shape), src, axis=1)
+
+
+@dataclass
 class Comma(Expr):
     first: Expr
     then: Expr
@@ -420,14 +458,15 @@ class Memory:
                                  f"{self.root!r} outside [0, {nbytes // width}) at "
                                  f"{first_lane(run, bad)}")
         iteration = {name: np.broadcast_to(run.slots[slot], run.shape)
-                     for name, slot in self.loops}
+                     for name, slot in self.loops if isinstance(run.slots[slot], np.generic |
+                                                                np.ndarray)}
         return offset, Batch(mask, offset // width, address, None, None, iteration)
 
     def load(self, run: Run, mask, address):
         site = self.load_site
         offset, batch = self._batch(run, mask, address, site)
         yield self.space, site.index, batch
-        values = run.launch.readable(self.root, self.type)
+        values = run.launch.readable(self.space, self.root, self.type)
         if values is None:
             return Unknown(f"data loaded by '{site.source}' (line {self.pos[0]}); give "
                            f"'{self.root}' values in the pattern file to read it")

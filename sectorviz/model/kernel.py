@@ -222,7 +222,8 @@ class Launch:
     placement (byte addresses), readable values, thread coordinates of any warp range. The
     base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
 
-    def __init__(self, pattern: Pattern):
+    def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
+        """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
         self.pattern = pattern
         self.params = dict(pattern.params)
         self.grid = tuple(constant(e, self.params) for e in pattern.grid)
@@ -234,7 +235,7 @@ class Launch:
         self.warps = self.blocks * self.warps_per_block
         self.arrays: dict[str, ResolvedArray] = {}
         next_free = 0
-        for spec in pattern.arrays:
+        for spec in pattern.arrays if arrays is None else arrays:
             arr = _resolve_array(spec, self.params, next_free)
             self.arrays[spec.name] = arr
             next_free = -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN

@@ -63,8 +63,8 @@ class ArraySpec:
     """One array: element i lives at bytes [address(i), address(i) + elem_bytes)."""
 
     name: str
-    dtype: str  # a DTYPE_BYTES name, or "bytes:k"
-    elem_bytes: int
+    dtype: str | None  # a DTYPE_BYTES name, "bytes:k", or None: the kernel's pointee type
+    elem_bytes: int  # 0 until a CUDA kernel's pointee type fills it in
     length: Expr | None  # None: derived from shape and ld
     shape: tuple[Expr, Expr] | None
     layout: str
@@ -242,9 +242,10 @@ def _dtype(value: Any, place: str) -> tuple[str, int]:
     return value, DTYPE_BYTES[value]
 
 
-def _array(name: str, obj: Any, place: str) -> ArraySpec:
-    _check_keys(obj, ARRAY_KEYS, place, required=("dtype",))
-    dtype, elem_bytes = _dtype(obj["dtype"], f"{place}.dtype")
+def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> ArraySpec:
+    """An array entry -> ArraySpec; a CUDA kernel's arrays may leave `dtype` to the pointee."""
+    _check_keys(obj, ARRAY_KEYS, place, required=() if dtype_optional else ("dtype",))
+    dtype, elem_bytes = _dtype(obj["dtype"], f"{place}.dtype") if "dtype" in obj else (None, 0)
     shape = None
     if "shape" in obj:
         raw = obj["shape"]
@@ -368,7 +369,7 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
     arrays: dict[str, ArraySpec] = {}
     for name, obj in raw_arrays.items():
         _identifier(name, f"arrays.{name}", taken)
-        arrays[name] = _array(name, obj, f"arrays.{name}")
+        arrays[name] = _array(name, obj, f"arrays.{name}", dtype_optional=kernel is not None)
         taken[name] = "an array"
     raw_lets = doc.get("let", {})
     if not isinstance(raw_lets, dict):

@@ -1,0 +1,903 @@
+"""One `__global__` function (tree-sitter nodes) -> a typed program of ir.py nodes.
+
+The compiler gives every expression its static C type, applies C's conversions, folds
+constants, inlines `__device__` functions and function-like macros at each use, and turns
+every subscript or dereference that reads or writes memory into a load or store site: one
+static instruction per (position, operation, array), global and shared apart. Anything it does
+not know is a PatternError at `line L`, with the column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ..model.kernel import ResolvedArray
+from ..model.pattern import suggest
+from . import ctype as C
+from . import ir
+from .source import Function, Node, Unit, check_syntax, error, text
+
+BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
+SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
+            "__shfl_xor_sync": "xor"}
+GROUP_NAMESPACES = {"cg", "cooperative_groups"}
+SHARED_ALIGN = 16
+
+_F = C.FLOAT
+_MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
+    "min": (np.minimum, None), "max": (np.maximum, None), "abs": (np.abs, None),
+    "umin": (np.minimum, C.UINT), "umax": (np.maximum, C.UINT),
+    "llmin": (np.minimum, C.LLONG), "llmax": (np.maximum, C.LLONG),
+    "__mul24": (np.multiply, C.INT), "__umul24": (np.multiply, C.UINT),
+    "fminf": (np.fmin, _F), "fmaxf": (np.fmax, _F), "fabsf": (np.abs, _F),
+    "sqrtf": (np.sqrt, _F), "rsqrtf": (lambda x: 1 / np.sqrt(x), _F), "expf": (np.exp, _F),
+    "__expf": (np.exp, _F), "logf": (np.log, _F), "__logf": (np.log, _F),
+    "sinf": (np.sin, _F), "cosf": (np.cos, _F), "tanhf": (np.tanh, _F),
+    "floorf": (np.floor, _F), "ceilf": (np.ceil, _F), "powf": (np.power, _F),
+    "fmaf": (lambda a, b, c: a * b + c, _F), "__fdividef": (np.divide, _F),
+    "fmin": (np.fmin, C.DOUBLE), "fmax": (np.fmax, C.DOUBLE), "fabs": (np.abs, C.DOUBLE),
+    "sqrt": (np.sqrt, C.DOUBLE), "exp": (np.exp, C.DOUBLE), "log": (np.log, C.DOUBLE),
+    "floor": (np.floor, C.DOUBLE), "ceil": (np.ceil, C.DOUBLE), "pow": (np.power, C.DOUBLE),
+    "fma": (lambda a, b, c: a * b + c, C.DOUBLE),
+}
+_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+
+
+@dataclass
+class Var:
+    """A local variable or parameter: its slot and (for pointers, updatable) type."""
+
+    slot: int
+    type: C.CType
+    name: str
+
+
+@dataclass
+class Shared:
+    """A __shared__ variable at a fixed offset of the block's shared memory."""
+
+    name: str
+    type: C.CType
+    address: int
+
+
+class Group:
+    """A cooperative-groups handle (this_thread_block()): only `.sync()` is used."""
+
+
+@dataclass
+class Frame:
+    """A __device__ function being inlined: where `return` puts its value."""
+
+    name: str
+    result: int
+    type: C.CType
+
+
+@dataclass
+class Program:
+    """A compiled kernel: parameter slots with their values, the body, the memory sites."""
+
+    slots: int
+    inits: list[tuple[int, object]]
+    body: ir.Stmt
+    sites: dict[str, list[ir.Site]]
+    shared: dict[str, tuple[int, int]]  # __shared__ name -> (offset, bytes)
+
+    def run(self, run: ir.Run) -> Iterator:
+        for slot, value in self.inits:
+            run.slots[slot] = value
+        yield from self.body.run(run, run.threads.valid)
+
+
+def pos(node: Node) -> tuple[int, int]:
+    return node.start_point[0] + 1, node.start_point[1] + 1
+
+
+def literal(node: Node) -> ir.Const:
+    """A number literal -> Const of its C type (suffixes, hex, octal, binary)."""
+    raw = text(node).replace("'", "")
+    t = raw.lower()
+    is_hex = t.startswith("0x")
+    if not is_hex and ("." in t or "e" in t or t.endswith("f")):
+        kind = C.FLOAT if t.endswith("f") else C.DOUBLE
+        try:
+            return ir.Const(kind.dtype.type(float(t.rstrip("fl"))), kind, pos(node))
+        except ValueError:
+            raise error(node, f"cannot read the number {raw!r}") from None
+    digits = t.rstrip("ul")
+    suffix = t[len(digits):]
+    try:
+        value = int(digits, 16 if is_hex else 2 if digits.startswith("0b") else
+                    8 if digits.startswith("0") and len(digits) > 1 else 10)
+    except ValueError:
+        raise error(node, f"cannot read the number {raw!r}") from None
+    unsigned, longs = "u" in suffix, suffix.count("l")
+    if unsigned:
+        candidates = [C.UINT, C.ULONG]
+    elif is_hex or t.startswith("0"):
+        candidates = [C.INT, C.UINT, C.LONG, C.ULONG]
+    else:
+        candidates = [C.INT, C.LONG]
+    if longs:
+        candidates = [c for c in candidates if c.size == 8]
+    for kind in candidates:
+        if value < 2 ** (kind.size * 8 - kind.signed):
+            return ir.Const(kind.dtype.type(value), kind, pos(node))
+    raise error(node, f"the number {raw!r} does not fit 64 bits")
+
+
+class Compiler:
+    """Compiles one kernel of a Unit for a launch whose arrays and params are resolved."""
+
+    def __init__(self, unit: Unit, arrays: dict[str, ResolvedArray], params: dict[str, int]):
+        self.unit = unit
+        self.arrays = arrays
+        self.params = params
+        self.slots = 0
+        self.sites: dict[str, list[ir.Site]] = {"global": [], "shared": []}
+        self._site_keys: dict[tuple, ir.Site] = {}
+        self.shared: dict[str, tuple[int, int]] = {}
+        self._shared_nodes: dict[str, int] = {}
+        self.scopes: list[dict] = []
+        self.loops: list[tuple[str, int]] = []
+        self.frames: list[Frame] = []
+        self.loop_depth = 0
+        self.macro_env: dict[str, tuple[Node, dict]] = {}
+        self._expanding: set[str] = set()
+
+    # ------------------------------------------------------------ entry
+
+    def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
+        self.scopes = [{}]
+        inits = []
+        seen = set()
+        for p in fn.params:
+            name, t, _ = self.declarator(p)
+            if name is None:
+                continue
+            seen.add(name)
+            slot = self.slot()
+            if isinstance(t, C.Pointer):
+                t = C.Pointer(t.to, "global", name)
+                inits.append((slot, np.int64(self.pointer_param(p, name, t).address0)))
+            else:
+                inits.append((slot, self.param_value(p, name, t)))
+            self.scopes[0][name] = Var(slot, t, name)
+        for name in pattern_arrays:
+            if name not in seen:
+                raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
+                                     f"of '{fn.name}'" + suggest(name, seen))
+        body = self.block(fn.body, scope=False)
+        return Program(self.slots, inits, body, self._ordered_sites(), self.shared)
+
+    def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
+        """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
+        self.scopes = [{}]
+        found = {}
+        for p in fn.params:
+            name, t, _ = self.declarator(p)
+            if name is not None and isinstance(t, C.Pointer) and t.to.size:
+                found[name] = (C.name_of(t.to), t.to.size)
+        return found
+
+    def pointer_param(self, node: Node, name: str, t: C.Pointer) -> ResolvedArray:
+        """The array a pointer parameter points to; its element size must be the pointee's."""
+        if name not in self.arrays:
+            raise error(node, f"the pointer parameter {name!r} needs an entry in the "
+                              "pattern's arrays" + suggest(name, self.arrays))
+        arr = self.arrays[name]
+        size = t.to.size
+        if size and arr.spec.elem_bytes != size:
+            raise error(node, f"arrays.{name} has dtype {arr.spec.dtype} "
+                              f"({arr.spec.elem_bytes} bytes) but the parameter points to "
+                              f"{C.name_of(t.to)} ({size} bytes)")
+        return arr
+
+    def param_value(self, node: Node, name: str, t: C.CType):
+        if not isinstance(t, C.Num):
+            raise error(node, f"parameter type {C.name_of(t)} is outside the subset")
+        if name not in self.params:
+            if t.floating:
+                return ir.Unknown(f"the parameter '{name}', which has no value in params")
+            raise error(node, f"the kernel parameter {name!r} needs a value: add it to "
+                              f"the pattern's params" + suggest(name, self.params))
+        value, bits = self.params[name], t.size * 8
+        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if t.signed else (0, 2 ** bits)
+        if not t.floating and not low <= value < high:
+            raise error(node, f"params.{name} = {value} does not fit {t.name}")
+        return t.dtype.type(value)
+
+    def _ordered_sites(self) -> dict[str, list[ir.Site]]:
+        for sites in self.sites.values():
+            # within a line, loads run before the store they feed (c[i] = a[i] + b[i])
+            sites.sort(key=lambda s: (s.line, s.op != "load", s.column, s.array))
+            for i, s in enumerate(sites):
+                s.index = i
+        return self.sites
+
+    def slot(self) -> int:
+        self.slots += 1
+        return self.slots - 1
+
+    # ------------------------------------------------------------ types
+
+    def base_type(self, node: Node) -> C.CType:
+        kind = node.type
+        if kind == "sized_type_specifier":
+            words = [c.type for c in node.children if c.type in ("unsigned", "signed", "long",
+                                                                  "short")]
+            inner = node.child_by_field_name("type")
+            base = text(inner) if inner is not None else "int"
+            longs = words.count("long")
+            if base == "char":
+                name = "unsigned char" if "unsigned" in words else "char"
+            elif base == "int":
+                size = "short" if "short" in words else ("long " * longs).strip() or "int"
+                name = ("unsigned " if "unsigned" in words else "") + size
+            else:
+                name = " ".join(words + [base])
+        elif kind in ("primitive_type", "type_identifier"):
+            name = text(node)
+        elif kind == "placeholder_type_specifier":
+            return C.AUTO
+        elif kind == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            name = text(node.child_by_field_name("name"))
+            if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
+                return C.GROUP
+        else:
+            raise error(node, f"type '{text(node)}' is outside the subset")
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
+        return C.NAMED[name]
+
+    def declarator(self, node: Node):
+        """A declaration-like node (parameter_declaration, declaration + one declarator,
+        type_descriptor) -> (name or None, type, init node or None)."""
+        t = self.base_type(node.child_by_field_name("type"))
+        decl = node.child_by_field_name("declarator")
+        return self.unwrap(decl, t)
+
+    def unwrap(self, decl: Node | None, t: C.CType):
+        """Declarator -> (name, type, init node): pointers get their array when set."""
+        init = None
+        sizes: list[Node] = []
+        name = None
+        while decl is not None:
+            kind = decl.type
+            if kind == "init_declarator":
+                init = decl.child_by_field_name("value")
+            elif kind in ("pointer_declarator", "abstract_pointer_declarator"):
+                if isinstance(t, C.Pointer):
+                    raise error(decl, "pointers to pointers are outside the subset")
+                t = C.Pointer(t, "", "")
+            elif kind in ("array_declarator", "abstract_array_declarator"):
+                sizes.append(decl)
+            elif kind == "identifier":
+                name = text(decl)
+                break
+            else:
+                raise error(decl, f"declarator '{text(decl)}' is outside the subset")
+            decl = decl.child_by_field_name("declarator")
+        for a in sizes:
+            size = a.child_by_field_name("size")
+            t = C.Array(t, 0 if size is None else self.constant_int(size))
+        return name, t, init
+
+    def constant_int(self, node: Node) -> int:
+        e = self.rvalue(node)
+        if not e.const or not C.is_int(e.type):
+            raise error(node, f"'{text(node)}' must be an integer constant")
+        return int(ir.constant_value(e))
+
+    # ------------------------------------------------------------ statements
+
+    def block(self, node: Node, scope: bool = True) -> ir.Block:
+        if scope:
+            self.scopes.append({})
+        body = []
+        for child in node.named_children:
+            stmt = self.statement(child)
+            if stmt is not None:
+                body.append(stmt)
+        if scope:
+            self.scopes.pop()
+        return ir.Block(body)
+
+    def statement(self, node: Node) -> ir.Stmt | None:
+        kind = node.type
+        if kind == "compound_statement":
+            return self.block(node)
+        if kind == "declaration":
+            return self.declaration(node)
+        if kind == "expression_statement":
+            expr = node.named_children[0] if node.named_children else None
+            return None if expr is None else ir.Eval(self.effect(expr))
+        if kind == "if_statement":
+            cond = self.condition(node.child_by_field_name("condition"))
+            then = self.scoped(node.child_by_field_name("consequence"))
+            alt = node.child_by_field_name("alternative")
+            other = None if alt is None else self.scoped(alt.named_children[-1])
+            return ir.If(cond, then, other)
+        if kind in ("for_statement", "while_statement", "do_statement"):
+            return self.loop(node)
+        if kind in ("break_statement", "continue_statement"):
+            if not self.loop_depth:
+                raise error(node, f"'{text(node)}' outside a loop")
+            return ir.Leave("brk" if kind == "break_statement" else "cont")
+        if kind == "return_statement":
+            return self.return_(node)
+        if kind == "comment" or (kind == "preproc_call" and text(
+                node.child_by_field_name("directive")) == "#pragma"):
+            return None
+        raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
+
+    def scoped(self, node: Node) -> ir.Stmt:
+        self.scopes.append({})
+        stmt = self.statement(node)
+        self.scopes.pop()
+        return stmt or ir.Block([])
+
+    def condition(self, node: Node) -> ir.Expr:
+        if node.type == "condition_clause":
+            value = node.child_by_field_name("value")
+            if value is None or node.child_by_field_name("initializer") is not None:
+                raise error(node, "a declaration in a condition is outside the subset")
+            node = value
+        e = self.rvalue(node)
+        if not isinstance(e.type, (C.Num, C.Pointer)):
+            raise error(node, f"a condition of type {C.name_of(e.type)}")
+        return e
+
+    def loop(self, node: Node) -> ir.Loop:
+        self.scopes.append({})
+        init = cond = update = None
+        names = []
+        if node.type == "for_statement":
+            first = node.child_by_field_name("initializer")
+            if first is not None and first.type == "declaration":
+                init = self.declaration(first)
+                names = list(self.scopes[-1].items())
+            elif first is not None:
+                init = ir.Eval(self.effect(first))
+            c = node.child_by_field_name("condition")
+            cond = None if c is None else self.condition(c)
+            u = node.child_by_field_name("update")
+            update = None if u is None else self.effect(u)
+        else:
+            cond = self.condition(node.child_by_field_name("condition"))
+        outer = len(self.loops)
+        self.loops.extend((name, var.slot) for name, var in names if isinstance(var, Var))
+        self.loop_depth += 1
+        body = self.scoped(node.child_by_field_name("body"))
+        self.loop_depth -= 1
+        del self.loops[outer:]
+        self.scopes.pop()
+        return ir.Loop(init, cond, update, body, node.type != "do_statement", pos(node))
+
+    def return_(self, node: Node) -> ir.Leave:
+        value = node.named_children[0] if node.named_children else None
+        if not self.frames:
+            if value is not None:
+                raise error(value, "a kernel returns nothing")
+            return ir.Leave("ret")
+        frame = self.frames[-1]
+        if value is None:
+            return ir.Leave("ret")
+        e = self.rvalue(value)
+        if isinstance(frame.type, C.Pointer) and not frame.type.root:
+            frame.type = e.type
+        return ir.Leave("ret", self.converted(e, frame.type, value), frame.result)
+
+    def declaration(self, node: Node) -> ir.Block:
+        quals = {text(c) for c in node.children
+                 if c.type in ("type_qualifier", "storage_class_specifier")}
+        base = self.base_type(node.child_by_field_name("type"))
+        out = []
+        for decl in node.children_by_field_name("declarator"):
+            name, t, init = self.unwrap(decl, base)
+            if "__shared__" in quals:
+                self.shared_variable(decl, name, t, "extern" in quals)
+                continue
+            if "static" in quals or "__constant__" in quals:
+                raise error(node, f"'{' '.join(sorted(quals))}' variables are outside the subset")
+            if t is C.GROUP:
+                self.scopes[-1][name] = Group()
+                continue
+            if isinstance(t, C.Array):
+                raise error(decl, "local arrays (registers or local memory) are outside the "
+                                  "subset; __shared__ arrays are in it")
+            value = None
+            if init is not None:
+                if init.type == "initializer_list":
+                    raise error(init, "initializer lists are outside the subset")
+                value = self.rvalue(init)
+                if t is C.AUTO or t == C.Pointer(C.AUTO, "", ""):
+                    t = value.type
+                if isinstance(t, C.Pointer):
+                    t = self.pointer_target(t, value, init)
+                value = self.converted(value, t, init)
+            elif C.AUTO in (t, getattr(t, "to", None)):
+                raise error(decl, "'auto' needs an initializer")
+            var = Var(self.slot(), t, name)
+            self.scopes[-1][name] = var
+            out.append(ir.Declare(var.slot, value, name))
+        return ir.Block(out)
+
+    def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
+        if extern or (isinstance(t, C.Array) and t.n <= 0):
+            raise error(decl, "dynamic shared memory (extern __shared__) is outside the subset")
+        key = decl.start_byte
+        if self._shared_nodes.get(name, key) != key:
+            raise error(decl, f"two __shared__ variables named {name!r}")
+        if name not in self.shared:
+            end = max((a + n for a, n in self.shared.values()), default=0)
+            address = -(-end // SHARED_ALIGN) * SHARED_ALIGN
+            self.shared[name] = (address, t.size)
+            self._shared_nodes[name] = key
+        self.scopes[-1][name] = Shared(name, t, self.shared[name][0])
+
+    # ------------------------------------------------------------ expressions
+
+    def effect(self, node: Node) -> ir.Expr:
+        """An expression evaluated for its effects (statement, for-update)."""
+        return self.value_of(self.expr(node), node)
+
+    def rvalue(self, node: Node) -> ir.Expr:
+        e = self.value_of(self.expr(node), node)
+        if e.type is C.VOID or e.type is C.GROUP:
+            raise error(node, f"'{text(node)}' has no value")
+        return e
+
+    def value_of(self, x, node: Node) -> ir.Expr:
+        """An lvalue or value -> the expression that reads it (a load for memory)."""
+        if isinstance(x, Var):
+            return ir.Read(x.slot, x.type, pos(node), x.name)
+        if isinstance(x, ir.Memory):
+            if isinstance(x.type, C.Array):
+                return ir.Convert(x.addr, C.Pointer(x.type.of, x.space, x.root), pos(node))
+            x.load_site = self.site(x, "load", node)
+            return ir.Load(x, x.type, pos(node))
+        if isinstance(x, Group):
+            return ir.Const(0, C.GROUP, pos(node))
+        return x
+
+    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site:
+        if isinstance(mem.type, (C.Opaque, C.Pointer)):
+            raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
+        line, col = pos(node)
+        key = (line, col, op, mem.space, mem.root)
+        if key not in self._site_keys:
+            site = ir.Site(line, col, op, mem.root, mem.type.size, text(node))
+            self._site_keys[key] = site
+            self.sites[mem.space].append(site)
+        return self._site_keys[key]
+
+    def fold(self, e: ir.Expr) -> ir.Expr:
+        return ir.Const(ir.constant_value(e), e.type, e.pos) if e.const else e
+
+    def expr(self, node: Node):
+        """Any expression node -> Var, ir.Memory, Group or an ir.Expr."""
+        kind = node.type
+        method = getattr(self, "x_" + kind, None)
+        if method is None:
+            raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
+                              "the subset")
+        return method(node)
+
+    def x_number_literal(self, node):
+        return literal(node)
+
+    def x_true(self, node):
+        return ir.Const(np.uint8(1), C.BOOL, pos(node))
+
+    def x_false(self, node):
+        return ir.Const(np.uint8(0), C.BOOL, pos(node))
+
+    def x_char_literal(self, node):
+        chars = node.named_children
+        body = text(chars[0]) if chars else ""
+        if len(body) != 1:
+            raise error(node, f"character literal {text(node)} is outside the subset")
+        return ir.Const(C.CHAR.dtype.type(ord(body)), C.CHAR, pos(node))
+
+    def x_parenthesized_expression(self, node):
+        return self.expr(node.named_children[0])
+
+    def x_identifier(self, node):
+        name = text(node)
+        if name in self.macro_env:
+            arg, env = self.macro_env[name]
+            saved, self.macro_env = self.macro_env, env
+            try:
+                return self.expr(arg)
+            finally:
+                self.macro_env = saved
+        for scope in reversed(self.scopes):
+            if name in scope:
+                sym = scope[name]
+                if isinstance(sym, Shared):
+                    return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
+                                     sym.type, "shared", sym.name, pos(node), tuple(self.loops))
+                return sym
+        if name == "warpSize":
+            return ir.Builtin(name, C.INT, pos(node))
+        macro = self.unit.macros.get(name)
+        if macro is not None and macro.params is None and name not in self._expanding:
+            return self.expand(macro, {}, node)
+        if name in self.unit.globals:
+            return self.file_constant(name, node)
+        known = [n for s in self.scopes for n in s] + list(self.unit.macros)
+        raise error(node, f"unknown name {name!r}" + suggest(name, known))
+
+    def expand(self, macro, env: dict, node: Node):
+        """A macro use -> its text compiled where it is used, parameters bound to arguments."""
+        self._expanding.add(macro.name)
+        saved, self.macro_env = self.macro_env, env
+        try:
+            return self.expr(self.unit.fragment(macro.value))
+        finally:
+            self.macro_env = saved
+            self._expanding.discard(macro.name)
+
+    def file_constant(self, name: str, node: Node) -> ir.Const:
+        decl = self.unit.globals[name]
+        quals = {text(c) for c in decl.children
+                 if c.type in ("type_qualifier", "storage_class_specifier")}
+        if not quals & {"const", "constexpr"}:
+            raise error(node, f"{name!r} is a file-scope variable; only const and constexpr "
+                              "ones are in the subset")
+        check_syntax(decl)
+        base = self.base_type(decl.child_by_field_name("type"))
+        for d in decl.children_by_field_name("declarator"):
+            dname, t, init = self.unwrap(d, base)
+            if dname == name and init is not None and isinstance(t, C.Num):
+                saved, self.scopes = self.scopes, [{}]
+                try:
+                    e = self.converted(self.rvalue(init), t, init)
+                finally:
+                    self.scopes = saved
+                if e.const:
+                    return ir.Const(ir.constant_value(e), t, pos(node))
+        raise error(node, f"{name!r} is not a numeric constant")
+
+    def x_field_expression(self, node):
+        arg = node.child_by_field_name("argument")
+        fname = text(node.child_by_field_name("field"))
+        op = node.child_by_field_name("operator").type
+        if arg.type == "identifier" and text(arg) in BUILTIN_VECTORS and not self.shadowed(arg):
+            if fname not in ("x", "y", "z"):
+                raise error(node, f"{text(arg)} has fields x, y, z")
+            return ir.Builtin(f"{text(arg)}.{fname}", C.UINT, pos(node))
+        base = self.expr(arg)
+        if op == "->":
+            p = self.value_of(base, arg)
+            if not isinstance(p.type, C.Pointer):
+                raise error(node, "'->' needs a pointer")
+            base = ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
+        t = base.type if not isinstance(base, Group) else C.GROUP
+        if not isinstance(t, C.Vec) or fname not in C.FIELDS[:t.n]:
+            raise error(node, f"field '{fname}' of {C.name_of(t)} is outside the subset")
+        i = C.FIELDS.index(fname)
+        if isinstance(base, ir.Memory):
+            addr = ir.Offset(base.addr, ir.Const(np.int64(i), C.LONG), t.base.size,
+                             C.Pointer(t.base, base.space, base.root), pos(node))
+            return ir.Memory(addr, t.base, base.space, base.root, pos(node), base.loops)
+        if isinstance(base, Var):
+            return ir.Field(self.value_of(base, arg), i, t.base, pos(node))
+        return ir.Field(base, i, t.base, pos(node))
+
+    def shadowed(self, node: Node) -> bool:
+        return any(text(node) in s for s in self.scopes)
+
+    def x_subscript_expression(self, node):
+        indices = node.child_by_field_name("indices")
+        items = indices.named_children if indices.type == "subscript_argument_list" else [indices]
+        if len(items) != 1:
+            raise error(indices, "a subscript needs exactly one index")
+        base = self.rvalue(node.child_by_field_name("argument"))
+        index = self.rvalue(items[0])
+        return self.deref(self.pointer_plus(base, index, 1, node), node)
+
+    def deref(self, p: ir.Expr, node: Node) -> ir.Memory:
+        if not isinstance(p.type, C.Pointer):
+            raise error(node, f"'{text(node)}' reads through a {C.name_of(p.type)}, not a pointer")
+        if not p.type.root:
+            raise error(node, "a pointer that points into no array")
+        return ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
+
+    def pointer_plus(self, p: ir.Expr, k: ir.Expr, sign: int, node: Node) -> ir.Expr:
+        if isinstance(k.type, C.Pointer) and C.is_int(p.type) and sign > 0:
+            p, k = k, p
+        if not isinstance(p.type, C.Pointer) or not C.is_int(k.type):
+            raise error(node, f"cannot offset {C.name_of(p.type)} by {C.name_of(k.type)}")
+        if p.type.to.size == 0:
+            raise error(node, f"arithmetic on a {C.name_of(p.type)} is outside the subset")
+        return ir.Offset(p, k, sign * p.type.to.size, p.type, pos(node))
+
+    def x_pointer_expression(self, node):
+        arg = node.child_by_field_name("argument")
+        if node.child_by_field_name("operator").type == "*":
+            return self.deref(self.rvalue(arg), node)
+        target = self.expr(arg)
+        if not isinstance(target, ir.Memory):
+            raise error(node, "'&' of a variable is outside the subset")
+        return ir.Convert(target.addr, C.Pointer(target.type, target.space, target.root),
+                          pos(node))
+
+    def x_binary_expression(self, node):
+        op = node.child_by_field_name("operator").type
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op in ("&&", "||"):
+            return self.fold(ir.Logic(op, self.condition(left), self.condition(right), C.INT,
+                                      pos(node)))
+        return self.binary(op, self.rvalue(left), self.rvalue(right), node)
+
+    def binary(self, op: str, a: ir.Expr, b: ir.Expr, node: Node) -> ir.Expr:
+        """`a op b` with C's conversions (pointer arithmetic included), folded if constant."""
+        ta, tb = a.type, b.type
+        if isinstance(ta, C.Pointer) or isinstance(tb, C.Pointer):
+            if op == "+":
+                return self.pointer_plus(a, b, 1, node)
+            if op == "-" and not isinstance(tb, C.Pointer):
+                return self.pointer_plus(a, b, -1, node)
+            if isinstance(ta, C.Pointer) and isinstance(tb, C.Pointer) and (
+                    op == "-" or op in _COMPARE):
+                diff = ir.Binary(op, ir.Convert(a, C.LONG, a.pos), ir.Convert(b, C.LONG, b.pos),
+                                 C.LONG if op == "-" else C.INT, pos(node))
+                if op != "-":
+                    return diff
+                return ir.Binary("/", diff, ir.Const(np.int64(ta.to.size or 1), C.LONG),
+                                 C.LONG, pos(node))
+            raise error(node, f"'{op}' of {C.name_of(ta)} and {C.name_of(tb)}")
+        if not isinstance(ta, C.Num) or not isinstance(tb, C.Num):
+            raise error(node, f"'{op}' of {C.name_of(ta)} and {C.name_of(tb)} is outside "
+                              "the subset")
+        if op in ("<<", ">>"):
+            t = C.promote(ta)
+            if t.floating or tb.floating:
+                raise error(node, f"'{op}' needs integers")
+            return self.fold(ir.Binary(op, self.cast(a, t), self.cast(b, t), t, pos(node)))
+        t = C.common(ta, tb)
+        if t.floating and op in ("%", "&", "|", "^"):
+            raise error(node, f"'{op}' needs integers")
+        result = C.INT if op in _COMPARE else t
+        return self.fold(ir.Binary(op, self.cast(a, t), self.cast(b, t), result, pos(node)))
+
+    def cast(self, e: ir.Expr, t: C.CType) -> ir.Expr:
+        """`e` converted to `t` (no node when it already has that type)."""
+        if e.type == t:
+            return e
+        return self.fold(ir.Convert(e, t, e.pos))
+
+    def converted(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        """Assignment conversion of `e` to `t`; pointers must point into the same array."""
+        if isinstance(t, C.Num) and isinstance(e.type, C.Num):
+            return self.cast(e, t)
+        if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
+            if e.type.root != t.root or e.type.space != t.space:
+                raise error(node, f"a pointer into {t.root!r} cannot also point into "
+                                  f"{e.type.root!r}: outside the subset")
+            if t.to != e.type.to and C.VOID not in (t.to, e.type.to):
+                raise error(node, f"{C.name_of(e.type)} to {C.name_of(t)} needs a cast")
+            return ir.Convert(e, t, e.pos) if e.type != t else e
+        if t == e.type:
+            return e
+        raise error(node, f"cannot convert {C.name_of(e.type)} to {C.name_of(t)}")
+
+    def pointer_target(self, declared: C.Pointer, value: ir.Expr, node: Node) -> C.Pointer:
+        """A pointer variable's full type: the array of its first value."""
+        if not isinstance(value.type, C.Pointer):
+            raise error(node, f"a pointer set from {C.name_of(value.type)}")
+        return C.Pointer(declared.to, value.type.space, value.type.root)
+
+    def x_unary_expression(self, node):
+        op = node.child_by_field_name("operator").type
+        arg_node = node.child_by_field_name("argument")
+        if op == "!":
+            return self.fold(ir.Unary("!", self.condition(arg_node), C.INT, pos(node)))
+        a = self.rvalue(arg_node)
+        if not isinstance(a.type, C.Num) or (op == "~" and a.type.floating):
+            raise error(node, f"'{op}' of {C.name_of(a.type)}")
+        t = C.promote(a.type)
+        a = self.cast(a, t)
+        return a if op == "+" else self.fold(ir.Unary(op, a, t, pos(node)))
+
+    def lvalue(self, node: Node):
+        target = self.expr(node)
+        if not isinstance(target, (Var, ir.Memory)) or isinstance(target.type, C.Array):
+            raise error(node, f"cannot assign to '{text(node)}'")
+        return target
+
+    def x_update_expression(self, node):
+        arg = node.child_by_field_name("argument")
+        op = node.child_by_field_name("operator").type
+        postfix = node.children[0].type != op
+        target = self.lvalue(arg)
+        one = ir.Const(np.int32(1), C.INT, pos(node))
+        return self.update(target, op[0], one, node, arg, postfix)
+
+    def update(self, target, op: str, operand: ir.Expr, node: Node, target_node: Node,
+               postfix: bool = False) -> ir.Assign:
+        """`target op= operand` (and ++/--): old value in a slot, then the store."""
+        old = self.slot()
+        value = self.binary(op, ir.Read(old, target.type, pos(node), text(target_node)),
+                            operand, node)
+        return self.assignment(target, value, node, target_node, old, postfix)
+
+    def assignment(self, target, value: ir.Expr, node: Node, target_node: Node,
+                   old: int | None = None, postfix: bool = False) -> ir.Assign:
+        t = target.type
+        if isinstance(target, Var) and isinstance(t, C.Pointer) and not t.root:
+            target.type = t = self.pointer_target(t, value, node)
+        value = self.converted(value, t, node)
+        if isinstance(target, Var):
+            return ir.Assign(target.slot, value, t, pos(node), old, postfix)
+        if old is not None:
+            target.load_site = self.site(target, "load", target_node)
+        target.store_site = self.site(target, "store", target_node)
+        return ir.Assign(target, value, t, pos(node), old, postfix)
+
+    def x_assignment_expression(self, node):
+        op = node.child_by_field_name("operator").type
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        value = self.rvalue(right)
+        target = self.lvalue(left)
+        if op == "=":
+            return self.assignment(target, value, node, left)
+        return self.update(target, op[:-1], value, node, left)
+
+    def x_conditional_expression(self, node):
+        c = self.condition(node.child_by_field_name("condition"))
+        a = self.rvalue(node.child_by_field_name("consequence"))
+        b = self.rvalue(node.child_by_field_name("alternative"))
+        if isinstance(a.type, C.Num) and isinstance(b.type, C.Num):
+            t = C.common(a.type, b.type)
+            a, b = self.cast(a, t), self.cast(b, t)
+        elif a.type != b.type:
+            raise error(node, f"'?:' of {C.name_of(a.type)} and {C.name_of(b.type)} is "
+                              "outside the subset")
+        return self.fold(ir.Select(c, a, b, a.type, pos(node)))
+
+    def x_comma_expression(self, node):
+        first = self.effect(node.child_by_field_name("left"))
+        then = self.rvalue(node.child_by_field_name("right"))
+        return ir.Comma(first, then, then.type, pos(node))
+
+    def x_cast_expression(self, node):
+        t = self.type_descriptor(node.child_by_field_name("type"))
+        return self.explicit_cast(self.rvalue(node.child_by_field_name("value")), t, node)
+
+    def type_descriptor(self, node: Node) -> C.CType:
+        _, t, _ = self.declarator(node)
+        return t
+
+    def explicit_cast(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        if isinstance(t, C.Num) and isinstance(e.type, (C.Num, C.Pointer)):
+            return self.cast(e, t)
+        if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
+            return ir.Convert(e, C.Pointer(t.to, e.type.space, e.type.root), pos(node))
+        if t == e.type:
+            return e
+        raise error(node, f"a cast from {C.name_of(e.type)} to {C.name_of(t)} is outside "
+                          "the subset")
+
+    def x_sizeof_expression(self, node):
+        tnode = node.child_by_field_name("type")
+        t = self.type_descriptor(tnode) if tnode is not None else \
+            self.rvalue(node.child_by_field_name("value")).type
+        return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
+
+    # ------------------------------------------------------------ calls
+
+    def x_call_expression(self, node):
+        fn = node.child_by_field_name("function")
+        args = [a for a in node.child_by_field_name("arguments").named_children
+                if a.type != "comment"]
+        if fn.type == "template_function":
+            name = text(fn.child_by_field_name("name"))
+            targs = fn.child_by_field_name("arguments").named_children
+            if name not in ("reinterpret_cast", "static_cast", "const_cast") or \
+                    len(targs) != 1 or len(args) != 1:
+                raise error(node, f"call of '{text(fn)}' is outside the subset")
+            return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
+        if fn.type == "qualified_identifier":
+            scope, name = fn.child_by_field_name("scope"), text(fn.child_by_field_name("name"))
+            if scope is not None and text(scope) in GROUP_NAMESPACES:
+                if name == "this_thread_block":
+                    return Group()
+                if name == "sync":
+                    return ir.Const(0, C.VOID, pos(node))
+            raise error(node, f"call of '{text(fn)}' is outside the subset")
+        if fn.type == "field_expression":
+            target = self.expr(fn.child_by_field_name("argument"))
+            if isinstance(target, Group) and text(fn.child_by_field_name("field")) == "sync":
+                return ir.Const(0, C.VOID, pos(node))
+            raise error(node, f"call of '{text(fn)}' is outside the subset")
+        if fn.type != "identifier":
+            raise error(node, f"call of '{text(fn)}' is outside the subset")
+        return self.call(text(fn), args, node)
+
+    def call(self, name: str, args: list[Node], node: Node):
+        if name in SYNCS:
+            return ir.Const(0, C.VOID, pos(node))
+        macro = self.unit.macros.get(name)
+        if macro is not None and macro.params is not None and name not in self._expanding:
+            if len(args) != len(macro.params):
+                raise error(node, f"macro {name} takes {len(macro.params)} arguments")
+            env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
+            return self.expand(macro, env, node)
+        fn = self.unit.device_function(name, node)
+        if fn is not None:
+            return self.inline(fn, [self.rvalue(a) for a in args], node)
+        if name == "__ldg" and len(args) == 1:
+            return self.value_of(self.deref(self.rvalue(args[0]), node), node)
+        if name.startswith("make_") and name[5:] in C.NAMED:
+            t = C.NAMED[name[5:]]
+            if not isinstance(t, C.Vec) or len(args) != t.n:
+                raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
+            return ir.Vector([self.cast(self.rvalue(a), t.base) for a in args], t, pos(node))
+        if name in _MATH:
+            fn_np, result = _MATH[name]
+            values = [self.rvalue(a) for a in args]
+            if not all(isinstance(v.type, C.Num) for v in values):
+                raise error(node, f"{name} of a non-number")
+            if result is None:
+                result = values[0].type if len(values) == 1 else C.common(values[0].type,
+                                                                           values[1].type)
+                result = C.promote(result)
+            return self.fold(ir.Math(fn_np, [self.cast(v, result) for v in values], result,
+                                     pos(node)))
+        if name in SHUFFLES:
+            return self.shuffle(SHUFFLES[name], args, node)
+        if name.startswith("atomic"):
+            raise error(node, f"{name} (atomics) is outside the subset")
+        raise error(node, f"call of unknown function {name!r}" +
+                    suggest(name, [*self.unit.functions, *_MATH]))
+
+    def shuffle(self, kind: str, args: list[Node], node: Node) -> ir.Shuffle:
+        if len(args) not in (3, 4):
+            raise error(node, "a warp shuffle takes (mask, value, lane[, width])")
+        if len(args) == 4 and self.constant_int(args[3]) != 32:
+            raise error(args[3], "shuffles narrower than the warp (width < 32) are outside "
+                                 "the subset")
+        value, arg = self.rvalue(args[1]), self.rvalue(args[2])
+        if not C.is_int(arg.type):
+            raise error(args[2], "a shuffle's lane must be an integer")
+        return ir.Shuffle(kind, value, arg, value.type, pos(node))
+
+    def inline(self, fn: Function, args: list[ir.Expr], node: Node) -> ir.Call:
+        if any(f.name == fn.name for f in self.frames):
+            raise error(node, f"recursive call of {fn.name!r} is outside the subset")
+        params = fn.params
+        if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
+            raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        ret_t = self.base_type(fn.node.child_by_field_name("type"))
+        decl = fn.node.child_by_field_name("declarator")
+        if decl.type == "pointer_declarator":
+            ret_t = C.Pointer(ret_t, "", "")
+        scope: dict = {}
+        slots, values = [], []
+        for p, a in zip(params, args):
+            name, t, _ = self.declarator(p)
+            if isinstance(t, C.Pointer):
+                t = self.pointer_target(t, a, p)
+            var = Var(self.slot(), t, name)
+            scope[name] = var
+            slots.append(var.slot)
+            values.append(self.converted(a, t, node))
+        frame = Frame(fn.name, self.slot(), ret_t)
+        saved = self.scopes, self.macro_env, self.loop_depth
+        self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
+        self.frames.append(frame)
+        try:
+            body = self.block(fn.body, scope=False)
+        finally:
+            self.frames.pop()
+            self.scopes, self.macro_env, self.loop_depth = saved
+        return ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))

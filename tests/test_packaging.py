@@ -1,0 +1,150 @@
+"""Packaging, fast checks only (building the bundle takes minutes: .ci/bundle.sh does that).
+
+The spec is run with stand-ins for PyInstaller's build classes, so these tests need no
+PyInstaller; the smoke test runs in this process on the offscreen platform.
+"""
+
+import configparser
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+import types
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PACKAGING = ROOT / "packaging"
+ICONS = ROOT / "resources" / "icons"
+sys.path.insert(0, str(PACKAGING))
+
+from render_icons import SIZES, png_path  # noqa: E402
+from trim import has_debug_info, unused  # noqa: E402
+
+
+class _Built:
+    """Stands in for Analysis, PYZ, EXE and COLLECT: keeps what the spec passed."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.binaries, self.datas, self.pure, self.scripts = [], [], [], []
+
+
+@pytest.fixture
+def spec(tmp_path, monkeypatch):
+    """The spec's namespace after running it with stand-in build classes."""
+    hooks = types.ModuleType("PyInstaller.utils.hooks")
+    hooks.collect_data_files = lambda package: [("model/x.json", f"{package}/model")]
+    for name in ("PyInstaller", "PyInstaller.utils"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", hooks)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    namespace = {"SPECPATH": str(PACKAGING), "workpath": str(tmp_path),
+                 **{name: type(name, (_Built,), {}) for name in
+                    ("Analysis", "PYZ", "EXE", "COLLECT")}}
+    path = PACKAGING / "sectorviz.spec"
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
+
+
+def test_spec_takes_name_and_version_from_pyproject(spec):
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert (spec["NAME"], spec["VERSION"]) == (project["name"], project["version"])
+    assert spec["exe"].kwargs["name"] == spec["coll"].kwargs["name"] == project["name"]
+
+
+def test_spec_is_one_folder_without_upx_and_unused_qt(spec):
+    exe, coll, analysis = spec["exe"], spec["coll"], spec["a"]
+    assert exe.kwargs["exclude_binaries"] and exe.kwargs["upx"] is False
+    assert coll.kwargs["upx"] is False
+    excludes = set(analysis.kwargs["excludes"])
+    for module in ("PySide6.QtWebEngineCore", "PySide6.QtQml", "PySide6.QtQuick",
+                   "PySide6.Qt3DCore", "PySide6.QtMultimedia", "PySide6.QtCharts", "PyQt5",
+                   "PyQt6", "PySide2"):
+        assert module in excludes
+    assert not excludes & {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets",
+                           "PySide6.QtSvg"}
+    assert (str(ROOT / "resources"), "resources") in analysis.kwargs["datas"]
+    assert "sectorviz.smoke" in analysis.kwargs["hiddenimports"]
+
+
+def test_runtime_hook_pins_pyqtgraph_to_pyside6(spec, monkeypatch):
+    (hook,) = spec["a"].kwargs["runtime_hooks"]
+    monkeypatch.delenv("PYQTGRAPH_QT_LIB", raising=False)
+    exec(compile(Path(hook).read_text(), hook, "exec"), {})
+    assert os.environ["PYQTGRAPH_QT_LIB"] == "PySide6"
+
+
+def test_trim_keeps_what_the_app_loads():
+    qt = "PySide6/Qt/"
+    for kept in ("plugins/platforms/libqxcb.so", "plugins/platforms/libqoffscreen.so",
+                 "plugins/platforms/libqwayland-egl.so", "plugins/imageformats/libqsvg.so",
+                 "plugins/iconengines/libqsvgicon.so", "lib/libQt6XcbQpa.so.6",
+                 "lib/libQt6Gui.so.6"):
+        assert not unused(qt + kept), kept
+    for dropped in ("translations/qtbase_de.qm", "plugins/platforms/libqeglfs.so",
+                    "plugins/platforms/libqvnc.so", "plugins/imageformats/libqjpeg.so",
+                    "lib/libQt6Network.so.6"):
+        assert unused(qt + dropped), dropped
+    assert not unused("resources/examples/vector-add.sectorviz.json")
+
+
+def test_debug_info_is_found_only_in_elf_files():
+    assert not has_debug_info(ICONS / "sectorviz.svg")
+    assert isinstance(has_debug_info(sys.executable), bool)
+
+
+def test_scripts_parse():
+    for script in (PACKAGING / "build.sh", ROOT / ".ci" / "bundle.sh"):
+        subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_desktop_file_has_the_required_keys():
+    path = ROOT / "resources" / "sectorviz.desktop"
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.optionxform = str
+    parser.read(path, encoding="utf-8")
+    entry = parser["Desktop Entry"]
+    assert entry["Type"] == "Application"
+    assert entry["Name"] == "sectorviz"
+    assert entry["Exec"].split()[0] == "sectorviz"
+    assert entry["Icon"] == "sectorviz"
+    assert entry["Terminal"] == "false"
+    assert entry["Categories"].endswith(";")
+    if shutil.which("desktop-file-validate"):
+        done = subprocess.run(["desktop-file-validate", str(path)], capture_output=True,
+                              text=True)
+        assert done.returncode == 0 and "error" not in done.stdout, done.stdout
+
+
+def test_icon_svg_and_pngs_exist(qapp):
+    from PySide6.QtGui import QImage
+    from PySide6.QtSvg import QSvgRenderer
+
+    renderer = QSvgRenderer(str(ICONS / "sectorviz.svg"))
+    assert renderer.isValid()
+    box = renderer.viewBoxF()
+    assert box.width() == box.height() > 0
+    for size in SIZES:
+        image = QImage(str(png_path(size)))
+        assert (image.width(), image.height()) == (size, size)
+        assert image.hasAlphaChannel()
+
+
+def test_smoke_test_runs_in_process_and_reports_ok(qapp, tmp_path):
+    from sectorviz.smoke import run_smoke_test
+
+    status = run_smoke_test(tmp_path)
+    doc = json.loads((tmp_path / "smoke.json").read_text())
+    assert status == 0, [c for c in doc["checks"] if not c["ok"]]
+    assert doc["ok"] is True
+    names = [c["name"] for c in doc["checks"]]
+    for step in ("open window", "step warp", "edit stride", "export svg", "export pdf",
+                 "export png", "close window"):
+        assert step in names
+    for suffix in (".svg", ".pdf", ".png"):
+        assert (tmp_path / f"smoke-grid{suffix}").stat().st_size > 0
+    assert doc["timings"]["total_s"] > 0
