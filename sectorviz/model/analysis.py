@@ -17,10 +17,12 @@ import numpy as np
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
+from .affine import WarpCoordinates, account_affine
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 
 CHUNK_LANES = 2**18
 MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
+MAX_PENDING_RUNS = 2**22  # runs of sectors kept before they are folded into the bitmap
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -162,6 +164,8 @@ class SectorSet:
             raise PatternError("arrays", f"the arrays span {total} sectors; sectorviz counts "
                                          f"unique sectors over at most {MAX_TRACKED_SECTORS}")
         self.ranges = [(lo, hi, np.zeros(hi - lo, dtype=bool)) for lo, hi in merged]
+        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pending = 0
 
     def add(self, ids: np.ndarray) -> None:
         """Mark sector ids (any shape; every id lies inside some array's span)."""
@@ -169,10 +173,36 @@ class SectorSet:
             inside = ids[(ids >= lo) & (ids < hi)] if len(self.ranges) > 1 else ids
             bits[inside - lo if lo else inside] = True
 
+    def add_runs(self, first: np.ndarray, last: np.ndarray) -> None:
+        """Mark every sector of each run [first, last] (kept until the next count)."""
+        self._runs.append((first, last))
+        self._pending += len(first)
+        if self._pending > MAX_PENDING_RUNS:
+            self._fold_runs()
+
+    def _fold_runs(self) -> None:
+        if not self._runs:
+            return
+        first = np.concatenate([f for f, _ in self._runs])
+        last = np.concatenate([l for _, l in self._runs])
+        self._runs, self._pending = [], 0
+        for lo, hi, bits in self.ranges:
+            inside = (first >= lo) & (first < hi)
+            if not inside.any():
+                continue
+            f, l = first[inside] - lo, last[inside] - lo
+            start, stop = int(f.min()), int(l.max()) + 1  # fold only the span the runs cover
+            span = stop - start + 1
+            depth = np.bincount(f - start, minlength=span) - np.bincount(l - start + 1, minlength=span)
+            bits[start:stop] |= np.cumsum(depth, dtype=np.int32)[:-1] > 0
+
     def count(self) -> int:
+        self._fold_runs()
         return int(sum(np.count_nonzero(bits) for _, _, bits in self.ranges))
 
     def union_count(self, others: list["SectorSet"]) -> int:
+        for other in others:
+            other._fold_runs()
         return int(sum(np.count_nonzero(np.logical_or.reduce([s.ranges[i][2] for s in others]))
                        for i in range(len(self.ranges))))
 
@@ -217,15 +247,28 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     seen = [SectorSet(kernel, sb) for _ in range(n)]
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
-    for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):
-        for k, batch in kernel.trace(lo, hi):
-            rows = account_rows(batch.address, widths[k], batch.active, sb)
-            accs[k].add(rows)
-            for touched in rows.touched:
-                seen[k].add(touched)
-            if per_warp:
-                per_sectors[k, lo:hi] += rows.counts
-                per_requests[k, lo:hi] += rows.requested
+    plans = getattr(kernel, "closed_forms", {})
+
+    def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
+        accs[k].add(rows)
+        for touched in rows.touched:
+            seen[k].add(touched)
+        if rows.touched_ranges is not None:
+            seen[k].add_runs(*rows.touched_ranges)
+        if per_warp:
+            per_sectors[k, lo:hi] += rows.counts
+            per_requests[k, lo:hi] += rows.requested
+
+    # closed forms work per warp, not per lane: they take chunks 32 times larger
+    chunk = CHUNK_LANES if len(plans) == n else max(1, CHUNK_LANES // WARP_SIZE)
+    for lo, hi in warp_chunks(kernel.warps, chunk):
+        coords = WarpCoordinates(kernel, lo, hi) if plans else None
+        for k, plan in plans.items():
+            record(k, lo, hi, account_affine(plan, coords, sb))
+        if len(plans) < n:
+            trace = kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi)
+            for k, batch in trace:
+                record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
         if progress is not None:
             progress(hi, kernel.warps)
     instructions = tuple(

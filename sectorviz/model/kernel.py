@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Collection, Iterator
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from .errors import PatternError
 from .expr import ExprError, Node, evaluate, evaluate_truth
 from .pattern import Access, ArraySpec, Expr, Pattern, expression, suggest
 from .sectors import WARP_SIZE
+
+if TYPE_CHECKING:
+    from .affine import AffinePlan
 
 MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -281,15 +284,26 @@ class Kernel(Launch):
             Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
             for a in pattern.accesses)
 
-    def trace(self, lo: int, hi: int, threads: Threads | None = None) -> Iterator[tuple[int, Batch]]:
-        """Every (instruction index, execution) of warps [lo, hi), in program order; each loop
-        iteration of an access is one more execution."""
+    @cached_property
+    def closed_forms(self) -> dict[int, "AffinePlan"]:
+        """Accesses whose addresses are affine in the thread coordinates -> their plans, which
+        the analysis counts per warp instead of per lane (see affine.py)."""
+        from .affine import plan_access
+        plans = {k: plan_access(self, k) for k in range(len(self.instructions))}
+        return {k: plan for k, plan in plans.items() if plan is not None}
+
+    def trace(self, lo: int, hi: int, threads: Threads | None = None,
+              skip: Collection[int] = ()) -> Iterator[tuple[int, Batch]]:
+        """Every (instruction index, execution) of warps [lo, hi), in program order, except
+        the instructions in `skip`; each loop iteration of an access is one more execution."""
         threads = threads or self.threads(lo, hi)
         scope = ThreadScope(self, threads)
         running = threads.valid
         if self.pattern.guard is not None:
             running = running & truth_at(self.pattern.guard, scope, running)
         for k, access in enumerate(self.pattern.accesses):
+            if k in skip:
+                continue
             mask = running
             if access.guard is not None:
                 mask = mask & truth_at(access.guard, scope, mask)

@@ -144,6 +144,7 @@ class RowAccount:
     requested: np.ndarray  # (rows,) bool: at least one lane active
     active_lanes: int
     touched: tuple[np.ndarray, ...]  # arrays of sector ids touched by active lanes (repeats allowed)
+    touched_ranges: tuple[np.ndarray, np.ndarray] | None = None  # (first, last) runs of sectors
 
 
 def account_rows(addresses: np.ndarray, width: int, active: np.ndarray,
@@ -153,6 +154,9 @@ def account_rows(addresses: np.ndarray, width: int, active: np.ndarray,
     Rows whose lanes are all active and evenly spaced (the common case) are counted once per
     distinct (stride, address mod sector) class, since those two fix the row's counts.
     """
+    if addresses.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return RowAccount(empty, empty, np.zeros(0, dtype=bool), 0, ())
     if addresses.shape[1] > 1 and active.all():
         fast = _progression_rows(addresses, width, sector_bytes)
         if fast is not None:

@@ -1,0 +1,275 @@
+"""Closed-form accounting for accesses whose addresses are affine in the thread coordinates.
+
+When an access's element index (with lets inlined) is `c + sum(k_v * v)` over
+v in (threadIdx.x/y/z, blockIdx.x/y/z), blockDim.x is a multiple of 32 and the guards are
+comparisons of such expressions, then within a warp (lane) -> address is
+`A_w + stride * lane`, and a guard holds for all lanes, none, or a run of them (it is
+monotonic in the lane). Whole warps are then counted per warp from `A_w` alone (their counts
+depend only on `A_w mod sector_bytes`), and only warps that a guard cuts are expanded to
+lanes. This is exact: it computes what the lane-by-lane path computes, per warp instead of
+per lane.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .errors import PatternError
+from .expr import Binary, Name, Node, Num, Unary
+from .sectors import WARP_SIZE, RowAccount, account_rows
+
+VARS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z")
+_SAFE = 2**62  # a form whose magnitude could pass this might wrap in int64: use the lane path
+_COMPARISONS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal}
+
+
+@dataclass(frozen=True)
+class Affine:
+    """const + sum(coef[v] * VARS[v]) with Python ints."""
+
+    const: int
+    coef: tuple[int, ...] = (0,) * len(VARS)
+
+    def __add__(self, other: "Affine") -> "Affine":
+        return Affine(self.const + other.const, tuple(a + b for a, b in zip(self.coef, other.coef)))
+
+    def scaled(self, k: int) -> "Affine":
+        return Affine(self.const * k, tuple(c * k for c in self.coef))
+
+    @property
+    def is_constant(self) -> bool:
+        return not any(self.coef)
+
+    def bounded(self, extents: tuple[int, ...]) -> bool:
+        """True when |value| stays below 2^62 for coordinates in [0, extent)."""
+        return abs(self.const) + sum(abs(c) * (e - 1) for c, e in zip(self.coef, extents)) < _SAFE
+
+
+class AffineReader:
+    """Expression trees -> Affine, or None when a tree is not affine in the coordinates."""
+
+    def __init__(self, constants: dict[str, int], lets: dict[str, Node], extents: tuple[int, ...]):
+        self.constants, self.lets, self.extents = constants, lets, extents
+        self._memo: dict[str, Affine | None] = {}
+
+    def read(self, node: Node | None) -> Affine | None:
+        form = self._read(node) if node is not None else None
+        return form if form is not None and form.bounded(self.extents) else None
+
+    def _read(self, node: Node) -> Affine | None:
+        if isinstance(node, Num):
+            return Affine(node.value)
+        if isinstance(node, Name):
+            return self._name(node.name)
+        if isinstance(node, Unary) and node.op in "+-":
+            inner = self._read(node.operand)
+            return None if inner is None else inner.scaled(-1 if node.op == "-" else 1)
+        if isinstance(node, Binary) and node.op in ("+", "-", "*", "<<"):
+            left, right = self._read(node.left), self._read(node.right)
+            if left is None or right is None:
+                return None
+            if node.op == "+":
+                return left + right
+            if node.op == "-":
+                return left + right.scaled(-1)
+            if node.op == "<<":
+                return left.scaled(2**right.const) if right.is_constant and 0 <= right.const < 40 else None
+            if right.is_constant:
+                return left.scaled(right.const)
+            return right.scaled(left.const) if left.is_constant else None
+        return None
+
+    def _name(self, name: str) -> Affine | None:
+        if name in VARS:
+            coef = [0] * len(VARS)
+            coef[VARS.index(name)] = 1
+            return Affine(0, tuple(coef))
+        if name in self.constants:
+            return Affine(self.constants[name])
+        if name in self.lets:
+            if name not in self._memo:
+                self._memo[name] = self._read(self.lets[name])
+            return self._memo[name]
+        return None
+
+    def conditions(self, node: Node | None) -> list[tuple[Affine, str]] | None:
+        """A guard -> [(d, op)] meaning every `d op 0` holds; None if not of that form."""
+        if node is None:
+            return []
+        if isinstance(node, Name) and node.name in self.lets:
+            return self.conditions(self.lets[node.name])
+        if isinstance(node, Binary) and node.op == "&&":
+            left, right = self.conditions(node.left), self.conditions(node.right)
+            return None if left is None or right is None else left + right
+        if isinstance(node, Binary) and node.op in _COMPARISONS:
+            left, right = self.read(node.left), self.read(node.right)
+            if left is None or right is None:
+                return None
+            return [(left + right.scaled(-1), node.op)]
+        constant = self.read(node)
+        if constant is not None and constant.is_constant:
+            return [] if constant.const else [(Affine(1), "<")]  # always / never
+        return None
+
+
+@dataclass(frozen=True)
+class AffinePlan:
+    """An access in closed form: element index (or row and col) and guards, all affine."""
+
+    k: int
+    place: str
+    address: Affine  # bytes
+    checks: tuple[tuple[Affine, int, str, str], ...]  # (value, limit, place, what)
+    conditions: tuple[tuple[Affine, str], ...]
+    width: int
+
+    @property
+    def lane_stride(self) -> int:
+        """Bytes between the addresses of neighbouring lanes."""
+        return self.address.coef[0]
+
+
+def plan_access(kernel, k: int) -> AffinePlan | None:
+    """The closed form of pattern access k, or None where only the lane path applies."""
+    pattern, access = kernel.pattern, kernel.pattern.accesses[k]
+    if access.loops or kernel.block[0] % WARP_SIZE:
+        return None
+    constants = dict(kernel.params)
+    constants["warpSize"] = WARP_SIZE
+    for axis, a in enumerate("xyz"):
+        constants[f"blockDim.{a}"] = kernel.block[axis]
+        constants[f"gridDim.{a}"] = kernel.grid[axis]
+    extents = (*kernel.block, *kernel.grid)
+    reader = AffineReader(constants, {name: e.tree for name, e in pattern.lets}, extents)
+    arr = kernel.arrays[access.array]
+    if access.index is not None:
+        element = reader.read(access.index.tree)
+        checks = [(element, arr.length, access.index.place, "element index")]
+    else:
+        row, col = (reader.read(e.tree) for e in access.at)
+        if row is None or col is None:
+            return None
+        major, minor = (row, col) if arr.spec.layout == "row-major" else (col, row)
+        element = major.scaled(arr.ld) + minor
+        checks = [(row, arr.rows, access.at[0].place, "row"),
+                  (col, arr.cols, access.at[1].place, "col")]
+    guards = [reader.conditions(g.tree if g else None) for g in (pattern.guard, access.guard)]
+    if element is None or None in guards:
+        return None
+    address = Affine(arr.address0) + element.scaled(arr.spec.elem_bytes)
+    if not address.bounded(extents):
+        return None
+    return AffinePlan(k, access.place, address, tuple(checks), tuple(guards[0] + guards[1]),
+                      arr.spec.elem_bytes)
+
+
+class WarpCoordinates:
+    """Lane-0 coordinates of global warps [lo, hi), as (warps,) int64 arrays."""
+
+    def __init__(self, kernel, lo: int, hi: int):
+        warp = np.arange(lo, hi, dtype=np.int64)
+        block, in_block = np.divmod(warp, kernel.warps_per_block)
+        bx, by, _ = kernel.block
+        gx, gy, _ = kernel.grid
+        rest, tx = np.divmod(in_block * WARP_SIZE, bx)
+        tz, ty = np.divmod(rest, by)
+        rest, bxi = np.divmod(block, gx)
+        bzi, byi = np.divmod(rest, gy)
+        self.warp = warp
+        self.values = (tx, ty, tz, bxi, byi, bzi)
+
+    def at_lane0(self, form: Affine) -> np.ndarray:
+        total = np.full(len(self.warp), form.const, dtype=np.int64)
+        for c, v in zip(form.coef, self.values):
+            if c:
+                total += c * v
+        return total
+
+
+def _holds(values: np.ndarray, op: str) -> np.ndarray:
+    """Where `values op 0` holds."""
+    return _COMPARISONS[op](values, 0)
+
+
+def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int) -> RowAccount:
+    """Accounting of one access by the warps of `coords`, from its closed form (rows = warps)."""
+    n = len(coords.warp)
+    full = np.ones(n, dtype=bool)
+    none = np.zeros(n, dtype=bool)
+    for d, op in plan.conditions:
+        first, last = coords.at_lane0(d), coords.at_lane0(d) + d.coef[0] * (WARP_SIZE - 1)
+        at_first, at_last = _holds(first, op), _holds(last, op)
+        full &= at_first & at_last
+        none |= ~at_first & ~at_last
+    mixed = np.flatnonzero(~full & ~none)
+    active = np.ones((len(mixed), WARP_SIZE), dtype=bool)
+    for d, op in plan.conditions:
+        active &= _holds(_lanes(coords.at_lane0(d)[mixed], d), op)
+    _check_ranges(plan, coords, full, mixed, active)
+    base = coords.at_lane0(plan.address)
+    rows = _account_full_rows(base[full], plan, sector_bytes)
+    part = account_rows(_lanes(base[mixed], plan.address), plan.width, active, sector_bytes)
+    counts = np.zeros(n, dtype=np.int64)
+    useful = np.zeros(n, dtype=np.int64)
+    counts[full], useful[full] = rows.counts, rows.useful
+    counts[mixed], useful[mixed] = part.counts, part.useful
+    requested = full.copy()
+    requested[mixed] = part.requested
+    return RowAccount(counts, useful, requested, rows.active_lanes + part.active_lanes,
+                      rows.touched + part.touched, rows.touched_ranges)
+
+
+def _lanes(at_lane0: np.ndarray, form: Affine) -> np.ndarray:
+    """(warps,) lane-0 values of a form -> (warps, 32) values of every lane."""
+    return at_lane0[:, None] + form.coef[0] * np.arange(WARP_SIZE, dtype=np.int64)
+
+
+def _check_ranges(plan: AffinePlan, coords: WarpCoordinates, full: np.ndarray,
+                  mixed: np.ndarray, active: np.ndarray) -> None:
+    """Raise for the first active lane whose index (or row, col) is outside its range.
+    Affine values are extreme at lane 0 or lane 31, so whole warps check just those two."""
+    for form, limit, place, what in plan.checks:
+        first = coords.at_lane0(form)
+        last = first + form.coef[0] * (WARP_SIZE - 1)
+        bad = full & ((np.minimum(first, last) < 0) | (np.maximum(first, last) >= limit))
+        values = _lanes(first[mixed], form)
+        bad[mixed[(active & ((values < 0) | (values >= limit))).any(axis=1)]] = True
+        if bad.any():
+            w = int(np.flatnonzero(bad)[0])
+            lanes = _lanes(first[w:w + 1], form)[0]
+            live = active[np.searchsorted(mixed, w)] if not full[w] else np.ones(WARP_SIZE, bool)
+            lane = int(np.flatnonzero(live & ((lanes < 0) | (lanes >= limit)))[0])
+            raise PatternError(place, f"{what} {int(lanes[lane])} outside [0, {limit}) at warp "
+                                      f"{int(coords.warp[w])} lane {lane}")
+
+
+@lru_cache(maxsize=64)
+def _phase_table(stride: int, width: int, sb: int) -> RowAccount:
+    """Row p: a whole warp at addresses p + stride * lane (p = address mod sb, lifted to stay
+    non-negative) -> its sector count and useful bytes."""
+    lanes = np.arange(WARP_SIZE, dtype=np.int64)
+    lift = -(-(WARP_SIZE - 1) * max(0, -stride) // sb) * sb
+    return account_rows(np.arange(sb, dtype=np.int64)[:, None] + lift + stride * lanes, width,
+                        np.ones((sb, WARP_SIZE), dtype=bool), sb)
+
+
+def _account_full_rows(base: np.ndarray, plan: AffinePlan, sb: int) -> RowAccount:
+    """Warps with every lane active: counts depend only on base mod sector_bytes."""
+    lanes = np.arange(WARP_SIZE, dtype=np.int64)
+    stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
+    table = _phase_table(stride, width, sb)
+    phase = base & (sb - 1)
+    low = base + min(0, stride * (WARP_SIZE - 1))
+    high = base + max(0, stride * (WARP_SIZE - 1)) + width - 1
+    if abs(stride) <= sb or abs(stride) <= width:  # a warp's sectors form one run
+        touched, ranges = (), (low >> shift, high >> shift)
+    else:
+        first = base[:, None] + stride * lanes
+        touched = tuple((np.minimum(first + j * sb, first + width - 1)) >> shift
+                        for j in range(-(-width // sb) + 1))
+        ranges = None
+    return RowAccount(table.counts[phase], table.useful[phase], np.ones(len(base), dtype=bool),
+                      len(base) * WARP_SIZE, touched, ranges)
