@@ -1,9 +1,5 @@
+"""Every test runs headless: Qt's offscreen platform unless a test sets another."""
+
 import os
-import sys
-from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "resources" / "examples"
-sys.path.insert(0, str(ROOT))

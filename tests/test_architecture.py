@@ -2,8 +2,9 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_model_never_imports_qt():

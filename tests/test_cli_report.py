@@ -3,13 +3,17 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES, ROOT
 from sectorviz.cli import main
 from sectorviz.model import kernel
+from sectorviz.paths import examples_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = examples_dir()
 
 VECTOR_ADD = str(EXAMPLES / "vector-add.sectorviz.json")
 STAT_KEYS = {"requests", "active_lanes", "logical_bytes", "useful_bytes", "sectors",

@@ -2,8 +2,10 @@
 
 import pytest
 
-from conftest import EXAMPLES
 from sectorviz.model import analyze, load_pattern, warp_detail
+from sectorviz.paths import examples_dir
+
+EXAMPLES = examples_dir()
 
 MIB = 2**20
 

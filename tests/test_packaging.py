@@ -15,8 +15,8 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGING = ROOT / "packaging"
 ICONS = ROOT / "resources" / "icons"
 sys.path.insert(0, str(PACKAGING))

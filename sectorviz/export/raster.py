@@ -12,24 +12,26 @@ import os
 import re
 import uuid
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUuid
+from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QMarginsF, QRectF, QSizeF,
+                            Qt, QUuid)
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QApplication
 
-SCALES = (1, 2, 3, 4)
 CSS_DPI = 96
 FIXED_PDF_DATE = b"D:20000101000000Z"  # stand in for Qt's creation time; see _fix_dates
 FIXED_XMP_DATE = b"2000-01-01T00:00:00+00:00"
 
 
 def ensure_app() -> QGuiApplication:
-    """The running Qt application, or a new headless one (offscreen without a display)."""
+    """The running Qt application, or a new one (offscreen without a display). A widgets
+    QApplication, so that a process which exports first can still open windows later."""
     app = QGuiApplication.instance()
     if app is None:
         if "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY") \
                 and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        app = QGuiApplication(["sectorviz-export"])
+        app = QApplication(["sectorviz-export"])
     return app
 
 
@@ -40,6 +42,12 @@ def _renderer(svg: str) -> tuple[QSvgRenderer, float, float]:
         raise ValueError("the SVG text does not parse")
     box = renderer.viewBoxF()
     return renderer, box.width(), box.height()
+
+
+def svg_size(svg: str) -> tuple[float, float]:
+    """(width, height) of an SVG in units (its viewBox)."""
+    _, w, h = _renderer(svg)
+    return w, h
 
 
 def render_image(svg: str, scale: float = 1, transparent: bool = False) -> QImage:
@@ -71,28 +79,37 @@ def png_bytes(svg: str, scale: float = 1, transparent: bool = False) -> bytes:
 
 
 def pdf_bytes(svgs: list[str], title: str) -> bytes:
-    """SVG pages -> one PDF, each page the size of its drawing, text kept as text."""
+    """SVG pages -> one PDF, each page the size of its drawing, text kept as text.
+
+    Qt keeps the embedded fonts in a hash, and writes them in its iteration order; the hash
+    seed is made deterministic while the document is drawn so that order, and so the bytes,
+    do not change from run to run."""
     pages = [_renderer(svg) for svg in svgs]
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    writer.setCreator("sectorviz")
-    writer.setTitle(title)
-    digest = uuid.uuid5(uuid.NAMESPACE_URL, "sectorviz:" + "\n".join(svgs))
-    writer.setDocumentId(QUuid(str(digest)))
-    writer.setResolution(CSS_DPI)
-    painter = None
-    for i, (renderer, w, h) in enumerate(pages):
-        size = QPageSize(QSizeF(w * 72 / CSS_DPI, h * 72 / CSS_DPI), QPageSize.Unit.Point,
-                         "", QPageSize.SizeMatchPolicy.ExactMatch)
-        writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
-                                         QMarginsF(0, 0, 0, 0)))
-        if painter is None:
-            painter = QPainter(writer)
-        elif i:
-            writer.newPage()
-        renderer.render(painter, QRectF(0, 0, w, h))
-    painter.end()
+    QHashSeed.setDeterministicGlobalSeed()
+    try:
+        writer = QPdfWriter(buffer)
+        writer.setCreator("sectorviz")
+        writer.setTitle(title)
+        digest = uuid.uuid5(uuid.NAMESPACE_URL, "sectorviz:" + "\n".join(svgs))
+        writer.setDocumentId(QUuid(str(digest)))
+        writer.setResolution(CSS_DPI)
+        painter = None
+        for renderer, w, h in pages:
+            size = QPageSize(QSizeF(w * 72 / CSS_DPI, h * 72 / CSS_DPI), QPageSize.Unit.Point,
+                             "", QPageSize.SizeMatchPolicy.ExactMatch)
+            writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
+                                             QMarginsF(0, 0, 0, 0)))
+            if painter is None:
+                painter = QPainter(writer)
+            else:
+                writer.newPage()
+            renderer.render(painter, QRectF(0, 0, w, h))
+        painter.end()
+        del painter, writer
+    finally:
+        QHashSeed.resetRandomGlobalSeed()
     return _fix_dates(bytes(buffer.data()))
 
 

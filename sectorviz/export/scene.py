@@ -18,6 +18,7 @@ class Rect:
     fill: str
     css: str = ""
     data: tuple[tuple[str, str], ...] = ()
+    stroke: str | None = None  # a hairline outline (legend swatches)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from .scene import Line, Rect, Scene, Text, num
 def _rect(r: Rect) -> str:
     attrs = f' class="{r.css}"' if r.css else ""
     attrs += "".join(f" data-{k}={quoteattr(v)}" for k, v in r.data)
+    stroke = f' stroke="{r.stroke}" stroke-width="0.75"' if r.stroke else ""
     return (f'<rect{attrs} x="{num(r.x)}" y="{num(r.y)}" width="{num(r.w)}" '
-            f'height="{num(r.h)}" fill="{r.fill}"/>')
+            f'height="{num(r.h)}" fill="{r.fill}"{stroke}/>')
 
 
 def _line(ln: Line) -> str:

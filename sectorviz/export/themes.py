@@ -32,22 +32,24 @@ class Theme:
     small_size: float = 9.5
 
 
+YL_OR_RD = ("#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e31a1c", "#b10026")  # ColorBrewer
+
 LIGHT = Theme(
     name="light", background="#ffffff", text="#1a1a1a", muted="#666666", rule="#b8b8b8",
     cell="#f3f3f3", inactive="#dcdcdc", plain="#0072b2", crossing="#d55e00", shared="#009e73",
-    tint=0.28, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
+    tint=0.28, ramp=YL_OR_RD,
     idle="#e6e6e6")
 
 DARK = Theme(
     name="dark", background="#16181d", text="#f0f0f0", muted="#a8a8a8", rule="#4a4d55",
     cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#2bd4a0",
-    tint=0.42, ramp=("#ffffcc", "#fed976", "#fd8d3c", "#e31a1c", "#a50f15", "#4a0000"),
+    tint=0.42, ramp=YL_OR_RD,
     idle="#2c2f36")
 
 PRINT = Theme(
     name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
     cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
-    tint=0.35, ramp=("#f2f2f2", "#c8c8c8", "#a0a0a0", "#747474", "#484848", "#1a1a1a"),
+    tint=0.35, ramp=("#dedede", "#bdbdbd", "#969696", "#737373", "#525252", "#252525"),
     idle="#ffffff")
 
 THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}

@@ -25,7 +25,8 @@ def scene_tikz(scene: Scene, transparent: bool = False) -> str:
                     rf"({num(scene.width)},{num(scene.height)});")
     for s in scene.shapes:
         if isinstance(s, Rect):
-            body.append(rf"\fill[{colour(s.fill)}] ({num(s.x)},{num(s.y)}) rectangle "
+            draw = f", draw={colour(s.stroke)}, line width=0.56pt" if s.stroke else ""
+            body.append(rf"\fill[{colour(s.fill)}{draw}] ({num(s.x)},{num(s.y)}) rectangle "
                         rf"({num(s.x + s.w)},{num(s.y + s.h)});")
         elif isinstance(s, Line):
             dash = f", dash pattern=on {num(1.5 * s.width)}pt off {num(1.5 * s.width)}pt" \

@@ -8,9 +8,11 @@ from dataclasses import asdict
 
 import pytest
 
-from conftest import EXAMPLES
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, load_pattern, pattern_from_dict
+from sectorviz.paths import examples_dir
+
+EXAMPLES = examples_dir()
 
 MIB = 2**20
 STATS = ("requests", "active_lanes", "logical_bytes", "useful_bytes", "sectors", "ideal_sectors",

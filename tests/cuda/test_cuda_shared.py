@@ -5,10 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import EXAMPLES
 from cuda_helpers import kernel_pattern
 from sectorviz.cuda.shared import bank_wavefronts, shared_analysis
 from sectorviz.model import load_pattern
+from sectorviz.paths import examples_dir
+
+EXAMPLES = examples_dir()
 
 
 def waves(code: str, **kw):

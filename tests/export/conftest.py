@@ -1,4 +1,5 @@
-"""Shared fixtures for the export tests: headless Qt, example and inline patterns."""
+"""Shared fixtures for the export tests: headless Qt, example and inline patterns.
+(Fixtures, not imports: the suite has more than one conftest module.)"""
 
 import os
 
@@ -10,12 +11,11 @@ from sectorviz.model import load_pattern, pattern_from_dict  # noqa: E402
 from sectorviz.paths import resources_dir  # noqa: E402
 
 
-def example(name: str):
+def _example(name: str):
     return load_pattern(resources_dir() / "examples" / f"{name}.sectorviz.json")
 
 
-def one_load(index: str, block: int = 32, dtype: str = "float32", name: str = "inline"):
-    """A one-block pattern with a single load x[index]."""
+def _one_load(index: str, block: int = 32, dtype: str = "float32", name: str = "inline"):
     return pattern_from_dict({
         "format": "sectorviz.pattern/1", "name": name,
         "launch": {"grid": [1], "block": [block]},
@@ -25,20 +25,33 @@ def one_load(index: str, block: int = 32, dtype: str = "float32", name: str = "i
 
 
 @pytest.fixture
+def example():
+    """example(name) -> the pattern of resources/examples/<name>.sectorviz.json."""
+    return _example
+
+
+@pytest.fixture
+def one_load():
+    """one_load(index, block=32, dtype='float32', name='inline') -> a one-block pattern with
+    a single load x[index]."""
+    return _one_load
+
+
+@pytest.fixture
 def crossing():
-    return example("struct12-crossing")
+    return _example("struct12-crossing")
 
 
 @pytest.fixture
 def broadcast():
-    return one_load("0", name="broadcast")
+    return _one_load("0", name="broadcast")
 
 
 @pytest.fixture
 def partial():
-    return example("partial-warp")
+    return _example("partial-warp")
 
 
 @pytest.fixture
 def gather():
-    return example("gather-distinct")
+    return _example("gather-distinct")

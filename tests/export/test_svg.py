@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import example, one_load
 from sectorviz.export.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_svg
 from sectorviz.export.themes import THEMES
@@ -48,7 +47,7 @@ def texts(root: ET.Element) -> list[str]:
     ("gather-distinct", 0, 1), ("gather-distinct", 5, 0), ("row-sum-loop", 3, 0),
     ("transpose-naive", 7, 1), ("float4-load", 0, 0),
 ])
-def test_hits_are_the_models(name, warp, k):
+def test_hits_are_the_models(example, name, warp, k):
     pattern = example(name)
     root = parse(diagram_svg(pattern, DiagramSpec(warp=warp, instruction=k)))
     assert hits(root) == sorted(layout_of(pattern, warp, k).hits)
@@ -82,7 +81,8 @@ def test_labels_name_sectors_offsets_and_used_bytes(crossing):
     layout = layout_of(crossing, 0, 0)
     root = parse(diagram_svg(crossing, DiagramSpec()))
     words = texts(root)
-    assert [e.text for e in classed(root, "address")] == [f"0x{c.address:x}" for c in layout.columns]
+    assert [e.text for e in classed(root, "address")] == \
+        [f"0x{c.address:x}" for c in layout.columns]
     assert [e.text for e in classed(root, "offset")] == [f"{c.relative:,}" for c in layout.columns]
     assert [e.text for e in classed(root, "used-bytes")] == [str(c.used_bytes)
                                                              for c in layout.columns]
@@ -94,7 +94,7 @@ def test_labels_name_sectors_offsets_and_used_bytes(crossing):
     assert "lane spans two sectors" in words
 
 
-def test_gap_columns_show_the_skipped_bytes():
+def test_gap_columns_show_the_skipped_bytes(example):
     pattern = example("row-sum-loop")
     layout = layout_of(pattern, 0, 0)
     gaps = [c for c in layout.columns if isinstance(c, GapColumn)]
@@ -167,13 +167,15 @@ def test_transparent_svg_has_no_background(crossing):
 
 
 def test_out_of_range_names_the_option(crossing):
-    for spec, option in ((DiagramSpec(warp=1), "--warp"), (DiagramSpec(instruction=3), "--instruction"),
-                         (DiagramSpec(execution=1), "--execution"), (DiagramSpec(kind="pie"), "--kind")):
+    for spec, option in ((DiagramSpec(warp=1), "--warp"),
+                         (DiagramSpec(instruction=3), "--instruction"),
+                         (DiagramSpec(execution=1), "--execution"),
+                         (DiagramSpec(kind="pie"), "--kind")):
         with pytest.raises(PatternError, match=option):
             diagram_svg(crossing, spec)
 
 
-def test_golden_svg():
+def test_golden_svg(one_load):
     """A strided load of four lanes: gaps, missing lanes; compared byte for byte."""
     pattern = one_load("threadIdx.x * 16", block=4, name="golden: stride 64 B")
     svg = diagram_svg(pattern, DiagramSpec())

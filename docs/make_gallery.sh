@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Regenerate docs/images/gallery/: every export diagram kind in every theme, drawn by
+# `sectorviz export` exactly as users get them (PNG at 2x for slides, plus SVG, PDF and TikZ
+# samples). Runs headless. Usage: docs/make_gallery.sh [python]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${1:-.venv/bin/python}
+OUT=docs/images/gallery
+EX=resources/examples
+sv_export() { "$PY" -m sectorviz export "$@"; }
+
+for theme in light dark print; do
+  sv_export $EX/struct12-crossing.sectorviz.json -o $OUT/grid-crossing-$theme.png --theme $theme
+  sv_export $EX/gather-distinct.sectorviz.json -o $OUT/warp-gather-$theme.png --kind warp \
+    --theme $theme
+  sv_export $OUT/odd-pitch.sectorviz.json -o $OUT/overview-odd-pitch-$theme.png --kind overview \
+    --warp 13 --theme $theme
+done
+sv_export $EX/partial-warp.sectorviz.json -o $OUT/grid-partial-warp31.png --warp 31
+sv_export $EX/row-sum-loop.sectorviz.json -o $OUT/grid-row-sum-gaps.png --instruction 'load a[r][k]'
+sv_export $OUT/odd-pitch.sectorviz.json -o $OUT/grid-odd-pitch-warp13.png --warp 13 \
+  --instruction 'load a[r][c+1]'
+sv_export $EX/struct12-crossing.sectorviz.json -o $OUT/grid-crossing.svg
+sv_export $EX/struct12-crossing.sectorviz.json -o $OUT/grid-crossing.tex
+sv_export $EX/partial-warp.sectorviz.json -o $OUT/warps-28-32.pdf --kind warp --warps 28:32
+sv_export $EX/gather-distinct.sectorviz.json -o $OUT/sheet-gather.md
+echo "gallery written to $OUT"

@@ -1,0 +1,44 @@
+"""Pieces every diagram kind shares: margins, the two-line caption and the legend."""
+
+from __future__ import annotations
+
+from .scene import Line, Rect, Shape, Text, text_width
+from .themes import Theme
+
+MARGIN = 24.0
+SWATCH = 18.0
+
+
+def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme) -> float:
+    """Title line (bold) and stats line (muted) from the top margin; returns the y below."""
+    shapes.append(Text(MARGIN, y + th.title_size, head, th.title_size, th.text, bold=True,
+                       css="caption title"))
+    y += th.title_size * 1.35
+    shapes.append(Text(MARGIN, y + th.label_size, stats, th.label_size, th.muted,
+                       css="caption stats"))
+    return y + th.label_size * 1.35 + 10
+
+
+def caption_width(head: str, stats: str, th: Theme) -> float:
+    """Canvas width the caption needs, margins included."""
+    return 2 * MARGIN + max(text_width(head, th.title_size), text_width(stats, th.label_size))
+
+
+def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, y: float,
+           right: float, th: Theme) -> float:
+    """Entries (kind 'box' or 'dash', colour, words) flowing left to right and wrapping at
+    `right`; returns the y below the legend."""
+    size = th.label_size
+    x = x0
+    for kind, colour, words in entries:
+        w = SWATCH + 6 + text_width(words, size) + 18
+        if x > x0 and x + w > right:
+            x, y = x0, y + size * 1.8
+        if kind == "box":
+            shapes.append(Rect(x, y, SWATCH, size, colour, css="legend-swatch", stroke=th.rule))
+        else:
+            shapes.append(Line(x + SWATCH / 2, y - 2, x + SWATCH / 2, y + size + 2, colour, 1.0,
+                               dash=True, css="legend-swatch"))
+        shapes.append(Text(x + SWATCH + 6, y + size * 0.85, words, size, th.text, css="legend"))
+        x += w
+    return y + size * 1.8

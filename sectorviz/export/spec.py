@@ -1,0 +1,24 @@
+"""DiagramSpec: the small value every diagram is a pure function of (with the pattern)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .themes import DEFAULT_THEME
+
+KINDS = ("grid", "warp", "overview")
+
+
+@dataclass(frozen=True)
+class DiagramSpec:
+    """What to draw: `kind` (grid: one instruction of one warp; warp: all its instructions;
+    overview: the kernel strip), 0-based `warp` in launch order, `instruction` and `execution`
+    (loop iteration, grid only) indices, theme name, and whether to draw legend and caption."""
+
+    kind: str = "grid"
+    warp: int = 0
+    instruction: int = 0
+    execution: int = 0
+    theme: str = DEFAULT_THEME
+    legend: bool = True
+    caption: bool = True

@@ -1,0 +1,1 @@
+"""Export tests (a package, so its conftest does not shadow tests/conftest.py)."""

@@ -1,0 +1,135 @@
+"""`sectorviz export`: formats by suffix, exit 2 with one line for bad input, headless."""
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from sectorviz.cli import main
+from sectorviz.export.command import run_export
+from sectorviz.model import analyze, load_pattern
+from sectorviz.model.sheet import sheet_rows
+from sectorviz.paths import resources_dir
+
+EXAMPLES = resources_dir() / "examples"
+CROSSING = str(EXAMPLES / "struct12-crossing.sectorviz.json")
+LOOP = str(EXAMPLES / "row-sum-loop.sectorviz.json")
+
+
+def test_svg_by_default_warp_and_instruction(tmp_path):
+    out = tmp_path / "d.svg"
+    assert main(["export", CROSSING, "-o", str(out)]) == 0
+    root = ET.parse(out).getroot()
+    assert any("hit" in e.get("class", "") for e in root.iter())
+
+
+def test_instruction_by_name_and_index_agree(tmp_path):
+    a, b = tmp_path / "a.svg", tmp_path / "b.svg"
+    assert run_export([LOOP, "-o", str(a), "--instruction", "store sums[r]", "--warp", "3"]) == 0
+    assert run_export([LOOP, "-o", str(b), "--instruction", "1", "--warp", "3"]) == 0
+    assert a.read_bytes() == b.read_bytes() and b"store sums[r]" in a.read_bytes()
+
+
+@pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".pdf", b"%PDF"),
+                                           (".tex", b"%"), (".csv", b"instruction,op"),
+                                           (".md", b"| instruction")])
+def test_formats_by_suffix(tmp_path, suffix, magic):
+    out = tmp_path / f"d{suffix}"
+    assert run_export([CROSSING, "-o", str(out), "--theme", "print", "--scale", "1"]) == 0
+    assert out.read_bytes().startswith(magic)
+
+
+def test_tex_is_tikz_unless_sheet(tmp_path):
+    out = tmp_path / "d.tex"
+    assert run_export([CROSSING, "-o", str(out)]) == 0
+    assert r"\begin{tikzpicture}" in out.read_text()
+    assert run_export([CROSSING, "-o", str(out), "--sheet"]) == 0
+    assert r"\toprule" in out.read_text()
+
+
+def test_csv_holds_the_report_numbers(tmp_path):
+    out = tmp_path / "s.csv"
+    assert run_export([LOOP, "-o", str(out)]) == 0
+    assert "32,768" in out.read_text()
+    assert out.read_text().count("\n") == len(sheet_rows(analyze(load_pattern(LOOP))))
+
+
+def test_same_input_same_bytes(tmp_path):
+    for suffix in (".svg", ".png", ".pdf", ".tex"):
+        a, b = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+        for out in (a, b):
+            assert run_export([LOOP, "-o", str(out), "--kind", "warp", "--warp", "5"]) == 0
+        assert a.read_bytes() == b.read_bytes(), suffix
+
+
+def test_warp_range(tmp_path):
+    assert run_export([LOOP, "-o", str(tmp_path / "w.svg"), "--warps", "2:4"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w-warp2.svg", "w-warp3.svg"]
+    pdf = tmp_path / "w.pdf"
+    assert run_export([LOOP, "-o", str(pdf), "--warps", "0:3", "--kind", "warp"]) == 0
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+
+def test_png_scale_and_transparency(tmp_path):
+    from PySide6.QtGui import QImage
+    a, b = tmp_path / "a.png", tmp_path / "b.png"
+    assert run_export([CROSSING, "-o", str(a), "--scale", "1"]) == 0
+    assert run_export([CROSSING, "-o", str(b), "--scale", "3", "--transparent"]) == 0
+    ia, ib = QImage(str(a)), QImage(str(b))
+    assert (ib.width(), ib.height()) == (3 * ia.width(), 3 * ia.height())
+    assert ib.pixelColor(0, 0).alpha() == 0 and ia.pixelColor(0, 0).alpha() == 255
+
+
+@pytest.mark.parametrize("args, words", [
+    (["-o", "x.svg", "--warp", "999"], "warp 999 outside [0, 1)"),
+    (["-o", "x.svg", "--instruction", "lod"], "no instruction named 'lod'"),
+    (["-o", "x.svg", "--instruction", "4"], "instruction 4 outside"),
+    (["-o", "x.bmp"], "cannot tell the format"),
+    (["-o", "x.png", "--scale", "5"], "--scale 5 outside [1, 4]"),
+    (["-o", "x.png", "--scale", "two"], "invalid float value"),
+    (["-o", "x.svg", "--theme", "neon"], "invalid choice"),
+    (["-o", "x.png", "--sheet"], "--sheet writes"),
+    (["-o", "x.svg", "--warps", "3"], "is not A:B"),
+    (["-o", "x.svg", "--warps", "0:5"], "outside [0, 1)"),
+    (["-o", "x.svg", "--kind", "overview", "--warps", "0:1"], "not overview"),
+    (["--warp", "0"], "required: -o/--output"),
+])
+def test_bad_arguments_exit_2_with_one_line(tmp_path, monkeypatch, capsys, args, words):
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", CROSSING] + args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_bad_pattern_names_the_file(tmp_path, capsys):
+    bad = tmp_path / "bad.sectorviz.json"
+    bad.write_text('{"format": "sectorviz.pattern/1", "name": "x"}')
+    assert run_export([str(bad), "-o", str(tmp_path / "x.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{bad}: ") and err.count("\n") == 1
+
+
+def test_runs_without_a_display(tmp_path):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = tmp_path / "d.png"
+    proc = subprocess.run([sys.executable, "-m", "sectorviz", "export", CROSSING, "-o", str(out)],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_same_bytes_across_processes(tmp_path):
+    """Qt's hash seeds and clocks differ per process; the files must not."""
+    outs = []
+    for i in (1, 2):
+        out = tmp_path / f"d{i}.pdf"
+        proc = subprocess.run([sys.executable, "-m", "sectorviz", "export", LOOP, "-o", str(out),
+                               "--kind", "warp", "--warps", "0:2"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]

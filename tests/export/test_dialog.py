@@ -1,0 +1,44 @@
+"""The export dialog previews, saves what the command line writes, and copies PNG + SVG."""
+
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLabel
+
+from sectorviz.export.diagrams import DiagramSpec
+from sectorviz.export.formats import diagram_bytes
+from sectorviz.ui.export_dialog import SVG_MIME, ExportDialog, copy_diagram
+
+
+def test_dialog_previews_and_saves(qtbot, tmp_path, gather):
+    dialog = ExportDialog(gather, warp=3, instruction=1)
+    qtbot.addWidget(dialog)
+    assert dialog.objectName() == "exportDialog"
+    preview = dialog.findChild(QLabel, "exportPreview")
+    assert not preview.pixmap().isNull()
+    assert dialog.spec() == DiagramSpec(warp=3, instruction=1)
+    assert 'data-sector="131168"' in dialog.svg
+
+    dialog.findChild(QComboBox, "exportTheme").setCurrentText("dark")
+    dialog.findChild(QCheckBox, "exportLegend").setChecked(False)
+    dialog.findChild(QComboBox, "exportKind").setCurrentText("warp")
+    spec = dialog.spec()
+    assert (spec.kind, spec.theme, spec.legend) == ("warp", "dark", False)
+    assert "#16181d" in dialog.svg
+
+    dialog.save(tmp_path / "d.png")
+    assert (tmp_path / "d.png").read_bytes() == diagram_bytes(gather, [spec], ".png", 2)
+    dialog.save(tmp_path / "s.tex", sheet=True)
+    assert r"\toprule" in (tmp_path / "s.tex").read_text()
+
+
+def test_dialog_reports_a_bad_iteration(qtbot, crossing):
+    dialog = ExportDialog(crossing, warp=0, instruction=0)
+    qtbot.addWidget(dialog)
+    dialog.execution.setValue(3)
+    assert "execution 3 outside" in dialog.status.text()
+    assert not dialog.save_button.isEnabled()
+
+
+def test_copy_puts_png_and_svg_on_the_clipboard(qtbot, crossing):
+    copy_diagram(crossing, 0, 0)
+    mime = QApplication.clipboard().mimeData()
+    assert mime.hasImage() and not mime.imageData().isNull()
+    assert bytes(mime.data(SVG_MIME)).startswith(b"<?xml")

@@ -1,0 +1,57 @@
+"""Headless Qt for the UI tests; settings go to a temporary folder, never the user's."""
+
+import os
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QMessageBox  # noqa: E402
+
+import sectorviz.ui  # noqa: E402,F401  (pins pyqtgraph to PySide6 before anything imports it)
+from sectorviz.model import load_pattern  # noqa: E402
+from sectorviz.paths import examples_dir  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _settings_in_tmp(tmp_path_factory):
+    QSettings.setPath(QSettings.IniFormat, QSettings.UserScope,
+                      str(tmp_path_factory.mktemp("settings")))
+
+
+def example(name: str):
+    return examples_dir() / f"{name}.sectorviz.json"
+
+
+@pytest.fixture
+def wait_analysis(qtbot):
+    """wait_analysis(window): until the grid-wide analysis of its pattern has arrived."""
+    return lambda window: _wait_analysis(qtbot, window)
+
+
+@pytest.fixture
+def open_window(qtbot, monkeypatch):
+    """open_window(example name) -> a shown MainWindow with its grid analysis done."""
+    from sectorviz.ui.main_window import MainWindow
+
+    windows = []
+
+    def make(name: str = "stride-32B"):
+        path = example(name)
+        window = MainWindow(load_pattern(path), path)
+        window.show()
+        qtbot.waitExposed(window)
+        _wait_analysis(qtbot, window)
+        windows.append(window)
+        return window
+
+    yield make
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+    for window in windows:
+        window.close()
+        window.deleteLater()
+
+
+def _wait_analysis(qtbot, window):
+    qtbot.waitUntil(lambda: window.document.analysis is not None
+                    or window.document.analysis_error is not None)

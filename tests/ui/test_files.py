@@ -1,0 +1,111 @@
+"""Open/save round trip (atomic), the unsaved-changes prompt, and broken files."""
+
+import json
+
+import pytest
+from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QSpinBox
+
+from sectorviz.ui.files import add_recent, recent_files
+
+
+def edit_stride(window, value):
+    window.findChild(QSpinBox, "params.stride").setValue(value)
+
+
+def test_save_as_and_open_round_trip(open_window, tmp_path, monkeypatch):
+    window = open_window("stride-32B")
+    edit_stride(window, 2)
+    target = tmp_path / "mine.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert window.save_as()
+    assert not window.document.modified and window.document.path == target
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.sectorviz.json"]  # no temp left
+    assert json.loads(target.read_text())["params"]["stride"] == 2
+    assert target.resolve() in recent_files(window.store)
+    saved = window.document.pattern
+    edit_stride(window, 4)
+    assert window.save()
+    assert json.loads(target.read_text())["params"]["stride"] == 4
+    window.document.reset(saved, None)
+    assert window.open_path(target)
+    assert window.document.pattern.to_dict() == json.loads(target.read_text())
+    assert window.findChild(QSpinBox, "params.stride").value() == 4
+    assert "mine.sectorviz.json" in window.windowTitle()
+
+
+@pytest.mark.parametrize("answer, opened", [(QMessageBox.Cancel, False),
+                                            (QMessageBox.Discard, True)])
+def test_unsaved_changes_prompt_on_open(open_window, monkeypatch, answer, opened):
+    from sectorviz.paths import default_example
+    window = open_window("stride-32B")
+    edit_stride(window, 2)
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[1:3]) or answer)
+    assert window.open_path(default_example()) is opened
+    assert asked and asked[0][0] == "Unsaved changes"
+    assert (window.document.pattern.name == "Vector add") is opened
+
+
+def test_unsaved_changes_prompt_on_close(open_window, monkeypatch, tmp_path):
+    window = open_window("stride-32B")
+    edit_stride(window, 2)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Cancel)
+    window.close()
+    assert window.isVisible()
+    target = tmp_path / "kept.sectorviz.json"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Save)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window.document.mark_saved(target)
+    edit_stride(window, 3)
+    window.close()
+    assert not window.isVisible()
+    assert json.loads(target.read_text())["params"]["stride"] == 3
+
+
+def test_no_prompt_when_unmodified(open_window, monkeypatch):
+    window = open_window("stride-32B")
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: pytest.fail("asked"))
+    window.close()
+    assert not window.isVisible()
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('{"format": "sectorviz.pattern/1",', "invalid JSON"),
+    ('{"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]}, '
+     '"arrays": {"x": {"dtype": "float32", "length": 32}}, '
+     '"accesses": [{"op": "load", "array": "x", "index": "j"}]}', "unknown name 'j'"),
+])
+def test_broken_file_keeps_current_work(open_window, tmp_path, text, needle):
+    window = open_window("stride-32B")
+    edit_stride(window, 2)
+    before = window.document.pattern
+    bad = tmp_path / "bad.sectorviz.json"
+    bad.write_text(text)
+    assert not window.open_path(bad)
+    assert window.document.pattern == before and window.document.modified
+    message = window.findChild(QLabel, "statusMessage").text()
+    assert str(bad) in message and needle in message and "\n" not in message
+
+
+def test_missing_file_message(open_window, tmp_path):
+    window = open_window("stride-32B")
+    assert not window.open_path(tmp_path / "nope.sectorviz.json")
+    assert "cannot read file" in window.findChild(QLabel, "statusMessage").text()
+
+
+def test_recent_files_keep_newest_first(tmp_path):
+    from sectorviz.ui.files import settings
+    store = settings()
+    store.remove("recent")
+    for name in ("a", "b", "a"):
+        add_recent(store, tmp_path / name)
+    assert recent_files(store) == [tmp_path / "a", tmp_path / "b"]
+
+
+def test_examples_open_as_untitled_copies(open_window):
+    from sectorviz.paths import example_paths
+    window = open_window("stride-32B")
+    assert window.open_example(example_paths()[0])
+    assert window.document.path is None
+    assert "(unsaved)" in window.windowTitle()
