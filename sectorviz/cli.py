@@ -23,7 +23,9 @@ class UsageError(Exception):
     """A bad command line; the message is one line."""
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one-line UsageErrors instead of exits."""
+
     def error(self, message: str):
         raise UsageError(f"{self.prog}: {message}")
 
@@ -38,7 +40,8 @@ def pattern_error_line(path: str | Path, err: PatternError) -> str:
 
 
 def report_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="sectorviz report", description="Print the accounting sheet of a pattern.")
+    p = OneLineParser(prog="sectorviz report",
+                      description="Print the accounting sheet of a pattern.")
     p.add_argument("file", help="a *.sectorviz.json pattern file")
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",

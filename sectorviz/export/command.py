@@ -11,7 +11,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from ..cli import UsageError, _Parser, fail, pattern_error_line
+from ..cli import OneLineParser, UsageError, fail, pattern_error_line
 from ..model import PatternError, load_pattern
 from ..model.analysis import instruction_index, kernel_for
 from .diagrams import KINDS, DiagramSpec
@@ -23,7 +23,7 @@ DEFAULT_SCALE = 2.0
 
 
 def export_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="sectorviz export",
+    p = OneLineParser(prog="sectorviz export",
                 description="Write a diagram (.svg .pdf .png .tex) or the accounting sheet "
                             "(.csv .md, or .tex with --sheet) of a pattern.")
     p.add_argument("file", help="a *.sectorviz.json pattern file")

@@ -212,7 +212,11 @@ def kernel_for(pattern: Pattern) -> Kernel:
     """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
     with a `kernel` key is interpreted by the CUDA front end, which has the same interface."""
     if pattern.kernel is not None:
-        from ..cuda.kernel import CudaKernel  # optional layer: tree-sitter is imported only here
+        try:  # optional layer: tree-sitter is imported only here
+            from ..cuda.kernel import CudaKernel
+        except ImportError as err:
+            raise PatternError("kernel", f"the CUDA front end is not installed ({err.name}); "
+                                         "install sectorviz[cuda]") from None
         return CudaKernel(pattern)
     return Kernel(pattern)
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..model import Analysis
 from ..model.analysis import LaneExecution
 from ..model.sheet import readable_bytes
-from .document import Selection, WarpView, warp_view
+from .document import WarpView
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors
 
@@ -27,6 +27,7 @@ class Row:
     label: str
     value: str
     note: str = ""
+    instruction: int | None = None  # the instruction the row is about, if one
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,11 @@ class Step:
     number: int
     title: str
     rows: tuple[Row, ...]
+
+
+def sectors_text(n: int) -> str:
+    """12 -> '12 sectors', 1 -> '1 sector'."""
+    return f"{n} sector" + ("" if n == 1 else "s")
 
 
 def lane_spacing(execution: LaneExecution) -> str:
@@ -77,36 +83,35 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
     ops, logical, expansion, sectors = [], [], [], []
     sel = view.selection
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
-        here = warp_view(view.pattern, Selection(sel.warp, k, 0)) if view.detail else None
-        runs = here.detail.executions[k] if here else ()
+        runs = view.detail.executions[k] if view.detail else ()
         arr = kernel.arrays[ins.array]
         loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
         ops.append(Row(ins.name, f"{ins.op}, {ins.width} B per lane",
-                       f"array {ins.array} ({arr.spec.dtype})" + loops))
+                       f"array {ins.array} ({arr.spec.dtype})" + loops, k))
         if st is not None:
             logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
-                               f"{st.active_lanes:,} active lanes × {ins.width} B"))
+                               f"{st.active_lanes:,} active lanes × {ins.width} B", k))
         run = sel.run if k == sel.instruction else 0
         ex = runs[run] if runs else None
         if ex is None:
-            expansion.append(Row(ins.name, "not run by this warp"))
-            sectors.append(Row(f"{ins.name}, this warp", "not run by this warp"))
+            expansion.append(Row(ins.name, "not run by this warp", "", k))
+            sectors.append(Row(f"{ins.name}, this warp", "not run by this warp", "", k))
         else:
             spacing = lane_spacing(ex)
-            expansion.append(Row(ins.name, spacing, _alignment(ex, arr.address0, sb)))
+            expansion.append(Row(ins.name, spacing, _alignment(ex, arr.address0, sb), k))
             which = f", execution {run + 1} of {len(runs)}" if len(runs) > 1 else ""
             all_runs = (f"{sum(r.sectors for r in runs)} sectors over its {len(runs)} executions"
                         if len(runs) > 1 else "")
             sectors.append(Row(f"{ins.name}, this warp{which}",
-                               f"{spacing}: {ex.sectors} sectors, ideal {_ideal(ex.useful_bytes, sb)}",
-                               all_runs))
+                               f"{spacing}: {sectors_text(ex.sectors)}, ideal {_ideal(ex.useful_bytes, sb)}",
+                               all_runs, k))
         if st is not None:
             sectors.append(Row(
                 f"{ins.name}, grid",
                 f"typical {st.mode}, min {st.min}, max {st.max} sectors per request",
                 f"{st.sectors:,} sectors ({readable_bytes(st.sectors * sb)}) in {st.requests:,} "
                 f"requests; ideal {st.ideal_sectors:,}, excess {st.excess_sectors:,}; "
-                f"useful {100 * st.useful_fraction:.1f}%"))
+                f"useful {100 * st.useful_fraction:.1f}%", k))
     if analysis is not None:
         t = analysis.totals
         logical.append(Row("total", readable_bytes(t.logical_bytes),

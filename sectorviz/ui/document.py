@@ -124,7 +124,7 @@ class Document(QObject):
         self.analysis_error: str | None = None
         self._depth, self._pending = 0, Change(0)
         self.undo_stack = QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(lambda _clean: self._notify(Change.FILE))
+        self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._runner = AnalysisRunner(self)
         self._runner.progress.connect(self.progress)
         self._runner.finished.connect(self._on_analysis)
@@ -214,11 +214,17 @@ class Document(QObject):
         with self.batch():
             self._pending |= flags
 
+    def _on_clean_changed(self, _clean: bool) -> None:
+        self._notify(Change.FILE)
+
     def _clamped(self, s: Selection) -> Selection:
         kernel = kernel_for(self._pattern)
         warp = min(max(s.warp, 0), kernel.warps - 1)
         k = min(max(s.instruction, 0), len(kernel.instructions) - 1)
-        runs = warp_view(self._pattern, Selection(warp, k, 0)).runs
+        try:
+            runs = len(warp_detail(self._pattern, warp).executions[k])
+        except PatternError:
+            runs = 0
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
     def _apply(self, pattern: Pattern) -> None:

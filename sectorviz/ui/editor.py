@@ -1,8 +1,11 @@
-"""The pattern editor: a structured form and a raw JSON tab over the same document.
+"""The pattern editor: a structured form, the CUDA kernel (for kernel patterns) and the raw
+JSON, all over the same document.
 
 JSON typed in the raw tab is checked on every keystroke; a good document becomes the current
 pattern (consecutive keystrokes are one undo step), a bad one keeps the last good pattern and
-shows the one-line message under the text, with the offending line underlined.
+shows the one-line message under the text, with the offending line underlined. Kernel edits
+(debounced by the kernel tab) are kept inline in the pattern as `kernel.code`; a `.cu` file
+the pattern names is never written.
 """
 
 from __future__ import annotations
@@ -11,11 +14,19 @@ import json
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
 
-from ..model import PatternError, pattern_from_text
+from ..model import PatternError, pattern_from_dict, pattern_from_text
 from .document import Change, Document, checked
+from .fields import ERROR_COLOUR, error_label
 from .form import PatternForm
+from .kernel_editor import KernelEditor, line_notes
+
+
+def error_line(err: PatternError) -> int | None:
+    """'line 12' places (JSON and CUDA errors) -> 12."""
+    head, _, number = err.place.partition(" ")
+    return int(number) if head == "line" and number.isdigit() else None
 
 
 class JsonEditor(QWidget):
@@ -30,9 +41,7 @@ class JsonEditor(QWidget):
         font.setFamily("DejaVu Sans Mono")
         font.setStyleHint(font.StyleHint.Monospace)
         self.text.setFont(font)
-        self.error = QLabel(objectName="jsonError", wordWrap=True)
-        self.error.setProperty("role", "error")
-        self.error.hide()
+        self.error = error_label("jsonError")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.text, 1)
@@ -56,15 +65,15 @@ class JsonEditor(QWidget):
         self.error.setText(str(err) if err else "")
         self.error.setVisible(err is not None)
         marks = []
-        place = err.place if err else ""
-        if place.startswith("line "):
+        line = error_line(err) if err else None
+        if line is not None:
             fmt = QTextCharFormat()
             fmt.setUnderlineStyle(QTextCharFormat.WaveUnderline)
-            fmt.setUnderlineColor(QColor("#d62f2f"))
+            fmt.setUnderlineColor(QColor(ERROR_COLOUR))
             fmt.setProperty(QTextFormat.FullWidthSelection, True)
             sel = QTextEdit.ExtraSelection()
             sel.format = fmt
-            block = self.text.document().findBlockByLineNumber(int(place.split()[1]) - 1)
+            block = self.text.document().findBlockByLineNumber(line - 1)
             sel.cursor = QTextCursor(block)
             sel.cursor.select(QTextCursor.LineUnderCursor)
             marks.append(sel)
@@ -85,12 +94,59 @@ class JsonEditor(QWidget):
 
 
 class PatternEditor(QTabWidget):
-    """Tabs: the structured form and the raw JSON."""
+    """Tabs: the structured form, the CUDA kernel (only for kernel patterns), the raw JSON."""
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("patternEditor")
+        self.document = document
         self.form = PatternForm(document)
+        self.kernel = KernelEditor()
         self.json = JsonEditor(document)
         self.addTab(self.form, "Form")
+        self.kernel_tab = self.addTab(self.kernel, "Kernel")
         self.addTab(self.json, "JSON")
+        self.kernel.edited.connect(self._kernel_edited)
+        self.kernel.lineActivated.connect(self._line_activated)
+        self._has_kernel: bool | None = None
+        document.changed.connect(self._on_changed)
+        self._on_changed(Change.PATTERN | Change.ANALYSIS)
+
+    def _on_changed(self, flags: int) -> None:
+        pattern = self.document.pattern
+        has_kernel = pattern.kernel is not None
+        if has_kernel != self._has_kernel:  # a kernel pattern opens on its Kernel tab
+            self._has_kernel = has_kernel
+            self.setTabVisible(self.kernel_tab, has_kernel)
+            self.setCurrentIndex(self.kernel_tab if has_kernel else 0)
+        if not has_kernel:
+            return
+        if flags & Change.PATTERN:
+            from ..cuda.kernel import kernel_source  # the CUDA layer loads only for kernels
+            self.kernel.set_source(kernel_source(pattern))
+            self.kernel.set_error(None)
+        if flags & Change.ANALYSIS:
+            analysis = self.document.analysis
+            self.kernel.set_annotations(line_notes(analysis.instructions) if analysis else {})
+
+    def _kernel_edited(self, text: str) -> None:
+        doc = self.document
+        d = doc.pattern.to_dict()
+        d["kernel"] = {"code": text, "function": d["kernel"]["function"]}
+        try:
+            pattern = checked(pattern_from_dict(d, doc.pattern.base_dir), doc.selection.warp)
+        except PatternError as err:
+            self.kernel.set_error(str(err), error_line(err), err.column)
+            return
+        self.kernel.set_error(None)
+        doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
+
+    def _line_activated(self, line: int) -> None:
+        """A clicked source line selects its first access; clicking again, the next one."""
+        on_line = [k for k, ins in enumerate(self.document.kernel.instructions)
+                   if ins.line == line]
+        if on_line:
+            current = self.document.selection.instruction
+            nxt = on_line[(on_line.index(current) + 1) % len(on_line)] if current in on_line \
+                else on_line[0]
+            self.document.select(instruction=nxt)

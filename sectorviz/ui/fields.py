@@ -17,6 +17,16 @@ Path = tuple  # of str keys and int indices
 OnEdit = Callable[["Binding", Any], None]  # (binding, new JSON value or None)
 INT_RE = re.compile(r"^-?\d+$")
 INT_MAX = 2**31 - 1
+ERROR_COLOUR = "#d62f2f"  # readable on the light and the dark theme
+INVALID_STYLE = f"border: 1px solid {ERROR_COLOUR}; border-bottom-width: 2px;"
+
+
+def error_label(name: str = "") -> QLabel:
+    """A hidden, word-wrapped label for one-line model errors."""
+    label = QLabel(objectName=name, wordWrap=True)
+    label.setStyleSheet(f"color: {ERROR_COLOUR};")
+    label.hide()
+    return label
 
 
 def place_of(path: Path) -> str:
@@ -124,8 +134,7 @@ class Binding:
         """Underline the field and show `message` under it; None clears both."""
         self.bad = message is not None
         self.widget.setProperty("invalid", self.bad)
-        self.widget.style().unpolish(self.widget)
-        self.widget.style().polish(self.widget)
+        self.widget.setStyleSheet(INVALID_STYLE if self.bad else "")
         self.error.setText(message or "")
         self.error.setVisible(self.bad)
 

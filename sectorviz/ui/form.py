@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QInputDialog,
                                QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget)
 
 from ..model import PatternError, pattern_from_dict
 from ..model.pattern import DTYPE_BYTES
 from .document import Change, Document, checked
-from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, TextBinding, get_in,
-                     place_of, set_in)
+from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, TextBinding, error_label,
+                     get_in, place_of, set_in)
 
 VALUE_CHOICES = (
     ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),
@@ -65,9 +64,7 @@ class PatternForm(QWidget):
         super().__init__(parent)
         self.document = document
         self.bindings: list[Binding] = []
-        self.message = QLabel(objectName="formError", wordWrap=True)
-        self.message.setProperty("role", "error")
-        self.message.hide()
+        self.message = error_label("formError")
         self.scroll = QScrollArea(widgetResizable=True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -95,24 +92,26 @@ class PatternForm(QWidget):
     def apply(self, doc: dict, text: str, merge_key: str | None = None,
               origin: Binding | None = None) -> bool:
         """Validate `doc`; make it current (one undo step) or show why not and keep the old."""
-        doc_ = self.document
+        document = self.document
         try:
-            pattern = checked(pattern_from_dict(doc, doc_.pattern.base_dir), doc_.selection.warp)
+            pattern = checked(pattern_from_dict(doc, document.pattern.base_dir),
+                              document.selection.warp)
         except PatternError as err:
-            if origin is not None:
-                origin.set_error(str(err))
             if origin is None:
                 self._rebuild()
             elif isinstance(origin, ChoiceBinding):
-                self._sync(keep_bad=False)
-            self.message.setText(str(err))
-            self.message.show()
+                self._sync(keep_bad=False)  # a refused choice snaps back to the document's
+            if origin is not None:
+                origin.set_error(str(err))
+            elsewhere = origin is None or not err.place.startswith(origin.place)
+            self.message.setText(str(err))  # the banner names problems away from the field
+            self.message.setVisible(elsewhere)
             return False
         for b in self.bindings:
             if b.bad:
                 b.set_error(None)
         self.message.hide()
-        doc_.set_pattern(pattern, text, merge_key)
+        document.set_pattern(pattern, text, merge_key)
         return True
 
     # ------------------------------------------------------------ document -> form
@@ -165,15 +164,15 @@ class PatternForm(QWidget):
 
     def _row(self, form: QFormLayout, label: str, *parts: Any) -> QLabel:
         """A labelled row of widgets (or factories taking the row's error label)."""
-        error = QLabel(wordWrap=True)
-        error.setProperty("role", "error")
-        error.hide()
+        error = error_label()
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 0, 0)
         for part in parts:
             widget = part(error) if callable(part) else part
             if isinstance(widget, Binding):
                 self.bindings.append(widget)
+                if not error.objectName():
+                    error.setObjectName(f"{widget.place}:error")
                 widget = widget.widget
             line.addWidget(widget, 1 if not isinstance(widget, QToolButton) else 0)
         cell = QWidget()
@@ -318,7 +317,7 @@ class PatternForm(QWidget):
             self._row(form, "source", self._text(("kernel", "source"), ".cu file, relative "
                                                                      "to the pattern"))
         else:
-            form.addRow(QLabel("The kernel's code is inline: edit it in the JSON tab."))
+            form.addRow(QLabel("The kernel's code is inline: edit it in the Kernel tab."))
         return group
 
     def _access_section(self, doc: dict, i: int, acc: dict) -> QGroupBox:

@@ -19,11 +19,11 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPen, Q
 from ..model.detail import lane_records
 from ..model.grid import GapColumn, GridLayout, SectorColumn
 from ..model.sectors import WARP_SIZE
-from .accounting import lane_spacing
+from .accounting import lane_spacing, sectors_text
 from .document import Change, Document, WarpView
 from .theme import LIGHT, Theme
 
-MAX_CELL = 72.0  # px: widest sector column
+MAX_CELL = 128.0  # px: widest sector column (4 px per byte of a 32 B sector)
 MIN_ROW, MAX_ROW = 8.0, 20.0  # px: lane row height
 GAP_FRACTION = 0.5  # a continuation column's width, relative to a sector column
 PAD = 8.0
@@ -101,7 +101,8 @@ class GridItem(pg.GraphicsObject):
         return QRectF(g.xs[c], g.top + lane * g.row, g.widths[c], g.row)
 
     def hit_at(self, pos: QPointF) -> tuple[int, int] | None:
-        """(lane, column index in layout.columns) under `pos`, or None."""
+        """(lane, column index in layout.columns) under `pos`; column -1 over the lane labels;
+        None outside the rows."""
         g = self.geometry
         if g is None or not g.top <= pos.y() < g.bottom:
             return None
@@ -109,7 +110,7 @@ class GridItem(pg.GraphicsObject):
         for c, (x, w) in enumerate(zip(g.xs, g.widths)):
             if x <= pos.x() < x + w:
                 return lane, c
-        return (lane, -1) if g.left - PAD * 10 < pos.x() < g.left else None
+        return (lane, -1) if pos.x() < g.left else None
 
     def tooltip_at(self, pos: QPointF) -> str:
         """Lane, thread, block, element, address and sectors of the lane under `pos`."""
@@ -137,6 +138,8 @@ class GridItem(pg.GraphicsObject):
             lo, hi = int(v.layout.cell_lo[lane, j]), int(v.layout.cell_hi[lane, j])
             used = f"bytes [{lo}, {hi}) of" if hi > lo else "does not use"
             lines.append(f"{used} sector {col.sector} at 0x{col.address:x}")
+        elif isinstance(col, GapColumn):
+            lines.append(f"⋯ {col.skipped_bytes:,} B here that no lane touches")
         if v.layout.crossing[lane]:
             lines.append("crosses a sector boundary: counts in both sectors")
         if v.layout.shared[lane]:
@@ -174,7 +177,6 @@ class GridItem(pg.GraphicsObject):
         p.setPen(QColor(th.text))
         p.drawText(QPointF(PAD, PAD + fm.ascent()), self._title())
         p.setFont(base)
-        p.setPen(QColor(th.muted))
         p.drawText(QPointF(PAD, PAD + fm.height() + fm.ascent() + 2), self._subtitle())
         y0 = PAD + 2 * fm.height() + 10
         if v.layout is None:
@@ -185,8 +187,9 @@ class GridItem(pg.GraphicsObject):
             return
         lay = v.layout
         header = fs.horizontalAdvance("+0x00000000 B") + 6
-        label_w = max(fs.horizontalAdvance(_lane_label(v, i)) for i in range(WARP_SIZE)) + 26
-        footer = fs.height() * 2 + 16
+        label_w = max(max(fs.horizontalAdvance(_lane_label(v, i)) for i in range(WARP_SIZE)) + 26,
+                      fs.horizontalAdvance("sector at array +") + 8)
+        footer = fs.height() * 3 + 18
         row = float(np.clip((h - y0 - header - footer - PAD) / WARP_SIZE, MIN_ROW, MAX_ROW))
         g = self._geometry(lay, PAD + label_w, y0 + header, row, w - PAD)
         self.geometry = g
@@ -198,7 +201,11 @@ class GridItem(pg.GraphicsObject):
         v = self.view
         s = v.selection
         block = "" if v.detail is None else f", block {tuple(v.detail.block)}"
-        run = f", execution {s.run + 1} of {v.runs}" if v.runs > 1 else ""
+        run = ""
+        if v.runs > 1:
+            its = ", ".join(f"{name} = {int(np.asarray(x).flat[0])}"
+                            for name, x in v.execution.iteration.items())
+            run = f", execution {s.run + 1} of {v.runs}" + (f" ({its})" if its else "")
         return f"{v.instruction.name}  ·  warp {s.warp}{block}{run}"
 
     def _subtitle(self) -> str:
@@ -207,7 +214,7 @@ class GridItem(pg.GraphicsObject):
             return ""
         ex, sb = v.execution, v.pattern.sector_bytes
         ideal = -(-ex.useful_bytes // sb)
-        return (f"{lane_spacing(ex)}: {ex.sectors} sectors of {sb} B, ideal {ideal}  ·  "
+        return (f"{lane_spacing(ex)}: {sectors_text(ex.sectors)} of {sb} B, ideal {ideal}  ·  "
                 f"{int(np.count_nonzero(ex.active))} active lanes × {v.instruction.width} B")
 
     @staticmethod
@@ -222,33 +229,43 @@ class GridItem(pg.GraphicsObject):
         return Geometry(left, top, row, tuple(xs), tuple(wgt * unit for wgt in weights), sector_cols)
 
     def _draw_headers(self, p: QPainter, g: Geometry, font: QFont, fm: QFontMetrics) -> None:
+        """Rotated column labels: a sector's offset in the array (and its address when the
+        column is wide enough), a gap's skipped bytes; labels that would overlap are left
+        out, sector columns first."""
         v, th = self.view, self.theme
         p.setFont(font)
-        lines = max(1, min(2, int(min(g.widths) // (fm.height() + 1)) if g.widths else 1))
+        line = fm.height()
+        labels = []
         for col, x, w in zip(v.layout.columns, g.xs, g.widths):
             if isinstance(col, GapColumn):
-                texts = [(f"⋯ {col.skipped_bytes:,} B", th.muted)]
+                labels.append((1, x + w / 2, [(f"⋯ {col.skipped_bytes:,} B", th.muted)]))
             else:
-                rel = f"{col.relative:+,} B"
-                texts = [(rel, th.text), (f"0x{col.address:x}", th.muted)][:lines]
-                if w < fm.height() * 2:
-                    texts = texts[:1]
+                texts = [(f"{col.relative:+,} B", th.text), (f"0x{col.address:x}", th.muted)]
+                labels.append((0, x + w / 2, texts[: 2 if w >= 2 * line + 2 else 1]))
+        placed: list[tuple[float, float]] = []
+        for _, centre, texts in sorted(labels, key=lambda t: t[0]):
+            lo, hi = centre - len(texts) * line / 2, centre + len(texts) * line / 2
+            if any(lo < b and a < hi for a, b in placed):
+                continue
+            placed.append((lo, hi))
             p.save()
-            p.translate(x + w / 2 + len(texts) * fm.height() / 2 - fm.descent(), g.top - 4)
+            p.translate(hi - fm.descent(), g.top - 4)
             p.rotate(-90)
             for i, (text, colour) in enumerate(texts):
                 p.setPen(QColor(colour))
-                p.drawText(QPointF(0, -i * fm.height()), text)
+                p.drawText(QPointF(0, -i * line), text)
             p.restore()
         p.setPen(QColor(th.muted))
-        p.drawText(QRectF(PAD, g.top - fm.height() * 2 - 4, g.left - PAD - 6, fm.height() * 2),
-                   Qt.AlignRight | Qt.AlignBottom, "lane (thread)\nsector @ array +")
+        p.drawText(QRectF(PAD, g.top - line * 2 - 4, g.left - PAD - 6, line * 2),
+                   Qt.AlignRight | Qt.AlignBottom, "sector at array +\nlane (thread)")
 
     def _draw_rows(self, p: QPainter, g: Geometry, font: QFont, fm: QFontMetrics) -> None:
+        """Lane labels and marks, then every cell: rectangles are batched per colour."""
         v, th, lay = self.view, self.theme, self.view.layout
         sb = lay.sector_bytes
         p.setFont(font)
-        hatch = QBrush(QColor(th.muted), Qt.BDiagPattern)
+        fills: dict[str, list[QRectF]] = {}
+        hatched: list[QRectF] = []
         for lane in range(WARP_SIZE):
             y = g.top + lane * g.row
             valid, active = bool(lay.valid[lane]), bool(lay.active[lane])
@@ -261,25 +278,29 @@ class GridItem(pg.GraphicsObject):
             for i, (colour, glyph) in enumerate(marks):
                 p.setPen(QColor(colour))
                 p.drawText(QRectF(g.left - 20 + i * 9, y, 9, g.row), Qt.AlignCenter, glyph)
-            p.setPen(Qt.NoPen)
             if not valid or not active:
-                p.setBrush(QColor(th.missing if not valid else th.inactive))
-                p.drawRect(QRectF(g.left, y + 1, g.right - g.left, g.row - 2))
+                row = QRectF(g.left, y + 1, g.right - g.left, g.row - 2)
+                fills.setdefault(th.inactive if valid else th.missing, []).append(row)
                 if valid:
-                    p.setBrush(hatch)
-                    p.drawRect(QRectF(g.left, y + 1, g.right - g.left, g.row - 2))
+                    hatched.append(row)
                 continue
-            colour = QColor(th.crossing if lay.crossing[lane] else
-                            th.shared if lay.shared[lane] else th.hit)
+            hit = th.crossing if lay.crossing[lane] else th.shared if lay.shared[lane] else th.hit
             for j, c in enumerate(g.sector_cols):
                 x, w = g.xs[c], g.widths[c]
-                p.setBrush(QColor(th.cell))
-                p.drawRect(QRectF(x + 1, y + 1, w - 2, g.row - 2))
+                fills.setdefault(th.cell, []).append(QRectF(x + 1, y + 1, w - 2, g.row - 2))
                 lo, hi = lay.cell_lo[lane, j], lay.cell_hi[lane, j]
                 if hi > lo:
-                    p.setBrush(colour)
-                    p.drawRect(QRectF(x + 1 + (w - 2) * lo / sb, y + 1,
-                                      max((w - 2) * (hi - lo) / sb, 1.5), g.row - 2))
+                    fills.setdefault(hit, []).append(QRectF(
+                        x + 1 + (w - 2) * lo / sb, y + 1, max((w - 2) * (hi - lo) / sb, 1.5),
+                        g.row - 2))
+        p.setPen(Qt.NoPen)
+        for colour in (th.inactive, th.missing, th.cell, th.hit, th.crossing, th.shared):
+            if fills.get(colour):
+                p.setBrush(QColor(colour))
+                p.drawRects(fills[colour])
+        if hatched:
+            p.setBrush(QBrush(QColor(th.muted), Qt.BDiagPattern))
+            p.drawRects(hatched)
         self._draw_gaps(p, g)
         self._draw_byte_ticks(p, g, sb)
 
@@ -292,17 +313,15 @@ class GridItem(pg.GraphicsObject):
                     p.drawLine(QPointF(x + dx, g.top), QPointF(x + dx, g.bottom))
 
     def _draw_byte_ticks(self, p: QPainter, g: Geometry, sb: int) -> None:
-        """Faint marks every 4 bytes inside sector columns wide enough to show them."""
+        """Hairlines every 4 bytes inside sector columns wide enough to show them."""
         step = 4
         if not g.sector_cols or g.widths[g.sector_cols[0]] * step / sb < 5:
             return
-        tick = QColor(self.theme.base)
-        tick.setAlpha(140)
-        p.setPen(QPen(tick, 1))
-        for c in g.sector_cols:
-            x, w = g.xs[c] + 1, g.widths[c] - 2
-            for b in range(step, sb, step):
-                p.drawLine(QPointF(x + w * b / sb, g.top), QPointF(x + w * b / sb, g.bottom))
+        ticks = [QRectF(g.xs[c] + 1 + (g.widths[c] - 2) * b / sb - 0.5, g.top, 1, g.bottom - g.top)
+                 for c in g.sector_cols for b in range(step, sb, step)]
+        p.setPen(Qt.NoPen)
+        p.setBrush(QColor(self.theme.base))
+        p.drawRects(ticks)
 
     def _draw_footer(self, p: QPainter, g: Geometry, font: QFont, fm: QFontMetrics) -> None:
         v, th, lay = self.view, self.theme, self.view.layout
@@ -321,6 +340,8 @@ class GridItem(pg.GraphicsObject):
                  (th.shared, "= shares bytes with another lane"), (th.inactive, "inactive lane"),
                  (th.missing, "no such lane")]
         for colour, text in items:
+            if x + 14 + fm.horizontalAdvance(text) > self.size[0] - PAD and x > g.left:
+                x, y = g.left, y + fm.height() + 2
             p.setPen(Qt.NoPen)
             p.setBrush(QColor(colour))
             p.drawRect(QRectF(x, y + 2, 10, fm.height() - 4))
@@ -335,6 +356,7 @@ class GridView(pg.GraphicsView):
     def __init__(self, document: Document, parent=None):
         super().__init__(parent, background=LIGHT.base)
         self.setObjectName("gridView")
+        self.setAntialiasing(False)  # cells are axis-aligned rectangles; text stays smooth
         self.document = document
         self.item = GridItem()
         self.addItem(self.item)
@@ -352,7 +374,8 @@ class GridView(pg.GraphicsView):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        self.item.set_size(float(self.width()), float(self.height()))
+        if hasattr(self, "item"):  # pg.GraphicsView resizes once while it is being built
+            self.item.set_size(float(self.width()), float(self.height()))
 
     def _on_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..model import Analysis
@@ -75,6 +76,9 @@ class OverviewView(QWidget):
                                       pen=pg.mkPen(LIGHT.text, width=1.5))
         self.plot.addItem(self.cursor)
         self.legend = QLabel(objectName="overviewLegend")
+        self.legend.setToolTip("colour: sectors per request of each warp (the worst in a pixel "
+                               "column); top row: atypical warps (partial, boundary, or "
+                               "sectors per request unlike the instruction's typical count)")
         self.status = QLabel()
         head = QHBoxLayout()
         head.addWidget(QLabel("<b>Kernel overview</b>"))
@@ -123,14 +127,22 @@ class OverviewView(QWidget):
         kernel, analysis = doc.kernel, doc.analysis
         n = len(kernel.instructions)
         left = self.plot.getAxis("left")
-        left.setTicks([[(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:22])
-                                                for k, ins in enumerate(kernel.instructions)]])
+        ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
+                                        for k, ins in enumerate(kernel.instructions)]
+        left.setTicks([ticks])
+        left.setWidth(max(QFontMetrics(left.font()).horizontalAdvance(t) for _, t in ticks) + 14)
         self.plot.setLabel("bottom", "warp (launch order)")
+        step = max(1, kernel.warps // 16)
+        self.plot.getAxis("bottom").setTicks(
+            [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
+            else None)
         self.legend.setText(self._legend_html())
+        if analysis is None and doc.analysis_running:
+            self.status.setText("updating…")  # the last picture stays until the new one
+            return
         if analysis is None or analysis.per_warp_sectors is None:
             self.image.clear()
-            self.status.setText(doc.analysis_error or
-                                ("computing…" if doc.analysis_running else "too many warps to show"))
+            self.status.setText(doc.analysis_error or "too many warps to show")
             return
         self.bin = max(1, -(-kernel.warps // MAX_BINS))
         odd_warps = atypical_warps(analysis, kernel)
@@ -150,5 +162,4 @@ class OverviewView(QWidget):
         th = self.theme
         cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{2 ** i}&nbsp;</span>"
                         for i, c in enumerate(th.ramp))
-        return (f"sectors per request: {cells} &nbsp; "
-                f"<span style='color:{th.bad}'>■</span> atypical (partial, boundary, misaligned)")
+        return (f"sectors/request {cells} &nbsp; <span style='color:{th.bad}'>■</span> atypical")

@@ -35,13 +35,13 @@ LIGHT = Theme(
     name="light", window="#f3f3f3", base="#ffffff", text="#1d1d1f", muted="#6b6b70",
     line="#c9c9ce", cell="#e4e8ee", hit="#2f6fd6", crossing="#e07b00", shared="#8e44ad",
     inactive="#d6d6d6", missing="#bbbbbb", accent="#2f6fd6", bad="#d62f2f",
-    ramp=("#1a9850", "#91cf60", "#d9ef8b", "#fee08b", "#fc8d59", "#d73027"),
+    ramp=("#1a9850", "#52b35a", "#91cf60", "#fee08b", "#fc8d59", "#d73027"),
 )
 DARK = Theme(
     name="dark", window="#232427", base="#1a1b1e", text="#e8e8ea", muted="#9a9aa2",
     line="#45464c", cell="#33363d", hit="#5b9bff", crossing="#ff9f1a", shared="#c17ddf",
     inactive="#3a3a3e", missing="#2a2a2d", accent="#5b9bff", bad="#ff5c5c",
-    ramp=("#1a9850", "#66bd63", "#c2d96b", "#fdcb6e", "#f46d43", "#e0332a"),
+    ramp=("#1a9850", "#4fae55", "#8cc863", "#f2d06b", "#f46d43", "#e0332a"),
 )
 THEMES = {t.name: t for t in (LIGHT, DARK)}
 
@@ -59,7 +59,8 @@ def ramp_rgba(theme: Theme, sectors_per_request: np.ndarray) -> np.ndarray:
 
 def apply_theme(app: QApplication, theme: Theme) -> None:
     """Fusion style with the theme's palette; pyqtgraph defaults for widgets made later."""
-    app.setStyle("Fusion")
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     pal = QPalette()
     roles = {
         QPalette.Window: theme.window, QPalette.WindowText: theme.text, QPalette.Base: theme.base,

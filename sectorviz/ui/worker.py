@@ -43,7 +43,7 @@ class _Job(QRunnable):
             result, error = analyze(self.pattern, per_warp, self._progress), ""
         except Cancelled:
             return
-        except (PatternError, MemoryError, ImportError) as err:
+        except (PatternError, MemoryError) as err:
             result, error = None, str(err)
         self.relay.done.emit(self.job_id, self.pattern, result, error)
 

@@ -26,6 +26,16 @@ def test_screenshot_opens_file_warp_and_instruction(tmp_path, qapp, monkeypatch)
     window.close()
 
 
+def test_no_file_opens_vector_add(tmp_path, qapp, monkeypatch):
+    seen = []
+    monkeypatch.setattr(app, "save_when_drawn",
+                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    assert app.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
+    (window,) = seen
+    assert window.document.pattern.name == "Vector add" and window.document.path is None
+    window.close()
+
+
 @pytest.mark.parametrize("argv, needle", [
     (["/no/such.sectorviz.json"], "cannot read file"),
     ([TRANSPOSE, "--warp", "99999999"], "outside"),

@@ -3,7 +3,6 @@ the last good state with the message inline, and every edit can be undone."""
 
 import json
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QSpinBox
 
 from sectorviz.model import pattern_from_dict
@@ -100,3 +99,16 @@ def test_structural_edits(open_window):
     form.restructure(lambda d: d["params"].pop("n"), "Remove param n")  # still used: refused
     assert "n" in window.document.pattern.to_dict()["params"]
     assert "unknown name 'n'" in window.findChild(QLabel, "formError").text()
+
+
+def test_refused_choice_snaps_back_with_the_message_inline(open_window):
+    from PySide6.QtWidgets import QComboBox
+    window = open_window("stride-32B")
+    before = window.document.pattern
+    combo = window.findChild(QComboBox, "arrays.x.layout")
+    combo.setCurrentText("col-major")
+    combo.textActivated.emit("col-major")
+    assert window.document.pattern == before
+    assert combo.currentText() == "row-major"
+    error = window.findChild(QLabel, "arrays.x.layout:error")
+    assert not error.isHidden() and "needs a 'shape'" in error.text()

@@ -33,6 +33,18 @@ def test_save_as_and_open_round_trip(open_window, tmp_path, monkeypatch):
     assert "mine.sectorviz.json" in window.windowTitle()
 
 
+def test_save_never_overwrites_a_bundled_example(open_window, tmp_path, monkeypatch):
+    window = open_window("stride-32B")
+    original = window.document.path.read_text()
+    edit_stride(window, 2)
+    target = tmp_path / "copy.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert window.save()
+    assert window.document.path == target and target.exists()
+    from sectorviz.paths import examples_dir
+    assert (examples_dir() / "stride-32B.sectorviz.json").read_text() == original
+
+
 @pytest.mark.parametrize("answer, opened", [(QMessageBox.Cancel, False),
                                             (QMessageBox.Discard, True)])
 def test_unsaved_changes_prompt_on_open(open_window, monkeypatch, answer, opened):
@@ -109,3 +121,15 @@ def test_examples_open_as_untitled_copies(open_window):
     assert window.open_example(example_paths()[0])
     assert window.document.path is None
     assert "(unsaved)" in window.windowTitle()
+
+
+def test_drop_a_pattern_file_opens_it(open_window):
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+    from sectorviz.paths import default_example
+    window = open_window("stride-32B")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(default_example()))])
+    event = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    window.dropEvent(event)
+    assert window.document.path == default_example()

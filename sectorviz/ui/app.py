@@ -1,0 +1,111 @@
+"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--screenshot OUT.png]`: the app.
+
+N is the 0-based global warp in launch order; K the 0-based instruction index in program
+order, or its name. With --screenshot the window (default size and layout, the light theme
+unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
+has arrived, then the app exits 0. Bad input: one line on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from ..cli import OneLineParser, UsageError, fail
+from ..model import PatternError
+from ..model.analysis import instruction_index, kernel_for
+from ..paths import default_example, resources_dir
+from .document import Change
+from .main_window import MainWindow, load_checked
+from .theme import THEMES
+
+
+def parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="sectorviz", description="See which 32-byte sectors each lane of a warp "
+                                              "touches, and count them for the whole grid.",
+                epilog="Without a display: `sectorviz report FILE` prints the accounting sheet, "
+                       "`sectorviz export FILE -o OUT` writes diagrams and sheets.")
+    p.add_argument("file", nargs="?", help="a *.sectorviz.json pattern (default: vector add)")
+    p.add_argument("--warp", type=int, default=0, metavar="N",
+                   help="0-based global warp, in launch order")
+    p.add_argument("--instruction", default="0", metavar="K",
+                   help="0-based instruction index in program order, or its name")
+    p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
+    p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
+    p.add_argument("--smoke-test", metavar="DIR",
+                   help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
+    return p
+
+
+def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
+    """Grab the window once the analysis is in and the event queue has drained."""
+    done = []
+
+    def grab() -> None:
+        if done or window.document.analysis_running:
+            return
+        done.append(True)
+        app.processEvents()
+        ok = window.grab().save(str(out))
+        app.exit(0 if ok else 2)
+
+    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
+                                    QTimer.singleShot(0, grab))
+    QTimer.singleShot(0, grab)
+
+
+def _has_display() -> bool:
+    """False on Linux with no X or Wayland display and no Qt platform chosen."""
+    return (not sys.platform.startswith("linux") or "QT_QPA_PLATFORM" in os.environ
+            or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")))
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except UsageError as err:
+        return fail(str(err))
+    if not _has_display():
+        if not (args.screenshot or args.smoke_test):
+            return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
+                        "it under xvfb-run, or use `sectorviz report` / `sectorviz export`")
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"  # images and self-tests need no screen
+    if args.smoke_test:
+        from ..smoke import run_smoke_test
+        return run_smoke_test(args.smoke_test)
+    path = Path(args.file) if args.file else default_example()
+    try:
+        pattern = load_checked(path)
+        warps = kernel_for(pattern).warps
+        if not 0 <= args.warp < warps:
+            raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
+        k = instruction_index(pattern, args.instruction)
+    except PatternError as err:
+        return fail(str(err))
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("sectorviz")
+    app.setOrganizationName("sectorviz")
+    app.setDesktopFileName("sectorviz")
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
+    window = MainWindow(pattern, path if args.file else None, restore=not args.screenshot)
+    if args.theme:
+        window.set_theme(args.theme, remember=False)
+    window.set_warp(args.warp)
+    window.set_instruction(k)
+    if args.screenshot:
+        out = Path(args.screenshot)
+        save_when_drawn(window, out, app)
+        window.show()
+        code = app.exec()
+        if code:
+            return fail(f"{out}: cannot write the screenshot")
+        window.document.shutdown()
+        return 0
+    window.show()
+    return app.exec()

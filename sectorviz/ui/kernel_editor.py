@@ -1,0 +1,273 @@
+"""The CUDA kernel tab: source with syntax highlighting and, per line, the predicted sectors
+per request and useful % of the global accesses on that line (like a profiler's source view).
+
+The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
+carries new text to whoever owns the document, `lineActivated(line)` says which source line
+was clicked, `set_annotations` and `set_error` paint what the model said.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighlighter,
+                           QTextCharFormat, QTextCursor, QTextFormat)
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+
+EDIT_DEBOUNCE_MS = 400
+
+_KEYWORDS = ("if else for while do return break continue switch case default goto sizeof "
+             "const constexpr static inline extern volatile struct union enum typedef "
+             "template typename namespace using auto unsigned signed __restrict__ "
+             "reinterpret_cast static_cast const_cast")
+_TYPES = ("void bool char short int long float double size_t half int8_t uint8_t int16_t "
+          "uint16_t int32_t uint32_t int64_t uint64_t float2 float3 float4 int2 int3 int4 "
+          "uint2 uint4 double2 dim3")
+_CUDA = ("__global__ __device__ __host__ __shared__ __constant__ __syncthreads __ldg "
+         "threadIdx blockIdx blockDim gridDim warpSize")
+
+
+@dataclass(frozen=True)
+class LineNote:
+    """What the model predicts for the global accesses of one source line."""
+
+    sectors_per_request: float
+    useful_fraction: float
+    accesses: int
+
+    @property
+    def text(self) -> str:
+        return f"{self.sectors_per_request:.4g} sec/req · {100 * self.useful_fraction:.0f}%"
+
+
+def _format(color: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(color))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    fmt.setFontItalic(italic)
+    return fmt
+
+
+class CudaHighlighter(QSyntaxHighlighter):
+    """CUDA C++ colouring: keywords, types, CUDA built-ins, numbers, strings, preprocessor
+    lines and comments (block comments may span lines)."""
+
+    def __init__(self, document):
+        super().__init__(document)
+        words = lambda names: re.compile(r"\b(?:" + "|".join(names.split()) + r")\b")  # noqa: E731
+        self.rules = [
+            (words(_KEYWORDS), _format("#8959a8", bold=True)),
+            (words(_TYPES), _format("#3e999f")),
+            (words(_CUDA), _format("#c82829", bold=True)),
+            (re.compile(r"\b(?:0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][-+]?\d+)?)[uUlLfF]*\b"),
+             _format("#f5871f")),
+            (re.compile(r'"(?:\\.|[^"\\])*"'), _format("#718c00")),
+            (re.compile(r"^\s*#.*$"), _format("#4271ae")),
+            (re.compile(r"//.*$"), _format("#8e908c", italic=True)),
+        ]
+        self.comment = _format("#8e908c", italic=True)
+
+    def highlightBlock(self, text: str) -> None:
+        for pattern, fmt in self.rules:
+            for m in pattern.finditer(text):
+                self.setFormat(m.start(), m.end() - m.start(), fmt)
+        self._block_comments(text)
+
+    def _block_comments(self, text: str) -> None:
+        """/* ... */ comments; block state 1 means the line ends inside one."""
+        self.setCurrentBlockState(0)
+        inside, pos = self.previousBlockState() == 1, 0
+        while True:
+            start = pos if inside else text.find("/*", pos)
+            if start < 0:
+                return
+            end = text.find("*/", start if inside else start + 2)
+            if end < 0:
+                self.setFormat(start, len(text) - start, self.comment)
+                self.setCurrentBlockState(1)
+                return
+            self.setFormat(start, end + 2 - start, self.comment)
+            inside, pos = False, end + 2
+
+
+class _Gutter(QWidget):
+    """Line numbers and per-line predictions, painted beside the text."""
+
+    def __init__(self, editor: "CodeView"):
+        super().__init__(editor)
+        self.editor = editor
+
+    def sizeHint(self) -> QSize:
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:
+        self.editor.paint_gutter(event)
+
+    def mousePressEvent(self, event) -> None:
+        block = self.editor.cursorForPosition(event.position().toPoint()).block()
+        self.editor.lineActivated.emit(block.blockNumber() + 1)
+
+
+class CodeView(QPlainTextEdit):
+    """A plain-text editor with a gutter of line numbers and model annotations."""
+
+    lineActivated = Signal(int)  # 1-based source line
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.notes: dict[int, LineNote] = {}
+        self.error_line: int | None = None
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.gutter = _Gutter(self)
+        self.blockCountChanged.connect(lambda _n: self.fit_gutter())
+        self.updateRequest.connect(self._scroll_gutter)
+        self.fit_gutter()
+
+    def gutter_width(self) -> int:
+        """Room for the line numbers and the longest note (none: just the numbers)."""
+        metrics = self.fontMetrics()
+        digits = len(str(max(1, self.blockCount())))
+        longest = max((n.text for n in self.notes.values()), key=len, default="")
+        return metrics.horizontalAdvance("9" * digits + "  " + longest + "  ")
+
+    def fit_gutter(self) -> None:
+        """Make room for the gutter at its current width."""
+        width = self.gutter_width()
+        self.setViewportMargins(width, 0, 0, 0)
+        r = self.contentsRect()
+        self.gutter.setGeometry(QRect(r.left(), r.top(), width, r.height()))
+
+    def _scroll_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self.gutter.scroll(0, dy)
+        else:
+            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_gutter()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        super().mouseDoubleClickEvent(event)
+        self.lineActivated.emit(self.textCursor().blockNumber() + 1)
+
+    def paint_gutter(self, event) -> None:
+        painter = QPainter(self.gutter)
+        palette = self.palette()
+        painter.fillRect(event.rect(), palette.alternateBase())
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        metrics = self.fontMetrics()
+        number_width = metrics.horizontalAdvance("9" * len(str(max(1, self.blockCount()))))
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            line = block.blockNumber() + 1
+            painter.setPen(palette.placeholderText().color())
+            painter.drawText(0, top, number_width, height, Qt.AlignmentFlag.AlignRight, str(line))
+            note = self.notes.get(line)
+            if note is not None:
+                painter.setPen(_efficiency_color(note.useful_fraction))
+                painter.drawText(number_width + metrics.horizontalAdvance("  "), top,
+                                 self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, note.text)
+            block = block.next()
+            top += height
+        painter.end()
+
+
+def _efficiency_color(useful: float) -> QColor:
+    """Useful fraction -> green (all bytes used) through orange to red (1/8 or less)."""
+    if useful >= 0.99:
+        return QColor("#2e7d32")
+    if useful >= 0.5:
+        return QColor("#ef6c00")
+    return QColor("#c62828")
+
+
+class KernelEditor(QWidget):
+    """The kernel tab: CUDA source, per-line predictions, and the model's one-line error."""
+
+    edited = Signal(str)  # debounced new source text
+    lineActivated = Signal(int)  # a clicked source line (1-based)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("kernelEditor")
+        self.view = CodeView(self)
+        self.view.setObjectName("kernelSource")
+        self.highlighter = CudaHighlighter(self.view.document())
+        self.message = QLabel(self)
+        self.message.setObjectName("kernelMessage")
+        self.message.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.message)
+        self._timer = QTimer(self, singleShot=True, interval=EDIT_DEBOUNCE_MS)
+        self._timer.timeout.connect(lambda: self.edited.emit(self.view.toPlainText()))
+        self.view.textChanged.connect(self._timer.start)
+        self.view.lineActivated.connect(self.lineActivated)
+
+    def source(self) -> str:
+        return self.view.toPlainText()
+
+    def set_source(self, text: str) -> None:
+        """Show `text` without reporting it back as an edit (no echo)."""
+        if text == self.view.toPlainText():
+            return
+        self.view.blockSignals(True)
+        try:
+            self.view.setPlainText(text)
+        finally:
+            self.view.blockSignals(False)
+        self.view.fit_gutter()  # blockCountChanged was blocked with the rest
+        self.view.gutter.update()
+
+    def set_annotations(self, notes: dict[int, LineNote]) -> None:
+        self.view.notes = dict(notes)
+        self.view.fit_gutter()
+        self.view.gutter.update()
+
+    def set_error(self, message: str | None, line: int | None = None,
+                  column: int | None = None) -> None:
+        """Show the model's one-line error and underline its place; None clears it."""
+        self.message.setText(message or "")
+        self.message.setStyleSheet("color: #c62828;" if message else "")
+        selections = []
+        if message and line is not None:
+            block = self.view.document().findBlockByNumber(line - 1)
+            cursor = QTextCursor(block)
+            cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(0, (column or 1) - 1))
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfWord,
+                                QTextCursor.MoveMode.KeepAnchor)
+            if not cursor.hasSelection():
+                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock,
+                                    QTextCursor.MoveMode.KeepAnchor)
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = cursor
+            selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            selection.format.setUnderlineColor(QColor("#c62828"))
+            selection.format.setProperty(QTextFormat.Property.FullWidthSelection, False)
+            selections.append(selection)
+        self.view.setExtraSelections(selections)
+
+
+def line_notes(instructions) -> dict[int, LineNote]:
+    """InstructionStats with `line` set -> per-line predictions, combining a line's accesses
+    (sectors and useful bytes summed over them)."""
+    by_line: dict[int, list] = {}
+    for s in instructions:
+        if s.line is not None and s.requests:
+            by_line.setdefault(s.line, []).append(s)
+    notes = {}
+    for line, stats in by_line.items():
+        requests = sum(s.requests for s in stats)
+        sectors = sum(s.sectors for s in stats)
+        useful = sum(s.useful_bytes for s in stats)
+        fetched = sum(s.sectors * s.sector_bytes for s in stats)
+        notes[line] = LineNote(sectors / requests, useful / fetched if fetched else 0.0,
+                               len(stats))
+    return notes

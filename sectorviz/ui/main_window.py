@@ -1,0 +1,380 @@
+"""The main window: editor (left), warp stepper, grid and overview (centre), accounting sheet
+(right); menus with a shortcut for every action; files, undo/redo, themes and settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
+                               QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
+                               QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
+
+from ..model import Pattern, PatternError, load_pattern, pattern_from_text
+from ..model.grid import GridLayout
+from ..paths import example_paths, examples_dir
+from .document import Change, Document, checked
+from .editor import PatternEditor
+from .fields import ERROR_COLOUR
+from .files import FILTER, SUFFIX, add_recent, recent_files, settings, write_atomic
+from .grid_view import GridView
+from .overview import OverviewView
+from .sheet_view import SheetView
+from .stepper import Stepper
+from .theme import THEMES, apply_theme
+
+NEW_PATTERN = """{
+  "format": "sectorviz.pattern/1",
+  "name": "untitled",
+  "params": {"n": 1048576, "threads": 256, "stride": 1},
+  "launch": {"grid": ["(n + threads - 1) / threads"], "block": ["threads"]},
+  "arrays": {"x": {"dtype": "float32", "length": "n * stride"}},
+  "let": {"i": "blockIdx.x * blockDim.x + threadIdx.x"},
+  "guard": "i < n",
+  "accesses": [{"name": "load x[stride*i]", "op": "load", "array": "x", "index": "stride * i"}]
+}"""
+EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
+                Qt.Key_Space}
+
+
+def load_checked(path: Path) -> Pattern:
+    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name."""
+    try:
+        return checked(load_pattern(path))
+    except PatternError as err:
+        raise PatternError(str(path), str(err)) from None
+
+
+class _EditingKeys(QObject):
+    """Arrow keys, Home/End and Space stay with text fields, spin boxes and combo boxes;
+    everywhere else they step warps and instructions."""
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        if (ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
+                and not ev.modifiers() & Qt.ControlModifier
+                and isinstance(obj, (QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit))):
+            ev.accept()
+            return True
+        return False
+
+
+class MainWindow(QMainWindow):
+    """One document, its panes and its actions."""
+
+    def __init__(self, pattern: Pattern, path: Path | None = None, restore: bool = True):
+        """`restore`: reopen with the saved window layout and theme (off for screenshots,
+        which use the default layout and the light theme)."""
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.store = settings()
+        self.document = Document(pattern, path, self)
+        self.grid_view = GridView(self.document)
+        self.stepper = Stepper(self.document)
+        self.overview = OverviewView(self.document)
+        self.sheet = SheetView(self.document)
+        self.editor = PatternEditor(self.document)
+        self.message = QLabel(objectName="statusMessage")
+        self.progress = QProgressBar(objectName="analysisProgress", maximumWidth=220)
+        self.progress.setFormat("grid analysis %p%")
+        self.progress.hide()
+        self._build_panes()
+        self._build_actions()
+        self._keys = _EditingKeys(self)
+        QApplication.instance().installEventFilter(self._keys)
+        self.setAcceptDrops(True)
+        self.document.changed.connect(self._on_changed)
+        self.document.progress.connect(self._on_progress)
+        if restore:
+            self._restore_settings()
+        else:
+            self.set_theme("light", remember=False)
+        self._on_changed(Change.FILE | Change.ANALYSIS)
+        self.grid_view.setFocus()
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def grid_layout(self) -> GridLayout | None:
+        """The lane-to-sector layout the grid shows now."""
+        return self.grid_view.layout
+
+    def set_warp(self, n: int) -> None:
+        self.document.select(warp=n)
+
+    def set_instruction(self, k: int) -> None:
+        self.document.select(instruction=k)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a pattern file. A broken file leaves the current work as it was and shows its
+        one-line error; a good one replaces it after the unsaved-changes prompt. Returns
+        whether it opened."""
+        path = Path(path)
+        try:
+            pattern = load_checked(path)
+        except PatternError as err:
+            self.show_error(str(err))
+            return False
+        if not self.maybe_save():
+            return False
+        self.document.reset(pattern, path)
+        add_recent(self.store, path)
+        self.show_message(f"opened {path}")
+        return True
+
+    def open_example(self, path: Path) -> bool:
+        """An example opens as an untitled copy, so saving never overwrites the bundled file."""
+        pattern = load_checked(path)
+        if not self.maybe_save():
+            return False
+        self.document.reset(pattern, None)
+        self.show_message(f"example {path.name}: Save As to keep your changes")
+        return True
+
+    def new_file(self) -> None:
+        if self.maybe_save():
+            self.document.reset(checked(pattern_from_text(NEW_PATTERN)), None)
+
+    def save(self) -> bool:
+        """Save in place; an untitled pattern or a bundled example asks for a new name."""
+        path = self.document.path
+        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
+            return self.save_as()
+        return self._write(path)
+
+    def save_as(self) -> bool:
+        start = str(self.document.path or Path.cwd() / f"{self.document.pattern.name}{SUFFIX}")
+        name, _ = QFileDialog.getSaveFileName(self, "Save pattern as", start, FILTER)
+        return bool(name) and self._write(Path(name))
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes: True to go on (saved or discarded), False to stay."""
+        if not self.document.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes",
+            f"Save the changes to {self._title_name()} first?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
+        return answer == QMessageBox.Discard
+
+    def show_message(self, text: str) -> None:
+        self.message.setStyleSheet("")
+        self.message.setText(text)
+
+    def show_error(self, text: str) -> None:
+        """One line in the status bar, in the error colour; never a modal dialog."""
+        self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.message.setText(text.splitlines()[0] if text else "error")
+
+    def set_theme(self, name: str, remember: bool = True) -> None:
+        theme = THEMES[name]
+        apply_theme(QApplication.instance(), theme)
+        for view in (self.grid_view, self.overview, self.sheet):
+            view.set_theme(theme)
+        self.dark_action.setChecked(name == "dark")
+        if remember:
+            self.store.setValue("theme", name)
+
+    # ------------------------------------------------------------ building
+
+    def _build_panes(self) -> None:
+        split = QSplitter(Qt.Vertical, objectName="centreSplit")
+        split.addWidget(self.grid_view)
+        split.addWidget(self.overview)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 1)
+        split.setSizes([700, 170])
+        centre = QWidget()
+        box = QVBoxLayout(centre)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(0)
+        box.addWidget(self.stepper)
+        box.addWidget(split, 1)
+        self.setCentralWidget(centre)
+        self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
+        self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
+                                     Qt.RightDockWidgetArea)
+        self.resizeDocks([self.editor_dock, self.sheet_dock], [380, 440], Qt.Horizontal)
+        self.statusBar().addWidget(self.message, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.resize(1600, 980)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self, objectName=name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, menu: QMenu, text: str, shortcut, slot, name: str = "",
+                checkable: bool = False) -> QAction:
+        action = QAction(text, self, objectName=name or text, checkable=checkable)
+        if shortcut:
+            action.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        bar, doc, step = self.menuBar(), self.document, self.stepper
+        file = bar.addMenu("&File")
+        self._action(file, "&New", QKeySequence.New, self.new_file, "new")
+        self._action(file, "&Open…", QKeySequence.Open, self._open_dialog, "open")
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        examples = file.addMenu("E&xamples")
+        for i, path in enumerate(example_paths()):
+            key = f"Ctrl+Alt+{i + 1}" if i < 9 else None
+            self._action(examples, path.name.removesuffix(SUFFIX), key,
+                         lambda _=False, p=path: self.open_example(p), f"example:{path.name}")
+        file.addSeparator()
+        self._action(file, "&Save", QKeySequence.Save, self.save, "save")
+        self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
+        self._action(file, "&Export…", QKeySequence("Ctrl+E"), self._export, "export")
+        file.addSeparator()
+        self._action(file, "&Quit", QKeySequence("Ctrl+Q"), self.close, "quit")
+
+        edit = bar.addMenu("&Edit")
+        undo = doc.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.Undo)
+        redo = doc.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Y")])
+        edit.addActions([undo, redo])
+        self.addActions([undo, redo])
+        edit.addSeparator()
+        self._action(edit, "Copy &Diagram", QKeySequence("Ctrl+Shift+C"), self._copy_diagram,
+                     "copyDiagram")
+        self._action(edit, "Copy Sheet as &Markdown", QKeySequence("Ctrl+Shift+M"),
+                     self.sheet.copy_markdown, "copyMarkdown")
+        self._action(edit, "Copy Sheet as &CSV", QKeySequence("Ctrl+Alt+C"),
+                     self.sheet.copy_csv, "copyCsv")
+
+        view = bar.addMenu("&View")
+        self.dark_action = self._action(
+            view, "&Dark Theme", QKeySequence("Ctrl+Shift+T"),
+            lambda on: self.set_theme("dark" if on else "light"), "darkTheme", checkable=True)
+        for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2")):
+            toggle = dock.toggleViewAction()
+            toggle.setShortcut(QKeySequence(key))
+            view.addAction(toggle)
+
+        nav = bar.addMenu("&Navigate")
+        for text, key, slot, name in (
+                ("Previous Warp", "Left", lambda: step.step_warp(-1), "prevWarp"),
+                ("Next Warp", "Right", lambda: step.step_warp(1), "nextWarp"),
+                ("Previous Instruction", "Up", lambda: step.step_instruction(-1), "prevInstruction"),
+                ("Next Instruction", "Down", lambda: step.step_instruction(1), "nextInstruction"),
+                ("Previous Execution", "Ctrl+Left", lambda: step.step_run(-1), "prevExecution"),
+                ("Next Execution", "Ctrl+Right", lambda: step.step_run(1), "nextExecution"),
+                ("First Warp", "Home", step.first_warp, "firstWarp"),
+                ("Last Warp", "End", step.last_warp, "lastWarp"),
+                ("Previous Block", "PgUp", lambda: step.step_warp(-doc.kernel.warps_per_block),
+                 "prevBlock"),
+                ("Next Block", "PgDown", lambda: step.step_warp(doc.kernel.warps_per_block),
+                 "nextBlock")):
+            self._action(nav, text, QKeySequence(key), slot, name)
+        nav.addSeparator()
+        self._action(nav, "Play / Pause", QKeySequence("Space"), step.play.toggle, "play")
+        self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")
+        self._action(nav, "Slower", QKeySequence("Ctrl+["), lambda: step.speed.stepBy(-1), "slower")
+
+        help_ = bar.addMenu("&Help")
+        self._action(help_, "&About sectorviz", QKeySequence.HelpContents, self._about, "about")
+
+    # ------------------------------------------------------------ handlers
+
+    def _open_dialog(self) -> None:
+        start = str(self.document.path.parent) if self.document.path else ""
+        name, _ = QFileDialog.getOpenFileName(self, "Open pattern", start, FILTER)
+        if name:
+            self.open_path(name)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for i, path in enumerate(recent_files(self.store)):
+            action = self.recent_menu.addAction(f"&{i + 1} {path.name}  —  {path.parent}")
+            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def _write(self, path: Path) -> bool:
+        try:
+            write_atomic(path, self.document.pattern.source + "\n")
+        except OSError as err:
+            self.show_error(f"{path}: cannot save: {err.strerror or err}")
+            return False
+        self.document.mark_saved(path)
+        add_recent(self.store, path)
+        self.show_message(f"saved {path}")
+        return True
+
+    def _export(self) -> None:
+        from .export_dialog import ExportDialog  # loaded on first use, not at start-up
+        sel = self.document.selection
+        ExportDialog(self.document.pattern, sel.warp, sel.instruction, self).exec()
+
+    def _copy_diagram(self) -> None:
+        from .export_dialog import copy_diagram  # loaded on first use, not at start-up
+        sel = self.document.selection
+        copy_diagram(self.document.pattern, sel.warp, sel.instruction)
+        self.show_message(f"copied warp {sel.warp}, instruction {sel.instruction} as PNG and SVG")
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About sectorviz",
+                          "sectorviz shows which 32-byte sectors each lane of a CUDA warp "
+                          "touches, and counts them for the whole grid.")
+
+    def _title_name(self) -> str:
+        path = self.document.path
+        return path.name if path else f"{self.document.pattern.name} (unsaved)"
+
+    def _on_changed(self, flags: int) -> None:
+        if flags & Change.FILE:
+            self.setWindowTitle(f"{self._title_name()}[*] — sectorviz")
+            self.setWindowModified(self.document.modified)
+        if flags & Change.ANALYSIS:
+            doc = self.document
+            self.progress.setVisible(doc.analysis_running)
+            self.progress.setValue(0)
+            if doc.analysis_error:
+                self.show_error(f"grid analysis: {doc.analysis_error}")
+
+    def _on_progress(self, done: int, total: int) -> None:
+        self.progress.setMaximum(total)
+        self.progress.setValue(done)
+
+    # ------------------------------------------------------------ window events
+
+    def _restore_settings(self) -> None:
+        geometry = self.store.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.store.value("state")
+        if state is not None:
+            self.restoreState(state)
+        self.set_theme(str(self.store.value("theme", "light")))
+        self.stepper.speed.setValue(int(self.store.value("speed", 4)))
+
+    def closeEvent(self, ev) -> None:
+        if not self.maybe_save():
+            ev.ignore()
+            return
+        self.store.setValue("geometry", self.saveGeometry())
+        self.store.setValue("state", self.saveState())
+        self.store.setValue("speed", self.stepper.speed.value())
+        self.stepper.play.setChecked(False)
+        self.document.shutdown()
+        QApplication.instance().removeEventFilter(self._keys)
+        ev.accept()
+
+    def dragEnterEvent(self, ev) -> None:
+        if any(url.isLocalFile() for url in ev.mimeData().urls()):
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev) -> None:
+        files = [url.toLocalFile() for url in ev.mimeData().urls() if url.isLocalFile()]
+        if files:
+            ev.acceptProposedAction()
+            self.open_path(files[0])
