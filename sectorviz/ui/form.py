@@ -223,13 +223,18 @@ class PatternForm(QWidget):
 
     def _params_section(self, doc: dict) -> QGroupBox:
         group, form = self._group("Params (integers)")
-        for name in doc.get("params", {}):
-            self._row(form, name, self._int(("params", name), f"param {name}"),
-                      _button("✕", f"remove param {name}",
-                              lambda n=name: self.restructure(lambda d: d["params"].pop(n),
-                                                              f"Remove param {n}")))
-        form.addRow(QPushButton("Add param", clicked=lambda: self._add_name("params", 1)))
+        self._named_rows(form, doc, "params", "param",
+                         lambda n: self._int(("params", n), f"param {n}"), 1)
         return group
+
+    def _named_rows(self, form, doc: dict, key: str, noun: str, editor, default) -> None:
+        """A row per entry of doc[key] (its editor and a remove button), then 'Add <noun>'."""
+        for name in doc.get(key, {}):
+            self._row(form, name, editor(name),
+                      _button("✕", f"remove {noun} {name}",
+                              lambda n=name: self.restructure(lambda d: d[key].pop(n),
+                                                              f"Remove {noun} {n}")))
+        form.addRow(QPushButton(f"Add {noun}", clicked=lambda: self._add_name(key, default)))
 
     def _array_section(self, name: str, spec: dict) -> QGroupBox:
         group, form = self._group(f"Array {name}", f"array:{name}")
@@ -300,12 +305,7 @@ class PatternForm(QWidget):
 
     def _let_section(self, doc: dict) -> QGroupBox:
         group, form = self._group("Let and guard")
-        for name in doc.get("let", {}):
-            self._row(form, name, self._expr(("let", name), f"let {name}"),
-                      _button("✕", f"remove let {name}",
-                              lambda n=name: self.restructure(lambda d: d["let"].pop(n),
-                                                              f"Remove let {n}")))
-        form.addRow(QPushButton("Add let", clicked=lambda: self._add_name("let", "0")))
+        self._named_rows(form, doc, "let", "let", lambda n: self._expr(("let", n), f"let {n}"), "0")
         self._row(form, "guard", self._expr(("guard",), "threads where this is 0 do nothing",
                                             "none: every thread runs"))
         return group
