@@ -6,7 +6,6 @@ from hypothesis import strategies as st
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict
 from sectorviz.model import analysis
-from sectorviz.model.kernel import Kernel
 
 
 def lane_path_only(pattern, **kwargs):

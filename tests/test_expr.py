@@ -50,8 +50,8 @@ def test_vectorized_over_lanes():
 @given(st.integers(-10**6, 10**6), st.integers(-1000, 1000).filter(lambda b: b != 0))
 def test_division_truncates_toward_zero(a, b):
     q = int(a / b) if abs(a) < 2**52 else None
-    assert ev(f"a / b", a=[[a] * 4], b=[[b] * 4])[0][0] == q
-    assert ev(f"a % b", a=[[a] * 4], b=[[b] * 4])[0][0] == a - q * b
+    assert ev("a / b", a=[[a] * 4], b=[[b] * 4])[0][0] == q
+    assert ev("a % b", a=[[a] * 4], b=[[b] * 4])[0][0] == a - q * b
 
 
 def test_short_circuit_protects_division_and_subscripts():

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Collection, Iterator
 import numpy as np
 
 from .errors import PatternError
-from .expr import ExprError, Node, evaluate, evaluate_truth
+from .expr import ExprError, evaluate, evaluate_truth
 from .pattern import Access, ArraySpec, Expr, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 

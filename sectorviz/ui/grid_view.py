@@ -324,7 +324,7 @@ class GridItem(pg.GraphicsObject):
         p.drawRects(ticks)
 
     def _draw_footer(self, p: QPainter, g: Geometry, font: QFont, fm: QFontMetrics) -> None:
-        v, th, lay = self.view, self.theme, self.view.layout
+        th, lay = self.theme, self.view.layout
         p.setFont(font)
         y = g.bottom + 3
         p.setPen(QColor(th.muted))
