@@ -204,8 +204,8 @@ _ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and,
 
 
 @dataclass
-class Binary(Expr):
-    """`a op b` with both operands already converted to one type (shifts: left's type)."""
+class Pair(Expr):
+    """An operator with two operands (the fields Binary and Logic share)."""
 
     op: str
     a: Expr
@@ -216,6 +216,10 @@ class Binary(Expr):
     @property
     def const(self):
         return self.a.const and self.b.const
+
+
+class Binary(Pair):
+    """`a op b` with both operands already converted to one type (shifts: left's type)."""
 
     def ev(self, run, mask):
         a = yield from self.a.ev(run, mask)
@@ -273,19 +277,8 @@ class Unary(Expr):
         return np.negative(v) if self.op == "-" else np.invert(v)
 
 
-@dataclass
-class Logic(Expr):
+class Logic(Pair):
     """`a && b`, `a || b`: b runs only on the lanes that need it."""
-
-    op: str
-    a: Expr
-    b: Expr
-    type: CType
-    pos: tuple[int, int]
-
-    @property
-    def const(self):
-        return self.a.const and self.b.const
 
     def ev(self, run, mask):
         a = known((yield from self.a.ev(run, mask)), self.a.pos, "a condition") != 0
