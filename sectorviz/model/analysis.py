@@ -23,6 +23,7 @@ from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sec
 CHUNK_LANES = 2**18
 MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
 MAX_PENDING_RUNS = 2**22  # runs of sectors kept before they are folded into the bitmap
+MAX_SLICED_RUNS = 4096  # merged runs set one slice each; more are counted with bincount
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -181,6 +182,8 @@ class SectorSet:
             self._fold_runs()
 
     def _fold_runs(self) -> None:
+        """Set the bits of every pending run: merged runs one slice each when they are few
+        (the usual case: neighbouring warps touch neighbouring sectors), else by counting."""
         if not self._runs:
             return
         first = np.concatenate([f for f, _ in self._runs])
@@ -190,10 +193,15 @@ class SectorSet:
             inside = (first >= lo) & (first < hi)
             if not inside.any():
                 continue
-            f, l = first[inside] - lo, last[inside] - lo
-            start, stop = int(f.min()), int(l.max()) + 1  # fold only the span the runs cover
+            starts, ends = _merged_runs(first[inside] - lo, last[inside] - lo)
+            if len(starts) <= MAX_SLICED_RUNS:
+                for a, b in zip(starts.tolist(), ends.tolist()):
+                    bits[a:b + 1] = True
+                continue
+            start, stop = int(starts[0]), int(ends[-1]) + 1  # count only over the covered span
             span = stop - start + 1
-            depth = np.bincount(f - start, minlength=span) - np.bincount(l - start + 1, minlength=span)
+            depth = (np.bincount(starts - start, minlength=span)
+                     - np.bincount(ends - start + 1, minlength=span))
             bits[start:stop] |= np.cumsum(depth, dtype=np.int32)[:-1] > 0
 
     def count(self) -> int:
@@ -205,6 +213,18 @@ class SectorSet:
             other._fold_runs()
         return int(sum(np.count_nonzero(np.logical_or.reduce([s.ranges[i][2] for s in others]))
                        for i in range(len(self.ranges))))
+
+
+def _merged_runs(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs [first, last] -> the fewest disjoint, ascending runs covering the same sectors."""
+    if np.any(first[1:] < first[:-1]):
+        order = np.argsort(first, kind="stable")
+        first, last = first[order], last[order]
+    reach = np.maximum.accumulate(last)
+    new = np.ones(len(first), dtype=bool)
+    new[1:] = first[1:] > reach[:-1] + 1
+    starts = np.flatnonzero(new)
+    return first[starts], reach[np.append(starts[1:] - 1, len(first) - 1)]
 
 
 @lru_cache(maxsize=8)
