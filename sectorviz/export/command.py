@@ -24,8 +24,8 @@ DEFAULT_SCALE = 2.0
 
 def export_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="sectorviz export",
-                description="Write a diagram (.svg .pdf .png .tex) or the accounting sheet "
-                            "(.csv .md, or .tex with --sheet) of a pattern.")
+                      description="Write a diagram (.svg .pdf .png .tex) or the accounting "
+                                  "sheet (.csv .md, or .tex with --sheet) of a pattern.")
     p.add_argument("file", help="a *.sectorviz.json pattern file")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output file; its suffix picks the format")
