@@ -175,6 +175,13 @@ class Document(QObject):
             self.undo_stack.clear()
             self._notify(Change.FILE | Change.SELECTION)
 
+    def relocate(self, pattern: Pattern) -> None:
+        """The current pattern as saved in another folder (its `base_dir`, its relative paths
+        rewritten to name the same files): current without an undo step, as it changes
+        nothing the pattern computes."""
+        if pattern != self._pattern:
+            self._apply(pattern)
+
     def mark_saved(self, path: Path) -> None:
         with self.batch():
             self._path = path

@@ -140,13 +140,18 @@ class Binding:
 
 
 class ExprBinding(Binding):
-    def __init__(self, path, error, on_edit, tip: str = "", placeholder: str = ""):
+    """An expression field; `decode` maps the document value to the text shown."""
+
+    def __init__(self, path, error, on_edit, tip: str = "", placeholder: str = "",
+                 decode: Callable[[Any], Any] | None = None):
         super().__init__(path, error, on_edit)
         edit = self.setup(ExprEdit(), tip)
         edit.setPlaceholderText(placeholder)
+        self.decode = decode or (lambda v: v)
         edit.textEdited.connect(lambda t: on_edit(self, expr_value(t)))
 
     def _show(self, value: Any) -> None:
+        value = self.decode(value)
         text = "" if value is None else str(value)
         if self.widget.text() != text:
             self.widget.setText(text)

@@ -1,4 +1,5 @@
-"""Pattern files on disk: atomic saves and the recent-files list (kept in QSettings)."""
+"""Pattern files on disk: atomic saves, the files a pattern names relative to its folder,
+and the recent-files list (kept in QSettings)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,32 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:
+    """Rewrite the relative paths of a pattern document (`values` files of arrays, the
+    kernel's `source`), which name files from `old_dir`, to name the same files from
+    `new_dir` (absolute where no relative path leads there, as on another drive). Returns
+    'place old → new' for each one rewritten."""
+    refs = [(f"arrays.{name}.values.path", spec["values"], "path")
+            for name, spec in doc["arrays"].items()
+            if (spec.get("values") or {}).get("kind") == "file"]
+    if "source" in doc.get("kernel", {}):
+        refs.append(("kernel.source", doc["kernel"], "source"))
+    changes = []
+    for place, holder, key in refs:
+        old = holder[key]
+        if os.path.isabs(old):
+            continue
+        target = os.path.abspath(os.path.join(old_dir, old))
+        try:
+            new = Path(os.path.relpath(target, os.path.abspath(new_dir))).as_posix()
+        except ValueError:  # another drive
+            new = target
+        if new != old:
+            holder[key] = new
+            changes.append(f"{place} {old} → {new}")
+    return changes
 
 
 def recent_files(store: QSettings) -> list[Path]:

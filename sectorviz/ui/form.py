@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QInputDialog,
-                               QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QInputDialog, QLabel, QPushButton, QScrollArea, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ..model import PatternError, pattern_from_dict
 from ..model.pattern import DTYPE_BYTES
 from .document import Change, Document, checked
-from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, TextBinding, error_label,
-                     get_in, place_of, set_in)
+from .expr_text import cover_grid, cover_n, fresh_name, rename, rename_refusal, uses
+from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, OnEdit, TextBinding,
+                     error_label, get_in, place_of, set_in)
 
 VALUE_CHOICES = (
     ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),
@@ -27,12 +30,16 @@ VALUE_CHOICES = (
     ("uniform", lambda: {"kind": "uniform", "low": 0, "high": 1024, "seed": 0}),
     ("file", lambda: {"kind": "file", "path": "values.npy"}),
 )
+NEW_ARRAY = {"dtype": "float32", "length": 1024}
+GRID_X, BLOCK_X = ("launch", "grid", 0), ("launch", "block", 0)
 
 
 def signature(doc: dict) -> str:
     """What decides which fields the form has (not their values)."""
+    doc = normalised(doc)
     arrays = doc.get("arrays", {})
     return json.dumps({
+        "cover": launch_cover(doc) is not None,
         "kernel": sorted(doc.get("kernel", {})),
         "params": list(doc.get("params", {})),
         "arrays": [(n, (a.get("values") or {}).get("kind")) for n, a in arrays.items()],
@@ -48,6 +55,12 @@ def normalised(doc: dict) -> dict:
         if value is not None and not isinstance(value, list):
             doc["launch"][key] = [value]
     return doc
+
+
+def launch_cover(doc: dict) -> str | None:
+    """n when a (normalised) document launches n threads as grid x = (n + b - 1) / b, where
+    b is block x; None for a plain grid."""
+    return cover_n(get_in(doc, GRID_X), get_in(doc, BLOCK_X))
 
 
 def _button(text: str, tip: str, slot: Callable[[], None], name: str = "") -> QToolButton:
@@ -143,13 +156,16 @@ class PatternForm(QWidget):
         body = QWidget()
         box = QVBoxLayout(body)
         box.addWidget(self._pattern_section())
-        box.addWidget(self._launch_section())
+        box.addWidget(self._launch_section(doc))
         box.addWidget(self._params_section(doc))
         for name in doc["arrays"]:
-            box.addWidget(self._array_section(name, doc["arrays"][name]))
+            box.addWidget(self._array_section(name, doc["arrays"][name], "kernel" not in doc))
         if "kernel" in doc:
             box.addWidget(self._kernel_section(doc))
         else:
+            box.addWidget(QPushButton("Add array", objectName="addArray", clicked=lambda: (
+                self._add_name("arrays", NEW_ARRAY, fresh_name(
+                    normalised(self.document.pattern.to_dict()), "arr")))))
             box.addWidget(self._let_section(doc))
             for i, acc in enumerate(doc["accesses"]):
                 box.addWidget(self._access_section(doc, i, acc))
@@ -184,8 +200,9 @@ class PatternForm(QWidget):
         form.addRow(label, cell)
         return error
 
-    def _expr(self, path: tuple, tip: str = "", placeholder: str = ""):
-        return lambda err: ExprBinding(path, err, self.edit, tip, placeholder)
+    def _expr(self, path: tuple, tip: str = "", placeholder: str = "",
+              on_edit: OnEdit | None = None, decode: Callable[[Any], Any] | None = None):
+        return lambda err: ExprBinding(path, err, on_edit or self.edit, tip, placeholder, decode)
 
     def _int(self, path: tuple, tip: str = "", **kw):
         return lambda err: IntBinding(path, err, self.edit, tip, **kw)
@@ -214,10 +231,25 @@ class PatternForm(QWidget):
                                             suffix=" B", decode=lambda v: v or 32))
         return group
 
-    def _launch_section(self) -> QGroupBox:
+    def _launch_section(self, doc: dict) -> QGroupBox:
+        """Grid and block; or, covering n threads, n and the block (grid x follows)."""
         group, form = self._group("Launch")
-        for key in ("grid", "block"):
-            self._row(form, key, *(self._expr(("launch", key, i), f"{key}Dim.{a}", "1")
+        cover = launch_cover(doc) is not None
+        box = QCheckBox("cover n threads", objectName="launch.cover", checked=cover,
+                        toolTip="launch n threads in blocks of block x: "
+                                "grid x = (n + block x - 1) / block x")
+        box.toggled.connect(self._set_cover)
+        form.addRow(box)
+        if cover:
+            self._row(form, "n threads", self._expr(
+                GRID_X, "threads to launch; grid x = (n + block x - 1) / block x",
+                on_edit=self._edit_cover,
+                decode=lambda _: launch_cover(normalised(self.document.pattern.to_dict()))))
+        self._row(form, "grid y, z" if cover else "grid",
+                  *(self._expr(("launch", "grid", i), f"gridDim.{a}", "1")
+                    for i, a in enumerate("xyz") if not (cover and i == 0)))
+        self._row(form, "block", *(self._expr(("launch", "block", i), f"blockDim.{a}", "1",
+                                              self._edit_cover if cover and i == 0 else None)
                                    for i, a in enumerate("xyz")))
         return group
 
@@ -228,17 +260,30 @@ class PatternForm(QWidget):
         return group
 
     def _named_rows(self, form, doc: dict, key: str, noun: str, editor, default) -> None:
-        """A row per entry of doc[key] (its editor and a remove button), then 'Add <noun>'."""
+        """A row per entry of doc[key] (its editor, rename and remove buttons), then
+        'Add <noun>'."""
         for name in doc.get(key, {}):
-            self._row(form, name, editor(name),
-                      _button("✕", f"remove {noun} {name}",
-                              lambda n=name: self.restructure(lambda d: d[key].pop(n),
-                                                              f"Remove {noun} {n}")))
+            self._row(form, name, editor(name), *self._name_tools(key, noun, name))
         form.addRow(QPushButton(f"Add {noun}", clicked=lambda: self._add_name(key, default)))
 
-    def _array_section(self, name: str, spec: dict) -> QGroupBox:
+    def _name_tools(self, key: str, noun: str, name: str) -> tuple[Callable, Callable]:
+        """Rename and remove buttons for doc[key][name], as row parts: a refusal shows in
+        the row's error label."""
+        place = place_of((key, name))
+        return (lambda err: _button("✎", f"rename {noun} {name}",
+                                    lambda: self._rename(key, noun, name, err), f"rename:{place}"),
+                lambda err: _button("✕", f"remove {noun} {name}",
+                                    lambda: self._remove(key, noun, name, err), f"remove:{place}"))
+
+    def _array_section(self, name: str, spec: dict, named: bool) -> QGroupBox:
+        """The fields of one array; `named`: with rename and remove buttons (not for a CUDA
+        kernel's arrays, which its pointer parameters name)."""
         group, form = self._group(f"Array {name}", f"array:{name}")
         p = ("arrays", name)
+        if named:
+            tools = self._name_tools("arrays", "array", name)
+            error = self._row(form, "name", QLabel(name), *tools)
+            error.setObjectName(f"{place_of(p)}:error")
         width = {}
 
         def make_width(err):
@@ -366,11 +411,63 @@ class PatternForm(QWidget):
 
     # ------------------------------------------------------------ structural edits
 
-    def _add_name(self, section: str, value: Any) -> None:
-        name, ok = QInputDialog.getText(self, f"Add to {section}", "name:")
-        if ok and name:
+    def _add_name(self, section: str, value: Any, name: str = "") -> None:
+        """doc[section][name] = value as one step; without a name, ask for one."""
+        if not name:
+            name, ok = QInputDialog.getText(self, f"Add to {section}", "name:")
+            name = name if ok else ""
+        if name:
             self.restructure(lambda d: d.setdefault(section, {}).__setitem__(name, value),
                              f"Add {place_of((section, name))}")
+
+    def _remove(self, key: str, noun: str, name: str, error: QLabel) -> None:
+        """Remove doc[key][name], or say in place what still uses it and leave it."""
+        used = uses(normalised(self.document.pattern.to_dict()), name)
+        if used:
+            more = f" and {len(used) - 1} more" if len(used) > 1 else ""
+            self._refuse(error, f"{noun} {name} is still used by {used[0]}{more}")
+        else:
+            self.restructure(lambda d: d[key].pop(name), f"Remove {noun} {name}")
+
+    def _rename(self, key: str, noun: str, name: str, error: QLabel) -> None:
+        """Ask for a new name; rename doc[key][name] and every reference to it as one step."""
+        new, ok = QInputDialog.getText(self, f"Rename {noun} {name}", "new name:", text=name)
+        new = new.strip()
+        if not ok or new == name:
+            return
+        why = rename_refusal(normalised(self.document.pattern.to_dict()), name, new)
+        if why:
+            self._refuse(error, why)
+        else:
+            self.restructure(lambda d: rename(d, key, name, new),
+                             f"Rename {noun} {name} to {new}")
+
+    def _refuse(self, error: QLabel, message: str) -> None:
+        """A refused structural edit: its message under its row, until the next change."""
+        error.setText(message)
+        error.show()
+        self.document.changed.connect(error.hide, Qt.SingleShotConnection)
+
+    def _set_cover(self, on: bool) -> None:
+        """Cover on: grid x = (n + b - 1) / b, n the threads launched now; off: grid x = the
+        number of blocks it gives. Either way the launch stays the same."""
+        kernel = self.document.kernel
+        threads, blocks = kernel.grid[0] * kernel.block[0], kernel.grid[0]
+        self.restructure(lambda d: set_in(d, GRID_X, cover_grid(threads, get_in(d, BLOCK_X))
+                                          if on else blocks),
+                         "Launch n threads" if on else "Launch a plain grid")
+
+    def _edit_cover(self, binding: Binding, value: Any) -> None:
+        """n or block x edited while covering n threads: grid x follows both."""
+        doc = normalised(self.document.pattern.to_dict())
+        value = "" if value is None else value
+        n = launch_cover(doc)
+        if binding.path == GRID_X:
+            n = value
+        else:
+            set_in(doc, BLOCK_X, value)
+        set_in(doc, GRID_X, cover_grid(n, get_in(doc, BLOCK_X)))
+        self.apply(doc, f"Edit {binding.place}", binding.place, binding)
 
     def _add_access(self) -> None:
         def add(doc: dict) -> None:

@@ -11,13 +11,13 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockW
                                QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
                                QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
 
-from ..model import Pattern, PatternError, load_pattern, pattern_from_text
+from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.grid import GridLayout
 from ..paths import example_paths, examples_dir
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, settings, write_atomic
+from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings, write_atomic
 from .grid_view import GridView
 from .overview import OverviewView
 from .sheet_view import SheetView
@@ -300,15 +300,29 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def _write(self, path: Path) -> bool:
+        """Save to `path`; saved into another folder, the pattern's relative paths are
+        rewritten to name the same files from there, in the file and in the document."""
+        pattern, moved = self._relocated(path.parent)
         try:
-            write_atomic(path, self.document.pattern.source + "\n")
+            write_atomic(path, pattern.source + "\n")
         except OSError as err:
             self.show_error(f"{path}: cannot save: {err.strerror or err}")
             return False
-        self.document.mark_saved(path)
+        with self.document.batch():
+            self.document.relocate(pattern)
+            self.document.mark_saved(path)
         add_recent(self.store, path)
-        self.show_message(f"saved {path}")
+        self.show_message(f"saved {path}" + (f"; rewrote {', '.join(moved)}" if moved else ""))
         return True
+
+    def _relocated(self, folder: Path) -> tuple[Pattern, list[str]]:
+        """The current pattern as it is to be saved in `folder`, and what was rewritten."""
+        pattern = self.document.pattern
+        if Path(pattern.base_dir).resolve() == folder.resolve():
+            return pattern, []
+        doc = pattern.to_dict()
+        moved = relocate(doc, pattern.base_dir, folder)
+        return pattern_from_dict(doc, folder), moved
 
     def _export(self) -> None:
         from .export_dialog import ExportDialog  # loaded on first use, not at start-up

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from PySide6.QtWidgets import QFileDialog, QLabel, QMessageBox, QSpinBox
+from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMessageBox, QSpinBox
 
 from sectorviz.ui.files import add_recent, recent_files
 
@@ -133,3 +133,54 @@ def test_drop_a_pattern_file_opens_it(open_window):
     event = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
     window.dropEvent(event)
     assert window.document.path == default_example()
+
+
+def test_save_as_elsewhere_keeps_relative_paths_on_the_same_files(open_window, tmp_path,
+                                                                  monkeypatch):
+    import shutil
+
+    import numpy as np
+
+    from sectorviz.model import load_pattern, warp_detail
+    from sectorviz.paths import examples_dir
+
+    def addresses(pattern):
+        return [run.address.tolist() for runs in warp_detail(pattern, 1).executions
+                for run in runs]
+    src, out = tmp_path / "src", tmp_path / "out" / "deeper"
+    (src / "data").mkdir(parents=True)
+    out.mkdir(parents=True)
+    np.save(src / "data" / "idx.npy", np.arange(64, dtype=np.int32) * 2)
+    shutil.copy(examples_dir() / "gather.cu", src / "gather.cu")
+    original = src / "gather.sectorviz.json"
+    original.write_text(json.dumps({
+        "format": "sectorviz.pattern/1", "name": "gather from a file",
+        "params": {"n": 64}, "launch": {"grid": [2], "block": [32]},
+        "arrays": {"index": {"dtype": "int32", "length": "n",
+                             "values": {"kind": "file", "path": "data/idx.npy"}},
+                   "data": {"dtype": "float32", "length": "2 * n"},
+                   "out": {"dtype": "float32", "length": "n"}},
+        "kernel": {"source": "gather.cu", "function": "gather"}}))
+    window = open_window("stride-32B")
+    assert window.open_path(original)
+    before = addresses(window.document.pattern)
+    target = out / "mine.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    assert window.save_as()
+
+    saved = json.loads(target.read_text())
+    assert saved["arrays"]["index"]["values"]["path"] == "../../src/data/idx.npy"
+    assert saved["kernel"]["source"] == "../../src/gather.cu"
+    assert json.loads(original.read_text())["kernel"]["source"] == "gather.cu"
+    doc = window.document
+    assert doc.pattern.base_dir == str(out) and doc.pattern.to_dict() == saved
+    assert doc.undo_stack.count() == 0 and not doc.modified  # part of the save, not a step
+    message = window.findChild(QLabel, "statusMessage").text()
+    assert "arrays.index.values.path data/idx.npy → ../../src/data/idx.npy" in message
+    assert "kernel.source gather.cu → ../../src/gather.cu" in message
+    assert addresses(load_pattern(target)) == before  # the saved file reads the same files
+    assert addresses(doc.pattern) == before
+    assert window.findChild(QLineEdit, "kernel.source").text() == "../../src/gather.cu"
+
+    assert window.save()  # same folder again: nothing to rewrite
+    assert window.findChild(QLabel, "statusMessage").text() == f"saved {target}"
