@@ -24,6 +24,8 @@ CHUNK_LANES = 2**18
 MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
 MAX_PENDING_RUNS = 2**22  # runs of sectors kept before they are folded into the bitmap
 MAX_SLICED_RUNS = 4096  # merged runs set one slice each; more are counted with bincount
+MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
+MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -254,6 +256,17 @@ def instruction_index(pattern: Pattern, key: int | str) -> int:
     return k
 
 
+def check_widths(kernel: Kernel, sector_bytes: int) -> None:
+    """Refuse, before allocating, an instruction whose elements are so wide (bytes) that one
+    warp's sector ids (up to width / sector_bytes + 1 per lane) would not fit in a chunk."""
+    for ins in kernel.instructions:
+        most = -(-ins.width // sector_bytes) + 1
+        if most > MAX_LANE_SECTORS:
+            raise PatternError(f"arrays.{ins.array}.dtype",
+                               f"{ins.width}-byte elements touch up to {most} sectors per lane; "
+                               f"sectorviz counts at most {MAX_LANE_SECTORS}")
+
+
 def warp_chunks(total: int, warps_per_chunk: int):
     for lo in range(0, total, warps_per_chunk):
         yield lo, min(total, lo + warps_per_chunk)
@@ -265,10 +278,15 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled."""
     kernel = kernel_for(pattern)
     sb = pattern.sector_bytes
+    check_widths(kernel, sb)
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
     accs = [_Accumulator(w, sb) for w in widths]
     seen = [SectorSet(kernel, sb) for _ in range(n)]
+    if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
+        raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
+                                     f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
+                                     "shrink the grid")
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
     plans = getattr(kernel, "closed_forms", {})
@@ -283,16 +301,25 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             per_sectors[k, lo:hi] += rows.counts
             per_requests[k, lo:hi] += rows.requested
 
-    # closed forms work per warp, not per lane: they take chunks 32 times larger
+    # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
+    # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     chunk = CHUNK_LANES if len(plans) == n else max(1, CHUNK_LANES // WARP_SIZE)
+    chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     for lo, hi in warp_chunks(kernel.warps, chunk):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
-        for k, plan in plans.items():
-            record(k, lo, hi, account_affine(plan, coords, sb))
+        closed = sorted(plans)  # counted in program order, so errors are the lane path's
+
+        def closed_before(stop: int) -> None:
+            while closed and closed[0] < stop:
+                k = closed.pop(0)
+                record(k, lo, hi, account_affine(plans[k], coords, sb))
+
         if len(plans) < n:
             trace = kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi)
             for k, batch in trace:
+                closed_before(k)
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
+        closed_before(n)
         if progress is not None:
             progress(hi, kernel.warps)
     instructions = tuple(
@@ -374,6 +401,7 @@ def warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
     sb = pattern.sector_bytes
+    check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
     for k, b in kernel.trace(warp, warp + 1, threads):
         width = kernel.instructions[k].width

@@ -116,6 +116,20 @@ def names_in(node: Node) -> set[str]:
     return plain_names_in(node) | subscripts_in(node)
 
 
+def depth(node: Node, names: dict[str, int] | None = None) -> int:
+    """Levels of a tree (a leaf is 1), counted without recursion; a Name listed in `names`
+    adds its own levels (a let read inside the tree is evaluated there)."""
+    names = names or {}
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, Name):
+            level += names.get(node.name, 0)
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children(node))
+    return deepest
+
+
 def subscripts_in(node: Node) -> set[str]:
     """The names of the arrays a tree reads with `name[expr]`."""
     return {n.array for n in walk(node) if isinstance(n, Subscript)}
@@ -276,6 +290,8 @@ def parse(text: str) -> Node:
     tok = parser.peek()
     if tok.kind != "end":
         raise ExprError(f"unexpected {tok.text!r} after a complete expression", tok.col)
+    if depth(tree) > _MAX_DEPTH:  # long chains like 1+1+...+1 are parsed without recursion
+        raise ExprError(f"expression nested more than {_MAX_DEPTH} levels deep", 1)
     return tree
 
 
@@ -300,10 +316,11 @@ def _c_divide(a, b, mask, col, op):
     if _where_live(mask, zero):
         raise ExprError(f"division by zero in '{op}'", col)
     safe = np.where(zero, 1, b)
-    quotient = np.abs(a) // np.abs(safe) * (np.sign(a) * np.sign(safe))
-    if op == "/":
-        return quotient
-    return a - quotient * safe
+    with np.errstate(divide="ignore", over="ignore"):
+        remainder = np.fmod(a, safe)  # C's %: the sign of the dividend
+        if op == "%":
+            return remainder
+        return (a - remainder) // safe  # exact, so floor and truncation agree
 
 
 def _shift(a, b, mask, col, op):

@@ -31,9 +31,10 @@ MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
 MAX_VALUE_ELEMENTS = 2**27  # readable arrays are materialised: 1 GiB of int64 at most
-MAX_ITERATIONS = 2**20  # per loop, per batch of warps
+MAX_ITERATIONS = 2**20  # per loop, and executions per access, per batch of warps
 MAX_THREADS = 2**34  # a launch beyond this would take hours to stream
 CUDA_MALLOC_ALIGN = 256
+MAX_ADDRESS = 2**63 - 1  # byte addresses are int64
 
 
 def evaluate_at(expr: Expr, scope, mask) -> np.ndarray:
@@ -118,7 +119,11 @@ def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> R
     if length < 1:
         raise PatternError(f"{place}.length", f"must be at least 1, got {length}")
     base = spec.base if spec.base is not None else next_free
-    return ResolvedArray(spec, length, rows, cols, ld, base + spec.offset_bytes)
+    arr = ResolvedArray(spec, length, rows, cols, ld, base + spec.offset_bytes)
+    if arr.end > MAX_ADDRESS:
+        raise PatternError(place, f"the array ends at byte {arr.end}, past the 64-bit "
+                                  f"address range (at most {MAX_ADDRESS})")
+    return arr
 
 
 def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.ndarray:
@@ -133,7 +138,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
     if kind == "constant":
         return np.full(n, v["value"], dtype=np.int64)
     if kind == "permutation":
-        return np.random.default_rng(v["seed"]).permutation(n).astype(np.int64)
+        return np.random.default_rng(v["seed"]).permutation(n).astype(np.int64, copy=False)
     if kind == "uniform":
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
@@ -144,8 +149,15 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
     return _values_file(Path(base_dir) / v["path"], n, f"{place}.path")
 
 
+NPY_MAGIC = b"\x93NUMPY"
+
+
 def _values_file(path: Path, n: int, place: str) -> np.ndarray:
+    """A 1-D integer .npy file (read without pickle) -> its first n values as int64."""
     try:
+        with open(path, "rb") as f:
+            if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
+                raise PatternError(place, f"{path.name} is not a .npy file")
         data = np.load(path, allow_pickle=False, mmap_mode="r")
     except (OSError, ValueError) as err:
         raise PatternError(place, f"cannot read {path.name}: {err}") from None
@@ -307,7 +319,11 @@ class Kernel(Launch):
             mask = running
             if access.guard is not None:
                 mask = mask & truth_at(access.guard, scope, mask)
-            for batch in self._loop_executions(access, 0, scope, mask):
+            executions = self._loop_executions(access, 0, scope, mask)
+            for count, batch in enumerate(executions, 1):
+                if count > MAX_ITERATIONS:  # nested loops: each within its cap, not together
+                    raise PatternError(f"{access.place}.loops", f"the loops run more than "
+                                                               f"{MAX_ITERATIONS} executions")
                 yield k, batch
 
     def _loop_executions(self, access: Access, depth: int, scope: "ThreadScope",
@@ -322,18 +338,21 @@ class Kernel(Launch):
         step = evaluate_at(loop.step, scope, mask)
         if np.any(mask & (np.broadcast_to(step, mask.shape) == 0)):
             raise PatternError(loop.step.place, "step must not be 0")
+        too_long = PatternError(f"{access.place}.loops[{depth}]",
+                                f"loop runs more than {MAX_ITERATIONS} iterations")
+        if _most_trips(start, stop, step, mask) > MAX_ITERATIONS:
+            raise too_long
         var = np.broadcast_to(start, mask.shape).copy()
         for n in range(MAX_ITERATIONS + 1):
             alive = mask & np.where(step > 0, var < stop, var > stop)
             if not alive.any():
-                return
-            if n == MAX_ITERATIONS:
-                raise PatternError(f"{access.place}.loops[{depth}]",
-                                   f"loop runs more than {MAX_ITERATIONS} iterations")
+                break
+            if n == MAX_ITERATIONS:  # only a loop whose variable wraps around gets here
+                raise too_long
             scope.loop_vars[loop.var] = var
             yield from self._loop_executions(access, depth + 1, scope, alive)
             var = var + step
-        del scope.loop_vars[loop.var]
+        scope.loop_vars.pop(loop.var, None)
 
     def _batch(self, access: Access, scope: "ThreadScope", mask: np.ndarray) -> Batch:
         arr = self.arrays[access.array]
@@ -349,6 +368,14 @@ class Kernel(Launch):
             element = arr.linear(row, col)
         address = arr.address0 + element * arr.spec.elem_bytes
         return Batch(mask, element, address, row, col, dict(scope.loop_vars))
+
+
+def _most_trips(start, stop, step, mask) -> float:
+    """The most iterations any lane of `mask` runs range(start, stop, step) for (in float64,
+    so bounds near the ends of int64 cannot overflow; exact enough to compare with a limit)."""
+    start, stop, step = (np.asarray(v, dtype=np.float64) for v in (start, stop, step))
+    trips = np.ceil((stop - start) / np.where(step == 0, 1, step))
+    return float(np.max(np.where(mask, trips, 0), initial=0))
 
 
 def _full(values, shape) -> np.ndarray:

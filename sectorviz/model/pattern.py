@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PatternError
-from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, names_in, parse_at, plain_names_in,
-                   subscripts_in)
+from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
+                   plain_names_in, subscripts_in)
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -40,6 +40,11 @@ ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
 LOOP_KEYS = {"var", "start", "stop", "step"}
 BUILTIN_NAMES = {f"{v}.{a}" for v in BUILTIN_VECTORS for a in "xyz"} | {"warpSize"}
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+MAX_SECTOR_BYTES = 4096  # bytes; the per-phase tables of the closed forms have this many rows
+MAX_LOOPS = 16  # nested loops per access
+MAX_DEPTH = 200  # levels of an expression with the lets it reads expanded in place
+LET_LEVELS = 3  # extra levels a let read costs: its evaluation nests a few more calls
 
 
 # ---------------------------------------------------------------- values
@@ -159,6 +164,8 @@ def _kind(value: Any) -> str:
 def _int(value: Any, place: str, low: int | None = None) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise PatternError(place, f"expected an integer, got {_kind(value)}")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise PatternError(place, f"{value} does not fit in a signed 64-bit integer")
     if low is not None and value < low:
         raise PatternError(place, f"must be at least {low}, got {value}")
     return value
@@ -168,7 +175,7 @@ def expression(value: Any, place: str) -> Expr:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise PatternError(place, f"expected an expression (text or integer), got {_kind(value)}")
     if isinstance(value, int):
-        return Expr(str(value), Num(value, 1), place)
+        return Expr(str(value), Num(_int(value, place), 1), place)
     return Expr(value, parse_at(value, place), place)
 
 
@@ -212,7 +219,7 @@ def _values(obj: Any, place: str) -> dict:
         raise PatternError(place, "expected an object with a 'kind' "
                                   f"({', '.join(VALUE_KINDS)})")
     kind = obj["kind"]
-    if kind not in VALUE_KINDS:
+    if not isinstance(kind, str) or kind not in VALUE_KINDS:
         raise PatternError(f"{place}.kind", f"unknown kind {kind!r}" + suggest(str(kind), VALUE_KINDS))
     needed = VALUE_KINDS[kind]
     _check_keys(obj, needed | {"kind"}, place, required=tuple(sorted(needed - {"seed"})))
@@ -237,7 +244,7 @@ def _dtype(value: Any, place: str) -> tuple[str, int]:
         _check_keys(value, {"bytes"}, place, required=("bytes",))
         k = _int(value["bytes"], f"{place}.bytes", low=1)
         return f"bytes:{k}", k
-    if value not in DTYPE_BYTES:
+    if not isinstance(value, str) or value not in DTYPE_BYTES:
         raise PatternError(place, f"unknown dtype {value!r}" + suggest(str(value), DTYPE_BYTES))
     return value, DTYPE_BYTES[value]
 
@@ -305,6 +312,8 @@ def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str,
     raw_loops = obj.get("loops", [])
     if not isinstance(raw_loops, list):
         raise PatternError(f"{place}.loops", "expected a list of loops")
+    if len(raw_loops) > MAX_LOOPS:
+        raise PatternError(f"{place}.loops", f"{len(raw_loops)} nested loops; at most {MAX_LOOPS}")
     loop_names = dict(taken)
     loops = []
     for j, raw in enumerate(raw_loops):
@@ -352,6 +361,8 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
     sector_bytes = _int(doc.get("sector_bytes", 32), "sector_bytes", low=1)
     if sector_bytes & (sector_bytes - 1):
         raise PatternError("sector_bytes", f"must be a power of two, got {sector_bytes}")
+    if sector_bytes > MAX_SECTOR_BYTES:
+        raise PatternError("sector_bytes", f"must be at most {MAX_SECTOR_BYTES}, got {sector_bytes}")
     grid, block = _launch(doc["launch"])
     taken: dict[str, str] = {}
     params = []
@@ -395,6 +406,7 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
         source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel)
     _check_all_names(pattern)
+    _check_depths(pattern)
     return pattern
 
 
@@ -443,12 +455,33 @@ def _check_all_names(p: Pattern) -> None:
             _check_names(e, scope, readable, arrays)
 
 
+def _check_depths(p: Pattern) -> None:
+    """Refuse per-thread expressions that, with the lets they read expanded, nest deeper than
+    MAX_DEPTH levels (evaluation recurses through them)."""
+    lets: dict[str, int] = {}
+    exprs = [e for _, e in p.lets] + [p.guard]
+    for acc in p.accesses:
+        exprs += [e for loop in acc.loops for e in (loop.start, loop.stop, loop.step)]
+        exprs += [acc.guard, acc.index, *(acc.at or ())]
+    for e in exprs:
+        if e is None:
+            continue
+        levels = depth(e.tree, lets)
+        if levels > MAX_DEPTH:
+            raise PatternError(e.place, f"expression nested {levels} levels deep with the lets "
+                                        f"it reads; at most {MAX_DEPTH}")
+        if e.place.startswith("let."):
+            lets[e.place[4:]] = levels + LET_LEVELS
+
+
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
     """JSON text -> Pattern; errors about the JSON itself name line and column."""
     try:
         doc = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as err:
         raise PatternError(f"line {err.lineno}", f"invalid JSON, {err.msg}", err.colno) from None
+    except RecursionError:
+        raise PatternError("", "invalid JSON, nested too deeply") from None
     except ValueError as err:
         raise PatternError("", str(err)) from None
     return pattern_from_dict(doc, base_dir)
