@@ -2,7 +2,6 @@
 
 import tracemalloc
 
-import numpy as np
 import pytest
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail

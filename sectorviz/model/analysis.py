@@ -307,19 +307,14 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     for lo, hi in warp_chunks(kernel.warps, chunk):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
-        closed = sorted(plans)  # counted in program order, so errors are the lane path's
-
-        def closed_before(stop: int) -> None:
-            while closed and closed[0] < stop:
-                k = closed.pop(0)
+        # in program order, so that the first error is the one the lane path would raise
+        steps = ((k, None) for k in range(n)) if len(plans) == n else (
+            kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
+        for k, batch in steps:
+            if batch is None:
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
-
-        if len(plans) < n:
-            trace = kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi)
-            for k, batch in trace:
-                closed_before(k)
+            else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
-        closed_before(n)
         if progress is not None:
             progress(hi, kernel.warps)
     instructions = tuple(

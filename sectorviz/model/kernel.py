@@ -305,9 +305,10 @@ class Kernel(Launch):
         return {k: plan for k, plan in plans.items() if plan is not None}
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None,
-              skip: Collection[int] = ()) -> Iterator[tuple[int, Batch]]:
-        """Every (instruction index, execution) of warps [lo, hi), in program order, except
-        the instructions in `skip`; each loop iteration of an access is one more execution."""
+              skip: Collection[int] = ()) -> Iterator[tuple[int, Batch | None]]:
+        """Every (instruction index, execution) of warps [lo, hi), in program order; each loop
+        iteration of an access is one more execution. An instruction in `skip` yields
+        (index, None) once instead, where the caller counts it by other means."""
         threads = threads or self.threads(lo, hi)
         scope = ThreadScope(self, threads)
         running = threads.valid
@@ -315,6 +316,7 @@ class Kernel(Launch):
             running = running & truth_at(self.pattern.guard, scope, running)
         for k, access in enumerate(self.pattern.accesses):
             if k in skip:
+                yield k, None  # the caller counts it here, keeping program order
                 continue
             mask = running
             if access.guard is not None:
