@@ -167,26 +167,38 @@ def plan_access(kernel, k: int) -> AffinePlan | None:
 
 
 class WarpCoordinates:
-    """Lane-0 coordinates of global warps [lo, hi), as (warps,) int64 arrays."""
+    """Lane-0 coordinates of global warps [lo, hi), as (warps,) int64 arrays, each computed
+    when a form first needs it; `at_lane0` values are kept, since accesses share forms."""
 
     def __init__(self, kernel, lo: int, hi: int):
-        warp = np.arange(lo, hi, dtype=np.int64)
-        block, in_block = np.divmod(warp, kernel.warps_per_block)
-        bx, by, _ = kernel.block
-        gx, gy, _ = kernel.grid
-        rest, tx = np.divmod(in_block * WARP_SIZE, bx)
-        tz, ty = np.divmod(rest, by)
-        rest, bxi = np.divmod(block, gx)
-        bzi, byi = np.divmod(rest, gy)
-        self.warp = warp
-        self.values = (tx, ty, tz, bxi, byi, bzi)
+        self.warp = np.arange(lo, hi, dtype=np.int64)
+        self._block_dims, self._grid_dims = kernel.block, kernel.grid
+        self._block, self._in_block = np.divmod(self.warp, kernel.warps_per_block)
+        self._values: dict[int, np.ndarray] = {}
+        self._forms: dict[Affine, np.ndarray] = {}
+
+    def value(self, v: int) -> np.ndarray:
+        """Coordinate VARS[v] of each warp's lane 0."""
+        if v not in self._values:
+            dims, index = ((self._block_dims, self._in_block * WARP_SIZE) if v < 3
+                           else (self._grid_dims, self._block))
+            if v % 3 == 0:
+                self._values[v] = index % dims[0]
+            elif v % 3 == 1:
+                self._values[v] = index // dims[0] % dims[1]
+            else:
+                self._values[v] = index // (dims[0] * dims[1])
+        return self._values[v]
 
     def at_lane0(self, form: Affine) -> np.ndarray:
-        total = np.full(len(self.warp), form.const, dtype=np.int64)
-        for c, v in zip(form.coef, self.values):
-            if c:
-                total += c * v
-        return total
+        """A form's value at each warp's lane 0 (do not modify the array returned)."""
+        if form not in self._forms:
+            total = np.full(len(self.warp), form.const, dtype=np.int64)
+            for v, c in enumerate(form.coef):
+                if c:
+                    total += c * self.value(v)
+            self._forms[form] = total
+        return self._forms[form]
 
 
 def _holds(values: np.ndarray, op: str) -> np.ndarray:
@@ -210,6 +222,8 @@ def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int)
         active &= _holds(_lanes(coords.at_lane0(d)[mixed], d), op)
     _check_ranges(plan, coords, full, mixed, active)
     base = coords.at_lane0(plan.address)
+    if full.all():  # the common case: no guard cuts any warp
+        return _account_full_rows(base, plan, sector_bytes)
     rows = _account_full_rows(base[full], plan, sector_bytes)
     part = account_rows(_lanes(base[mixed], plan.address), plan.width, active, sector_bytes)
     counts = np.zeros(n, dtype=np.int64)
@@ -262,14 +276,22 @@ def _account_full_rows(base: np.ndarray, plan: AffinePlan, sb: int) -> RowAccoun
     stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
     table = _phase_table(stride, width, sb)
     phase = base & (sb - 1)
-    low = base + min(0, stride * (WARP_SIZE - 1))
-    high = base + max(0, stride * (WARP_SIZE - 1)) + width - 1
     if abs(stride) <= sb or abs(stride) <= width:  # a warp's sectors form one run
-        touched, ranges = (), (low >> shift, high >> shift)
+        low = base + min(0, stride * (WARP_SIZE - 1))
+        low >>= shift
+        high = base + (max(0, stride * (WARP_SIZE - 1)) + width - 1)
+        high >>= shift
+        touched, ranges = (), (low, high)
     else:
         first = base[:, None] + stride * lanes
         touched = tuple((np.minimum(first + j * sb, first + width - 1)) >> shift
                         for j in range(-(-width // sb) + 1))
         ranges = None
-    return RowAccount(table.counts[phase], table.useful[phase], np.ones(len(base), dtype=bool),
-                      len(base) * WARP_SIZE, touched, ranges)
+    n = len(base)
+    if n and phase.min() == phase.max():  # every warp starts alike: one class, no copies
+        counts = np.broadcast_to(table.counts[phase[0]], (n,))
+        useful = np.broadcast_to(table.useful[phase[0]], (n,))
+    else:
+        counts, useful = np.take(table.counts, phase), np.take(table.useful, phase)
+    return RowAccount(counts, useful, np.broadcast_to(True, (n,)), n * WARP_SIZE, touched,
+                      ranges)
