@@ -459,19 +459,23 @@ def _check_depths(p: Pattern) -> None:
     """Refuse per-thread expressions that, with the lets they read expanded, nest deeper than
     MAX_DEPTH levels (evaluation recurses through them)."""
     lets: dict[str, int] = {}
-    exprs = [e for _, e in p.lets] + [p.guard]
+
+    def levels(e: Expr) -> int:
+        found = depth(e.tree, lets)
+        if found > MAX_DEPTH:
+            raise PatternError(e.place, f"expression nested {found} levels deep with the lets "
+                                        f"it reads; at most {MAX_DEPTH}")
+        return found
+
+    for name, e in p.lets:
+        lets[name] = levels(e) + LET_LEVELS
+    exprs = [p.guard]
     for acc in p.accesses:
         exprs += [e for loop in acc.loops for e in (loop.start, loop.stop, loop.step)]
         exprs += [acc.guard, acc.index, *(acc.at or ())]
     for e in exprs:
-        if e is None:
-            continue
-        levels = depth(e.tree, lets)
-        if levels > MAX_DEPTH:
-            raise PatternError(e.place, f"expression nested {levels} levels deep with the lets "
-                                        f"it reads; at most {MAX_DEPTH}")
-        if e.place.startswith("let."):
-            lets[e.place[4:]] = levels + LET_LEVELS
+        if e is not None:
+            levels(e)
 
 
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
