@@ -2,12 +2,13 @@
 'FILE: internal error: KIND; please report' on stderr and in the status bar, the document
 stays as it was; before the window opens (or in a --screenshot run) it exits 2."""
 
+import json
 import sys
 
 import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app, worker
@@ -77,3 +78,38 @@ def test_a_failing_analysis_job_still_ends(open_window, qtbot, monkeypatch, wait
     assert window.document.analysis_error == "internal error: OverflowError; please report"
     assert not window.document.analysis_running
     assert window.message.text() == "grid analysis: internal error: OverflowError; please report"
+
+
+def test_a_long_literal_typed_in_the_form(open_window):
+    window = open_window("stride-32B")
+    field = window.findChild(QLineEdit, "accesses[0].index")
+    before = window.document.pattern
+    field.selectAll()
+    field.insert("1" * 4301)  # as a paste: an edit by the user
+    error = window.findChild(QLabel, "accesses[0].index:error")
+    assert "literal 111111111111… (4301 digits) does not fit in 64 bits" in error.text()
+    assert window.document.pattern == before
+
+
+def _long_param(doc):
+    name = next(iter(doc["params"]))
+    doc["params"][name] = "@@"
+    return (json.dumps(doc).replace('"@@"', "7" * 4301),
+            f"params.{name}: an integer of 4,301 digits does not fit in a signed 64-bit integer")
+
+
+@pytest.mark.parametrize("make", [
+    _long_param, lambda doc: ("[" * 100000 + "]" * 100000, "invalid JSON, nested too deeply")])
+def test_hostile_json_typed_in_the_editor(open_window, qtbot, make):
+    """The JSON tab shows the one line and keeps the last good pattern; a later edit in the
+    form still goes through with the bad text left in the tab."""
+    window = open_window("stride-32B")
+    before = window.document.pattern
+    text, message = make(before.to_dict())
+    window.findChild(QPlainTextEdit, "jsonEdit").setPlainText(text)
+    assert window.findChild(QLabel, "jsonError").text() == message
+    assert window.document.pattern == before
+    field = window.findChild(QLineEdit, "accesses[0].index")
+    field.clear()
+    qtbot.keyClicks(field, "stride * threadIdx.x + 1")
+    assert window.document.pattern.to_dict()["accesses"][0]["index"] == "stride * threadIdx.x + 1"
