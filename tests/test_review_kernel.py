@@ -123,7 +123,13 @@ def test_per_warp_counts_too_large_to_keep_are_refused_before_allocating():
         analyze(p, progress=stop)
 
 
-def test_nested_loops_are_capped_together():
+@pytest.mark.parametrize("inner_stop, message", [
+    (40, r"launch: the launch of 32 threads x \(1,600 executions of accesses\[0\]\) asks for "
+         r"3,328,000 units of work .* over the budget of 208,000 left"),
+    ("40 + threadIdx.x * 0",  # bounds that vary per lane are sized where the loop starts
+     r"accesses\[0\].loops\[1\]: this loop of 40 iterations over 32 lanes asks for 83,200 "
+     r"units .* over the budget of 41,600 left")])
+def test_nested_loops_are_capped_together(inner_stop, message):
     """Each loop alone fits the budget of 100 executions of one warp; together they do not."""
     from sectorviz.model.budget import BATCH_UNITS, Budget
     p = pattern_from_dict({
@@ -131,11 +137,11 @@ def test_nested_loops_are_capped_together():
         "arrays": {"x": {"dtype": "float32", "length": 64}},
         "accesses": [{"op": "load", "array": "x", "index": "j",
                       "loops": [{"var": "i", "start": 0, "stop": 40},
-                                {"var": "j", "start": 0, "stop": 40}]}]})
-    with pytest.raises(PatternError, match=r"accesses\[0\].loops\[1\]: this loop of 40 "
-                                           r"iterations over 32 lanes asks for 83,200 units .* "
-                                           r"over the budget of 41,600 left"):
+                                {"var": "j", "start": 0, "stop": inner_stop}]}]})
+    with pytest.raises(PatternError, match=message):
         analyze(p, budget=Budget(work=100 * (32 + BATCH_UNITS)))
+    with pytest.raises(PatternError, match=message.replace("launch: ", "warp: ")):
+        warp_detail(p, 0, Budget(work=100 * (32 + BATCH_UNITS)))
 
 
 def test_a_values_file_that_is_not_npy_says_so(tmp_path):

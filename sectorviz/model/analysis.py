@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from .budget import WARP_UNITS, Budget, reserve, work_budget
+from .budget import WARP_UNITS, Budget, current, reserve, work_budget
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
@@ -296,7 +296,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
     plans = getattr(kernel, "closed_forms", {})
-    budget.check(*kernel.work_estimate(plans), place="launch")
+    budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
         raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
@@ -420,6 +420,7 @@ def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> Wa
 def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
+    current().check(*kernel.work_estimate(1), place="warp")
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]

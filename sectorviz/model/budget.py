@@ -102,7 +102,8 @@ class Budget:
         if self.spent + units > self.work:
             raise PatternError(place, f"{what} asks for {units:,} units of work (lane-"
                                       f"executions and interpreter steps), over the budget "
-                                      f"of {self.work - self.spent:,} left; {RAISE}", column)
+                                      f"of {self.work - self.spent:,} left"
+                                      f"{self._at_this_rate()}; {RAISE}", column)
 
     def reserve(self, nbytes: int, what: str = "the run", place: str = "budget") -> None:
         """Hold `nbytes` for the rest of the run, or refuse before allocating them."""

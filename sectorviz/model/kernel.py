@@ -286,11 +286,16 @@ class Launch:
         return {name: _values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
 
-    def work_estimate(self, closed: Collection[int] = ()) -> tuple[int, str]:
-        """(units of work a whole run takes at least, what they are): every lane of every
-        warp runs the kernel at least once."""
-        lanes = self.warps * WARP_SIZE
-        return lanes, f"the launch of {self.blocks * self.threads_per_block:,} threads"
+    def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
+        """(units of work a run over `warps` warps takes at least, what asks for them): every
+        lane runs the kernel at least once."""
+        return warps * WARP_SIZE, self._asker(warps, [])
+
+    def _asker(self, warps: int, parts: list[str]) -> str:
+        """Who asks for the work: the launch's threads (or some warps), times `parts`."""
+        who = (f"the launch of {self.blocks * self.threads_per_block:,} threads"
+               if warps == self.warps else f"{warps:,} warp{'s' * (warps != 1)}")
+        return who + (f" x ({', '.join(parts)})" if parts else "")
 
     # ------------------------------------------------------------ threads
 
@@ -312,26 +317,23 @@ class Kernel(Launch):
             Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
             for a in pattern.accesses)
 
-    def work_estimate(self, closed: Collection[int] = ()) -> tuple[int, str]:
-        """(units of work a whole run takes at least, what they are): each access runs once
-        per lane (a closed form: WARP_UNITS per warp), times the trips of its loops whose
-        bounds are constants (a loop whose bounds vary counts once; loops are also sized,
-        and refused, where they start)."""
-        lanes = self.warps * WARP_SIZE
+    def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
+        """(units of work a run over `warps` warps takes at least, what asks for them): each
+        access runs once per lane and chunk (a closed form: WARP_UNITS per warp), times the
+        trips of its loops whose bounds are constants; a loop whose bounds vary counts once
+        here, and is sized (and refused) where it starts."""
         units, parts = 0, []
         for k, access in enumerate(self.pattern.accesses):
             if k in closed:
-                units += self.warps * WARP_UNITS
+                units += warps * WARP_UNITS
                 continue
             trips = 1
             for loop in access.loops:
                 trips *= _constant_trips(loop, self.params)
-            units += lanes * max(trips, 1)
+            units += max(trips, 1) * (warps * WARP_SIZE + BATCH_UNITS)
             if trips > 1:
                 parts.append(f"{trips:,} executions of {access.place}")
-        threads = self.blocks * self.threads_per_block
-        per = f" x ({', '.join(parts)}, ...)" if parts else ""
-        return units, f"the launch of {threads:,} threads{per}"
+        return units, self._asker(warps, parts)
 
     @cached_property
     def closed_forms(self) -> dict[int, "AffinePlan"]:
