@@ -17,6 +17,7 @@ from pathlib import Path
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.errors import internal_error
 from .model.analysis import kernel_for
+from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
 from .model.sheet import report_text
 from .paths import default_example
@@ -44,6 +45,25 @@ def pattern_error_line(path: str | Path, err: PatternError) -> str:
     return f"{path}: {err}"
 
 
+def add_budget_flag(p: argparse.ArgumentParser) -> None:
+    """`--budget N`: the run's work limit in units (lane-executions and interpreter steps)."""
+    p.add_argument("--budget", type=_units, metavar="N",
+                   help=f"work limit in units: lane-executions of accesses plus interpreter "
+                        f"steps (default {DEFAULT_WORK:,} = 2^28, about 10 s; e.g. 2^32, 1e10)")
+
+
+def _units(text: str) -> int:
+    try:
+        return parse_units(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def run_budget(args: argparse.Namespace) -> Budget:
+    """The work budget of one command: --budget N, or the default."""
+    return Budget(args.budget) if args.budget else Budget()
+
+
 def report_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="sectorviz report",
                       description="Print the accounting sheet of a pattern.")
@@ -51,20 +71,22 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
+    add_budget_flag(p)
     return p
 
 
 def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
+    budget = run_budget(args)
     try:
         pattern = load_pattern(args.file)
-        analysis = analyze(pattern)
+        analysis = analyze(pattern, budget=budget)
         detail = None
         if args.warp is not None:
             warps = kernel_for(pattern).warps
             if not 0 <= args.warp < warps:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-            detail = warp_detail(pattern, args.warp)
+            detail = warp_detail(pattern, args.warp, budget)
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     if args.json:
