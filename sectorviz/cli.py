@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from .model import PatternError, analyze, load_pattern, warp_detail
-from .model.errors import internal_error
 from .model.analysis import kernel_for
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
+from .model.errors import internal_error
 from .model.sheet import report_text
 from .paths import default_example
 
