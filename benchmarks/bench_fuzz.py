@@ -36,12 +36,13 @@ ROUND = 200  # cases per hypothesis run; runs repeat with fresh seeds until time
 @dataclass
 class Target:
     """A fuzz target: `cases` draws one case; `run(case, folder)` -> (how it ended, what
-    broke the promise or None)."""
+    broke the promise or None); `save(case, stem)` writes a failing case to files named
+    from `stem` -> the command line that reruns it."""
 
     name: str
     cases: st.SearchStrategy
     run: Callable[[Any, Path], tuple[str, str | None]]
-    save: Callable[[Any], str]  # a case -> the text to save when it fails
+    save: Callable[[Any, Path], str]
 
 
 @dataclass
@@ -50,7 +51,7 @@ class Tally:
     seconds: float = 0.0
     slowest: float = 0.0
     endings: Counter = field(default_factory=Counter)
-    failures: list = field(default_factory=list)  # (what broke, saved file)
+    failures: list = field(default_factory=list)  # (what broke, command line to rerun it)
 
 
 def _pattern_case(case: tuple[str, list[str]], folder: Path) -> tuple[str, str | None]:
@@ -61,9 +62,17 @@ def _pattern_case(case: tuple[str, list[str]], folder: Path) -> tuple[str, str |
     return ending, patterns.broken_promise(outcome, folder)
 
 
+def _save_pattern(case: tuple[str, list[str]], stem: Path) -> str:
+    text, args = case
+    patterns.example_folder(stem.parent)  # the kernel sources it may name
+    path = stem.with_suffix(".sectorviz.json")
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    return " ".join(["sectorviz report", str(path), *args])
+
+
 def _kind_of(err: str, folder: Path) -> str:
     """An error line -> its place without indices (`accesses[].index`), for the tally."""
-    line = err.removeprefix(f"{folder / 'fuzzed.sectorviz.json'}: ")
+    line = err.strip().removeprefix(f"{folder / 'fuzzed.sectorviz.json'}: ")
     place = line.split(":")[0].split(",")[0]
     return "".join(c for c in place if not c.isdigit())[:40] or "(no place)"
 
@@ -72,7 +81,7 @@ def targets() -> dict[str, Target]:
     return {
         "patterns": Target("patterns", st.tuples(patterns.pattern_texts(),
                                                  st.sampled_from(patterns.REPORT_ARGS)),
-                           _pattern_case, lambda case: case[0]),
+                           _pattern_case, _save_pattern),
     }
 
 
@@ -95,9 +104,8 @@ def fuzz(target: Target, seconds: float, folder: Path, out: Path) -> Tally:
         tally.slowest = max(tally.slowest, spent)
         tally.endings[ending.split(":")[0] if ending.startswith("exit 0") else ending] += 1
         if broken is not None:
-            saved = out / f"{target.name}-{len(tally.failures)}.txt"
-            saved.write_text(target.save(case), encoding="utf-8", errors="surrogatepass")
-            tally.failures.append((broken, saved))
+            rerun = target.save(case, out / f"{target.name}-{len(tally.failures)}")
+            tally.failures.append((broken, rerun))
 
     while time.perf_counter() < deadline:
         one()
@@ -112,8 +120,8 @@ def report(target: Target, tally: Tally, seconds: float) -> None:
         print(f"  {count:6d}  {ending}")
     kinds = Counter(broken.split(":")[0] for broken, _ in tally.failures)
     for kind, count in kinds.most_common():
-        example = next(saved for broken, saved in tally.failures if broken.startswith(kind))
-        print(f"  FAILURE x{count}: {kind}  (e.g. {example})")
+        example = next(rerun for broken, rerun in tally.failures if broken.startswith(kind))
+        print(f"  FAILURE x{count}: {kind}  (rerun: {example})")
 
 
 def main() -> int:
