@@ -8,7 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
@@ -17,6 +19,7 @@ from .model.sheet import report_text
 from .paths import default_example
 
 EXIT_BAD_INPUT = 2
+PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
 
 class UsageError(Exception):
@@ -46,6 +49,8 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
     return p
 
 
@@ -53,7 +58,8 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     try:
         pattern = load_pattern(args.file)
-        analysis = analyze(pattern)
+        with progress_bar(args.quiet) as progress:
+            analysis = analyze(pattern, progress=progress)
         detail = None
         if args.warp is not None:
             warps = kernel_for(pattern).warps
@@ -73,6 +79,21 @@ def run_report(argv: list[str]) -> int:
             print()
             print(_warp_text(warp_json(pattern, detail)))
     return 0
+
+
+@contextmanager
+def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
+    taken a second; None with `quiet` or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False, file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        yield progress
 
 
 def _warp_text(doc: dict) -> str:
