@@ -18,7 +18,7 @@ class Terminal(io.StringIO):
 
 
 @pytest.fixture
-def terminal(monkeypatch):
+def terminal(capsys, monkeypatch):
     """stderr as a terminal, and a bar that shows at once instead of after a second."""
     err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
