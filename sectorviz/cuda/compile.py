@@ -870,8 +870,9 @@ class Compiler:
 
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            self.rvalue(node.child_by_field_name("value")).type
+            templates.named_type_of(self, value) or self.expr(value).type  # no decay, no load
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls

@@ -5,7 +5,8 @@ What runs before parsing: `#include "file"` (relative to the including file, the
 pattern's folder; recursively, with `#pragma once` and include guards), and the conditionals
 `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
 `defined`), which need `#define` / `#undef` tracked in order. Angle-bracket includes are
-skipped. Everything else stays for the compiler: `#define` lines are kept (macros are expanded
+skipped; `__align__(N)` becomes the `alignas(N)` the grammar reads. Everything else stays
+for the compiler: `#define` lines are kept (macros are expanded
 where they are used, so an instruction's text is the text the user wrote), lines that are
 inactive or directives are left blank, so every kept line keeps its line and column. An
 included file's lines are placed where it is included; `Source.place` maps a line of the
@@ -281,6 +282,14 @@ def _strip_comments(line: str, in_comment: bool) -> tuple[str, bool]:
     return "".join(out), in_comment
 
 
+_ALIGN = re.compile(r"\b__align__(?=\s*\()")
+
+
+def _alignas(line: str) -> str:
+    """`__align__(16)` (which the grammar cannot read) -> `alignas  (16)`, same columns."""
+    return _ALIGN.sub("alignas  ", line) if "__align__" in line else line
+
+
 _DIRECTIVE = re.compile(r"\s*#\s*([A-Za-z_]\w*)?(.*)$", re.S)
 _INCLUDE = re.compile(r'\s*(?:"([^"]*)"|<([^>]*)>)\s*$')
 _DEFINE = re.compile(r"\s*([A-Za-z_]\w*)(\([^)]*\))?(.*)$", re.S)
@@ -323,7 +332,7 @@ class _Preprocessor:
             code, after = _strip_comments(raw[i], in_comment)
             found = None if in_comment else _DIRECTIVE.match(code)
             if found is None:
-                self._emit(raw[i] if active else "", emit)
+                self._emit(_alignas(raw[i]) if active else "", emit)
                 in_comment, i = after, i + 1
                 continue
             first, logical = i, code  # a directive, with its continuation lines

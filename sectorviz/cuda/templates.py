@@ -100,8 +100,8 @@ def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const:
                                 "subset")
     if node.type == "type_descriptor":
         inner = node.child_by_field_name("type")
-        if node.child_by_field_name("declarator") is not None or inner.type not in (
-                "type_identifier", "primitive_type"):
+        if node.child_by_field_name("declarator") is not None or \
+                inner.type != "type_identifier":
             raise error(node, f"template parameter {param.name!r} takes a value, not a type")
         e = compiler.value_of(compiler.x_identifier(inner), inner)
     else:
@@ -111,11 +111,17 @@ def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const:
     return ir.Const(ir.constant_value(compiler.cast(e, t)), t, e.pos)
 
 
+_TYPE_NODES = {"primitive_type", "type_identifier", "sized_type_specifier",
+               "qualified_identifier", "template_type"}
+
+
 def _type(compiler: "Compiler", param: Param, node: Node) -> TypeName:
-    if node.type != "type_descriptor":
-        raise error(node, f"template parameter {param.name!r} takes a type, not "
-                          f"'{text(node)}'")
-    return TypeName(compiler.type_descriptor(node))
+    """A type argument (a type_descriptor, or a bare type as a default) -> its TypeName."""
+    if node.type == "type_descriptor":
+        return TypeName(compiler.type_descriptor(node))
+    if node.type in _TYPE_NODES:
+        return TypeName(compiler.base_type(node))
+    raise error(node, f"template parameter {param.name!r} takes a type, not '{text(node)}'")
 
 
 def bind(compiler: "Compiler", plist: Node, explicit: list[Node], deduced: dict[str, C.CType],
@@ -288,6 +294,19 @@ def launch_shared_bytes(compiler: "Compiler", unit: Unit, fn: Function) -> int |
 
 
 # ---------------------------------------------------------------- type names
+
+
+def named_type_of(compiler: "Compiler", node: Node) -> C.CType | None:
+    """`(T)` where T names a type (`sizeof(T)` parses as an expression) -> that type."""
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    if node.type != "identifier":
+        return None
+    name = text(node)
+    for scope in reversed(compiler.scopes):
+        if name in scope:
+            return scope[name].type if isinstance(scope[name], TypeName) else None
+    return compiler.named_type(name, node) if name in compiler.unit.types else None
 
 
 def alias_type(compiler: "Compiler", node: Node, name: str) -> C.CType:
