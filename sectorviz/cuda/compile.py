@@ -872,7 +872,7 @@ class Compiler:
         tnode = node.child_by_field_name("type")
         value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            templates.named_type_of(self, value) or self.expr(value).type  # no decay, no load
+            templates.type_named_by(self, value) or self.expr(value).type  # no decay, no load
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -881,6 +881,11 @@ class Compiler:
         fn = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children
                 if a.type != "comment"]
+        cast_to = templates.type_named_by(self, fn)
+        if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
+            if len(args) != 1:
+                raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
+            return self.explicit_cast(self.rvalue(args[0]), cast_to, node)
         if fn.type == "template_function":
             name = text(fn.child_by_field_name("name"))
             targs = fn.child_by_field_name("arguments").named_children

@@ -296,17 +296,31 @@ def launch_shared_bytes(compiler: "Compiler", unit: Unit, fn: Function) -> int |
 # ---------------------------------------------------------------- type names
 
 
-def named_type_of(compiler: "Compiler", node: Node) -> C.CType | None:
-    """`(T)` where T names a type (`sizeof(T)` parses as an expression) -> that type."""
+def type_named_by(compiler: "Compiler", node: Node) -> C.CType | None:
+    """An expression node that names a type (`sizeof(T)`, `T(x)`, `(T)(x)`, `float(x)` parse
+    as expressions) -> that type; None when it names none."""
     while node.type == "parenthesized_expression" and node.named_child_count == 1:
         node = node.named_children[0]
+    if node.type == "primitive_type":
+        return compiler.base_type(node)
     if node.type != "identifier":
         return None
     name = text(node)
     for scope in reversed(compiler.scopes):
         if name in scope:
             return scope[name].type if isinstance(scope[name], TypeName) else None
-    return compiler.named_type(name, node) if name in compiler.unit.types else None
+    if name in compiler.unit.types:
+        return compiler.named_type(name, node)
+    macro = compiler.unit.macros.get(name)
+    if macro is not None and macro.params is None:
+        try:
+            return macro_type(compiler, macro.value, node)
+        except PatternError:
+            return None
+    if name in C.NAMED and name not in compiler.unit.macros and \
+            name not in compiler.unit.functions:
+        return C.NAMED[name]
+    return None
 
 
 def alias_type(compiler: "Compiler", node: Node, name: str) -> C.CType:
