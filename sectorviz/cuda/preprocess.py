@@ -371,7 +371,10 @@ class _Preprocessor:
         if self.depth >= MAX_INCLUDE_DEPTH:
             raise fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (an include "
                        "cycle without an include guard?)")
-        text = read_text(path, fail("").place, MAX_INCLUDE_BYTES)
+        try:
+            text = read_text(path, "include", MAX_INCLUDE_BYTES)
+        except PatternError as err:
+            raise fail(err.message) from None
         self.size += len(text)
         if self.size > MAX_TEXT_BYTES:
             raise fail(f"the source and its includes are over {MAX_TEXT_BYTES:,} bytes")
