@@ -93,6 +93,7 @@ class Launch:
     name: str
     targs: Node | None  # template_argument_list
     config: tuple[Node, ...]  # grid, block[, dynamic shared bytes[, stream]]
+    host: Node  # the function_definition the launch is in
 
 
 @lru_cache(maxsize=1)
@@ -153,7 +154,7 @@ class Unit:
                         targs = fn.child_by_field_name("arguments")
                         fn = fn.child_by_field_name("name")
                     self.launches.append(Launch(text(fn).split("::")[-1], targs, tuple(
-                        c for c in config.named_children if c.type != "comment")))
+                        c for c in config.named_children if c.type != "comment"), node))
             stack.extend(reversed(n.named_children))
 
     def _function(self, node: Node, template: Node | None) -> None:
