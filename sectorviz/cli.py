@@ -1,16 +1,21 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`.
 
-Bad input of any kind exits with status 2 and one line on stderr naming the file and place.
+Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
+anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
+Output that a terminal cannot encode (a lone surrogate in a name) is written as \\ escapes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
 from .model import PatternError, analyze, load_pattern, warp_detail
+from .model.errors import internal_error
 from .model.analysis import kernel_for
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
@@ -124,6 +129,7 @@ def run_app(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    escape_unencodable_output()
     try:
         if argv[:1] == ["report"]:
             return run_report(argv[1:])
@@ -133,6 +139,34 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
+    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet exit flush
+        return 1
+    except Exception as err:  # the last line of defence: no input ever gets a traceback
+        return fail(f"{file_argument(argv)}: {internal_error(err)}")
+
+
+def escape_unencodable_output() -> None:
+    """stdout and stderr write what their encoding cannot hold (a lone surrogate from a
+    '\\ud800' escape in a pattern's JSON) as backslash escapes instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def file_argument(argv: list[str]) -> str:
+    """The FILE a command line names (what an internal error line starts with), or
+    'sectorviz' when the line names none or cannot be parsed."""
+    try:
+        if argv[:1] == ["report"]:
+            return report_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] == ["export"]:
+            from .export.command import export_parser
+            return export_parser().parse_known_args(argv[1:])[0].file
+    except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
+        pass
+    return "sectorviz"
 
 
 if __name__ == "__main__":

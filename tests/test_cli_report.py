@@ -133,7 +133,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, case):
 
 def test_missing_file_and_bad_arguments(tmp_path, capsys):
     code, _, err = report(capsys, tmp_path / "nope.json")
-    assert code == 2 and "cannot read file" in err and err.count("\n") == 1
+    assert code == 2 and "cannot read nope.json: No such file" in err and err.count("\n") == 1
     code, _, err = report(capsys, VECTOR_ADD, "--warp", "32768")
     assert code == 2 and "--warp: warp 32768 outside [0, 32768)" in err
     code, _, err = report(capsys, VECTOR_ADD, "--warp", "x")

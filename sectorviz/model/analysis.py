@@ -348,7 +348,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
-    width = max([1] + [len(a.histogram) for a in accs])  # a kernel may have no access
+    width = max((len(a.histogram) for a in accs), default=1)  # a kernel may access nothing
     histogram = np.zeros(width, dtype=np.int64)
     for a in accs:
         histogram[: len(a.histogram)] += a.histogram

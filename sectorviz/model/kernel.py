@@ -12,16 +12,19 @@ g = block_linear * warps_per_block + warp_in_block. A block whose size is not a 
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Iterator
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from .budget import BATCH_UNITS, WARP_UNITS, Budget, current, reserve
 from .errors import PatternError
 from .expr import ExprError, evaluate, evaluate_truth
+from .files import outside, read_bytes, read_error
 from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 
@@ -145,7 +148,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
         return _values_expr(expression(v["expr"], f"{place}.expr"), n, params)
-    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path")
+    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path", Path(base_dir))
 
 
 def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
@@ -159,24 +162,39 @@ def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
     return out
 
 
-NPY_MAGIC = b"\x93NUMPY"
+NPY_HEADER_BYTES = 65536  # the magic, version, length and header dict of a .npy file
 
 
-def _values_file(path: Path, n: int, place: str) -> np.ndarray:
-    """A 1-D integer .npy file (read without pickle) -> its first n values as int64."""
+def _values_file(path: Path, n: int, place: str, folder: Path) -> np.ndarray:
+    """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
+    int64. Only the header and n values (at most 8 bytes each) are read; a file outside
+    `folder` that cannot be used is only named ('cannot read NAME')."""
+    data = read_bytes(path, NPY_HEADER_BYTES + 8 * n, place, folder, whole=False)
     try:
-        with open(path, "rb") as f:
-            if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
-                raise PatternError(place, f"{path.name} is not a .npy file")
-        data = np.load(path, allow_pickle=False, mmap_mode="r")
-    except (OSError, ValueError) as err:
-        raise PatternError(place, f"cannot read {path.name}: {err}") from None
-    if data.ndim != 1 or not np.issubdtype(data.dtype, np.integer):
-        raise PatternError(place, f"{path.name} must hold a 1-D integer array, "
-                                  f"got {data.dtype} with shape {data.shape}")
-    if len(data) < n:
-        raise PatternError(place, f"{path.name} holds {len(data)} values, the array needs {n}")
-    return np.asarray(data[:n], dtype=np.int64)
+        return _npy_values(data, n)
+    except ValueError as err:
+        raise read_error(path, place, str(err), outside(path, folder)) from None
+
+
+def _npy_values(data: bytes, n: int) -> np.ndarray:
+    """The bytes of a .npy file (at least its header and first n values) -> n int64 values;
+    ValueError saying what is wrong with it."""
+    stream = io.BytesIO(data)
+    try:
+        version = npy_format.read_magic(stream)
+        read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
+                       else npy_format.read_array_header_2_0)
+        shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        raise ValueError("not a .npy file (or its header is damaged)") from None
+    if len(shape) != 1 or dtype.kind not in "iu":
+        raise ValueError(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
+    if shape[0] < n:
+        raise ValueError(f"it holds {shape[0]} values, the array needs {n}")
+    if len(data) < stream.tell() + n * dtype.itemsize:
+        raise ValueError(f"it is shorter than its header says ({shape[0]} values of "
+                         f"{dtype.itemsize} bytes)")
+    return np.frombuffer(data, dtype, count=n, offset=stream.tell()).astype(np.int64)
 
 
 class Threads:
