@@ -58,7 +58,10 @@ def run(seconds: float, budgets: list[list[str]], folder: Path, out: Path) -> in
             return
         outcome = fuzz.run_report(text, folder, args, CASE_SECONDS)
         cases += 1
-        slowest = max(slowest, outcome.seconds)
+        if outcome.seconds > slowest:
+            slowest = outcome.seconds
+            (out / "slowest.sectorviz.json").write_text(text, encoding="utf-8",
+                                                        errors="surrogatepass")
         endings[ending(outcome, folder)] += 1
         broken = fuzz.broken_promise(outcome, folder)
         if broken is not None:
@@ -70,7 +73,7 @@ def run(seconds: float, budgets: list[list[str]], folder: Path, out: Path) -> in
         one()
     spent = time.perf_counter() - start
     print(f"kernels: {cases} cases in {spent:.0f} s ({cases / spent:.2f} cases/s, slowest "
-          f"{slowest:.1f} s); failures: {len(failures)} (target 0)")
+          f"{slowest:.1f} s, saved in {out}); failures: {len(failures)} (target 0)")
     for kind, count in endings.most_common(25):
         print(f"  {count:6d}  {kind}")
     for broken, saved in failures:
