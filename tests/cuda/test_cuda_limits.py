@@ -16,6 +16,7 @@ import pytest
 from cuda_helpers import kernel_pattern
 from sectorviz.cli import main
 from sectorviz.cuda import compile as compile_module
+from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
 from sectorviz.model.budget import DEFAULT_WORK, Budget
@@ -72,6 +73,14 @@ def test_an_endless_loop_stops_by_the_default_budget(tmp_path):
     line = one_line(*report(path, timeout=300), path)
     assert line.startswith("line 2, column 14: this loop passes the work budget of "
                            f"{DEFAULT_WORK:,} units"), line
+
+
+def test_shared_memory_analysis_spends_one_budget_too():
+    p = kernel_pattern(kernel("  __shared__ float s[32];\n  for (;;) s[threadIdx.x] = 1;"),
+                       grid=(64,))
+    with pytest.raises(PatternError, match=r"^line 3, column \d+: this (loop|access) passes the "
+                                           r"work budget of 1,000,000 units"):
+        shared_analysis(p, Budget(work=10**6))
 
 
 def test_a_loop_charges_its_steps_per_iteration():
