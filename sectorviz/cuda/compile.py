@@ -10,6 +10,7 @@ not know is a PatternError at `line L`, with the column.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Iterator
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir
-from .source import Function, Node, Unit, check_syntax, error, text
+from .source import MAX_NESTING, Function, Node, Unit, check_syntax, error, text
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
@@ -26,6 +27,8 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
+MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
+INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 
 _F = C.FLOAT
 _MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
@@ -91,7 +94,13 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
+        run.budget.charge(self.steps * run.step, "the kernel's straight-line code")
         yield from self.body.run(run, run.threads.valid)
+
+    @cached_property
+    def steps(self) -> int:
+        """Interpreter steps of one pass through the body (loops charge their iterations)."""
+        return ir.size(self.body)
 
 
 def pos(node: Node) -> tuple[int, int]:
@@ -149,6 +158,8 @@ class Compiler:
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
+        self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
+        self.depth = 0  # statements and expressions being compiled, one inside the other
 
     # ------------------------------------------------------------ entry
 
@@ -172,8 +183,26 @@ class Compiler:
             if name not in seen:
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
+        self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared)
+
+    def grow(self, code: Node, use: Node) -> None:
+        """Count `code` (a body or macro text compiled at `use`) into the kernel's size; a
+        kernel that expands past MAX_COMPILED_NODES is refused at the use that does it."""
+        self.compiled += code.descendant_count
+        if self.compiled > MAX_COMPILED_NODES:
+            raise error(use, f"the kernel grows past {MAX_COMPILED_NODES:,} syntax nodes with "
+                             "device functions inlined and macros expanded at each use")
+
+    def deeper(self, node: Node, levels: int = 1) -> None:
+        """`levels` deeper into `node` (the caller steps back out); refused past MAX_NESTING
+        levels, which count device functions and macros expanded in place: the compiler,
+        and the interpreter after it, recurse once per level."""
+        if self.depth + levels > MAX_NESTING:
+            raise error(node, f"nested more than {MAX_NESTING} levels deep, counting device "
+                              "functions and macros expanded in place")
+        self.depth += levels
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
@@ -310,6 +339,13 @@ class Compiler:
         return ir.Block(body)
 
     def statement(self, node: Node) -> ir.Stmt | None:
+        self.deeper(node)
+        try:
+            return self._statement(node)
+        finally:
+            self.depth -= 1
+
+    def _statement(self, node: Node) -> ir.Stmt | None:
         kind = node.type
         if kind == "compound_statement":
             return self.block(node)
@@ -488,7 +524,11 @@ class Compiler:
         if method is None:
             raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
                               "the subset")
-        return method(node)
+        self.deeper(node)
+        try:
+            return method(node)
+        finally:
+            self.depth -= 1
 
     def x_number_literal(self, node):
         return literal(node)
@@ -540,7 +580,9 @@ class Compiler:
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
-            return self.expr(self.unit.fragment(macro.value))
+            fragment = self.unit.fragment(macro.value)
+            self.grow(fragment, node)
+            return self.expr(fragment)
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
@@ -892,12 +934,15 @@ class Compiler:
             slots.append(var.slot)
             values.append(self.converted(a, t, node))
         frame = Frame(fn.name, self.slot(), ret_t)
+        self.grow(fn.body, node)
+        self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth
         self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
         self.frames.append(frame)
         try:
             body = self.block(fn.body, scope=False)
         finally:
+            self.depth -= INLINE_LEVELS
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth = saved
         return ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))

@@ -14,11 +14,11 @@ from typing import Callable
 
 import numpy as np
 
+from .budget import WARP_UNITS, Budget, current, work_budget
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
-from .budget import current as current_budget, reserve
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 from .unique import SectorSet
 
@@ -222,29 +222,42 @@ def warp_chunks(total: int, warps_per_chunk: int):
 
 def analyze(pattern: Pattern, per_warp: bool = False,
             progress: Callable[[int, int], None] | None = None,
-            partial: Callable[[Callable[[], Analysis]], None] | None = None) -> Analysis:
+            partial: Callable[[Callable[[], Analysis]], None] | None = None,
+            budget: Budget | None = None) -> Analysis:
     """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector and request counts;
     `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled;
     `partial(so_far)` too, where so_far() is the Analysis of the warps done (`warps_done`
-    set, per-warp counts of those warps only). Memory: chunks of warps sized from the run's
-    memory cap, per-warp counts and unique-sector bitmaps reserved before they are made."""
+    set, per-warp counts of those warps only). The run spends `budget` (None: the one
+    already open, or a default one); work it can size up front is refused before it
+    starts. Memory: chunks of warps sized from the budget's memory cap, per-warp counts and
+    unique-sector stores held against it."""
+    with work_budget(budget) as spend:
+        try:
+            return _analyze(pattern, per_warp, progress, partial, spend)
+        finally:
+            spend.progress = None
+
+
+def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,
+             partial: Callable[[Callable[[], Analysis]], None] | None,
+             budget: Budget) -> Analysis:
     kernel = kernel_for(pattern)
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
+    plans = getattr(kernel, "closed_forms", {})
+    budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
-    seen = [SectorSet() for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
         raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
                                      f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
                                      "shrink the grid")
     if per_warp:
-        reserve(12 * n * kernel.warps, f"per-warp counts of {n} instructions x "
-                                       f"{kernel.warps:,} warps")
+        budget.reserve(n * kernel.warps * 12, "per-warp counts", "launch")
+    seen = [SectorSet() for _ in range(n)]
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
-    plans = getattr(kernel, "closed_forms", {})
 
     def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
         accs[k].add(rows)
@@ -258,7 +271,7 @@ def analyze(pattern: Pattern, per_warp: bool = False,
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
-    lanes = chunk_lanes(current_budget().memory)
+    lanes = chunk_lanes(budget.memory)
     chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     for lo, hi in warp_chunks(kernel.warps, chunk):
@@ -268,9 +281,11 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
         for k, batch in steps:
             if batch is None:
+                budget.charge((hi - lo) * WARP_UNITS, "this access", plans[k].place)
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
+        budget.progress = (hi, kernel.warps)
         if progress is not None:
             progress(hi, kernel.warps)
         if partial is not None and hi < kernel.warps:
@@ -298,14 +313,14 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
-    width = max(len(a.histogram) for a in accs)
+    width = max((len(a.histogram) for a in accs), default=1)  # a kernel may access nothing
     histogram = np.zeros(width, dtype=np.int64)
     for a in accs:
         histogram[: len(a.histogram)] += a.histogram
     return _stats(sum(a.requests for a in accs), sum(a.active_lanes for a in accs),
                   sum(a.active_lanes * a.width for a in accs), sum(a.useful for a in accs),
                   sum(a.sectors for a in accs), sb, sum(a.ideal for a in accs), histogram,
-                  seen[0].union_count(seen))
+                  seen[0].union_count(seen) if seen else 0)
 
 
 def _boundaries(instructions, totals: Stats, sb: int) -> tuple[Boundary, ...]:
@@ -359,11 +374,18 @@ class WarpDetail:
     executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
 
 
+def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> WarpDetail:
+    """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
+    (None: the one already open, or a default one)."""
+    with work_budget(budget):
+        return _warp_detail(pattern, warp)
+
+
 @lru_cache(maxsize=256)
-def warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
-    """(pattern, global warp index) -> per-lane detail for that warp only."""
+def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
+    current().check(*kernel.work_estimate(1), place="warp")
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
