@@ -73,9 +73,9 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
+    add_budget_flag(p)
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
-    add_budget_flag(p)
     return p
 
 

@@ -249,13 +249,14 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     plans = getattr(kernel, "closed_forms", {})
     budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
+    seen = [SectorSet() for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
         raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
                                      f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
                                      "shrink the grid")
     if per_warp:
-        budget.reserve(n * kernel.warps * 12, "per-warp counts", "launch")
-    seen = [SectorSet() for _ in range(n)]
+        budget.reserve(12 * n * kernel.warps, f"per-warp counts of {n} instructions x "
+                                              f"{kernel.warps:,} warps", "launch")
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
 

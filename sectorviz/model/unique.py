@@ -184,8 +184,8 @@ class SectorSet:
             if old_lo <= lo and hi <= old_hi:
                 return
             lo, hi = min(lo, old_lo), max(hi, old_hi)
-        self._hold(hi - lo + 1, f"a bitmap of the {hi - lo:,} sectors that scattered accesses "
-                             f"span (one byte per sector)")
+        self._hold(hi - lo + 1, f"a bitmap of the {hi - lo:,} sectors that scattered "
+                                f"accesses span (one byte per sector)")
         bits = np.zeros(hi - lo + 1, dtype=bool)
         if self._bits is not None:
             bits[self._lo - lo: self._lo - lo + len(self._bits)] = self._bits
