@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -108,7 +107,7 @@ def run_report(argv: list[str]) -> int:
     return 0
 
 
-@contextmanager
+@contextlib.contextmanager
 def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
     taken a second; None with `quiet` or when stderr is not a terminal."""
