@@ -21,7 +21,7 @@ from . import ctype as C
 from . import ir
 from . import templates
 from .conversions import CONVERSIONS, conversion
-from .source import MAX_NESTING, Function, Node, Unit, check_syntax, error, text
+from .source import MAX_NESTING, Function, Node, Unit, alias_names, check_syntax, error, text
 from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
@@ -315,7 +315,6 @@ class Compiler:
 
     def type_alias(self, node: Node) -> None:
         """A local `typedef` / `using X = ...`: its names become types in the current scope."""
-        from .source import alias_names
         for name in alias_names(node):
             self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
 

@@ -3,8 +3,8 @@ the files the user wrote.
 
 What runs before parsing: `#include "file"` (relative to the including file, then the
 pattern's folder; recursively, with `#pragma once` and include guards; a file outside the
-pattern's folder is read as files.py reads such paths, without probing or naming reasons), and the conditionals
-`#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
+pattern's folder is read as files.py reads such paths, never probed, no reason named), and
+the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
 `defined`), which need `#define` / `#undef` tracked in order. Angle-bracket includes are
 skipped; `__align__(N)` becomes the `alignas(N)` the grammar reads. Everything else stays
 for the compiler: `#define` lines are kept (macros are expanded
@@ -136,11 +136,6 @@ class Source:
             return err
         place = self.place(int(found.group(1)))
         return err if place == err.place else PatternError(place, err.message, err.column)
-
-    @property
-    def plain(self) -> bool:
-        """True when every line is the main file's own line (nothing was included)."""
-        return all(s.file is None and s.first == s.start for s in self.spans)
 
 
 # ---------------------------------------------------------------- #if expressions

@@ -133,7 +133,6 @@ class Unit:
     aliases, and the host code's kernel launches."""
 
     def __init__(self, source: Source, predefined: bool = True):
-        self.source = source
         self.tree = parser().parse(source.text.encode("utf-8"))
         self.functions: dict[str, list[Function]] = {}
         self.macros: dict[str, Macro] = dict(predefined_macros()) if predefined else {}

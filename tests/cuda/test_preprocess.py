@@ -98,7 +98,8 @@ def test_includes_are_found_next_to_the_including_file_then_the_patterns_folder(
 
 @pytest.mark.parametrize("files, message", [
     ({"k.cu": '\n#include "nope.h"\n'}, "line 2, column 1: cannot find the include \"nope.h\""),
-    ({"k.cu": '#include "dir"\n', "dir/x": ""}, "line 1, column 1: cannot read dir: it is a folder"),
+    ({"k.cu": '#include "dir"\n', "dir/x": ""},
+     "line 1, column 1: cannot read dir: it is a folder"),
     ({"k.cu": '#include "a.h"\n', "a.h": '\n\n  #include "a.h"\n'},
      "a.h line 3, column 3: includes nested more than 40 deep"),
     ({"k.cu": '#include "b.h"\n', "b.h": "#if 1\n#else\n#else\n#endif\n"},
@@ -136,7 +137,8 @@ def test_a_device_file_or_an_oversized_include_is_refused(tmp_path, monkeypatch)
         analyze(pattern(tmp_path))  # outside the pattern's folder: no reason given
     monkeypatch.setattr(pre, "MAX_INCLUDE_BYTES", 10)
     write(tmp_path, {"k.cu": '\n #include "big.h"\n', "big.h": "#define X 12345678901\n"})
-    with pytest.raises(PatternError, match="line 2, column 2: cannot read big.h: it is 22 bytes; at most 10"):
+    with pytest.raises(PatternError, match="line 2, column 2: cannot read big.h: it is 22 "
+                                           "bytes; at most 10"):
         analyze(pattern(tmp_path))
 
 
