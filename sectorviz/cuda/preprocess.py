@@ -4,14 +4,14 @@ the files the user wrote.
 What runs before parsing: `#include "file"` (relative to the including file, then the
 pattern's folder; recursively, with `#pragma once` and include guards; a file outside the
 pattern's folder is read as files.py reads such paths, never probed, no reason named), and
-the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
-`defined`), which need `#define` / `#undef` tracked in order. Angle-bracket includes are
-skipped; `__align__(N)` becomes the `alignas(N)` the grammar reads. Everything else stays
-for the compiler: `#define` lines are kept (macros are expanded
-where they are used, so an instruction's text is the text the user wrote), lines that are
-inactive or directives are left blank, so every kept line keeps its line and column. An
-included file's lines are placed where it is included; `Source.place` maps a line of the
-combined text back to `line L` (the main file) or `name line L` (an included file).
+the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer
+expressions (with `defined`), which need `#define` / `#undef` tracked in order.
+Angle-bracket includes are skipped; `__align__(N)` becomes the `alignas(N)` the grammar
+reads. Everything else stays for the compiler: `#define` and `#undef` lines are kept (macros
+are expanded where they are used, so an instruction's text is the text the user wrote);
+inactive lines and other directives are left blank, so every kept line keeps its line and
+column. An included file's lines are placed where it is included; `Source.place` maps a line
+of the combined text back to `line L` (the main file) or `name line L` (an included file).
 """
 
 from __future__ import annotations
@@ -441,7 +441,7 @@ class _Preprocessor:
             return True
         if directive == "undef":
             self.macros.pop(rest.strip(), None)
-            return False
+            return True
         if directive == "pragma":
             if rest.split() == ["once"] and path is not None:
                 self.once.add(os.path.realpath(path))

@@ -341,7 +341,7 @@ def type_named_by(compiler: "Compiler", node: Node) -> C.CType | None:
             return scope[name].type if isinstance(scope[name], TypeName) else None
     if name in compiler.unit.types:
         return compiler.named_type(name, node)
-    macro = compiler.unit.macros.get(name)
+    macro = compiler.macro(name, node)
     if macro is not None and macro.params is None:
         try:
             return macro_type(compiler, macro.value, node)

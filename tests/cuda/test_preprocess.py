@@ -175,7 +175,7 @@ def test_inline_code_conditionals_and_undef():
     got = elements("""
     #define WIDTH 4
     #if WIDTH == 4 && !defined(NARROW) && __CUDA_ARCH__ >= 800
-    #define STRIDE (WIDTH * 2)
+    #define STRIDE 8
     #else
     #define STRIDE 1
     #endif
@@ -209,3 +209,26 @@ def test_source_maps_lines_back():
     err = source.relocate(PatternError("line 4", "bad", 7))
     assert (err.place, err.column) == ("a.h line 2", 7)
     assert source.relocate(PatternError("kernel.function", "x")).place == "kernel.function"
+
+
+def test_a_macro_means_what_it_means_where_it_is_used():
+    got = elements("""
+    #define A B
+    #define B 1
+    #define STEP 2
+    __device__ int first(int t) { return t * STEP; }
+    #undef STEP
+    #define STEP 3
+    __global__ void k(float *a) {
+        #define LOCAL 100
+        a[first(threadIdx.x)] = 0;
+        a[threadIdx.x * STEP + A + LOCAL] = 0;
+        #undef LOCAL
+    }
+    """)
+    assert got == [("line 10: a[first(threadIdx.x)]", [2 * t for t in T32]),
+                   ("line 11: a[threadIdx.x * STEP + A + LOCAL]", [3 * t + 101 for t in T32])]
+    message = "line 4, column 7: unknown name 'LOCAL' (no #define of it is in effect here)"
+    with pytest.raises(PatternError, match=re.escape(message)):
+        analyze(kernel_pattern("#define LOCAL 1\n#undef LOCAL\n__global__ void k(float *a) {\n"
+                               "    a[LOCAL] = 0;\n}"))
