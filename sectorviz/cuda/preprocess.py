@@ -144,6 +144,8 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F']+|0[bB][01']+|\d[\d']*)[uUl
                     r"|(?P<chr>'(?:\\.|[^\\'])')"
                     r"|(?P<id>[A-Za-z_]\w*)"
                     r"|(?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&|^!~?:(),]))")
+_HAS_INCLUDE = re.compile(r"__has_include\s*\(\s*(<[^>]*>|\"[^\"]*\")\s*\)")
+_HAS_FEATURE = re.compile(r"__has_\w+\s*\([^()]*\)")  # __has_builtin(x) and the like: 0
 _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
            ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
 
@@ -318,7 +320,7 @@ class _Preprocessor:
     def _file(self, text: str, name: str | None, path: Path | None, emit: bool = True) -> None:
         """Run one file's lines; `name` is its display name (None: the main file)."""
         self.depth += 1
-        raw = text.split("\n")
+        raw = text.replace("\ufeff", " ", 1).replace("\r\n", "\n").split("\n")
         stack: list[_Frame] = []
         in_comment = False
         i = 0
@@ -414,7 +416,7 @@ class _Preprocessor:
             if not active:
                 stack.append(_Frame(False, True, False))
                 return False
-            value = self._condition(directive, rest, fail)
+            value = self._condition(directive, rest, path, fail)
             stack.append(_Frame(True, value, value))
             return False
         if directive in ("elif", "else", "endif"):
@@ -431,7 +433,7 @@ class _Preprocessor:
                 top.taken = True
             else:
                 top.active = top.outer and not top.taken and \
-                    self._condition("if", rest, fail)
+                    self._condition("if", rest, path, fail)
                 top.taken = top.taken or top.active
             return False
         if not active:
@@ -460,16 +462,27 @@ class _Preprocessor:
                              tuple(p.strip() for p in params[1:-1].split(",") if p.strip()),
                              body.strip())
 
-    def _condition(self, directive: str, rest: str, fail) -> bool:
+    def _condition(self, directive: str, rest: str, path: Path | None, fail) -> bool:
         if directive != "if":
             name = rest.strip()
             if not re.fullmatch(r"[A-Za-z_]\w*", name):
                 raise fail(f"#{directive} needs one name")
             return (name in self.macros) == (directive == "ifdef")
+        rest = _HAS_INCLUDE.sub(lambda m: self._has_include(m.group(1), path), rest)
+        rest = _HAS_FEATURE.sub("0", rest)
         toks = self._expand(_tokens(rest, fail), fail)
         if not toks:
             raise fail("#if needs a condition")
         return _Cond(toks, fail).value() != 0
+
+    def _has_include(self, header: str, path: Path | None) -> str:
+        """`__has_include(<h>)` -> 1 (a toolkit or system header, there in a real build);
+        `__has_include("h")` -> whether the file is where #include would look."""
+        if header.startswith("<"):
+            return "1"
+        here = path.parent if path is not None else self.folder
+        return "1" if any(os.path.isfile(folder / header[1:-1])
+                          for folder in (here, self.folder)) else "0"
 
     def _expand(self, toks: list[str], fail, hidden: frozenset = frozenset()) -> list[str]:
         """`defined` resolved, then macros expanded (a macro is not expanded inside itself);

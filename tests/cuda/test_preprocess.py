@@ -232,3 +232,17 @@ def test_a_macro_means_what_it_means_where_it_is_used():
     with pytest.raises(PatternError, match=re.escape(message)):
         analyze(kernel_pattern("#define LOCAL 1\n#undef LOCAL\n__global__ void k(float *a) {\n"
                                "    a[LOCAL] = 0;\n}"))
+
+
+def test_has_include_crlf_and_byte_order_mark(tmp_path):
+    write(tmp_path, {"here.h": "#define FROM_HERE 5\n"})
+    (tmp_path / "k.cu").write_bytes(
+        "\ufeff#if __has_include(<cuda_bf16.h>) && __has_include(\"here.h\") && "
+        "!__has_include(\"gone.h\") && !__has_builtin(__builtin_expect)\r\n"
+        "#include \"here.h\"\r\n#define TWICE(x) \\\r\n    ((x) * 2)\r\n#endif\r\n"
+        "__global__ void k(float *a) {\r\n    a[TWICE(threadIdx.x) + FROM_HERE] = 0;\r\n}\r\n"
+        .encode())
+    kernel = kernel_for(pattern(tmp_path))
+    assert [(i.name, i.line, i.column) for i in kernel.instructions] == [
+        ("line 7: a[TWICE(threadIdx.x) + FROM_HERE]", 7, 5)]
+    assert [int(e) for e in next(kernel.trace(0, 1))[1].element[0]] == [2 * t + 5 for t in T32]
