@@ -224,7 +224,8 @@ def split_name(spec: str) -> tuple[str, str | None]:
             if depth == 0:
                 name = name[:i].strip()
                 break
-    found = re.fullmatch(r"(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<(.*)>)?", name, re.S)
+    found = re.fullmatch(r"(?:(?:[A-Za-z_]\w*|\(anonymous namespace\))::)*([A-Za-z_]\w*)\s*"
+                         r"(?:<(.*)>)?", name, re.S)
     if found is None:
         raise PatternError("kernel.function", f"cannot read the function name {spec!r}")
     return found.group(1), found.group(2)
@@ -275,23 +276,23 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
         except PatternError as err:
             raise PatternError("kernel.function", err.message) from None
         return replace(fn, bindings=tuple(bindings.items()))
-    launched = {}
+    launched: dict[tuple | str, tuple[str, dict | None]] = {}  # one per instantiation
     for launch in unit.launches:
         if launch.name == name and launch.targs is not None:
-            launched.setdefault(text(launch.targs), launch)
+            bindings = _launch_bindings(compiler, fn, launch)
+            key = text(launch.targs) if bindings is None else _key(bindings)
+            launched.setdefault(key, (text(launch.targs), bindings))
     if len(launched) > 1:
+        shown = [name + t for t, _ in launched.values()]
         raise PatternError("kernel.function", f"the host code launches {len(launched)} "
                                               f"instantiations of {name!r} ("
-                           + ", ".join(name + t for t in launched)
-                           + f"); name one, e.g. \"{name}{next(iter(launched))}\"")
+                           + ", ".join(shown) + f"); name one, e.g. \"{shown[0]}\"")
     if launched:
-        launch = next(iter(launched.values()))
-        bindings = _launch_bindings(compiler, fn, launch)
+        targs, bindings = next(iter(launched.values()))
         if bindings is None:
-            raise PatternError("kernel.function", f"the launch of {name}{text(launch.targs)} "
-                                                  "has template arguments that are not "
-                                                  f"constants; name the instantiation, e.g. "
-                                                  f"\"{name}<...>\"")
+            raise PatternError("kernel.function", f"the launch of {name}{targs} has template "
+                                                  "arguments that are not constants; name the "
+                                                  f"instantiation, e.g. \"{name}<...>\"")
         return replace(fn, bindings=tuple(bindings.items()))
     try:
         with file_scope(compiler):
