@@ -89,14 +89,13 @@ class Macro:
 class Function:
     """A function definition; a template's `template` is its template_parameter_list, and an
     instantiation has its `bindings` (template parameter name -> templates.TypeName for a type,
-    ir.Const for a value) and `label`, the name as Nsight Compute prints it (`f<float, 4>`)."""
+    ir.Const for a value)."""
 
     node: Node  # function_definition
     name: str
     qualifiers: frozenset[str]  # __global__, __device__, __host__
     template: Node | None = None
     bindings: tuple[tuple[str, object], ...] = ()
-    label: str = ""
 
     @property
     def params(self) -> list[Node]:

@@ -3,9 +3,10 @@ bindings the compiler puts in scope; typedef / using / macro type names -> C typ
 
 Bindings map a template parameter's name to a `TypeName` (a type argument) or an `ir.Const`
 (a value argument). The compiler keeps them in its scope stack like any name: `base_type`
-finds a TypeName, an identifier finds the Const. A class template can reuse the same
-machinery: `bind(compiler, params, args, deduced, node, what)` takes any
-template_parameter_list.
+(through `Compiler.named_type`) finds a TypeName, an identifier finds the Const. A class
+template can reuse the same machinery: `bind(compiler, plist, explicit, deduced, node, what)`
+takes any template_parameter_list and its argument nodes, and the dict it returns is pushed
+as a scope (`compiler.scopes.append(bindings)`) while the class's members are compiled.
 
 Instantiations are named as Nsight Compute prints them: `"MatrixMulCUDA<32>"`,
 `"reduce<float, 256>"` (also with a leading `void` and a trailing parameter list). A bare
