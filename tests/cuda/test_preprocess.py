@@ -8,6 +8,8 @@ import os
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cuda_helpers import elements, kernel_pattern
 from sectorviz.cli import main
@@ -246,3 +248,57 @@ def test_has_include_crlf_and_byte_order_mark(tmp_path):
     assert [(i.name, i.line, i.column) for i in kernel.instructions] == [
         ("line 7: a[TWICE(threadIdx.x) + FROM_HERE]", 7, 5)]
     assert [int(e) for e in next(kernel.trace(0, 1))[1].element[0]] == [2 * t + 5 for t in T32]
+
+
+def _c_value(tree) -> int:
+    """Brute-force C value of an expression tree (ints, truncating division)."""
+    if isinstance(tree, int):
+        return tree
+    op, *args = tree
+    v = [_c_value(a) for a in args]
+    if op == "?":
+        return v[1] if v[0] else v[2]
+    if len(v) == 1:
+        return {"-": -v[0], "!": int(not v[0]), "~": ~v[0]}[op]
+    a, b = v
+    if op in "/%":
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>"):
+        return a << b if op == "<<" else a >> b
+    return int({"+": a + b, "-": a - b, "*": a * b, "<": a < b, ">": a > b, "<=": a <= b,
+                ">=": a >= b, "==": a == b, "!=": a != b, "&&": bool(a and b),
+                "||": bool(a or b), "&": a & b, "|": a | b, "^": a ^ b}[op])
+
+
+def _text(tree) -> str:
+    if isinstance(tree, int):
+        return str(tree)
+    op, *args = tree
+    if op == "?":
+        return f"({_text(args[0])} ? {_text(args[1])} : {_text(args[2])})"
+    if len(args) == 1:
+        return f"({op}{_text(args[0])})"
+    return f"({_text(args[0])} {op} {_text(args[1])})"
+
+
+def _nonzero(tree) -> bool:
+    return _c_value(tree) != 0
+
+
+_LEAF = st.integers(0, 40)
+_TREES = st.recursive(_LEAF, lambda sub: st.one_of(
+    st.tuples(st.sampled_from(["-", "!", "~"]), sub),
+    st.tuples(st.sampled_from(["+", "-", "*", "<", ">", "<=", ">=", "==", "!=", "&&", "||",
+                               "&", "|", "^"]), sub, sub),
+    st.tuples(st.sampled_from(["/", "%"]), sub, sub.filter(_nonzero)),
+    st.tuples(st.sampled_from(["<<", ">>"]), _LEAF, st.integers(0, 7)),
+    st.tuples(st.just("?"), sub, sub, sub)), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=_TREES)
+def test_if_expressions_match_a_brute_force_c_evaluation(tree):
+    value = _c_value(tree)
+    text = f"#define HALF(x) ((x) / 2)\n#if HALF(2 * ({_text(tree)})) == ({value})\nYES\n#endif\n"
+    assert pre.preprocess(text, None, ".").text.split("\n")[2] == "YES"
