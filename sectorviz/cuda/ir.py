@@ -467,7 +467,7 @@ class Memory:
         element = np.where(mask, offset // size, 0)
         return convert(values[element], self.type)
 
-    def store(self, run: Run, mask, address):
+    def store(self, run: Run, mask, address, value=None):
         site = self.store_site
         yield self.space, site.index, self._batch(run, mask, address, site)[1]
 
@@ -501,12 +501,12 @@ class Assign(Expr):
 
     def ev(self, run, mask):
         target = self.target
-        if isinstance(target, Memory):
+        if not isinstance(target, int):  # Memory, or a per-thread array's element
             address = known((yield from target.addr.ev(run, mask)), self.pos, "an address")
             if self.old is not None:
                 run.slots[self.old] = yield from target.load(run, mask, address)
             new = convert((yield from self.value.ev(run, mask)), self.type)
-            yield from target.store(run, mask, address)
+            yield from target.store(run, mask, address, new)
         else:
             if self.old is not None:
                 run.slots[self.old] = run.slots[target]

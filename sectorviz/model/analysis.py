@@ -329,14 +329,14 @@ def analyze(pattern: Pattern, per_warp: bool = False,
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
-    width = max(len(a.histogram) for a in accs)
+    width = max([1] + [len(a.histogram) for a in accs])
     histogram = np.zeros(width, dtype=np.int64)
     for a in accs:
         histogram[: len(a.histogram)] += a.histogram
     return _stats(sum(a.requests for a in accs), sum(a.active_lanes for a in accs),
                   sum(a.active_lanes * a.width for a in accs), sum(a.useful for a in accs),
                   sum(a.sectors for a in accs), sb, sum(a.ideal for a in accs), histogram,
-                  seen[0].union_count(seen))
+                  seen[0].union_count(seen) if seen else 0)
 
 
 def _boundaries(instructions, totals: Stats, sb: int) -> tuple[Boundary, ...]:
