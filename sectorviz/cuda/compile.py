@@ -25,6 +25,8 @@ from .source import Function, Node, Unit, check_syntax, declared_name, error, te
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SHARED_ALIGN = 16
 CONSTANT_ALIGN = 16
+LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may spill "
+                "dynamically indexed ones to local memory, which is not modelled")
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 
 
@@ -93,6 +95,7 @@ class Program:
     sites: dict[str, list[ir.Site]]
     shared: dict[str, tuple[int, int]]  # __shared__ name -> (offset, bytes)
     constants: dict[str, tuple[int, int]]  # __constant__ name -> (offset, bytes)
+    assumptions: tuple[str, ...] = ()  # what the report must say the counts assume
 
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
@@ -177,6 +180,7 @@ class Compiler:
         self.shared: dict[str, tuple[int, int]] = {}
         self.constants: dict[str, tuple[int, int]] = {}  # __constant__ name -> (offset, bytes)
         self.switches = 0
+        self.assumptions: list[str] = []
         self._shared_nodes: dict[str, int] = {}
         self.scopes: list[dict] = []
         self.loops: list[tuple[str, int]] = []
@@ -209,7 +213,7 @@ class Compiler:
                                      f"of '{fn.name}'" + suggest(name, seen))
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared,
-                       self.constants)
+                       self.constants, tuple(self.assumptions))
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
@@ -582,6 +586,8 @@ class Compiler:
         if n > lanes.MAX_LOCAL_ELEMENTS:
             raise error(decl, f"the per-thread array {name!r} has {n} elements; sectorviz "
                               f"models at most {lanes.MAX_LOCAL_ELEMENTS}")
+        if LOCAL_ARRAYS not in self.assumptions:
+            self.assumptions.append(LOCAL_ARRAYS)
         array = LocalArray(self.slot(), t, elem, name)
         self.scopes[-1][name] = array
         return lanes.LocalDeclare(array.slot, n, elem, name, values)

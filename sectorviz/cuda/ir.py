@@ -139,7 +139,8 @@ def constant_value(expr: Expr):
     """Value of a constant expression (no lanes, no memory)."""
     gen = expr.ev(None, np.bool_(True))
     try:
-        next(gen)
+        with np.errstate(all="ignore"):  # IEEE: 1.0f / 0 is infinity, as on the GPU
+            next(gen)
     except StopIteration as stop:
         return stop.value
     raise AssertionError("a constant expression yielded an access")
@@ -384,34 +385,6 @@ class Math(Expr):
             vals.append((yield from a.ev(run, mask)))
         bad = next((v for v in vals if isinstance(v, Unknown)), None)
         return bad if bad is not None else convert(self.fn(*vals), self.type)
-
-
-@dataclass
-class Shuffle(Expr):
-    """__shfl_sync / _up_sync / _down_sync / _xor_sync over whole warps (width 32): each lane
-    reads `value` from a source lane given by `arg`; out-of-warp sources keep the own value."""
-
-    kind: str  # "idx" | "up" | "down" | "xor"
-    value: Expr
-    arg: Expr
-    type: CType
-    pos: tuple[int, int]
-
-    def ev(self, run, mask):
-        v = yield from self.value.ev(run, mask)
-        k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
-        if isinstance(v, Unknown) or np.ndim(v) == 0:
-            return v
-        lane = np.arange(32, dtype=np.int64)
-        k = np.broadcast_to(k, run.shape).astype(np.int64)
-        src = {"idx": lambda: k & 31,
-               "up": lambda: np.where(lane - k >= 0, lane - k, lane),
-               "down": lambda: np.where(lane + k < 32, lane + k, lane),
-               "xor": lambda: (lane ^ k) & 31}[self.kind]()
-        if isinstance(v, tuple):
-            return tuple(np.take_along_axis(np.broadcast_to(c, run.shape), src, axis=1)
-                         for c in v)
-        return np.take_along_axis(np.broadcast_to(v, run.shape), src, axis=1)
 
 
 @dataclass

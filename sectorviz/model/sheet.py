@@ -8,6 +8,16 @@ COLUMNS = ("instruction", "op", "width B", "requests", "logical B", "sectors", "
            "ideal", "excess", "sectors/req", "min", "max", "mode", "useful %")
 
 
+OP_WORDS = {"load": "load", "store": "store",
+            "atom": "atomic read-modify-write whose old value is used",
+            "red": "atomic reduction whose old value is discarded"}
+
+
+def op_words(op: str) -> str:
+    """An instruction's op ("load", "store", "atom", "red") in words."""
+    return OP_WORDS.get(op, op)
+
+
 def readable_bytes(n: int) -> str:
     """Bytes -> '12 MiB', '1.5 KiB', '384 B' (binary units)."""
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
@@ -50,6 +60,8 @@ def report_text(analysis: Analysis) -> str:
         f"{analysis.sector_bytes}-byte sectors",
         "",
         aligned_table(sheet_rows(analysis)),
+        *[f"  {op}: {op_words(op)}" for op in ("atom", "red")
+          if any(s.op == op for s in analysis.instructions)],
         "",
         f"logical bytes {readable_bytes(t.logical_bytes)}; sector demand "
         f"{readable_bytes(t.sectors * t.sector_bytes)} ({t.sectors:,} sectors); "
@@ -61,4 +73,12 @@ def report_text(analysis: Analysis) -> str:
         lines.append(f"  {b.name}: {readable_bytes(b.bytes)} ({b.sectors:,} sectors)")
         lines.append(f"      assumes {b.assumption}")
         lines.append(f"      measured by {b.metric}")
+    if analysis.constant:
+        lines += ["", "Constant cache (__constant__ reads; no global sectors): a request "
+                      "takes one pass per distinct address"]
+        lines.append(aligned_table([["instruction", "array", "requests", "distinct addresses",
+                                     "per request"]] + [
+            [c.instruction, c.name, f"{c.requests:,}", f"{c.distinct_addresses:,}",
+             f"{c.distinct_addresses / c.requests if c.requests else 0:.2f}"]
+            for c in analysis.constant]))
     return "\n".join(lines)
