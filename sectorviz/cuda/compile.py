@@ -25,6 +25,7 @@ from .source import Function, Node, Unit, check_syntax, declared_name, error, te
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SHARED_ALIGN = 16
 CONSTANT_ALIGN = 16
+OP_ORDER = {"load": 0, "store": 2}  # atomics (atom, red) between
 LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may spill "
                 "dynamically indexed ones to local memory, which is not modelled")
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
@@ -270,8 +271,8 @@ class Compiler:
 
     def _ordered_sites(self) -> dict[str, list[ir.Site]]:
         for sites in self.sites.values():
-            # within a line, loads run before the store they feed (c[i] = a[i] + b[i])
-            sites.sort(key=lambda s: (s.line, s.op != "load", s.column, s.array))
+            # within a line, loads run before the atomics and stores they feed
+            sites.sort(key=lambda s: (s.line, OP_ORDER.get(s.op, 1), s.column, s.array))
             for i, s in enumerate(sites):
                 s.index = i
         return self.sites
@@ -779,6 +780,11 @@ class Compiler:
         elem, n = self.unit_constants().get(name, (None, 0))
         if elem is None:
             raise error(node, f"the __constant__ variable {name!r} must be an array")
+        spec = self.arrays[name].spec if name in self.arrays else None
+        if spec is not None and spec.elem_bytes != elem.size:
+            raise error(node, f"arrays.{name} has dtype {spec.dtype} ({spec.elem_bytes} bytes) "
+                              f"but the __constant__ array holds {C.name_of(elem)} "
+                              f"({elem.size} bytes)")
         if name in self.arrays and self.arrays[name].length < n:
             raise error(node, f"arrays.{name} has {self.arrays[name].length} elements but the "
                               f"__constant__ array holds {n}")
@@ -1041,6 +1047,8 @@ class Compiler:
         return t
 
     def explicit_cast(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        if t is C.VOID:  # (void)x: evaluated for its effects only
+            return ir.Comma(e, ir.Const(0, C.VOID, pos(node)), C.VOID, pos(node))
         if isinstance(t, C.Num) and isinstance(e.type, (C.Num, C.Pointer)):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
