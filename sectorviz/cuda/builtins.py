@@ -40,6 +40,7 @@ CG_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and", "bit
 ATOMICS = {"atomicAdd": 2, "atomicSub": 2, "atomicExch": 2, "atomicMin": 2, "atomicMax": 2,
            "atomicInc": 2, "atomicDec": 2, "atomicCAS": 3, "atomicAnd": 2, "atomicOr": 2,
            "atomicXor": 2}
+NO_REDUCTION = {"atomicExch", "atomicCAS"}  # the RED instruction has no such operation
 REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
            ("cudaLaunch", "dynamic parallelism"), ("cudaDeviceSynchronize",
                                                    "dynamic parallelism"),
@@ -305,7 +306,8 @@ def vote(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.Vot
 
 def atomic(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Atomic:
     """atomicOp(address, operand[, operand]) -> one access: "red" when its result is
-    discarded (a statement of its own), else "atom"."""
+    discarded (a statement of its own), else "atom" (exchange and compare-and-swap have no
+    reduction form: always "atom")."""
     if len(args) != ATOMICS[name]:
         raise error(node, f"{name} takes {ATOMICS[name]} arguments")
     mem = pointee(comp, args[0], node)
@@ -320,7 +322,8 @@ def atomic(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.A
     parent = node.parent
     if parent is not None and parent.type == "cast_expression":
         parent = parent.parent
-    op = "red" if parent is not None and parent.type == "expression_statement" else "atom"
+    discarded = parent is not None and parent.type == "expression_statement"
+    op = "red" if discarded and name not in NO_REDUCTION else "atom"
     site = comp.site(mem, op, node)
     return lanes.Atomic(text(node.child_by_field_name("function")), mem, site, operands,
                         mem.type, comp_pos(node))

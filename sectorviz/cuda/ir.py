@@ -235,8 +235,8 @@ class Binary(Pair):
             return self._divide(run, a, b, mask)
         bits = self.type.size * 8
         bad = (b < 0) | (b >= bits)
-        if np.any(bad & mask):
-            raise fail(self.pos, f"shift count outside [0, {bits}) in '{op}'")
+        if np.any(bad & mask):  # undefined in C: an error only if it decides an address
+            return Unknown(f"a shift count outside [0, {bits}) in '{op}' (line {self.pos[0]})")
         b = np.where(bad, 0, b).astype(self.type.dtype) if np.ndim(bad) else b
         return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
 

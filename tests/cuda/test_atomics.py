@@ -96,3 +96,12 @@ def test_atomic_errors_name_the_line(body, message):
     with pytest.raises(PatternError) as info:
         run(f"__global__ void k(float* a) {{\n        {body}\n}}")
     assert message in str(info.value)
+
+
+def test_exchange_and_compare_and_swap_have_no_reduction_form():
+    _, kernel = run("""__global__ void k(float* a) {
+        atomicExch(&a[threadIdx.x], 1.0f);
+        atomicCAS((int*)a + 64, 0, 1);
+        atomicAdd(&a[128], 1.0f);
+    }""")
+    assert [ins.op for ins in kernel.instructions] == ["atom", "atom", "red"]
