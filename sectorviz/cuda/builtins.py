@@ -268,23 +268,23 @@ def sincos(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr
     return ir.Comma(s, ir.Comma(c, void(node), C.VOID, c.pos), C.VOID, comp_pos(node))
 
 
-def lane_count(comp: "Compiler", arg: Node) -> int:
-    return lanes.check_width(comp.constant_int(arg), comp_pos(arg))
-
-
-def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
-            width: int = 32) -> lanes.Shuffle:
+def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.Shuffle:
     """__shfl*_sync(mask, value, lane[, width]) -> a Shuffle over width-lane segments."""
     if len(args) not in (3, 4):
         raise error(node, "a warp shuffle takes (mask, value, lane[, width])")
     comp.rvalue(args[0])
+    width = ir.Const(np.int32(32), C.INT, comp_pos(node))
     if len(args) == 4:
-        width = lane_count(comp, args[3])
+        width = comp.rvalue(args[3])
+        if not C.is_int(width.type):
+            raise error(args[3], "a shuffle's width must be an integer")
+        if width.const:
+            lanes.check_width(None, True, ir.constant_value(width), width.pos)
     return tile_shuffle(comp, kind, args[1:3], node, width)
 
 
 def tile_shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
-                 width: int) -> lanes.Shuffle:
+                 width: ir.Expr) -> lanes.Shuffle:
     value, arg = comp.rvalue(args[0]), comp.rvalue(args[1])
     if not C.is_int(arg.type):
         raise error(args[1], "a shuffle's lane must be an integer")
@@ -448,7 +448,8 @@ def group_method(comp: "Compiler", group: Group, method: str, args: list[Node], 
         return ir.Binary("/", ir.Binary("+", block_size(node), _uint(n - 1, node), C.UINT, p),
                          _uint(n, node), C.UINT, p)
     if n is not None and method in TILE_SHUFFLES and len(args) == 2:
-        return tile_shuffle(comp, TILE_SHUFFLES[method], args, node, n)
+        return tile_shuffle(comp, TILE_SHUFFLES[method], args, node, ir.Const(
+            np.int32(n), C.INT, p))
     if n is not None and method in ("any", "all", "ballot") and len(args) == 1:
         t = C.UINT if method == "ballot" else C.INT
         return lanes.Vote(method, None, comp.condition(args[0]), n, t, p)

@@ -45,10 +45,14 @@ def source_lanes(kind: str, k, width: int) -> tuple[np.ndarray, np.ndarray]:
     return src, valid
 
 
-def check_width(width: int, pos: tuple[int, int]) -> int:
-    if width not in (1, 2, 4, 8, 16, 32):
-        raise fail(pos, f"a shuffle width of {width}: it must be a power of 2 up to 32")
-    return width
+def check_width(run: Run | None, mask, width, pos: tuple[int, int]):
+    """A shuffle's width (a number or per-lane values): a power of 2 up to 32."""
+    w = np.asarray(width).astype(np.int64)
+    bad = (w < 1) | (w > LANES) | ((w & (w - 1)) != 0)
+    if np.any(bad & mask):
+        first = int(np.broadcast_to(w, np.shape(bad & mask))[bad & mask].flat[0])
+        raise fail(pos, f"a shuffle width of {first}: it must be a power of 2 up to 32")
+    return np.where(bad, LANES, w) if np.ndim(w) else w
 
 
 @dataclass
@@ -59,16 +63,18 @@ class Shuffle(Expr):
     kind: str  # "idx" | "up" | "down" | "xor"
     value: Expr
     arg: Expr
-    width: int
+    width: Expr
     type: CType
     pos: tuple[int, int]
 
     def ev(self, run, mask):
         v = yield from self.value.ev(run, mask)
         k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
+        width = known((yield from self.width.ev(run, mask)), self.width.pos, "a shuffle width")
+        width = check_width(run, mask, width, self.width.pos)
         if isinstance(v, Unknown):
             return v
-        src, valid = source_lanes(self.kind, full(run, k), self.width)
+        src, valid = source_lanes(self.kind, full(run, k), width)
         src = np.where(valid, src, lane_ids())
 
         def take(c):

@@ -353,3 +353,17 @@ def test_recursion_is_refused():
         run("__device__ int f(int n) { return n ? f(n - 1) : 0; }\n"
             "__global__ void k(float* a) { a[f(2)] = 0; }")
     assert "recursive call of 'f' is outside the subset" in str(info.value)
+
+
+def test_shuffle_width_may_be_a_run_time_value():
+    got = elements("""__global__ void k(float* a, int width) {
+        int x = threadIdx.x * 3 + 1000;
+        a[__shfl_up_sync(0xffffffff, x, 1, width)] = 0;
+        a[__shfl_xor_sync(0xffffffff, x, 1, blockDim.x / 8)] = 0;
+    }""", arrays=BIG, params={"width": 4})
+    assert got[0][1] == [shuffle_source("up", t, 1, 4) * 3 + 1000 for t in range(32)]
+    assert got[1][1] == [shuffle_source("xor", t, 1, 4) * 3 + 1000 for t in range(32)]
+    with pytest.raises(PatternError) as info:
+        run("__global__ void k(float* a, int w) {\n    a[__shfl_sync(~0u, 1, 0, w)] = 0;\n}",
+            params={"w": 6})
+    assert "line 2, column 30: a shuffle width of 6" in str(info.value)
