@@ -242,16 +242,21 @@ class Local:
     pos: tuple[int, int]
 
     def _index(self, run: Run, mask, index):
-        index = np.asarray(index).astype(np.int64)
-        bad = mask & ((index < 0) | (index >= self.n))
-        if np.any(bad):
-            bad = full(run, bad)
+        """Flat element index: a scalar when every lane of the mask uses the same one (loop
+        counters, usually), else (1, warps, 32) with 0 off the mask; checked in range."""
+        index = np.asarray(index)
+        used = index[mask] if np.ndim(index) else index
+        if np.size(used) == 0:
+            return 0
+        lo, hi = int(np.min(used)), int(np.max(used))
+        if lo < 0 or hi >= self.n:
+            bad = full(run, mask & ((index < 0) | (index >= self.n)))
             w, lane = np.argwhere(bad)[0]
             raise fail(self.pos, f"element index {int(full(run, index)[w, lane])} of "
                                  f"{self.name!r} outside [0, {self.n}) at {first_lane(run, bad)}")
-        if np.ndim(index) == 0:
-            return index
-        return np.where(mask, index, 0)[None]
+        if lo == hi:
+            return lo
+        return np.where(mask, index, 0).astype(np.int64)[None]
 
     def load(self, run: Run, mask, index):
         regs: Registers = run.slots[self.slot]
