@@ -44,7 +44,8 @@ NO_REDUCTION = {"atomicExch", "atomicCAS"}  # the RED instruction has no such op
 REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
            ("cudaLaunch", "dynamic parallelism"), ("cudaDeviceSynchronize",
                                                    "dynamic parallelism"),
-           ("asm", "inline PTX"))
+           ("asm", "inline PTX"), ("__syncthreads_", "block-wide votes"),
+           ("__syncwarp_", "warp votes"), ("__match", "warp match"))
 
 
 @dataclass(frozen=True)
