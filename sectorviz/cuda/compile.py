@@ -9,7 +9,7 @@ not know is a PatternError at `line L`, with the column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 import numpy as np
@@ -97,6 +97,7 @@ class Program:
     shared: dict[str, tuple[int, int]]  # __shared__ name -> (offset, bytes)
     constants: dict[str, tuple[int, int]]  # __constant__ name -> (offset, bytes)
     assumptions: tuple[str, ...] = ()  # what the report must say the counts assume
+    constant_values: dict[str, np.ndarray] = field(default_factory=dict)
 
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
@@ -180,6 +181,7 @@ class Compiler:
         self._site_keys: dict[tuple, ir.Site] = {}
         self.shared: dict[str, tuple[int, int]] = {}
         self.constants: dict[str, tuple[int, int]] = {}  # __constant__ name -> (offset, bytes)
+        self.constant_values: dict[str, np.ndarray] = {}  # __constant__ initializers
         self.switches = 0
         self.assumptions: list[str] = []
         self._shared_nodes: dict[str, int] = {}
@@ -214,7 +216,7 @@ class Compiler:
                                      f"of '{fn.name}'" + suggest(name, seen))
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared,
-                       self.constants, tuple(self.assumptions))
+                       self.constants, tuple(self.assumptions), self.constant_values)
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
@@ -788,15 +790,32 @@ class Compiler:
         if name in self.arrays and self.arrays[name].length < n:
             raise error(node, f"arrays.{name} has {self.arrays[name].length} elements but the "
                               f"__constant__ array holds {n}")
+        decl = self.unit.globals[name]
+        t, init = self.unwrap([d for d in decl.children_by_field_name("declarator")
+                               if declared_name(d) == name][0],
+                              self.base_type(decl.child_by_field_name("type")))[1:]
         if name not in self.constants:
             end = max((a + b for a, b in self.constants.values()), default=0)
             self.constants[name] = (-(-end // CONSTANT_ALIGN) * CONSTANT_ALIGN, n * elem.size)
-        decl = self.unit.globals[name]
-        t = self.unwrap([d for d in decl.children_by_field_name("declarator")
-                         if declared_name(d) == name][0],
-                        self.base_type(decl.child_by_field_name("type")))[1]
+            if init is not None and init.type == "initializer_list":
+                self.constant_values[name] = self.constant_initializer(init, t, elem, n)
         return ir.Memory(ir.Const(np.int64(self.constants[name][0]), C.LONG, pos(node)), t,
                          "constant", name, pos(node), tuple(self.loops))
+
+    def constant_initializer(self, init: Node, t: C.Array, elem: C.Num, n: int) -> np.ndarray:
+        """`__constant__ float c[4] = {1, 2};` -> its n values (unlisted ones 0)."""
+        pairs: list[tuple[int, ir.Expr]] = []
+        saved, self.scopes = self.scopes, [{}]
+        try:
+            self.fill(init, t, elem, 0, pairs)
+        finally:
+            self.scopes = saved
+        values = np.zeros(n, dtype=elem.dtype)
+        for k, e in pairs:
+            if not e.const:
+                raise error(init, "a __constant__ initializer must be constant")
+            values[k] = ir.constant_value(e)
+        return values
 
     def file_constant(self, name: str, node: Node):
         decl = self.unit.globals[name]

@@ -88,11 +88,14 @@ class CudaKernel(Launch):
         return arr.address0, arr.length * arr.spec.elem_bytes
 
     def readable(self, space: str, root: str, t: C.CType) -> np.ndarray | None:
-        """The configured values of a global array read as `t`, if the model has them."""
-        if space not in ("global", "constant") or root not in self.values or not isinstance(t, C.Num) or \
-                t.size != self.arrays[root].spec.elem_bytes:
+        """The values of a global or __constant__ array read as `t`, if the model has them:
+        the pattern's, else a __constant__ array's initializer in the source."""
+        if not isinstance(t, C.Num) or space not in ("global", "constant"):
             return None
-        return self.values[root]
+        if root not in self.values:
+            values = self.program.constant_values.get(root) if space == "constant" else None
+            return values if values is not None and values.dtype.itemsize == t.size else None
+        return self.values[root] if t.size == self.arrays[root].spec.elem_bytes else None
 
     def events(self, lo: int, hi: int, threads: Threads | None = None
                ) -> Iterator[tuple[str, int, Batch]]:

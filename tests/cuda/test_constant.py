@@ -94,3 +94,14 @@ def test_a_kernel_with_only_constant_reads_still_lists_them():
                "    float v = c[threadIdx.x % 2];\n}")
     assert p.kernel["function"] == "k"
     assert [(c.requests, c.distinct_addresses) for c in a.constant] == [(1, 2)]
+
+
+def test_an_initializer_in_the_source_gives_the_values():
+    a, _ = run("""__constant__ int stride[2][2] = {{1, 2}, {5}};
+    __global__ void k(float* a) {
+        a[threadIdx.x * stride[threadIdx.x % 2][threadIdx.x / 16]] = 0;
+    }""", arrays={"a": {"dtype": "float32", "length": 4096}})
+    strides = [[1, 2], [5, 0]]
+    lanes = [t * strides[t % 2][t // 16] for t in range(32)]
+    assert a.instructions[0].sectors == len({e * 4 // 32 for e in lanes})
+    assert [(c.requests, c.distinct_addresses) for c in a.constant] == [(1, 4)]
