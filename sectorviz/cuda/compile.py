@@ -10,6 +10,7 @@ not know is a PatternError at `line L`, with the column.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Iterator
 
 import numpy as np
@@ -20,7 +21,8 @@ from . import builtins
 from . import ctype as C
 from . import ir, lanes
 from .builtins import GROUP_NAMESPACES, Group
-from .source import Function, Node, Unit, check_syntax, declared_name, error, text
+from .source import (MAX_NESTING, Function, Node, Unit, check_syntax, declared_name, error,
+                     text)
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SHARED_ALIGN = 16
@@ -28,6 +30,8 @@ CONSTANT_ALIGN = 16
 OP_ORDER = {"load": 0, "store": 2}  # atomics (atom, red) between
 LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may spill "
                 "dynamically indexed ones to local memory, which is not modelled")
+MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
+INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 
 
@@ -102,7 +106,13 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
+        run.budget.charge(self.steps * run.step, "the kernel's straight-line code")
         yield from self.body.run(run, run.threads.valid)
+
+    @cached_property
+    def steps(self) -> int:
+        """Interpreter steps of one pass through the body (loops charge their iterations)."""
+        return ir.size(self.body)
 
 
 def pos(node: Node) -> tuple[int, int]:
@@ -191,6 +201,8 @@ class Compiler:
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
+        self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
+        self.depth = 0  # statements and expressions being compiled, one inside the other
 
     # ------------------------------------------------------------ entry
 
@@ -214,9 +226,27 @@ class Compiler:
             if name not in seen and name not in self.unit_constants():
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
+        self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared,
                        self.constants, tuple(self.assumptions), self.constant_values)
+
+    def grow(self, code: Node, use: Node) -> None:
+        """Count `code` (a body or macro text compiled at `use`) into the kernel's size; a
+        kernel that expands past MAX_COMPILED_NODES is refused at the use that does it."""
+        self.compiled += code.descendant_count
+        if self.compiled > MAX_COMPILED_NODES:
+            raise error(use, f"the kernel grows past {MAX_COMPILED_NODES:,} syntax nodes with "
+                             "device functions inlined and macros expanded at each use")
+
+    def deeper(self, node: Node, levels: int = 1) -> None:
+        """`levels` deeper into `node` (the caller steps back out); refused past MAX_NESTING
+        levels, which count device functions and macros expanded in place: the compiler,
+        and the interpreter after it, recurse once per level."""
+        if self.depth + levels > MAX_NESTING:
+            raise error(node, f"nested more than {MAX_NESTING} levels deep, counting device "
+                              "functions and macros expanded in place")
+        self.depth += levels
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
@@ -374,6 +404,13 @@ class Compiler:
         return ir.Block(body)
 
     def statement(self, node: Node) -> ir.Stmt | None:
+        self.deeper(node)
+        try:
+            return self._statement(node)
+        finally:
+            self.depth -= 1
+
+    def _statement(self, node: Node) -> ir.Stmt | None:
         kind = node.type
         if kind == "compound_statement":
             return self.block(node)
@@ -715,7 +752,11 @@ class Compiler:
         if method is None:
             raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
                               "the subset")
-        return method(node)
+        self.deeper(node)
+        try:
+            return method(node)
+        finally:
+            self.depth -= 1
 
     def x_number_literal(self, node):
         return literal(node)
@@ -771,7 +812,9 @@ class Compiler:
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
-            return self.expr(self.unit.fragment(macro.value))
+            fragment = self.unit.fragment(macro.value)
+            self.grow(fragment, node)
+            return self.expr(fragment)
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
@@ -1206,12 +1249,15 @@ class Compiler:
             slots.append(var.slot)
             values.append(self.converted(value, t, node))
         frame = Frame(name, self.slot(), ret_t)
+        self.grow(body_node, node)
+        self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth, self.switches
         self.scopes, self.macro_env, self.loop_depth, self.switches = [*outer, scope], {}, 0, 0
         self.frames.append(frame)
         try:
             body = self.block(body_node, scope=False)
         finally:
+            self.depth -= INLINE_LEVELS
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth, self.switches = saved
         ret = C.VOID if frame.type is C.AUTO else frame.type

@@ -8,6 +8,7 @@ yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `s
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -65,6 +66,16 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn) -> tuple[ArraySpec, .
     return tuple(specs)
 
 
+@contextlib.contextmanager
+def too_deep(what: str) -> Iterator[None]:
+    """The last line of defence behind the nesting limits: a RecursionError becomes one line."""
+    try:
+        yield
+    except RecursionError:
+        raise PatternError("kernel", f"the kernel nests too deeply to {what} (device functions "
+                                     "and macros expanded in place count); flatten it") from None
+
+
 class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
@@ -72,7 +83,8 @@ class CudaKernel(Launch):
         unit = Unit(kernel_source(pattern))
         fn = unit.kernel(pattern.kernel["function"])
         super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
-        self.program = Compiler(unit, self.arrays, self.params).kernel(fn, list(self.arrays))
+        with too_deep("compile"):
+            self.program = Compiler(unit, self.arrays, self.params).kernel(fn, list(self.arrays))
         self.instructions = _instructions(self.program.sites["global"])
         self.shared_instructions = _instructions(self.program.sites["shared"])
         self.constant_instructions = _instructions(self.program.sites["constant"])
@@ -103,7 +115,7 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"):  # C wraps; float overflow is not an error
+            with np.errstate(all="ignore"), too_deep("run"):  # C wraps; float overflow is fine
                 try:
                     event = next(steps)
                 except StopIteration:

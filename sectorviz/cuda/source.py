@@ -35,17 +35,42 @@ def text(node: Node) -> str:
     return " ".join(node.text.decode("utf-8", "replace").split())
 
 
+MAX_NESTING = 200  # levels of syntax below a function, a macro's text or a namespace
+
+
 def check_syntax(node: Node) -> None:
-    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING)."""
-    if not node.has_error:
-        return
-    for child in node.children:
-        if child.is_missing:
-            raise error(child, f"syntax error: missing '{child.type}'")
-        if child.type == "ERROR":
-            raise error(child, f"syntax error near '{text(child)[:40]}'")
-        check_syntax(child)
-    raise error(node, "syntax error")
+    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING), or
+    where it nests deeper than MAX_NESTING levels; both without recursion, so that the
+    compiler, which recurses, only sees what it can compile."""
+    check_depth(node)
+    while node.has_error:
+        for child in node.children:
+            if child.is_missing:
+                raise error(child, f"syntax error: missing '{child.type}'")
+            if child.type == "ERROR":
+                raise error(child, f"syntax error near '{text(child)[:40]}'")
+            if child.has_error:
+                node = child
+                break
+        else:
+            raise error(node, "syntax error")
+
+
+def check_depth(node: Node) -> None:
+    """Raise at the first node nested more than MAX_NESTING levels below `node`."""
+    cursor, depth = node.walk(), 0
+    while True:
+        if depth > MAX_NESTING:
+            raise error(cursor.node, f"nested more than {MAX_NESTING} levels deep; sectorviz "
+                                     f"compiles at most {MAX_NESTING}")
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth and not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+        if not depth:
+            return
 
 
 @dataclass(frozen=True)
@@ -88,16 +113,19 @@ class Unit:
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self._collect(self.tree.root_node, False)
 
-    def _collect(self, node: Node, template: bool) -> None:
+    def _collect(self, node: Node, template: bool, depth: int = 0) -> None:
+        if depth > MAX_NESTING:
+            raise error(node, f"namespaces, templates or #if blocks nested more than "
+                              f"{MAX_NESTING} levels deep")
         for child in node.named_children:
             kind = child.type
             if kind == "function_definition":
                 self._function(child, template)
             elif kind == "template_declaration":
-                self._collect(child, True)
+                self._collect(child, True, depth + 1)
             elif kind in ("linkage_specification", "namespace_definition", "declaration_list",
                           "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
-                self._collect(child, template)
+                self._collect(child, template, depth + 1)
             elif kind in ("preproc_def", "preproc_function_def"):
                 self._macro(child)
             elif kind == "declaration":

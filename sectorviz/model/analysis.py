@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from .budget import WARP_UNITS, Budget, current, reserve, work_budget
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
@@ -188,6 +189,7 @@ class SectorSet:
         if total > MAX_TRACKED_SECTORS:
             raise PatternError("arrays", f"the arrays span {total} sectors; sectorviz counts "
                                          f"unique sectors over at most {MAX_TRACKED_SECTORS}")
+        reserve(total, f"a bitmap of the {total:,} sectors the arrays span", "arrays")
         self.ranges = [(lo, hi, np.zeros(hi - lo, dtype=bool)) for lo, hi in merged]
         self._runs: list[tuple[np.ndarray, np.ndarray]] = []
         self._pending = 0
@@ -295,23 +297,38 @@ def warp_chunks(total: int, warps_per_chunk: int):
 
 
 def analyze(pattern: Pattern, per_warp: bool = False,
-            progress: Callable[[int, int], None] | None = None) -> Analysis:
+            progress: Callable[[int, int], None] | None = None,
+            budget: Budget | None = None) -> Analysis:
     """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector and request counts;
-    `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled."""
+    `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled.
+    The run spends `budget` (None: the one already open, or a default one); work it can size
+    up front is refused before it starts."""
+    with work_budget(budget) as spend:
+        try:
+            return _analyze(pattern, per_warp, progress, spend)
+        finally:
+            spend.progress = None
+
+
+def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,
+             budget: Budget) -> Analysis:
     kernel = kernel_for(pattern)
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
+    plans = getattr(kernel, "closed_forms", {})
+    budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
-    seen = [SectorSet(kernel, sb) for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
         raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
                                      f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
                                      "shrink the grid")
+    if per_warp:
+        budget.reserve(n * kernel.warps * 12, "per-warp counts", "launch")
+    seen = [SectorSet(kernel, sb) for _ in range(n)]
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
-    plans = getattr(kernel, "closed_forms", {})
 
     def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
         accs[k].add(rows)
@@ -334,9 +351,11 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
         for k, batch in steps:
             if batch is None:
+                budget.charge((hi - lo) * WARP_UNITS, "this access", plans[k].place)
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
+        budget.progress = (hi, kernel.warps)
         if progress is not None:
             progress(hi, kernel.warps)
     instructions = tuple(
@@ -376,7 +395,7 @@ def constant_listing(kernel: Kernel) -> tuple[ConstantStats, ...]:
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
-    width = max([1] + [len(a.histogram) for a in accs])
+    width = max((len(a.histogram) for a in accs), default=1)  # a kernel may access nothing
     histogram = np.zeros(width, dtype=np.int64)
     for a in accs:
         histogram[: len(a.histogram)] += a.histogram
@@ -452,11 +471,18 @@ class WarpDetail:
     executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
 
 
+def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> WarpDetail:
+    """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
+    (None: the one already open, or a default one)."""
+    with work_budget(budget):
+        return _warp_detail(pattern, warp)
+
+
 @lru_cache(maxsize=256)
-def warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
-    """(pattern, global warp index) -> per-lane detail for that warp only."""
+def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
+    current().check(*kernel.work_estimate(1), place="warp")
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]

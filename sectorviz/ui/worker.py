@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
 from ..model.analysis import kernel_for
+from ..model.errors import internal_error
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
 CACHE_SIZE = 8
@@ -44,7 +45,9 @@ class _Job(QRunnable):
         except Cancelled:
             return
         except (PatternError, MemoryError) as err:
-            result, error = None, str(err)
+            result, error = None, str(err) or "out of memory"
+        except Exception as err:  # a bug: reported like bad input, so the run still ends
+            result, error = None, internal_error(err)
         self.relay.done.emit(self.job_id, self.pattern, result, error)
 
 
