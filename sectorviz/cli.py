@@ -12,7 +12,9 @@ import contextlib
 import json
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.errors import internal_error
@@ -23,6 +25,7 @@ from .model.sheet import report_text
 from .paths import default_example
 
 EXIT_BAD_INPUT = 2
+PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
 
 class UsageError(Exception):
@@ -72,6 +75,8 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
     return p
 
 
@@ -80,7 +85,8 @@ def run_report(argv: list[str]) -> int:
     budget = run_budget(args)
     try:
         pattern = load_pattern(args.file)
-        analysis = analyze(pattern, budget=budget)
+        with progress_bar(args.quiet) as progress:
+            analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
         if args.warp is not None:
             warps = kernel_for(pattern).warps
@@ -100,6 +106,21 @@ def run_report(argv: list[str]) -> int:
             print()
             print(_warp_text(warp_json(pattern, detail)))
     return 0
+
+
+@contextmanager
+def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
+    taken a second; None with `quiet` or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False, file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        yield progress
 
 
 def _warp_text(doc: dict) -> str:

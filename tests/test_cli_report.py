@@ -115,7 +115,6 @@ BAD = {
     "let order": (base(let={"j": "i", "i": "threadIdx.x"}), "let.j: unknown name 'i'"),
     "duplicate name": (base(accesses=access() + access()), "accesses[1].name: name 'a' is used twice"),
     "huge values": (base(arrays={"x": {"dtype": "int32", "length": 2**28, "values": {"kind": "arange"}}}, accesses=access(index="x[i]")), "arrays.x.values: 268435456 readable elements is over the limit"),
-    "huge address span": (base(arrays={"x": {"dtype": "int32", "length": 2**40}}), "arrays: the arrays span 137438953472 sectors"),
     "kernel and accesses": (base(kernel={"code": "", "function": "f"}), "cannot be used with 'kernel'"),
 }
 

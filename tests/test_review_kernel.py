@@ -152,5 +152,5 @@ def test_a_values_file_that_is_not_npy_says_so(tmp_path):
                            "values": {"kind": "file", "path": "idx.npy"}},
                    "x": {"dtype": "float32", "length": 64}},
         "accesses": [{"op": "load", "array": "x", "index": "idx[threadIdx.x]"}]}, tmp_path)
-    with pytest.raises(PatternError, match=r"arrays.idx.values.path: idx.npy is not a .npy file"):
+    with pytest.raises(PatternError, match=r"arrays.idx.values.path: cannot read idx.npy: not a .npy file"):
         analyze(p)

@@ -17,6 +17,7 @@ import numpy as np
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, lanes
+from .conversions import saturated
 from .source import Node, error, text
 
 if TYPE_CHECKING:
@@ -61,23 +62,6 @@ class Group:
 def _round_half_away(x):
     t = np.trunc(x)
     return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0).astype(np.asarray(x).dtype)
-
-
-def _saturating(rounding: Callable, t: C.Num) -> Callable:
-    """float -> integer `t` as the GPU converts: rounded, clamped to range, NaN to 0."""
-    info = np.iinfo(t.dtype)
-
-    def convert(x):
-        x = np.asarray(x, dtype=np.float64)
-        r = np.clip(np.nan_to_num(rounding(x), nan=0.0), info.min, info.max)
-        big = r >= 2.0 ** (t.size * 8 - t.signed)  # the top of the range rounds up in float
-        return np.where(big, info.max, r.astype(t.dtype, copy=False))[()]
-    return convert
-
-
-def _bits(frm: C.Num, to: C.Num) -> Callable:
-    """Reinterpret the bits of a value of `frm` as `to` (__float_as_int, ...)."""
-    return lambda x: np.asarray(x, dtype=frm.dtype).view(to.dtype)[()]
 
 
 def _bit_length(x, bits: int):
@@ -146,23 +130,12 @@ MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
     "__log10f": (np.log10, _F, _F), "__sinf": (np.sin, _F, _F), "__cosf": (np.cos, _F, _F),
     "__tanf": (np.tan, _F, _F), "__powf": (np.power, _F, _F), "__exp10f": (
         lambda x: np.power(np.float32(10), x), _F, _F),
-    "__float_as_int": (_bits(_F, _I), _F, _I), "__int_as_float": (_bits(_I, _F), _I, _F),
-    "__float_as_uint": (_bits(_F, _U), _F, _U), "__uint_as_float": (_bits(_U, _F), _U, _F),
-    "__double_as_longlong": (_bits(_D, _LL), _D, _LL),
-    "__longlong_as_double": (_bits(_LL, _D), _LL, _D),
-    "__int2float_rn": (np.float32, _I, _F), "__uint2float_rn": (np.float32, _U, _F),
-    "__int2double_rn": (np.float64, _I, _D), "__ll2float_rn": (np.float32, _LL, _F),
-    "__double2float_rn": (np.float32, _D, _F),
 }
-for _mode, _fn in (("rn", np.rint), ("rz", np.trunc), ("rd", np.floor), ("ru", np.ceil)):
-    for _src, _srcname in ((_F, "float"), (_D, "double")):
-        for _dst, _dstname in ((_I, "int"), (_U, "uint"), (_LL, "ll"), (_ULL, "ull")):
-            MATH[f"__{_srcname}2{_dstname}_{_mode}"] = (_saturating(_fn, _dst), _src, _dst)
 for _name, _dst, _fn in (("lrint", C.LONG, np.rint), ("llrint", _LL, np.rint),
                          ("lround", C.LONG, _round_half_away),
                          ("llround", _LL, _round_half_away)):
-    MATH[_name + "f"] = (_saturating(_fn, _dst), _F, _dst)
-    MATH[_name] = (_saturating(_fn, _dst), _D, _dst)
+    MATH[_name + "f"] = (saturated(_fn, _dst), _F, _dst)
+    MATH[_name] = (saturated(_fn, _dst), _D, _dst)
 
 
 def _erf(erfc: bool) -> Callable:

@@ -19,10 +19,12 @@ from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
 from . import builtins
 from . import ctype as C
-from . import ir, lanes
+from . import ir, lanes, templates
 from .builtins import GROUP_NAMESPACES, Group
+from .conversions import CONVERSIONS, conversion
 from .source import (MAX_NESTING, Function, Node, Unit, check_syntax, declared_name, error,
                      text)
+from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SHARED_ALIGN = 16
@@ -207,7 +209,7 @@ class Compiler:
     # ------------------------------------------------------------ entry
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         inits = []
         seen = set()
         for p in fn.params:
@@ -250,7 +252,7 @@ class Compiler:
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         found = {}
         for p in fn.params:
             name, t, _ = self.declarator(p)
@@ -332,8 +334,10 @@ class Compiler:
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
-        elif kind in ("primitive_type", "type_identifier"):
+        elif kind == "primitive_type":
             name = text(node)
+        elif kind == "type_identifier":
+            return self.named_type(text(node), node)
         elif kind == "placeholder_type_specifier":
             return C.AUTO
         elif kind == "qualified_identifier":
@@ -341,11 +345,40 @@ class Compiler:
             name = text(node.child_by_field_name("name"))
             if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
                 return C.GROUP
+            if scope is None or text(scope) in ("std", "cuda::std"):
+                return self.named_type(name, node)
         else:
             raise error(node, f"type '{text(node)}' is outside the subset")
         if name not in C.NAMED:
             raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
         return C.NAMED[name]
+
+    def named_type(self, name: str, node: Node) -> C.CType:
+        """A type's name -> its type: a template parameter or local typedef in scope, a
+        file-scope typedef / using, a macro whose text is a type, or a built-in name."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope.get(name), TypeName):
+                return scope[name].type
+        if name in self.unit.types:
+            with templates.file_scope(self):
+                return templates.alias_type(self, self.unit.types[name], name)
+        macro = self.unit.macros.get(name)
+        if macro is not None and macro.params is None and name not in self._expanding:
+            self._expanding.add(name)
+            try:
+                return templates.macro_type(self, macro.value, node)
+            finally:
+                self._expanding.discard(name)
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(
+                name, [*C.NAMED, *self.unit.types]))
+        return C.NAMED[name]
+
+    def type_alias(self, node: Node) -> None:
+        """A local `typedef` / `using X = ...`: its names become types in the current scope."""
+        from .source import alias_names
+        for name in alias_names(node):
+            self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
 
     def declarator(self, node: Node):
         """A declaration-like node (parameter_declaration, declaration + one declarator,
@@ -421,6 +454,13 @@ class Compiler:
             if expr is not None and self.group_declaration(expr):
                 return None
             return None if expr is None else ir.Eval(self.effect(expr))
+        if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
+            return self.if_constexpr(node)
+        if kind in ("type_definition", "alias_declaration"):
+            self.type_alias(node)
+            return None
+        if kind == "static_assert_declaration":
+            return None
         if kind == "if_statement":
             cond = self.condition(node.child_by_field_name("condition"))
             then = self.scoped(node.child_by_field_name("consequence"))
@@ -497,6 +537,16 @@ class Compiler:
             raise error(init, "a group variable needs a group: cg::this_thread_block() or "
                               "cg::tiled_partition")
         return g
+
+    def if_constexpr(self, node: Node) -> ir.Stmt:
+        """`if constexpr`: only the branch the constant condition picks is compiled."""
+        cond = self.condition(node.child_by_field_name("condition"))
+        if not cond.const:
+            raise error(node, "the condition of 'if constexpr' must be a constant")
+        if ir.constant_value(cond):
+            return self.scoped(node.child_by_field_name("consequence"))
+        alt = node.child_by_field_name("alternative")
+        return ir.Block([]) if alt is None else self.scoped(alt.named_children[-1])
 
     def scoped(self, node: Node) -> ir.Stmt:
         self.scopes.append({})
@@ -596,6 +646,10 @@ class Compiler:
                 if isinstance(t, C.Pointer):
                     t = self.pointer_target(t, value, init)
                 value = self.converted(value, t, init)
+                constant = templates.local_constant(t, value, quals)
+                if constant is not None:
+                    self.scopes[-1][name] = constant
+                    continue
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
@@ -677,16 +731,31 @@ class Compiler:
         self.scopes[-1][name] = Var(slot, value.type, name)
         return [ir.Declare(slot, value, name)]
 
+    dynamic_shared: int | None = None  # bytes of `extern __shared__` memory (the launch's)
+    _dynamic_at: int | None = None  # its offset in the block's shared memory
+
     def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
-        if extern or (isinstance(t, C.Array) and t.n <= 0):
-            raise error(decl, "dynamic shared memory (extern __shared__) is outside the subset")
+        """A __shared__ variable at the next 16-byte boundary; every `extern __shared__`
+        array starts at the one dynamic region, `dynamic_shared` bytes long."""
         key = decl.start_byte
         if self._shared_nodes.get(name, key) != key:
             raise error(decl, f"two __shared__ variables named {name!r}")
+        extern = extern or (isinstance(t, C.Array) and t.n <= 0)
+        if extern:
+            if self.dynamic_shared is None:
+                raise error(decl, "extern __shared__ memory needs its size: add "
+                                  "\"dynamic_shared_bytes\" to the pattern's kernel (the "
+                                  "launch's third argument)")
+            if not isinstance(t, C.Array) or not t.of.size:
+                raise error(decl, "extern __shared__ declares an array of unknown size")
+            t = C.Array(t.of, self.dynamic_shared // t.of.size)
         if name not in self.shared:
             end = max((a + n for a, n in self.shared.values()), default=0)
             address = -(-end // SHARED_ALIGN) * SHARED_ALIGN
-            self.shared[name] = (address, t.size)
+            if extern:
+                self._dynamic_at = address = address if self._dynamic_at is None \
+                    else self._dynamic_at
+            self.shared[name] = (address, self.dynamic_shared if extern else t.size)
             self._shared_nodes[name] = key
         self.scopes[-1][name] = Shared(name, t, self.shared[name][0])
 
@@ -761,6 +830,10 @@ class Compiler:
     def x_number_literal(self, node):
         return literal(node)
 
+    def x_null(self, node):
+        """`nullptr` (and NULL): a pointer into no array."""
+        return ir.Const(np.int64(0), C.Pointer(C.VOID, "global", ""), pos(node))
+
     def x_true(self, node):
         return ir.Const(np.uint8(1), C.BOOL, pos(node))
 
@@ -789,6 +862,8 @@ class Compiler:
         for scope in reversed(self.scopes):
             if name in scope:
                 sym = scope[name]
+                if isinstance(sym, TypeName):
+                    raise error(node, f"{name!r} is a type, not a value")
                 if isinstance(sym, LocalArray):
                     return LocalRef(sym, sym.type, ir.Const(np.int64(0), C.LONG, pos(node)))
                 if isinstance(sym, ir.Memory):  # a reference: a fresh lvalue at each use
@@ -1122,8 +1197,9 @@ class Compiler:
 
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            self.rvalue(node.child_by_field_name("value")).type
+            templates.type_named_by(self, value) or self.expr(value).type  # no decay, no load
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -1135,11 +1211,17 @@ class Compiler:
         if any(c.type == "kernel_call_syntax" for c in node.children):
             raise error(node, f"a kernel launch inside a kernel ({text(fn)}<<<...>>>, dynamic "
                               "parallelism) is outside the subset")
+        cast_to = templates.type_named_by(self, fn)
+        if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
+            if len(args) != 1:
+                raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
+            return self.explicit_cast(self.rvalue(args[0]), cast_to, node)
         if fn.type == "template_function":
             name = text(fn.child_by_field_name("name"))
             targs = fn.child_by_field_name("arguments").named_children
-            if name not in ("reinterpret_cast", "static_cast", "const_cast") or \
-                    len(targs) != 1 or len(args) != 1:
+            if name not in ("reinterpret_cast", "static_cast", "const_cast"):
+                return self.template_call(name, targs, args, node)
+            if len(targs) != 1 or len(args) != 1:
                 raise error(node, f"call of '{text(fn)}' is outside the subset")
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
@@ -1176,78 +1258,109 @@ class Compiler:
         fn = self.unit.device_function(name, node)
         if fn is not None:
             return self.inline(fn, args, node)
+        if name in CONVERSIONS:
+            return conversion(self, name, [self.rvalue(a) for a in args], node)
         found = builtins.call(self, name, args, node)
         if found is not None:
             return found
         raise error(node, f"call of unknown function {name!r}" +
                     suggest(name, [*self.unit.functions, *builtins.MATH]))
 
-    def inline(self, fn: Function, args: list[Node], node: Node) -> ir.Call:
-        ret_t = self.base_type(fn.node.child_by_field_name("type"))
-        decl = fn.node.child_by_field_name("declarator")
-        if decl.type == "pointer_declarator":
-            ret_t = C.Pointer(ret_t, "", "")
+    def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
+        """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
+        fn = self.unit.device_function(name, node)
+        if fn is None:
+            raise error(node, f"call of '{name}<...>' is outside the subset")
+        return self.inline(fn, args, node, targs)
+
+    def inline(self, fn: Function, args: list[Node], node: Node,
+               targs: list[Node] | None = None) -> ir.Call:
+        """A __device__ function (a template's instantiation) inlined at a call."""
+        if any(f.name == fn.name for f in self.frames):
+            raise error(node, f"recursive call of {fn.name!r} is outside the subset")
         params = fn.params
         if len(params) == 1 and text(params[0]) == "void":
             params = []
-        return self.inline_body(fn.name, params, fn.body, ret_t, args, [], node)
+        if len(params) != len(args):
+            raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        bound = [self.argument(p, a) for p, a in zip(params, args)]
+        typed = [x if isinstance(x, ir.Expr) else ir.Const(
+            0, C.GROUP if isinstance(x, Group) else x.type, pos(node)) for x in bound]
+        fn = templates.instantiate(self, fn, targs or [], typed, node)
+        scope: dict = dict(fn.bindings)
+        self.scopes.append(scope)  # the return type sees the template's bindings
+        try:
+            ret_t = self.base_type(fn.node.child_by_field_name("type"))
+            decl = fn.node.child_by_field_name("declarator")
+            if decl.type == "pointer_declarator":
+                ret_t = C.Pointer(ret_t, "", "")
+        finally:
+            self.scopes.pop()
+        return self.inline_body(fn.name, params, bound, fn.body, ret_t, scope, [], node)
 
     def inline_lambda(self, fn: Lambda, args: list[Node], node: Node) -> ir.Call:
         decl = fn.node.child_by_field_name("declarator")
         plist = None if decl is None else decl.child_by_field_name("parameters")
         params = [] if plist is None else [p for p in plist.named_children
                                            if p.type != "comment"]
-        return self.inline_body(fn.name, params, fn.node.child_by_field_name("body"), C.AUTO,
-                                args, fn.scopes, node)
+        if len(params) != len(args):
+            raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        bound = [self.argument(p, a) for p, a in zip(params, args)]
+        return self.inline_body(fn.name, params, bound, fn.node.child_by_field_name("body"),
+                                C.AUTO, {}, fn.scopes, node)
 
-    def inline_body(self, name: str, params: list[Node], body_node: Node, ret_t: C.CType,
-                    args: list[Node], outer: list[dict], node: Node) -> ir.Call:
-        """A function body inlined at a call: parameters bound to the arguments (references
-        alias them), `outer` the scopes it sees besides its parameters (a lambda's)."""
+    def argument(self, param: Node, arg: Node):
+        """A call's argument compiled in the caller's scope: what a reference parameter
+        aliases (a variable, memory location, array element or group), or a value."""
+        x = self.expr(arg)
+        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")):
+            return x
+        return self.checked(x, arg)
+
+    def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
+                    ret_t: C.CType, scope: dict, outer: list[dict], node: Node) -> ir.Call:
+        """A function body inlined at a call: parameters bound to the compiled arguments
+        (references alias them) in `scope` (with a template's bindings), `outer` the scopes
+        it sees besides (a lambda's)."""
         if any(f.name == name for f in self.frames):
             raise error(node, f"recursive call of {name!r} is outside the subset")
-        if len(params) != len(args):
-            raise error(node, f"{name!r} takes {len(params)} arguments, got {len(args)}")
-        scope: dict = {}
         slots, values = [], []
-        for p, a in zip(params, args):
-            pname, t, _ = self.declarator(p)
-            if t is C.GROUP:
-                scope[pname] = self.group(a)
-                continue
-            if is_reference(p.child_by_field_name("declarator")):
-                target = self.expr(a)
-                if isinstance(target, (Var, LocalArray)) or isinstance(target, LocalRef) and \
-                        isinstance(target.type, C.Array):
-                    scope[pname] = target.array if isinstance(target, LocalRef) else target
+        self.scopes.append(scope)  # parameter types see the template's bindings
+        try:
+            for p, x in zip(params, bound):
+                pname, t, _ = self.declarator(p)
+                if isinstance(x, (Group, Var, LocalArray)) or isinstance(x, LocalRef) and \
+                        isinstance(x.type, C.Array):
+                    if isinstance(x, Group) and t not in (C.GROUP, C.AUTO) or \
+                            not isinstance(x, Group) and t is C.GROUP:
+                        raise error(p, f"the parameter {pname!r} cannot take '{text(node)}'")
+                    scope[pname] = x.array if isinstance(x, LocalRef) else x
                     continue
-                if isinstance(target, ir.Memory):
+                if isinstance(x, ir.Memory):
                     slot = self.slot()
                     scope[pname] = ir.Memory(
-                        ir.Read(slot, C.Pointer(target.type, target.space, target.root),
-                                pos(a), pname), target.type, target.space, target.root,
-                        pos(a), ())
+                        ir.Read(slot, C.Pointer(x.type, x.space, x.root), x.pos, pname),
+                        x.type, x.space, x.root, x.pos, ())
                     slots.append(slot)
-                    values.append(target.addr)
+                    values.append(x.addr)
                     continue
-                if isinstance(target, LocalRef):
+                if isinstance(x, LocalRef):
                     slot = self.slot()
-                    scope[pname] = LocalRef(target.array, target.type,
-                                            ir.Read(slot, C.LONG, pos(a), pname))
+                    scope[pname] = LocalRef(x.array, x.type, ir.Read(slot, C.LONG, x.index.pos,
+                                                                     pname))
                     slots.append(slot)
-                    values.append(target.index)
+                    values.append(x.index)
                     continue
-                value = self.checked(target, a)
-            else:
-                value = self.rvalue(a)
-            if t is C.AUTO:
-                t = value.type
-            if isinstance(t, C.Pointer):
-                t = self.pointer_target(t, value, p)
-            var = Var(self.slot(), t, pname)
-            scope[pname] = var
-            slots.append(var.slot)
-            values.append(self.converted(value, t, node))
+                if t is C.AUTO:
+                    t = x.type
+                if isinstance(t, C.Pointer):
+                    t = self.pointer_target(t, x, p)
+                var = Var(self.slot(), t, pname)
+                scope[pname] = var
+                slots.append(var.slot)
+                values.append(self.converted(x, t, node))
+        finally:
+            self.scopes.pop()
         frame = Frame(name, self.slot(), ret_t)
         self.grow(body_node, node)
         self.deeper(node, INLINE_LEVELS)
