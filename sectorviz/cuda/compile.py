@@ -1112,7 +1112,8 @@ class Compiler:
         target = self.expr(node)
         if isinstance(target, LocalRef) and not isinstance(target.type, C.Array):
             return self.local(target, node)
-        if not isinstance(target, (Var, ir.Memory, lanes.Local)) or isinstance(target.type, C.Array):
+        if not isinstance(target, (Var, ir.Memory, lanes.Local)) or \
+                isinstance(target.type, C.Array):
             raise error(node, f"cannot assign to '{text(node)}'")
         return target
 

@@ -105,3 +105,20 @@ def test_exchange_and_compare_and_swap_have_no_reduction_form():
         atomicAdd(&a[128], 1.0f);
     }""")
     assert [ins.op for ins in kernel.instructions] == ["atom", "atom", "red"]
+
+
+def test_histogram_examples_against_a_lane_by_lane_reference():
+    import numpy as np
+
+    from sectorviz.model import load_pattern
+    from sectorviz.paths import examples_dir
+
+    data = np.random.default_rng(7).integers(0, 256, 65536)
+    naive = analyze(load_pattern(examples_dir() / "histogram-naive-cuda.sectorviz.json"))
+    red = naive.instructions[1]
+    assert red.op == "red" and red.requests == 2048
+    assert red.sectors == sum(sectors_per_warp(data[w * 32:(w + 1) * 32].tolist())
+                              for w in range(2048))
+    shared = analyze(load_pattern(examples_dir() / "histogram-shared-cuda.sectorviz.json"))
+    assert [(s.op, s.requests, s.sectors) for s in shared.instructions] == [
+        ("load", 2048, 2048), ("red", 512, 2048)]

@@ -31,8 +31,8 @@ def error_of(code: str, **kw) -> str:
     ("float r[4]; a[(int)r[1]] = 0;", "line 2, column 28: an address depends on an element of "
                                       "'r' that was never set"),
     ("a[(int)clock()] = 0;", "line 2, column 16: an address depends on clock() (line 2)"),
-    ("float r[4]; r[threadIdx.x] = 0; a[0] = 0;", "line 2, column 21: element index 4 of 'r' outside "
-                                        "[0, 4) at warp 0 lane 4"),
+    ("float r[4]; r[threadIdx.x] = 0; a[0] = 0;",
+     "line 2, column 21: element index 4 of 'r' outside [0, 4) at warp 0 lane 4"),
     ("__shared__ float s[4]; s[0] = 1; a[(int)atomicMax(&s[1], 2.0f)] = 0;",
      "an address depends on the value atomicMax returns"),
     ("extern __shared__ float s[]; s[0] = 1;", "line 2, column 33: extern __shared__ memory "

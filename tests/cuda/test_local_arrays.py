@@ -79,8 +79,8 @@ def test_references_alias_elements_variables_and_memory():
 @pytest.mark.parametrize("body, message", [
     ("int r[4]; a[r[threadIdx.x % 4]] = 0;", "line 2, column 21: an address depends on an "
                                              "element of 'r' that was never set"),
-    ("int r[4] = {0}; a[r[(int)threadIdx.x - 2]] = 0;", "line 2, column 27: element index -2 of 'r' "
-                                                   "outside [0, 4) at warp 0 lane 0"),
+    ("int r[4] = {0}; a[r[(int)threadIdx.x - 2]] = 0;",
+     "line 2, column 27: element index -2 of 'r' outside [0, 4) at warp 0 lane 0"),
     ("int r[2] = {1, 2, 3};", "line 2, column 20: more initializers than the 2 elements"),
     ("int r[4]; float *p = r;", "used as a pointer"),
     ("float4 v[2];", "per-thread arrays of float4 are outside the subset"),
