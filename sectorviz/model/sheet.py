@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .analysis import Analysis, Stats
+from .analysis import Analysis, ConstantStats, Stats
 
 COLUMNS = ("instruction", "op", "width B", "requests", "logical B", "sectors", "sector B",
            "ideal", "excess", "sectors/req", "min", "max", "mode", "useful %")
@@ -16,6 +16,20 @@ OP_WORDS = {"load": "load", "store": "store",
 def op_words(op: str) -> str:
     """An instruction's op ("load", "store", "atom", "red") in words."""
     return OP_WORDS.get(op, op)
+
+
+CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
+                 "distinct address; no global sectors")
+
+
+def per_request(c: ConstantStats) -> float:
+    """Distinct addresses per request of a __constant__ read (passes it serializes)."""
+    return c.distinct_addresses / c.requests if c.requests else 0.0
+
+
+def constant_summary(c: ConstantStats) -> str:
+    return (f"{c.distinct_addresses:,} distinct addresses in {c.requests:,} requests "
+            f"({per_request(c):.2f} per request)")
 
 
 def readable_bytes(n: int) -> str:
@@ -74,11 +88,9 @@ def report_text(analysis: Analysis) -> str:
         lines.append(f"      assumes {b.assumption}")
         lines.append(f"      measured by {b.metric}")
     if analysis.constant:
-        lines += ["", "Constant cache (__constant__ reads; no global sectors): a request "
-                      "takes one pass per distinct address"]
+        lines += ["", f"Constant cache: {CONSTANT_NOTE}"]
         lines.append(aligned_table([["instruction", "array", "requests", "distinct addresses",
                                      "per request"]] + [
             [c.instruction, c.name, f"{c.requests:,}", f"{c.distinct_addresses:,}",
-             f"{c.distinct_addresses / c.requests if c.requests else 0:.2f}"]
-            for c in analysis.constant]))
+             f"{per_request(c):.2f}"] for c in analysis.constant]))
     return "\n".join(lines)

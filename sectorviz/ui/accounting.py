@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model import Analysis
 from ..model.analysis import LaneExecution
-from ..model.sheet import op_words, readable_bytes
+from ..model.sheet import CONSTANT_NOTE, constant_summary, op_words, readable_bytes
 from .document import WarpView
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors
@@ -132,6 +132,8 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
         bounds = [Row(f"{b.name}{so_far}", f"{readable_bytes(b.bytes)} ({b.sectors:,} sectors)",
                       f"assumes {b.assumption}; profiler metric {b.metric}")
                   for b in analysis.boundaries]
+        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
+                   for c in analysis.constant]
     else:
         logical.append(waiting)
         sectors.append(waiting)

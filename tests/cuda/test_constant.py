@@ -52,7 +52,7 @@ def test_distinct_addresses_per_request_match_a_lane_by_lane_reference():
 def test_report_text_and_json_list_constant_reads(tmp_path, capsys):
     a, _ = run(CODE, arrays=ARRAYS, params={"n": 1}, grid=(1,), block=(32,))
     text = report_text(a)
-    assert "Constant cache (__constant__ reads; no global sectors)" in text
+    assert "Constant cache: __constant__ reads, through the constant cache" in text
     row = next(r for r in text.splitlines() if r.startswith("line 8: offsets[t % 8] "))
     assert row.split()[-4:] == ["offsets", "1", "8", "8.00"]
     doc = {"format": "sectorviz.pattern/1", "name": "c", "launch": {"grid": [1], "block": [32]},
