@@ -9,6 +9,7 @@ not know is a PatternError at `line L`, with the column.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -19,6 +20,7 @@ from ..model.pattern import suggest
 from . import ctype as C
 from . import ir
 from .source import Function, Node, Unit, check_syntax, error, text
+from .structs import StructCompiler, _Static
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
@@ -65,6 +67,10 @@ class Shared:
     address: int
 
 
+class _Widened(Exception):
+    """A pointer variable points into more arrays than its type says: compile again."""
+
+
 class Group:
     """A cooperative-groups handle (this_thread_block()): only `.sync()` is used."""
 
@@ -76,6 +82,8 @@ class Frame:
     name: str
     result: int
     type: C.CType
+    this: object = None  # a member function's object (Var, ir.Local or ir.Memory)
+    ref: bool = False  # returns a reference (`return *this;`)
 
 
 @dataclass
@@ -131,7 +139,7 @@ def literal(node: Node) -> ir.Const:
     raise error(node, f"the number {raw!r} does not fit 64 bits")
 
 
-class Compiler:
+class Compiler(StructCompiler):
     """Compiles one kernel of a Unit for a launch whose arrays and params are resolved."""
 
     def __init__(self, unit: Unit, arrays: dict[str, ResolvedArray], params: dict[str, int]):
@@ -149,10 +157,32 @@ class Compiler:
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
+        self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
 
     # ------------------------------------------------------------ entry
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
+        """The compiled kernel. A pointer variable set to point into another array than its
+        first value's widens its type to both; compiling starts over until none widens."""
+        start = {k: copy.copy(v) for k, v in vars(self).items()}
+        while True:
+            try:
+                return self._kernel_once(fn, pattern_arrays)
+            except _Widened:
+                widened = self.widened
+                self.__dict__.update({k: copy.copy(v) for k, v in start.items()})
+                self.widened = widened
+
+    def widen_known(self, var: Var) -> None:
+        """A pointer variable's type with the arrays it was found to point into later."""
+        if isinstance(var.type, C.Pointer) and var.slot in self.widened:
+            var.type = self.joined(var.type, self.widened[var.slot])
+
+    def joined(self, t: C.Pointer, root: str) -> C.Pointer:
+        names = list(self.arrays) + list(self.shared)
+        return C.Pointer(t.to, t.space, C.join_roots(t.root, root, names))
+
+    def _kernel_once(self, fn: Function, pattern_arrays: list[str]) -> Program:
         self.scopes = [{}]
         inits = []
         seen = set()
@@ -168,6 +198,7 @@ class Compiler:
             else:
                 inits.append((slot, self.param_value(p, name, t)))
             self.scopes[0][name] = Var(slot, t, name)
+            self.widen_known(self.scopes[0][name])
         for name in pattern_arrays:
             if name not in seen:
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
@@ -241,6 +272,9 @@ class Compiler:
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
+        elif kind in ("struct_specifier", "class_specifier") or (
+                kind == "type_identifier" and text(node) in self.unit.structs):
+            return self.struct_type(node)
         elif kind in ("primitive_type", "type_identifier"):
             name = text(node)
         elif kind == "placeholder_type_specifier":
@@ -278,9 +312,12 @@ class Compiler:
                 t = C.Pointer(t, "", "")
             elif kind in ("array_declarator", "abstract_array_declarator"):
                 sizes.append(decl)
-            elif kind == "identifier":
+            elif kind in ("identifier", "field_identifier"):
                 name = text(decl)
                 break
+            elif kind == "reference_declarator":  # bound to its argument (see inline)
+                decl = decl.named_children[0]
+                continue
             else:
                 raise error(decl, f"declarator '{text(decl)}' is outside the subset")
             decl = decl.child_by_field_name("declarator")
@@ -389,9 +426,16 @@ class Compiler:
         frame = self.frames[-1]
         if value is None:
             return ir.Leave("ret")
+        if frame.ref:
+            if text(value) != "*this" or frame.this is None:
+                raise error(value, "a function returning a reference with more than "
+                                   "`return e;` must return *this")
+            return ir.Leave("ret")
         e = self.rvalue(value)
         if isinstance(frame.type, C.Pointer) and not frame.type.root:
             frame.type = e.type
+        elif isinstance(frame.type, C.Pointer) and isinstance(e.type, C.Pointer):
+            frame.type = self.joined(frame.type, e.type.root)
         return ir.Leave("ret", self.converted(e, frame.type, value), frame.result)
 
     def declaration(self, node: Node) -> ir.Block:
@@ -413,7 +457,10 @@ class Compiler:
                 raise error(decl, "local arrays (registers or local memory) are outside the "
                                   "subset; __shared__ arrays are in it")
             value = None
-            if init is not None:
+            if init is not None and init.type in ("initializer_list", "argument_list") and \
+                    isinstance(t, C.Struct | C.Vec):
+                value = self.construct(t, init)
+            elif init is not None:
                 if init.type == "initializer_list":
                     raise error(init, "initializer lists are outside the subset")
                 value = self.rvalue(init)
@@ -425,8 +472,11 @@ class Compiler:
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
+            self.widen_known(var)
             self.scopes[-1][name] = var
             out.append(ir.Declare(var.slot, value, name))
+            if value is None and self.default_construct(var, decl) is not None:
+                out.append(ir.Eval(self.default_construct(var, decl)))
         return ir.Block(out)
 
     def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
@@ -465,9 +515,16 @@ class Compiler:
             return ir.Load(x, x.type, pos(node))
         if isinstance(x, Group):
             return ir.Const(0, C.GROUP, pos(node))
+        if isinstance(x, ir.Local):
+            if isinstance(x.type, C.Array):
+                raise error(node, f"the address of the local array '{text(node)}' is outside "
+                                  "the subset")
+            return ir.LocalRead(x, x.type, pos(node))
         return x
 
-    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site:
+    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
+        if isinstance(mem.type, C.Struct):
+            return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
         line, col = pos(node)
@@ -521,6 +578,8 @@ class Compiler:
         for scope in reversed(self.scopes):
             if name in scope:
                 sym = scope[name]
+                if isinstance(sym, _Static):
+                    return self.static_member(sym.struct, sym.name, node)
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
@@ -574,6 +633,8 @@ class Compiler:
             if fname not in ("x", "y", "z"):
                 raise error(node, f"{text(arg)} has fields x, y, z")
             return ir.Builtin(f"{text(arg)}.{fname}", C.UINT, pos(node))
+        if arg.type == "this":
+            return self.member(self.this_object(arg), fname, node)
         base = self.expr(arg)
         if op == "->":
             p = self.value_of(base, arg)
@@ -581,6 +642,8 @@ class Compiler:
                 raise error(node, "'->' needs a pointer")
             base = ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
         t = base.type if not isinstance(base, Group) else C.GROUP
+        if isinstance(t, C.Struct) or isinstance(base, Var | ir.Local):
+            return self.member(base, fname, node)
         if not isinstance(t, C.Vec) or fname not in C.FIELDS[:t.n]:
             raise error(node, f"field '{fname}' of {C.name_of(t)} is outside the subset")
         i = C.FIELDS.index(fname)
@@ -593,14 +656,22 @@ class Compiler:
         return ir.Field(base, i, t.base, pos(node))
 
     def shadowed(self, node: Node) -> bool:
-        return any(text(node) in s for s in self.scopes)
+        return self.shadowed_name(text(node))
+
+    def shadowed_name(self, name: str) -> bool:
+        return any(name in s for s in self.scopes)
 
     def x_subscript_expression(self, node):
         indices = node.child_by_field_name("indices")
         items = indices.named_children if indices.type == "subscript_argument_list" else [indices]
         if len(items) != 1:
             raise error(indices, "a subscript needs exactly one index")
-        base = self.rvalue(node.child_by_field_name("argument"))
+        target = self.expr(node.child_by_field_name("argument"))
+        if isinstance(target, Var | ir.Local) and isinstance(target.type, C.Array):
+            return self.element(target, self.rvalue(items[0]), node)
+        if isinstance(getattr(target, "type", None), C.Struct):
+            return self.operator("[]", target, items, node)
+        base = self.value_of(target, node.child_by_field_name("argument"))
         index = self.rvalue(items[0])
         return self.deref(self.pointer_plus(base, index, 1, node), node)
 
@@ -622,6 +693,8 @@ class Compiler:
 
     def x_pointer_expression(self, node):
         arg = node.child_by_field_name("argument")
+        if arg.type == "this" and node.child_by_field_name("operator").type == "*":
+            return self.this_object(arg)
         if node.child_by_field_name("operator").type == "*":
             return self.deref(self.rvalue(arg), node)
         target = self.expr(arg)
@@ -636,7 +709,10 @@ class Compiler:
         if op in ("&&", "||"):
             return self.fold(ir.Logic(op, self.condition(left), self.condition(right), C.INT,
                                       pos(node)))
-        return self.binary(op, self.rvalue(left), self.rvalue(right), node)
+        a = self.expr(left)
+        if isinstance(getattr(a, "type", None), C.Struct):
+            return self.operator(op, a, [right], node)
+        return self.binary(op, self.value_of(a, left), self.rvalue(right), node)
 
     def binary(self, op: str, a: ir.Expr, b: ir.Expr, node: Node) -> ir.Expr:
         """`a op b` with C's conversions (pointer arithmetic included), folded if constant."""
@@ -680,7 +756,7 @@ class Compiler:
         if isinstance(t, C.Num) and isinstance(e.type, C.Num):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
-            if e.type.root != t.root or e.type.space != t.space:
+            if not set(C.roots(e.type.root)) <= set(C.roots(t.root)) or e.type.space != t.space:
                 raise error(node, f"a pointer into {t.root!r} cannot also point into "
                                   f"{e.type.root!r}: outside the subset")
             if t.to != e.type.to and C.VOID not in (t.to, e.type.to):
@@ -710,7 +786,7 @@ class Compiler:
 
     def lvalue(self, node: Node):
         target = self.expr(node)
-        if not isinstance(target, (Var, ir.Memory)) or isinstance(target.type, C.Array):
+        if not isinstance(target, (Var, ir.Memory, ir.Local)) or isinstance(target.type, C.Array):
             raise error(node, f"cannot assign to '{text(node)}'")
         return target
 
@@ -735,9 +811,16 @@ class Compiler:
         t = target.type
         if isinstance(target, Var) and isinstance(t, C.Pointer) and not t.root:
             target.type = t = self.pointer_target(t, value, node)
+        elif isinstance(target, Var) and isinstance(t, C.Pointer) and \
+                isinstance(value.type, C.Pointer) and value.type.space == t.space and \
+                not set(C.roots(value.type.root)) <= set(C.roots(t.root)):
+            self.widened[target.slot] = self.joined(t, value.type.root).root
+            raise _Widened
         value = self.converted(value, t, node)
         if isinstance(target, Var):
             return ir.Assign(target.slot, value, t, pos(node), old, postfix)
+        if isinstance(target, ir.Local):
+            return ir.Assign(target, value, t, pos(node), old, postfix)
         if old is not None:
             target.load_site = self.site(target, "load", target_node)
         target.store_site = self.site(target, "store", target_node)
@@ -746,6 +829,8 @@ class Compiler:
     def x_assignment_expression(self, node):
         op = node.child_by_field_name("operator").type
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op != "=" and isinstance(getattr(self.expr(left), "type", None), C.Struct):
+            return self.operator(op, self.expr(left), [right], node)
         value = self.rvalue(right)
         target = self.lvalue(left)
         if op == "=":
@@ -759,6 +844,9 @@ class Compiler:
         if isinstance(a.type, C.Num) and isinstance(b.type, C.Num):
             t = C.common(a.type, b.type)
             a, b = self.cast(a, t), self.cast(b, t)
+        elif isinstance(a.type, C.Pointer) and isinstance(b.type, C.Pointer) and \
+                (a.type.to, a.type.space) == (b.type.to, b.type.space):
+            a = self.cast(a, self.joined(a.type, b.type.root))
         elif a.type != b.type:
             raise error(node, f"'?:' of {C.name_of(a.type)} and {C.name_of(b.type)} is "
                               "outside the subset")
@@ -790,7 +878,7 @@ class Compiler:
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            self.rvalue(node.child_by_field_name("value")).type
+            self.operand_type(node.child_by_field_name("value"))
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -813,11 +901,18 @@ class Compiler:
                     return Group()
                 if name == "sync":
                     return ir.Const(0, C.VOID, pos(node))
+            if scope is not None and text(scope) in self.unit.structs:
+                return self.static_call(scope, name, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
-            target = self.expr(fn.child_by_field_name("argument"))
-            if isinstance(target, Group) and text(fn.child_by_field_name("field")) == "sync":
+            arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
+            target = self.this_object(arg) if arg.type == "this" else self.expr(arg)
+            if isinstance(target, Group) and method == "sync":
                 return ir.Const(0, C.VOID, pos(node))
+            if fn.child_by_field_name("operator").type == "->" and arg.type != "this":
+                target = self.deref(self.value_of(target, arg), fn)
+            if isinstance(getattr(target, "type", None), C.Struct):
+                return self.method_call(target, method, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type != "identifier":
             raise error(node, f"call of '{text(fn)}' is outside the subset")
@@ -832,9 +927,16 @@ class Compiler:
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
             env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
             return self.expand(macro, env, node)
+        this = next((f.this for f in reversed(self.frames) if f.this is not None), None)
+        if this is not None and self.has_method(this.type, name) and not any(
+                name in scope for scope in self.scopes):
+            return self.method_call(this, name, args, node)
+        if name in self.unit.structs and not self.shadowed_name(name):
+            return self.construct(self.struct_type(self.unit.structs[name]),
+                                  node.child_by_field_name("arguments"))
         fn = self.unit.device_function(name, node)
         if fn is not None:
-            return self.inline(fn, [self.rvalue(a) for a in args], node)
+            return self.inline(fn, args, node)
         if name == "__ldg" and len(args) == 1:
             return self.value_of(self.deref(self.rvalue(args[0]), node), node)
         if name.startswith("make_") and name[5:] in C.NAMED:
@@ -871,33 +973,68 @@ class Compiler:
             raise error(args[2], "a shuffle's lane must be an integer")
         return ir.Shuffle(kind, value, arg, value.type, pos(node))
 
-    def inline(self, fn: Function, args: list[ir.Expr], node: Node) -> ir.Call:
+    def inline(self, fn: Function, args: list[Node], node: Node, this=None):
+        """A call of `fn` inlined: parameters are fresh variables set from the arguments,
+        reference parameters name their argument; a member function (`this`: its object)
+        sees the object's members; one that only returns a reference is that lvalue."""
         if any(f.name == fn.name for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
         params = fn.params
         if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
-        ret_t = self.base_type(fn.node.child_by_field_name("type"))
+        tnode = fn.node.child_by_field_name("type")
+        ret_t = C.VOID if tnode is None else self.base_type(tnode)
         decl = fn.node.child_by_field_name("declarator")
         if decl.type == "pointer_declarator":
             ret_t = C.Pointer(ret_t, "", "")
         scope: dict = {}
+        if this is not None:
+            self.bind_members(this, scope, node)
+        ref = decl.type == "reference_declarator"
+        single = ref and self.returns_only(fn)
         slots, values = [], []
         for p, a in zip(params, args):
             name, t, _ = self.declarator(p)
+            declarator = p.child_by_field_name("declarator")
+            target = self.expr(a)
+            if declarator is not None and declarator.type == "reference_declarator" and \
+                    isinstance(target, Var | ir.Memory | ir.Local) and target.type == t:
+                scope[name] = target
+                continue
+            value = self.value_of(target, a)
             if isinstance(t, C.Pointer):
-                t = self.pointer_target(t, a, p)
+                t = self.pointer_target(t, value, p)
+            if single:  # no call runs to set a variable: the argument is used in place
+                scope[name] = self.converted(value, t, node)
+                continue
             var = Var(self.slot(), t, name)
+            self.widen_known(var)
             scope[name] = var
             slots.append(var.slot)
-            values.append(self.converted(a, t, node))
-        frame = Frame(fn.name, self.slot(), ret_t)
+            values.append(self.converted(value, t, node))
+        frame = Frame(fn.name, self.slot(), ret_t, this, ref)
         saved = self.scopes, self.macro_env, self.loop_depth
         self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
         self.frames.append(frame)
         try:
+            if single:
+                return self.expr(fn.body.named_children[0].named_children[0])
             body = self.block(fn.body, scope=False)
+            if this is not None:
+                body = ir.Block(self.member_inits(fn.node, this) + [body])
         finally:
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth = saved
-        return ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))
+        call = ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))
+        if frame.ref:
+            return ir.Comma(call, self.value_of(this, node), this.type, pos(node))
+        return call
+
+    @staticmethod
+    def returns_only(fn: Function) -> bool:
+        """The body is `return e;` alone (a reference-returning accessor: the call is the
+        lvalue e, its arguments used in place). Other reference-returning functions must
+        end with `return *this;`."""
+        stmts = [c for c in fn.body.named_children if c.type != "comment"]
+        return len(stmts) == 1 and stmts[0].type == "return_statement" and \
+            bool(stmts[0].named_children)

@@ -8,6 +8,7 @@ Positions are 1-based lines and columns of the file.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -18,6 +19,7 @@ from ..model.errors import PatternError
 from ..model.pattern import suggest
 
 Node = tree_sitter.Node
+_ALIGN = re.compile(r"\b__(builtin_)?align__\b")  # CUDA's spelling of alignas, same columns
 
 
 @lru_cache(maxsize=1)
@@ -68,7 +70,7 @@ class Function:
     def params(self) -> list[Node]:
         decl = self.node.child_by_field_name("declarator")
         while decl.type != "function_declarator":
-            decl = decl.child_by_field_name("declarator")
+            decl = decl.child_by_field_name("declarator") or decl.named_children[0]
         plist = decl.child_by_field_name("parameters")
         return [c for c in plist.named_children if c.type != "comment"]
 
@@ -81,11 +83,13 @@ class Unit:
     """A parsed translation unit: functions by name, macros, file-scope declarations."""
 
     def __init__(self, source: str):
-        self.source = source.encode("utf-8")
+        self.source = _ALIGN.sub(lambda m: "alignas" + " " * (len(m.group()) - 7),
+                                 source).encode("utf-8")
         self.tree = parser().parse(self.source)
         self.functions: dict[str, list[Function]] = {}
         self.macros: dict[str, Macro] = {}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
+        self.structs: dict[str, Node] = {}  # struct / class name -> its specifier with a body
         self._collect(self.tree.root_node, False)
 
     def _collect(self, node: Node, template: bool) -> None:
@@ -100,11 +104,32 @@ class Unit:
                 self._collect(child, template)
             elif kind in ("preproc_def", "preproc_function_def"):
                 self._macro(child)
+            elif kind in ("struct_specifier", "class_specifier", "type_definition") and \
+                    not template:
+                self._struct(child)
             elif kind == "declaration":
+                self._struct(child)
                 for decl in child.children_by_field_name("declarator"):
                     name = declared_name(decl)
                     if name:
                         self.globals.setdefault(name, child)
+
+    def _struct(self, node: Node) -> None:
+        """Struct and class definitions by name (a typedef's names too), nested ones included."""
+        spec = node if node.type.endswith("_specifier") else node.child_by_field_name("type")
+        if spec is None or spec.type not in ("struct_specifier", "class_specifier") or \
+                spec.child_by_field_name("body") is None:
+            return
+        name = spec.child_by_field_name("name")
+        names = [text(name)] if name is not None else []
+        if node.type == "type_definition":
+            names += [text(d) for d in node.children_by_field_name("declarator")
+                      if d.type == "type_identifier"]
+        for n in names:
+            self.structs.setdefault(n, spec)
+        for field in spec.child_by_field_name("body").named_children:
+            if field.type == "field_declaration":
+                self._struct(field)
 
     def _function(self, node: Node, template: bool) -> None:
         quals = frozenset(c.type for c in node.children if c.type in

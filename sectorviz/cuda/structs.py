@@ -1,0 +1,452 @@
+"""Structs and classes for the compiler: C layout, members, member functions, operators.
+
+A struct's layout follows C: each member at the next multiple of its alignment (`alignas`
+raises it), the struct aligned to its most aligned member (or its own `alignas`), its size
+rounded up to that alignment (tail padding). Sizes and offsets are bytes.
+
+Memory: `p[i].x` is one access of the member's width at its offset. A whole struct read or
+written (`Particle q = p[i];`, `p[i] = q;`) is one access per chunk of min(alignment, 16)
+bytes that holds a member, as nvcc copies it: a 12-byte struct of floats is three 4-byte
+accesses, an `alignas(16)` one of 16 bytes is one 16-byte access. Every chunk is counted,
+whether or not its members are used later (nvcc drops loads of unused members; read the
+member, `p[i].x`, to model that).
+
+A local struct's value is a tuple of its members' values (arrays and vectors: tuples of
+elements); member functions and operators are inlined like `__device__` functions, with the
+object's members in scope and reference parameters bound to their arguments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model.pattern import suggest
+from . import ctype as C
+from . import ir
+from .source import Function, Node, error, text
+
+
+@dataclass
+class StructDef:
+    """A laid-out struct: its type, member functions by name, `static` members' nodes."""
+
+    type: C.Struct
+    methods: dict[str, list[Node]] = field(default_factory=dict)  # function_definition nodes
+    statics: dict[str, Node] = field(default_factory=dict)  # static member -> its value node
+
+
+def _round(n: int, align: int) -> int:
+    return -(-n // align) * align
+
+
+def method_name(fn: Node) -> str | None:
+    """A member function definition's name: `f`, `operator[]`, the struct's name for a
+    constructor; None for a destructor."""
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator") or (
+            decl.named_children[0] if decl.named_children else None)
+    if decl is None:
+        return None
+    name = decl.child_by_field_name("declarator")
+    return None if name.type == "destructor_name" else "".join(text(name).split())
+
+
+class StructCompiler:
+    """The Compiler's struct half (a mixin: it uses the Compiler's expr, rvalue, inline...)."""
+
+    # ------------------------------------------------------------ layout
+
+    def struct_type(self, node: Node) -> C.Struct:
+        """A struct_specifier / class_specifier / type_identifier -> its laid-out type."""
+        return self.struct_def(node).type
+
+    def struct_def(self, node: Node) -> StructDef:
+        defs = self.__dict__.setdefault("_struct_defs", {})
+        spec = node
+        named = node.type in ("type_identifier", "identifier", "namespace_identifier")
+        if named or node.child_by_field_name("body") is None:
+            name_node = node if named else node.child_by_field_name("name")
+            name = text(name_node)
+            if name not in self.unit.structs:
+                raise error(node, f"type '{name}' is outside the subset" +
+                            suggest(name, [*C.NAMED, *self.unit.structs]))
+            spec = self.unit.structs[name]
+        key = spec.start_byte
+        if key not in defs:
+            if key in self.__dict__.setdefault("_laying_out", set()):
+                raise error(node, "a struct that contains itself")
+            self._laying_out.add(key)
+            try:
+                defs[key] = self._layout(spec)
+            finally:
+                self._laying_out.discard(key)
+        return defs[key]
+
+    def _layout(self, spec: Node) -> StructDef:
+        name_node = spec.child_by_field_name("name")
+        name = text(name_node) if name_node is not None else "(anonymous struct)"
+        if any(c.type == "base_class_clause" for c in spec.children):
+            raise error(spec, f"base classes of '{name}' are outside the subset")
+        members, methods, statics = [], {}, {}
+        offset, align = 0, self._alignas(spec)
+        for item in spec.child_by_field_name("body").named_children:
+            if item.type == "function_definition":
+                fname = method_name(item)
+                if fname is not None:
+                    methods.setdefault(fname, []).append(item)
+                continue
+            if item.type != "field_declaration" or item.child_by_field_name("type") is None:
+                continue
+            specifiers = {text(c) for c in item.children if c.type == "storage_class_specifier"}
+            base = self.base_type(item.child_by_field_name("type"))
+            for decl in item.children_by_field_name("declarator"):
+                if "static" in specifiers:
+                    statics[text(decl)] = item.child_by_field_name("default_value") or decl
+                    continue
+                if any(c.type == "bitfield_clause" for c in item.children):
+                    raise error(item, "bit fields are outside the subset")
+                mname, t, _ = self.unwrap(decl, base)
+                if isinstance(t, C.Opaque) or (isinstance(t, C.Array) and t.n <= 0):
+                    raise error(decl, f"member '{mname}' of type {C.name_of(t)} is outside "
+                                      "the subset")
+                a = max(C.alignof(t), max((self._alignas(q) for q in item.children
+                                           if q.type == "type_qualifier"), default=1))
+                offset = _round(offset, a)
+                members.append(C.Member(mname, t, offset))
+                offset += t.size
+                align = max(align, a)
+        size = max(1, _round(offset, align))
+        return StructDef(C.Struct(name, tuple(members), size, align), methods, statics)
+
+    def _alignas(self, node: Node) -> int:
+        """The largest `alignas(n)` / `alignas(type)` among a node's children (1 if none)."""
+        out = 1
+        for q in node.children:
+            if q.type != "alignas_qualifier":
+                continue
+            arg = q.named_children[0]
+            n = C.alignof(self.type_descriptor(arg)) if arg.type == "type_descriptor" else \
+                self.constant_int(arg)
+            if n <= 0 or n & (n - 1):
+                raise error(q, f"alignas({n}): an alignment is a power of two")
+            out = max(out, n)
+        return out
+
+    def operand_type(self, node: Node) -> C.CType:
+        """The type `sizeof`/`alignof` measure: `(T)` naming a type, else the expression's
+        type (never evaluated: no access)."""
+        inner = node.named_children[0] if node.type == "parenthesized_expression" else node
+        if inner.type == "identifier" and not self.shadowed(inner) and (
+                text(inner) in C.NAMED or text(inner) in self.unit.structs):
+            return self.base_type(inner) if text(inner) in C.NAMED else \
+                self.struct_type(inner)
+        return self.expr(node).type
+
+    def x_alignof_expression(self, node):
+        tnode = node.child_by_field_name("type")
+        t = self.type_descriptor(tnode) if tnode is not None else \
+            self.operand_type(node.child_by_field_name("value"))
+        return ir.Const(np.uint64(C.alignof(t)), C.ULONG, ir_pos(node))
+
+    # ------------------------------------------------------------ members
+
+    def member(self, obj, name: str, node: Node):
+        """Member `name` of a struct or vector lvalue / value `obj` (Var, Local, Memory, or an
+        expression): an lvalue of the same kind, or a value."""
+        t = obj.type
+        if isinstance(t, C.Vec) and name in C.FIELDS[:t.n]:
+            i = C.FIELDS.index(name)
+            mt, offset = t.base, i * t.base.size
+        elif isinstance(t, C.Struct) and t.member(name) is not None:
+            i = t.members.index(t.member(name))
+            mt, offset = t.member(name).type, t.member(name).offset
+        elif isinstance(t, C.Struct) and name in self.struct_def_of(t).statics:
+            return self.static_member(t, name, node)
+        else:
+            known = [m.name for m in t.members] if isinstance(t, C.Struct) else []
+            raise error(node, f"field '{name}' of {C.name_of(t)} is outside the subset" +
+                        suggest(name, known))
+        where = ir_pos(node)
+        if isinstance(obj, ir.Memory):
+            addr = ir.Offset(obj.addr, ir.Const(np.int64(offset), C.LONG), 1,
+                             C.Pointer(mt, obj.space, obj.root), where)
+            return ir.Memory(addr, mt, obj.space, obj.root, where, obj.loops)
+        if isinstance(obj, ir.Local):
+            return ir.Local(obj.slot, obj.path + (i,), mt, text(node), where, obj.whole)
+        if self.is_var(obj):
+            return ir.Local(obj.slot, (i,), mt, text(node), where, obj.type)
+        return ir.Field(obj, i, mt, where)
+
+    def element(self, obj, index: ir.Expr, node: Node) -> ir.Local:
+        """Element `index` of a local array (a local struct's array member)."""
+        t = obj.type
+        if not C.is_int(index.type):
+            raise error(node, "an array index must be an integer")
+        step = int(ir.constant_value(index)) if index.const else (index, t.n)
+        if isinstance(step, int) and not 0 <= step < t.n:
+            raise error(node, f"index {step} outside [0, {t.n})")
+        path, whole = (obj.path, obj.whole) if isinstance(obj, ir.Local) else ((), obj.type)
+        return ir.Local(obj.slot, path + (step,), t.of, text(node), ir_pos(node), whole)
+
+    def struct_def_of(self, t: C.Struct) -> StructDef:
+        return next(d for d in self.__dict__["_struct_defs"].values() if d.type is t)
+
+    def static_member(self, t: C.Struct, name: str, node: Node) -> ir.Const:
+        """A `static const` / `static constexpr` member: its constant value."""
+        value = self.struct_def_of(t).statics[name]
+        decl = value.parent
+        if value.type == "field_identifier":
+            raise error(node, f"static member '{t.name}::{name}' has no value in the struct")
+        base = self.base_type(decl.child_by_field_name("type"))
+        saved, self.scopes = self.scopes, [dict(self.static_scope(t))]
+        try:
+            e = self.rvalue(value)
+        finally:
+            self.scopes = saved
+        e = self.converted(e, base, value) if base is not C.AUTO else e
+        if not e.const:
+            raise error(node, f"'{t.name}::{name}' is not a constant")
+        return ir.Const(ir.constant_value(e), e.type, ir_pos(node))
+
+    def static_scope(self, t: C.Struct) -> dict:
+        """Names a struct's own code sees: its static members (compiled when used)."""
+        return {n: _Static(t, n) for n in self.struct_def_of(t).statics}
+
+    def x_qualified_identifier(self, node):
+        scope = node.child_by_field_name("scope")
+        name = text(node.child_by_field_name("name"))
+        if scope is not None and text(scope) in self.unit.structs:
+            t = self.struct_type(scope)
+            if name in self.struct_def_of(t).statics:
+                return self.static_member(t, name, node)
+        raise error(node, f"'{text(node)}' is outside the subset")
+
+    def this_object(self, node: Node):
+        frame = next((f for f in reversed(self.frames) if f.this is not None), None)
+        if frame is None:
+            raise error(node, "'this' outside a member function")
+        return frame.this
+
+    # ------------------------------------------------------------ copies
+
+    def struct_sites(self, mem: ir.Memory, op: str, node: Node) -> tuple:
+        """A whole-struct load or store -> ((byte offset, site), ...): one access per chunk of
+        min(alignment, 16) bytes holding a member, named by the member when it is one."""
+        t = mem.type
+        unit = min(t.align, 16)
+        leaves = _leaves(t, 0, "")
+        out = []
+        for start in range(0, t.size, unit):
+            inside = [(o, n, name) for o, n, name in leaves if o < start + unit and o + n > start]
+            if not inside:
+                continue
+            exact = [name for o, n, name in inside if o == start and n == unit]
+            suffix = exact[0] if exact else "" if unit == t.size else \
+                f" (bytes {start}-{start + unit - 1})"
+            out.append((start, self.chunk_site(mem, op, node, start, unit, suffix)))
+        return tuple(out)
+
+    def chunk_site(self, mem: ir.Memory, op: str, node: Node, offset: int, width: int,
+                   suffix: str) -> ir.Site:
+        line, col = ir_pos(node)
+        key = (line, col, op, mem.space, mem.root, offset)
+        if key not in self._site_keys:
+            site = ir.Site(line, col, op, mem.root, width, text(node) + suffix)
+            self._site_keys[key] = site
+            self.sites[mem.space].append(site)
+        return self._site_keys[key]
+
+    # ------------------------------------------------------------ construction
+
+    def construct(self, t: C.CType, init: Node) -> ir.Expr:
+        """A struct or vector value from `{a, b}` (members in order, the rest zero) or a
+        constructor's `(args)` / `{args}`."""
+        args = [a for a in init.named_children if a.type != "comment"]
+        if isinstance(t, C.Struct):
+            ctor = self.struct_def_of(t).methods.get(_ctor_name(t))
+            if ctor and (init.type == "argument_list" or any(
+                    _arity(f) == len(args) for f in ctor)):
+                return self.constructor_call(t, args, init)
+            if init.type == "argument_list" and args:
+                raise error(init, f"'{t.name}' has no constructor for {len(args)} arguments")
+        parts = _parts(t)
+        if parts is None:
+            if len(args) > 1:
+                raise error(init, f"{C.name_of(t)} takes one value")
+            return self.zero(t, init) if not args else self.converted(
+                self.rvalue(args[0]), t, args[0])
+        if len(args) > len(parts):
+            raise error(init, f"too many values for {C.name_of(t)} ({len(parts)} members)")
+        values = []
+        for k, pt in enumerate(parts):
+            if k >= len(args):
+                values.append(self.zero(pt, init))
+            elif args[k].type == "initializer_list":
+                values.append(self.construct(pt, args[k]))
+            else:
+                values.append(self.converted(self.rvalue(args[k]), pt, args[k]))
+        return ir.Vector(values, t, ir_pos(init))
+
+    def zero(self, t: C.CType, node: Node) -> ir.Expr:
+        parts = _parts(t)
+        if parts is None:
+            return ir.Const(t.dtype.type(0), t, ir_pos(node)) if isinstance(t, C.Num) else \
+                ir.Const(np.int64(0), t, ir_pos(node))
+        return ir.Vector([self.zero(p, node) for p in parts], t, ir_pos(node))
+
+    def constructor_call(self, t: C.Struct, args: list[Node], node: Node) -> ir.Expr:
+        """`T(args)`: a temporary built by the constructor that takes len(args) arguments."""
+        fn = self.pick(t, _ctor_name(t), args, node)
+        temp = self.temporary(t, node)
+        call = self.inline(Function(fn, t.name, frozenset(), False), args, node, this=temp)
+        return ir.Comma(call, self.value_of(temp, node), t, ir_pos(node))
+
+    def default_construct(self, var, node: Node) -> ir.Expr | None:
+        """`T x;`: the constructor of no arguments when it does something, else None."""
+        t = var.type
+        if not isinstance(t, C.Struct):
+            return None
+        fns = [f for f in self.struct_def_of(t).methods.get(_ctor_name(t), [])
+               if _arity(f) == 0 and f.child_by_field_name("body") is not None]
+        if not fns:
+            return None
+        return self.inline(Function(fns[0], t.name, frozenset(), False), [], node, this=var)
+
+    def temporary(self, t: C.CType, node: Node):
+        from .compile import Var  # the compiler's variable record
+        return Var(self.slot(), t, "(temporary)")
+
+    # ------------------------------------------------------------ calls
+
+    def pick(self, t: C.Struct, name: str, args: list[Node], node: Node) -> Node:
+        fns = [f for f in self.struct_def_of(t).methods.get(name, [])
+               if f.child_by_field_name("body") is not None]
+        fits = [f for f in fns if _arity(f) == len(args)]
+        if not fits:
+            raise error(node, f"'{t.name}' has no member function {name} taking "
+                              f"{len(args)} arguments" +
+                        suggest(name, self.struct_def_of(t).methods))
+        if len(fits) > 1:
+            raise error(node, f"overloaded {t.name}::{name} is outside the subset")
+        return fits[0]
+
+    def has_method(self, t: C.CType, name: str) -> bool:
+        return isinstance(t, C.Struct) and name in self.struct_def_of(t).methods
+
+    def method_call(self, obj, name: str, args: list[Node], node: Node):
+        """obj.name(args): the member function inlined with `obj` as `this`; a function
+        that returns a reference to a member gives that lvalue."""
+        t = obj.type
+        fn = self.pick(t, name, args, node)
+        static = any(text(c) == "static" for c in fn.children
+                     if c.type == "storage_class_specifier")
+        if not static and not (isinstance(obj, ir.Local | ir.Memory) or self.is_var(obj)):
+            temp = self.temporary(t, node)
+            call = self.value_of(self.method_call(temp, name, args, node), node)
+            return ir.Comma(ir.Assign(temp.slot, obj, t, ir_pos(node)), call, call.type,
+                            ir_pos(node))
+        return self.inline(Function(fn, f"{t.name}::{name}", frozenset(), False), args, node,
+                           this=None if static else obj)
+
+    def static_call(self, scope: Node, name: str, args: list[Node], node: Node):
+        """`T::f(args)`: a static member function (or a constructor through its name)."""
+        t = self.struct_type(scope)
+        fn = self.pick(t, name, args, node)
+        return self.inline(Function(fn, f"{t.name}::{name}", frozenset(), False), args, node)
+
+    def operator(self, op: str, obj, args: list[Node], node: Node):
+        """`a op b`, `a[i]`, `a op= b` on a struct: its `operator op` member function; a
+        compound assignment without one is `a = a op b`."""
+        name = f"operator{op}"
+        if self.has_method(obj.type, name):
+            return self.method_call(obj, name, args, node)
+        if op.endswith("=") and op not in ("==", "!=", "<=", ">=") and \
+                self.has_method(obj.type, f"operator{op[:-1]}"):
+            value = self.value_of(self.method_call(obj, f"operator{op[:-1]}", args, node), node)
+            return self.assignment(self.lvalue_of(obj, node), value, node, node)
+        raise error(node, f"'{op}' of {C.name_of(obj.type)} needs an 'operator{op}' member "
+                          "function")
+
+    def lvalue_of(self, obj, node: Node):
+        if isinstance(obj, ir.Local | ir.Memory) or self.is_var(obj):
+            return obj
+        raise error(node, f"cannot assign to '{text(node)}'")
+
+    def bind_members(self, this, scope: dict, node: Node) -> None:
+        """A member function's scope: the object's members and the struct's statics."""
+        t = this.type
+        for m in t.members:
+            scope[m.name] = self.member(this, m.name, node)
+        scope.update(self.static_scope(t))
+
+    def member_inits(self, fn: Node, this) -> list[ir.Stmt]:
+        """A constructor's `: a(x), b{y}` list -> assignments to the members."""
+        out = []
+        for item in fn.children:
+            if item.type != "field_initializer_list":
+                continue
+            for init in item.named_children:
+                name_node = init.named_children[0]
+                value_node = init.named_children[1]
+                target = self.member(this, text(name_node), name_node)
+                if value_node.type == "initializer_list" or (
+                        isinstance(target.type, C.Struct | C.Vec) and
+                        len(value_node.named_children) != 1):
+                    value = self.construct(target.type, value_node)
+                else:
+                    value = self.rvalue(value_node.named_children[0])
+                out.append(ir.Eval(self.assignment(target, value, init, name_node)))
+        return out
+
+    def is_var(self, obj) -> bool:
+        from .compile import Var  # the compiler's variable record
+        return isinstance(obj, Var)
+
+
+class _Static:
+    """A static member named inside its struct's code: compiled when it is read."""
+
+    def __init__(self, struct: C.Struct, name: str):
+        self.struct, self.name = struct, name
+
+
+def ir_pos(node: Node) -> tuple[int, int]:
+    return node.start_point[0] + 1, node.start_point[1] + 1
+
+
+def _ctor_name(t: C.Struct) -> str:
+    return t.name
+
+
+def _arity(fn: Node) -> int:
+    decl = fn.child_by_field_name("declarator")
+    while decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator") or decl.named_children[0]
+    params = decl.child_by_field_name("parameters").named_children
+    params = [p for p in params if p.type != "comment"]
+    return 0 if len(params) == 1 and text(params[0]) == "void" else len(params)
+
+
+def _parts(t: C.CType) -> list[C.CType] | None:
+    """The types an initializer list fills in order (None: a scalar)."""
+    if isinstance(t, C.Struct):
+        return [m.type for m in t.members]
+    if isinstance(t, C.Array):
+        return [t.of] * t.n
+    if isinstance(t, C.Vec):
+        return [t.base] * t.n
+    return None
+
+
+def _leaves(t: C.CType, offset: int, name: str) -> list[tuple[int, int, str]]:
+    """(byte offset, size, member path) of every scalar or vector member of `t`."""
+    if isinstance(t, C.Struct):
+        return [leaf for m in t.members for leaf in _leaves(m.type, offset + m.offset,
+                                                              f"{name}.{m.name}")]
+    if isinstance(t, C.Array):
+        return [leaf for k in range(t.n) for leaf in _leaves(t.of, offset + k * t.of.size,
+                                                             f"{name}[{k}]")]
+    return [(offset, t.size, name)]
