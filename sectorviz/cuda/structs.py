@@ -272,22 +272,31 @@ class StructCompiler:
                 return self.constructor_call(t, args, init)
             if init.type == "argument_list" and args:
                 raise error(init, f"'{t.name}' has no constructor for {len(args)} arguments")
-        parts = _parts(t)
-        if parts is None:
+        if _parts(t) is None:
             if len(args) > 1:
                 raise error(init, f"{C.name_of(t)} takes one value")
             return self.zero(t, init) if not args else self.converted(
                 self.rvalue(args[0]), t, args[0])
-        if len(args) > len(parts):
-            raise error(init, f"too many values for {C.name_of(t)} ({len(parts)} members)")
+        rest = list(args)
+        value = self.fill(t, rest, init)
+        if rest:
+            raise error(rest[0], f"too many values for {C.name_of(t)}")
+        return value
+
+    def fill(self, t: C.CType, rest: list[Node], init: Node) -> ir.Expr:
+        """`t` from the front of an initializer list's values (taken off `rest`): a nested
+        `{...}` fills one member, else members take values in order (brace elision); what
+        is left over is zero."""
+        parts = _parts(t)
+        if parts is None:
+            return self.zero(t, init) if not rest else self.converted(
+                self.rvalue(rest[0]), t, rest.pop(0))
         values = []
-        for k, pt in enumerate(parts):
-            if k >= len(args):
-                values.append(self.zero(pt, init))
-            elif args[k].type == "initializer_list":
-                values.append(self.construct(pt, args[k]))
+        for pt in parts:
+            if rest and rest[0].type == "initializer_list":
+                values.append(self.construct(pt, rest.pop(0)))
             else:
-                values.append(self.converted(self.rvalue(args[k]), pt, args[k]))
+                values.append(self.fill(pt, rest, init))
         return ir.Vector(values, t, ir_pos(init))
 
     def zero(self, t: C.CType, node: Node) -> ir.Expr:
