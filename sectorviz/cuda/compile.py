@@ -164,13 +164,15 @@ class Compiler(StructCompiler):
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
         """The compiled kernel. A pointer variable set to point into another array than its
         first value's widens its type to both; compiling starts over until none widens."""
-        start = {k: copy.copy(v) for k, v in vars(self).items()}
+        given = ("unit", "arrays", "params")
+        start = {k: v if k in given else copy.deepcopy(v) for k, v in vars(self).items()}
         while True:
             try:
                 return self._kernel_once(fn, pattern_arrays)
             except _Widened:
                 widened = self.widened
-                self.__dict__.update({k: copy.copy(v) for k, v in start.items()})
+                self.__dict__.update({k: v if k in given else copy.deepcopy(v)
+                                      for k, v in start.items()})
                 self.widened = widened
 
     def widen_known(self, var: Var) -> None:
