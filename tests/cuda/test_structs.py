@@ -267,3 +267,25 @@ def test_dtype_of_a_struct_array_must_match_its_size():
     code = PARTICLE + "__global__ void k(Particle* p) { p[threadIdx.x].x = 0; }"
     with pytest.raises(PatternError, match="points to Particle \\(16 bytes\\)"):
         kernel_for(kernel_pattern(code, arrays={"p": {"dtype": {"bytes": 12}, "length": 32}}))
+
+
+def test_aos_against_soa_examples():
+    """aos-cuda / soa-cuda: each access's sectors per warp from the Particle layout (24 bytes,
+    members 4 bytes apart), every warp alike."""
+    from sectorviz.model import load_pattern
+    from sectorviz.paths import examples_dir
+
+    aos = analyze(load_pattern(examples_dir() / "aos-cuda.sectorviz.json"))
+    soa = analyze(load_pattern(examples_dir() / "soa-cuda.sectorviz.json"))
+    lanes, on = np.arange(32), np.ones(32, dtype=bool)
+    fields = ["x", "vx", "x", "y", "vy", "y", "z", "vz", "z"]
+    offsets = {name: 4 * k for k, name in enumerate(["x", "y", "z", "vx", "vy", "vz"])}
+    assert [s.source for s in aos.instructions] == [f"p[i].{f}" for f in fields]
+    assert [s.source for s in soa.instructions] == [f"{f}[i]" for f in fields]
+    assert aos.warps == soa.warps == 32768
+    for s, f in zip(aos.instructions, fields):
+        assert s.sectors == aos.warps * warp_sectors(24 * lanes + offsets[f], 4, on)
+    for s in soa.instructions:
+        assert s.sectors == soa.warps * warp_sectors(4 * lanes, 4, on)
+    assert aos.totals.sectors // aos.warps == 216 and soa.totals.sectors // soa.warps == 36
+    assert aos.totals.useful_bytes == soa.totals.useful_bytes == soa.totals.sectors * 32
