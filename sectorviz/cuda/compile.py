@@ -371,7 +371,7 @@ class Compiler(StructCompiler):
             return ir.Leave("brk" if kind == "break_statement" else "cont")
         if kind == "return_statement":
             return self.return_(node)
-        if kind == "comment" or (kind == "preproc_call" and text(
+        if kind in ("comment", "static_assert_declaration") or (kind == "preproc_call" and text(
                 node.child_by_field_name("directive")) == "#pragma"):
             return None
         raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
@@ -581,7 +581,7 @@ class Compiler(StructCompiler):
             if name in scope:
                 sym = scope[name]
                 if isinstance(sym, _Static):
-                    return self.static_member(sym.struct, sym.name, node)
+                    return self.static_member(sym, node)
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
@@ -933,6 +933,8 @@ class Compiler(StructCompiler):
         if this is not None and self.has_method(this.type, name) and not any(
                 name in scope for scope in self.scopes):
             return self.method_call(this, name, args, node)
+        if name == "memcpy":
+            return self.memcpy(args, node)
         if name in self.unit.structs and not self.shadowed_name(name):
             return self.construct(self.struct_type(self.unit.structs[name]),
                                   node.child_by_field_name("arguments"))

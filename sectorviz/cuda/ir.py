@@ -369,6 +369,54 @@ class Field(Expr):
         return v[self.i]
 
 
+def _scalars(t: CType, offset: int = 0) -> list[tuple[int, np.dtype]]:
+    """(byte offset, dtype) of every number inside a value of type `t`, in tuple order."""
+    if isinstance(t, Struct):
+        return [s for m in t.members for s in _scalars(m.type, offset + m.offset)]
+    if isinstance(t, (Array, Vec)):
+        part = t.of if isinstance(t, Array) else t.base
+        return [s for k in range(t.n) for s in _scalars(part, offset + k * part.size)]
+    return [(offset, t.dtype)]
+
+
+def _flat(value) -> list:
+    return [x for v in value for x in _flat(v)] if isinstance(value, tuple) else [value]
+
+
+def _nest(flat: list, like):
+    """`flat` values in the tuple shape of `like`."""
+    if not isinstance(like, tuple):
+        return flat.pop(0)
+    return tuple(_nest(flat, v) for v in like)
+
+
+@dataclass
+class Reinterpret(Expr):
+    """`arg`'s bytes read as `type` (memcpy between locals of one size): per lane, the
+    numbers' bytes in their layout, padding zero."""
+
+    arg: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        v = yield from self.arg.ev(run, mask)
+        leaves = _flat(v)
+        like = blank(self.type) if isinstance(self.type, (Struct, Array, Vec)) else 0
+        bad = next((x for x in leaves if x is None or isinstance(x, Unknown)), False)
+        if bad is not False:
+            bad = bad or Unknown(f"a member copied at line {self.pos[0]} before it is set")
+            return _nest([bad] * len(_flat(like)), like)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in leaves))
+        raw = np.zeros(shape + (self.arg.type.size,), dtype=np.uint8)
+        for (off, dt), x in zip(_scalars(self.arg.type), leaves):
+            part = np.broadcast_to(np.asarray(x, dtype=dt), shape)[..., None]
+            raw[..., off:off + dt.itemsize] = np.ascontiguousarray(part).view(np.uint8)
+        out = [raw[..., off:off + dt.itemsize].copy().view(dt)[..., 0]
+               for off, dt in _scalars(self.type)]
+        return _nest(out, like)
+
+
 @dataclass
 class Math(Expr):
     """A math function of numeric arguments (all converted to the result type)."""
@@ -592,7 +640,7 @@ class Local:
         path = yield from self._path(run, mask)
         value = run.slots[self.slot]
         for k in path:
-            if value is None:
+            if value is None or isinstance(value, Unknown):
                 break
             value = value[k] if isinstance(k, int) else _choose(value, k)
         if value is None:

@@ -86,38 +86,45 @@ class StructCompiler:
         return defs[key]
 
     def _layout(self, spec: Node) -> StructDef:
+        """Members at C's offsets; member sizes may use the struct's static members."""
         name_node = spec.child_by_field_name("name")
         name = text(name_node) if name_node is not None else "(anonymous struct)"
         if any(c.type == "base_class_clause" for c in spec.children):
             raise error(spec, f"base classes of '{name}' are outside the subset")
         members, methods, statics = [], {}, {}
         offset, align = 0, self._alignas(spec)
-        for item in spec.child_by_field_name("body").named_children:
-            if item.type == "function_definition":
-                fname = method_name(item)
-                if fname is not None:
-                    methods.setdefault(fname, []).append(item)
-                continue
-            if item.type != "field_declaration" or item.child_by_field_name("type") is None:
-                continue
-            specifiers = {text(c) for c in item.children if c.type == "storage_class_specifier"}
-            base = self.base_type(item.child_by_field_name("type"))
-            for decl in item.children_by_field_name("declarator"):
-                if "static" in specifiers:
-                    statics[text(decl)] = item.child_by_field_name("default_value") or decl
+        saved, self.scopes = self.scopes, [{}]
+        try:
+            for item in spec.child_by_field_name("body").named_children:
+                if item.type == "function_definition":
+                    fname = method_name(item)
+                    if fname is not None:
+                        methods.setdefault(fname, []).append(item)
+                    continue
+                if item.type != "field_declaration" or item.child_by_field_name("type") is None:
+                    continue
+                if "static" in {text(c) for c in item.children
+                                if c.type == "storage_class_specifier"}:
+                    for decl in item.children_by_field_name("declarator"):
+                        statics[text(decl)] = item.child_by_field_name("default_value") or decl
+                        self.scopes[0][text(decl)] = _Static(name, statics, text(decl))
                     continue
                 if any(c.type == "bitfield_clause" for c in item.children):
                     raise error(item, "bit fields are outside the subset")
-                mname, t, _ = self.unwrap(decl, base)
-                if isinstance(t, C.Opaque) or (isinstance(t, C.Array) and t.n <= 0):
-                    raise error(decl, f"member '{mname}' of type {C.name_of(t)} is outside "
-                                      "the subset")
-                a = max(C.alignof(t), max((self._alignas(q) for q in item.children
-                                           if q.type == "type_qualifier"), default=1))
-                offset = _round(offset, a)
-                members.append(C.Member(mname, t, offset))
-                offset += t.size
-                align = max(align, a)
+                base = self.base_type(item.child_by_field_name("type"))
+                for decl in item.children_by_field_name("declarator"):
+                    mname, t, _ = self.unwrap(decl, base)
+                    if isinstance(t, C.Opaque) or (isinstance(t, C.Array) and t.n <= 0):
+                        raise error(decl, f"member '{mname}' of type {C.name_of(t)} is outside "
+                                          "the subset")
+                    a = max(C.alignof(t), max((self._alignas(q) for q in item.children
+                                               if q.type == "type_qualifier"), default=1))
+                    offset = _round(offset, a)
+                    members.append(C.Member(mname, t, offset))
+                    offset += t.size
+                    align = max(align, a)
+        finally:
+            self.scopes = saved
         size = max(1, _round(offset, align))
         return StructDef(C.Struct(name, tuple(members), size, align), methods, statics)
 
@@ -141,7 +148,7 @@ class StructCompiler:
         inner = node.named_children[0] if node.type == "parenthesized_expression" else node
         if inner.type == "identifier" and not self.shadowed(inner) and (
                 text(inner) in C.NAMED or text(inner) in self.unit.structs):
-            return self.base_type(inner) if text(inner) in C.NAMED else \
+            return C.NAMED[text(inner)] if text(inner) in C.NAMED else \
                 self.struct_type(inner)
         return self.expr(node).type
 
@@ -164,7 +171,7 @@ class StructCompiler:
             i = t.members.index(t.member(name))
             mt, offset = t.member(name).type, t.member(name).offset
         elif isinstance(t, C.Struct) and name in self.struct_def_of(t).statics:
-            return self.static_member(t, name, node)
+            return self.static_member(_Static(t.name, self.struct_def_of(t).statics, name), node)
         else:
             known = [m.name for m in t.members] if isinstance(t, C.Struct) else []
             raise error(node, f"field '{name}' of {C.name_of(t)} is outside the subset" +
@@ -194,26 +201,24 @@ class StructCompiler:
     def struct_def_of(self, t: C.Struct) -> StructDef:
         return next(d for d in self.__dict__["_struct_defs"].values() if d.type is t)
 
-    def static_member(self, t: C.Struct, name: str, node: Node) -> ir.Const:
-        """A `static const` / `static constexpr` member: its constant value."""
-        value = self.struct_def_of(t).statics[name]
-        decl = value.parent
+    def static_member(self, member: "_Static", node: Node) -> ir.Const:
+        """A `static const` / `static constexpr` member: its constant value, computed where
+        its struct's other static members are in scope."""
+        value = member.statics[member.name]
+        where = f"{member.struct}::{member.name}"
         if value.type == "field_identifier":
-            raise error(node, f"static member '{t.name}::{name}' has no value in the struct")
+            raise error(node, f"static member '{where}' has no value in the struct")
+        decl = value.parent
         base = self.base_type(decl.child_by_field_name("type"))
-        saved, self.scopes = self.scopes, [dict(self.static_scope(t))]
+        saved, self.scopes = self.scopes, [_statics_scope(member.struct, member.statics)]
         try:
             e = self.rvalue(value)
+            e = e if base is C.AUTO else self.converted(e, base, value)
         finally:
             self.scopes = saved
-        e = self.converted(e, base, value) if base is not C.AUTO else e
         if not e.const:
-            raise error(node, f"'{t.name}::{name}' is not a constant")
+            raise error(node, f"'{where}' is not a constant")
         return ir.Const(ir.constant_value(e), e.type, ir_pos(node))
-
-    def static_scope(self, t: C.Struct) -> dict:
-        """Names a struct's own code sees: its static members (compiled when used)."""
-        return {n: _Static(t, n) for n in self.struct_def_of(t).statics}
 
     def x_qualified_identifier(self, node):
         scope = node.child_by_field_name("scope")
@@ -221,7 +226,8 @@ class StructCompiler:
         if scope is not None and text(scope) in self.unit.structs:
             t = self.struct_type(scope)
             if name in self.struct_def_of(t).statics:
-                return self.static_member(t, name, node)
+                return self.static_member(_Static(t.name, self.struct_def_of(t).statics, name),
+                                          node)
         raise error(node, f"'{text(node)}' is outside the subset")
 
     def this_object(self, node: Node):
@@ -243,8 +249,9 @@ class StructCompiler:
             inside = [(o, n, name) for o, n, name in leaves if o < start + unit and o + n > start]
             if not inside:
                 continue
-            exact = [name for o, n, name in inside if o == start and n == unit]
-            suffix = exact[0] if exact else "" if unit == t.size else \
+            exact = [name for o, n, name in _leaves(t, 0, "", whole=True)
+                     if o == start and n == unit]
+            suffix = "" if unit == t.size else exact[0] if exact else \
                 f" (bytes {start}-{start + unit - 1})"
             out.append((start, self.chunk_site(mem, op, node, start, unit, suffix)))
         return tuple(out)
@@ -299,6 +306,14 @@ class StructCompiler:
                 values.append(self.fill(pt, rest, init))
         return ir.Vector(values, t, ir_pos(init))
 
+    def x_compound_literal_expression(self, node):
+        """`T{a, b}`: a struct or vector value."""
+        t = self.type_descriptor(node) if node.child_by_field_name("declarator") else \
+            self.base_type(node.child_by_field_name("type"))
+        if not isinstance(t, C.Struct | C.Vec):
+            raise error(node, f"'{text(node)[:40]}' is outside the subset")
+        return self.construct(t, node.child_by_field_name("value"))
+
     def zero(self, t: C.CType, node: Node) -> ir.Expr:
         parts = _parts(t)
         if parts is None:
@@ -338,9 +353,9 @@ class StructCompiler:
             raise error(node, f"'{t.name}' has no member function {name} taking "
                               f"{len(args)} arguments" +
                         suggest(name, self.struct_def_of(t).methods))
-        if len(fits) > 1:
+        if len({_signature(f) for f in fits}) > 1:
             raise error(node, f"overloaded {t.name}::{name} is outside the subset")
-        return fits[0]
+        return fits[0]  # overloads that differ only by `const`: the first
 
     def has_method(self, t: C.CType, name: str) -> bool:
         return isinstance(t, C.Struct) and name in self.struct_def_of(t).methods
@@ -389,7 +404,7 @@ class StructCompiler:
         t = this.type
         for m in t.members:
             scope[m.name] = self.member(this, m.name, node)
-        scope.update(self.static_scope(t))
+        scope.update(_statics_scope(t.name, self.struct_def_of(t).statics))
 
     def member_inits(self, fn: Node, this) -> list[ir.Stmt]:
         """A constructor's `: a(x), b{y}` list -> assignments to the members."""
@@ -410,16 +425,47 @@ class StructCompiler:
                 out.append(ir.Eval(self.assignment(target, value, init, name_node)))
         return out
 
+    def memcpy(self, args: list[Node], node: Node) -> ir.Expr:
+        """memcpy(&dst, &src, n) between local variables of n bytes each (a packed vector
+        type's int4 constructor): dst takes src's bytes. Memory is not copied this way."""
+        if len(args) != 3:
+            raise error(node, "memcpy takes (destination, source, bytes)")
+        dst, src = (self.local_object(a) for a in args[:2])
+        n = self.constant_int(args[2])
+        if dst is None or src is None or not dst.type.size == src.type.size == n:
+            raise error(node, "memcpy is in the subset between two local variables of "
+                              "its byte count")
+        whole = ir.LocalRead(src, src.type, ir_pos(args[1])) if isinstance(src, ir.Local) \
+            else ir.Read(src.slot, src.type, ir_pos(args[1]), src.name)
+        value = ir.Reinterpret(whole, dst.type, ir_pos(node))
+        return self.assignment(dst, value, node, args[0])
+
+    def local_object(self, node: Node):
+        """`&x`, `x` (an array member) or `&x.m` naming a local -> that lvalue, else None."""
+        if node.type == "pointer_expression" and \
+                node.child_by_field_name("operator").type == "&":
+            node = node.child_by_field_name("argument")
+        target = self.expr(node)
+        if isinstance(target, ir.Local) or self.is_var(target):
+            return target
+        return None
+
     def is_var(self, obj) -> bool:
         from .compile import Var  # the compiler's variable record
         return isinstance(obj, Var)
 
 
+@dataclass
 class _Static:
     """A static member named inside its struct's code: compiled when it is read."""
 
-    def __init__(self, struct: C.Struct, name: str):
-        self.struct, self.name = struct, name
+    struct: str
+    statics: dict[str, Node]  # the struct's static members -> their value nodes
+    name: str
+
+
+def _statics_scope(struct: str, statics: dict[str, Node]) -> dict[str, _Static]:
+    return {n: _Static(struct, statics, n) for n in statics}
 
 
 def ir_pos(node: Node) -> tuple[int, int]:
@@ -428,6 +474,17 @@ def ir_pos(node: Node) -> tuple[int, int]:
 
 def _ctor_name(t: C.Struct) -> str:
     return t.name
+
+
+def _signature(fn: Node) -> tuple[str, ...]:
+    """A function's parameter types as written (overloads that differ only by const
+    qualifiers of the function have one signature)."""
+    decl = fn.child_by_field_name("declarator")
+    while decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator") or decl.named_children[0]
+    return tuple(text(p.child_by_field_name("type")) for p in
+                 decl.child_by_field_name("parameters").named_children
+                 if p.child_by_field_name("type") is not None)
 
 
 def _arity(fn: Node) -> int:
@@ -450,12 +507,15 @@ def _parts(t: C.CType) -> list[C.CType] | None:
     return None
 
 
-def _leaves(t: C.CType, offset: int, name: str) -> list[tuple[int, int, str]]:
-    """(byte offset, size, member path) of every scalar or vector member of `t`."""
+def _leaves(t: C.CType, offset: int, name: str, whole: bool = False
+            ) -> list[tuple[int, int, str]]:
+    """(byte offset, size, member path) of every scalar or vector member of `t`, outermost
+    first; `whole`: the struct and array members that hold them too."""
+    out = [(offset, t.size, name)] if whole and name else []
     if isinstance(t, C.Struct):
-        return [leaf for m in t.members for leaf in _leaves(m.type, offset + m.offset,
-                                                              f"{name}.{m.name}")]
+        return out + [leaf for m in t.members
+                      for leaf in _leaves(m.type, offset + m.offset, f"{name}.{m.name}", whole)]
     if isinstance(t, C.Array):
-        return [leaf for k in range(t.n) for leaf in _leaves(t.of, offset + k * t.of.size,
-                                                             f"{name}[{k}]")]
+        return out + [leaf for k in range(t.n)
+                      for leaf in _leaves(t.of, offset + k * t.of.size, f"{name}[{k}]", whole)]
     return [(offset, t.size, name)]

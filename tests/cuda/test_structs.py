@@ -289,3 +289,60 @@ def test_aos_against_soa_examples():
         assert s.sectors == soa.warps * warp_sectors(4 * lanes, 4, on)
     assert aos.totals.sectors // aos.warps == 216 and soa.totals.sectors // soa.warps == 36
     assert aos.totals.useful_bytes == soa.totals.useful_bytes == soa.totals.sectors * 32
+
+
+PACKED_FLOATS = r"""
+struct alignas(16) f128 {
+    f128() = default;
+    __device__ explicit f128(int4 bits) {
+        static_assert(sizeof(bits) == sizeof(payload), "size");
+        memcpy(&payload, &bits, sizeof(bits));
+    }
+    __device__ float& operator[](int index) { return payload[index]; }
+    __device__ const float& operator[](int index) const { return payload[index]; }
+    __device__ int4 get_bits() const {
+        int4 bits;
+        memcpy(&bits, &payload, sizeof(bits));
+        return bits;
+    }
+    static constexpr const size_t size = sizeof(int4) / sizeof(float);
+    float payload[size];
+};
+__device__ f128 load128(const float* p) { return f128{*reinterpret_cast<const int4*>(p)}; }
+__device__ void store128(float* p, f128 v) { *reinterpret_cast<int4*>(p) = v.get_bits(); }
+__global__ void scale(float* out, const float* inp, const int* idx, int n) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * f128::size;
+    if (i >= n) return;
+    f128 packed_out;
+    f128 packed_inp = load128(inp + i);
+    for (int k = 0; k < packed_inp.size; ++k) packed_out[k] = packed_inp[k] * 2.0f;
+    store128(out + i, packed_out);
+    int4 b = f128(*reinterpret_cast<const int4*>(idx + i)).get_bits();
+    out[b.z] = 0;
+}"""
+
+
+@pytest.mark.parametrize("n", [4096, 1000])
+def test_packed_vector_type_with_memcpy_bit_copies(n):
+    """A 16-byte packed type built from int4 by memcpy: 16-byte accesses, 4 threads' worth of
+    floats per lane; the int4's values survive the round trip through the float payload."""
+    arrays = {"out": {"dtype": "float32", "length": 4096},
+              "inp": {"dtype": "float32", "length": 4096},
+              "idx": {"dtype": "int32", "length": 4096,
+                      "values": {"kind": "expr", "expr": "4095 - i"}}}
+    kw = dict(function="scale", arrays=arrays, params={"n": n}, grid=(4,), block=(256,))
+    analysis, kernel = run(PACKED_FLOATS, **kw)
+    t = np.arange(1024)
+    active = 4 * t < n
+    got = {s.source: (s.width, s.sectors) for s in analysis.instructions}
+    base = {name: kernel.arrays[name].address0 for name in arrays}
+    assert got == {
+        "*reinterpret_cast<const int4*>(p)": (16, warp_sectors(base["inp"] + 16 * t, 16,
+                                                               active)),
+        "*reinterpret_cast<int4*>(p)": (16, warp_sectors(base["out"] + 16 * t, 16, active)),
+        "*reinterpret_cast<const int4*>(idx + i)": (16, warp_sectors(base["idx"] + 16 * t, 16,
+                                                                     active)),
+        "out[b.z]": (4, warp_sectors(base["out"] + 4 * (4093 - 4 * t), 4, active)),
+    }
+    assert elements(PACKED_FLOATS, **kw)[-1] == ("line 28: out[b.z]",
+                                                 [4093 - 4 * t for t in range(32)])
