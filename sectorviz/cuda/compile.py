@@ -19,8 +19,11 @@ from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir
+from . import templates
+from .conversions import CONVERSIONS, conversion
 from .source import Function, Node, Unit, check_syntax, error, text
 from .structs import StructCompiler, _Static
+from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
@@ -28,6 +31,7 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
+MAX_MACRO_EXPANSIONS = 100_000  # macro uses compiled for one kernel (M1 = M0 + M0, ... stops)
 
 _F = C.FLOAT
 _MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
@@ -65,6 +69,13 @@ class Shared:
     name: str
     type: C.CType
     address: int
+
+
+@dataclass(frozen=True)
+class _Typed:
+    """An argument's type, for deducing template arguments before it is read."""
+
+    type: C.CType
 
 
 class _Widened(Exception):
@@ -157,6 +168,7 @@ class Compiler(StructCompiler):
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
+        self._expansions = 0
         self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
 
     # ------------------------------------------------------------ entry
@@ -185,7 +197,7 @@ class Compiler(StructCompiler):
         return C.Pointer(t.to, t.space, C.join_roots(t.root, root, names))
 
     def _kernel_once(self, fn: Function, pattern_arrays: list[str]) -> Program:
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         inits = []
         seen = set()
         for p in fn.params:
@@ -210,7 +222,7 @@ class Compiler(StructCompiler):
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         found = {}
         for p in fn.params:
             name, t, _ = self.declarator(p)
@@ -274,11 +286,15 @@ class Compiler(StructCompiler):
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
-        elif kind in ("struct_specifier", "class_specifier") or (
-                kind == "type_identifier" and text(node) in self.unit.structs):
+        elif kind in ("struct_specifier", "class_specifier"):
             return self.struct_type(node)
-        elif kind in ("primitive_type", "type_identifier"):
+        elif kind == "template_type" and text(node.child_by_field_name("name")) in \
+                self.unit.struct_templates:
+            return self.struct_type(node)
+        elif kind == "primitive_type":
             name = text(node)
+        elif kind == "type_identifier":
+            return self.named_type(text(node), node)
         elif kind == "placeholder_type_specifier":
             return C.AUTO
         elif kind == "qualified_identifier":
@@ -286,11 +302,42 @@ class Compiler(StructCompiler):
             name = text(node.child_by_field_name("name"))
             if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
                 return C.GROUP
+            if scope is None or text(scope) in ("std", "cuda::std"):
+                return self.named_type(name, node)
         else:
             raise error(node, f"type '{text(node)}' is outside the subset")
         if name not in C.NAMED:
             raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
         return C.NAMED[name]
+
+    def named_type(self, name: str, node: Node) -> C.CType:
+        """A type's name -> its type: a template parameter or local typedef in scope, a
+        file-scope typedef / using, a macro whose text is a type, or a built-in name."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope.get(name), TypeName):
+                return scope[name].type
+        if name in self.unit.structs:
+            return self.struct_type(node)
+        if name in self.unit.types:
+            with templates.file_scope(self):
+                return templates.alias_type(self, self.unit.types[name], name)
+        macro = self.unit.macros.get(name)
+        if macro is not None and macro.params is None and name not in self._expanding:
+            self._expanding.add(name)
+            try:
+                return templates.macro_type(self, macro.value, node)
+            finally:
+                self._expanding.discard(name)
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(
+                name, [*C.NAMED, *self.unit.types]))
+        return C.NAMED[name]
+
+    def type_alias(self, node: Node) -> None:
+        """A local `typedef` / `using X = ...`: its names become types in the current scope."""
+        from .source import alias_names
+        for name in alias_names(node):
+            self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
 
     def declarator(self, node: Node):
         """A declaration-like node (parameter_declaration, declaration + one declarator,
@@ -357,6 +404,13 @@ class Compiler(StructCompiler):
         if kind == "expression_statement":
             expr = node.named_children[0] if node.named_children else None
             return None if expr is None else ir.Eval(self.effect(expr))
+        if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
+            return self.if_constexpr(node)
+        if kind in ("type_definition", "alias_declaration"):
+            self.type_alias(node)
+            return None
+        if kind == "static_assert_declaration":
+            return None
         if kind == "if_statement":
             cond = self.condition(node.child_by_field_name("condition"))
             then = self.scoped(node.child_by_field_name("consequence"))
@@ -375,6 +429,16 @@ class Compiler(StructCompiler):
                 node.child_by_field_name("directive")) == "#pragma"):
             return None
         raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
+
+    def if_constexpr(self, node: Node) -> ir.Stmt:
+        """`if constexpr`: only the branch the constant condition picks is compiled."""
+        cond = self.condition(node.child_by_field_name("condition"))
+        if not cond.const:
+            raise error(node, "the condition of 'if constexpr' must be a constant")
+        if ir.constant_value(cond):
+            return self.scoped(node.child_by_field_name("consequence"))
+        alt = node.child_by_field_name("alternative")
+        return ir.Block([]) if alt is None else self.scoped(alt.named_children[-1])
 
     def scoped(self, node: Node) -> ir.Stmt:
         self.scopes.append({})
@@ -471,6 +535,10 @@ class Compiler(StructCompiler):
                 if isinstance(t, C.Pointer):
                     t = self.pointer_target(t, value, init)
                 value = self.converted(value, t, init)
+                constant = templates.local_constant(t, value, quals)
+                if constant is not None:
+                    self.scopes[-1][name] = constant
+                    continue
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
@@ -481,16 +549,31 @@ class Compiler(StructCompiler):
                 out.append(ir.Eval(self.default_construct(var, decl)))
         return ir.Block(out)
 
+    dynamic_shared: int | None = None  # bytes of `extern __shared__` memory (the launch's)
+    _dynamic_at: int | None = None  # its offset in the block's shared memory
+
     def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
-        if extern or (isinstance(t, C.Array) and t.n <= 0):
-            raise error(decl, "dynamic shared memory (extern __shared__) is outside the subset")
+        """A __shared__ variable at the next 16-byte boundary; every `extern __shared__`
+        array starts at the one dynamic region, `dynamic_shared` bytes long."""
         key = decl.start_byte
         if self._shared_nodes.get(name, key) != key:
             raise error(decl, f"two __shared__ variables named {name!r}")
+        extern = extern or (isinstance(t, C.Array) and t.n <= 0)
+        if extern:
+            if self.dynamic_shared is None:
+                raise error(decl, "extern __shared__ memory needs its size: add "
+                                  "\"dynamic_shared_bytes\" to the pattern's kernel (the "
+                                  "launch's third argument)")
+            if not isinstance(t, C.Array) or not t.of.size:
+                raise error(decl, "extern __shared__ declares an array of unknown size")
+            t = C.Array(t.of, self.dynamic_shared // t.of.size)
         if name not in self.shared:
             end = max((a + n for a, n in self.shared.values()), default=0)
             address = -(-end // SHARED_ALIGN) * SHARED_ALIGN
-            self.shared[name] = (address, t.size)
+            if extern:
+                self._dynamic_at = address = address if self._dynamic_at is None \
+                    else self._dynamic_at
+            self.shared[name] = (address, self.dynamic_shared if extern else t.size)
             self._shared_nodes[name] = key
         self.scopes[-1][name] = Shared(name, t, self.shared[name][0])
 
@@ -552,6 +635,10 @@ class Compiler(StructCompiler):
     def x_number_literal(self, node):
         return literal(node)
 
+    def x_null(self, node):
+        """`nullptr` (and NULL): a pointer into no array."""
+        return ir.Const(np.int64(0), C.Pointer(C.VOID, "global", ""), pos(node))
+
     def x_true(self, node):
         return ir.Const(np.uint8(1), C.BOOL, pos(node))
 
@@ -582,6 +669,8 @@ class Compiler(StructCompiler):
                 sym = scope[name]
                 if isinstance(sym, _Static):
                     return self.static_member(sym, node)
+                if isinstance(sym, TypeName):
+                    raise error(node, f"{name!r} is a type, not a value")
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
@@ -598,6 +687,9 @@ class Compiler(StructCompiler):
 
     def expand(self, macro, env: dict, node: Node):
         """A macro use -> its text compiled where it is used, parameters bound to arguments."""
+        self._expansions += 1
+        if self._expansions > MAX_MACRO_EXPANSIONS:
+            raise error(node, f"macros expand more than {MAX_MACRO_EXPANSIONS:,} times")
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
@@ -879,8 +971,9 @@ class Compiler(StructCompiler):
 
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            self.operand_type(node.child_by_field_name("value"))
+            self.operand_type(value)
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -889,11 +982,17 @@ class Compiler(StructCompiler):
         fn = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children
                 if a.type != "comment"]
+        cast_to = templates.type_named_by(self, fn)
+        if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
+            if len(args) != 1:
+                raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
+            return self.explicit_cast(self.rvalue(args[0]), cast_to, node)
         if fn.type == "template_function":
             name = text(fn.child_by_field_name("name"))
             targs = fn.child_by_field_name("arguments").named_children
-            if name not in ("reinterpret_cast", "static_cast", "const_cast") or \
-                    len(targs) != 1 or len(args) != 1:
+            if name not in ("reinterpret_cast", "static_cast", "const_cast"):
+                return self.template_call(name, targs, args, node)
+            if len(targs) != 1 or len(args) != 1:
                 raise error(node, f"call of '{text(fn)}' is outside the subset")
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
@@ -948,6 +1047,8 @@ class Compiler(StructCompiler):
             if not isinstance(t, C.Vec) or len(args) != t.n:
                 raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
             return ir.Vector([self.cast(self.rvalue(a), t.base) for a in args], t, pos(node))
+        if name in CONVERSIONS:
+            return conversion(self, name, [self.rvalue(a) for a in args], node)
         if name in _MATH:
             fn_np, result = _MATH[name]
             values = [self.rvalue(a) for a in args]
@@ -977,7 +1078,15 @@ class Compiler(StructCompiler):
             raise error(args[2], "a shuffle's lane must be an integer")
         return ir.Shuffle(kind, value, arg, value.type, pos(node))
 
-    def inline(self, fn: Function, args: list[Node], node: Node, this=None):
+    def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
+        """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
+        fn = self.unit.device_function(name, node)
+        if fn is None:
+            raise error(node, f"call of '{name}<...>' is outside the subset")
+        return self.inline(fn, args, node, targs)
+
+    def inline(self, fn: Function, args: list[Node], node: Node,
+               targs: list[Node] | None = None, this=None):
         """A call of `fn` inlined: parameters are fresh variables set from the arguments,
         reference parameters name their argument; a member function (`this`: its object)
         sees the object's members; one that only returns a reference is that lvalue."""
@@ -986,36 +1095,42 @@ class Compiler(StructCompiler):
         params = fn.params
         if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
-        tnode = fn.node.child_by_field_name("type")
-        ret_t = C.VOID if tnode is None else self.base_type(tnode)
-        decl = fn.node.child_by_field_name("declarator")
-        if decl.type == "pointer_declarator":
-            ret_t = C.Pointer(ret_t, "", "")
-        scope: dict = {}
+        targets = [self.expr(a) for a in args]
+        fn = templates.instantiate(self, fn, targs or [], [_Typed(self.decayed(x))
+                                                          for x in targets], node)
+        scope: dict = dict(fn.bindings)
         if this is not None:
             self.bind_members(this, scope, node)
-        ref = decl.type == "reference_declarator"
-        single = ref and self.returns_only(fn)
-        slots, values = [], []
-        for p, a in zip(params, args):
-            name, t, _ = self.declarator(p)
-            declarator = p.child_by_field_name("declarator")
-            target = self.expr(a)
-            if declarator is not None and declarator.type == "reference_declarator" and \
-                    isinstance(target, Var | ir.Memory | ir.Local) and target.type == t:
-                scope[name] = target
-                continue
-            value = self.value_of(target, a)
-            if isinstance(t, C.Pointer):
-                t = self.pointer_target(t, value, p)
-            if single:  # no call runs to set a variable: the argument is used in place
-                scope[name] = self.converted(value, t, node)
-                continue
-            var = Var(self.slot(), t, name)
-            self.widen_known(var)
-            scope[name] = var
-            slots.append(var.slot)
-            values.append(self.converted(value, t, node))
+        self.scopes.append(scope)  # parameter and return types see the template's bindings
+        try:
+            tnode = fn.node.child_by_field_name("type")
+            ret_t = C.VOID if tnode is None else self.base_type(tnode)
+            decl = fn.node.child_by_field_name("declarator")
+            if decl.type == "pointer_declarator":
+                ret_t = C.Pointer(ret_t, "", "")
+            ref = decl.type == "reference_declarator"
+            single = ref and self.returns_only(fn)
+            slots, values = [], []
+            for p, a, target in zip(params, args, targets):
+                name, t, _ = self.declarator(p)
+                declarator = p.child_by_field_name("declarator")
+                if declarator is not None and declarator.type == "reference_declarator" and \
+                        isinstance(target, Var | ir.Memory | ir.Local) and target.type == t:
+                    scope[name] = target
+                    continue
+                value = self.value_of(target, a)
+                if isinstance(t, C.Pointer):
+                    t = self.pointer_target(t, value, p)
+                if single:  # no call runs to set a variable: the argument is used in place
+                    scope[name] = self.converted(value, t, node)
+                    continue
+                var = Var(self.slot(), t, name)
+                self.widen_known(var)
+                scope[name] = var
+                slots.append(var.slot)
+                values.append(self.converted(value, t, node))
+        finally:
+            self.scopes.pop()
         frame = Frame(fn.name, self.slot(), ret_t, this, ref)
         saved = self.scopes, self.macro_env, self.loop_depth
         self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
@@ -1033,6 +1148,13 @@ class Compiler(StructCompiler):
         if frame.ref:
             return ir.Comma(call, self.value_of(this, node), this.type, pos(node))
         return call
+
+    @staticmethod
+    def decayed(x) -> C.CType:
+        """The type an argument has as a value: arrays in memory decay to pointers."""
+        if isinstance(x, ir.Memory) and isinstance(x.type, C.Array):
+            return C.Pointer(x.type.of, x.space, x.root)
+        return getattr(x, "type", C.GROUP)
 
     @staticmethod
     def returns_only(fn: Function) -> bool:

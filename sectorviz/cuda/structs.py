@@ -24,7 +24,7 @@ import numpy as np
 
 from ..model.pattern import suggest
 from . import ctype as C
-from . import ir
+from . import ir, templates
 from .source import Function, Node, error, text
 
 
@@ -144,12 +144,16 @@ class StructCompiler:
 
     def operand_type(self, node: Node) -> C.CType:
         """The type `sizeof`/`alignof` measure: `(T)` naming a type, else the expression's
-        type (never evaluated: no access)."""
-        inner = node.named_children[0] if node.type == "parenthesized_expression" else node
-        if inner.type == "identifier" and not self.shadowed(inner) and (
-                text(inner) in C.NAMED or text(inner) in self.unit.structs):
-            return C.NAMED[text(inner)] if text(inner) in C.NAMED else \
-                self.struct_type(inner)
+        type (never evaluated: no access, no decay)."""
+        named = templates.type_named_by(self, node)
+        if named is not None:
+            return named
+        inner = node
+        while inner.type == "parenthesized_expression" and inner.named_child_count == 1:
+            inner = inner.named_children[0]
+        if inner.type == "identifier" and text(inner) in self.unit.structs and \
+                not self.shadowed(inner):
+            return self.struct_type(inner)
         return self.expr(node).type
 
     def x_alignof_expression(self, node):
@@ -325,7 +329,7 @@ class StructCompiler:
         """`T(args)`: a temporary built by the constructor that takes len(args) arguments."""
         fn = self.pick(t, _ctor_name(t), args, node)
         temp = self.temporary(t, node)
-        call = self.inline(Function(fn, t.name, frozenset(), False), args, node, this=temp)
+        call = self.inline(Function(fn, t.name, frozenset()), args, node, this=temp)
         return ir.Comma(call, self.value_of(temp, node), t, ir_pos(node))
 
     def default_construct(self, var, node: Node) -> ir.Expr | None:
@@ -337,7 +341,7 @@ class StructCompiler:
                if _arity(f) == 0 and f.child_by_field_name("body") is not None]
         if not fns:
             return None
-        return self.inline(Function(fns[0], t.name, frozenset(), False), [], node, this=var)
+        return self.inline(Function(fns[0], t.name, frozenset()), [], node, this=var)
 
     def temporary(self, t: C.CType, node: Node):
         from .compile import Var  # the compiler's variable record
@@ -372,14 +376,14 @@ class StructCompiler:
             call = self.value_of(self.method_call(temp, name, args, node), node)
             return ir.Comma(ir.Assign(temp.slot, obj, t, ir_pos(node)), call, call.type,
                             ir_pos(node))
-        return self.inline(Function(fn, f"{t.name}::{name}", frozenset(), False), args, node,
+        return self.inline(Function(fn, f"{t.name}::{name}", frozenset()), args, node,
                            this=None if static else obj)
 
     def static_call(self, scope: Node, name: str, args: list[Node], node: Node):
         """`T::f(args)`: a static member function (or a constructor through its name)."""
         t = self.struct_type(scope)
         fn = self.pick(t, name, args, node)
-        return self.inline(Function(fn, f"{t.name}::{name}", frozenset(), False), args, node)
+        return self.inline(Function(fn, f"{t.name}::{name}", frozenset()), args, node)
 
     def operator(self, op: str, obj, args: list[Node], node: Node):
         """`a op b`, `a[i]`, `a op= b` on a struct: its `operator op` member function; a

@@ -38,7 +38,8 @@ VALUE_KINDS = {
 }
 TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel"}
-KERNEL_KEYS = {"source", "code", "function"}
+KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
+MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values"}
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
@@ -425,7 +426,12 @@ def _kernel(doc: dict) -> dict | None:
     if ("source" in obj) == ("code" in obj):
         raise PatternError("kernel", "give exactly one of 'source' (a .cu file) or 'code'")
     for key in obj:
-        _text(obj[key], f"kernel.{key}")
+        if key == "dynamic_shared_bytes":
+            if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
+                raise PatternError("kernel.dynamic_shared_bytes",
+                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes")
+        else:
+            _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
         if key in doc:
             raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
