@@ -983,6 +983,8 @@ class Compiler(StructCompiler):
         args = [a for a in node.child_by_field_name("arguments").named_children
                 if a.type != "comment"]
         cast_to = templates.type_named_by(self, fn)
+        if isinstance(cast_to, C.Struct):  # `T(args)` of a struct: its constructor
+            return self.construct(cast_to, node.child_by_field_name("arguments"))
         if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
             if len(args) != 1:
                 raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
@@ -1002,8 +1004,8 @@ class Compiler(StructCompiler):
                     return Group()
                 if name == "sync":
                     return ir.Const(0, C.VOID, pos(node))
-            if scope is not None and text(scope) in self.unit.structs:
-                return self.static_call(scope, name, args, node)
+            if self.scope_struct(scope) is not None:
+                return self.static_call(self.scope_struct(scope), name, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
             arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
@@ -1028,10 +1030,9 @@ class Compiler(StructCompiler):
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
             env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
             return self.expand(macro, env, node)
-        this = next((f.this for f in reversed(self.frames) if f.this is not None), None)
-        if this is not None and self.has_method(this.type, name) and not any(
-                name in scope for scope in self.scopes):
-            return self.method_call(this, name, args, node)
+        member = self.member_call(name, args, node)
+        if member is not None:
+            return member
         if name == "memcpy":
             return self.memcpy(args, node)
         if name in self.unit.structs and not self.shadowed_name(name):

@@ -35,6 +35,8 @@ class StructDef:
     type: C.Struct
     methods: dict[str, list[Node]] = field(default_factory=dict)  # function_definition nodes
     statics: dict[str, Node] = field(default_factory=dict)  # static member -> its value node
+    bindings: tuple[tuple[str, object], ...] = ()  # a class template's arguments by name
+    own: str = ""  # the name the struct's code calls itself by (a template's without <...>)
 
 
 def _round(n: int, align: int) -> int:
@@ -64,36 +66,51 @@ class StructCompiler:
         return self.struct_def(node).type
 
     def struct_def(self, node: Node) -> StructDef:
+        """A struct's layout, laid out on first use: from its specifier, its name, or a class
+        template's name with arguments (`Packed<float>`: the arguments bound in its code)."""
         defs = self.__dict__.setdefault("_struct_defs", {})
-        spec = node
-        named = node.type in ("type_identifier", "identifier", "namespace_identifier")
-        if named or node.child_by_field_name("body") is None:
-            name_node = node if named else node.child_by_field_name("name")
-            name = text(name_node)
+        spec, name, bindings = node, None, {}
+        if node.type in ("template_type", "template_function"):
+            own = text(node.child_by_field_name("name"))
+            spec, plist = self.unit.struct_templates[own]
+            bindings = templates.bind(self, plist, templates.arguments(
+                node.child_by_field_name("arguments")), {}, node, repr(own))
+            name = f"{own}<{', '.join(map(_label, bindings.values()))}>"
+        elif node.type in ("type_identifier", "identifier", "namespace_identifier") or \
+                node.child_by_field_name("body") is None:
+            name_node = node if node.child_count == 0 else node.child_by_field_name("name")
+            name = own = text(name_node)
+            if name in self.unit.struct_templates:
+                raise error(node, f"the class template '{name}' needs its arguments: "
+                                  f"{name}<...>")
             if name not in self.unit.structs:
                 raise error(node, f"type '{name}' is outside the subset" +
                             suggest(name, [*C.NAMED, *self.unit.structs]))
             spec = self.unit.structs[name]
-        key = spec.start_byte
+        else:
+            own = text(spec.child_by_field_name("name")) if spec.child_by_field_name("name") \
+                else ""
+        key = (spec.start_byte, tuple((k, _key(v)) for k, v in bindings.items()))
         if key not in defs:
             if key in self.__dict__.setdefault("_laying_out", set()):
                 raise error(node, "a struct that contains itself")
             self._laying_out.add(key)
             try:
-                defs[key] = self._layout(spec)
+                defs[key] = self._layout(spec, name, tuple(bindings.items()), own)
             finally:
                 self._laying_out.discard(key)
         return defs[key]
 
-    def _layout(self, spec: Node) -> StructDef:
-        """Members at C's offsets; member sizes may use the struct's static members."""
+    def _layout(self, spec: Node, name: str | None, bindings: tuple, own: str) -> StructDef:
+        """Members at C's offsets; member types and sizes see the template's arguments and
+        the struct's static members."""
         name_node = spec.child_by_field_name("name")
-        name = text(name_node) if name_node is not None else "(anonymous struct)"
+        name = name or (text(name_node) if name_node is not None else "(anonymous struct)")
         if any(c.type == "base_class_clause" for c in spec.children):
             raise error(spec, f"base classes of '{name}' are outside the subset")
         members, methods, statics = [], {}, {}
         offset, align = 0, self._alignas(spec)
-        saved, self.scopes = self.scopes, [{}]
+        saved, self.scopes = self.scopes, [dict(bindings)]
         try:
             for item in spec.child_by_field_name("body").named_children:
                 if item.type == "function_definition":
@@ -107,7 +124,8 @@ class StructCompiler:
                                 if c.type == "storage_class_specifier"}:
                     for decl in item.children_by_field_name("declarator"):
                         statics[text(decl)] = item.child_by_field_name("default_value") or decl
-                        self.scopes[0][text(decl)] = _Static(name, statics, text(decl))
+                        self.scopes[0][text(decl)] = _Static(name, statics, text(decl),
+                                                             bindings)
                     continue
                 if any(c.type == "bitfield_clause" for c in item.children):
                     raise error(item, "bit fields are outside the subset")
@@ -126,7 +144,8 @@ class StructCompiler:
         finally:
             self.scopes = saved
         size = max(1, _round(offset, align))
-        return StructDef(C.Struct(name, tuple(members), size, align), methods, statics)
+        return StructDef(C.Struct(name, tuple(members), size, align), methods, statics,
+                         bindings, own)
 
     def _alignas(self, node: Node) -> int:
         """The largest `alignas(n)` / `alignas(type)` among a node's children (1 if none)."""
@@ -151,9 +170,12 @@ class StructCompiler:
         inner = node
         while inner.type == "parenthesized_expression" and inner.named_child_count == 1:
             inner = inner.named_children[0]
-        if inner.type == "identifier" and text(inner) in self.unit.structs and \
-                not self.shadowed(inner):
+        if inner.type == "identifier" and not self.shadowed(inner) and (
+                text(inner) in self.unit.structs or text(inner) in self.unit.struct_templates):
             return self.struct_type(inner)
+        if inner.type == "template_function" and \
+                text(inner.child_by_field_name("name")) in self.unit.struct_templates:
+            return self.struct_type(inner)  # `sizeof(Packed<float>)`
         return self.expr(node).type
 
     def x_alignof_expression(self, node):
@@ -175,7 +197,8 @@ class StructCompiler:
             i = t.members.index(t.member(name))
             mt, offset = t.member(name).type, t.member(name).offset
         elif isinstance(t, C.Struct) and name in self.struct_def_of(t).statics:
-            return self.static_member(_Static(t.name, self.struct_def_of(t).statics, name), node)
+            d = self.struct_def_of(t)
+            return self.static_member(_Static(t.name, d.statics, name, d.bindings), node)
         else:
             known = [m.name for m in t.members] if isinstance(t, C.Struct) else []
             raise error(node, f"field '{name}' of {C.name_of(t)} is outside the subset" +
@@ -214,7 +237,8 @@ class StructCompiler:
             raise error(node, f"static member '{where}' has no value in the struct")
         decl = value.parent
         base = self.base_type(decl.child_by_field_name("type"))
-        saved, self.scopes = self.scopes, [_statics_scope(member.struct, member.statics)]
+        saved, self.scopes = self.scopes, [dict(member.bindings) | _statics_scope(
+            member.struct, member.statics, member.bindings)]
         try:
             e = self.rvalue(value)
             e = e if base is C.AUTO else self.converted(e, base, value)
@@ -225,14 +249,35 @@ class StructCompiler:
         return ir.Const(ir.constant_value(e), e.type, ir_pos(node))
 
     def x_qualified_identifier(self, node):
-        scope = node.child_by_field_name("scope")
+        """`T::size`: a static member of a struct (named, aliased or a template's)."""
+        t = self.scope_struct(node.child_by_field_name("scope"))
         name = text(node.child_by_field_name("name"))
-        if scope is not None and text(scope) in self.unit.structs:
-            t = self.struct_type(scope)
-            if name in self.struct_def_of(t).statics:
-                return self.static_member(_Static(t.name, self.struct_def_of(t).statics, name),
-                                          node)
+        if t is not None and name in self.struct_def_of(t).statics:
+            d = self.struct_def_of(t)
+            return self.static_member(_Static(t.name, d.statics, name, d.bindings), node)
         raise error(node, f"'{text(node)}' is outside the subset")
+
+    def scope_struct(self, scope: Node | None) -> C.Struct | None:
+        """The struct a `T::` scope names (a struct, a typedef of one, `Packed<float>`, a
+        template's type parameter), else None."""
+        if scope is None:
+            return None
+        if scope.type == "template_type":
+            t = self.base_type(scope)
+        elif text(scope) in self.unit.structs or text(scope) in self.unit.types or any(
+                isinstance(s.get(text(scope)), templates.TypeName) for s in self.scopes):
+            t = self.named_type(text(scope), scope)
+        else:
+            return None
+        return t if isinstance(t, C.Struct) else None
+
+    def method(self, t: C.Struct, fn: Node, label: str) -> Function:
+        """A member function of `t` as a Function whose code sees the template's arguments
+        and the struct's own name."""
+        d = self.struct_def_of(t)
+        own = ((d.own, templates.TypeName(t)),) if d.own else ()
+        statics = tuple(_statics_scope(t.name, d.statics, d.bindings).items())
+        return Function(fn, label, frozenset(), None, d.bindings + own + statics)
 
     def this_object(self, node: Node):
         frame = next((f for f in reversed(self.frames) if f.this is not None), None)
@@ -277,7 +322,7 @@ class StructCompiler:
         constructor's `(args)` / `{args}`."""
         args = [a for a in init.named_children if a.type != "comment"]
         if isinstance(t, C.Struct):
-            ctor = self.struct_def_of(t).methods.get(_ctor_name(t))
+            ctor = self.struct_def_of(t).methods.get(self.ctor_name(t))
             if ctor and (init.type == "argument_list" or any(
                     _arity(f) == len(args) for f in ctor)):
                 return self.constructor_call(t, args, init)
@@ -327,9 +372,9 @@ class StructCompiler:
 
     def constructor_call(self, t: C.Struct, args: list[Node], node: Node) -> ir.Expr:
         """`T(args)`: a temporary built by the constructor that takes len(args) arguments."""
-        fn = self.pick(t, _ctor_name(t), args, node)
+        fn = self.pick(t, self.ctor_name(t), args, node)
         temp = self.temporary(t, node)
-        call = self.inline(Function(fn, t.name, frozenset()), args, node, this=temp)
+        call = self.inline(self.method(t, fn, t.name), args, node, this=temp)
         return ir.Comma(call, self.value_of(temp, node), t, ir_pos(node))
 
     def default_construct(self, var, node: Node) -> ir.Expr | None:
@@ -337,11 +382,15 @@ class StructCompiler:
         t = var.type
         if not isinstance(t, C.Struct):
             return None
-        fns = [f for f in self.struct_def_of(t).methods.get(_ctor_name(t), [])
+        fns = [f for f in self.struct_def_of(t).methods.get(self.ctor_name(t), [])
                if _arity(f) == 0 and f.child_by_field_name("body") is not None]
         if not fns:
             return None
-        return self.inline(Function(fns[0], t.name, frozenset()), [], node, this=var)
+        return self.inline(self.method(t, fns[0], t.name), [], node, this=var)
+
+    def ctor_name(self, t: C.Struct) -> str:
+        """Constructors are named by the struct's own name (a template's without <...>)."""
+        return self.struct_def_of(t).own or t.name
 
     def temporary(self, t: C.CType, node: Node):
         from .compile import Var  # the compiler's variable record
@@ -376,14 +425,29 @@ class StructCompiler:
             call = self.value_of(self.method_call(temp, name, args, node), node)
             return ir.Comma(ir.Assign(temp.slot, obj, t, ir_pos(node)), call, call.type,
                             ir_pos(node))
-        return self.inline(Function(fn, f"{t.name}::{name}", frozenset()), args, node,
+        return self.inline(self.method(t, fn, f"{t.name}::{name}"), args, node,
                            this=None if static else obj)
 
-    def static_call(self, scope: Node, name: str, args: list[Node], node: Node):
-        """`T::f(args)`: a static member function (or a constructor through its name)."""
-        t = self.struct_type(scope)
+    def member_call(self, name: str, args: list[Node], node: Node):
+        """`f(args)` inside a member function naming another member function of its struct
+        (on the same object), else None."""
+        if any(name in scope and not isinstance(scope[name], templates.TypeName)
+               for scope in self.scopes):
+            return None
+        own = next((s[k].type for s in reversed(self.scopes) for k in s
+                    if isinstance(s[k], templates.TypeName) and self.has_method(s[k].type, name)
+                    and self.struct_def_of(s[k].type).own == k), None)
+        if own is None:
+            return None
+        this = next((f.this for f in reversed(self.frames) if f.this is not None), None)
+        if this is not None and this.type == own:
+            return self.method_call(this, name, args, node)
+        return self.static_call(own, name, args, node)
+
+    def static_call(self, t: C.Struct, name: str, args: list[Node], node: Node):
+        """`T::f(args)`: a static member function."""
         fn = self.pick(t, name, args, node)
-        return self.inline(Function(fn, f"{t.name}::{name}", frozenset()), args, node)
+        return self.inline(self.method(t, fn, f"{t.name}::{name}"), args, node)
 
     def operator(self, op: str, obj, args: list[Node], node: Node):
         """`a op b`, `a[i]`, `a op= b` on a struct: its `operator op` member function; a
@@ -404,11 +468,11 @@ class StructCompiler:
         raise error(node, f"cannot assign to '{text(node)}'")
 
     def bind_members(self, this, scope: dict, node: Node) -> None:
-        """A member function's scope: the object's members and the struct's statics."""
+        """A member function's scope: the object's members (its statics come with the
+        function's bindings, see `method`)."""
         t = this.type
         for m in t.members:
             scope[m.name] = self.member(this, m.name, node)
-        scope.update(_statics_scope(t.name, self.struct_def_of(t).statics))
 
     def member_inits(self, fn: Node, this) -> list[ir.Stmt]:
         """A constructor's `: a(x), b{y}` list -> assignments to the members."""
@@ -466,18 +530,26 @@ class _Static:
     struct: str
     statics: dict[str, Node]  # the struct's static members -> their value nodes
     name: str
+    bindings: tuple[tuple[str, object], ...] = ()  # its class template's arguments
 
 
-def _statics_scope(struct: str, statics: dict[str, Node]) -> dict[str, _Static]:
-    return {n: _Static(struct, statics, n) for n in statics}
+def _statics_scope(struct: str, statics: dict[str, Node], bindings: tuple = ()
+                   ) -> dict[str, _Static]:
+    return {n: _Static(struct, statics, n, bindings) for n in statics}
+
+
+def _label(binding) -> str:
+    """A template argument as Nsight Compute prints it: `float`, `4`."""
+    return C.name_of(binding.type) if isinstance(binding, templates.TypeName) else \
+        str(int(binding.value))
+
+
+def _key(binding):
+    return binding if isinstance(binding, templates.TypeName) else int(binding.value)
 
 
 def ir_pos(node: Node) -> tuple[int, int]:
     return node.start_point[0] + 1, node.start_point[1] + 1
-
-
-def _ctor_name(t: C.Struct) -> str:
-    return t.name
 
 
 def _signature(fn: Node) -> tuple[str, ...]:

@@ -346,3 +346,63 @@ def test_packed_vector_type_with_memcpy_bit_copies(n):
     }
     assert elements(PACKED_FLOATS, **kw)[-1] == ("line 28: out[b.z]",
                                                  [4093 - 4 * t for t in range(32)])
+
+
+PACKED_TEMPLATE = r"""
+template<class T>
+struct alignas(16) Packed {
+    Packed() = default;
+    __device__ explicit Packed(int4 bits) { memcpy(&v, &bits, sizeof(bits)); }
+    __device__ static Packed filled(T x) {
+        Packed r;
+        for (int k = 0; k < size; ++k) r.v[k] = x;
+        return r;
+    }
+    __device__ static Packed ones() { return filled(1); }
+    __device__ T& operator[](int i) { return v[i]; }
+    __device__ const T& operator[](int i) const { return v[i]; }
+    __device__ int4 bits() const { int4 b; memcpy(&b, &v, sizeof(b)); return b; }
+    static constexpr const size_t size = sizeof(int4) / sizeof(T);
+    T v[size];
+};
+template<class T>
+__device__ Packed<T> load16(const T* p) { return Packed<T>{*reinterpret_cast<const int4*>(p)}; }
+template<class T>
+__device__ void store16(T* p, Packed<T> x) { *reinterpret_cast<int4*>(p) = x.bits(); }
+using h16 = Packed<__nv_bfloat16>;
+typedef Packed<float> f16;
+__global__ void add(__nv_bfloat16* out, const __nv_bfloat16* a, float* c, int n) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * h16::size;
+    if (i >= n) return;
+    h16 x = load16(a + i);
+    h16 y;
+    for (int k = 0; k < x.size; k++) y[k] = x[k];
+    store16(out + i, y);
+    f16 one = f16::ones();
+    c[(int)one[3] + sizeof(Packed<double>) + f16::size + Packed<char>::size] = 0;
+}"""
+
+
+def test_class_templates_with_statics_constructors_and_operators():
+    arrays = {"out": {"length": 8192}, "a": {"length": 8192}, "c": {"length": 64}}
+    kw = dict(function="add", arrays=arrays, params={"n": 8000}, grid=(4,), block=(256,))
+    analysis, kernel = run(PACKED_TEMPLATE, **kw)
+    assert kernel.arrays["out"].spec.elem_bytes == 2
+    t = np.arange(1024)
+    active = 8 * t < 8000
+    got = [(s.source, s.array, s.width, s.sectors) for s in analysis.instructions]
+    assert got == [
+        ("*reinterpret_cast<const int4*>(p)", "a", 16,
+         warp_sectors(kernel.arrays["a"].address0 + 16 * t, 16, active)),
+        ("*reinterpret_cast<int4*>(p)", "out", 16,
+         warp_sectors(kernel.arrays["out"].address0 + 16 * t, 16, active)),
+        ("c[(int)one[3] + sizeof(Packed<double>) + f16::size + Packed<char>::size]", "c", 4,
+         warp_sectors(np.full(1024, 4 * (1 + 16 + 4 + 16)), 4, active)),
+    ]
+
+
+def test_a_class_template_needs_its_arguments():
+    code = PACKED_TEMPLATE.replace("sizeof(Packed<double>)", "sizeof(Packed)")
+    with pytest.raises(PatternError, match="the class template 'Packed' needs its arguments"):
+        run(code, function="add", arrays={"out": {"length": 64}, "a": {"length": 64},
+                                          "c": {"length": 64}}, params={"n": 64})
