@@ -226,7 +226,7 @@ class StructCompiler:
         return ir.Local(obj.slot, path + (step,), t.of, text(node), ir_pos(node), whole)
 
     def struct_def_of(self, t: C.Struct) -> StructDef:
-        return next(d for d in self.__dict__["_struct_defs"].values() if d.type is t)
+        return next(d for d in self.__dict__["_struct_defs"].values() if d.type == t)
 
     def static_member(self, member: "_Static", node: Node) -> ir.Const:
         """A `static const` / `static constexpr` member: its constant value, computed where
