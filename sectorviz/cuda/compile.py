@@ -93,7 +93,7 @@ class Frame:
     name: str
     result: int
     type: C.CType
-    this: object = None  # a member function's object (Var, ir.Local or ir.Memory)
+    this: object = None  # a member function's object (Var, ir.Part or ir.Memory)
     ref: bool = False  # returns a reference (`return *this;`)
 
 
@@ -600,11 +600,11 @@ class Compiler(StructCompiler):
             return ir.Load(x, x.type, pos(node))
         if isinstance(x, Group):
             return ir.Const(0, C.GROUP, pos(node))
-        if isinstance(x, ir.Local):
+        if isinstance(x, ir.Part):
             if isinstance(x.type, C.Array):
                 raise error(node, f"the address of the local array '{text(node)}' is outside "
                                   "the subset")
-            return ir.LocalRead(x, x.type, pos(node))
+            return ir.PartRead(x, x.type, pos(node))
         return x
 
     def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
@@ -736,7 +736,7 @@ class Compiler(StructCompiler):
                 raise error(node, "'->' needs a pointer")
             base = ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
         t = base.type if not isinstance(base, Group) else C.GROUP
-        if isinstance(t, C.Struct) or isinstance(base, Var | ir.Local):
+        if isinstance(t, C.Struct) or isinstance(base, Var | ir.Part):
             return self.member(base, fname, node)
         if not isinstance(t, C.Vec) or fname not in C.FIELDS[:t.n]:
             raise error(node, f"field '{fname}' of {C.name_of(t)} is outside the subset")
@@ -761,7 +761,7 @@ class Compiler(StructCompiler):
         if len(items) != 1:
             raise error(indices, "a subscript needs exactly one index")
         target = self.expr(node.child_by_field_name("argument"))
-        if isinstance(target, Var | ir.Local) and isinstance(target.type, C.Array):
+        if isinstance(target, Var | ir.Part) and isinstance(target.type, C.Array):
             return self.element(target, self.rvalue(items[0]), node)
         if isinstance(getattr(target, "type", None), C.Struct):
             return self.operator("[]", target, items, node)
@@ -880,7 +880,7 @@ class Compiler(StructCompiler):
 
     def lvalue(self, node: Node):
         target = self.expr(node)
-        if not isinstance(target, (Var, ir.Memory, ir.Local)) or isinstance(target.type, C.Array):
+        if not isinstance(target, (Var, ir.Memory, ir.Part)) or isinstance(target.type, C.Array):
             raise error(node, f"cannot assign to '{text(node)}'")
         return target
 
@@ -913,7 +913,7 @@ class Compiler(StructCompiler):
         value = self.converted(value, t, node)
         if isinstance(target, Var):
             return ir.Assign(target.slot, value, t, pos(node), old, postfix)
-        if isinstance(target, ir.Local):
+        if isinstance(target, ir.Part):
             return ir.Assign(target, value, t, pos(node), old, postfix)
         if old is not None:
             target.load_site = self.site(target, "load", target_node)
@@ -1116,7 +1116,7 @@ class Compiler(StructCompiler):
                 name, t, _ = self.declarator(p)
                 declarator = p.child_by_field_name("declarator")
                 if declarator is not None and declarator.type == "reference_declarator" and \
-                        isinstance(target, Var | ir.Memory | ir.Local) and target.type == t:
+                        isinstance(target, Var | ir.Memory | ir.Part) and target.type == t:
                     scope[name] = target
                     continue
                 value = self.value_of(target, a)

@@ -607,7 +607,7 @@ def _put(value, path: tuple, new, mask):
 
 
 @dataclass
-class Local:
+class Part:
     """Part of a local variable's value: a struct member, an element of a member array, a
     vector component. `path` walks the value's tuples: an int, or an (index expression,
     length) pair for an index computed per lane."""
@@ -655,15 +655,15 @@ class Local:
 
 
 @dataclass
-class LocalRead(Expr):
+class PartRead(Expr):
     """An rvalue read of part of a local variable."""
 
-    local: Local
+    part: Part
     type: CType
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        return (yield from self.local.read(run, mask))
+        return (yield from self.part.read(run, mask))
 
 
 @dataclass
@@ -686,7 +686,7 @@ class Assign(Expr):
     For the compound forms the old value is kept in slot `old` (value reads it), and the
     expression's result is the old value when `postfix`."""
 
-    target: Memory | Local | int  # a Memory lvalue, part of a local, or a variable's slot
+    target: Memory | Part | int  # a Memory lvalue, part of a local, or a variable's slot
     value: Expr
     type: CType
     pos: tuple[int, int]
@@ -701,7 +701,7 @@ class Assign(Expr):
                 run.slots[self.old] = yield from target.load(run, mask, address)
             new = convert((yield from self.value.ev(run, mask)), self.type)
             yield from target.store(run, mask, address)
-        elif isinstance(target, Local):
+        elif isinstance(target, Part):
             if self.old is not None:
                 run.slots[self.old] = yield from target.read(run, mask)
             new = convert((yield from self.value.ev(run, mask)), self.type)

@@ -208,13 +208,13 @@ class StructCompiler:
             addr = ir.Offset(obj.addr, ir.Const(np.int64(offset), C.LONG), 1,
                              C.Pointer(mt, obj.space, obj.root), where)
             return ir.Memory(addr, mt, obj.space, obj.root, where, obj.loops)
-        if isinstance(obj, ir.Local):
-            return ir.Local(obj.slot, obj.path + (i,), mt, text(node), where, obj.whole)
+        if isinstance(obj, ir.Part):
+            return ir.Part(obj.slot, obj.path + (i,), mt, text(node), where, obj.whole)
         if self.is_var(obj):
-            return ir.Local(obj.slot, (i,), mt, text(node), where, obj.type)
+            return ir.Part(obj.slot, (i,), mt, text(node), where, obj.type)
         return ir.Field(obj, i, mt, where)
 
-    def element(self, obj, index: ir.Expr, node: Node) -> ir.Local:
+    def element(self, obj, index: ir.Expr, node: Node) -> ir.Part:
         """Element `index` of a local array (a local struct's array member)."""
         t = obj.type
         if not C.is_int(index.type):
@@ -222,8 +222,8 @@ class StructCompiler:
         step = int(ir.constant_value(index)) if index.const else (index, t.n)
         if isinstance(step, int) and not 0 <= step < t.n:
             raise error(node, f"index {step} outside [0, {t.n})")
-        path, whole = (obj.path, obj.whole) if isinstance(obj, ir.Local) else ((), obj.type)
-        return ir.Local(obj.slot, path + (step,), t.of, text(node), ir_pos(node), whole)
+        path, whole = (obj.path, obj.whole) if isinstance(obj, ir.Part) else ((), obj.type)
+        return ir.Part(obj.slot, path + (step,), t.of, text(node), ir_pos(node), whole)
 
     def struct_def_of(self, t: C.Struct) -> StructDef:
         return next(d for d in self.__dict__["_struct_defs"].values() if d.type == t)
@@ -420,7 +420,7 @@ class StructCompiler:
         fn = self.pick(t, name, args, node)
         static = any(text(c) == "static" for c in fn.children
                      if c.type == "storage_class_specifier")
-        if not static and not (isinstance(obj, ir.Local | ir.Memory) or self.is_var(obj)):
+        if not static and not (isinstance(obj, ir.Part | ir.Memory) or self.is_var(obj)):
             temp = self.temporary(t, node)
             call = self.value_of(self.method_call(temp, name, args, node), node)
             return ir.Comma(ir.Assign(temp.slot, obj, t, ir_pos(node)), call, call.type,
@@ -463,7 +463,7 @@ class StructCompiler:
                           "function")
 
     def lvalue_of(self, obj, node: Node):
-        if isinstance(obj, ir.Local | ir.Memory) or self.is_var(obj):
+        if isinstance(obj, ir.Part | ir.Memory) or self.is_var(obj):
             return obj
         raise error(node, f"cannot assign to '{text(node)}'")
 
@@ -503,7 +503,7 @@ class StructCompiler:
         if dst is None or src is None or not dst.type.size == src.type.size == n:
             raise error(node, "memcpy is in the subset between two local variables of "
                               "its byte count")
-        whole = ir.LocalRead(src, src.type, ir_pos(args[1])) if isinstance(src, ir.Local) \
+        whole = ir.PartRead(src, src.type, ir_pos(args[1])) if isinstance(src, ir.Part) \
             else ir.Read(src.slot, src.type, ir_pos(args[1]), src.name)
         value = ir.Reinterpret(whole, dst.type, ir_pos(node))
         return self.assignment(dst, value, node, args[0])
@@ -514,7 +514,7 @@ class StructCompiler:
                 node.child_by_field_name("operator").type == "&":
             node = node.child_by_field_name("argument")
         target = self.expr(node)
-        if isinstance(target, ir.Local) or self.is_var(target):
+        if isinstance(target, ir.Part) or self.is_var(target):
             return target
         return None
 
