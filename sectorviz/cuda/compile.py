@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Iterator
 
 import numpy as np
@@ -21,7 +22,7 @@ from . import ctype as C
 from . import ir
 from . import templates
 from .conversions import CONVERSIONS, conversion
-from .source import Function, Node, Unit, check_syntax, error, text
+from .source import MAX_NESTING, Function, Node, Unit, check_syntax, error, text
 from .structs import StructCompiler, _Static
 from .templates import TypeName
 
@@ -31,7 +32,8 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
-MAX_MACRO_EXPANSIONS = 100_000  # macro uses compiled for one kernel (M1 = M0 + M0, ... stops)
+MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
+INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 
 _F = C.FLOAT
 _MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
@@ -110,7 +112,13 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
+        run.budget.charge(self.steps * run.step, "the kernel's straight-line code")
         yield from self.body.run(run, run.threads.valid)
+
+    @cached_property
+    def steps(self) -> int:
+        """Interpreter steps of one pass through the body (loops charge their iterations)."""
+        return ir.size(self.body)
 
 
 def pos(node: Node) -> tuple[int, int]:
@@ -168,7 +176,8 @@ class Compiler(StructCompiler):
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
-        self._expansions = 0
+        self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
+        self.depth = 0  # statements and expressions being compiled, one inside the other
         self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
 
     # ------------------------------------------------------------ entry
@@ -217,8 +226,26 @@ class Compiler(StructCompiler):
             if name not in seen:
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
+        self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared)
+
+    def grow(self, code: Node, use: Node) -> None:
+        """Count `code` (a body or macro text compiled at `use`) into the kernel's size; a
+        kernel that expands past MAX_COMPILED_NODES is refused at the use that does it."""
+        self.compiled += code.descendant_count
+        if self.compiled > MAX_COMPILED_NODES:
+            raise error(use, f"the kernel grows past {MAX_COMPILED_NODES:,} syntax nodes with "
+                             "device functions inlined and macros expanded at each use")
+
+    def deeper(self, node: Node, levels: int = 1) -> None:
+        """`levels` deeper into `node` (the caller steps back out); refused past MAX_NESTING
+        levels, which count device functions and macros expanded in place: the compiler,
+        and the interpreter after it, recurse once per level."""
+        if self.depth + levels > MAX_NESTING:
+            raise error(node, f"nested more than {MAX_NESTING} levels deep, counting device "
+                              "functions and macros expanded in place")
+        self.depth += levels
 
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
@@ -396,6 +423,13 @@ class Compiler(StructCompiler):
         return ir.Block(body)
 
     def statement(self, node: Node) -> ir.Stmt | None:
+        self.deeper(node)
+        try:
+            return self._statement(node)
+        finally:
+            self.depth -= 1
+
+    def _statement(self, node: Node) -> ir.Stmt | None:
         kind = node.type
         if kind == "compound_statement":
             return self.block(node)
@@ -630,7 +664,11 @@ class Compiler(StructCompiler):
         if method is None:
             raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
                               "the subset")
-        return method(node)
+        self.deeper(node)
+        try:
+            return method(node)
+        finally:
+            self.depth -= 1
 
     def x_number_literal(self, node):
         return literal(node)
@@ -687,13 +725,12 @@ class Compiler(StructCompiler):
 
     def expand(self, macro, env: dict, node: Node):
         """A macro use -> its text compiled where it is used, parameters bound to arguments."""
-        self._expansions += 1
-        if self._expansions > MAX_MACRO_EXPANSIONS:
-            raise error(node, f"macros expand more than {MAX_MACRO_EXPANSIONS:,} times")
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
-            return self.expr(self.unit.fragment(macro.value))
+            fragment = self.unit.fragment(macro.value)
+            self.grow(fragment, node)
+            return self.expr(fragment)
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
@@ -1133,6 +1170,8 @@ class Compiler(StructCompiler):
         finally:
             self.scopes.pop()
         frame = Frame(fn.name, self.slot(), ret_t, this, ref)
+        self.grow(fn.body, node)
+        self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth
         self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
         self.frames.append(frame)
@@ -1143,6 +1182,7 @@ class Compiler(StructCompiler):
             if this is not None:
                 body = ir.Block(self.member_inits(fn.node, this) + [body])
         finally:
+            self.depth -= INLINE_LEVELS
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth = saved
         call = ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))

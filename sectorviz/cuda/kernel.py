@@ -35,9 +35,11 @@ def _source_path(pattern: Pattern) -> Path | None:
 
 def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
-    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped)."""
+    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped; no
+    reason given for a file outside the pattern's folder)."""
     path = _source_path(pattern)
-    return pattern.kernel["code"] if path is None else read_text(path, "kernel.source")
+    return pattern.kernel["code"] if path is None else \
+        read_text(path, "kernel.source", folder=pattern.base_dir)
 
 
 @contextlib.contextmanager
@@ -81,13 +83,23 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn: Function) -> tuple[Ar
     return tuple(specs)
 
 
+@contextlib.contextmanager
+def too_deep(what: str) -> Iterator[None]:
+    """The last line of defence behind the nesting limits: a RecursionError becomes one line."""
+    try:
+        yield
+    except RecursionError:
+        raise PatternError("kernel", f"the kernel nests too deeply to {what} (device functions "
+                                     "and macros expanded in place count); flatten it") from None
+
+
 class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
     def __init__(self, pattern: Pattern):
         path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
-        with _located(self.source):
+        with _located(self.source), too_deep("compile"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
@@ -118,8 +130,8 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"), _located(self.source):  # C wraps; float overflow
-                try:                                                 # is not an error
+            with np.errstate(all="ignore"), too_deep("run"), _located(self.source):
+                try:  # C wraps; float overflow is fine
                     event = next(steps)
                 except StopIteration:
                     return

@@ -2,7 +2,8 @@
 the files the user wrote.
 
 What runs before parsing: `#include "file"` (relative to the including file, then the
-pattern's folder; recursively, with `#pragma once` and include guards), and the conditionals
+pattern's folder; recursively, with `#pragma once` and include guards; a file outside the
+pattern's folder is read as files.py reads such paths, without probing or naming reasons), and the conditionals
 `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
 `defined`), which need `#define` / `#undef` tracked in order. Angle-bracket includes are
 skipped; `__align__(N)` becomes the `alignas(N)` the grammar reads. Everything else stays
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
-from ..model.files import MAX_TEXT_BYTES, read_text
+from ..model.files import MAX_TEXT_BYTES, outside, read_text
 
 MAX_INCLUDE_BYTES = 4 * 2**20  # one included file
 MAX_INCLUDE_DEPTH = 40  # files open at once (an include cycle without guards stops here)
@@ -372,7 +373,7 @@ class _Preprocessor:
             raise fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (an include "
                        "cycle without an include guard?)")
         try:
-            text = read_text(path, "include", MAX_INCLUDE_BYTES)
+            text = read_text(path, "include", MAX_INCLUDE_BYTES, self.folder)
         except PatternError as err:
             raise fail(err.message) from None
         self.size += len(text)
@@ -392,8 +393,8 @@ class _Preprocessor:
             return None
         here = path.parent if path is not None else self.folder
         for folder in dict.fromkeys((here, self.folder)):
-            if os.path.lexists(folder / quoted):
-                return folder / quoted
+            if outside(folder / quoted, self.folder) or os.path.lexists(folder / quoted):
+                return folder / quoted  # outside the pattern's folder: read, never probed
         raise fail(f"cannot find the include \"{quoted}\" (looked in the including file's "
                    "folder and the pattern's folder)")
 

@@ -38,17 +38,42 @@ def text(node: Node) -> str:
     return " ".join(node.text.decode("utf-8", "replace").split())
 
 
+MAX_NESTING = 200  # levels of syntax below a function, a macro's text or a namespace
+
+
 def check_syntax(node: Node) -> None:
-    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING)."""
-    if not node.has_error:
-        return
-    for child in node.children:
-        if child.is_missing:
-            raise error(child, f"syntax error: missing '{child.type}'")
-        if child.type == "ERROR":
-            raise error(child, f"syntax error near '{text(child)[:40]}'")
-        check_syntax(child)
-    raise error(node, "syntax error")
+    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING), or
+    where it nests deeper than MAX_NESTING levels; both without recursion, so that the
+    compiler, which recurses, only sees what it can compile."""
+    check_depth(node)
+    while node.has_error:
+        for child in node.children:
+            if child.is_missing:
+                raise error(child, f"syntax error: missing '{child.type}'")
+            if child.type == "ERROR":
+                raise error(child, f"syntax error near '{text(child)[:40]}'")
+            if child.has_error:
+                node = child
+                break
+        else:
+            raise error(node, "syntax error")
+
+
+def check_depth(node: Node) -> None:
+    """Raise at the first node nested more than MAX_NESTING levels below `node`."""
+    cursor, depth = node.walk(), 0
+    while True:
+        if depth > MAX_NESTING:
+            raise error(cursor.node, f"nested more than {MAX_NESTING} levels deep; sectorviz "
+                                     f"compiles at most {MAX_NESTING}")
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth and not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+        if not depth:
+            return
 
 
 @dataclass(frozen=True)
@@ -93,6 +118,7 @@ class Launch:
     name: str
     targs: Node | None  # template_argument_list
     config: tuple[Node, ...]  # grid, block[, dynamic shared bytes[, stream]]
+    host: Node  # the function_definition the launch is in
 
 
 @lru_cache(maxsize=1)
@@ -118,17 +144,20 @@ class Unit:
         self.launches: list[Launch] = []
         self._collect(self.tree.root_node, None)
 
-    def _collect(self, node: Node, template: Node | None) -> None:
+    def _collect(self, node: Node, template: Node | None, depth: int = 0) -> None:
+        if depth > MAX_NESTING:
+            raise error(node, f"namespaces, templates or #if blocks nested more than "
+                              f"{MAX_NESTING} levels deep")
         for child in node.named_children:
             kind = child.type
             if kind == "function_definition":
                 self._function(child, template)
                 self._launches(child)
             elif kind == "template_declaration":
-                self._collect(child, child.child_by_field_name("parameters"))
+                self._collect(child, child.child_by_field_name("parameters"), depth + 1)
             elif kind in ("linkage_specification", "namespace_definition", "declaration_list",
                           "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
-                self._collect(child, template)
+                self._collect(child, template, depth + 1)
             elif kind in ("preproc_def", "preproc_function_def"):
                 self._macro(child)
             elif kind in ("struct_specifier", "class_specifier"):
@@ -159,7 +188,7 @@ class Unit:
                         targs = fn.child_by_field_name("arguments")
                         fn = fn.child_by_field_name("name")
                     self.launches.append(Launch(text(fn).split("::")[-1], targs, tuple(
-                        c for c in config.named_children if c.type != "comment")))
+                        c for c in config.named_children if c.type != "comment"), node))
             stack.extend(reversed(n.named_children))
 
     def _struct(self, node: Node, template: Node | None) -> None:

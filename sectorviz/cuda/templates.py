@@ -82,13 +82,43 @@ def arguments(targs: Node | None) -> list[Node]:
 
 
 @contextlib.contextmanager
-def file_scope(compiler: "Compiler") -> Iterator[None]:
-    """Compile in the file's scope (no locals, no enclosing template's bindings)."""
+def file_scope(compiler: "Compiler", host: Node | None = None) -> Iterator[None]:
+    """Compile in the file's scope (no locals, no enclosing template's bindings), or with the
+    `const` / `constexpr` integers of a host function (`host`) whose values are constants."""
     saved, compiler.scopes = compiler.scopes, [{}]
     try:
+        if host is not None:
+            _host_constants(compiler, host)
         yield
     finally:
         compiler.scopes = saved
+
+
+def _host_constants(compiler: "Compiler", host: Node) -> None:
+    """The constant `const int n = 256;`-style locals of a host function, in source order,
+    into the compiler's scope; anything else there is skipped."""
+    stack = [host.child_by_field_name("body")]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if node.type != "declaration":
+            stack.extend(reversed(node.named_children))
+            continue
+        quals = {text(c) for c in node.children if c.type == "type_qualifier"}
+        if not quals & {"const", "constexpr"}:
+            continue
+        try:
+            base = compiler.base_type(node.child_by_field_name("type"))
+            for decl in node.children_by_field_name("declarator"):
+                name, t, init = compiler.unwrap(decl, base)
+                if init is not None and name is not None:
+                    value = local_constant(t, compiler.converted(compiler.rvalue(init), t, init),
+                                           quals)
+                    if value is not None:
+                        compiler.scopes[-1][name] = value
+        except PatternError:
+            continue
 
 
 def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const:
@@ -221,7 +251,7 @@ def _key(bindings: dict) -> tuple:
 def _launch_bindings(compiler: "Compiler", fn: Function, launch: Launch) -> dict | None:
     """The bindings a host launch gives a template kernel; None when they are not constants."""
     try:
-        with file_scope(compiler):
+        with file_scope(compiler, launch.host):
             return bind(compiler, fn.template, arguments(launch.targs), {}, fn.node,
                         repr(fn.name))
     except PatternError:
@@ -286,7 +316,7 @@ def launch_shared_bytes(compiler: "Compiler", unit: Unit, fn: Function) -> int |
             if bindings is None or _key(bindings) != _key(dict(fn.bindings)):
                 continue
         try:
-            with file_scope(compiler):
+            with file_scope(compiler, launch.host):
                 found.add(compiler.constant_int(launch.config[2]))
         except PatternError:
             return None

@@ -9,7 +9,8 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
-                               QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
+                               QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.grid import GridLayout
@@ -78,6 +79,10 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(objectName="analysisProgress", maximumWidth=220)
         self.progress.setFormat("grid analysis %p%")
         self.progress.hide()
+        self.cancel = QToolButton(objectName="cancelAnalysis", text="Cancel",
+                                  toolTip="Stop the grid analysis (editing stops it too)")
+        self.cancel.clicked.connect(self.document.cancel_analysis)
+        self.cancel.hide()
         self._build_panes()
         self._build_actions()
         self._keys = _EditingKeys(self)
@@ -199,6 +204,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.editor_dock, self.sheet_dock], [380, 440], Qt.Horizontal)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel)
         self.resize(1600, 980)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -350,8 +356,10 @@ class MainWindow(QMainWindow):
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
+            if doc.analysis_running and doc.partial is None:  # a new run starts at 0
+                self.progress.setValue(0)
             self.progress.setVisible(doc.analysis_running)
-            self.progress.setValue(0)
+            self.cancel.setVisible(doc.analysis_running)
             if doc.analysis_error:
                 self.show_error(f"grid analysis: {doc.analysis_error}")
 

@@ -25,9 +25,10 @@ MAX_BINS = 2048
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     """(warps,) bool: a partial warp, a warp that skips an instruction others run, or one
-    whose sectors per request differ from the instruction's typical (most common) count."""
+    whose sectors per request differ from the instruction's typical (most common) count.
+    While a run goes on, (warps done,) for the warps done so far."""
     sectors, requests = analysis.per_warp_sectors, analysis.per_warp_requests
-    odd = np.zeros(kernel.warps, dtype=bool)
+    odd = np.zeros(requests.shape[1], dtype=bool)
     if kernel.threads_per_block % WARP_SIZE:
         odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
     for k, st in enumerate(analysis.instructions):
@@ -124,7 +125,7 @@ class OverviewView(QWidget):
 
     def _draw_analysis(self) -> None:
         doc, th = self.document, self.theme
-        kernel, analysis = doc.kernel, doc.analysis
+        kernel, analysis = doc.kernel, doc.analysis or doc.partial
         n = len(kernel.instructions)
         left = self.plot.getAxis("left")
         ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
@@ -146,7 +147,10 @@ class OverviewView(QWidget):
             return
         self.bin = max(1, -(-kernel.warps // MAX_BINS))
         odd_warps = atypical_warps(analysis, kernel)
-        values, odd = binned(sectors_per_request(analysis), odd_warps, self.bin)
+        rest = kernel.warps - len(odd_warps)  # warps not done yet: blank
+        values, odd = binned(np.pad(sectors_per_request(analysis), ((0, 0), (0, rest)),
+                                    constant_values=np.nan),
+                             np.pad(odd_warps, (0, rest)), self.bin)
         rgba = ramp_rgba(th, values)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
@@ -156,7 +160,9 @@ class OverviewView(QWidget):
         self.plot.setYRange(-1, n, padding=0)
         count = int(odd_warps.sum())
         per = f", {self.bin} warps per pixel column" if self.bin > 1 else ""
-        self.status.setText(f"{kernel.warps:,} warps, {count:,} atypical{per}")
+        done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
+        self.status.setText(f"{done}{kernel.warps:,} warps, {count:,} atypical{per}"
+                            + (" so far" if done else ""))
 
     def _legend_html(self) -> str:
         th = self.theme

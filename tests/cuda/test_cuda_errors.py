@@ -8,7 +8,8 @@ import pytest
 
 from cuda_helpers import kernel_pattern, run
 from sectorviz.cli import main
-from sectorviz.model import PatternError
+from sectorviz.model import PatternError, analyze
+from sectorviz.model.budget import Budget
 
 
 def error_of(code: str, **kw) -> str:
@@ -83,14 +84,15 @@ def test_pointer_into_global_and_shared_memory_is_outside_the_subset():
     assert "line 4, column 30: a pointer into 'a' cannot also point into 's'" in error_of(code)
 
 
-def test_loop_cap_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("sectorviz.cuda.ir.MAX_ITERATIONS", 50)
-    message = error_of("""__global__ void k(float* a) {
+def test_a_loop_past_the_work_budget_is_a_clear_error():
+    p = kernel_pattern("""__global__ void k(float* a) {
         int i = 0;
         while (i < 10 || threadIdx.x == 3) i++;
         a[i] = 0;
     }""")
-    assert "line 3, column 9: loop runs more than 50 iterations" in message
+    with pytest.raises(PatternError, match="line 3, column 9: this loop passes the work budget "
+                                           "of 1,000,000 units"):
+        analyze(p, budget=Budget(work=10**6))
 
 
 def test_recursion_is_outside_the_subset():

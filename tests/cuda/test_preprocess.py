@@ -98,7 +98,7 @@ def test_includes_are_found_next_to_the_including_file_then_the_patterns_folder(
 
 @pytest.mark.parametrize("files, message", [
     ({"k.cu": '\n#include "nope.h"\n'}, "line 2, column 1: cannot find the include \"nope.h\""),
-    ({"k.cu": '#include "dir"\n', "dir/x": ""}, "line 1, column 1: cannot read dir: a folder"),
+    ({"k.cu": '#include "dir"\n', "dir/x": ""}, "line 1, column 1: cannot read dir: it is a folder"),
     ({"k.cu": '#include "a.h"\n', "a.h": '\n\n  #include "a.h"\n'},
      "a.h line 3, column 3: includes nested more than 40 deep"),
     ({"k.cu": '#include "b.h"\n', "b.h": "#if 1\n#else\n#else\n#endif\n"},
@@ -132,12 +132,11 @@ def test_positions_after_an_include_stay_the_main_files(tmp_path):
 
 def test_a_device_file_or_an_oversized_include_is_refused(tmp_path, monkeypatch):
     write(tmp_path, {"k.cu": '#include "/dev/zero"\n'})
-    with pytest.raises(PatternError, match="line 1, column 1: cannot read zero: not a "
-                                           "regular file"):
-        analyze(pattern(tmp_path))
+    with pytest.raises(PatternError, match="^line 1, column 1: cannot read zero$"):
+        analyze(pattern(tmp_path))  # outside the pattern's folder: no reason given
     monkeypatch.setattr(pre, "MAX_INCLUDE_BYTES", 10)
     write(tmp_path, {"k.cu": '\n #include "big.h"\n', "big.h": "#define X 12345678901\n"})
-    with pytest.raises(PatternError, match="line 2, column 2: big.h is 22 bytes; at most 10"):
+    with pytest.raises(PatternError, match="line 2, column 2: cannot read big.h: it is 22 bytes; at most 10"):
         analyze(pattern(tmp_path))
 
 
@@ -148,8 +147,11 @@ def test_kernel_source_is_read_as_a_regular_capped_file(tmp_path):
     os.mkfifo(tmp_path / "fifo.cu")
     with pytest.raises(PatternError, match="kernel.source: cannot read fifo.cu: not a regular"):
         analyze(pattern(tmp_path, "fifo.cu"))
-    with pytest.raises(PatternError, match="kernel.source: cannot read zero: not a regular"):
+    with pytest.raises(PatternError, match="^kernel.source: cannot read zero$"):
         analyze(pattern(tmp_path, "/dev/zero"))
+    (tmp_path / "dev").symlink_to("/dev")
+    with pytest.raises(PatternError, match="^kernel.source: cannot read zero$"):
+        analyze(pattern(tmp_path, "dev/zero"))
 
 
 DOUBLING = "#define M0 1\n" + "".join(f"#define M{i} (M{i - 1} + M{i - 1})\n"
@@ -159,7 +161,8 @@ DOUBLING = "#define M0 1\n" + "".join(f"#define M{i} (M{i - 1} + M{i - 1})\n"
 def test_macros_that_double_forty_times_are_refused_in_one_line():
     with pytest.raises(PatternError) as info:
         analyze(kernel_pattern(DOUBLING + "__global__ void k(float *a) { a[M40] = 0; }"))
-    assert re.fullmatch(r"line \d+, column \d+: macros expand more than 100,000 times",
+    assert re.fullmatch(r"line \d+, column \d+: the kernel grows past 524,288 syntax nodes "
+                        r"with device functions inlined and macros expanded at each use",
                         str(info.value))
     with pytest.raises(PatternError) as info:
         analyze(kernel_pattern(DOUBLING + "#if M40\n#endif\n"))

@@ -189,3 +189,28 @@ def test_local_constants_size_arrays_and_instantiate_templates():
         a[threadIdx.x * pitch<TILE * PAD>() + sizeof(s) / sizeof(float)] = 0;
     }""")
     assert got[0][1] == [t * 17 + 80 for t in range(32)]
+
+
+def test_tiled_template_example_reads_8x_fewer_sectors_than_the_naive_one():
+    from sectorviz.model import load_pattern
+    from sectorviz.paths import examples_dir
+    tiled = analyze(load_pattern(examples_dir() / "matmul-tiled-cuda.sectorviz.json"))
+    naive = analyze(load_pattern(examples_dir() / "matmul-naive-cuda.sectorviz.json"))
+    # main() launches matmulTiled<tile> with `constexpr int tile = 16`: TILE = 16, T = float
+    assert [(s.source, s.width, s.requests, s.sectors) for s in tiled.instructions] == [
+        ("A[row * n + k0 + tx]", 4, 2048 * 16, 2048 * 16 * 4),
+        ("B[(k0 + ty) * n + col]", 4, 2048 * 16, 2048 * 16 * 4),
+        ("C[row * n + col]", 4, 2048, 2048 * 4)]
+    loads = [s.sectors for s in naive.instructions if s.op == "load"]
+    assert loads == [8 * s.sectors for s in tiled.instructions if s.op == "load"]
+
+
+def test_template_kernel_passes_its_bindings_to_device_templates():
+    got = elements("""
+    template <typename T, int N> __device__ T pick(const T *p, int i) { return p[i * N]; }
+    template <typename T, int N> __global__ void k(T *a) {
+        T v = pick<T, N + 1>(a, threadIdx.x);
+        a[threadIdx.x] = v;
+    }""", function="k<double, 2>", arrays={"a": {"length": 128}})
+    assert got == [("line 2: p[i * N]", [3 * t for t in range(32)]),
+                   ("line 5: a[threadIdx.x]", list(range(32)))]
