@@ -876,7 +876,7 @@ def size(node) -> int:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, (Expr, Stmt, Memory)):
+        elif isinstance(x, (Expr, Stmt, Memory, Part)):
             nodes += 1
             stack.extend(getattr(x, name) for name in getattr(x, "__dataclass_fields__", ()))
     return nodes
