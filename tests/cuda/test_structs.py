@@ -406,3 +406,42 @@ def test_a_class_template_needs_its_arguments():
     with pytest.raises(PatternError, match="the class template 'Packed' needs its arguments"):
         run(code, function="add", arrays={"out": {"length": 64}, "a": {"length": 64},
                                           "c": {"length": 64}}, params={"n": 64})
+
+
+@settings(max_examples=30, deadline=None)
+@given(members=member_lists, struct_align=st.sampled_from([1, 4, 16]),
+       stride=st.integers(0, 5), offset=st.integers(0, 7), pick=st.integers(0, 4))
+def test_member_and_whole_struct_accesses_match_a_per_lane_reference(
+        members, struct_align, stride, offset, pick):
+    offsets, size, align = c_layout(members, struct_align)
+    k = pick % len(members)
+    ctype, count, _ = members[k]
+    member = f"m{k}" + ("[0]" if count > 1 else "")
+    code = declare(members, struct_align) + f"""
+    __global__ void k(S* s, S* d, int st, int o) {{
+        int i = threadIdx.x * st + o;
+        d[i] = s[i];
+        s[i].{member} = d[i + 1].{member};
+    }}"""
+    n = 32 * 5 + 8 + 2
+    analysis, kernel = run(code, arrays={"s": {"length": n}, "d": {"length": n}},
+                           params={"st": stride, "o": offset})
+    t = np.arange(32)
+    on = np.ones(32, dtype=bool)
+    base = {a: kernel.arrays[a].address0 for a in ("s", "d")}
+    unit = min(align, 16)
+    spans = [(o, SIZES[c][0] * m) for o, (c, m, _) in zip(offsets, members)]
+    chunks = [c for c in range(0, size, unit) if any(o < c + unit and o + w > c
+                                                    for o, w in spans)]
+    width = SIZES[ctype][0]
+    want = sorted(
+        [("load", unit, warp_sectors(base["s"] + size * (t * stride + offset) + c, unit, on))
+         for c in chunks] +
+        [("store", unit, warp_sectors(base["d"] + size * (t * stride + offset) + c, unit, on))
+         for c in chunks] +
+        [("load", width, warp_sectors(base["d"] + size * (t * stride + offset + 1)
+                                      + offsets[k], width, on)),
+         ("store", width, warp_sectors(base["s"] + size * (t * stride + offset)
+                                       + offsets[k], width, on))])
+    got = sorted((s.op, s.width, s.sectors) for s in analysis.instructions)
+    assert got == want
