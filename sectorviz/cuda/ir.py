@@ -529,7 +529,8 @@ class Memory:
                                  f"{self.root} at {first_lane(run, bad)}")
         return offset, which
 
-    def _batch(self, run: Run, mask, address, site: Site) -> Batch:
+    def _batch(self, run: Run, mask, address, site: Site) -> tuple[np.ndarray, Batch]:
+        """Each lane's byte offset in its array, and the execution's Batch."""
         run.budget.charge(run.lanes + BATCH_UNITS, "this access", f"line {self.pos[0]}",
                           self.pos[1])
         address = np.broadcast_to(address, run.shape)
@@ -538,12 +539,12 @@ class Memory:
         iteration = {name: np.broadcast_to(run.slots[slot], run.shape)
                      for name, slot in self.loops if isinstance(run.slots[slot], np.generic |
                                                                 np.ndarray)}
-        return Batch(mask, offset // width, address, None, None, iteration)
+        return offset, Batch(mask, offset // width, address, None, None, iteration)
 
     def _accesses(self, run: Run, mask, address, site) -> Events:
         parts = site if isinstance(site, tuple) else ((0, site),)
         for off, part in parts:
-            yield self.space, part.index, self._batch(run, mask, address + off, part)
+            yield self.space, part.index, self._batch(run, mask, address + off, part)[1]
 
     def load(self, run: Run, mask, address):
         site = self.load_site

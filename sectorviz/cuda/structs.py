@@ -334,12 +334,12 @@ class StructCompiler:
             return self.zero(t, init) if not args else self.converted(
                 self.rvalue(args[0]), t, args[0])
         rest = list(args)
-        value = self.fill(t, rest, init)
+        value = self.fill_members(t, rest, init)
         if rest:
             raise error(rest[0], f"too many values for {C.name_of(t)}")
         return value
 
-    def fill(self, t: C.CType, rest: list[Node], init: Node) -> ir.Expr:
+    def fill_members(self, t: C.CType, rest: list[Node], init: Node) -> ir.Expr:
         """`t` from the front of an initializer list's values (taken off `rest`): a nested
         `{...}` fills one member, else members take values in order (brace elision); what
         is left over is zero."""
@@ -352,7 +352,7 @@ class StructCompiler:
             if rest and rest[0].type == "initializer_list":
                 values.append(self.construct(pt, rest.pop(0)))
             else:
-                values.append(self.fill(pt, rest, init))
+                values.append(self.fill_members(pt, rest, init))
         return ir.Vector(values, t, ir_pos(init))
 
     def x_compound_literal_expression(self, node):
