@@ -351,11 +351,13 @@ def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentRe
     group = comp.expr(args[0])
     if not isinstance(group, Group) or group.tile is None:
         raise error(args[0], "cg::reduce needs a tile (cg::tiled_partition<N>)")
-    op_node = args[2]
-    fn = op_node.child_by_field_name("function") if op_node.type == "call_expression" else None
+    op_node = args[2]  # cg::plus<T>() or cg::plus<T>{}
+    fn = op_node.child_by_field_name({"call_expression": "function",
+                                      "compound_literal_expression": "type"}.get(
+        op_node.type, "function"))
     name = fn.child_by_field_name("name") if fn is not None and fn.type == \
         "qualified_identifier" else None
-    if name is not None and name.type == "template_function":
+    if name is not None and name.type in ("template_function", "template_type"):
         name = name.child_by_field_name("name")
     op = CG_OPS.get(text(name)) if name is not None else None
     if op is None:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
+from ..model.errors import PatternError
 from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
 from . import builtins
@@ -296,18 +297,29 @@ class Compiler(StructCompiler):
         return found
 
     def unit_constants(self) -> dict[str, tuple[C.CType, int]]:
-        """File-scope `__constant__` arrays -> (element type, elements)."""
+        """File-scope `__constant__` variables of numeric (array) types -> (element type,
+        elements); others are refused where they are used."""
         found = {}
         for name, decl in self.unit.globals.items():
-            if "__constant__" in qualifiers(decl):
-                for d in decl.children_by_field_name("declarator"):
-                    dname, t, _ = self.unwrap(d, self.base_type(decl.child_by_field_name("type")))
-                    if dname == name and isinstance(t, C.Array):
-                        elem = t
-                        while isinstance(elem, C.Array):
-                            elem = elem.of
-                        found[name] = (elem, t.size // max(elem.size, 1))
+            if "__constant__" not in qualifiers(decl):
+                continue
+            try:
+                t = self.constant_type(name, decl)
+            except PatternError:
+                continue
+            elem = t
+            while isinstance(elem, C.Array):
+                elem = elem.of
+            if isinstance(elem, C.Num) and t.size:
+                found[name] = (elem, t.size // elem.size)
         return found
+
+    def constant_type(self, name: str, decl: Node) -> C.CType:
+        """The declared type of the file-scope variable `name` of declaration `decl`."""
+        base = self.base_type(decl.child_by_field_name("type"))
+        d = next(d for d in decl.children_by_field_name("declarator")
+                 if declared_name(d) == name)
+        return self.unwrap(d, base)[1]
 
     def pointer_param(self, node: Node, name: str, t: C.Pointer) -> ResolvedArray:
         """The array a pointer parameter points to; its element size must be the pointee's."""
@@ -961,7 +973,9 @@ class Compiler(StructCompiler):
         values are the pattern's array of that name, if it has one."""
         elem, n = self.unit_constants().get(name, (None, 0))
         if elem is None:
-            raise error(node, f"the __constant__ variable {name!r} must be an array")
+            t = self.constant_type(name, self.unit.globals[name])
+            raise error(node, f"a __constant__ {C.name_of(t)} is outside the subset (numbers "
+                              "and arrays of numbers are in it)")
         spec = self.arrays[name].spec if name in self.arrays else None
         if spec is not None and spec.elem_bytes != elem.size:
             raise error(node, f"arrays.{name} has dtype {spec.dtype} ({spec.elem_bytes} bytes) "
@@ -977,17 +991,24 @@ class Compiler(StructCompiler):
         if name not in self.constants:
             end = max((a + b for a, b in self.constants.values()), default=0)
             self.constants[name] = (-(-end // CONSTANT_ALIGN) * CONSTANT_ALIGN, n * elem.size)
-            if init is not None and init.type == "initializer_list":
+            if init is not None:
                 self.constant_values[name] = self.constant_initializer(init, t, elem, n)
         return ir.Memory(ir.Const(np.int64(self.constants[name][0]), C.LONG, pos(node)), t,
                          "constant", name, pos(node), tuple(self.loops))
 
-    def constant_initializer(self, init: Node, t: C.Array, elem: C.Num, n: int) -> np.ndarray:
-        """`__constant__ float c[4] = {1, 2};` -> its n values (unlisted ones 0)."""
+    def constant_initializer(self, init: Node, t: C.CType, elem: C.Num, n: int) -> np.ndarray:
+        """`__constant__ float c[4] = {1, 2};` (or `int k = 3;`) -> its n values (unlisted
+        ones 0)."""
         pairs: list[tuple[int, ir.Expr]] = []
         saved, self.scopes = self.scopes, [{}]
         try:
-            self.fill(init, t, elem, 0, pairs)
+            if isinstance(t, C.Array) and init.type == "initializer_list":
+                self.fill(init, t, elem, 0, pairs)
+            elif isinstance(t, C.Num) and init.type != "initializer_list":
+                pairs.append((0, self.cast(self.rvalue(init), elem)))
+            else:
+                raise error(init, f"an initializer of a __constant__ {C.name_of(t)} is outside "
+                                  "the subset")
         finally:
             self.scopes = saved
         values = np.zeros(n, dtype=elem.dtype)

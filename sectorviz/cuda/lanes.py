@@ -69,11 +69,12 @@ class Shuffle(Expr):
 
     def ev(self, run, mask):
         v = yield from self.value.ev(run, mask)
-        k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
-        width = known((yield from self.width.ev(run, mask)), self.width.pos, "a shuffle width")
+        k = yield from self.arg.ev(run, mask)
+        width = yield from self.width.ev(run, mask)
+        unknown = next((x for x in (v, k, width) if isinstance(x, Unknown)), None)
+        if unknown is not None:
+            return unknown
         width = check_width(run, mask, width, self.width.pos)
-        if isinstance(v, Unknown):
-            return v
         src, valid = source_lanes(self.kind, full(run, k), width)
         src = np.where(valid, src, lane_ids())
 
@@ -104,11 +105,15 @@ class Vote(Expr):
     def ev(self, run, mask):
         on = full(run, mask)
         if self.member is not None:
-            m = known((yield from self.member.ev(run, mask)), self.member.pos, "a lane mask")
+            m = yield from self.member.ev(run, mask)
+            if isinstance(m, Unknown):
+                return m
             on = members(run, on, m)
         yes = on
         if self.pred is not None:
-            p = known((yield from self.pred.ev(run, mask)), self.pred.pos, "a warp vote")
+            p = yield from self.pred.ev(run, mask)
+            if isinstance(p, Unknown):
+                return p
             yes = on & (full(run, p) != 0)
         shape = (run.shape[0], LANES // self.width, self.width)
         yes, on = yes.reshape(shape), on.reshape(shape)
@@ -145,7 +150,9 @@ class SegmentReduce(Expr):
     def ev(self, run, mask):
         on = full(run, mask)
         if self.member is not None:
-            m = known((yield from self.member.ev(run, mask)), self.member.pos, "a lane mask")
+            m = yield from self.member.ev(run, mask)
+            if isinstance(m, Unknown):
+                return m
             on = members(run, on, m)
         v = yield from self.value.ev(run, mask)
         if isinstance(v, Unknown):

@@ -208,7 +208,7 @@ def test_tile_shuffles_votes_and_reduce():
         int manual = tile.shfl(tile_sum(tile, x), 0);
         int total = cg::reduce(tile, x, cg::plus<int>());
         int top = cg::reduce(tile, x, cg::greater<int>());
-        int low = cg::reduce(tile, x, cg::less<int>());
+        int low = cg::reduce(tile, x, cg::less<int>{});
         unsigned b = tile.ballot(x % 2 == 0);
         a[manual] = 0;
         a[total] = 0;
@@ -367,3 +367,18 @@ def test_shuffle_width_may_be_a_run_time_value():
         run("__global__ void k(float* a, int w) {\n    a[__shfl_sync(~0u, 1, 0, w)] = 0;\n}",
             params={"w": 6})
     assert "line 2, column 30: a shuffle width of 6" in str(info.value)
+
+
+def test_collectives_of_unknown_data_are_unknown_until_they_decide_an_address():
+    got = elements("""__global__ void k(float* a) {
+        unsigned b = __ballot_sync(0xffffffff, a[threadIdx.x] > 0);
+        float v = __shfl_sync(0xffffffff, a[threadIdx.x], (int)a[0]);
+        a[threadIdx.x] = v + __popc(b);
+    }""")
+    assert [name for name, _ in got] == ["line 2: a[threadIdx.x]", "line 3: a[threadIdx.x]",
+                                         "line 3: a[0]", "line 4: a[threadIdx.x]"]
+    with pytest.raises(PatternError) as info:
+        run("__global__ void k(float* a) {\n"
+            "    a[__popc(__ballot_sync(~0u, a[threadIdx.x] > 0))] = 0;\n}")
+    assert "line 2, column 7: an address depends on data loaded by 'a[threadIdx.x]'" in \
+        str(info.value)

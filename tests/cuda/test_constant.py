@@ -105,3 +105,14 @@ def test_an_initializer_in_the_source_gives_the_values():
     lanes = [t * strides[t % 2][t // 16] for t in range(32)]
     assert a.instructions[0].sectors == len({e * 4 // 32 for e in lanes})
     assert [(c.requests, c.distinct_addresses) for c in a.constant] == [(1, 4)]
+
+
+def test_a_constant_scalar_and_unused_unsupported_constants():
+    a, _ = run("""struct Params { int n; };
+    __constant__ Params unused;
+    __constant__ int stride = 3;
+    __global__ void k(float* a) {
+        a[threadIdx.x * stride] = 0;
+    }""", arrays={"a": {"dtype": "float32", "length": 4096}})
+    assert a.instructions[0].sectors == len({t * 3 * 4 // 32 for t in range(32)})
+    assert [(c.name, c.requests, c.distinct_addresses) for c in a.constant] == [("stride", 1, 1)]
