@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .model import PatternError, analyze, load_pattern, warp_detail
-from .model.errors import internal_error
 from .model.analysis import kernel_for
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
+from .model.errors import internal_error
 from .model.sheet import report_text
 from .paths import default_example
 
