@@ -145,7 +145,8 @@ def constant_value(expr: Expr):
     """Value of a constant expression (no lanes, no memory)."""
     gen = expr.ev(None, np.bool_(True))
     try:
-        next(gen)
+        with np.errstate(all="ignore"):  # IEEE: 1.0f / 0 is infinity, as on the GPU
+            next(gen)
     except StopIteration as stop:
         return stop.value
     raise AssertionError("a constant expression yielded an access")
@@ -240,8 +241,8 @@ class Binary(Pair):
             return self._divide(run, a, b, mask)
         bits = self.type.size * 8
         bad = (b < 0) | (b >= bits)
-        if np.any(bad & mask):
-            raise fail(self.pos, f"shift count outside [0, {bits}) in '{op}'")
+        if np.any(bad & mask):  # undefined in C: an error only if it decides an address
+            return Unknown(f"a shift count outside [0, {bits}) in '{op}' (line {self.pos[0]})")
         b = np.where(bad, 0, b).astype(self.type.dtype) if np.ndim(bad) else b
         return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
 
@@ -393,34 +394,6 @@ class Math(Expr):
 
 
 @dataclass
-class Shuffle(Expr):
-    """__shfl_sync / _up_sync / _down_sync / _xor_sync over whole warps (width 32): each lane
-    reads `value` from a source lane given by `arg`; out-of-warp sources keep the own value."""
-
-    kind: str  # "idx" | "up" | "down" | "xor"
-    value: Expr
-    arg: Expr
-    type: CType
-    pos: tuple[int, int]
-
-    def ev(self, run, mask):
-        v = yield from self.value.ev(run, mask)
-        k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
-        if isinstance(v, Unknown) or np.ndim(v) == 0:
-            return v
-        lane = np.arange(32, dtype=np.int64)
-        k = np.broadcast_to(k, run.shape).astype(np.int64)
-        src = {"idx": lambda: k & 31,
-               "up": lambda: np.where(lane - k >= 0, lane - k, lane),
-               "down": lambda: np.where(lane + k < 32, lane + k, lane),
-               "xor": lambda: (lane ^ k) & 31}[self.kind]()
-        if isinstance(v, tuple):
-            return tuple(np.take_along_axis(np.broadcast_to(c, run.shape), src, axis=1)
-                         for c in v)
-        return np.take_along_axis(np.broadcast_to(v, run.shape), src, axis=1)
-
-
-@dataclass
 class Comma(Expr):
     first: Expr
     then: Expr
@@ -475,7 +448,7 @@ class Memory:
         element = np.where(mask, offset // size, 0)
         return convert(values[element], self.type)
 
-    def store(self, run: Run, mask, address):
+    def store(self, run: Run, mask, address, value=None):
         site = self.store_site
         yield self.space, site.index, self._batch(run, mask, address, site)[1]
 
@@ -509,12 +482,12 @@ class Assign(Expr):
 
     def ev(self, run, mask):
         target = self.target
-        if isinstance(target, Memory):
+        if not isinstance(target, int):  # Memory, or a per-thread array's element
             address = known((yield from target.addr.ev(run, mask)), self.pos, "an address")
             if self.old is not None:
                 run.slots[self.old] = yield from target.load(run, mask, address)
             new = convert((yield from self.value.ev(run, mask)), self.type)
-            yield from target.store(run, mask, address)
+            yield from target.store(run, mask, address, new)
         else:
             if self.old is not None:
                 run.slots[self.old] = run.slots[target]
