@@ -9,6 +9,7 @@ kernel launches from a kernel, grid-wide groups) are refused with one line namin
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -88,11 +89,16 @@ def _brev(x, t: C.Num):
     return out.astype(t.dtype)[()]
 
 
+def _ieee_remainder(a, b):
+    """C's remainder(): a - n * b with n the quotient rounded to nearest even."""
+    q = np.rint(np.asarray(a, dtype=np.float64) / b)
+    return (a - q * b).astype(np.asarray(a).dtype)[()]
+
+
 _F, _D, _I, _U = C.FLOAT, C.DOUBLE, C.INT, C.UINT
 _LL, _ULL = C.LLONG, C.ULLONG
-# name -> (numpy function, parameter type (None: the arguments' common type), result type
-# (None: the parameter type))
-_FLOAT_FNS: dict[str, Callable] = {
+# <cmath> name without its f -> numpy function (None: erf / erfc, made below)
+_FLOAT_FNS: dict[str, Callable | None] = {
     "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "exp": np.exp,
     "exp2": np.exp2, "exp10": lambda x: np.power(x.dtype.type(10), x), "expm1": np.expm1,
     "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin,
@@ -101,10 +107,12 @@ _FLOAT_FNS: dict[str, Callable] = {
     "acosh": np.arccosh, "atanh": np.arctanh, "floor": np.floor, "ceil": np.ceil,
     "trunc": np.trunc, "round": _round_half_away, "rint": np.rint, "nearbyint": np.rint,
     "fabs": np.abs, "erf": None, "erfc": None, "pow": np.power, "atan2": np.arctan2,
-    "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "remainder": np.remainder,
+    "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "remainder": _ieee_remainder,
     "hypot": np.hypot, "copysign": np.copysign, "fdim": lambda a, b: np.maximum(a - b, 0),
     "fma": lambda a, b, c: a * b + c,
 }
+# name -> (numpy function, parameter type (None: the arguments' common type), result type
+# (None: the parameter type))
 MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
     "min": (np.minimum, None, None), "max": (np.maximum, None, None),
     "abs": (np.abs, None, None), "labs": (np.abs, C.LONG, None),
@@ -119,7 +127,8 @@ MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
     "__clz": (lambda x: 32 - _bit_length(x, 32), _U, _I),
     "__clzll": (lambda x: 64 - _bit_length(x, 64), _ULL, _I),
     "__ffs": (lambda x: _ffs(x, 32), _I, _I), "__ffsll": (lambda x: _ffs(x, 64), _LL, _I),
-    "__brev": (lambda x: _brev(x, _U), _U, _U), "__brevll": (lambda x: _brev(x, _ULL), _ULL, _ULL),
+    "__brev": (lambda x: _brev(x, _U), _U, _U),
+    "__brevll": (lambda x: _brev(x, _ULL), _ULL, _ULL),
     "__saturatef": (lambda x: np.nan_to_num(np.clip(x, 0, 1), nan=0), _F, _F),
     "__fdividef": (np.divide, _F, _F), "fdividef": (np.divide, _F, _F),
     "__frcp_rn": (lambda x: 1 / x, _F, _F), "__fsqrt_rn": (np.sqrt, _F, _F),
@@ -140,7 +149,6 @@ for _name, _dst, _fn in (("lrint", C.LONG, np.rint), ("llrint", _LL, np.rint),
 
 def _erf(erfc: bool) -> Callable:
     """erf / erfc without scipy: math.erf per element, in the argument's precision."""
-    import math
     f = np.vectorize(math.erfc if erfc else math.erf, otypes=[np.float64])
     return lambda x: f(x).astype(np.asarray(x).dtype)[()]
 
@@ -149,12 +157,17 @@ for _name, _fn in _FLOAT_FNS.items():
     _fn = _fn or _erf(_name == "erfc")
     MATH.setdefault(_name + "f", (_fn, _F, _F))
     MATH.setdefault(_name, (_fn, _D, _D))
-MATH["fabs"] = (np.abs, _D, _D)
-MATH["abs"] = (np.abs, None, None)
+
+
+def arity(fn: Callable) -> int:
+    """How many arguments a MATH function takes (numpy ufuncs say it as `nin`)."""
+    return getattr(fn, "nin", None) or fn.__code__.co_argcount
 
 
 def math_call(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
     fn, param, result = MATH[name]
+    if len(args) != arity(fn):
+        raise error(node, f"{name} takes {arity(fn)} argument{'s' * (arity(fn) > 1)}")
     values = [comp.rvalue(a) for a in args]
     if not all(isinstance(v.type, C.Num) for v in values):
         raise error(node, f"{name} of a non-number")

@@ -340,6 +340,7 @@ def test_lambdas_reference_parameters_and_hinted_accesses():
     ("int s = cg::reduce(cg::this_thread_block(), 1, cg::plus<int>());",
      "cg::reduce needs a tile"),
     ("switch (threadIdx.x) { case 1: continue; }", "'continue;' outside a loop"),
+    ("float x = sqrtf(1.0f, 2.0f);", "line 4, column 19: sqrtf takes 1 argument"),
 ])
 def test_refusals_are_one_line_with_line_and_column(body, message):
     with pytest.raises(PatternError) as info:
@@ -382,3 +383,12 @@ def test_collectives_of_unknown_data_are_unknown_until_they_decide_an_address():
             "    a[__popc(__ballot_sync(~0u, a[threadIdx.x] > 0))] = 0;\n}")
     assert "line 2, column 7: an address depends on data loaded by 'a[threadIdx.x]'" in \
         str(info.value)
+
+
+def test_remainder_rounds_the_quotient_to_nearest_even():
+    got = elements("""__global__ void k(float* a) {
+        float x = threadIdx.x * 0.5f;
+        a[100 + (int)(remainderf(x, 2.0f) * 4.0f)] = 0;
+    }""", arrays=BIG)
+    xs = [t * 0.5 for t in range(32)]
+    assert got[0][1] == [100 + int((x - 2.0 * round(x / 2.0)) * 4) for x in xs]
