@@ -266,7 +266,7 @@ def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.
         if not C.is_int(width.type):
             raise error(args[3], "a shuffle's width must be an integer")
         if width.const:
-            lanes.check_width(None, True, ir.constant_value(width), width.pos)
+            lanes.check_width(True, ir.constant_value(width), width.pos)
     return tile_shuffle(comp, kind, args[1:3], node, width)
 
 

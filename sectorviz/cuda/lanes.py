@@ -34,7 +34,7 @@ def source_lanes(kind: str, k, width: int) -> tuple[np.ndarray, np.ndarray]:
     """(source lane, valid) per lane of a shuffle of `kind` with operand k (PTX shfl.sync:
     idx reads lane k of the segment, up lane - k, down lane + k, xor lane ^ k)."""
     lane = lane_ids()
-    k = np.asarray(k, dtype=np.int64)
+    k = np.asarray(k).astype(np.int64) & 0xFFFFFFFF  # the 32-bit operand, as PTX reads it
     first = lane & ~(width - 1)
     last = first | (width - 1)
     if kind == "idx":
@@ -45,7 +45,7 @@ def source_lanes(kind: str, k, width: int) -> tuple[np.ndarray, np.ndarray]:
     return src, valid
 
 
-def check_width(run: Run | None, mask, width, pos: tuple[int, int]):
+def check_width(mask, width, pos: tuple[int, int]):
     """A shuffle's width (a number or per-lane values): a power of 2 up to 32."""
     w = np.asarray(width).astype(np.int64)
     bad = (w < 1) | (w > LANES) | ((w & (w - 1)) != 0)
@@ -74,7 +74,7 @@ class Shuffle(Expr):
         unknown = next((x for x in (v, k, width) if isinstance(x, Unknown)), None)
         if unknown is not None:
             return unknown
-        width = check_width(run, mask, width, self.width.pos)
+        width = check_width(mask, width, self.width.pos)
         src, valid = source_lanes(self.kind, full(run, k), width)
         src = np.where(valid, src, lane_ids())
 
