@@ -37,6 +37,7 @@ TILE_SHUFFLES = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor"
 VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
            "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
+CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid"}
 CG_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and", "bit_or": "or",
           "bit_xor": "xor"}
 ATOMICS = {"atomicAdd": 2, "atomicSub": 2, "atomicExch": 2, "atomicMin": 2, "atomicMax": 2,
@@ -337,14 +338,19 @@ def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: No
     return n
 
 
+def cg_name(fn: Node) -> tuple[str, Node | None]:
+    """`cg::f`, `cg::f<N>`, `f`, `f<N>` -> ('f', template argument list or None)."""
+    if fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+    if fn.type in ("template_function", "template_type"):
+        return text(fn.child_by_field_name("name")), fn.child_by_field_name("arguments")
+    return text(fn), None
+
+
 def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
-    """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync -> a node or Group."""
-    name_node = fn.child_by_field_name("name")
-    targs = None
-    if name_node.type == "template_function":
-        targs = name_node.child_by_field_name("arguments")
-        name_node = name_node.child_by_field_name("name")
-    name = text(name_node)
+    """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync (also unqualified,
+    after `using namespace cooperative_groups`) -> a node or Group."""
+    name, targs = cg_name(fn)
     if name == "this_thread_block" and not args:
         return Group(None)
     if name == "tiled_partition":
@@ -368,11 +374,7 @@ def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentRe
     fn = op_node.child_by_field_name({"call_expression": "function",
                                       "compound_literal_expression": "type"}.get(
         op_node.type, "function"))
-    name = fn.child_by_field_name("name") if fn is not None and fn.type == \
-        "qualified_identifier" else None
-    if name is not None and name.type in ("template_function", "template_type"):
-        name = name.child_by_field_name("name")
-    op = CG_OPS.get(text(name)) if name is not None else None
+    op = CG_OPS.get(cg_name(fn)[0]) if fn is not None else None
     if op is None:
         raise error(op_node, "cg::reduce's operation must be cg::plus, cg::less, cg::greater, "
                              "cg::bit_and, cg::bit_or or cg::bit_xor")

@@ -394,3 +394,16 @@ def test_remainder_rounds_the_quotient_to_nearest_even():
     }""", arrays=BIG)
     xs = [t * 0.5 for t in range(32)]
     assert got[0][1] == [100 + int((x - 2.0 * round(x / 2.0)) * 4) for x in xs]
+
+
+def test_cooperative_groups_used_unqualified():
+    got = elements("""#include <cooperative_groups.h>
+    using namespace cooperative_groups;
+    __global__ void k(float* a) {
+        thread_block block = this_thread_block();
+        thread_block_tile<8> tile = tiled_partition<8>(block);
+        sync(block);
+        a[reduce(tile, (int)threadIdx.x, plus<int>()) + 100 * tile.meta_group_rank()] = 0;
+    }""", arrays=BIG)
+    assert got[0][1] == [sum(range(t // 8 * 8, t // 8 * 8 + 8)) + 100 * (t // 8)
+                         for t in range(32)]
