@@ -215,10 +215,17 @@ def call(comp: "Compiler", name: str, args: list[Node], node: Node):
         return math_call(comp, name, args, node)
     if name in ("sincosf", "sincos", "__sincosf"):
         return sincos(comp, name, args, node)
-    if name in SHUFFLES:
-        return shuffle(comp, SHUFFLES[name], args, node)
+    if name in SHUFFLES or name + "_sync" in SHUFFLES:  # the pre-CUDA 9 forms lack the mask
+        return shuffle(comp, SHUFFLES.get(name) or SHUFFLES[name + "_sync"], args, node,
+                       name in SHUFFLES)
     if name in VOTES or name == "__activemask":
         return vote(comp, VOTES.get(name, "active"), args, node)
+    if name + "_sync" in VOTES:
+        if len(args) != 1:
+            raise error(node, f"{name} takes (predicate)")
+        t = C.UINT if name == "__ballot" else C.INT
+        return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
+                          comp_pos(node))
     if name in REDUCES:
         if len(args) != 2:
             raise error(node, f"{name} takes (mask, value)")
@@ -256,19 +263,23 @@ def sincos(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr
     return ir.Comma(s, ir.Comma(c, void(node), C.VOID, c.pos), C.VOID, comp_pos(node))
 
 
-def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.Shuffle:
-    """__shfl*_sync(mask, value, lane[, width]) -> a Shuffle over width-lane segments."""
-    if len(args) not in (3, 4):
-        raise error(node, "a warp shuffle takes (mask, value, lane[, width])")
-    comp.rvalue(args[0])
+def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
+            masked: bool = True) -> lanes.Shuffle:
+    """__shfl*_sync(mask, value, lane[, width]) (or __shfl*(value, lane[, width])) -> a
+    Shuffle over width-lane segments."""
+    if len(args) not in (2 + masked, 3 + masked):
+        raise error(node, "a warp shuffle takes (" + "mask, " * masked + "value, lane[, width])")
+    if masked:
+        comp.rvalue(args[0])
+        args = args[1:]
     width = ir.Const(np.int32(32), C.INT, comp_pos(node))
-    if len(args) == 4:
-        width = comp.rvalue(args[3])
+    if len(args) == 3:
+        width = comp.rvalue(args[2])
         if not C.is_int(width.type):
-            raise error(args[3], "a shuffle's width must be an integer")
+            raise error(args[2], "a shuffle's width must be an integer")
         if width.const:
             lanes.check_width(True, ir.constant_value(width), width.pos)
-    return tile_shuffle(comp, kind, args[1:3], node, width)
+    return tile_shuffle(comp, kind, args[:2], node, width)
 
 
 def tile_shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,

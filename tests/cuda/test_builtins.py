@@ -407,3 +407,15 @@ def test_cooperative_groups_used_unqualified():
     }""", arrays=BIG)
     assert got[0][1] == [sum(range(t // 8 * 8, t // 8 * 8 + 8)) + 100 * (t // 8)
                          for t in range(32)]
+
+
+def test_pre_cuda9_warp_functions_without_a_mask():
+    got = elements("""__global__ void k(float* a) {
+        int x = threadIdx.x * 3 + 1000;
+        a[__shfl_down(x, 2, 8)] = 0;
+        a[__shfl_xor(x, 5)] = 0;
+        a[__popc(__ballot(threadIdx.x % 4 == 0)) + __any(threadIdx.x == 7) * 100] = 0;
+    }""", arrays=BIG)
+    assert got[0][1] == [shuffle_source("down", t, 2, 8) * 3 + 1000 for t in range(32)]
+    assert got[1][1] == [shuffle_source("xor", t, 5, 32) * 3 + 1000 for t in range(32)]
+    assert got[2][1] == [8 + 100] * 32
