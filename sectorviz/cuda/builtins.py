@@ -48,7 +48,7 @@ REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
            ("cudaLaunch", "dynamic parallelism"), ("cudaDeviceSynchronize",
                                                    "dynamic parallelism"),
            ("asm", "inline PTX"), ("__syncthreads_", "block-wide votes"),
-           ("__syncwarp_", "warp votes"), ("__match", "warp match"))
+           ("__syncwarp_", "warp votes"), ("__match_all", "warp match-all"))
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,13 @@ def call(comp: "Compiler", name: str, args: list[Node], node: Node):
         t = C.UINT if name == "__ballot" else C.INT
         return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
                           comp_pos(node))
+    if name == "__match_any_sync":
+        if len(args) != 2:
+            raise error(node, f"{name} takes (mask, value)")
+        value = comp.rvalue(args[1])
+        if not isinstance(value.type, C.Num):
+            raise error(args[1], f"{name} of a {C.name_of(value.type)}")
+        return lanes.Match(comp.rvalue(args[0]), value, C.UINT, comp_pos(node))
     if name in REDUCES:
         if len(args) != 2:
             raise error(node, f"{name} takes (mask, value)")

@@ -320,3 +320,25 @@ class Switch(Stmt):
             if live.any():
                 yield from body.run(run, live)
         run.brk = saved
+
+
+@dataclass
+class Match(Expr):
+    """__match_any_sync(mask, value): in each lane, the lanes (executing, in the mask) whose
+    value equals its own, as a 32-bit mask."""
+
+    member: Expr
+    value: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        m = yield from self.member.ev(run, mask)
+        v = yield from self.value.ev(run, mask)
+        if isinstance(m, Unknown) or isinstance(v, Unknown):
+            return m if isinstance(m, Unknown) else v
+        on = members(run, full(run, mask), m)
+        v = full(run, v)
+        same = (v[:, :, None] == v[:, None, :]) & on[:, None, :]
+        weights = np.left_shift(np.uint64(1), lane_ids().astype(np.uint64))
+        return convert((same.astype(np.uint64) * weights).sum(axis=2), self.type)
