@@ -20,6 +20,7 @@ from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
+from .shared_stats import SharedCounter, SharedInstructionStats, SharedStats
 from .unique import SectorSet
 
 CHUNK_LANES = 2**18  # lanes per chunk at the default memory cap (see chunk_lanes)
@@ -118,10 +119,12 @@ class Analysis:
     per_warp_requests: np.ndarray | None = field(default=None, compare=False)
     warps_done: int | None = field(default=None, compare=False)  # set while a run is partial
     constant: tuple[ConstantStats, ...] = ()
+    shared: tuple[SharedInstructionStats, ...] = ()  # set once the run is complete
+    shared_totals: SharedStats | None = None
 
     def to_json(self) -> dict:
         """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
-        `constant` (reads of __constant__ arrays)."""
+        `constant` (reads of __constant__ arrays); `shared` and `shared_totals` (banks)."""
         return {
             "pattern": self.pattern_name,
             "sector_bytes": self.sector_bytes,
@@ -131,6 +134,8 @@ class Analysis:
             "totals": asdict(self.totals),
             "boundaries": [asdict(b) for b in self.boundaries],
             "constant": [asdict(c) for c in self.constant],
+            "shared": [asdict(s) for s in self.shared],
+            "shared_totals": None if self.shared_totals is None else asdict(self.shared_totals),
         }
 
 
@@ -295,13 +300,15 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     lanes = chunk_lanes(budget.memory)
-    chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
+    shared = SharedCounter(kernel, lanes // WARP_SIZE)  # shared accesses run lane by lane
+    all_closed = len(plans) == n and not shared.instructions
+    chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     for lo, hi in warp_chunks(kernel.warps, chunk):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
-        steps = ((k, None) for k in range(n)) if len(plans) == n else (
-            kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
+        steps = ((k, None) for k in range(n)) if all_closed else \
+            shared.global_steps(lo, hi, plans)
         for k, batch in steps:
             if batch is None:
                 budget.charge((hi - lo) * WARP_UNITS, "this access", plans[k].place)
@@ -314,7 +321,8 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if partial is not None and hi < kernel.warps:
             partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
                                             per_requests, hi))
-    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps)
+    return shared.added_to(_analysis(pattern, kernel, accs, seen, per_sectors, per_requests,
+                                     kernel.warps))
 
 
 def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],

@@ -38,6 +38,7 @@ MAX_VALUE_ELEMENTS = 2**27  # readable arrays are materialised: 1 GiB of int64 a
 VALUE_CHUNK = 2**20  # elements of values.expr evaluated at once
 MAX_THREADS = 2**34  # a launch beyond this would take hours to stream
 CUDA_MALLOC_ALIGN = 256
+SHARED_ALIGN = 16  # bytes; a pattern's shared arrays start at multiples of this
 MAX_ADDRESS = 2**63 - 1  # byte addresses are int64
 
 
@@ -292,11 +293,12 @@ class Launch:
         self.blocks = self.grid[0] * self.grid[1] * self.grid[2]
         self.warps = self.blocks * self.warps_per_block
         self.arrays: dict[str, ResolvedArray] = {}
-        next_free = 0
+        next_free = {"global": 0, "shared": 0}  # shared arrays: offsets in a block's memory
         for spec in pattern.arrays if arrays is None else arrays:
-            arr = _resolve_array(spec, self.params, next_free)
+            arr = _resolve_array(spec, self.params, next_free[spec.space])
             self.arrays[spec.name] = arr
-            next_free = -(-arr.end // CUDA_MALLOC_ALIGN) * CUDA_MALLOC_ALIGN
+            align = SHARED_ALIGN if spec.space == "shared" else CUDA_MALLOC_ALIGN
+            next_free[spec.space] = -(-arr.end // align) * align
 
     def _check_launch(self) -> None:
         for key, dims, limits in (("grid", self.grid, MAX_GRID), ("block", self.block, MAX_BLOCK)):
@@ -341,14 +343,21 @@ class Launch:
 
 
 class Kernel(Launch):
-    """A pattern-file kernel: its `accesses` are the instructions, run by `trace`."""
+    """A pattern-file kernel: its accesses to global arrays are the `instructions`, run by
+    `trace`; those to shared arrays are the `shared_instructions`; `events` runs both."""
 
     def __init__(self, pattern: Pattern):
         super().__init__(pattern)
         self.lets = pattern.lets
-        self.instructions = tuple(
-            Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
-            for a in pattern.accesses)
+        # access index -> (space, index among that space's instructions)
+        self.spaces: list[tuple[str, int]] = []
+        found: dict[str, list[Instruction]] = {"global": [], "shared": []}
+        for a in pattern.accesses:
+            spec = self.arrays[a.array].spec
+            self.spaces.append((spec.space, len(found[spec.space])))
+            found[spec.space].append(Instruction(a.name, a.op, a.array, spec.elem_bytes))
+        self.instructions = tuple(found["global"])
+        self.shared_instructions = tuple(found["shared"])
 
     def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
         """(units of work a run over `warps` warps takes at least, what asks for them): each
@@ -356,8 +365,8 @@ class Kernel(Launch):
         trips of its loops whose bounds are constants; a loop whose bounds vary counts once
         here, and is sized (and refused) where it starts."""
         units, parts = 0, []
-        for k, access in enumerate(self.pattern.accesses):
-            if k in closed:
+        for access, (space, k) in zip(self.pattern.accesses, self.spaces):
+            if space == "global" and k in closed:
                 units += warps * WARP_UNITS
                 continue
             trips = 1
@@ -373,31 +382,41 @@ class Kernel(Launch):
         """Accesses whose addresses are affine in the thread coordinates -> their plans, which
         the analysis counts per warp instead of per lane (see affine.py)."""
         from .affine import plan_access
-        plans = {k: plan_access(self, k) for k in range(len(self.instructions))}
+        plans = {k: plan_access(self, a) for a, (space, k) in enumerate(self.spaces)
+                 if space == "global"}
         return {k: plan for k, plan in plans.items() if plan is not None}
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None,
               skip: Collection[int] = ()) -> Iterator[tuple[int, Batch | None]]:
-        """Every (instruction index, execution) of warps [lo, hi), in program order; each loop
-        iteration of an access is one more execution. An instruction in `skip` yields
-        (index, None) once instead, where the caller counts it by other means. Each execution
-        is charged to the open work budget: its lanes and BATCH_UNITS."""
+        """Every (global instruction index, execution) of warps [lo, hi), in program order;
+        each loop iteration of an access is one more execution. An instruction in `skip`
+        yields (index, None) once instead, where the caller counts it by other means."""
+        for space, k, batch in self.events(lo, hi, threads, skip):
+            if space == "global":
+                yield k, batch
+
+    def events(self, lo: int, hi: int, threads: Threads | None = None,
+               skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
+        """Every (space, instruction index in that space, execution) of warps [lo, hi), in
+        program order; shared addresses are byte offsets in the block's shared memory. A
+        global instruction in `skip` yields once with None. Each execution is charged to the
+        open work budget: its lanes and BATCH_UNITS."""
         budget = current()
         threads = threads or self.threads(lo, hi)
         scope = ThreadScope(self, threads)
         running = threads.valid
         if self.pattern.guard is not None:
             running = running & truth_at(self.pattern.guard, scope, running)
-        for k, access in enumerate(self.pattern.accesses):
-            if k in skip:
-                yield k, None  # the caller counts it here, keeping program order
+        for access, (space, k) in zip(self.pattern.accesses, self.spaces):
+            if space == "global" and k in skip:
+                yield space, k, None  # the caller counts it here, keeping program order
                 continue
             mask = running
             if access.guard is not None:
                 mask = mask & truth_at(access.guard, scope, mask)
             for batch in self._loop_executions(access, 0, scope, mask, budget):
                 budget.charge(mask.size + BATCH_UNITS, "this access", access.place)
-                yield k, batch
+                yield space, k, batch
 
     def _loop_executions(self, access: Access, depth: int, scope: "ThreadScope",
                          mask: np.ndarray, budget: Budget) -> Iterator[Batch]:

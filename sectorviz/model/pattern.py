@@ -42,7 +42,9 @@ TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arra
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
 MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
-ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values"}
+ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values",
+              "space"}
+SPACES = ("global", "shared")
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
 LOOP_KEYS = {"var", "start", "stop", "step"}
 BUILTIN_NAMES = {f"{v}.{a}" for v in BUILTIN_VECTORS for a in "xyz"} | {"warpSize"}
@@ -101,6 +103,7 @@ class ArraySpec:
     base: int | None
     offset_bytes: int
     values: dict | None
+    space: str = "global"  # "shared": per block, addresses are offsets in its shared memory
 
 
 @dataclass(frozen=True)
@@ -298,6 +301,12 @@ def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> Arr
     base = obj.get("base")
     if base is not None:
         base = _int(base, f"{place}.base", low=0)
+    space = obj.get("space", "global")
+    if space not in SPACES:
+        raise PatternError(f"{place}.space", f"expected 'global' or 'shared', got {space!r}")
+    if space == "shared" and dtype_optional:
+        raise PatternError(f"{place}.space", "a CUDA kernel's shared arrays are its "
+                                             "__shared__ variables, declared in its source")
     return ArraySpec(
         name=name, dtype=dtype, elem_bytes=elem_bytes,
         length=expression(obj["length"], f"{place}.length") if "length" in obj else None,
@@ -305,7 +314,7 @@ def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> Arr
         ld=expression(obj["ld"], f"{place}.ld") if "ld" in obj else None,
         base=base, offset_bytes=_int(obj.get("offset_bytes", 0), f"{place}.offset_bytes", low=0),
         values=_values(obj["values"], f"{place}.values") if "values" in obj else None,
-    )
+        space=space)
 
 
 def _loop(obj: Any, place: str, taken: dict[str, str]) -> Loop:

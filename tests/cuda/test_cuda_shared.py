@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from cuda_helpers import kernel_pattern
-from sectorviz.cuda.shared import bank_wavefronts, shared_analysis
+from sectorviz.cuda.shared import shared_analysis
+from sectorviz.model.banks import bank_rows
 from sectorviz.model import load_pattern
 from sectorviz.paths import examples_dir
 
@@ -14,7 +15,7 @@ EXAMPLES = examples_dir()
 
 
 def waves(code: str, **kw):
-    return [(s.source, s.requests, s.wavefronts, s.bank_conflicts, s.max_ways)
+    return [(s.source, s.requests, s.wavefronts, s.bank_conflicts, s.max)
             for s in shared_analysis(kernel_pattern(code, **kw))]
 
 
@@ -65,6 +66,6 @@ def test_pattern_files_have_no_shared_instructions():
 def test_bank_wavefronts_of_one_row():
     lanes = np.arange(32, dtype=np.int64)[None, :]
     active = np.ones((1, 32), dtype=bool)
-    assert bank_wavefronts(lanes * 128, 4, active)[0].tolist() == [32]
-    w, ideal = bank_wavefronts(lanes * 16, 16, active)
-    assert (w.tolist(), ideal.tolist()) == ([4], [4])
+    assert bank_rows(lanes * 128, 4, active).wavefronts.tolist() == [32]
+    rows = bank_rows(lanes * 16, 16, active)
+    assert (rows.wavefronts.tolist(), rows.ideal.tolist(), rows.ways.tolist()) == ([4], [4], [1])

@@ -1,0 +1,146 @@
+"""Shared-memory accounting per instruction, counted alongside the global pass.
+
+Units: one request per warp execution of a shared instruction with an active lane; wavefronts
+and ideal wavefronts as banks.py defines them, summed over requests; `min`, `max` and `mode`
+are of the requests' n-way conflicts (the worst phase's wavefronts: 1 is conflict-free).
+A front end's kernel yields ("shared", k, Batch) events, Batch addresses being byte offsets in
+the block's shared memory; global events pass through to the sector accounting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Collection, Iterator
+
+import numpy as np
+
+from .banks import bank_rows
+from .kernel import Batch
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+
+@dataclass(frozen=True)
+class SharedStats:
+    """Bank accounting of one shared instruction (or of all of them, for the totals)."""
+
+    requests: int
+    active_lanes: int
+    wavefronts: int
+    ideal_wavefronts: int
+    bank_conflicts: int  # wavefronts - ideal_wavefronts
+    wavefronts_per_request: float
+    min: int  # n-way of the best request
+    max: int  # n-way of the worst request
+    mode: int  # the most common n-way
+
+
+@dataclass(frozen=True)
+class SharedInstructionStats(SharedStats):
+    name: str = ""
+    op: str = ""
+    array: str = ""
+    width: int = 0
+    line: int | None = None
+    column: int | None = None
+    source: str | None = None
+
+
+class _Sums:
+    """Running sums of one shared instruction: requests, lanes, wavefronts, ideal, n-ways."""
+
+    def __init__(self) -> None:
+        self.requests = self.active_lanes = self.wavefronts = self.ideal = 0
+        self.ways = np.zeros(1, dtype=np.int64)
+
+    def add(self, batch: Batch, width: int) -> None:
+        requested = batch.active.any(axis=1)
+        if not requested.any():
+            return
+        active = batch.active[requested]
+        address = np.broadcast_to(batch.address, batch.active.shape)[requested]
+        rows = bank_rows(address, width, active)
+        self.requests += int(requested.sum())
+        self.active_lanes += int(active.sum())
+        self.wavefronts += int(rows.wavefronts.sum())
+        self.ideal += int(rows.ideal.sum())
+        self.merge_ways(np.bincount(rows.ways))
+
+    def merge_ways(self, counts: np.ndarray) -> None:
+        if len(counts) > len(self.ways):
+            counts = counts.copy()
+            counts[: len(self.ways)] += self.ways
+            self.ways = counts
+        else:
+            self.ways[: len(counts)] += counts
+
+    def stats(self) -> SharedStats:
+        seen = np.nonzero(self.ways)[0]
+        return SharedStats(
+            requests=self.requests, active_lanes=self.active_lanes, wavefronts=self.wavefronts,
+            ideal_wavefronts=self.ideal, bank_conflicts=self.wavefronts - self.ideal,
+            wavefronts_per_request=self.wavefronts / self.requests if self.requests else 0.0,
+            min=int(seen[0]) if len(seen) else 0, max=int(seen[-1]) if len(seen) else 0,
+            mode=int(np.argmax(self.ways)) if len(seen) else 0)
+
+
+class SharedCounter:
+    """The shared instructions of a kernel, counted over the warps the analysis streams.
+
+    `global_steps(lo, hi)` runs the kernel's events of warps [lo, hi) once, counting the
+    shared ones and yielding the global ones; warps the analysis counted by other means (a
+    front end's closed forms) are run here for their shared accesses before the totals are
+    read, `chunk` warps at a time, so the figures are exact either way.
+    """
+
+    def __init__(self, kernel, chunk: int):
+        self.kernel = kernel
+        self.instructions = tuple(getattr(kernel, "shared_instructions", ()))
+        self.chunk = max(1, chunk)
+        self.done = 0  # warps [0, done) are counted
+        self._sums = [_Sums() for _ in self.instructions]
+
+    def global_steps(self, lo: int, hi: int, skip: Collection[int] = ()
+                     ) -> Iterator[tuple[int, Batch | None]]:
+        """The kernel's global (instruction index, execution) of warps [lo, hi), in program
+        order (an index in `skip` once, with None), its shared executions counted here."""
+        self._catch_up(lo)
+        events = self.kernel.events(lo, hi, skip=skip) if skip else self.kernel.events(lo, hi)
+        for space, k, batch in events:
+            if space == "shared":
+                self._sums[k].add(batch, self.instructions[k].width)
+            elif space == "global":
+                yield k, batch
+        self.done = hi
+
+    def _catch_up(self, hi: int) -> None:
+        """Count the shared accesses of warps [done, hi) that no global pass ran."""
+        if not self.instructions:
+            self.done = max(self.done, hi)
+        while self.done < hi:
+            top = min(hi, self.done + self.chunk)
+            for space, k, batch in self.kernel.events(self.done, top):
+                if space == "shared":
+                    self._sums[k].add(batch, self.instructions[k].width)
+            self.done = top
+
+    def added_to(self, analysis: "Analysis") -> "Analysis":
+        """`analysis` of the whole launch with its shared instructions and totals."""
+        self._catch_up(analysis.warps)
+        listing = tuple(
+            SharedInstructionStats(**asdict(s.stats()), name=ins.name, op=ins.op,
+                                   array=ins.array, width=ins.width, line=ins.line,
+                                   column=ins.column, source=ins.source)
+            for s, ins in zip(self._sums, self.instructions))
+        return replace(analysis, shared=listing, shared_totals=self.totals())
+
+    def totals(self) -> SharedStats:
+        total = _Sums()
+        for s in self._sums:
+            total.requests += s.requests
+            total.active_lanes += s.active_lanes
+            total.wavefronts += s.wavefronts
+            total.ideal += s.ideal
+            total.merge_ways(s.ways)
+        return total.stats()
