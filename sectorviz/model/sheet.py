@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from .analysis import Analysis, ConstantStats, Stats
+from .banks import LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS
+from .shared_stats import SharedStats
 
 COLUMNS = ("instruction", "op", "width B", "requests", "logical B", "sectors", "sector B",
            "ideal", "excess", "sectors/req", "min", "max", "mode", "useful %")
@@ -66,6 +68,39 @@ def aligned_table(rows: list[list[str]]) -> str:
     return "\n".join(fmt(r) for r in rows)
 
 
+SHARED_COLUMNS = ("instruction", "op", "width B", "requests", "wavefronts", "ideal",
+                  "conflicts", "wavefronts/req", "min", "max", "mode")
+SHARED_MODEL = (
+    "32 banks of 4 bytes, bank = (byte address / 4) mod 32, as NVIDIA documents for compute "
+    "capability 5.0 and later; lanes using one 4-byte word are served together (broadcast; of "
+    "stores, one wins). 1-, 2- and 4-byte accesses are one phase of 32 lanes, 8-byte two of 16 "
+    "lanes, 16-byte four of 8 lanes (the common measured behaviour); a phase takes as many "
+    "wavefronts as the most distinct words one bank serves, ideally 1. min/max/mode: n-way "
+    "conflict per request (its worst phase's wavefronts)")
+SHARED_METRICS = (f"wavefronts: {LOAD_WAVEFRONTS} (loads), {STORE_WAVEFRONTS} (stores); "
+                  f"conflicts: {LOAD_CONFLICTS}, {STORE_CONFLICTS}, a counter that can also "
+                  "include stalls from other arbitration, so it may read higher than "
+                  "wavefronts - ideal")
+
+
+def _shared_cells(name: str, op: str, width: str, s: SharedStats) -> list[str]:
+    return [name, op, width, f"{s.requests:,}", f"{s.wavefronts:,}", f"{s.ideal_wavefronts:,}",
+            f"{s.bank_conflicts:,}", f"{s.wavefronts_per_request:.2f}", str(s.min), str(s.max),
+            str(s.mode)]
+
+
+def shared_lines(analysis: Analysis) -> list[str]:
+    """The shared-memory section of the report: a table of bank wavefronts per shared
+    instruction and their totals, the bank model, and the metrics that measure it."""
+    if not analysis.shared:
+        return []
+    rows = [list(SHARED_COLUMNS)]
+    rows += [_shared_cells(s.name, s.op, str(s.width), s) for s in analysis.shared]
+    rows.append(_shared_cells("total", "", "", analysis.shared_totals))
+    return ["", "Shared memory: bank wavefronts per warp request (per block; not global sectors):",
+            aligned_table(rows), f"  assumes {SHARED_MODEL}", f"  measured by {SHARED_METRICS}"]
+
+
 def report_text(analysis: Analysis) -> str:
     """The accounting sheet of `sectorviz report`: table, totals in units, named boundaries."""
     t = analysis.totals
@@ -80,6 +115,7 @@ def report_text(analysis: Analysis) -> str:
         f"logical bytes {readable_bytes(t.logical_bytes)}; sector demand "
         f"{readable_bytes(t.sectors * t.sector_bytes)} ({t.sectors:,} sectors); "
         f"useful {100 * t.useful_fraction:.1f}%; unique sectors {t.unique_sectors:,}",
+        *shared_lines(analysis),
         "",
         "Traffic at named boundaries (request-side demand is not a DRAM measurement):",
     ]
