@@ -1,0 +1,81 @@
+"""The bank model (model/banks.py) against a per-lane reference written from the rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sectorviz.model.banks import bank_rows, phase_lanes
+
+
+def reference(address: list[int], width: int, active: list[bool]) -> tuple[int, int, int]:
+    """One request -> (wavefronts, ideal, n-way), lane by lane: phases of 32, 16 or 8 lanes
+    by width; per phase, each bank's set of distinct 4-byte words; a phase with an active lane
+    takes max(words per bank) wavefronts and ideally ceil(distinct words / 32)."""
+    lanes = 32 if width <= 4 else 16 if width <= 8 else 8
+    waves = ideal = ways = 0
+    for first in range(0, 32, lanes):
+        banks: dict[int, set[int]] = {}
+        for lane in range(first, first + lanes):
+            if active[lane]:
+                for byte in range(address[lane], address[lane] + width):
+                    banks.setdefault(byte // 4 % 32, set()).add(byte // 4)
+        if banks:
+            most = max(len(words) for words in banks.values())
+            waves += most
+            ways = max(ways, most)
+            ideal += -(-len(set().union(*banks.values())) // 32)
+    return waves, ideal, ways
+
+
+def check(rows: list[list[int]], width: int, active: list[list[bool]]) -> None:
+    got = bank_rows(np.array(rows, dtype=np.int64), width, np.array(active, dtype=bool))
+    want = [reference(r, width, a) for r, a in zip(rows, active)]
+    assert list(zip(got.wavefronts.tolist(), got.ideal.tolist(), got.ways.tolist())) == want
+
+
+WIDTHS = st.sampled_from([1, 2, 3, 4, 6, 8, 12, 16, 24, 32])
+
+
+@settings(max_examples=150, deadline=None)
+@given(width=WIDTHS, data=st.data())
+def test_bank_rows_match_the_per_lane_reference(width, data):
+    n = data.draw(st.integers(1, 3))
+    # small address ranges, so that lanes share words and banks often
+    top = data.draw(st.sampled_from([64, 512, 8192]))
+    rows = [data.draw(st.lists(st.integers(0, top), min_size=32, max_size=32)) for _ in range(n)]
+    active = [data.draw(st.lists(st.booleans(), min_size=32, max_size=32)) for _ in range(n)]
+    check(rows, width, active)
+
+
+@settings(max_examples=100, deadline=None)
+@given(width=st.sampled_from([1, 2, 4, 8, 16]), stride=st.integers(0, 40),
+       start=st.integers(0, 64), active=st.lists(st.booleans(), min_size=32, max_size=32))
+def test_strided_rows_match_the_reference(width, stride, start, active):
+    check([[start + stride * width * lane for lane in range(32)]], width, [active])
+
+
+@pytest.mark.parametrize("width, stride_words, wavefronts, ideal, ways", [
+    (4, 1, 1, 1, 1), (4, 2, 2, 1, 2), (4, 3, 1, 1, 1), (4, 32, 32, 1, 32), (4, 0, 1, 1, 1),
+    (8, 2, 2, 2, 1), (8, 4, 4, 2, 2), (16, 4, 4, 4, 1), (16, 8, 8, 4, 2), (1, 0, 1, 1, 1),
+])
+def test_canonical_rows(width, stride_words, wavefronts, ideal, ways):
+    """Stride 1 and 3 words conflict-free, 2 two-way, 32 (a column of tile[32][32]) 32-way,
+    0 a broadcast; 8- and 16-byte lanes ideally take 2 and 4 wavefronts."""
+    address = np.arange(32, dtype=np.int64)[None, :] * 4 * stride_words
+    rows = bank_rows(address, width, np.ones((1, 32), dtype=bool))
+    assert (rows.wavefronts[0], rows.ideal[0], rows.ways[0]) == (wavefronts, ideal, ways)
+
+
+def test_inactive_phases_take_no_wavefront():
+    active = np.zeros((2, 32), dtype=bool)
+    active[0, 20] = True  # one lane of the second half-warp
+    rows = bank_rows(np.zeros((2, 32), dtype=np.int64), 8, active)
+    assert (rows.wavefronts.tolist(), rows.ideal.tolist(), rows.ways.tolist()) == (
+        [1, 0], [1, 0], [1, 0])
+
+
+def test_phase_lanes():
+    assert [phase_lanes(w) for w in (1, 2, 4, 8, 12, 16, 32)] == [32, 32, 32, 16, 8, 8, 8]
