@@ -872,7 +872,7 @@ class Compiler(StructCompiler):
         return lanes.Local(ref.array.slot, ref.index, n, ref.type, ref.array.name, pos(node))
 
     def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
-        if isinstance(mem.type, C.Struct):
+        if isinstance(mem.type, C.Struct) or (isinstance(mem.type, C.Vec) and mem.type.n == 3):
             return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
