@@ -304,6 +304,8 @@ class Launch:
         return {name: _values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
 
+    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
+
     def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
         """(units of work a run over `warps` warps takes at least, what asks for them): every
         lane runs the kernel at least once."""

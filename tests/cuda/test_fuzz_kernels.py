@@ -173,10 +173,12 @@ def generated_kernels(draw) -> str:
     body = " ".join(draw(statements(draw(st.integers(0, 3)))) for _ in range(draw(
         st.integers(1, 4))))
     uses = " ".join(f"s += {c};" for c in calls)
+    variables = " ".join(f"int v{k} = i * {k};" for k in range(draw(st.sampled_from(
+        [0, 10, 3000]))))
     code = (f"{prelude}\n__global__ void k(float* a, int n) {{\n  int i = threadIdx.x;\n"
-            f"  int s = 0;\n  {uses}\n  {body}\n  a[(s + i) & 1023] = 1;\n}}\n")
+            f"  int s = 0;\n  {variables}\n  {uses}\n  {body}\n  a[(s + i) & 1023] = 1;\n}}\n")
     doc = {"format": "sectorviz.pattern/1", "name": "fuzzed",
-           "launch": {"grid": [draw(st.sampled_from([1, 3]))],
+           "launch": {"grid": [draw(st.sampled_from([1, 3, 4096]))],
                       "block": [draw(st.sampled_from([32, 48, 256]))]},
            "params": {"n": 100},
            "arrays": {"a": {"dtype": "float32", "length": 1024,
