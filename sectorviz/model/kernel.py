@@ -274,6 +274,8 @@ class Launch:
     placement (byte addresses), readable values, thread coordinates of any warp range. The
     base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
 
+    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
+
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
         self.pattern = pattern
@@ -312,8 +314,6 @@ class Launch:
         """Readable arrays -> their element values (built on first use)."""
         return {name: _values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
-
-    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
 
     def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
         """(units of work a run over `warps` warps takes at least, what asks for them): every
