@@ -33,7 +33,7 @@ CONSTANT_ALIGN = 16
 OP_ORDER = {"load": 0, "store": 2}  # atomics (atom, red) between
 LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may spill "
                 "dynamically indexed ones to local memory, which is not modelled")
-MAX_COMPILED_NODES = 2**18  # syntax nodes compiled, device functions and macros expanded
+MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
 INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 
