@@ -9,6 +9,7 @@ not know is a PatternError at `line L`, with the column.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Iterator
@@ -25,6 +26,7 @@ from .builtins import GROUP_NAMESPACES, Group
 from .conversions import CONVERSIONS, conversion
 from .source import (MAX_NESTING, Function, Node, Unit, alias_names, check_syntax,
                      declared_name, error, text)
+from .structs import StructCompiler, _Static
 from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
@@ -54,6 +56,10 @@ class Shared:
     name: str
     type: C.CType
     address: int
+
+
+class _Widened(Exception):
+    """A pointer variable points into more arrays than its type says: compile again."""
 
 
 @dataclass
@@ -91,6 +97,8 @@ class Frame:
     name: str
     result: int
     type: C.CType
+    this: object = None  # a member function's object (Var, ir.Part or ir.Memory)
+    ref: bool = False  # returns a reference (`return *this;`)
 
 
 @dataclass
@@ -182,7 +190,7 @@ def literal(node: Node) -> ir.Const:
     raise error(node, f"the number {raw!r} does not fit 64 bits")
 
 
-class Compiler:
+class Compiler(StructCompiler):
     """Compiles one kernel of a Unit for a launch whose arrays and params are resolved."""
 
     def __init__(self, unit: Unit, arrays: dict[str, ResolvedArray], params: dict[str, int]):
@@ -206,10 +214,34 @@ class Compiler:
         self._expanding: set[str] = set()
         self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
         self.depth = 0  # statements and expressions being compiled, one inside the other
+        self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
 
     # ------------------------------------------------------------ entry
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
+        """The compiled kernel. A pointer variable set to point into another array than its
+        first value's widens its type to both; compiling starts over until none widens."""
+        given = ("unit", "arrays", "params")
+        start = {k: v if k in given else copy.deepcopy(v) for k, v in vars(self).items()}
+        while True:
+            try:
+                return self._kernel_once(fn, pattern_arrays)
+            except _Widened:
+                widened = self.widened
+                self.__dict__.update({k: v if k in given else copy.deepcopy(v)
+                                      for k, v in start.items()})
+                self.widened = widened
+
+    def widen_known(self, var: Var) -> None:
+        """A pointer variable's type with the arrays it was found to point into later."""
+        if isinstance(var.type, C.Pointer) and var.slot in self.widened:
+            var.type = self.joined(var.type, self.widened[var.slot])
+
+    def joined(self, t: C.Pointer, root: str) -> C.Pointer:
+        names = list(self.arrays) + list(self.shared)
+        return C.Pointer(t.to, t.space, C.join_roots(t.root, root, names))
+
+    def _kernel_once(self, fn: Function, pattern_arrays: list[str]) -> Program:
         self.scopes = [dict(fn.bindings)]
         inits = []
         seen = set()
@@ -225,6 +257,7 @@ class Compiler:
             else:
                 inits.append((slot, self.param_value(p, name, t)))
             self.scopes[0][name] = Var(slot, t, name)
+            self.widen_known(self.scopes[0][name])
         for name in pattern_arrays:
             if name not in seen and name not in self.unit_constants():
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
@@ -346,6 +379,11 @@ class Compiler:
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
+        elif kind in ("struct_specifier", "class_specifier"):
+            return self.struct_type(node)
+        elif kind == "template_type" and text(node.child_by_field_name("name")) in \
+                self.unit.struct_templates:
+            return self.struct_type(node)
         elif kind == "primitive_type":
             name = text(node)
         elif kind == "type_identifier":
@@ -371,6 +409,8 @@ class Compiler:
         for scope in reversed(self.scopes):
             if isinstance(scope.get(name), TypeName):
                 return scope[name].type
+        if name in self.unit.structs:
+            return self.struct_type(node)
         if name in self.unit.types:
             with templates.file_scope(self):
                 return templates.alias_type(self, self.unit.types[name], name)
@@ -413,7 +453,7 @@ class Compiler:
                 t = C.Pointer(t, "", "")
             elif kind in ("array_declarator", "abstract_array_declarator"):
                 sizes.append(decl)
-            elif kind == "identifier":
+            elif kind in ("identifier", "field_identifier"):
                 name = text(decl)
                 break
             elif kind == "reference_declarator":  # bound by `reference`
@@ -488,7 +528,8 @@ class Compiler:
             return ir.Leave("brk" if kind == "break_statement" else "cont")
         if kind == "return_statement":
             return self.return_(node)
-        if kind in ("comment", "preproc_def", "preproc_function_def") or (
+        if kind in ("comment", "static_assert_declaration", "preproc_def",
+                    "preproc_function_def") or (
                 kind == "preproc_call" and text(node.child_by_field_name("directive")) in (
                 "#pragma", "#undef")):
             return None  # macros were collected by the Unit, in source order
@@ -612,9 +653,16 @@ class Compiler:
         frame = self.frames[-1]
         if value is None:
             return ir.Leave("ret")
+        if frame.ref:
+            if text(value) != "*this" or frame.this is None:
+                raise error(value, "a function returning a reference with more than "
+                                   "`return e;` must return *this")
+            return ir.Leave("ret")
         e = self.rvalue(value)
         if frame.type is C.AUTO or isinstance(frame.type, C.Pointer) and not frame.type.root:
             frame.type = e.type
+        elif isinstance(frame.type, C.Pointer) and isinstance(e.type, C.Pointer):
+            frame.type = self.joined(frame.type, e.type.root)
         return ir.Leave("ret", self.converted(e, frame.type, value), frame.result)
 
     def declaration(self, node: Node) -> ir.Block:
@@ -639,7 +687,10 @@ class Compiler:
                 out.extend(self.reference(name, init, decl))
                 continue
             value = None
-            if init is not None:
+            if init is not None and init.type in ("initializer_list", "argument_list") and \
+                    isinstance(t, C.Struct | C.Vec):
+                value = self.construct(t, init)
+            elif init is not None:
                 if init.type == "lambda_expression" and t is C.AUTO:
                     self.scopes[-1][name] = Lambda(init, name, list(self.scopes))
                     continue
@@ -665,8 +716,11 @@ class Compiler:
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
+            self.widen_known(var)
             self.scopes[-1][name] = var
             out.append(ir.Declare(var.slot, value, name))
+            if value is None and self.default_construct(var, decl) is not None:
+                out.append(ir.Eval(self.default_construct(var, decl)))
         return ir.Block(out)
 
     def local_array(self, decl: Node, name: str, t: C.Array,
@@ -798,6 +852,11 @@ class Compiler:
             return ir.Load(x, x.type, pos(node))
         if isinstance(x, Group):
             return ir.Const(0, C.GROUP, pos(node))
+        if isinstance(x, ir.Part):
+            if isinstance(x.type, C.Array):
+                raise error(node, f"the address of the local array '{text(node)}' is outside "
+                                  "the subset")
+            return ir.PartRead(x, x.type, pos(node))
         if isinstance(x, LocalRef):
             if isinstance(x.type, C.Array):
                 raise error(node, f"the per-thread array '{x.array.name}' used as a pointer: "
@@ -812,7 +871,9 @@ class Compiler:
         n = ref.array.type.size // ref.array.elem.size
         return lanes.Local(ref.array.slot, ref.index, n, ref.type, ref.array.name, pos(node))
 
-    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site:
+    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
+        if isinstance(mem.type, C.Struct):
+            return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
         line, col = pos(node)
@@ -874,6 +935,8 @@ class Compiler:
         for scope in reversed(self.scopes):
             if name in scope:
                 sym = scope[name]
+                if isinstance(sym, _Static):
+                    return self.static_member(sym, node)
                 if isinstance(sym, TypeName):
                     raise error(node, f"{name!r} is a type, not a value")
                 if isinstance(sym, LocalArray):
@@ -997,6 +1060,8 @@ class Compiler:
             if fname not in ("x", "y", "z"):
                 raise error(node, f"{text(arg)} has fields x, y, z")
             return ir.Builtin(f"{text(arg)}.{fname}", C.UINT, pos(node))
+        if arg.type == "this":
+            return self.member(self.this_object(arg), fname, node)
         base = self.expr(arg)
         if op == "->":
             p = self.value_of(base, arg)
@@ -1004,6 +1069,8 @@ class Compiler:
                 raise error(node, "'->' needs a pointer")
             base = ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
         t = base.type if not isinstance(base, Group) else C.GROUP
+        if isinstance(t, C.Struct) or isinstance(base, Var | ir.Part):
+            return self.member(base, fname, node)
         if not isinstance(t, C.Vec) or fname not in C.FIELDS[:t.n]:
             raise error(node, f"field '{fname}' of {C.name_of(t)} is outside the subset")
         i = C.FIELDS.index(fname)
@@ -1016,7 +1083,10 @@ class Compiler:
         return ir.Field(base, i, t.base, pos(node))
 
     def shadowed(self, node: Node) -> bool:
-        return any(text(node) in s for s in self.scopes)
+        return self.shadowed_name(text(node))
+
+    def shadowed_name(self, name: str) -> bool:
+        return any(name in s for s in self.scopes)
 
     def x_subscript_expression(self, node):
         indices = node.child_by_field_name("indices")
@@ -1024,6 +1094,10 @@ class Compiler:
         if len(items) != 1:
             raise error(indices, "a subscript needs exactly one index")
         found = self.expr(node.child_by_field_name("argument"))
+        if isinstance(found, Var | ir.Part) and isinstance(found.type, C.Array):
+            return self.element(found, self.rvalue(items[0]), node)
+        if isinstance(getattr(found, "type", None), C.Struct):
+            return self.operator("[]", found, items, node)
         index = self.rvalue(items[0])
         if isinstance(found, LocalRef) and isinstance(found.type, C.Array):
             if not C.is_int(index.type):
@@ -1054,6 +1128,8 @@ class Compiler:
 
     def x_pointer_expression(self, node):
         arg = node.child_by_field_name("argument")
+        if arg.type == "this" and node.child_by_field_name("operator").type == "*":
+            return self.this_object(arg)
         if node.child_by_field_name("operator").type == "*":
             return self.deref(self.rvalue(arg), node)
         target = self.expr(arg)
@@ -1068,7 +1144,10 @@ class Compiler:
         if op in ("&&", "||"):
             return self.fold(ir.Logic(op, self.condition(left), self.condition(right), C.INT,
                                       pos(node)))
-        return self.binary(op, self.rvalue(left), self.rvalue(right), node)
+        a = self.expr(left)
+        if isinstance(getattr(a, "type", None), C.Struct):
+            return self.operator(op, a, [right], node)
+        return self.binary(op, self.value_of(a, left), self.rvalue(right), node)
 
     def binary(self, op: str, a: ir.Expr, b: ir.Expr, node: Node) -> ir.Expr:
         """`a op b` with C's conversions (pointer arithmetic included), folded if constant."""
@@ -1112,7 +1191,7 @@ class Compiler:
         if isinstance(t, C.Num) and isinstance(e.type, C.Num):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
-            if e.type.root != t.root or e.type.space != t.space:
+            if not set(C.roots(e.type.root)) <= set(C.roots(t.root)) or e.type.space != t.space:
                 raise error(node, f"a pointer into {t.root!r} cannot also point into "
                                   f"{e.type.root!r}: outside the subset")
             if t.to != e.type.to and C.VOID not in (t.to, e.type.to):
@@ -1144,7 +1223,7 @@ class Compiler:
         target = self.expr(node)
         if isinstance(target, LocalRef) and not isinstance(target.type, C.Array):
             return self.local(target, node)
-        if not isinstance(target, (Var, ir.Memory, lanes.Local)) or \
+        if not isinstance(target, (Var, ir.Memory, lanes.Local, ir.Part)) or \
                 isinstance(target.type, C.Array):
             raise error(node, f"cannot assign to '{text(node)}'")
         return target
@@ -1170,9 +1249,16 @@ class Compiler:
         t = target.type
         if isinstance(target, Var) and isinstance(t, C.Pointer) and not t.root:
             target.type = t = self.pointer_target(t, value, node)
+        elif isinstance(target, Var) and isinstance(t, C.Pointer) and \
+                isinstance(value.type, C.Pointer) and value.type.space == t.space and \
+                not set(C.roots(value.type.root)) <= set(C.roots(t.root)):
+            self.widened[target.slot] = self.joined(t, value.type.root).root
+            raise _Widened
         value = self.converted(value, t, node)
         if isinstance(target, Var):
             return ir.Assign(target.slot, value, t, pos(node), old, postfix)
+        if isinstance(target, ir.Part):
+            return ir.Assign(target, value, t, pos(node), old, postfix)
         if isinstance(target, lanes.Local):
             return ir.Assign(target, value, t, pos(node), old, postfix)
         if target.space == "constant":
@@ -1185,6 +1271,8 @@ class Compiler:
     def x_assignment_expression(self, node):
         op = node.child_by_field_name("operator").type
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op != "=" and isinstance(getattr(self.expr(left), "type", None), C.Struct):
+            return self.operator(op, self.expr(left), [right], node)
         value = self.rvalue(right)
         target = self.lvalue(left)
         if op == "=":
@@ -1198,6 +1286,9 @@ class Compiler:
         if isinstance(a.type, C.Num) and isinstance(b.type, C.Num):
             t = C.common(a.type, b.type)
             a, b = self.cast(a, t), self.cast(b, t)
+        elif isinstance(a.type, C.Pointer) and isinstance(b.type, C.Pointer) and \
+                (a.type.to, a.type.space) == (b.type.to, b.type.space):
+            a = self.cast(a, self.joined(a.type, b.type.root))
         elif a.type != b.type:
             raise error(node, f"'?:' of {C.name_of(a.type)} and {C.name_of(b.type)} is "
                               "outside the subset")
@@ -1232,7 +1323,7 @@ class Compiler:
         tnode = node.child_by_field_name("type")
         value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            templates.type_named_by(self, value) or self.expr(value).type  # no decay, no load
+            self.operand_type(value)
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -1245,6 +1336,8 @@ class Compiler:
             raise error(node, f"a kernel launch inside a kernel ({text(fn)}<<<...>>>, dynamic "
                               "parallelism) is outside the subset")
         cast_to = templates.type_named_by(self, fn)
+        if isinstance(cast_to, C.Struct):  # `T(args)` of a struct: its constructor
+            return self.construct(cast_to, node.child_by_field_name("arguments"))
         if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
             if len(args) != 1:
                 raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
@@ -1261,12 +1354,19 @@ class Compiler:
             scope = fn.child_by_field_name("scope")
             if scope is not None and text(scope) in GROUP_NAMESPACES:
                 return builtins.cg_function(self, fn, args, node)
+            if self.scope_struct(scope) is not None:
+                return self.static_call(self.scope_struct(scope),
+                                        text(fn.child_by_field_name("name")), args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
-            target = self.expr(fn.child_by_field_name("argument"))
+            arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
+            target = self.this_object(arg) if arg.type == "this" else self.expr(arg)
             if isinstance(target, Group):
-                return builtins.group_method(self, target, text(fn.child_by_field_name("field")),
-                                             args, node)
+                return builtins.group_method(self, target, method, args, node)
+            if fn.child_by_field_name("operator").type == "->" and arg.type != "this":
+                target = self.deref(self.value_of(target, arg), fn)
+            if isinstance(getattr(target, "type", None), C.Struct):
+                return self.method_call(target, method, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type != "identifier":
             raise error(node, f"call of '{text(fn)}' is outside the subset")
@@ -1288,6 +1388,14 @@ class Compiler:
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
             env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
             return self.expand(macro, env, node)
+        member = self.member_call(name, args, node)
+        if member is not None:
+            return member
+        if name == "memcpy":
+            return self.memcpy(args, node)
+        if name in self.unit.structs and not self.shadowed_name(name):
+            return self.construct(self.struct_type(self.unit.structs[name]),
+                                  node.child_by_field_name("arguments"))
         fn = self.unit.device_function(name, node)
         if fn is not None:
             return self.inline(fn, args, node)
@@ -1315,8 +1423,10 @@ class Compiler:
         return b"using namespace cooperative_groups" in self.unit.tree.root_node.text
 
     def inline(self, fn: Function, args: list[Node], node: Node,
-               targs: list[Node] | None = None) -> ir.Call:
-        """A __device__ function (a template's instantiation) inlined at a call."""
+               targs: list[Node] | None = None, this=None):
+        """A __device__ function (a template's instantiation) inlined at a call; a member
+        function (`this`: its object) sees the object's members, and one that returns a
+        reference with `return e;` alone is the lvalue e."""
         if any(f.name == fn.name for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
         params = fn.params
@@ -1331,13 +1441,36 @@ class Compiler:
         scope: dict = dict(fn.bindings)
         self.scopes.append(scope)  # the return type sees the template's bindings
         try:
-            ret_t = self.base_type(fn.node.child_by_field_name("type"))
+            tnode = fn.node.child_by_field_name("type")
+            ret_t = C.VOID if tnode is None else self.base_type(tnode)
             decl = fn.node.child_by_field_name("declarator")
             if decl.type == "pointer_declarator":
                 ret_t = C.Pointer(ret_t, "", "")
+            if this is not None:
+                self.bind_members(this, scope, node)
+            ref = decl.type == "reference_declarator"
+            if ref and self.returns_only(fn):
+                return self.accessor(fn, params, bound, scope, ret_t, this, node)
         finally:
             self.scopes.pop()
-        return self.inline_body(fn.name, params, bound, fn.body, ret_t, scope, [], node)
+        return self.inline_body(fn.name, params, bound, fn.body, ret_t, scope, [], node,
+                                this, ref)
+
+    def accessor(self, fn: Function, params: list[Node], bound: list, scope: dict,
+                 ret_t: C.CType, this, node: Node):
+        """`T& f(args) { return e; }`: the lvalue e, with the parameters naming their
+        arguments in place (no call runs to set a variable)."""
+        for p, x in zip(params, bound):
+            pname, t, _ = self.declarator(p)
+            scope[pname] = self.converted(x, t, node) if isinstance(x, ir.Expr) else x
+        saved = self.scopes, self.macro_env
+        self.scopes, self.macro_env = [scope], {}
+        self.frames.append(Frame(fn.name, self.slot(), ret_t, this, True))
+        try:
+            return self.expr(fn.body.named_children[0].named_children[0])
+        finally:
+            self.frames.pop()
+            self.scopes, self.macro_env = saved
 
     def inline_lambda(self, fn: Lambda, args: list[Node], node: Node) -> ir.Call:
         decl = fn.node.child_by_field_name("declarator")
@@ -1359,10 +1492,12 @@ class Compiler:
         return self.checked(x, arg)
 
     def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
-                    ret_t: C.CType, scope: dict, outer: list[dict], node: Node) -> ir.Call:
+                    ret_t: C.CType, scope: dict, outer: list[dict], node: Node,
+                    this=None, ref: bool = False) -> ir.Expr:
         """A function body inlined at a call: parameters bound to the compiled arguments
         (references alias them) in `scope` (with a template's bindings), `outer` the scopes
-        it sees besides (a lambda's)."""
+        it sees besides (a lambda's); a member function's `this` object gets its
+        constructor's member initializers, and `*this` when it returns a reference."""
         if any(f.name == name for f in self.frames):
             raise error(node, f"recursive call of {name!r} is outside the subset")
         slots, values = [], []
@@ -1370,8 +1505,8 @@ class Compiler:
         try:
             for p, x in zip(params, bound):
                 pname, t, _ = self.declarator(p)
-                if isinstance(x, (Group, Var, LocalArray)) or isinstance(x, LocalRef) and \
-                        isinstance(x.type, C.Array):
+                if isinstance(x, (Group, Var, LocalArray, ir.Part)) or \
+                        isinstance(x, LocalRef) and isinstance(x.type, C.Array):
                     if isinstance(x, Group) and t not in (C.GROUP, C.AUTO) or \
                             not isinstance(x, Group) and t is C.GROUP:
                         raise error(p, f"the parameter {pname!r} cannot take '{text(node)}'")
@@ -1397,12 +1532,13 @@ class Compiler:
                 if isinstance(t, C.Pointer):
                     t = self.pointer_target(t, x, p)
                 var = Var(self.slot(), t, pname)
+                self.widen_known(var)
                 scope[pname] = var
                 slots.append(var.slot)
                 values.append(self.converted(x, t, node))
         finally:
             self.scopes.pop()
-        frame = Frame(name, self.slot(), ret_t)
+        frame = Frame(name, self.slot(), ret_t, this, ref)
         self.grow(body_node, node)
         self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth, self.switches
@@ -1410,9 +1546,23 @@ class Compiler:
         self.frames.append(frame)
         try:
             body = self.block(body_node, scope=False)
+            if this is not None:
+                body = ir.Block(self.member_inits(body_node.parent, this) + [body])
         finally:
             self.depth -= INLINE_LEVELS
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth, self.switches = saved
         ret = C.VOID if frame.type is C.AUTO else frame.type
-        return ir.Call(name, values, slots, body, frame.result, ret, pos(node))
+        call = ir.Call(name, values, slots, body, frame.result, ret, pos(node))
+        if ref:
+            return ir.Comma(call, self.value_of(this, node), this.type, pos(node))
+        return call
+
+    @staticmethod
+    def returns_only(fn: Function) -> bool:
+        """The body is `return e;` alone (a reference-returning accessor: the call is the
+        lvalue e, its arguments used in place). Other reference-returning functions must
+        end with `return *this;`."""
+        stmts = [c for c in fn.body.named_children if c.type != "comment"]
+        return len(stmts) == 1 and stmts[0].type == "return_statement" and \
+            bool(stmts[0].named_children)

@@ -92,7 +92,7 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
     sel = view.selection
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = view.detail.executions[k] if view.detail else ()
-        arr = kernel.arrays[ins.array]
+        arr = kernel.arrays[ins.first_array]
         loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
         ops.append(Row(ins.name, f"{op_words(ins.op)}, {ins.width} B per lane",
                        f"array {ins.array} ({arr.spec.dtype})" + loops, k))
