@@ -8,35 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from .commandline import OneLineParser, UsageError, fail, pattern_error_line
+from .export.escape import plain_text
+from .export.sheets import sheet_text
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
 from .model.detail import warp_json
-from .model.sheet import report_text
 from .paths import default_example
-
-EXIT_BAD_INPUT = 2
-
-
-class UsageError(Exception):
-    """A bad command line; the message is one line."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line UsageErrors instead of exits."""
-
-    def error(self, message: str):
-        raise UsageError(f"{self.prog}: {message}")
-
-
-def fail(message: str) -> int:
-    print(message.splitlines()[0] if message else "error", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-def pattern_error_line(path: str | Path, err: PatternError) -> str:
-    return f"{path}: {err}"
+from .scene.sheet import accounting_sheet
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -68,10 +48,10 @@ def run_report(argv: list[str]) -> int:
             doc["warp"] = warp_json(pattern, detail)
         print(json.dumps(doc, indent=2))
     else:
-        print(report_text(analysis))
+        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
         if detail is not None:
             print()
-            print(_warp_text(warp_json(pattern, detail)))
+            print(plain_text(_warp_text(warp_json(pattern, detail))))
     return 0
 
 

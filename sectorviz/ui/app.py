@@ -17,7 +17,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from ..cli import OneLineParser, UsageError, fail
+from ..commandline import OneLineParser, UsageError, fail
 from ..model import PatternError
 from ..model.analysis import instruction_index, kernel_for
 from ..paths import default_example, resources_dir

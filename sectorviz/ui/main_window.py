@@ -5,20 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
                                QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
-from ..model.grid import GridLayout
+from ..scene.grid import GridLayout
 from ..paths import example_paths, examples_dir
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings, write_atomic
-from .grid_view import GridView
+from ..atomic import write_atomic
+from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
+from .grid_view import ZOOM_STEP, GridView
 from .overview import OverviewView
 from .sheet_view import SheetView
 from .stepper import Stepper
@@ -34,6 +35,8 @@ NEW_PATTERN = """{
   "guard": "i < n",
   "accesses": [{"name": "load x[stride*i]", "op": "load", "array": "x", "index": "stride * i"}]
 }"""
+DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
+SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
 
@@ -196,10 +199,24 @@ class MainWindow(QMainWindow):
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
         self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
                                      Qt.RightDockWidgetArea)
-        self.resizeDocks([self.editor_dock, self.sheet_dock], [380, 440], Qt.Horizontal)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
-        self.resize(1600, 980)
+        self.fit_to_screen()
+
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Open at DEFAULT_SIZE, or at most SCREEN_FRACTION of the screen's available
+        geometry (`available`, else the screen's), centred on it; the docks share the width so
+        the grid, the sheet and the editor are all on screen."""
+        if available is None:
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            available = screen.availableGeometry()
+        w = min(DEFAULT_SIZE[0], int(available.width() * SCREEN_FRACTION))
+        h = min(DEFAULT_SIZE[1], int(available.height() * SCREEN_FRACTION))
+        self.resize(w, h)
+        self.move(available.x() + (available.width() - w) // 2,
+                  available.y() + (available.height() - h) // 2)
+        self.resizeDocks([self.editor_dock, self.sheet_dock], [w * 24 // 100, w * 28 // 100],
+                         Qt.Horizontal)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=name)
@@ -255,6 +272,13 @@ class MainWindow(QMainWindow):
         self.dark_action = self._action(
             view, "&Dark Theme", QKeySequence("Ctrl+Shift+T"),
             lambda on: self.set_theme("dark" if on else "light"), "darkTheme", checkable=True)
+        grid = self.grid_view
+        self._action(view, "Zoom &In", [QKeySequence("Ctrl+="), QKeySequence("Ctrl++")], lambda: grid.zoom_by(ZOOM_STEP),
+                     "zoomIn")
+        self._action(view, "Zoom &Out", [QKeySequence("Ctrl+-")],
+                     lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
+        self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
+        view.addSeparator()
         for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2")):
             toggle = dock.toggleViewAction()
             toggle.setShortcut(QKeySequence(key))

@@ -1,9 +1,10 @@
-"""The kernel overview strip: x = global warp, y = instruction, colour = sectors per request
-(from `analyze(pattern, per_warp=True)`), with a top row marking atypical warps. A click
-selects that warp (and instruction).
+"""The kernel overview strip: x = global warp, y = instruction, colour = waste (sectors per
+request against the ideal, sectorviz.scene.overview's one binning rule and the palette's waste
+colours, as in the exported overview), with a top row marking atypical warps. A click selects
+that warp (and instruction).
 
-Wide grids are binned: a pixel column stands for `bin` consecutive warps and shows the
-worst (largest) sectors per request among them; a bin is atypical if any of its warps is.
+Wide grids are binned: a pixel column stands for consecutive warps (their sectors over their
+requests); a bin is atypical if any of its warps is.
 """
 
 from __future__ import annotations
@@ -11,14 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from ..model import Analysis
 from ..model.kernel import Kernel
 from ..model.sectors import WARP_SIZE
+from ..scene import palette
+from ..scene.overview import overview_bins
 from .document import Change, Document
-from .theme import LIGHT, Theme, ramp_rgba
+from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
 
@@ -39,21 +42,16 @@ def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     return odd
 
 
-def sectors_per_request(analysis: Analysis) -> np.ndarray:
-    """(instructions, warps) float: NaN where the warp makes no request."""
-    req = analysis.per_warp_requests.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(req > 0, analysis.per_warp_sectors / np.where(req > 0, req, 1), np.nan)
+def odd_bins(odd: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """(warps,) atypical flags -> (bins,) whether any warp of each bin is atypical."""
+    return np.logical_or.reduceat(odd, edges[:-1])
 
 
-def binned(values: np.ndarray, odd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Columns of `size` warps -> (max sectors per request, any atypical) per bin."""
-    n = values.shape[1]
-    pad = -n % size
-    v = np.pad(values, ((0, 0), (0, pad)), constant_values=np.nan).reshape(len(values), -1, size)
-    worst = np.nan_to_num(v, nan=-1.0).max(axis=2)
-    worst[worst < 0] = np.nan
-    return worst, np.pad(odd, (0, pad)).reshape(-1, size).any(axis=1)
+def waste_rgba(theme: palette.Theme, waste: np.ndarray) -> np.ndarray:
+    """Waste classes (-1: no request) -> uint8 RGBA in the theme's waste colours."""
+    colours = np.array([QColor(c).getRgb() for c in theme.waste + (theme.idle,)],
+                       dtype=np.uint8)
+    return colours[np.where(waste < 0, len(theme.waste), waste)]
 
 
 class OverviewView(QWidget):
@@ -76,8 +74,9 @@ class OverviewView(QWidget):
                                       pen=pg.mkPen(LIGHT.text, width=1.5))
         self.plot.addItem(self.cursor)
         self.legend = QLabel(objectName="overviewLegend")
-        self.legend.setToolTip("colour: sectors per request of each warp (the worst in a pixel "
-                               "column); top row: atypical warps (partial, boundary, or "
+        self.legend.setToolTip("colour: sectors per request of the warps of a column against "
+                               "their instruction's ideal (green: no more sectors than the "
+                               "bytes need); top row: atypical warps (partial, boundary, or "
                                "sectors per request unlike the instruction's typical count)")
         self.status = QLabel()
         head = QHBoxLayout()
@@ -144,22 +143,24 @@ class OverviewView(QWidget):
             self.image.clear()
             self.status.setText(doc.analysis_error or "too many warps to show")
             return
-        self.bin = max(1, -(-kernel.warps // MAX_BINS))
+        cells = overview_bins(analysis, MAX_BINS)
+        self.bin = kernel.warps / (len(cells.edges) - 1)
         odd_warps = atypical_warps(analysis, kernel)
-        values, odd = binned(sectors_per_request(analysis), odd_warps, self.bin)
-        rgba = ramp_rgba(th, values)
+        odd = odd_bins(odd_warps, cells.edges)
+        rgba = waste_rgba(th.diagram, cells.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
         self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
-        self.image.setRect(QRectF(0, -1, len(odd) * self.bin, n + 1))
+        self.image.setRect(QRectF(0, -1, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
         count = int(odd_warps.sum())
-        per = f", {self.bin} warps per pixel column" if self.bin > 1 else ""
+        per = f", {self.bin:.1f} warps per column" if self.bin > 1 else ""
         self.status.setText(f"{kernel.warps:,} warps, {count:,} atypical{per}")
 
     def _legend_html(self) -> str:
         th = self.theme
-        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{2 ** i}&nbsp;</span>"
-                        for i, c in enumerate(th.ramp))
-        return (f"sectors/request {cells} &nbsp; <span style='color:{th.bad}'>■</span> atypical")
+        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{words}&nbsp;</span>"
+                        for c, words in zip(th.diagram.waste, palette.WASTE_LABELS))
+        return (f"sectors fetched / ideal: {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
+                "atypical")

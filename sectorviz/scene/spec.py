@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .themes import DEFAULT_THEME
+from .palette import DEFAULT_THEME
 
 KINDS = ("grid", "warp", "overview")
 

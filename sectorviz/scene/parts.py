@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .scene import Line, Rect, Shape, Text, text_width
-from .themes import Theme
+from .shapes import Line, Rect, Shape, Text, text_width
+from .palette import Theme
 
 MARGIN = 24.0
 SWATCH = 18.0
@@ -26,7 +26,7 @@ def caption_width(head: str, stats: str, th: Theme) -> float:
 
 def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, y: float,
            right: float, th: Theme) -> float:
-    """Entries (kind 'box' or 'dash', colour, words) flowing left to right and wrapping at
+    """Entries (kind 'box', 'dash' or 'rule', colour, words) flowing left to right and wrapping at
     `right`; returns the y below the legend."""
     size = th.label_size
     x = x0
@@ -37,8 +37,9 @@ def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, 
         if kind == "box":
             shapes.append(Rect(x, y, SWATCH, size, colour, css="legend-swatch", stroke=th.rule))
         else:
-            shapes.append(Line(x + SWATCH / 2, y - 2, x + SWATCH / 2, y + size + 2, colour, 1.0,
-                               dash=True, css="legend-swatch"))
+            shapes.append(Line(x + SWATCH / 2, y - 2, x + SWATCH / 2, y + size + 2, colour,
+                               1.0 if kind == "dash" else 1.5, dash=kind == "dash",
+                               css="legend-swatch"))
         shapes.append(Text(x + SWATCH + 6, y + size * 0.85, words, size, th.text, css="legend"))
         x += w
     return y + size * 1.8

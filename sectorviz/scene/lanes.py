@@ -19,12 +19,12 @@ import numpy as np
 
 from ..model import Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
-from ..model.grid import GapColumn, GridLayout, SectorColumn, grid_layout
+from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from ..model.sectors import WARP_SIZE
 from .parts import MARGIN, caption, caption_width, legend
-from .scene import Line, Rect, Scene, Shape, Text, text_width
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
-from .themes import Theme, mix
+from .palette import Theme, mix
 
 ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
@@ -118,20 +118,8 @@ def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel
                          kernel.arrays[ins.array].address0, detail.valid)
     iteration = ""
     if len(runs) > 1:
-        values = ", ".join(f"{v} = {_loop_value(x, run.active)}"
-                           for v, x in run.iteration.items())
-        iteration = f"{values} (iteration {execution + 1} of {len(runs)})"
+        iteration = f"{loop_caption(run)} (iteration {execution + 1} of {len(runs)})"
     return Panel(ins.name, ins.array, layout, run, len(runs), iteration)
-
-
-def _loop_value(x: np.ndarray, active: np.ndarray) -> str:
-    """A loop variable in one execution: its value if the active lanes agree, else a range."""
-    x = np.asarray(x)
-    if x.ndim == 0:
-        return str(int(x))
-    seen = x[active] if active.any() else x
-    lo, hi = int(seen.min()), int(seen.max())
-    return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
 def _sectors(n: int) -> str:
@@ -139,13 +127,11 @@ def _sectors(n: int) -> str:
 
 
 def _stats(runs: list[LaneExecution], sector_bytes: int) -> str:
-    """Sectors, ideal sectors (whole sectors the used bytes need) and useful % of runs."""
-    sectors = sum(r.sectors for r in runs)
-    useful = sum(r.useful_bytes for r in runs)
-    ideal = sum(-(-r.useful_bytes // sector_bytes) for r in runs)
-    pct = 100 * useful / (sectors * sector_bytes) if sectors else 0.0
-    return (f"{_sectors(sectors)} (ideal {ideal}), useful {pct:.1f}% "
-            f"({useful:,} B used of {sectors * sector_bytes:,} B fetched)")
+    """Sectors, ideal sectors and useful % of runs."""
+    t = run_totals(runs, sector_bytes)
+    return (f"{_sectors(t.sectors)} (ideal {t.ideal_sectors}), useful "
+            f"{100 * t.useful_fraction:.1f}% ({t.useful_bytes:,} B used of "
+            f"{t.fetched_bytes:,} B fetched)")
 
 
 def _caption_text(pattern: Pattern, spec: DiagramSpec, panels: list[Panel]) -> tuple[str, str]:
@@ -229,7 +215,7 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
                 present: set[str]) -> float:
     """One panel from x0: columns, inactive bands, gap marks, hit cells, labels; returns its
     width. Adds the kinds of thing drawn ('plain', 'crossing', 'shared', 'gap', 'inactive')
-    to `present` for the legend."""
+    to `present` for the legend. A sector that starts a 128-byte line gets a rule at its left."""
     small, cw, top = th.small_size, geo.cw, geo.body_top
     bottom = top + BODY_H
     if p.layout is None:
@@ -257,6 +243,10 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
     for j, (column, cx) in enumerate(sectors):
         _draw_cells(shapes, layout, j, column, cx, geo, th, present)
         _draw_labels(shapes, column, cx + cw / 2, geo, th)
+    for column, cx in sectors:
+        if column.line_start:
+            present.add("line")
+            shapes.append(Line(cx, top - 3, cx, bottom + 3, th.muted, 1.5, css="line-mark"))
     return width
 
 
@@ -363,11 +353,13 @@ def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:
         ("plain", th.plain, "bytes a lane uses"),
         ("crossing", th.crossing, "lane spans two sectors"),
         ("shared", th.shared, "bytes shared with another lane")) if kind in present]
-    entries = [("box", mix(lanes[0][0], th.background, th.tint), "rest of the sector")] \
-        if lanes else []
+    entries = [("box", mix(lanes[0][0], th.background, th.tint),
+                "bytes fetched but unused (wasted)")] if lanes else []
     entries += [("box", colour, words) for colour, words in lanes]
     if "inactive" in present:
         entries.append(("box", th.inactive, "inactive lane"))
     if "gap" in present:
         entries.append(("dash", th.muted, "untouched sectors skipped"))
+    if "line" in present:
+        entries.append(("rule", th.muted, "a 128-byte line starts"))
     return entries
