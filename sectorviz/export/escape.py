@@ -1,9 +1,11 @@
 """Text from users (names, notes) made safe for each output: no name can break UTF-8, XML,
 LaTeX or a spreadsheet.
 
-plain_text: lone surrogates (which UTF-8 cannot encode) -> backslash escapes ('\\ud800').
-xml_text: also the control characters XML 1.0 cannot hold, even as references -> '\\x07'.
-latex_text: also the ten LaTeX special characters -> their LaTeX commands.
+plain_text: lone surrogates (which UTF-8 cannot encode) -> backslash escapes ('\\ud800'),
+control characters other than tab and line ends (a terminal's escapes; XML 1.0 cannot hold
+them even as references) -> '\\x07'.
+xml_text: also the two non-characters XML forbids (U+FFFE, U+FFFF).
+latex_text: also the LaTeX special characters (and < >) -> their LaTeX commands.
 csv_cell: also a leading =, +, -, @ (a formula to a spreadsheet) -> prefixed with "'",
 unless the cell is a number.
 """
@@ -13,22 +15,25 @@ from __future__ import annotations
 import re
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_XML_INVALID = re.compile("[\ufffe\uffff]")
 LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
 FORMULA_STARTS = ("=", "+", "-", "@")
 
 
 def plain_text(text: str) -> str:
-    """`text` with lone surrogates written as backslash escapes: always encodes as UTF-8."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """`text` with lone surrogates and control characters (not tab, CR, LF) as backslash
+    escapes: always encodes as UTF-8 and never drives a terminal."""
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def xml_text(text: str) -> str:
-    """plain_text with XML-invalid control characters as visible '\\xNN' escapes (escape
-    <, >, & and quotes separately, as saxutils does)."""
-    return _XML_INVALID.sub(lambda m: f"\\x{ord(m.group()):02x}", plain_text(text))
+    """plain_text without the non-characters XML 1.0 forbids (escape <, >, & and quotes
+    separately, as saxutils does)."""
+    return _XML_INVALID.sub(lambda m: f"\\u{ord(m.group()):04x}", plain_text(text))
 
 
 def latex_text(text: str) -> str:

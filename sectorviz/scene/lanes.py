@@ -30,8 +30,8 @@ ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
 GAP_UNITS, GAP_MIN = 0.6, 14.0  # width of a gap column, in sector columns and at least
 NOT_RUN_UNITS = 8.0  # width of a panel whose instruction the warp does not run
-GRID_WIDTH = 900.0  # width the sector columns of all panels aim to fill together
 PANEL_GAP = 28.0
+CAPTION_SLACK = 120.0  # the stats line wraps past the grid's width plus this, units
 BODY_H = WARP_SIZE * ROW_H
 
 
@@ -71,12 +71,13 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         panels = [panel(pattern, detail, k, 0) for k in range(len(detail.executions))]
     head, stats = _caption_text(pattern, spec, panels)
     shapes: list[Shape] = []
-    y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
+    wrap = spec.grid_width + CAPTION_SLACK
+    y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
     titled = spec.kind == "warp"
     titles = [_title(p) if titled else "" for p in panels]
     if titled:
         y += th.label_size * 1.5
-    geo = _geometry(panels, y, th)
+    geo = _geometry(panels, y, spec.grid_width, th)
     offset_name = (f"{panels[0].array}[0] +" if len({p.array for p in panels}) == 1
                    else "offset B")
     left = (MARGIN + th.label_size + 4 + 8
@@ -98,7 +99,7 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         ry = geo.body_top + k * ROW_H
         shapes.append(Line(left - 4, ry, grid_right, ry, th.rule, 0.75, css="lane-group"))
 
-    width = max(right + MARGIN, caption_width(head, stats, th) if spec.caption else 0.0)
+    width = max(right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0)
     y = geo.body_top + BODY_H + th.small_size * 1.4 + 16
     if spec.legend:
         y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
@@ -163,12 +164,14 @@ def _column_width(cw: float, column: SectorColumn | GapColumn) -> float:
     return cw if isinstance(column, SectorColumn) else max(cw * GAP_UNITS, GAP_MIN)
 
 
-def _geometry(panels: list[Panel], header_top: float, th: Theme) -> Geometry:
-    """Column width from how many columns share GRID_WIDTH; label direction from their width."""
+def _geometry(panels: list[Panel], header_top: float, grid_width: float,
+              th: Theme) -> Geometry:
+    """Column width from how many columns share `grid_width`; label direction from their
+    width."""
     units = sum(NOT_RUN_UNITS if p.layout is None else
                 sum(1.0 if isinstance(c, SectorColumn) else GAP_UNITS for c in p.layout.columns)
                 for p in panels)
-    cw = min(CELL_MAX, max(CELL_MIN, GRID_WIDTH / units))
+    cw = min(CELL_MAX, max(CELL_MIN, grid_width / units))
     columns = [c for p in panels if p.layout is not None for c in p.layout.columns
                if isinstance(c, SectorColumn)]
     small = th.small_size

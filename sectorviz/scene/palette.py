@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 WASTE_EDGES = (1.0, 1.125, 2.0, 4.0, 8.0)  # sectors / ideal sectors
-WASTE_LABELS = ("ideal", "up to 2x", "2-4x", "4-8x", "8x or more")
+WASTE_LABELS = ("ideal", "<2x", "2-4x", "4-8x", "8x+")
 
 
 @dataclass(frozen=True)

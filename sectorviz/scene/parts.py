@@ -9,19 +9,36 @@ MARGIN = 24.0
 SWATCH = 18.0
 
 
-def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme) -> float:
-    """Title line (bold) and stats line (muted) from the top margin; returns the y below."""
+def stats_lines(stats: str, width: float, th: Theme) -> list[str]:
+    """The stats line broken after commas into lines no wider than `width` units (where the
+    pieces allow)."""
+    lines: list[str] = []
+    for piece in stats.split(", "):
+        if lines and text_width(f"{lines[-1]}, {piece}", th.label_size) <= width:
+            lines[-1] = f"{lines[-1]}, {piece}"
+        else:
+            lines.append(piece)
+    return [line + ("," if i + 1 < len(lines) else "") for i, line in enumerate(lines)]
+
+
+def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme,
+            width: float = float("inf")) -> float:
+    """Title line (bold) and stats (muted, wrapped at `width` units) from the top margin;
+    returns the y below."""
     shapes.append(Text(MARGIN, y + th.title_size, head, th.title_size, th.text, bold=True,
                        css="caption title"))
     y += th.title_size * 1.35
-    shapes.append(Text(MARGIN, y + th.label_size, stats, th.label_size, th.muted,
-                       css="caption stats"))
-    return y + th.label_size * 1.35 + 10
+    for line in stats_lines(stats, width, th):
+        shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.muted,
+                           css="caption stats"))
+        y += th.label_size * 1.35
+    return y + 10
 
 
-def caption_width(head: str, stats: str, th: Theme) -> float:
+def caption_width(head: str, stats: str, th: Theme, width: float = float("inf")) -> float:
     """Canvas width the caption needs, margins included."""
-    return 2 * MARGIN + max(text_width(head, th.title_size), text_width(stats, th.label_size))
+    return 2 * MARGIN + max([text_width(head, th.title_size)]
+                            + [text_width(s, th.label_size) for s in stats_lines(stats, width, th)])
 
 
 def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, y: float,

@@ -3,7 +3,8 @@
 
 Rows are the 32 lanes, columns the touched sectors in address order; inside a cell the
 horizontal axis is the sector's bytes, the lane's bytes in full colour and the sector's wasted
-bytes tinted. The view fits the scene to the pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about
+bytes tinted. The scene's columns are sized for the pane's width and the view fits the
+scene to the pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about
 the cursor (up to MAX_ZOOM), Ctrl+0 fits again, and dragging pans.
 """
 
@@ -26,6 +27,8 @@ from .theme import LIGHT, Theme
 ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0  # times the fitted scale
 MAX_FIT = 1.5  # the fitted scale never enlarges more than this
+READABLE = 0.85  # fitting the height never shrinks text below this scale; the pane scrolls
+SIDE_UNITS = 220.0  # lane labels, tags and margins beside the sector columns, units
 
 
 class GridItem(QGraphicsItem):
@@ -37,6 +40,7 @@ class GridItem(QGraphicsItem):
         self.theme: Theme = LIGHT
         self.scene_: Scene = Scene(1, 1, LIGHT.base, "", "")
         self.error = ""
+        self.grid_width = 600.0  # units the sector columns aim to fill
         self.setAcceptHoverEvents(True)
 
     # ------------------------------------------------------------ inputs
@@ -49,12 +53,18 @@ class GridItem(QGraphicsItem):
         self.theme = theme
         self._build()
 
+    def set_grid_width(self, width: float) -> None:
+        if abs(width - self.grid_width) >= 1:
+            self.grid_width = width
+            self._build()
+
     def _build(self) -> None:
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
         spec = DiagramSpec(warp=v.selection.warp, instruction=v.selection.instruction,
-                           execution=v.selection.run, theme=self.theme.name)
+                           execution=v.selection.run, theme=self.theme.name,
+                           grid_width=self.grid_width)
         try:
             self.scene_, self.error = diagram_scene(v.pattern, spec), ""
         except PatternError as err:
@@ -151,6 +161,7 @@ class GridView(QGraphicsView):
         self.setDragMode(QGraphicsView.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setFrameShape(QGraphicsView.NoFrame)
+        self.setAlignment(Qt.AlignHCenter | Qt.AlignTop)
         self.document = document
         self.zoom = 1.0  # times the fitted scale
         self.item = GridItem()
@@ -181,10 +192,11 @@ class GridView(QGraphicsView):
         self._fit()
 
     def fitted_scale(self) -> float:
-        """Scene units -> pixels that shows the whole grid in the pane (at most MAX_FIT)."""
+        """Scene units -> pixels that show the grid's width in the pane and its height too
+        unless that needs a scale below READABLE (then the pane scrolls); at most MAX_FIT."""
         r = self.item.boundingRect()
         w, h = max(self.viewport().width(), 1), max(self.viewport().height(), 1)
-        return min(MAX_FIT, w / r.width(), h / r.height())
+        return min(MAX_FIT, w / r.width(), max(h / r.height(), READABLE))
 
     def _fit(self) -> None:
         self.scene().setSceneRect(self.item.boundingRect())
@@ -201,6 +213,7 @@ class GridView(QGraphicsView):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
+        self.item.set_grid_width(max(self.viewport().width() - SIDE_UNITS, 200.0))
         self._fit()
 
     def _on_changed(self, flags: int) -> None:

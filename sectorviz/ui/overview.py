@@ -9,11 +9,13 @@ requests); a bin is atypical if any of its warps is.
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..model import Analysis
 from ..model.kernel import Kernel
@@ -62,7 +64,9 @@ class OverviewView(QWidget):
         self.document = document
         self.theme = LIGHT
         self.bin = 1
-        self.plot = pg.PlotWidget(objectName="overview", background=LIGHT.base)
+        self.setObjectName("overview")
+        self.plot = pg.PlotWidget(background=LIGHT.base)
+        self.plot.setObjectName("overviewPlot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -78,7 +82,8 @@ class OverviewView(QWidget):
                                "their instruction's ideal (green: no more sectors than the "
                                "bytes need); top row: atypical warps (partial, boundary, or "
                                "sectors per request unlike the instruction's typical count)")
-        self.status = QLabel()
+        self.status = QLabel(objectName="overviewStatus")
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
         head = QHBoxLayout()
         head.addWidget(QLabel("<b>Kernel overview</b>"))
         head.addWidget(self.status, 1)
@@ -156,11 +161,12 @@ class OverviewView(QWidget):
         self.plot.setYRange(-1, n, padding=0)
         count = int(odd_warps.sum())
         per = f", {self.bin:.1f} warps per column" if self.bin > 1 else ""
-        self.status.setText(f"{kernel.warps:,} warps, {count:,} atypical{per}")
+        self.status.setText(f"{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, {count:,} "
+                            f"atypical{per}")
 
     def _legend_html(self) -> str:
         th = self.theme
-        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{words}&nbsp;</span>"
+        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}&nbsp;</span>"
                         for c, words in zip(th.diagram.waste, palette.WASTE_LABELS))
-        return (f"sectors fetched / ideal: {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
+        return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
                 "atypical")

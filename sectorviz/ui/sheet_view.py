@@ -16,17 +16,20 @@ from .theme import LIGHT, Theme
 
 
 def _code(text: str) -> str:
-    """A metric in monospace; ' + ' between metrics is where a narrow pane may wrap."""
-    return " + ".join(f"<code style='white-space: nowrap'>{escape(m)}</code>"
-                      for m in text.split(" + "))
+    """Metrics in monospace on a row of their own across the table, one per line, never
+    broken inside a name."""
+    names = "<br>".join(escape(m) for m in text.split(" + "))
+    return (f"<tr><td colspan='2' class='metric' style='white-space: pre'>"
+            f"<code>{names}</code></td></tr>")
 
 
 def _row(r: Row, current: int | None) -> str:
     mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
-    note = "<br>".join(x for x in (escape(r.note), _code(r.code) if r.code else "") if x)
-    out = (f"<tr><td{mark}>{'▸ ' if mark else ''}{escape(r.label)}</td>"
+    out = (f"<tr><td width='38%'{mark}>{'▸ ' if mark else ''}{escape(r.label)}</td>"
            f"<td class='value'>{escape(r.value)}</td></tr>")
-    return out + (f"<tr><td></td><td class='note'>{note}</td></tr>" if note else "")
+    if r.note:
+        out += f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>"
+    return out + (_code(r.code) if r.code else "")
 
 
 def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None) -> str:
@@ -35,6 +38,7 @@ def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None) -> str:
     parts = [f"<style>h3 {{ margin: 10px 0 2px 0; }} td {{ padding: 2px 6px; "
              f"vertical-align: top; }} .note {{ color: {theme.muted}; }} "
              f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }} "
+             f".metric {{ color: {theme.muted}; font-size: small; padding-left: 18px; }} "
              f".answer {{ background: {theme.window}; }}</style>",
              f"<p><b>{escape(sheet.title)}</b></p><table class='answer' width='100%'>"]
     parts += [_row(r, current) for r in sheet.answer]

@@ -13,10 +13,13 @@ def sheet_values(window) -> list[str]:
 
 
 def pixel(window, lane: int, j: int, byte: int) -> QColor:
-    """The colour drawn for byte `byte` of lane `lane` in the j-th sector column."""
+    """The colour drawn for byte `byte` of lane `lane` in the j-th sector column, zoomed in
+    until a byte is at least 3 pixels wide and the cell centred."""
     view, item = window.grid_view, window.grid_view.item
     rect = item.cell_rect(lane, j)
     sb = window.grid_layout.sector_bytes
+    view.zoom_by(3 * sb / (rect.width() * view.transform().m11()))
+    view.centerOn(rect.center())
     x = rect.left() + 0.5 + (rect.width() - 1) * (byte + 0.5) / sb
     at = view.mapFromScene(item.mapToScene(QPointF(x, rect.center().y())))
     return view.viewport().grab().toImage().pixelColor(at)
