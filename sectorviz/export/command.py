@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import OneLineParser, UsageError, fail, pattern_error_line
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
+                           run_budget)
 from ..model import PatternError, load_pattern
 from ..model.analysis import instruction_index, kernel_for
+from ..model.budget import work_budget
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
 from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
@@ -53,6 +55,7 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-caption", dest="caption", action="store_false",
                    help="leave out the caption")
     p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
+    add_budget_flag(p)
     return p
 
 
@@ -92,13 +95,14 @@ def run_export(argv: list[str]) -> int:
     except UsageError as err:
         return fail(str(err))
     try:
-        pattern = load_pattern(args.file)
-        if suffix in (".csv", ".md") or args.sheet:
-            files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
-        else:
-            files = _diagrams(pattern, args, out, suffix, warps)
-        for path, data in files:
-            write_atomic(path, data())
+        with work_budget(run_budget(args)):
+            pattern = load_pattern(args.file)
+            if suffix in (".csv", ".md") or args.sheet:
+                files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
+            else:
+                files = _diagrams(pattern, args, out, suffix, warps)
+            for path, data in files:
+                write_atomic(path, data())
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     except OSError as err:

@@ -12,3 +12,9 @@ class PatternError(ValueError):
         self.column = column
         where = ", ".join(p for p in (place, "" if column is None else f"column {column}") if p)
         super().__init__(f"{where}: {message}" if where else message)
+
+
+def internal_error(err: BaseException) -> str:
+    """The one line shown for a failure no input check foresaw (a bug, not bad input):
+    'internal error: <exception kind>; please report'. The caller puts the file in front."""
+    return f"internal error: {type(err).__name__}; please report"

@@ -48,12 +48,15 @@ def ideal_per_request(stats: Stats) -> float:
 
 def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
     """The one binning rule of the window and the exports: a bin's value is its sectors over
-    its requests, against the instruction's ideal sectors per request."""
+    its requests, against the instruction's ideal sectors per request. Warps a running
+    analysis has not reached yet make no request."""
     warps = analysis.warps
     bins = max(1, min(bins, warps))
     edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
-    sectors = np.add.reduceat(analysis.per_warp_sectors, edges[:-1], axis=1)
-    requests = np.add.reduceat(analysis.per_warp_requests.astype(np.int64), edges[:-1], axis=1)
+    rest = ((0, 0), (0, warps - analysis.per_warp_sectors.shape[1]))  # a run not done yet
+    sectors = np.add.reduceat(np.pad(analysis.per_warp_sectors, rest), edges[:-1], axis=1)
+    requests = np.add.reduceat(np.pad(analysis.per_warp_requests.astype(np.int64), rest),
+                               edges[:-1], axis=1)
     ideal = np.array([ideal_per_request(s) for s in analysis.instructions])[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)

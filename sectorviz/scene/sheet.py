@@ -84,14 +84,22 @@ def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> st
             f"{LINE_BYTES} B line")
 
 
+def _so_far(analysis: Analysis | None) -> str:
+    """'' for a finished analysis; ' so far (done of all warps)' while a run goes on."""
+    if analysis is None or analysis.warps_done is None:
+        return ""
+    return f" so far ({analysis.warps_done:,} of {analysis.warps:,} warps)"
+
+
 def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
     """Sector demand against ideal, useful %, and the instruction with the most excess."""
     if analysis is None:
         return (Row("grid", "failed" if error else "computing…", error or
                     "runs in the background"),)
     t = analysis.totals
-    rows = [Row("sector demand", f"{readable_bytes(t.sector_traffic_bytes)} "
-                                 f"({sectors_text(t.sectors)}), ideal {t.ideal_sectors:,}",
+    rows = [Row(f"sector demand{_so_far(analysis)}",
+                f"{readable_bytes(t.sector_traffic_bytes)} ({sectors_text(t.sectors)}), "
+                f"ideal {t.ideal_sectors:,}",
                 f"{t.sectors / t.ideal_sectors:.2f}x the ideal" if t.ideal_sectors else ""),
             Row("useful", f"{100 * t.useful_fraction:.1f}% of the fetched bytes",
                 f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B")]
@@ -111,8 +119,8 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
 def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                      instruction: int = 0, run: int = 0, error: str | None = None) -> Sheet:
     """The sheet for `warp` (steps 3 and 4 show execution `run` of `instruction`, the first
-    execution of the others) and the grid (`analysis`; None while it runs or when it failed
-    with `error`)."""
+    execution of the others) and the grid (`analysis`: partial while a run goes on, its rows
+    then say "so far"; None before the first result or when it failed with `error`)."""
     kernel, sb = kernel_for(pattern), pattern.sector_bytes
     try:
         detail, warp_error = warp_detail(pattern, warp), None
@@ -120,6 +128,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         detail, warp_error = None, str(err)
     stats = analysis.instructions if analysis is not None else (None,) * len(kernel.instructions)
     waiting = None if analysis is not None else _answer(None, error)[0]
+    so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = detail.executions[k] if detail else ()
@@ -149,7 +158,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                                instruction=k))
         if st is not None:
             sectors.append(Row(
-                f"{ins.name}, grid",
+                f"{ins.name}, grid{so_far}",
                 f"typical {st.mode}, min {st.min}, max {st.max} sectors per request",
                 f"{sectors_text(st.sectors)} ({readable_bytes(st.sector_traffic_bytes)}) in "
                 f"{st.requests:,} requests; ideal {st.ideal_sectors:,}, excess "
@@ -157,14 +166,15 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                 instruction=k))
     if analysis is not None:
         t = analysis.totals
-        logical.append(Row("total", readable_bytes(t.logical_bytes),
+        logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),
                            f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads"))
-        sectors.append(Row("total, grid", f"{sectors_text(t.sectors)} = "
+        sectors.append(Row(f"total, grid{so_far}", f"{sectors_text(t.sectors)} = "
                                           f"{readable_bytes(t.sector_traffic_bytes)}",
                            f"ideal {t.ideal_sectors:,}, excess {t.excess_sectors:,}, useful "
                            f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} "
                            f"sectors per request; unique sectors {t.unique_sectors:,}"))
-        bounds = [Row(b.name, f"{readable_bytes(b.bytes)} ({sectors_text(b.sectors)})",
+        bounds = [Row(f"{b.name}{so_far}",
+                      f"{readable_bytes(b.bytes)} ({sectors_text(b.sectors)})",
                       f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
     else:
         logical.append(waiting)

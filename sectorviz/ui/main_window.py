@@ -9,15 +9,16 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
-                               QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
+                               QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
+from ..atomic import write_atomic
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
-from ..scene.grid import GridLayout
 from ..paths import example_paths, examples_dir
+from ..scene.grid import GridLayout
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from ..atomic import write_atomic
 from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
 from .grid_view import ZOOM_STEP, GridView
 from .overview import OverviewView
@@ -81,6 +82,10 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(objectName="analysisProgress", maximumWidth=220)
         self.progress.setFormat("grid analysis %p%")
         self.progress.hide()
+        self.cancel = QToolButton(objectName="cancelAnalysis", text="Cancel",
+                                  toolTip="Stop the grid analysis (editing stops it too)")
+        self.cancel.clicked.connect(self.document.cancel_analysis)
+        self.cancel.hide()
         self._build_panes()
         self._build_actions()
         self._keys = _EditingKeys(self)
@@ -201,6 +206,7 @@ class MainWindow(QMainWindow):
                                      Qt.RightDockWidgetArea)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel)
         self.fit_to_screen()
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
@@ -374,8 +380,10 @@ class MainWindow(QMainWindow):
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
+            if doc.analysis_running and doc.partial is None:  # a new run starts at 0
+                self.progress.setValue(0)
             self.progress.setVisible(doc.analysis_running)
-            self.progress.setValue(0)
+            self.cancel.setVisible(doc.analysis_running)
             if doc.analysis_error:
                 self.show_error(f"grid analysis: {doc.analysis_error}")
 

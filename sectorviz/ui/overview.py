@@ -30,9 +30,10 @@ MAX_BINS = 2048
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     """(warps,) bool: a partial warp, a warp that skips an instruction others run, or one
-    whose sectors per request differ from the instruction's typical (most common) count."""
+    whose sectors per request differ from the instruction's typical (most common) count.
+    While a run goes on, (warps done,) for the warps done so far."""
     sectors, requests = analysis.per_warp_sectors, analysis.per_warp_requests
-    odd = np.zeros(kernel.warps, dtype=bool)
+    odd = np.zeros(requests.shape[1], dtype=bool)
     if kernel.threads_per_block % WARP_SIZE:
         odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
     for k, st in enumerate(analysis.instructions):
@@ -128,7 +129,7 @@ class OverviewView(QWidget):
 
     def _draw_analysis(self) -> None:
         doc, th = self.document, self.theme
-        kernel, analysis = doc.kernel, doc.analysis
+        kernel, analysis = doc.kernel, doc.analysis or doc.partial
         n = len(kernel.instructions)
         left = self.plot.getAxis("left")
         ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
@@ -151,7 +152,8 @@ class OverviewView(QWidget):
         cells = overview_bins(analysis, MAX_BINS)
         self.bin = kernel.warps / (len(cells.edges) - 1)
         odd_warps = atypical_warps(analysis, kernel)
-        odd = odd_bins(odd_warps, cells.edges)
+        rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
+        odd = odd_bins(np.pad(odd_warps, (0, rest)), cells.edges)
         rgba = waste_rgba(th.diagram, cells.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
@@ -160,13 +162,14 @@ class OverviewView(QWidget):
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
         count = int(odd_warps.sum())
-        per = f", {self.bin:.1f} warps per column" if self.bin > 1 else ""
-        self.status.setText(f"{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, {count:,} "
-                            f"atypical{per}")
+        per = f", {self.bin:.4g} warps per column" if self.bin > 1 else ""
+        done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
+        self.status.setText(f"{done}{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, "
+                            f"{count:,} atypical{per}" + (" so far" if done else ""))
 
     def _legend_html(self) -> str:
         th = self.theme
-        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}&nbsp;</span>"
-                        for c, words in zip(th.diagram.waste, palette.WASTE_LABELS))
+        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}"
+                        "&nbsp;</span>" for c, words in zip(th.diagram.waste, palette.WASTE_LABELS))
         return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
                 "atypical")

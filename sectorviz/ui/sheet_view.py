@@ -103,8 +103,8 @@ class SheetView(QWidget):
     def _refresh(self) -> None:
         self._stale = False
         doc, sel = self.document, self.document.selection
-        self._sheet = accounting_sheet(doc.pattern, doc.analysis, sel.warp, sel.instruction,
-                                       sel.run, doc.analysis_error)
+        self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
+                                       sel.instruction, sel.run, doc.analysis_error)
         bar = self.browser.verticalScrollBar()
         top = bar.value()
         self.browser.setHtml(sheet_html(self._sheet, self.theme, sel.instruction))
