@@ -19,12 +19,12 @@ import numpy as np
 
 from ..model import Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
-from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from ..model.sectors import WARP_SIZE
+from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
+from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
-from .palette import Theme, mix
 
 ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column

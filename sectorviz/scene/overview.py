@@ -2,9 +2,10 @@
 coloured by its waste: sectors per request against the ideal (`analyze(pattern, per_warp=True)`).
 
 With more warps than bins, consecutive warps share a cell and its value is their sectors over
-their requests. A cell is "ideal" when it fetches no more sectors than its bytes need, so a
-coalesced float4 load (16 sectors, ideal 16) is ideal; the classes are palette.WASTE_LABELS.
-Warps without a request are idle.
+their requests, against the instruction's ideal sectors per request over the grid (its Stats;
+per-warp ideals are not kept by the analysis). A cell is "ideal" when it fetches no more
+sectors than the bytes need, so a coalesced float4 load (16 sectors, ideal 16) is ideal; the
+classes are palette.WASTE_LABELS. Warps without a request are idle.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import Analysis, Pattern, analyze
-from ..model.analysis import Stats
+from .palette import WASTE_EDGES, WASTE_LABELS, Theme
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
+from .sheet import ideal_per_request
 from .spec import DiagramSpec
-from .palette import WASTE_EDGES, WASTE_LABELS, Theme
 
 STRIP_WIDTH = 700.0  # the warp axis
 STRIP_ROW = 30.0  # one instruction
@@ -39,11 +40,6 @@ class OverviewBins:
     sectors_per_request: np.ndarray  # (instructions, bins) float, NaN: no request
     ratio: np.ndarray  # (instructions, bins) float, NaN: no request
     waste: np.ndarray  # (instructions, bins) int, -1: no request
-
-
-def ideal_per_request(stats: Stats) -> float:
-    """An instruction's ideal sectors per request over the grid (0 without requests)."""
-    return stats.ideal_sectors / stats.requests if stats.requests else 0.0
 
 
 def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
@@ -139,3 +135,16 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         y = legend(shapes, entries, MARGIN + text_width(title, label) + 10, y, width - MARGIN, th)
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def next_worst_warp(analysis: Analysis, instruction: int, after: int) -> int | None:
+    """The first warp after `after` (in launch order, wrapping around) whose sectors per
+    request for `instruction` are the largest of the grid; None when no warp makes a request."""
+    sectors = analysis.per_warp_sectors[instruction]
+    requests = analysis.per_warp_requests[instruction].astype(np.int64)
+    per = np.where(requests > 0, sectors / np.maximum(requests, 1), -1.0)
+    if per.max() < 0:
+        return None
+    worst = np.flatnonzero(per == per.max())
+    later = worst[worst > after]
+    return int(later[0] if len(later) else worst[0])

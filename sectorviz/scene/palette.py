@@ -63,11 +63,6 @@ def theme(name: str) -> Theme:
     return THEMES[name]
 
 
-def waste_class(ratio: float) -> int:
-    """sectors / ideal sectors -> index of its waste class (0: ideal)."""
-    return sum(ratio >= e for e in WASTE_EDGES[1:])
-
-
 def mix(colour: str, background: str, amount: float) -> str:
     """`amount` of `colour` over `background`, as #rrggbb (opaque, so every format agrees)."""
     a = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .shapes import Line, Rect, Shape, Text, text_width
 from .palette import Theme
+from .shapes import Line, Rect, Shape, Text, text_width
 
 MARGIN = 24.0
 SWATCH = 18.0

@@ -16,6 +16,7 @@ from ..atomic import write_atomic
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
+from ..scene.overview import next_worst_warp
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
@@ -112,6 +113,21 @@ class MainWindow(QMainWindow):
 
     def set_instruction(self, k: int) -> None:
         self.document.select(instruction=k)
+
+    def next_worst_warp(self) -> None:
+        """Select the next warp with the most sectors per request for this instruction."""
+        doc = self.document
+        if doc.analysis is None or doc.analysis.per_warp_sectors is None:
+            self.show_message("the grid analysis is not ready yet")
+            return
+        k = doc.selection.instruction
+        warp = next_worst_warp(doc.analysis, k, doc.selection.warp)
+        if warp is None:
+            self.show_message("no warp runs this instruction")
+            return
+        doc.select(warp=warp)
+        self.show_message(f"warp {warp}: the most sectors per request for "
+                          f"{doc.kernel.instructions[k].name}")
 
     def open_path(self, path: str | Path) -> bool:
         """Open a pattern file. A broken file leaves the current work as it was and shows its
@@ -305,6 +321,8 @@ class MainWindow(QMainWindow):
                 ("Next Block", "PgDown", lambda: step.step_warp(doc.kernel.warps_per_block),
                  "nextBlock")):
             self._action(nav, text, QKeySequence(key), slot, name)
+        self._action(nav, "Next Worst Warp", QKeySequence("Ctrl+J"), self.next_worst_warp,
+                     "nextWorstWarp")
         nav.addSeparator()
         self._action(nav, "Play / Pause", QKeySequence("Space"), step.play.toggle, "play")
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")

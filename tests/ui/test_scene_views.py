@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
 from sectorviz.export.formats import diagram_svg
-from sectorviz.model import load_pattern
+from sectorviz.model import load_pattern, pattern_from_dict
 from sectorviz.paths import examples_dir
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.palette import LIGHT, mix
@@ -112,7 +112,6 @@ def test_model_change_updates_the_view(open_window):
     assert len(window.grid_view.item.columns()) == 32
     doc = window.document.pattern.to_dict()
     doc["params"]["stride"] = 1
-    from sectorviz.model import pattern_from_dict
     window.document.set_pattern(pattern_from_dict(doc, window.document.pattern.base_dir),
                                 "stride")
     assert len(window.grid_view.item.columns()) == 4
@@ -132,3 +131,23 @@ def test_window_fits_a_1280_by_720_projector(open_window, qtbot):
         assert window.rect().contains(box), name
     assert window.width() <= 0.9 * 1280 and window.height() <= 0.9 * 720
     assert np.isclose(window.grid_view.fitted_scale(), window.grid_view.transform().m11())
+
+
+def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
+    """Odd warps stride 32 B (32 sectors), even warps 4 B (4 sectors): Ctrl+J visits warps
+    1 and 3, in launch order, wrapping around."""
+    window = open_window("stride-32B")
+    window.document.set_pattern(pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "odd warps stride",
+        "launch": {"grid": [1], "block": [128]},
+        "arrays": {"x": {"dtype": "float32", "length": 1024}},
+        "accesses": [{"name": "load x", "op": "load", "array": "x",
+                      "index": "threadIdx.x * (1 + 7 * ((threadIdx.x / 32) % 2))"}]}, None),
+        "pattern")
+    wait_analysis(window)
+    seen = []
+    for _ in range(3):
+        window.findChild(type(window.dark_action), "nextWorstWarp").trigger()
+        seen.append(window.document.selection.warp)
+    assert seen == [1, 3, 1]
+    assert window.message.text() == "warp 1: the most sectors per request for load x"
