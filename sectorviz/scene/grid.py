@@ -15,6 +15,8 @@ import numpy as np
 from ..model.analysis import LaneExecution
 from ..model.sectors import WARP_SIZE
 
+LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
+
 
 @dataclass(frozen=True)
 class SectorColumn:
@@ -23,6 +25,7 @@ class SectorColumn:
     relative: int  # address - the array's element-0 address (may be negative)
     used_bytes: int  # distinct bytes of this sector that active lanes use
     line_start: bool  # the sector begins a 128-byte line (address % LINE_BYTES == 0)
+    unused: tuple[tuple[int, int], ...]  # byte ranges [lo, hi) of the sector no lane uses
 
 
 @dataclass(frozen=True)
@@ -93,11 +96,17 @@ def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:
             used[a:b] = True
         address = int(sector) * sector_bytes
         columns.append(SectorColumn(int(sector), address, address - address0, int(used.sum()),
-                                    address % LINE_BYTES == 0))
+                                    address % LINE_BYTES == 0, _unused_ranges(used)))
     return tuple(columns)
 
 
-LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
+
+
+def _unused_ranges(used: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """A sector's used-byte mask -> the [lo, hi) runs of bytes no lane uses."""
+    flips = np.diff(np.concatenate([[False], ~used, [False]]).astype(np.int8))
+    starts, ends = np.flatnonzero(flips == 1), np.flatnonzero(flips == -1)
+    return tuple((int(a), int(b)) for a, b in zip(starts, ends))
 
 
 @dataclass(frozen=True)

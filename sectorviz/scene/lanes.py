@@ -264,7 +264,8 @@ def _lane_colour(layout: GridLayout, lane: int, th: Theme) -> tuple[str, str]:
 
 def _draw_cells(shapes: list[Shape], layout: GridLayout, j: int, column: SectorColumn,
                 cx: float, geo: Geometry, th: Theme, present: set[str]) -> None:
-    """The hit cells of sector column j: tinted sector, the lane's bytes [lo, hi) in colour."""
+    """The hit cells of sector column j: the sector tinted (fetched), the bytes no lane uses
+    in the waste colour, the lane's bytes [lo, hi) in colour."""
     inner, sb = geo.cw - 1, layout.sector_bytes
     for lane in range(WARP_SIZE):
         lo, hi = int(layout.cell_lo[lane, j]), int(layout.cell_hi[lane, j])
@@ -272,11 +273,17 @@ def _draw_cells(shapes: list[Shape], layout: GridLayout, j: int, column: SectorC
             continue
         css, colour = _lane_colour(layout, lane, th)
         present.add(css)
+        if column.used_bytes > hi - lo:
+            present.add("others")
         cy = geo.body_top + lane * ROW_H + 1
         shapes.append(Rect(cx + 0.5, cy, inner, ROW_H - 2, mix(colour, th.background, th.tint),
                            css=f"hit {css}",
                            data=(("lane", str(lane)), ("sector", str(column.sector)),
                                  ("bytes", f"{lo}:{hi}"))))
+        for a, b in column.unused:
+            present.add("wasted")
+            shapes.append(Rect(cx + 0.5 + inner * a / sb, cy, inner * (b - a) / sb, ROW_H - 2,
+                               th.wasted, css="wasted"))
         shapes.append(Rect(cx + 0.5 + inner * lo / sb, cy, inner * (hi - lo) / sb, ROW_H - 2,
                            colour, css=f"used {css}"))
 
@@ -351,14 +358,19 @@ def _draw_tags(shapes: list[Shape], layout: GridLayout | None, x: float, geo: Ge
 
 
 def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:
-    """Legend entries for what the panels show, the tint in the first lane colour shown."""
+    """Legend entries for what the panels show, the tint in the first lane colour shown;
+    `present` holds the kinds drawn (lane kinds, 'others', 'wasted', 'inactive', 'gap',
+    'line')."""
     lanes = [(colour, words) for kind, colour, words in (
         ("plain", th.plain, "bytes a lane uses"),
         ("crossing", th.crossing, "lane spans two sectors"),
         ("shared", th.shared, "bytes shared with another lane")) if kind in present]
-    entries = [("box", mix(lanes[0][0], th.background, th.tint),
-                "bytes fetched but unused (wasted)")] if lanes else []
-    entries += [("box", colour, words) for colour, words in lanes]
+    entries = [("box", colour, words) for colour, words in lanes]
+    if lanes and "others" in present:
+        entries.append(("box", mix(lanes[0][0], th.background, th.tint),
+                        "bytes other lanes use"))
+    if "wasted" in present:
+        entries.append(("box", th.wasted, "fetched, no lane uses (wasted)"))
     if "inactive" in present:
         entries.append(("box", th.inactive, "inactive lane"))
     if "gap" in present:

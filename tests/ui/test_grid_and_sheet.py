@@ -31,7 +31,12 @@ def used(window) -> str:
 
 
 def wasted(window) -> str:
-    """The tint of a touched sector's bytes that no lane uses."""
+    """The colour of a touched sector's bytes that no lane uses."""
+    return window.grid_view.item.theme.diagram.wasted
+
+
+def others(window) -> str:
+    """The tint of a touched sector's bytes that other lanes use."""
     d = window.grid_view.item.theme.diagram
     return mix(d.plain, d.background, d.tint)
 
@@ -59,7 +64,7 @@ def test_stride_edit_updates_grid_and_sheet(open_window, qtbot):
     assert window.document.pattern.to_dict()["params"]["stride"] == 1
     # lane 9 uses bytes [4, 8) of the second sector
     assert is_colour(pixel(window, 9, 1, 5), used(window))
-    assert is_colour(pixel(window, 9, 1, 1), wasted(window))
+    assert is_colour(pixel(window, 9, 1, 1), others(window))
     assert is_colour(pixel(window, 9, 0, 5), window.grid_view.item.theme.diagram.cell)  # untouched
 
 
@@ -75,7 +80,7 @@ def test_offset_edit_updates_grid_and_sheet(open_window):
     assert [c.used_bytes for c in layout.columns if isinstance(c, SectorColumn)] == [32] * 4
     assert "lanes 4 B apart: 4 sectors, ideal 4" in sheet_values(window)
     assert is_colour(pixel(window, 0, 0, 1), used(window))
-    assert is_colour(pixel(window, 0, 0, 5), wasted(window))
+    assert is_colour(pixel(window, 0, 0, 5), others(window))
 
 
 def test_layout_edit_updates_grid_and_sheet(open_window, wait_analysis):

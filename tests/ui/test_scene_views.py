@@ -103,8 +103,8 @@ def test_a_zoomed_4_byte_hit_is_wide_and_its_waste_shaded(open_window):
 
     d = item.theme.diagram
     assert near(at(2), d.plain)
-    assert near(at(20), mix(d.plain, d.background, d.tint))  # tinted: fetched, unused
-    assert not near(at(20), d.cell) and not near(at(20), d.plain)
+    assert near(at(20), d.wasted)  # fetched, but no lane uses it
+    assert not near(at(20), d.cell) and not near(at(20), mix(d.plain, d.background, d.tint))
 
 
 def test_model_change_updates_the_view(open_window):
