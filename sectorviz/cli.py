@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import sys
-from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from .commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
@@ -70,7 +69,7 @@ def run_report(argv: list[str]) -> int:
     return 0
 
 
-@contextmanager
+@contextlib.contextmanager
 def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
     taken a second; None with `quiet` or when stderr is not a terminal."""

@@ -21,7 +21,7 @@ from . import ctype as C
 from . import ir
 from . import templates
 from .conversions import CONVERSIONS, conversion
-from .source import MAX_NESTING, Function, Node, Unit, check_syntax, error, text
+from .source import MAX_NESTING, Function, Node, Unit, alias_names, check_syntax, error, text
 from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
@@ -30,7 +30,7 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
-MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
+MAX_COMPILED_NODES = 2**18  # syntax nodes compiled, device functions and macros expanded
 INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 
 _F = C.FLOAT
@@ -97,7 +97,7 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
-        run.budget.charge(self.steps * run.step, "the kernel's straight-line code")
+        run.budget.charge(self.steps * run.step, "the kernel's code", "kernel")
         yield from self.body.run(run, run.threads.valid)
 
     @cached_property
@@ -301,7 +301,7 @@ class Compiler:
         if name in self.unit.types:
             with templates.file_scope(self):
                 return templates.alias_type(self, self.unit.types[name], name)
-        macro = self.unit.macros.get(name)
+        macro = self.macro(name, node)
         if macro is not None and macro.params is None and name not in self._expanding:
             self._expanding.add(name)
             try:
@@ -315,7 +315,6 @@ class Compiler:
 
     def type_alias(self, node: Node) -> None:
         """A local `typedef` / `using X = ...`: its names become types in the current scope."""
-        from .source import alias_names
         for name in alias_names(node):
             self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
 
@@ -409,9 +408,10 @@ class Compiler:
             return ir.Leave("brk" if kind == "break_statement" else "cont")
         if kind == "return_statement":
             return self.return_(node)
-        if kind == "comment" or (kind == "preproc_call" and text(
-                node.child_by_field_name("directive")) == "#pragma"):
-            return None
+        if kind in ("comment", "preproc_def", "preproc_function_def") or (
+                kind == "preproc_call" and text(node.child_by_field_name("directive")) in (
+                "#pragma", "#undef")):
+            return None  # macros were collected by the Unit, in source order
         raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
 
     def if_constexpr(self, node: Node) -> ir.Stmt:
@@ -643,16 +643,27 @@ class Compiler:
                 return sym
         if name == "warpSize":
             return ir.Builtin(name, C.INT, pos(node))
-        macro = self.unit.macros.get(name)
+        macro = self.macro(name, node)
         if macro is not None and macro.params is None and name not in self._expanding:
             return self.expand(macro, {}, node)
         if name in self.unit.globals:
             return self.file_constant(name, node)
+        if name in self.unit.macros:
+            raise error(node, f"unknown name {name!r} (no #define of it is in effect here)")
         known = [n for s in self.scopes for n in s] + list(self.unit.macros)
         raise error(node, f"unknown name {name!r}" + suggest(name, known))
 
+    _macro_point = (0, 0)  # where the outermost macro being expanded is used
+
+    def macro(self, name: str, node: Node):
+        """The macro `name` as defined where it is used: at `node`, or inside a macro's
+        expansion, where that outermost macro is used (C rescans there)."""
+        return self.unit.macro(name, self._macro_point if self._expanding else node.start_point)
+
     def expand(self, macro, env: dict, node: Node):
         """A macro use -> its text compiled where it is used, parameters bound to arguments."""
+        if not self._expanding:
+            self._macro_point = node.start_point
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
@@ -951,7 +962,7 @@ class Compiler:
     def call(self, name: str, args: list[Node], node: Node):
         if name in SYNCS:
             return ir.Const(0, C.VOID, pos(node))
-        macro = self.unit.macros.get(name)
+        macro = self.macro(name, node)
         if macro is not None and macro.params is not None and name not in self._expanding:
             if len(args) != len(macro.params):
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")

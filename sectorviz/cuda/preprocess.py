@@ -3,15 +3,15 @@ the files the user wrote.
 
 What runs before parsing: `#include "file"` (relative to the including file, then the
 pattern's folder; recursively, with `#pragma once` and include guards; a file outside the
-pattern's folder is read as files.py reads such paths, without probing or naming reasons), and the conditionals
-`#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer expressions (with
-`defined`), which need `#define` / `#undef` tracked in order. Angle-bracket includes are
-skipped; `__align__(N)` becomes the `alignas(N)` the grammar reads. Everything else stays
-for the compiler: `#define` lines are kept (macros are expanded
-where they are used, so an instruction's text is the text the user wrote), lines that are
-inactive or directives are left blank, so every kept line keeps its line and column. An
-included file's lines are placed where it is included; `Source.place` maps a line of the
-combined text back to `line L` (the main file) or `name line L` (an included file).
+pattern's folder is read as files.py reads such paths, never probed, no reason named), and
+the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer
+expressions (with `defined`), which need `#define` / `#undef` tracked in order.
+Angle-bracket includes are skipped; `__align__(N)` becomes the `alignas(N)` the grammar
+reads. Everything else stays for the compiler: `#define` and `#undef` lines are kept (macros
+are expanded where they are used, so an instruction's text is the text the user wrote);
+inactive lines and other directives are left blank, so every kept line keeps its line and
+column. An included file's lines are placed where it is included; `Source.place` maps a line
+of the combined text back to `line L` (the main file) or `name line L` (an included file).
 """
 
 from __future__ import annotations
@@ -137,11 +137,6 @@ class Source:
         place = self.place(int(found.group(1)))
         return err if place == err.place else PatternError(place, err.message, err.column)
 
-    @property
-    def plain(self) -> bool:
-        """True when every line is the main file's own line (nothing was included)."""
-        return all(s.file is None and s.first == s.start for s in self.spans)
-
 
 # ---------------------------------------------------------------- #if expressions
 
@@ -149,6 +144,8 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F']+|0[bB][01']+|\d[\d']*)[uUl
                     r"|(?P<chr>'(?:\\.|[^\\'])')"
                     r"|(?P<id>[A-Za-z_]\w*)"
                     r"|(?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&|^!~?:(),]))")
+_HAS_INCLUDE = re.compile(r"__has_include\s*\(\s*(<[^>]*>|\"[^\"]*\")\s*\)")
+_HAS_FEATURE = re.compile(r"__has_\w+\s*\([^()]*\)")  # __has_builtin(x) and the like: 0
 _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
            ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
 
@@ -323,7 +320,7 @@ class _Preprocessor:
     def _file(self, text: str, name: str | None, path: Path | None, emit: bool = True) -> None:
         """Run one file's lines; `name` is its display name (None: the main file)."""
         self.depth += 1
-        raw = text.split("\n")
+        raw = text.replace("\ufeff", " ", 1).replace("\r\n", "\n").split("\n")
         stack: list[_Frame] = []
         in_comment = False
         i = 0
@@ -419,7 +416,7 @@ class _Preprocessor:
             if not active:
                 stack.append(_Frame(False, True, False))
                 return False
-            value = self._condition(directive, rest, fail)
+            value = self._condition(directive, rest, path, fail)
             stack.append(_Frame(True, value, value))
             return False
         if directive in ("elif", "else", "endif"):
@@ -436,7 +433,7 @@ class _Preprocessor:
                 top.taken = True
             else:
                 top.active = top.outer and not top.taken and \
-                    self._condition("if", rest, fail)
+                    self._condition("if", rest, path, fail)
                 top.taken = top.taken or top.active
             return False
         if not active:
@@ -446,7 +443,7 @@ class _Preprocessor:
             return True
         if directive == "undef":
             self.macros.pop(rest.strip(), None)
-            return False
+            return True
         if directive == "pragma":
             if rest.split() == ["once"] and path is not None:
                 self.once.add(os.path.realpath(path))
@@ -465,16 +462,27 @@ class _Preprocessor:
                              tuple(p.strip() for p in params[1:-1].split(",") if p.strip()),
                              body.strip())
 
-    def _condition(self, directive: str, rest: str, fail) -> bool:
+    def _condition(self, directive: str, rest: str, path: Path | None, fail) -> bool:
         if directive != "if":
             name = rest.strip()
             if not re.fullmatch(r"[A-Za-z_]\w*", name):
                 raise fail(f"#{directive} needs one name")
             return (name in self.macros) == (directive == "ifdef")
+        rest = _HAS_INCLUDE.sub(lambda m: self._has_include(m.group(1), path), rest)
+        rest = _HAS_FEATURE.sub("0", rest)
         toks = self._expand(_tokens(rest, fail), fail)
         if not toks:
             raise fail("#if needs a condition")
         return _Cond(toks, fail).value() != 0
+
+    def _has_include(self, header: str, path: Path | None) -> str:
+        """`__has_include(<h>)` -> 1 (a toolkit or system header, there in a real build);
+        `__has_include("h")` -> whether the file is where #include would look."""
+        if header.startswith("<"):
+            return "1"
+        here = path.parent if path is not None else self.folder
+        return "1" if any(os.path.isfile(folder / header[1:-1])
+                          for folder in (here, self.folder)) else "0"
 
     def _expand(self, toks: list[str], fail, hidden: frozenset = frozenset()) -> list[str]:
         """`defined` resolved, then macros expanded (a macro is not expanded inside itself);

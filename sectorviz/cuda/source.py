@@ -89,14 +89,13 @@ class Macro:
 class Function:
     """A function definition; a template's `template` is its template_parameter_list, and an
     instantiation has its `bindings` (template parameter name -> templates.TypeName for a type,
-    ir.Const for a value) and `label`, the name as Nsight Compute prints it (`f<float, 4>`)."""
+    ir.Const for a value)."""
 
     node: Node  # function_definition
     name: str
     qualifiers: frozenset[str]  # __global__, __device__, __host__
     template: Node | None = None
     bindings: tuple[tuple[str, object], ...] = ()
-    label: str = ""
 
     @property
     def params(self) -> list[Node]:
@@ -128,19 +127,25 @@ def predefined_macros() -> dict[str, "Macro"]:
     return unit.macros
 
 
+BEFORE_ALL = (-1, -1)  # where the predefined macros are defined
+
+
 class Unit:
     """A parsed translation unit: functions by name, macros, file-scope declarations and type
     aliases, and the host code's kernel launches."""
 
     def __init__(self, source: Source, predefined: bool = True):
-        self.source = source
         self.tree = parser().parse(source.text.encode("utf-8"))
         self.functions: dict[str, list[Function]] = {}
         self.macros: dict[str, Macro] = dict(predefined_macros()) if predefined else {}
+        # name -> [(point, Macro, or None for #undef)] in source order
+        self._defs: dict[str, list[tuple[tuple[int, int], Macro | None]]] = {
+            name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
         self.launches: list[Launch] = []
         self._collect(self.tree.root_node, None)
+        self._directives()
 
     def _collect(self, node: Node, template: Node | None, depth: int = 0) -> None:
         if depth > MAX_NESTING:
@@ -156,8 +161,6 @@ class Unit:
             elif kind in ("linkage_specification", "namespace_definition", "declaration_list",
                           "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
                 self._collect(child, template, depth + 1)
-            elif kind in ("preproc_def", "preproc_function_def"):
-                self._macro(child)
             elif kind == "declaration":
                 for decl in child.children_by_field_name("declarator"):
                     name = declared_name(decl)
@@ -193,15 +196,44 @@ class Unit:
         if name:
             self.functions.setdefault(name, []).append(Function(node, name, quals, template))
 
+    def _directives(self) -> None:
+        """Every `#define` and `#undef` of the text (in functions too), in source order."""
+        cursor = self.tree.walk()
+        while True:
+            node = cursor.node
+            if node.type in ("preproc_def", "preproc_function_def"):
+                self._macro(node)
+            elif node.type == "preproc_call" and text(
+                    node.child_by_field_name("directive")) == "#undef":
+                arg = node.child_by_field_name("argument")
+                if arg is not None:
+                    self._defs.setdefault(text(arg), []).append((node.start_point, None))
+            if not (node.type not in ("preproc_def", "preproc_function_def", "preproc_call")
+                    and cursor.goto_first_child()):
+                while not cursor.goto_next_sibling():
+                    if not cursor.goto_parent():
+                        return
+
     def _macro(self, node: Node) -> None:
         value = node.child_by_field_name("value")
         name = text(node.child_by_field_name("name"))
         params = node.child_by_field_name("parameters")
-        if value is None:
-            return
-        self.macros[name] = Macro(
+        macro = None if value is None else Macro(
             name, None if params is None else tuple(text(p) for p in params.named_children),
             value)
+        if macro is not None:
+            self.macros[name] = macro
+        self._defs.setdefault(name, []).append((node.start_point, macro))
+
+    def macro(self, name: str, point: tuple[int, int]) -> Macro | None:
+        """The definition of `name` in effect at `point` (0-based row, column): the last
+        `#define` before it with no `#undef` in between; None when there is none."""
+        found = None
+        for at, macro in self._defs.get(name, ()):
+            if at > point:
+                break
+            found = macro
+        return found
 
     def kernel(self, name: str) -> Function:
         """The `__global__` function `name`; PatternError at `kernel.function` otherwise."""

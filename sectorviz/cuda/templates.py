@@ -3,9 +3,10 @@ bindings the compiler puts in scope; typedef / using / macro type names -> C typ
 
 Bindings map a template parameter's name to a `TypeName` (a type argument) or an `ir.Const`
 (a value argument). The compiler keeps them in its scope stack like any name: `base_type`
-finds a TypeName, an identifier finds the Const. A class template can reuse the same
-machinery: `bind(compiler, params, args, deduced, node, what)` takes any
-template_parameter_list.
+(through `Compiler.named_type`) finds a TypeName, an identifier finds the Const. A class
+template can reuse the same machinery: `bind(compiler, plist, explicit, deduced, node, what)`
+takes any template_parameter_list and its argument nodes, and the dict it returns is pushed
+as a scope (`compiler.scopes.append(bindings)`) while the class's members are compiled.
 
 Instantiations are named as Nsight Compute prints them: `"MatrixMulCUDA<32>"`,
 `"reduce<float, 256>"` (also with a leading `void` and a trailing parameter list). A bare
@@ -224,7 +225,8 @@ def split_name(spec: str) -> tuple[str, str | None]:
             if depth == 0:
                 name = name[:i].strip()
                 break
-    found = re.fullmatch(r"(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<(.*)>)?", name, re.S)
+    found = re.fullmatch(r"(?:(?:[A-Za-z_]\w*|\(anonymous namespace\))::)*([A-Za-z_]\w*)\s*"
+                         r"(?:<(.*)>)?", name, re.S)
     if found is None:
         raise PatternError("kernel.function", f"cannot read the function name {spec!r}")
     return found.group(1), found.group(2)
@@ -275,23 +277,23 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
         except PatternError as err:
             raise PatternError("kernel.function", err.message) from None
         return replace(fn, bindings=tuple(bindings.items()))
-    launched = {}
+    launched: dict[tuple | str, tuple[str, dict | None]] = {}  # one per instantiation
     for launch in unit.launches:
         if launch.name == name and launch.targs is not None:
-            launched.setdefault(text(launch.targs), launch)
+            bindings = _launch_bindings(compiler, fn, launch)
+            key = text(launch.targs) if bindings is None else _key(bindings)
+            launched.setdefault(key, (text(launch.targs), bindings))
     if len(launched) > 1:
+        shown = [name + t for t, _ in launched.values()]
         raise PatternError("kernel.function", f"the host code launches {len(launched)} "
                                               f"instantiations of {name!r} ("
-                           + ", ".join(name + t for t in launched)
-                           + f"); name one, e.g. \"{name}{next(iter(launched))}\"")
+                           + ", ".join(shown) + f"); name one, e.g. \"{shown[0]}\"")
     if launched:
-        launch = next(iter(launched.values()))
-        bindings = _launch_bindings(compiler, fn, launch)
+        targs, bindings = next(iter(launched.values()))
         if bindings is None:
-            raise PatternError("kernel.function", f"the launch of {name}{text(launch.targs)} "
-                                                  "has template arguments that are not "
-                                                  f"constants; name the instantiation, e.g. "
-                                                  f"\"{name}<...>\"")
+            raise PatternError("kernel.function", f"the launch of {name}{targs} has template "
+                                                  "arguments that are not constants; name the "
+                                                  f"instantiation, e.g. \"{name}<...>\"")
         return replace(fn, bindings=tuple(bindings.items()))
     try:
         with file_scope(compiler):
@@ -341,7 +343,7 @@ def type_named_by(compiler: "Compiler", node: Node) -> C.CType | None:
             return scope[name].type if isinstance(scope[name], TypeName) else None
     if name in compiler.unit.types:
         return compiler.named_type(name, node)
-    macro = compiler.unit.macros.get(name)
+    macro = compiler.macro(name, node)
     if macro is not None and macro.params is None:
         try:
             return macro_type(compiler, macro.value, node)

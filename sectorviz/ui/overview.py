@@ -1,19 +1,21 @@
 """The kernel overview strip: x = global warp, y = instruction, colour = waste (sectors per
-request against the ideal, sectorviz.scene.overview's one binning rule and the palette's waste
+request against the ideal: sectorviz.scene.overview's one binning rule and the palette's waste
 colours, as in the exported overview), with a top row marking atypical warps. A click selects
 that warp (and instruction).
 
-Wide grids are binned: a pixel column stands for consecutive warps (their sectors over their
-requests); a bin is atypical if any of its warps is.
+Wide grids are binned: a column stands for consecutive warps (their sectors over their
+requests); a bin is atypical if any of its warps is. Large pictures are binned off the UI
+thread, so partial results of a long run never stall it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QObject, QRectF, QRunnable, QThreadPool, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -26,6 +28,7 @@ from .document import Change, Document
 from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
+SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
@@ -55,6 +58,44 @@ def waste_rgba(theme: palette.Theme, waste: np.ndarray) -> np.ndarray:
     colours = np.array([QColor(c).getRgb() for c in theme.waste + (theme.idle,)],
                        dtype=np.uint8)
     return colours[np.where(waste < 0, len(theme.waste), waste)]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An analysis binned for the strip: (instructions, columns) waste classes (-1: no
+    request, or not analysed yet) and (columns,) atypical marks, `bin` warps a column (on
+    average); `atypical` warps in all."""
+
+    waste: np.ndarray
+    odd: np.ndarray
+    bin: float
+    atypical: int
+
+
+def picture(analysis: Analysis, kernel: Kernel) -> Picture:
+    """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
+    cells = overview_bins(analysis, MAX_BINS)
+    odd_warps = atypical_warps(analysis, kernel)
+    rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
+    return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
+                   kernel.warps / (len(cells.edges) - 1), int(odd_warps.sum()))
+
+
+class _Binned(QObject):
+    done = Signal(object, object)  # Analysis, Picture
+
+
+class _Binning(QRunnable):
+    """picture(analysis, kernel) on a pool thread, unless a newer analysis came first."""
+
+    def __init__(self, view: "OverviewView", analysis: Analysis, kernel: Kernel):
+        super().__init__()
+        self.view, self.analysis, self.kernel = view, analysis, kernel
+        self.relay = view._binned
+
+    def run(self) -> None:
+        if self.view._wanted is self.analysis:
+            self.relay.done.emit(self.analysis, picture(self.analysis, self.kernel))
 
 
 class OverviewView(QWidget):
@@ -95,8 +136,13 @@ class OverviewView(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self._wanted: Analysis | None = None  # the analysis being binned off the UI thread
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._binned = _Binned(self)
+        self._binned.done.connect(self._on_binned)
         document.changed.connect(self._on_changed)
-        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+        self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -105,7 +151,7 @@ class OverviewView(QWidget):
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen(theme.text)
             self.plot.getAxis(axis).setPen(theme.muted)
-        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+        self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
 
     def warp_at(self, x: float) -> int:
         """A view x coordinate (warps) -> the clicked global warp, clamped."""
@@ -122,15 +168,15 @@ class OverviewView(QWidget):
                              instruction=row if 0 <= row < n else None)
 
     def _on_changed(self, flags: int) -> None:
-        if flags & Change.ANALYSIS:
+        if flags & Change.PATTERN:
+            self._draw_axes()
+        if flags & Change.ANALYSIS:  # also each partial result of a long run: kept light
             self._draw_analysis()
         if flags & (Change.SELECTION | Change.PATTERN):
             self.cursor.setPos(self.document.selection.warp + 0.5)
 
-    def _draw_analysis(self) -> None:
-        doc, th = self.document, self.theme
-        kernel, analysis = doc.kernel, doc.analysis or doc.partial
-        n = len(kernel.instructions)
+    def _draw_axes(self) -> None:
+        kernel = self.document.kernel
         left = self.plot.getAxis("left")
         ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
                                         for k, ins in enumerate(kernel.instructions)]
@@ -142,6 +188,11 @@ class OverviewView(QWidget):
             [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
             else None)
         self.legend.setText(self._legend_html())
+
+    def _draw_analysis(self) -> None:
+        doc = self.document
+        kernel, analysis = doc.kernel, doc.analysis or doc.partial
+        self._wanted = None
         if analysis is None and doc.analysis_running:
             self.status.setText("updating…")  # the last picture stays until the new one
             return
@@ -149,19 +200,28 @@ class OverviewView(QWidget):
             self.image.clear()
             self.status.setText(doc.analysis_error or "too many warps to show")
             return
-        cells = overview_bins(analysis, MAX_BINS)
-        self.bin = kernel.warps / (len(cells.edges) - 1)
-        odd_warps = atypical_warps(analysis, kernel)
-        rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
-        odd = odd_bins(np.pad(odd_warps, (0, rest)), cells.edges)
-        rgba = waste_rgba(th.diagram, cells.waste)
+        if analysis.per_warp_sectors.size <= SYNC_CELLS:
+            self._show(analysis, picture(analysis, kernel))
+        else:
+            self._wanted = analysis
+            self._pool.start(_Binning(self, analysis, kernel))
+
+    def _on_binned(self, analysis: Analysis, pic: Picture) -> None:
+        if analysis is self._wanted:
+            self._show(analysis, pic)
+
+    def _show(self, analysis: Analysis, pic: Picture) -> None:
+        """Draw a binned analysis: the strip, its ranges and the status line."""
+        th, kernel, n = self.theme, self.document.kernel, len(self.document.kernel.instructions)
+        self.bin, odd = pic.bin, pic.odd
+        rgba = waste_rgba(th.diagram, pic.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
         self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
         self.image.setRect(QRectF(0, -1, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
-        count = int(odd_warps.sum())
+        count = pic.atypical
         per = f", {self.bin:.4g} warps per column" if self.bin > 1 else ""
         done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
         self.status.setText(f"{done}{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, "
@@ -170,6 +230,7 @@ class OverviewView(QWidget):
     def _legend_html(self) -> str:
         th = self.theme
         cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}"
-                        "&nbsp;</span>" for c, words in zip(th.diagram.waste, palette.WASTE_LABELS))
+                        "&nbsp;</span>" for c, words in zip(th.diagram.waste,
+                                                           palette.WASTE_LABELS))
         return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
                 "atypical")

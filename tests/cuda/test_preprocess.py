@@ -8,10 +8,13 @@ import os
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cuda_helpers import elements, kernel_pattern
 from sectorviz.cli import main
 from sectorviz.cuda import preprocess as pre
+from sectorviz.cuda.compile import MAX_COMPILED_NODES
 from sectorviz.model import PatternError, analyze, load_pattern
 from sectorviz.model.analysis import kernel_for
 
@@ -98,7 +101,8 @@ def test_includes_are_found_next_to_the_including_file_then_the_patterns_folder(
 
 @pytest.mark.parametrize("files, message", [
     ({"k.cu": '\n#include "nope.h"\n'}, "line 2, column 1: cannot find the include \"nope.h\""),
-    ({"k.cu": '#include "dir"\n', "dir/x": ""}, "line 1, column 1: cannot read dir: it is a folder"),
+    ({"k.cu": '#include "dir"\n', "dir/x": ""},
+     "line 1, column 1: cannot read dir: it is a folder"),
     ({"k.cu": '#include "a.h"\n', "a.h": '\n\n  #include "a.h"\n'},
      "a.h line 3, column 3: includes nested more than 40 deep"),
     ({"k.cu": '#include "b.h"\n', "b.h": "#if 1\n#else\n#else\n#endif\n"},
@@ -136,7 +140,8 @@ def test_a_device_file_or_an_oversized_include_is_refused(tmp_path, monkeypatch)
         analyze(pattern(tmp_path))  # outside the pattern's folder: no reason given
     monkeypatch.setattr(pre, "MAX_INCLUDE_BYTES", 10)
     write(tmp_path, {"k.cu": '\n #include "big.h"\n', "big.h": "#define X 12345678901\n"})
-    with pytest.raises(PatternError, match="line 2, column 2: cannot read big.h: it is 22 bytes; at most 10"):
+    with pytest.raises(PatternError, match="line 2, column 2: cannot read big.h: it is 22 "
+                                           "bytes; at most 10"):
         analyze(pattern(tmp_path))
 
 
@@ -161,8 +166,9 @@ DOUBLING = "#define M0 1\n" + "".join(f"#define M{i} (M{i - 1} + M{i - 1})\n"
 def test_macros_that_double_forty_times_are_refused_in_one_line():
     with pytest.raises(PatternError) as info:
         analyze(kernel_pattern(DOUBLING + "__global__ void k(float *a) { a[M40] = 0; }"))
-    assert re.fullmatch(r"line \d+, column \d+: the kernel grows past 524,288 syntax nodes "
-                        r"with device functions inlined and macros expanded at each use",
+    assert re.fullmatch(rf"line \d+, column \d+: the kernel grows past {MAX_COMPILED_NODES:,} "
+                        r"syntax nodes with device functions inlined and macros expanded at "
+                        r"each use",
                         str(info.value))
     with pytest.raises(PatternError) as info:
         analyze(kernel_pattern(DOUBLING + "#if M40\n#endif\n"))
@@ -173,7 +179,7 @@ def test_inline_code_conditionals_and_undef():
     got = elements("""
     #define WIDTH 4
     #if WIDTH == 4 && !defined(NARROW) && __CUDA_ARCH__ >= 800
-    #define STRIDE (WIDTH * 2)
+    #define STRIDE 8
     #else
     #define STRIDE 1
     #endif
@@ -207,3 +213,94 @@ def test_source_maps_lines_back():
     err = source.relocate(PatternError("line 4", "bad", 7))
     assert (err.place, err.column) == ("a.h line 2", 7)
     assert source.relocate(PatternError("kernel.function", "x")).place == "kernel.function"
+
+
+def test_a_macro_means_what_it_means_where_it_is_used():
+    got = elements("""
+    #define A B
+    #define B 1
+    #define STEP 2
+    __device__ int first(int t) { return t * STEP; }
+    #undef STEP
+    #define STEP 3
+    __global__ void k(float *a) {
+        #define LOCAL 100
+        a[first(threadIdx.x)] = 0;
+        a[threadIdx.x * STEP + A + LOCAL] = 0;
+        #undef LOCAL
+    }
+    """)
+    assert got == [("line 10: a[first(threadIdx.x)]", [2 * t for t in T32]),
+                   ("line 11: a[threadIdx.x * STEP + A + LOCAL]", [3 * t + 101 for t in T32])]
+    message = "line 4, column 7: unknown name 'LOCAL' (no #define of it is in effect here)"
+    with pytest.raises(PatternError, match=re.escape(message)):
+        analyze(kernel_pattern("#define LOCAL 1\n#undef LOCAL\n__global__ void k(float *a) {\n"
+                               "    a[LOCAL] = 0;\n}"))
+
+
+def test_has_include_crlf_and_byte_order_mark(tmp_path):
+    write(tmp_path, {"here.h": "#define FROM_HERE 5\n"})
+    (tmp_path / "k.cu").write_bytes(
+        "\ufeff#if __has_include(<cuda_bf16.h>) && __has_include(\"here.h\") && "
+        "!__has_include(\"gone.h\") && !__has_builtin(__builtin_expect)\r\n"
+        "#include \"here.h\"\r\n#define TWICE(x) \\\r\n    ((x) * 2)\r\n#endif\r\n"
+        "__global__ void k(float *a) {\r\n    a[TWICE(threadIdx.x) + FROM_HERE] = 0;\r\n}\r\n"
+        .encode())
+    kernel = kernel_for(pattern(tmp_path))
+    assert [(i.name, i.line, i.column) for i in kernel.instructions] == [
+        ("line 7: a[TWICE(threadIdx.x) + FROM_HERE]", 7, 5)]
+    assert [int(e) for e in next(kernel.trace(0, 1))[1].element[0]] == [2 * t + 5 for t in T32]
+
+
+def _c_value(tree) -> int:
+    """Brute-force C value of an expression tree (ints, truncating division)."""
+    if isinstance(tree, int):
+        return tree
+    op, *args = tree
+    v = [_c_value(a) for a in args]
+    if op == "?":
+        return v[1] if v[0] else v[2]
+    if len(v) == 1:
+        return {"-": -v[0], "!": int(not v[0]), "~": ~v[0]}[op]
+    a, b = v
+    if op in "/%":
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>"):
+        return a << b if op == "<<" else a >> b
+    return int({"+": a + b, "-": a - b, "*": a * b, "<": a < b, ">": a > b, "<=": a <= b,
+                ">=": a >= b, "==": a == b, "!=": a != b, "&&": bool(a and b),
+                "||": bool(a or b), "&": a & b, "|": a | b, "^": a ^ b}[op])
+
+
+def _text(tree) -> str:
+    if isinstance(tree, int):
+        return str(tree)
+    op, *args = tree
+    if op == "?":
+        return f"({_text(args[0])} ? {_text(args[1])} : {_text(args[2])})"
+    if len(args) == 1:
+        return f"({op}{_text(args[0])})"
+    return f"({_text(args[0])} {op} {_text(args[1])})"
+
+
+def _nonzero(tree) -> bool:
+    return _c_value(tree) != 0
+
+
+_LEAF = st.integers(0, 40)
+_TREES = st.recursive(_LEAF, lambda sub: st.one_of(
+    st.tuples(st.sampled_from(["-", "!", "~"]), sub),
+    st.tuples(st.sampled_from(["+", "-", "*", "<", ">", "<=", ">=", "==", "!=", "&&", "||",
+                               "&", "|", "^"]), sub, sub),
+    st.tuples(st.sampled_from(["/", "%"]), sub, sub.filter(_nonzero)),
+    st.tuples(st.sampled_from(["<<", ">>"]), _LEAF, st.integers(0, 7)),
+    st.tuples(st.just("?"), sub, sub, sub)), max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=_TREES)
+def test_if_expressions_match_a_brute_force_c_evaluation(tree):
+    value = _c_value(tree)
+    text = f"#define HALF(x) ((x) / 2)\n#if HALF(2 * ({_text(tree)})) == ({value})\nYES\n#endif\n"
+    assert pre.preprocess(text, None, ".").text.split("\n")[2] == "YES"

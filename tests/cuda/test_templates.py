@@ -108,6 +108,7 @@ ARRAYS = {"out": {"length": 64}, "in": {"length": 256}}
 
 @pytest.mark.parametrize("name", ["reduce<float, 4>", "reduce<float, 4, true>",
                                   "void reduce<float, 4u, true>(float *, const float *)",
+                                  "(anonymous namespace)::reduce<float, 2 * 2>",
                                   "reduce"])  # the one launched instantiation
 def test_instantiation_names(name):
     got = elements(LAUNCHED, function=name, arrays=ARRAYS)
@@ -144,6 +145,9 @@ def test_bare_name_with_two_launched_instantiations_or_none():
     assert str(info.value) == (
         "kernel.function: the host code launches 2 instantiations of 'reduce' "
         "(reduce<float, 4>, reduce<double, 4>); name one, e.g. \"reduce<float, 4>\"")
+    same = LAUNCHED.replace("reduce<float, 4><<<2", "reduce<float, HOST_N><<<2").replace(
+        "float *d;", "float *d; const int HOST_N = 2 + 2;")
+    assert elements(same, function="reduce", arrays=ARRAYS)[0][1] == [4 * t for t in range(32)]
     defaults = "template <typename T = double, int N = 3> __global__ void k(T* a) " \
                "{ a[threadIdx.x * N] = 0; }"
     _, kernel = run(defaults, function="k", arrays={"a": {"length": 96}})

@@ -24,8 +24,8 @@ T32 = list(range(32))
     ("uint4", 16), ("longlong2", 16), ("double4", 32),
 ])
 def test_pointee_sizes_give_the_array_dtype(ctype, size):
-    _, kernel = run(f"__global__ void k(const {ctype} *__restrict__ p) {{ {ctype} v = p[threadIdx.x]; }}",
-                    arrays={"p": {"length": 64}})
+    _, kernel = run(f"__global__ void k(const {ctype} *__restrict__ p) "
+                    f"{{ {ctype} v = p[threadIdx.x]; }}", arrays={"p": {"length": 64}})
     assert kernel.instructions[0].width == size
     assert kernel.arrays["p"].spec.elem_bytes == size
 
@@ -90,7 +90,8 @@ def test_conversion_intrinsics():
         a[(int)(__low2float(h) + __high2float(h) + back.y)] = 0;
         a[__float_as_int(__int_as_float(threadIdx.x + 100))] = 0;
         a[(__float_as_uint(1.0f) >> 23) + threadIdx.x] = 0;
-        a[(int)__half2float(__low2half(__halves2half2(__int2half_rn(threadIdx.x), __float2half(0.f))))] = 0;
+        half2 both = __halves2half2(__int2half_rn(threadIdx.x), __float2half(0.f));
+        a[(int)__half2float(__low2half(both))] = 0;
     }""")
     f = np.arange(32) * 0.5 - 4
     assert [e for _, e in got] == [
