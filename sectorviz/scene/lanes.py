@@ -78,8 +78,8 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     if titled:
         y += th.label_size * 1.5
     geo = _geometry(panels, y, spec.grid_width, th)
-    offset_name = (f"{panels[0].array}[0] +" if len({p.array for p in panels}) == 1
-                   else "offset B")
+    offset_name = (f"{panels[0].array.split(', ')[0]}[0] +"
+                   if len({p.array for p in panels}) == 1 else "offset B")
     left = (MARGIN + th.label_size + 4 + 8
             + max(text_width(t, th.small_size) for t in ("address", "used B", offset_name, "31")))
     _lane_axis(shapes, panels, left, geo, offset_name, th)
@@ -116,7 +116,7 @@ def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel
         return Panel(ins.name, ins.array, None, None, 0, "")
     run = runs[execution]
     layout = grid_layout(run, ins.width, pattern.sector_bytes,
-                         kernel.arrays[ins.array].address0, detail.valid)
+                         kernel.arrays[ins.first_array].address0, detail.valid)
     iteration = ""
     if len(runs) > 1:
         iteration = f"{loop_caption(run)} (iteration {execution + 1} of {len(runs)})"

@@ -5,7 +5,7 @@ exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is draw
 Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
 operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request
 (this warp, then over the grid), 5 traffic at named boundaries with the assumption each rests
-on and the Nsight Compute metric that measures it. Bytes are bytes, sectors are the pattern's
+on and the Nsight Compute metric that measures it, and the passes of __constant__ reads. Bytes are bytes, sectors are the pattern's
 `sector_bytes`-byte sectors; grid-wide numbers are the model's Stats, never recomputed.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.analysis import LaneExecution, Stats, kernel_for
+from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
 from .grid import LINE_BYTES, run_totals
 
 
@@ -41,6 +41,29 @@ class Sheet:
     title: str  # one line: pattern, threads, warps, sector size
     answer: tuple[Row, ...]
     steps: tuple[Step, ...]
+
+
+OP_WORDS = {"load": "load", "store": "store",
+            "atom": "atomic read-modify-write whose old value is used",
+            "red": "atomic reduction whose old value is discarded"}
+CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
+                 "distinct address; no global sectors")
+
+
+def op_words(op: str) -> str:
+    """An instruction's op ("load", "store", "atom", "red") in words."""
+    return OP_WORDS.get(op, op)
+
+
+def per_request(c: ConstantStats) -> float:
+    """Distinct addresses per request of a __constant__ read (passes it serializes)."""
+    return c.distinct_addresses / c.requests if c.requests else 0.0
+
+
+def constant_summary(c: ConstantStats) -> str:
+    """A __constant__ read's passes: '8 distinct addresses in 1 requests (8.00 per request)'."""
+    return (f"{c.distinct_addresses:,} distinct addresses in {c.requests:,} requests "
+            f"({per_request(c):.2f} per request)")
 
 
 def readable_bytes(n: int) -> str:
@@ -132,9 +155,9 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     ops, logical, expansion, sectors = [], [], [], []
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = detail.executions[k] if detail else ()
-        arr = kernel.arrays[ins.array]
+        arr = kernel.arrays[ins.first_array]
         loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
-        ops.append(Row(ins.name, f"{ins.op}, {ins.width} B per lane",
+        ops.append(Row(ins.name, f"{op_words(ins.op)}, {ins.width} B per lane",
                        f"array {ins.array} ({arr.spec.dtype})" + loops, instruction=k))
         if st is not None:
             logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
@@ -176,6 +199,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         bounds = [Row(f"{b.name}{so_far}",
                       f"{readable_bytes(b.bytes)} ({sectors_text(b.sectors)})",
                       f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
+        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
+                   for c in analysis.constant]
     else:
         logical.append(waiting)
         sectors.append(waiting)
