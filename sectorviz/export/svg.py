@@ -1,8 +1,8 @@
 """Scene -> SVG text: one element per shape, real <text>, presentation attributes only.
 
 Text is made safe for XML (export/escape.py: no lone surrogate or control character can break
-the file). Only SVG Tiny 1.2 features are used (rect, line, text, transform) so Qt's QSvgRenderer draws the
-file exactly as browsers do; PNG and PDF are rendered from this text. Classes and data-*
+the file). Only SVG Tiny 1.2 features are used (rect, line, text, transform) so Qt's
+QSvgRenderer draws the file exactly as browsers do; PNG and PDF are rendered from this text. Classes and data-*
 attributes let a reader restyle with CSS: `.hit.crossing { fill: red }`.
 """
 

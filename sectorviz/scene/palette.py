@@ -43,17 +43,20 @@ class Theme:
 LIGHT = Theme(
     name="light", background="#ffffff", text="#1a1a1a", muted="#666666", rule="#b8b8b8",
     cell="#f3f3f3", inactive="#dcdcdc", plain="#0072b2", crossing="#d55e00", shared="#cc79a7",
-    tint=0.28, wasted="#eda29e", waste=("#1a9850", "#a6d96a", "#fee08b", "#fc8d59", "#d73027"), idle="#e6e6e6")
+    tint=0.28, wasted="#eda29e", idle="#e6e6e6",
+    waste=("#1a9850", "#a6d96a", "#fee08b", "#fc8d59", "#d73027"))
 
 DARK = Theme(
     name="dark", background="#16181d", text="#f0f0f0", muted="#a8a8a8", rule="#4a4d55",
     cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#e08fc0",
-    tint=0.42, wasted="#8a3b38", waste=("#1a9850", "#8cc863", "#f2d06b", "#f46d43", "#e0332a"), idle="#2c2f36")
+    tint=0.42, wasted="#8a3b38", idle="#2c2f36",
+    waste=("#1a9850", "#8cc863", "#f2d06b", "#f46d43", "#e0332a"))
 
 PRINT = Theme(
     name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
     cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
-    tint=0.35, wasted="#2b2b2b", waste=("#f0f0f0", "#bdbdbd", "#969696", "#636363", "#252525"), idle="#ffffff")
+    tint=0.35, wasted="#2b2b2b", idle="#ffffff",
+    waste=("#f0f0f0", "#bdbdbd", "#969696", "#636363", "#252525"))
 
 THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}
 DEFAULT_THEME = "light"

@@ -5,8 +5,9 @@ exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is draw
 Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
 operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request
 (this warp, then over the grid), 5 traffic at named boundaries with the assumption each rests
-on and the Nsight Compute metric that measures it, and the passes of __constant__ reads. Bytes are bytes, sectors are the pattern's
-`sector_bytes`-byte sectors; grid-wide numbers are the model's Stats, never recomputed.
+on and the Nsight Compute metric that measures it, and the passes of __constant__ reads.
+Bytes are bytes, sectors are the pattern's `sector_bytes`-byte sectors; grid-wide numbers are
+the model's Stats, never recomputed.
 """
 
 from __future__ import annotations

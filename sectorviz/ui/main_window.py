@@ -296,8 +296,8 @@ class MainWindow(QMainWindow):
             view, "&Dark Theme", QKeySequence("Ctrl+Shift+T"),
             lambda on: self.set_theme("dark" if on else "light"), "darkTheme", checkable=True)
         grid = self.grid_view
-        self._action(view, "Zoom &In", [QKeySequence("Ctrl+="), QKeySequence("Ctrl++")], lambda: grid.zoom_by(ZOOM_STEP),
-                     "zoomIn")
+        self._action(view, "Zoom &In", [QKeySequence("Ctrl+="), QKeySequence("Ctrl++")],
+                     lambda: grid.zoom_by(ZOOM_STEP), "zoomIn")
         self._action(view, "Zoom &Out", [QKeySequence("Ctrl+-")],
                      lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
         self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
