@@ -1401,6 +1401,8 @@ class Compiler(StructCompiler):
             return self.inline(fn, args, node)
         if name in CONVERSIONS:
             return conversion(self, name, [self.rvalue(a) for a in args], node)
+        if name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         found = builtins.call(self, name, args, node)
         if found is not None:
             return found
@@ -1410,9 +1412,15 @@ class Compiler(StructCompiler):
     def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
         """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
         fn = self.unit.device_function(name, node)
+        if fn is None and name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
         return self.inline(fn, args, node, targs)
+
+    def unit_uses_cg(self) -> bool:
+        """Whether the file says `using namespace cooperative_groups;` (cg names unqualified)."""
+        return b"using namespace cooperative_groups" in self.unit.tree.root_node.text
 
     def inline(self, fn: Function, args: list[Node], node: Node,
                targs: list[Node] | None = None, this=None):

@@ -197,7 +197,8 @@ def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - numpy's header reader raises many kinds on damaged
+        # headers (ValueError, SyntaxError, tokenize.TokenError, RecursionError, ...)
         raise _BadNpy("not a .npy file (or its header is damaged)") from None
     if len(shape) != 1 or dtype.kind not in "iu":
         raise _BadNpy(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
