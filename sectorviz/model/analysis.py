@@ -194,17 +194,27 @@ def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, uniq
         mode=int(np.argmax(histogram)) if len(seen) else 0, unique_sectors=unique)
 
 
+KernelFactory = Callable[[Pattern], Kernel]
+_kernel_factories: list[KernelFactory] = []
+
+
+def register_kernel_factory(factory: KernelFactory) -> None:
+    """Set the front end that turns a pattern with a `kernel` key into a Kernel (the model
+    never imports one: sectorviz.frontends registers the CUDA front end here)."""
+    _kernel_factories[:] = [factory]
+    kernel_for.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def kernel_for(pattern: Pattern) -> Kernel:
     """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
-    with a `kernel` key is interpreted by the CUDA front end, which has the same interface."""
+    with a `kernel` key is interpreted by the registered front end, which has Kernel's
+    interface."""
     if pattern.kernel is not None:
-        try:  # optional layer: tree-sitter is imported only here
-            from ..cuda.kernel import CudaKernel
-        except ImportError as err:
-            raise PatternError("kernel", f"the CUDA front end is not installed ({err.name}); "
-                                         "install sectorviz[cuda]") from None
-        return CudaKernel(pattern)
+        if not _kernel_factories:
+            raise PatternError("kernel", "no front end for kernels is loaded "
+                                         "(import sectorviz.frontends)")
+        return _kernel_factories[0](pattern)
     return Kernel(pattern)
 
 
