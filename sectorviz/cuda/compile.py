@@ -298,14 +298,23 @@ class Compiler:
         for scope in reversed(self.scopes):
             if isinstance(scope.get(name), TypeName):
                 return scope[name].type
-        if name in self.unit.types:
-            with templates.file_scope(self):
-                return templates.alias_type(self, self.unit.types[name], name)
         macro = self.macro(name, node)
-        if macro is not None and macro.params is None and name not in self._expanding:
+        alias = self.unit.types.get(name)
+        if alias is not None or (macro is not None and macro.params is None and
+                                 name not in self._expanding):
+            if name in self._expanding:
+                raise error(node, f"the type {name!r} is defined in terms of itself")
+            if len(self._expanding) >= MAX_NESTING:
+                raise error(node, f"type names and macros nested more than {MAX_NESTING} "
+                                  "levels deep")
+            if not self._expanding:
+                self._macro_point = node.start_point
             self._expanding.add(name)
             try:
-                return templates.macro_type(self, macro.value, node)
+                if alias is None:
+                    return templates.macro_type(self, macro.value, node)
+                with templates.file_scope(self):
+                    return templates.alias_type(self, alias, name)
             finally:
                 self._expanding.discard(name)
         if name not in C.NAMED:

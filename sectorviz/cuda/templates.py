@@ -384,7 +384,12 @@ def macro_type(compiler: "Compiler", value: Node, node: Node) -> C.CType:
     decl = tree.root_node.named_children[0] if tree.root_node.named_children else None
     if tree.root_node.has_error or decl is None or decl.type != "declaration":
         raise error(node, f"the macro '{text(node)}' is not a type")
-    name, t, _ = compiler.declarator(decl)
+    try:
+        name, t, _ = compiler.declarator(decl)
+    except PatternError as err:  # placed in the macro's own text, which this parse is not
+        message = err.message if err.message.startswith("the macro ") else \
+            f"the macro '{text(node)}': {err.message}"
+        raise error(node, message) from None
     if name != "__x":
         raise error(node, f"the macro '{text(node)}' is not a type")
     return t
