@@ -12,15 +12,14 @@ import contextlib
 import json
 import os
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .model import PatternError, analyze, load_pattern, warp_detail
-from .model.errors import internal_error
 from .model.analysis import kernel_for
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
+from .model.errors import internal_error
 from .model.sheet import report_text
 from .paths import default_example
 
@@ -108,7 +107,7 @@ def run_report(argv: list[str]) -> int:
     return 0
 
 
-@contextmanager
+@contextlib.contextmanager
 def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
     taken a second; None with `quiet` or when stderr is not a terminal."""

@@ -171,7 +171,7 @@ def test_a_link_out_of_the_folder_counts_as_outside(tmp_path, capsys):
      "it must hold a 1-D integer array, got object with shape (64,)"),
     (lambda p: np.save(p, np.arange(10)), "it holds 10 values, the array needs 64"),
     (lambda p: p.write_bytes(_npy(np.arange(64, dtype=np.int16))[:-2]),
-     "it is shorter than its header says (64 values of 2 bytes)"),
+     "it is shorter than its header says (64 values of 2 bytes after 128 bytes of header)"),
 ])
 def test_bad_values_files_in_the_folder_say_why(tmp_path, capsys, make, reason):
     make(tmp_path / "idx.npy")
@@ -210,7 +210,7 @@ def test_values_files_that_work(tmp_path, capsys, values):
 
 
 def test_only_the_header_and_the_needed_values_are_read(tmp_path, monkeypatch):
-    """10^6 values in the file, 64 needed: at most the header cap and 8 bytes a value."""
+    """10^6 values in the file, 64 needed: the header (at most its cap), then 64 values."""
     from sectorviz.model import kernel
     np.save(tmp_path / "idx.npy", np.arange(10**6))
     reads = []
@@ -223,7 +223,8 @@ def test_only_the_header_and_the_needed_values_are_read(tmp_path, monkeypatch):
     monkeypatch.setattr(kernel, "read_bytes", spy)
     values = kernel._values_file(tmp_path / "idx.npy", 64, "here", tmp_path)
     assert values.tolist() == list(range(64))
-    assert reads == [(kernel.NPY_HEADER_BYTES + 8 * 64, False, kernel.NPY_HEADER_BYTES + 512)]
+    header = kernel.NPY_HEADER_BYTES
+    assert reads == [(header, False, header), (128 + 8 * 64, False, 128 + 8 * 64)]
 
 
 # ---------------------------------------------------------------- files.py itself
@@ -239,3 +240,25 @@ def test_read_bytes_caps(tmp_path):
     with pytest.raises(PatternError, match="^p: cannot read f$"):
         read_bytes(path, 9, "p", folder=tmp_path / "other")
     assert read_text(path, "p", folder=tmp_path) == "x" * 10
+
+
+@pytest.mark.parametrize("dtype, held", [(np.int64, 0), (np.int16, 2 * 1000)])
+def test_a_converted_values_file_holds_its_bytes_in_the_budget(tmp_path, dtype, held):
+    """Values read as int64 are used where they lie; others are converted, so the file's
+    bytes count against the memory cap while the copy is made."""
+    from sectorviz.model import kernel
+    from sectorviz.model.budget import Budget, work_budget
+    np.save(tmp_path / "idx.npy", np.arange(1000, dtype=dtype))
+    with work_budget(Budget()) as budget:
+        values = kernel._values_file(tmp_path / "idx.npy", 1000, "here", tmp_path)
+    assert values.dtype == np.int64 and values.tolist() == list(range(1000))
+    assert budget.held == held
+
+
+def test_a_values_file_past_the_memory_cap(tmp_path):
+    from sectorviz.model import kernel
+    from sectorviz.model.budget import Budget, work_budget
+    np.save(tmp_path / "idx.npy", np.arange(1000, dtype=np.int16))
+    with work_budget(Budget(memory=1999)), pytest.raises(
+            PatternError, match="^here: 1,000 values read from idx.npy needs"):
+        kernel._values_file(tmp_path / "idx.npy", 1000, "here", tmp_path)

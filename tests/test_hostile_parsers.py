@@ -242,3 +242,13 @@ def test_a_pattern_needs_at_least_one_access():
     doc["accesses"] = []
     with pytest.raises(PatternError, match="^accesses: expected a list with at least one"):
         pattern_from_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("key, shown", [("\n", "\\n"), ("a\u2028b", "a\\u2028b"),
+                                        ("\x1e", "\\x1e"), ("\u202e", "\\u202e")])
+def test_control_characters_in_a_key_stay_on_one_line(tmp_path, capsys, key, shown):
+    doc = copy.deepcopy(BASE)
+    doc["params"][key] = 1
+    code, out, err, path = report(capsys, tmp_path, doc)
+    assert_one_line(code, out, err, path, f"params.{shown}: {ascii(key)} is not a valid name "
+                                          "(letters, digits, _)")

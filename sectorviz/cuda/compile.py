@@ -30,7 +30,7 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
-MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
+MAX_COMPILED_NODES = 2**18  # syntax nodes compiled, device functions and macros expanded
 INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 
 _F = C.FLOAT
@@ -97,7 +97,7 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
-        run.budget.charge(self.steps * run.step, "the kernel's straight-line code")
+        run.budget.charge(self.steps * run.step, "the kernel's code", "kernel")
         yield from self.body.run(run, run.threads.valid)
 
     @cached_property

@@ -228,9 +228,9 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled;
     `partial(so_far)` too, where so_far() is the Analysis of the warps done (`warps_done`
     set, per-warp counts of those warps only). The run spends `budget` (None: the one
-    already open, or a default one); work it can size up front is refused before it starts.
-    Memory: chunks of warps sized from the run's memory cap, per-warp counts and
-    unique-sector bitmaps reserved before they are made."""
+    already open, or a default one); work it can size up front is refused before it
+    starts. Memory: chunks of warps sized from the budget's memory cap, per-warp counts and
+    unique-sector stores held against it."""
     with work_budget(budget) as spend:
         try:
             return _analyze(pattern, per_warp, progress, partial, spend)

@@ -165,36 +165,45 @@ def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
 NPY_HEADER_BYTES = 65536  # the magic, version, length and header dict of a .npy file
 
 
+class _BadNpy(Exception):
+    """What is wrong with a .npy file, in words."""
+
+
 def _values_file(path: Path, n: int, place: str, folder: Path) -> np.ndarray:
     """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
-    int64. Only the header and n values (at most 8 bytes each) are read; a file outside
-    `folder` that cannot be used is only named ('cannot read NAME')."""
-    data = read_bytes(path, NPY_HEADER_BYTES + 8 * n, place, folder, whole=False)
+    int64. Only the header and then n values are read; a file outside `folder` that cannot
+    be used is only named ('cannot read NAME')."""
     try:
-        return _npy_values(data, n)
-    except ValueError as err:
+        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, folder,
+                                               whole=False), n)
+        size = offset + n * dtype.itemsize
+        if dtype != np.int64:  # converted: the file's bytes and the int64 copy both live
+            reserve(n * dtype.itemsize, f"{n:,} values read from {path.name}", place)
+        data = read_bytes(path, size, place, folder, whole=False)
+        if len(data) < size:
+            raise _BadNpy(f"it is shorter than its header says ({n} values of "
+                          f"{dtype.itemsize} bytes after {offset} bytes of header)")
+    except _BadNpy as err:
         raise read_error(path, place, str(err), outside(path, folder)) from None
+    return np.frombuffer(data, dtype, count=n, offset=offset).astype(np.int64, copy=False)
 
 
-def _npy_values(data: bytes, n: int) -> np.ndarray:
-    """The bytes of a .npy file (at least its header and first n values) -> n int64 values;
-    ValueError saying what is wrong with it."""
-    stream = io.BytesIO(data)
+def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
+    """The first bytes of a .npy file -> (bytes before its data, dtype), for an array of at
+    least n integers; _BadNpy otherwise."""
+    stream = io.BytesIO(head)
     try:
         version = npy_format.read_magic(stream)
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-        raise ValueError("not a .npy file (or its header is damaged)") from None
+        raise _BadNpy("not a .npy file (or its header is damaged)") from None
     if len(shape) != 1 or dtype.kind not in "iu":
-        raise ValueError(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
+        raise _BadNpy(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
     if shape[0] < n:
-        raise ValueError(f"it holds {shape[0]} values, the array needs {n}")
-    if len(data) < stream.tell() + n * dtype.itemsize:
-        raise ValueError(f"it is shorter than its header says ({shape[0]} values of "
-                         f"{dtype.itemsize} bytes)")
-    return np.frombuffer(data, dtype, count=n, offset=stream.tell()).astype(np.int64)
+        raise _BadNpy(f"it holds {shape[0]} values, the array needs {n}")
+    return stream.tell(), dtype
 
 
 class Threads:

@@ -5,10 +5,13 @@ of disjoint rectangles in (q, r) space, where sector s = q * period + r. With pe
 rectangle is an interval of sectors; a strided run (first, count, stride) -- the sectors of a
 warp whose lanes are `stride` sectors apart -- is one rectangle once the period is `stride`,
 and the runs of many warps coalesce into a few. Scattered ids (gathers) go to a bitmap over
-the span they touch, sized against the run's memory cap (budget.reserve).
+the span they touch. A set holds its high-water mark of memory (what it keeps, plus what a
+merge or a bitmap is about to allocate) against the run's memory cap (budget.reserve).
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -30,6 +33,7 @@ class SectorSet:
         self._pending_count = 0
         self._bits: np.ndarray | None = None  # bool, sector lo + i; one False past the end
         self._lo = 0
+        self._held = 0  # bytes held against the run's memory cap: the most this set needed
 
     # ------------------------------------------------------------ adding
 
@@ -121,13 +125,13 @@ class SectorSet:
             return
         parts = [self._rects] + self._pending
         self._pending, self._pending_count = [], 0
-        reserve(2 * _RECT_BYTES * sum(len(p[0]) for p in parts), "counting unique sectors")
+        self._hold(2 * _RECT_BYTES * sum(len(p[0]) for p in parts), "counting unique sectors")
         if self.period == 1:  # r is always [0, 1): intervals of q
             self._rects = _merged_intervals(*(np.concatenate([p[i] for p in parts])
                                               for i in range(2)))
         else:
             self._rects = _merged_rects(*(np.concatenate([p[i] for p in parts])
-                                          for i in range(4)))
+                                          for i in range(4)), self._hold)
 
     def _set_period(self, period: int) -> None:
         """Re-express the kept runs (period 1) as rectangles of `period`."""
@@ -148,12 +152,21 @@ class SectorSet:
             self.add_runs(q0, q1 - 1)
         else:  # a lattice of another period: row by row
             rows = q1 - q0
-            reserve(2 * 8 * int(rows.sum()), "counting unique sectors")
+            self._hold(2 * 8 * int(rows.sum()), "counting unique sectors")
             q = np.repeat(q0, rows) + _ramp(rows)
             self.add_runs(q * other.period + np.repeat(r0, rows),
                           q * other.period + np.repeat(r1, rows) - 1)
         if other._bits is not None:
             self._mark_span(other._lo, other._bits)
+
+    def _hold(self, transient: int, what: str) -> None:
+        """Hold what this set keeps plus `transient` bytes it is about to allocate, when
+        that passes the most it held before; PatternError past the run's memory cap."""
+        kept = _RECT_BYTES * (len(self._rects[0]) + self._pending_count)
+        need = kept + transient + (0 if self._bits is None else len(self._bits))
+        if need > self._held:
+            reserve(need - self._held, what, "arrays")
+            self._held = need
 
     def _mark(self, ids: np.ndarray) -> None:
         lo, hi = int(ids.min()), int(ids.max()) + 1
@@ -171,8 +184,8 @@ class SectorSet:
             if old_lo <= lo and hi <= old_hi:
                 return
             lo, hi = min(lo, old_lo), max(hi, old_hi)
-        reserve(hi - lo + 1, f"a bitmap of the {hi - lo:,} sectors that scattered accesses "
-                             f"span (one byte per sector)")
+        self._hold(hi - lo + 1, f"a bitmap of the {hi - lo:,} sectors that scattered "
+                                f"accesses span (one byte per sector)")
         bits = np.zeros(hi - lo + 1, dtype=bool)
         if self._bits is not None:
             bits[self._lo - lo: self._lo - lo + len(self._bits)] = self._bits
@@ -191,7 +204,7 @@ class SectorSet:
             return int(np.add.reduceat(self._bits, edges, dtype=np.int64)[::2].sum())
         first = lo // p
         rows = -(-(lo + n) // p) - first
-        reserve(rows * p, "counting unique sectors")
+        self._hold(rows * p, "counting unique sectors")
         grid = np.zeros(rows * p, dtype=bool)
         grid[lo - first * p: lo - first * p + n] = self._bits[:n]
         grid = grid.reshape(rows, p)
@@ -254,9 +267,10 @@ def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
     return q0[starts], reach[ends], np.zeros(n, np.int64), np.ones(n, np.int64)
 
 
-def _merged_rects(q0, q1, r0, r1) -> tuple[np.ndarray, ...]:
+def _merged_rects(q0, q1, r0, r1, hold: Callable[[int, str], None]) -> tuple[np.ndarray, ...]:
     """Rectangles -> disjoint ones with the same union: r is cut at every rectangle edge,
-    and each slice of r keeps its merged intervals of q."""
+    and each slice of r keeps its merged intervals of q. `hold(nbytes, what)` is told the
+    memory the slices take before they are made."""
     keep = (q1 > q0) & (r1 > r0)
     q0, q1, r0, r1 = q0[keep], q1[keep], r0[keep], r1[keep]
     if not len(q0):
@@ -264,7 +278,7 @@ def _merged_rects(q0, q1, r0, r1) -> tuple[np.ndarray, ...]:
     edges = np.unique(np.concatenate([r0, r1]))
     a, b = np.searchsorted(edges, r0), np.searchsorted(edges, r1)
     slices = b - a
-    reserve(4 * _RECT_BYTES * int(slices.sum()), "counting unique sectors")
+    hold(4 * _RECT_BYTES * int(slices.sum()), "counting unique sectors")
     which = np.repeat(np.arange(len(q0)), slices)
     cut = np.repeat(a, slices) + _ramp(slices)
     q0, q1 = q0[which], q1[which]

@@ -254,6 +254,10 @@ class Document(QObject):
             self._pending |= Change.PATTERN
             self._request_analysis()
 
+    def reanalyze(self) -> None:
+        """Analyze the pattern again, and redraw its views (the work budget changed)."""
+        self._apply(self._pattern)
+
     def _request_analysis(self) -> None:
         self.analysis = self._runner.request(self._pattern)
         self.analysis_error = self.partial = None

@@ -8,11 +8,12 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
-                               QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
-                               QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
+                               QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
                                QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
+from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..model.grid import GridLayout
 from ..paths import example_paths, examples_dir
 from .document import Change, Document, checked
@@ -286,6 +287,9 @@ class MainWindow(QMainWindow):
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")
         self._action(nav, "Slower", QKeySequence("Ctrl+["), lambda: step.speed.stepBy(-1), "slower")
 
+        settings_menu = bar.addMenu("&Settings")
+        self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
+
         help_ = bar.addMenu("&Help")
         self._action(help_, "&About sectorviz", QKeySequence.HelpContents, self._about, "about")
 
@@ -363,6 +367,22 @@ class MainWindow(QMainWindow):
             if doc.analysis_error:
                 self.show_error(f"grid analysis: {doc.analysis_error}")
 
+    def _ask_work_budget(self) -> None:
+        millions, ok = QInputDialog.getInt(
+            self, "Work Budget", "Millions of units of work a run may do (lane-executions and "
+            f"interpreter steps; {DEFAULT_WORK // 10**6} is about 10 s):",
+            max(1, default_work() // 10**6), 1, 2**31 - 1)
+        if ok:
+            self.set_work_budget(millions * 10**6)
+
+    def set_work_budget(self, units: int) -> None:
+        """The work limit of every run from now on, kept in the settings; the pattern is
+        analyzed again (a run that stopped at the old limit may now finish)."""
+        set_default_work(units)
+        self.store.setValue("work_budget", units)
+        self.document.reanalyze()
+        self.show_message(f"work budget: {units:,} units")
+
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setMaximum(total)
         self.progress.setValue(done)
@@ -378,6 +398,10 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         self.set_theme(str(self.store.value("theme", "light")))
         self.stepper.speed.setValue(int(self.store.value("speed", 4)))
+        try:
+            set_default_work(int(self.store.value("work_budget", DEFAULT_WORK)))
+        except (TypeError, ValueError):  # a settings file edited by hand
+            set_default_work(DEFAULT_WORK)
 
     def closeEvent(self, ev) -> None:
         if not self.maybe_save():

@@ -1,14 +1,15 @@
 """Grid-wide analysis off the UI thread: Pattern -> Analysis on a QThreadPool, newest job wins.
 
 A job whose pattern is no longer wanted (an edit, or `cancel`) stops at its next chunk of
-warps: its progress callback raises `Cancelled`. While it runs, the analysis of the warps done
-so far is sent every PARTIAL_INTERVAL_S. Finished analyses are kept in a small cache keyed
+warps: its progress callback raises `Cancelled`. While it runs, its progress and the analysis
+of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in a small cache keyed
 by pattern, so undo and redo show their numbers at once. Whatever goes wrong in a job ends
 in one error line; the document and the user's work stay as they were.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import OrderedDict
 
@@ -20,7 +21,10 @@ from ..model.errors import internal_error
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
 CACHE_SIZE = 8
-PARTIAL_INTERVAL_S = 0.25  # partial results at most this often (each redraws the panes)
+PARTIAL_INTERVAL_S = 0.5  # progress and partial results at most this often (both redraw)
+# the UI thread gives up the GIL in every Qt call and waits this long for it back while a job
+# runs (Python's default is 5 ms: a redraw of many calls would stall for tens of them)
+SWITCH_INTERVAL_S = 0.0005
 
 
 class _Relay(QObject):
@@ -37,15 +41,17 @@ class _Job(QRunnable):
         self.job_id, self.pattern, self.runner = job_id, pattern, runner
         self.relay = runner._relay
         self._sent = time.monotonic()
+        self._done = (0, 1)  # warps done, total warps
 
     def _progress(self, done: int, total: int) -> None:
         if self.runner._wanted != self.job_id:
             raise Cancelled
-        self.relay.progress.emit(self.job_id, done, total)
+        self._done = (done, total)
 
     def _partial(self, so_far) -> None:
-        """Send the analysis so far, if the last one went out PARTIAL_INTERVAL_S ago."""
+        """Send progress and the analysis so far, PARTIAL_INTERVAL_S after the last ones."""
         if time.monotonic() - self._sent >= PARTIAL_INTERVAL_S:
+            self.relay.progress.emit(self.job_id, *self._done)
             self.relay.partial.emit(self.job_id, self.pattern, so_far())
             self._sent = time.monotonic()
 
@@ -75,6 +81,7 @@ class AnalysisRunner(QObject):
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
         self._relay.partial.connect(self._on_partial)

@@ -74,7 +74,7 @@ def test_a_long_run_shows_partial_results_and_editing_cancels_it(window, held, q
     assert window.overview.status.text() == "8,192 of 131,072 warps, 0 atypical, 64 warps " \
                                             "per pixel column so far"
     assert window.progress.isVisible() and window.cancel.isVisible()
-    qtbot.waitUntil(lambda: window.progress.value() == 2 * 2**13)  # held after chunk 2
+    assert window.progress.value() == 2**13  # sent with the partial result, just before it
 
     short = gather(2**20)
     with qtbot.waitSignal(doc.changed, check_params_cb=lambda f: doc.analysis is not None):
@@ -111,3 +111,12 @@ def test_an_unexpected_failure_is_one_line(qtbot, monkeypatch):
         runner.request(gather(2**10))
     runner.shutdown()
     assert done.args[1:] == [None, "internal error: ZeroDivisionError; please report"]
+
+
+def test_a_large_overview_is_binned_off_the_ui_thread(open_window, qtbot, monkeypatch):
+    from sectorviz.ui import overview
+    monkeypatch.setattr(overview, "SYNC_CELLS", 0)
+    window = open_window("vector-add")
+    qtbot.waitUntil(lambda: window.overview.status.text() == "32,768 warps, 0 atypical, "
+                                                            "16 warps per pixel column")
+    assert window.overview.image.image.shape == (4, 2048, 4)  # atypical row + 3 instructions
