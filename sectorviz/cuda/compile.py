@@ -655,6 +655,8 @@ class Compiler:
         macro = self.macro(name, node)
         if macro is not None and macro.params is None and name not in self._expanding:
             return self.expand(macro, {}, node)
+        if name in self.unit.enumerators:
+            return templates.enumerator(self, name, node)
         if name in self.unit.globals:
             return self.file_constant(name, node)
         if name in self.unit.macros:

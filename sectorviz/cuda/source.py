@@ -112,12 +112,13 @@ class Function:
 
 @dataclass(frozen=True)
 class Launch:
-    """A kernel launch in the host code: `name<targs><<<config>>>(...)`."""
+    """A kernel launch in the host code, `name<targs><<<config>>>(...)`, or an explicit
+    instantiation, `template __global__ void name<targs>(...);` (no config)."""
 
     name: str
     targs: Node | None  # template_argument_list
     config: tuple[Node, ...]  # grid, block[, dynamic shared bytes[, stream]]
-    host: Node  # the function_definition the launch is in
+    host: Node  # the function_definition the launch is in (or the instantiation)
 
 
 @lru_cache(maxsize=1)
@@ -143,6 +144,7 @@ class Unit:
             name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
+        self.enumerators: dict[str, tuple[Node, int]] = {}  # name -> (enum_specifier, index)
         self.launches: list[Launch] = []
         self._collect(self.tree.root_node, None)
         self._directives()
@@ -169,6 +171,29 @@ class Unit:
             elif kind in ("type_definition", "alias_declaration") and template is None:
                 for name in alias_names(child):
                     self.types.setdefault(name, child)
+            elif kind == "template_instantiation":
+                self._instantiation(child)
+            if kind in ("enum_specifier", "declaration", "type_definition"):
+                self._enumerators(child)
+
+    def _instantiation(self, node: Node) -> None:
+        """`template __global__ void k<32>(float *);` names an instantiation, as a launch."""
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type not in ("template_function", "identifier"):
+            decl = decl.child_by_field_name("declarator")
+        if decl is not None and decl.type == "template_function":
+            self.launches.append(Launch(text(decl.child_by_field_name("name")),
+                                        decl.child_by_field_name("arguments"), (), node))
+
+    def _enumerators(self, node: Node) -> None:
+        """The enumerators of a file-scope `enum { A = 1, B }` (also inside a typedef)."""
+        spec = node if node.type == "enum_specifier" else node.child_by_field_name("type")
+        body = None if spec is None or spec.type != "enum_specifier" else \
+            spec.child_by_field_name("body")
+        if body is None:
+            return
+        for k, item in enumerate(c for c in body.named_children if c.type == "enumerator"):
+            self.enumerators.setdefault(text(item.child_by_field_name("name")), (spec, k))
 
     def _launches(self, node: Node) -> None:
         """Every `kernel<<<...>>>(...)` call inside a host function."""

@@ -285,7 +285,7 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
             launched.setdefault(key, (text(launch.targs), bindings))
     if len(launched) > 1:
         shown = [name + t for t, _ in launched.values()]
-        raise PatternError("kernel.function", f"the host code launches {len(launched)} "
+        raise PatternError("kernel.function", f"the file launches (or instantiates) {len(launched)} "
                                               f"instantiations of {name!r} ("
                            + ", ".join(shown) + f"); name one, e.g. \"{shown[0]}\"")
     if launched:
@@ -393,6 +393,24 @@ def macro_type(compiler: "Compiler", value: Node, node: Node) -> C.CType:
     if name != "__x":
         raise error(node, f"the macro '{text(node)}' is not a type")
     return t
+
+
+def enumerator(compiler: "Compiler", name: str, node: Node) -> ir.Const:
+    """A file-scope enumerator -> its constant: its `= value`, or the previous one's plus 1,
+    of the enum's underlying type (int without one)."""
+    spec, index = compiler.unit.enumerators[name]
+    base = spec.child_by_field_name("base")
+    items = [c for c in spec.child_by_field_name("body").named_children
+             if c.type == "enumerator"]
+    with file_scope(compiler):
+        t = C.INT if base is None else compiler.base_type(base)
+        if not C.is_int(t):
+            raise error(base, f"an enum of {C.name_of(t)} is outside the subset")
+        value = -1
+        for item in items[:index + 1]:
+            given = item.child_by_field_name("value")
+            value = value + 1 if given is None else compiler.constant_int(given)
+    return ir.Const(t.dtype.type(value), t, (node.start_point[0] + 1, node.start_point[1] + 1))
 
 
 def local_constant(t: C.CType, value: ir.Expr, quals: set[str]) -> ir.Const | None:

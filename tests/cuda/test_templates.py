@@ -143,7 +143,7 @@ def test_bare_name_with_two_launched_instantiations_or_none():
     with pytest.raises(PatternError) as info:
         run(code, function="reduce", arrays=ARRAYS)
     assert str(info.value) == (
-        "kernel.function: the host code launches 2 instantiations of 'reduce' "
+        "kernel.function: the file launches (or instantiates) 2 instantiations of 'reduce' "
         "(reduce<float, 4>, reduce<double, 4>); name one, e.g. \"reduce<float, 4>\"")
     same = LAUNCHED.replace("reduce<float, 4><<<2", "reduce<float, HOST_N><<<2").replace(
         "float *d;", "float *d; const int HOST_N = 2 + 2;")
@@ -218,3 +218,18 @@ def test_template_kernel_passes_its_bindings_to_device_templates():
     }""", function="k<double, 2>", arrays={"a": {"length": 128}})
     assert got == [("line 2: p[i * N]", [3 * t for t in range(32)]),
                    ("line 5: a[threadIdx.x]", list(range(32)))]
+
+
+def test_an_explicit_instantiation_names_the_instantiation_and_enums_are_constants():
+    got = elements("""
+    enum { TILE = 8, STEP };
+    typedef enum : unsigned char { SMALL = 250, BIGGER } size_kind;
+    template <int N> __global__ void k(float *a) { a[threadIdx.x * N + STEP + BIGGER] = 0; }
+    template __global__ void k<TILE>(float *);
+    """, arrays={"a": {"length": 1024}})
+    assert got[0][1] == [8 * t + 9 + 251 for t in range(32)]
+    with pytest.raises(PatternError, match=r"the file launches \(or instantiates\) 2 "
+                                           r"instantiations of 'k' \(k<1>, k<2>\)"):
+        run("template <int N> __global__ void k(float *a) { a[N] = 0; }\n"
+            "template __global__ void k<1>(float *);\ntemplate __global__ void k<2>(float *);",
+            arrays={"a": {"length": 8}})
