@@ -114,8 +114,9 @@ def _host_constants(compiler: "Compiler", host: Node) -> None:
             for decl in node.children_by_field_name("declarator"):
                 name, t, init = compiler.unwrap(decl, base)
                 if init is not None and name is not None:
-                    value = local_constant(t, compiler.converted(compiler.rvalue(init), t, init),
-                                           quals)
+                    e = compiler.rvalue(init)
+                    t = e.type if t is C.AUTO else t
+                    value = local_constant(t, compiler.converted(e, t, init), quals)
                     if value is not None:
                         compiler.scopes[-1][name] = value
         except PatternError:

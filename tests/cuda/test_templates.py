@@ -146,7 +146,7 @@ def test_bare_name_with_two_launched_instantiations_or_none():
         "kernel.function: the file launches (or instantiates) 2 instantiations of 'reduce' "
         "(reduce<float, 4>, reduce<double, 4>); name one, e.g. \"reduce<float, 4>\"")
     same = LAUNCHED.replace("reduce<float, 4><<<2", "reduce<float, HOST_N><<<2").replace(
-        "float *d;", "float *d; const int HOST_N = 2 + 2;")
+        "float *d;", "float *d; constexpr auto HOST_N = 2 + 2;")
     assert elements(same, function="reduce", arrays=ARRAYS)[0][1] == [4 * t for t in range(32)]
     defaults = "template <typename T = double, int N = 3> __global__ void k(T* a) " \
                "{ a[threadIdx.x * N] = 0; }"
