@@ -82,6 +82,7 @@ class Frame:
     name: str
     result: int
     type: C.CType
+    node: Node | None = None  # its definition (overloads share a name)
 
 
 @dataclass
@@ -646,6 +647,9 @@ class Compiler:
                 sym = scope[name]
                 if isinstance(sym, TypeName):
                     raise error(node, f"{name!r} is a type, not a value")
+                if isinstance(sym, templates.Callee):
+                    raise error(node, f"{name!r} is the function {sym.name!r}: only calls of "
+                                      "it are in the subset")
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
@@ -971,6 +975,7 @@ class Compiler:
         return self.call(text(fn), args, node)
 
     def call(self, name: str, args: list[Node], node: Node):
+        name = templates.callee(self, name)
         if name in SYNCS:
             return ir.Const(0, C.VOID, pos(node))
         macro = self.macro(name, node)
@@ -979,7 +984,7 @@ class Compiler:
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
             env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
             return self.expand(macro, env, node)
-        fn = self.unit.device_function(name, node)
+        fn = self.unit.device_function(name, node, len(args))
         if fn is not None:
             return self.inline(fn, [self.rvalue(a) for a in args], node)
         if name == "__ldg" and len(args) == 1:
@@ -1022,19 +1027,23 @@ class Compiler:
 
     def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
         """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
-        fn = self.unit.device_function(name, node)
+        fn = self.unit.device_function(name, node, len(args))
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
         return self.inline(fn, [self.rvalue(a) for a in args], node, targs)
 
     def inline(self, fn: Function, args: list[ir.Expr], node: Node,
                targs: list[Node] | None = None) -> ir.Call:
-        if any(f.name == fn.name for f in self.frames):
+        if any(f.node == fn.node for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
         fn = templates.instantiate(self, fn, targs or [], args, node)
-        params = fn.params
-        if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
+        params = [p for p in fn.params if text(p) != "void"]
+        if not fn.takes(len(args)):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        with templates.file_scope(self):  # default arguments: in the function's own scope
+            self.scopes[0].update(fn.bindings)
+            args = args + [self.rvalue(p.child_by_field_name("default_value"))
+                           for p in params[len(args):]]
         scope: dict = dict(fn.bindings)
         self.scopes.append(scope)  # parameter and return types see the template's bindings
         try:
@@ -1053,7 +1062,7 @@ class Compiler:
                 values.append(self.converted(a, t, node))
         finally:
             self.scopes.pop()
-        frame = Frame(fn.name, self.slot(), ret_t)
+        frame = Frame(fn.name, self.slot(), ret_t, fn.node)
         self.grow(fn.body, node)
         self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth

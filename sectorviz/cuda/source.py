@@ -109,6 +109,12 @@ class Function:
     def body(self) -> Node:
         return self.node.child_by_field_name("body")
 
+    def takes(self, nargs: int) -> bool:
+        """Whether a call with `nargs` arguments fits the parameters (defaults included)."""
+        params = [p for p in self.params if text(p) != "void"]
+        required = sum(p.type != "optional_parameter_declaration" for p in params)
+        return required <= nargs <= len(params)
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -275,13 +281,18 @@ class Unit:
         check_syntax(found[0].node)
         return found[0]
 
-    def device_function(self, name: str, call: Node) -> Function | None:
-        """A `__device__` function callable from a kernel, or None if `name` is not one."""
+    def device_function(self, name: str, call: Node, nargs: int | None = None
+                        ) -> Function | None:
+        """A `__device__` function callable from a kernel, or None if `name` is not one;
+        overloads are told apart by how many arguments they take (`nargs`)."""
         found = [f for f in self.functions.get(name, []) if "__device__" in f.qualifiers]
+        if len(found) > 1 and nargs is not None:
+            found = [f for f in found if f.takes(nargs)]
         if not found:
             return None
         if len(found) > 1:
-            raise error(call, f"overloaded device function {name!r} is outside the subset")
+            raise error(call, f"overloaded device function {name!r} with {nargs} arguments "
+                              "is outside the subset")
         check_syntax(found[0].node)
         return found[0]
 

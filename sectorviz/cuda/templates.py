@@ -1,8 +1,8 @@
 """Templates and type names: a template function + its arguments -> an instantiation whose
 bindings the compiler puts in scope; typedef / using / macro type names -> C types.
 
-Bindings map a template parameter's name to a `TypeName` (a type argument) or an `ir.Const`
-(a value argument). The compiler keeps them in its scope stack like any name: `base_type`
+Bindings map a template parameter's name to a `TypeName` (a type argument), an `ir.Const`
+(a value argument) or a `Callee` (a function passed as a template argument). The compiler keeps them in its scope stack like any name: `base_type`
 (through `Compiler.named_type`) finds a TypeName, an identifier finds the Const. A class
 template can reuse the same machinery: `bind(compiler, plist, explicit, deduced, node, what)`
 takes any template_parameter_list and its argument nodes, and the dict it returns is pushed
@@ -36,6 +36,23 @@ class TypeName:
     """A name standing for a type in a scope: a template type parameter or a typedef."""
 
     type: C.CType
+
+
+@dataclass(frozen=True)
+class Callee:
+    """A template argument that names a __device__ function (`blockReduce<warpSum>`): a call
+    of the parameter calls that function."""
+
+    name: str
+
+
+def callee(compiler: "Compiler", name: str) -> str:
+    """The function a call of `name` calls: the bound function when `name` is a template
+    parameter holding one, else `name`."""
+    for scope in reversed(compiler.scopes):
+        if name in scope:
+            return scope[name].name if isinstance(scope[name], Callee) else name
+    return name
 
 
 @dataclass(frozen=True)
@@ -123,9 +140,12 @@ def _host_constants(compiler: "Compiler", host: Node) -> None:
             continue
 
 
-def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const:
+def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const | Callee:
     """A value argument (an expression, or a name tree-sitter took for a type) -> its Const
-    in the parameter's type."""
+    in the parameter's type, or the Callee a function's name gives."""
+    named = callee(compiler, text(node))
+    if named in compiler.unit.functions and not any(named in s for s in compiler.scopes):
+        return Callee(named)
     t = compiler.base_type(param.type)
     if not C.is_int(t):
         raise error(param.node, f"a template parameter of type {C.name_of(t)} is outside the "
@@ -157,7 +177,7 @@ def _type(compiler: "Compiler", param: Param, node: Node) -> TypeName:
 
 
 def bind(compiler: "Compiler", plist: Node, explicit: list[Node], deduced: dict[str, C.CType],
-         node: Node, what: str) -> dict[str, TypeName | ir.Const]:
+         node: Node, what: str) -> dict[str, TypeName | ir.Const | Callee]:
     """Template parameters <- explicit argument nodes (compiled in the current scope), then
     types deduced from call arguments, then defaults (which see the earlier parameters)."""
     params = parameters(plist)
@@ -165,7 +185,7 @@ def bind(compiler: "Compiler", plist: Node, explicit: list[Node], deduced: dict[
         raise error(node, f"{what} takes {len(params)} template arguments, got {len(explicit)}")
     values = [(_type if p.type is None else _value)(compiler, p, a)
               for p, a in zip(params, explicit)]
-    bindings: dict[str, TypeName | ir.Const] = {}
+    bindings: dict[str, TypeName | ir.Const | Callee] = {}
     compiler.scopes.append(bindings)
     try:
         for k, p in enumerate(params):
@@ -247,7 +267,7 @@ def _spec_arguments(name: str, args: str) -> list[Node]:
 
 
 def _key(bindings: dict) -> tuple:
-    return tuple((n, b.type if isinstance(b, TypeName) else (b.type, int(b.value)))
+    return tuple((n, b if not isinstance(b, ir.Const) else (b.type, int(b.value)))
                  for n, b in bindings.items())
 
 

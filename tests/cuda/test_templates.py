@@ -233,3 +233,47 @@ def test_an_explicit_instantiation_names_the_instantiation_and_enums_are_constan
         run("template <int N> __global__ void k(float *a) { a[N] = 0; }\n"
             "template __global__ void k<1>(float *);\ntemplate __global__ void k<2>(float *);",
             arrays={"a": {"length": 8}})
+
+
+BLOCK_REDUCE = """
+#define WARP 32U
+__device__ float warpSum(float v) {
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+    return v;
+}
+__device__ float warpMax(float v) { return v; }
+using reduce_fn = float (*)(float);
+template <reduce_fn reduce>
+__device__ inline float blockReduce(float v, bool final_sync, float fill) {
+    __shared__ float partial[WARP];
+    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    float w = reduce(v);
+    if (lane == 0) partial[warp] = w;
+    __syncthreads();
+    w = lane < blockDim.x / WARP ? partial[lane] : fill;
+    if (final_sync) __syncthreads();
+    return reduce(w);
+}
+template <reduce_fn reduce>
+__device__ inline float blockReduce(float v) { return blockReduce<reduce>(v, false, 0.0f); }
+template <reduce_fn reduce> __device__ int apply(float v) { return (int)reduce(v); }
+__device__ int scaled(int i, int by = 3) { return i * by; }
+__global__ void k(float *a) {
+    a[1000 + threadIdx.x] = blockReduce<warpSum>(1.0f);
+    a[apply<warpSum>(1.0f) + scaled(threadIdx.x) + scaled(1, 2)] = 0;
+}
+"""
+
+
+def test_functions_as_template_arguments_overloads_by_arity_and_default_arguments():
+    got = elements(BLOCK_REDUCE, block=(128,), arrays={"a": {"length": 2048}})
+    # a warp of ones sums to 32 with warpSum passed as a template argument
+    assert got == [("line 25: a[1000 + threadIdx.x]", [1000 + t for t in range(32)]),
+                   ("line 26: a[apply<warpSum>(1.0f) + scaled(threadIdx.x) + scaled(1, 2)]",
+                    [32 + 3 * t + 2 for t in range(32)])]
+    _, kernel = run(BLOCK_REDUCE, block=(128,), arrays={"a": {"length": 2048}})
+    assert [(i.source, i.op) for i in kernel.shared_instructions] == [
+        ("partial[warp]", "store"), ("partial[lane]", "load")]
+    with pytest.raises(PatternError, match="'reduce' is the function 'warpSum': only calls"):
+        run(BLOCK_REDUCE.replace("return (int)reduce(v);", "return (int)reduce;"),
+            block=(128,), arrays={"a": {"length": 2048}})
