@@ -250,11 +250,16 @@ class Instruction:
 
     name: str
     op: str  # "load" | "store"
-    array: str
+    array: str  # the array's name; several, joined by ", ", for a pointer into several
     width: int  # bytes per lane access
     line: int | None = None  # source position, for kernels read from CUDA
     column: int | None = None
     source: str | None = None
+
+    @property
+    def first_array(self) -> str:
+        """The (lowest placed) array the instruction touches: where its offsets count from."""
+        return self.array.split(", ")[0]
 
 
 @dataclass(frozen=True)

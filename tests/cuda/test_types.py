@@ -211,3 +211,12 @@ def test_bad_type_names_are_one_line_errors(code, message):
     with pytest.raises(PatternError) as info:
         run(code)
     assert message in str(info.value)
+
+
+def test_constants_fold_without_numpy_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = elements("__global__ void k(float *a) { a[__float2int_rn(INFINITY) * 0 + "
+                       "(int)(1.0f / 0.0f) * 0 + (int)NAN * 0 + threadIdx.x] = 0; }")
+    assert got[0][1] == T32
