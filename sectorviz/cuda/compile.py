@@ -1424,7 +1424,11 @@ class Compiler(StructCompiler):
                     suggest(name, [*self.unit.functions, *builtins.MATH]))
 
     def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
-        """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
+        """`f<4, T>(x)`: a template __device__ function with explicit arguments, or a class
+        template's value (`SharedMemory<T>()`)."""
+        if name in self.unit.struct_templates and not self.shadowed_name(name):
+            return self.construct(self.struct_type(node.child_by_field_name("function")),
+                                  node.child_by_field_name("arguments"))
         fn = self.unit.device_function(name, node, len(args))
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")

@@ -277,3 +277,16 @@ def test_functions_as_template_arguments_overloads_by_arity_and_default_argument
     with pytest.raises(PatternError, match="'reduce' is the function 'warpSum': only calls"):
         run(BLOCK_REDUCE.replace("return (int)reduce(v);", "return (int)reduce;"),
             block=(128,), arrays={"a": {"length": 2048}})
+
+
+def test_a_class_template_value_built_by_its_template_name():
+    got = elements("""
+    template <typename T, int N> struct Scaled {
+        T v;
+        __device__ Scaled(T x) : v(x * N) {}
+    };
+    __global__ void k(float *a) {
+        Scaled<int, 3> s = Scaled<int, 3>(threadIdx.x);
+        a[s.v + sizeof(Scaled<double, 1>)] = 0;
+    }""")
+    assert got[0][1] == [3 * t + 8 for t in range(32)]
