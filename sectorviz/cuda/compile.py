@@ -1203,6 +1203,8 @@ class Compiler(StructCompiler):
 
     def converted(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
         """Assignment conversion of `e` to `t`; pointers must point into the same array."""
+        if isinstance(e.type, C.Struct) and isinstance(t, C.Pointer | C.Num):
+            e = self.struct_conversion(e, t, node)
         if isinstance(t, C.Num) and isinstance(e.type, C.Num):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
@@ -1218,6 +1220,8 @@ class Compiler(StructCompiler):
 
     def pointer_target(self, declared: C.Pointer, value: ir.Expr, node: Node) -> C.Pointer:
         """A pointer variable's full type: the array of its first value."""
+        if isinstance(value.type, C.Struct):
+            value = self.struct_conversion(value, declared, node)
         if not isinstance(value.type, C.Pointer):
             raise error(node, f"a pointer set from {C.name_of(value.type)}")
         return C.Pointer(declared.to, value.type.space, value.type.root)
@@ -1456,9 +1460,12 @@ class Compiler(StructCompiler):
         self.scopes.append(scope)  # the return type sees the template's bindings
         try:
             tnode = fn.node.child_by_field_name("type")
-            ret_t = C.VOID if tnode is None else self.base_type(tnode)
             decl = fn.node.child_by_field_name("declarator")
-            if decl.type == "pointer_declarator":
+            if decl.type == "operator_cast":  # `operator T *()` returns what it converts to
+                tnode, decl = decl.child_by_field_name("type"), decl.child_by_field_name(
+                    "declarator")
+            ret_t = C.VOID if tnode is None else self.base_type(tnode)
+            if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 ret_t = C.Pointer(ret_t, "", "")
             if this is not None:
                 self.bind_members(this, scope, node)

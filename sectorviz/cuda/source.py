@@ -100,7 +100,7 @@ class Function:
     @property
     def params(self) -> list[Node]:
         decl = self.node.child_by_field_name("declarator")
-        while decl.type != "function_declarator":
+        while decl.type not in ("function_declarator", "abstract_function_declarator"):
             decl = decl.child_by_field_name("declarator") or decl.named_children[0]
         plist = decl.child_by_field_name("parameters")
         return [c for c in plist.named_children if c.type != "comment"]

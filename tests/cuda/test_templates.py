@@ -290,3 +290,26 @@ def test_a_class_template_value_built_by_its_template_name():
         a[s.v + sizeof(Scaled<double, 1>)] = 0;
     }""")
     assert got[0][1] == [3 * t + 8 for t in range(32)]
+
+
+def test_a_class_templates_conversion_operator_gives_the_dynamic_shared_array():
+    code = """
+    template <class T> struct DynamicShared {
+        __device__ operator T *() {
+            extern __shared__ int raw[];
+            return (T *)raw;
+        }
+    };
+    template <class T> __global__ void k(const T *in, T *out) {
+        T *s = DynamicShared<T>();
+        s[threadIdx.x * 2] = in[threadIdx.x];
+        out[threadIdx.x] = s[threadIdx.x];
+    }
+    int main() { k<double><<<1, 32, 32 * 2 * sizeof(double)>>>(0, 0); }
+    """
+    p = kernel_pattern(code, function="k", arrays={"in": {"length": 32}, "out": {"length": 32}})
+    stats = {s.source: (s.width, s.wavefronts, s.bank_conflicts) for s in shared_analysis(p)}
+    # doubles at a stride of 16 bytes: 32 lanes x 8 bytes spread over 512 bytes, 4 wavefronts
+    # instead of the ideal 2; read back contiguously: 2 wavefronts, the ideal
+    assert stats == {"s[threadIdx.x * 2]": (8, 4, 2), "s[threadIdx.x]": (8, 2, 0)}
+    assert analyze(p).totals.sectors == 16
