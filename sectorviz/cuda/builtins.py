@@ -9,6 +9,7 @@ kernel launches from a kernel, grid-wide groups) are refused with one line namin
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
@@ -36,6 +37,7 @@ TILE_SHUFFLES = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor"
 VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
            "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
+CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid"}
 CG_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and", "bit_or": "or",
           "bit_xor": "xor"}
 ATOMICS = {"atomicAdd": 2, "atomicSub": 2, "atomicExch": 2, "atomicMin": 2, "atomicMax": 2,
@@ -46,7 +48,7 @@ REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
            ("cudaLaunch", "dynamic parallelism"), ("cudaDeviceSynchronize",
                                                    "dynamic parallelism"),
            ("asm", "inline PTX"), ("__syncthreads_", "block-wide votes"),
-           ("__syncwarp_", "warp votes"), ("__match", "warp match"))
+           ("__syncwarp_", "warp votes"), ("__match_all", "warp match-all"))
 
 
 @dataclass(frozen=True)
@@ -88,11 +90,16 @@ def _brev(x, t: C.Num):
     return out.astype(t.dtype)[()]
 
 
+def _ieee_remainder(a, b):
+    """C's remainder(): a - n * b with n the quotient rounded to nearest even."""
+    q = np.rint(np.asarray(a, dtype=np.float64) / b)
+    return (a - q * b).astype(np.asarray(a).dtype)[()]
+
+
 _F, _D, _I, _U = C.FLOAT, C.DOUBLE, C.INT, C.UINT
 _LL, _ULL = C.LLONG, C.ULLONG
-# name -> (numpy function, parameter type (None: the arguments' common type), result type
-# (None: the parameter type))
-_FLOAT_FNS: dict[str, Callable] = {
+# <cmath> name without its f -> numpy function (None: erf / erfc, made below)
+_FLOAT_FNS: dict[str, Callable | None] = {
     "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "exp": np.exp,
     "exp2": np.exp2, "exp10": lambda x: np.power(x.dtype.type(10), x), "expm1": np.expm1,
     "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin,
@@ -101,10 +108,12 @@ _FLOAT_FNS: dict[str, Callable] = {
     "acosh": np.arccosh, "atanh": np.arctanh, "floor": np.floor, "ceil": np.ceil,
     "trunc": np.trunc, "round": _round_half_away, "rint": np.rint, "nearbyint": np.rint,
     "fabs": np.abs, "erf": None, "erfc": None, "pow": np.power, "atan2": np.arctan2,
-    "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "remainder": np.remainder,
+    "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "remainder": _ieee_remainder,
     "hypot": np.hypot, "copysign": np.copysign, "fdim": lambda a, b: np.maximum(a - b, 0),
     "fma": lambda a, b, c: a * b + c,
 }
+# name -> (numpy function, parameter type (None: the arguments' common type), result type
+# (None: the parameter type))
 MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
     "min": (np.minimum, None, None), "max": (np.maximum, None, None),
     "abs": (np.abs, None, None), "labs": (np.abs, C.LONG, None),
@@ -119,7 +128,8 @@ MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
     "__clz": (lambda x: 32 - _bit_length(x, 32), _U, _I),
     "__clzll": (lambda x: 64 - _bit_length(x, 64), _ULL, _I),
     "__ffs": (lambda x: _ffs(x, 32), _I, _I), "__ffsll": (lambda x: _ffs(x, 64), _LL, _I),
-    "__brev": (lambda x: _brev(x, _U), _U, _U), "__brevll": (lambda x: _brev(x, _ULL), _ULL, _ULL),
+    "__brev": (lambda x: _brev(x, _U), _U, _U),
+    "__brevll": (lambda x: _brev(x, _ULL), _ULL, _ULL),
     "__saturatef": (lambda x: np.nan_to_num(np.clip(x, 0, 1), nan=0), _F, _F),
     "__fdividef": (np.divide, _F, _F), "fdividef": (np.divide, _F, _F),
     "__frcp_rn": (lambda x: 1 / x, _F, _F), "__fsqrt_rn": (np.sqrt, _F, _F),
@@ -140,7 +150,6 @@ for _name, _dst, _fn in (("lrint", C.LONG, np.rint), ("llrint", _LL, np.rint),
 
 def _erf(erfc: bool) -> Callable:
     """erf / erfc without scipy: math.erf per element, in the argument's precision."""
-    import math
     f = np.vectorize(math.erfc if erfc else math.erf, otypes=[np.float64])
     return lambda x: f(x).astype(np.asarray(x).dtype)[()]
 
@@ -149,12 +158,17 @@ for _name, _fn in _FLOAT_FNS.items():
     _fn = _fn or _erf(_name == "erfc")
     MATH.setdefault(_name + "f", (_fn, _F, _F))
     MATH.setdefault(_name, (_fn, _D, _D))
-MATH["fabs"] = (np.abs, _D, _D)
-MATH["abs"] = (np.abs, None, None)
+
+
+def arity(fn: Callable) -> int:
+    """How many arguments a MATH function takes (numpy ufuncs say it as `nin`)."""
+    return getattr(fn, "nin", None) or fn.__code__.co_argcount
 
 
 def math_call(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
     fn, param, result = MATH[name]
+    if len(args) != arity(fn):
+        raise error(node, f"{name} takes {arity(fn)} argument{'s' * (arity(fn) > 1)}")
     values = [comp.rvalue(a) for a in args]
     if not all(isinstance(v.type, C.Num) for v in values):
         raise error(node, f"{name} of a non-number")
@@ -201,10 +215,24 @@ def call(comp: "Compiler", name: str, args: list[Node], node: Node):
         return math_call(comp, name, args, node)
     if name in ("sincosf", "sincos", "__sincosf"):
         return sincos(comp, name, args, node)
-    if name in SHUFFLES:
-        return shuffle(comp, SHUFFLES[name], args, node)
+    if name in SHUFFLES or name + "_sync" in SHUFFLES:  # the pre-CUDA 9 forms lack the mask
+        return shuffle(comp, SHUFFLES.get(name) or SHUFFLES[name + "_sync"], args, node,
+                       name in SHUFFLES)
     if name in VOTES or name == "__activemask":
         return vote(comp, VOTES.get(name, "active"), args, node)
+    if name + "_sync" in VOTES:
+        if len(args) != 1:
+            raise error(node, f"{name} takes (predicate)")
+        t = C.UINT if name == "__ballot" else C.INT
+        return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
+                          comp_pos(node))
+    if name == "__match_any_sync":
+        if len(args) != 2:
+            raise error(node, f"{name} takes (mask, value)")
+        value = comp.rvalue(args[1])
+        if not isinstance(value.type, C.Num):
+            raise error(args[1], f"{name} of a {C.name_of(value.type)}")
+        return lanes.Match(comp.rvalue(args[0]), value, C.UINT, comp_pos(node))
     if name in REDUCES:
         if len(args) != 2:
             raise error(node, f"{name} takes (mask, value)")
@@ -242,19 +270,23 @@ def sincos(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr
     return ir.Comma(s, ir.Comma(c, void(node), C.VOID, c.pos), C.VOID, comp_pos(node))
 
 
-def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.Shuffle:
-    """__shfl*_sync(mask, value, lane[, width]) -> a Shuffle over width-lane segments."""
-    if len(args) not in (3, 4):
-        raise error(node, "a warp shuffle takes (mask, value, lane[, width])")
-    comp.rvalue(args[0])
+def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
+            masked: bool = True) -> lanes.Shuffle:
+    """__shfl*_sync(mask, value, lane[, width]) (or __shfl*(value, lane[, width])) -> a
+    Shuffle over width-lane segments."""
+    if len(args) not in (2 + masked, 3 + masked):
+        raise error(node, "a warp shuffle takes (" + "mask, " * masked + "value, lane[, width])")
+    if masked:
+        comp.rvalue(args[0])
+        args = args[1:]
     width = ir.Const(np.int32(32), C.INT, comp_pos(node))
-    if len(args) == 4:
-        width = comp.rvalue(args[3])
+    if len(args) == 3:
+        width = comp.rvalue(args[2])
         if not C.is_int(width.type):
-            raise error(args[3], "a shuffle's width must be an integer")
+            raise error(args[2], "a shuffle's width must be an integer")
         if width.const:
-            lanes.check_width(None, True, ir.constant_value(width), width.pos)
-    return tile_shuffle(comp, kind, args[1:3], node, width)
+            lanes.check_width(True, ir.constant_value(width), width.pos)
+    return tile_shuffle(comp, kind, args[:2], node, width)
 
 
 def tile_shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
@@ -324,14 +356,19 @@ def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: No
     return n
 
 
+def cg_name(fn: Node) -> tuple[str, Node | None]:
+    """`cg::f`, `cg::f<N>`, `f`, `f<N>` -> ('f', template argument list or None)."""
+    if fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+    if fn.type in ("template_function", "template_type"):
+        return text(fn.child_by_field_name("name")), fn.child_by_field_name("arguments")
+    return text(fn), None
+
+
 def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
-    """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync -> a node or Group."""
-    name_node = fn.child_by_field_name("name")
-    targs = None
-    if name_node.type == "template_function":
-        targs = name_node.child_by_field_name("arguments")
-        name_node = name_node.child_by_field_name("name")
-    name = text(name_node)
+    """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync (also unqualified,
+    after `using namespace cooperative_groups`) -> a node or Group."""
+    name, targs = cg_name(fn)
     if name == "this_thread_block" and not args:
         return Group(None)
     if name == "tiled_partition":
@@ -355,11 +392,7 @@ def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentRe
     fn = op_node.child_by_field_name({"call_expression": "function",
                                       "compound_literal_expression": "type"}.get(
         op_node.type, "function"))
-    name = fn.child_by_field_name("name") if fn is not None and fn.type == \
-        "qualified_identifier" else None
-    if name is not None and name.type in ("template_function", "template_type"):
-        name = name.child_by_field_name("name")
-    op = CG_OPS.get(text(name)) if name is not None else None
+    op = CG_OPS.get(cg_name(fn)[0]) if fn is not None else None
     if op is None:
         raise error(op_node, "cg::reduce's operation must be cg::plus, cg::less, cg::greater, "
                              "cg::bit_and, cg::bit_or or cg::bit_xor")

@@ -882,7 +882,7 @@ class Compiler(StructCompiler):
         return lanes.Local(ref.array.slot, ref.index, n, ref.type, ref.array.name, pos(node))
 
     def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
-        if isinstance(mem.type, C.Struct):
+        if isinstance(mem.type, C.Struct) or (isinstance(mem.type, C.Vec) and mem.type.n == 3):
             return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
@@ -1421,6 +1421,8 @@ class Compiler(StructCompiler):
             return self.inline(fn, args, node)
         if name in CONVERSIONS:
             return conversion(self, name, [self.rvalue(a) for a in args], node)
+        if name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         found = builtins.call(self, name, args, node)
         if found is not None:
             return found
@@ -1434,9 +1436,15 @@ class Compiler(StructCompiler):
             return self.construct(self.struct_type(node.child_by_field_name("function")),
                                   node.child_by_field_name("arguments"))
         fn = self.unit.device_function(name, node, len(args))
+        if fn is None and name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
         return self.inline(fn, args, node, targs)
+
+    def unit_uses_cg(self) -> bool:
+        """Whether the file says `using namespace cooperative_groups;` (cg names unqualified)."""
+        return b"using namespace cooperative_groups" in self.unit.tree.root_node.text
 
     def inline(self, fn: Function, args: list[Node], node: Node,
                targs: list[Node] | None = None, this=None):

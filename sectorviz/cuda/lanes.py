@@ -34,7 +34,7 @@ def source_lanes(kind: str, k, width: int) -> tuple[np.ndarray, np.ndarray]:
     """(source lane, valid) per lane of a shuffle of `kind` with operand k (PTX shfl.sync:
     idx reads lane k of the segment, up lane - k, down lane + k, xor lane ^ k)."""
     lane = lane_ids()
-    k = np.asarray(k, dtype=np.int64)
+    k = np.asarray(k).astype(np.int64) & 0xFFFFFFFF  # the 32-bit operand, as PTX reads it
     first = lane & ~(width - 1)
     last = first | (width - 1)
     if kind == "idx":
@@ -45,7 +45,7 @@ def source_lanes(kind: str, k, width: int) -> tuple[np.ndarray, np.ndarray]:
     return src, valid
 
 
-def check_width(run: Run | None, mask, width, pos: tuple[int, int]):
+def check_width(mask, width, pos: tuple[int, int]):
     """A shuffle's width (a number or per-lane values): a power of 2 up to 32."""
     w = np.asarray(width).astype(np.int64)
     bad = (w < 1) | (w > LANES) | ((w & (w - 1)) != 0)
@@ -74,7 +74,7 @@ class Shuffle(Expr):
         unknown = next((x for x in (v, k, width) if isinstance(x, Unknown)), None)
         if unknown is not None:
             return unknown
-        width = check_width(run, mask, width, self.width.pos)
+        width = check_width(mask, width, self.width.pos)
         src, valid = source_lanes(self.kind, full(run, k), width)
         src = np.where(valid, src, lane_ids())
 
@@ -320,3 +320,25 @@ class Switch(Stmt):
             if live.any():
                 yield from body.run(run, live)
         run.brk = saved
+
+
+@dataclass
+class Match(Expr):
+    """__match_any_sync(mask, value): in each lane, the lanes (executing, in the mask) whose
+    value equals its own, as a 32-bit mask."""
+
+    member: Expr
+    value: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        m = yield from self.member.ev(run, mask)
+        v = yield from self.value.ev(run, mask)
+        if isinstance(m, Unknown) or isinstance(v, Unknown):
+            return m if isinstance(m, Unknown) else v
+        on = members(run, full(run, mask), m)
+        v = full(run, v)
+        same = (v[:, :, None] == v[:, None, :]) & on[:, None, :]
+        weights = np.left_shift(np.uint64(1), lane_ids().astype(np.uint64))
+        return convert((same.astype(np.uint64) * weights).sum(axis=2), self.type)

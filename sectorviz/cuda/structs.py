@@ -291,10 +291,11 @@ class StructCompiler:
     # ------------------------------------------------------------ copies
 
     def struct_sites(self, mem: ir.Memory, op: str, node: Node) -> tuple:
-        """A whole-struct load or store -> ((byte offset, site), ...): one access per chunk of
+        """A whole-struct load or store (or of a 3-component vector type, aligned to its
+        component: float3) -> ((byte offset, site), ...): one access per chunk of
         min(alignment, 16) bytes holding a member, named by the member when it is one."""
         t = mem.type
-        unit = min(t.align, 16)
+        unit = min(C.alignof(t), 16)
         leaves = _leaves(t, 0, "")
         out = []
         for start in range(0, t.size, unit):
@@ -600,8 +601,8 @@ def _parts(t: C.CType) -> list[C.CType] | None:
 
 def _leaves(t: C.CType, offset: int, name: str, whole: bool = False
             ) -> list[tuple[int, int, str]]:
-    """(byte offset, size, member path) of every scalar or vector member of `t`, outermost
-    first; `whole`: the struct and array members that hold them too."""
+    """(byte offset, size, member path) of every number inside `t` (vector components
+    included), outermost first; `whole`: the members that hold them too."""
     out = [(offset, t.size, name)] if whole and name else []
     if isinstance(t, C.Struct):
         return out + [leaf for m in t.members
@@ -609,4 +610,7 @@ def _leaves(t: C.CType, offset: int, name: str, whole: bool = False
     if isinstance(t, C.Array):
         return out + [leaf for k in range(t.n)
                       for leaf in _leaves(t.of, offset + k * t.of.size, f"{name}[{k}]", whole)]
+    if isinstance(t, C.Vec):
+        return out + [(offset + k * t.base.size, t.base.size, f"{name}.{C.FIELDS[k]}")
+                      for k in range(t.n)]
     return [(offset, t.size, name)]

@@ -197,7 +197,8 @@ def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - numpy's header reader raises many kinds on damaged
+        # headers (ValueError, SyntaxError, tokenize.TokenError, RecursionError, ...)
         raise _BadNpy("not a .npy file (or its header is damaged)") from None
     if len(shape) != 1 or dtype.kind not in "iu":
         raise _BadNpy(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
@@ -278,6 +279,8 @@ class Launch:
     """A pattern's launch and arrays with every constant evaluated: grid, block, array
     placement (byte addresses), readable values, thread coordinates of any warp range. The
     base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
+
+    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
 
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PatternError
-from .files import MAX_TEXT_BYTES, read_text
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
                    plain_names_in, subscripts_in)
+from .files import MAX_TEXT_BYTES, read_text
 
 FORMAT = "sectorviz.pattern/1"
 

@@ -122,3 +122,21 @@ def test_histogram_examples_against_a_lane_by_lane_reference():
     shared = analyze(load_pattern(examples_dir() / "histogram-shared-cuda.sectorviz.json"))
     assert [(s.op, s.requests, s.sectors) for s in shared.instructions] == [
         ("load", 2048, 2048), ("red", 512, 2048)]
+
+
+def test_warp_aggregated_atomics_with_match_any():
+    """One atomic per distinct key in a warp: the leader of each group of equal keys adds."""
+    a, _ = run("""__global__ void k(const int* data, unsigned* bins, unsigned* out) {
+        int key = data[threadIdx.x];
+        unsigned same = __match_any_sync(__activemask(), key);
+        int leader = __ffs(same) - 1;
+        if (threadIdx.x % 32 == leader) atomicAdd(&bins[key], __popc(same));
+    }""", arrays={**HIST, "data": {"dtype": "int32", "length": 64,
+                                   "values": {"kind": "expr", "expr": "(i * i) % 7 * 9"}}},
+        block=(64,))
+    data = [(i * i) % 7 * 9 for i in range(64)]
+    leaders = [[data[w * 32 + lane] for lane in range(32)
+                if data[w * 32 + lane] not in data[w * 32:w * 32 + lane]] for w in range(2)]
+    red = a.instructions[1]
+    assert red.op == "red" and red.active_lanes == sum(len(keys) for keys in leaders)
+    assert red.sectors == sum(sectors_per_warp(keys) for keys in leaders)

@@ -31,7 +31,9 @@ def of_a(got: list) -> list[list[int]]:
 
 
 def shuffle_source(kind: str, lane: int, k: int, width: int) -> int:
-    """The lane a shuffle reads, as the CUDA Programming Guide describes it."""
+    """The lane a shuffle reads, as the CUDA Programming Guide describes it (the lane operand
+    is an unsigned 32-bit number)."""
+    k %= 2**32
     first = lane // width * width
     if kind == "idx":
         return first + k % width
@@ -44,7 +46,7 @@ def shuffle_source(kind: str, lane: int, k: int, width: int) -> int:
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["idx", "up", "down", "xor"]), st.sampled_from([1, 2, 4, 8, 16, 32]),
-       st.integers(0, 40), st.booleans())
+       st.integers(-3, 40), st.booleans())
 def test_shuffles_match_the_programming_guide(kind, width, k, per_lane):
     name = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
             "xor": "__shfl_xor_sync"}[kind]
@@ -54,7 +56,7 @@ def test_shuffles_match_the_programming_guide(kind, width, k, per_lane):
         int y = {name}(0xffffffff, x, {operand}, {width});
         a[y] = 0;
     }}""", arrays=BIG)
-    ks = [(t * k) % 37 if per_lane else k for t in range(32)]
+    ks = [int(math.fmod(t * k, 37)) if per_lane else k for t in range(32)]  # C's % truncates
     assert got[0][1] == [shuffle_source(kind, t, ks[t], width) * 3 + 1000 for t in range(32)]
 
 
@@ -340,6 +342,7 @@ def test_lambdas_reference_parameters_and_hinted_accesses():
     ("int s = cg::reduce(cg::this_thread_block(), 1, cg::plus<int>());",
      "cg::reduce needs a tile"),
     ("switch (threadIdx.x) { case 1: continue; }", "'continue;' outside a loop"),
+    ("float x = sqrtf(1.0f, 2.0f);", "line 4, column 19: sqrtf takes 1 argument"),
 ])
 def test_refusals_are_one_line_with_line_and_column(body, message):
     with pytest.raises(PatternError) as info:
@@ -382,3 +385,62 @@ def test_collectives_of_unknown_data_are_unknown_until_they_decide_an_address():
             "    a[__popc(__ballot_sync(~0u, a[threadIdx.x] > 0))] = 0;\n}")
     assert "line 2, column 7: an address depends on data loaded by 'a[threadIdx.x]'" in \
         str(info.value)
+
+
+def test_remainder_rounds_the_quotient_to_nearest_even():
+    got = elements("""__global__ void k(float* a) {
+        float x = threadIdx.x * 0.5f;
+        a[100 + (int)(remainderf(x, 2.0f) * 4.0f)] = 0;
+    }""", arrays=BIG)
+    xs = [t * 0.5 for t in range(32)]
+    assert got[0][1] == [100 + int((x - 2.0 * round(x / 2.0)) * 4) for x in xs]
+
+
+def test_cooperative_groups_used_unqualified():
+    got = elements("""#include <cooperative_groups.h>
+    using namespace cooperative_groups;
+    __global__ void k(float* a) {
+        thread_block block = this_thread_block();
+        thread_block_tile<8> tile = tiled_partition<8>(block);
+        sync(block);
+        a[reduce(tile, (int)threadIdx.x, plus<int>()) + 100 * tile.meta_group_rank()] = 0;
+    }""", arrays=BIG)
+    assert got[0][1] == [sum(range(t // 8 * 8, t // 8 * 8 + 8)) + 100 * (t // 8)
+                         for t in range(32)]
+
+
+def test_pre_cuda9_warp_functions_without_a_mask():
+    got = elements("""__global__ void k(float* a) {
+        int x = threadIdx.x * 3 + 1000;
+        a[__shfl_down(x, 2, 8)] = 0;
+        a[__shfl_xor(x, 5)] = 0;
+        a[__popc(__ballot(threadIdx.x % 4 == 0)) + __any(threadIdx.x == 7) * 100] = 0;
+    }""", arrays=BIG)
+    assert got[0][1] == [shuffle_source("down", t, 2, 8) * 3 + 1000 for t in range(32)]
+    assert got[1][1] == [shuffle_source("xor", t, 5, 32) * 3 + 1000 for t in range(32)]
+    assert got[2][1] == [8 + 100] * 32
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=32, max_size=32),
+       st.lists(st.booleans(), min_size=32, max_size=32), st.integers(0, 2**32 - 1))
+def test_votes_match_a_lane_by_lane_reference(active, pred, member):
+    """Lanes where `active` run the vote; `pred` is each lane's predicate."""
+    bits = lambda flags: sum(1 << i for i, f in enumerate(flags) if f)  # noqa: E731
+    got = elements(f"""__global__ void k(float* a) {{
+        unsigned t = threadIdx.x;
+        if (({bits(active)}u >> t) & 1) {{
+            bool p = ({bits(pred)}u >> t) & 1;
+            unsigned b = __ballot_sync({member}u, p);
+            a[b & 0xffff] = 0;
+            a[65536 + (b >> 16)] = 0;
+            a[200000 + __any_sync({member}u, p) + 2 * __all_sync({member}u, p)] = 0;
+        }}
+    }}""", arrays={"a": {"dtype": "float32", "length": 200004}})
+    lanes = [t for t in range(32) if active[t]]
+    voters = [t for t in lanes if member >> t & 1]
+    ballot = sum(1 << t for t in voters if pred[t])
+    assert [e for _, e in got] == ([] if not lanes else [
+        [ballot & 0xffff] * len(lanes), [65536 + (ballot >> 16)] * len(lanes),
+        [200000 + any(pred[t] for t in voters) + 2 * all(pred[t] for t in voters)]
+        * len(lanes)])
