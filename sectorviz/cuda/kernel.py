@@ -102,7 +102,8 @@ class CudaKernel(Launch):
     def __init__(self, pattern: Pattern):
         path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
-        with _located(self.source), too_deep("compile"):
+        # constants fold as the device computes them: an overflow or a NaN is no warning
+        with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))

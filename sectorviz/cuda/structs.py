@@ -45,8 +45,11 @@ def _round(n: int, align: int) -> int:
 
 def method_name(fn: Node) -> str | None:
     """A member function definition's name: `f`, `operator[]`, the struct's name for a
-    constructor; None for a destructor."""
+    constructor, `operator_cast` for a conversion operator (`operator T *()`); None for a
+    destructor."""
     decl = fn.child_by_field_name("declarator")
+    if decl is not None and decl.type == "operator_cast":
+        return "operator_cast"
     while decl is not None and decl.type != "function_declarator":
         decl = decl.child_by_field_name("declarator") or (
             decl.named_children[0] if decl.named_children else None)
@@ -410,6 +413,18 @@ class StructCompiler:
         if len({_signature(f) for f in fits}) > 1:
             raise error(node, f"overloaded {t.name}::{name} is outside the subset")
         return fits[0]  # overloads that differ only by `const`: the first
+
+    def struct_conversion(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        """A struct value where a pointer or number is needed -> its conversion operator's
+        result (`T *p = SharedMemory<T>();`), run on a temporary copy of the value."""
+        fns = [f for f in self.struct_def_of(e.type).methods.get("operator_cast", [])
+               if f.child_by_field_name("body") is not None]
+        if not fns:
+            raise error(node, f"cannot convert {C.name_of(e.type)} to {C.name_of(t)}")
+        temp = self.temporary(e.type, node)
+        call = self.inline(self.method(e.type, fns[0], e.type.name), [], node, this=temp)
+        return ir.Comma(ir.Assign(temp.slot, e, e.type, ir_pos(node)), call, call.type,
+                        ir_pos(node))
 
     def has_method(self, t: C.CType, name: str) -> bool:
         return isinstance(t, C.Struct) and name in self.struct_def_of(t).methods
