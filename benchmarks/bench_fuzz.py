@@ -24,8 +24,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "cuda")]
 
+import test_fuzz_kernels as kernels  # noqa: E402
 import test_fuzz_patterns as patterns  # noqa: E402
 
 CASE_SECONDS = 20  # past the default work budget (about 10 s): a case this slow has hung
@@ -99,6 +100,9 @@ def targets() -> dict[str, Target]:
         "patterns": Target("patterns", st.tuples(patterns.pattern_texts(),
                                                  st.sampled_from(patterns.REPORT_ARGS)),
                            _pattern_case, _save_pattern),
+        "kernels": Target("kernels", st.tuples(kernels.kernel_texts(),
+                                               st.sampled_from(kernels.BUDGETS)),
+                          _pattern_case, _save_pattern),
         "npy": Target("npy", st.tuples(patterns.npy_files(),
                                        st.sampled_from(patterns.REPORT_ARGS)),
                       _npy_case, _save_npy),

@@ -247,21 +247,24 @@ def test_json_keeps_instructions_global_and_adds_shared(capsys):
     assert out["shared_totals"]["wavefronts"] == 65536
 
 
-def test_report_prints_the_shared_section_after_the_global_table(capsys):
+def test_report_prints_the_shared_step_after_the_global_ones(capsys):
     assert main(["report", "--quiet", str(EXAMPLES / "shared-tile-column.sectorviz.json")]) == 0
     text = capsys.readouterr().out
-    shared = text.index("Shared memory:")
-    assert text.index("load in[row][tx]") < shared < text.index("Traffic at named boundaries")
-    line = next(x for x in text.splitlines() if x.startswith("load tile[tx][ty]"))
-    assert line.split()[-7:] == ["4,096", "128", "3,968", "32.00", "32", "32", "32"]
+    shared = text.index("6. Shared memory")
+    assert text.index("5. Traffic at named boundaries") < shared
+    lines = text[shared:].splitlines()
+    k = next(i for i, x in enumerate(lines) if x.strip().startswith("load tile[tx][ty]"))
+    assert lines[k].split()[2:] == "4,096 wavefronts in 128 requests (32.00 per request), " \
+                                   "ideal 128".split()
+    assert lines[k + 1].strip().startswith("3,968 bank conflicts; n-way typical 32, min 32")
     for words in ("compute capability 5.0", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
                   "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "arbitration"):
-        assert words in text
+        assert words in text[shared:]
 
 
 def test_no_shared_section_without_shared_arrays(capsys):
     assert main(["report", "--quiet", str(EXAMPLES / "vector-add.sectorviz.json")]) == 0
-    assert "Shared memory" not in capsys.readouterr().out
+    assert "6. Shared memory" not in capsys.readouterr().out
     assert analyze(load_pattern(EXAMPLES / "vector-add.sectorviz.json")).shared == ()
 
 

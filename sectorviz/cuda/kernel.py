@@ -83,6 +83,9 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn: Function) -> tuple[Ar
     return tuple(specs)
 
 
+SLOT_BYTES = 16  # bytes per lane one variable may hold (8; a vector's components, more)
+
+
 @contextlib.contextmanager
 def too_deep(what: str) -> Iterator[None]:
     """The last line of defence behind the nesting limits: a RecursionError becomes one line."""
@@ -99,7 +102,8 @@ class CudaKernel(Launch):
     def __init__(self, pattern: Pattern):
         path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
-        with _located(self.source), too_deep("compile"):
+        # constants fold as the device computes them: an overflow or a NaN is no warning
+        with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
@@ -107,6 +111,7 @@ class CudaKernel(Launch):
             compiler.dynamic_shared = pattern.kernel.get("dynamic_shared_bytes",
                                                          launch_shared_bytes(compiler, unit, fn))
             self.program = compiler.kernel(fn, list(self.arrays))
+        self.lane_bytes = SLOT_BYTES * self.program.slots
         self.instructions = _instructions(self.program.sites["global"], self.source)
         self.shared_instructions = _instructions(self.program.sites["shared"], self.source)
         self.constant_instructions = _instructions(self.program.sites["constant"], self.source)

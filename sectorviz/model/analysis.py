@@ -199,17 +199,27 @@ def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, uniq
         mode=int(np.argmax(histogram)) if len(seen) else 0, unique_sectors=unique)
 
 
+KernelFactory = Callable[[Pattern], Kernel]
+_kernel_factories: list[KernelFactory] = []
+
+
+def register_kernel_factory(factory: KernelFactory) -> None:
+    """Set the front end that turns a pattern with a `kernel` key into a Kernel (the model
+    never imports one: sectorviz.frontends registers the CUDA front end here)."""
+    _kernel_factories[:] = [factory]
+    kernel_for.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def kernel_for(pattern: Pattern) -> Kernel:
     """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
-    with a `kernel` key is interpreted by the CUDA front end, which has the same interface."""
+    with a `kernel` key is interpreted by the registered front end, which has Kernel's
+    interface."""
     if pattern.kernel is not None:
-        try:  # optional layer: tree-sitter is imported only here
-            from ..cuda.kernel import CudaKernel
-        except ImportError as err:
-            raise PatternError("kernel", f"the CUDA front end is not installed ({err.name}); "
-                                         "install sectorviz[cuda]") from None
-        return CudaKernel(pattern)
+        if not _kernel_factories:
+            raise PatternError("kernel", "no front end for kernels is loaded "
+                                         "(import sectorviz.frontends)")
+        return _kernel_factories[0](pattern)
     return Kernel(pattern)
 
 
@@ -237,9 +247,10 @@ def check_widths(kernel: Kernel, sector_bytes: int) -> None:
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
 
 
-def chunk_lanes(memory: int) -> int:
-    """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default)."""
-    return max(WARP_SIZE, memory // CHUNK_SHARE // LANE_BYTES)
+def chunk_lanes(memory: int, lane_bytes: int = LANE_BYTES) -> int:
+    """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default),
+    where a chunk holds `lane_bytes` per lane."""
+    return max(WARP_SIZE, memory // CHUNK_SHARE // lane_bytes)
 
 
 def warp_chunks(total: int, warps_per_chunk: int):
@@ -299,7 +310,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
-    lanes = chunk_lanes(budget.memory)
+    lanes = chunk_lanes(budget.memory, LANE_BYTES + kernel.lane_bytes)
     shared = SharedCounter(kernel, lanes // WARP_SIZE)  # shared accesses run lane by lane
     all_closed = len(plans) == n and not shared.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)

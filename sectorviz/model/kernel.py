@@ -281,6 +281,8 @@ class Launch:
     placement (byte addresses), readable values, thread coordinates of any warp range. The
     base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
 
+    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
+
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
         self.pattern = pattern

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from sectorviz.cuda import compile as compile_module
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
+from sectorviz.model.analysis import kernel_for
 from sectorviz.model.budget import DEFAULT_WORK, Budget
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +104,21 @@ def test_straight_line_code_is_charged_per_chunk():
     with pytest.raises(PatternError, match="^kernel: the kernel's code passes the work budget "
                                            "of 2,000,000 units"):
         analyze(p, budget=Budget(work=2 * 10**6))
+
+
+def test_chunks_shrink_with_the_kernels_variables():
+    """2,000 variables over 2^16 threads would hold 1 GiB in one chunk of lanes; chunks of
+    fewer warps keep the run's memory small."""
+    body = "".join(f"  int v{i} = threadIdx.x * {i};\n" for i in range(2000))
+    p = kernel_pattern(kernel(body + "  a[(v7 + v1999) & 1023] = 0;"), grid=(256,), block=(256,))
+    kernel_for(p)
+    tracemalloc.start()
+    try:
+        a = analyze(p, budget=Budget(work=2**32))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert a.instructions[0].requests == 2048 and peak < 2**28
 
 
 def test_a_launch_past_the_budget_is_refused_before_it_runs():

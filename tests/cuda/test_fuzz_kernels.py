@@ -5,35 +5,22 @@ its sheet, or exit 2 with exactly one stderr line naming the file: never a trace
 hang or a memory blow-up.
 
 A case is a pattern text whose `kernel.code` holds the source, run with a small work budget
-(the budget's own limits are tested in test_cuda_limits.py). This is the short run: a few
-cases in-process under a time limit, one in a subprocess under a time and memory limit;
-benchmarks/bench_fuzz_kernels.py runs the same cases for minutes.
+(the budget's own limits are tested in test_cuda_limits.py) by the runner and checker of
+tests/test_fuzz_patterns.py. This is the short run: a few cases in-process under a time
+limit, two in a subprocess under a time and memory limit; benchmarks/bench_fuzz.py
+(target `kernels`) runs the same cases for minutes.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
-import resource
-import signal
-import subprocess
-import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sectorviz.cli import main
 from sectorviz.paths import examples_dir
+from test_fuzz_patterns import CASE_SECONDS, broken_promise, run_report, run_report_subprocess
 
-ROOT = Path(__file__).resolve().parents[2]
-CASE_SECONDS = 60  # a case running longer has hung (the work budget stops real ones sooner)
-SUBPROCESS_MEMORY = 4 * 2**30  # bytes of address space for a subprocess case
 BUDGETS = (["--budget", "2e6"], ["--budget", "2e6", "--warp", "1"], ["--budget", "2e7"])
 
 
@@ -173,10 +160,12 @@ def generated_kernels(draw) -> str:
     body = " ".join(draw(statements(draw(st.integers(0, 3)))) for _ in range(draw(
         st.integers(1, 4))))
     uses = " ".join(f"s += {c};" for c in calls)
+    variables = " ".join(f"int v{k} = i * {k};" for k in range(draw(st.sampled_from(
+        [0, 10, 3000]))))
     code = (f"{prelude}\n__global__ void k(float* a, int n) {{\n  int i = threadIdx.x;\n"
-            f"  int s = 0;\n  {uses}\n  {body}\n  a[(s + i) & 1023] = 1;\n}}\n")
+            f"  int s = 0;\n  {variables}\n  {uses}\n  {body}\n  a[(s + i) & 1023] = 1;\n}}\n")
     doc = {"format": "sectorviz.pattern/1", "name": "fuzzed",
-           "launch": {"grid": [draw(st.sampled_from([1, 3]))],
+           "launch": {"grid": [draw(st.sampled_from([1, 3, 4096]))],
                       "block": [draw(st.sampled_from([32, 48, 256]))]},
            "params": {"n": 100},
            "arrays": {"a": {"dtype": "float32", "length": 1024,
@@ -188,90 +177,6 @@ def generated_kernels(draw) -> str:
 def kernel_texts() -> st.SearchStrategy[str]:
     """Pattern texts with a fuzzed kernel: mutated examples or generated kernels."""
     return st.one_of(mutated_examples(), generated_kernels())
-
-
-# ---------------------------------------------------------------- running cases
-
-
-class CaseTimeout(BaseException):
-    """Raised by the alarm in a case that runs too long (not an Exception: nothing in the
-    CLI may swallow it)."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    code: int | None  # None: stopped after the time limit
-    out: str
-    err: str
-    seconds: float
-
-
-def run_report(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
-    """`sectorviz report` in this process on `text` saved in `folder`; a run past `limit_s`
-    seconds is stopped (code None)."""
-    path = folder / "fuzzed.sectorviz.json"
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    out, err = io.StringIO(), io.StringIO()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    start = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, limit_s)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["report", str(path), *args])
-    except CaseTimeout:
-        code = None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    return Outcome(code, out.getvalue(), err.getvalue(), time.perf_counter() - start)
-
-
-def _alarm(_signum, _frame):
-    raise CaseTimeout
-
-
-def run_report_subprocess(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
-    """`sectorviz report` in a fresh interpreter with SUBPROCESS_MEMORY bytes of address
-    space, killed after `limit_s` seconds (code None)."""
-    path = folder / "fuzzed.sectorviz.json"
-    path.write_text(text, encoding="utf-8", errors="surrogatepass")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
-    start = time.perf_counter()
-    try:
-        result = subprocess.run(
-            [sys.executable, "-m", "sectorviz", "report", str(path), *args], env=env,
-            capture_output=True, text=True, errors="backslashreplace", timeout=limit_s,
-            stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
-    except subprocess.TimeoutExpired as err:
-        return Outcome(None, "", str(err.stderr or ""), time.perf_counter() - start)
-    return Outcome(result.returncode, result.stdout, result.stderr,
-                   time.perf_counter() - start)
-
-
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY, SUBPROCESS_MEMORY))
-
-
-def broken_promise(outcome: Outcome, folder: Path) -> str | None:
-    """What about `outcome` breaks the promise (exit 0 with a sheet, or exit 2 with one line
-    naming the file), or None."""
-    path = str(folder / "fuzzed.sectorviz.json")
-    if outcome.code is None:
-        return f"no answer after {outcome.seconds:.0f} s"
-    if "Traceback" in outcome.err:
-        return "traceback: " + outcome.err.strip().splitlines()[-1]
-    if outcome.code == 0:
-        return None if outcome.out and not outcome.err else f"exit 0 with stderr {outcome.err!r}"
-    if outcome.code != 2:
-        return f"exit {outcome.code}: {outcome.err[-300:]!r}"
-    if outcome.err.count("\n") != 1 or not outcome.err.endswith("\n"):
-        return f"{outcome.err.count(chr(10))} stderr lines: {outcome.err[:300]!r}"
-    if not outcome.err.startswith(f"{path}: ") or outcome.out:
-        return f"line does not name the file, or stdout not empty: {outcome.err[:300]!r}"
-    message = outcome.err[len(path) + 2:-1]
-    if not message.strip() or "internal error" in message:
-        return f"empty message or internal error: {message[:300]!r}"
-    return None
 
 
 # ---------------------------------------------------------------- the short run
@@ -302,13 +207,3 @@ def test_the_examples_run_unchanged(tmp_path):
         doc = dict(doc, kernel={"code": source, "function": doc["kernel"]["function"]})
         outcome = run_report(json.dumps(doc), tmp_path, [], CASE_SECONDS)
         assert outcome.code == 0, (doc["name"], outcome.err)
-
-
-def test_the_checker_catches_broken_promises(tmp_path):
-    path = tmp_path / "fuzzed.sectorviz.json"
-    assert broken_promise(Outcome(1, "", "Traceback (most recent call last):\n  x\nE: y\n", 0),
-                          tmp_path) == "traceback: E: y"
-    assert broken_promise(Outcome(2, "", f"{path}: a\nb\n", 0), tmp_path).startswith("2 stderr")
-    assert broken_promise(Outcome(None, "", "", 61), tmp_path) == "no answer after 61 s"
-    assert broken_promise(Outcome(0, "", "warning\n", 0), tmp_path).startswith("exit 0 with")
-    assert broken_promise(Outcome(2, "", f"{path}: place: message\n", 0), tmp_path) is None
