@@ -154,6 +154,43 @@ def test_matmul_tile():
     assert got["load As[ty][k]"][:5] == (65536, 65536 * 32, 65536, 65536, 0)  # broadcast
 
 
+def kernel_shared(name: str) -> dict[str, tuple[int, ...]]:
+    """A CUDA example's shared instructions by (op, name: 'line L: source') -> the FIELDS."""
+    a = analyze(load_pattern(EXAMPLES / f"{name}.sectorviz.json"))
+    return {(s.op, s.name): tuple(getattr(s, f) for f in FIELDS) for s in a.shared}
+
+
+def test_matmul_tiled_kernel():
+    """matmulTiled<16>: a warp is two half-rows (ty, ty + 1) of 16 lanes; n = 256."""
+    bs, steps, blocks = 16 * 16 * 4, 256 // 16, (256 // 16) ** 2
+    def run(addr, loops):  # noqa: E306
+        return times(blocks, tally((4, [addr(tx, ty, *it) for tx, ty in warp], [True] * 32)
+                                   for it in loops for warp in warps(16, 16)))
+    per_step = [(t,) for t in range(steps)]
+    per_k = [(t, k) for t in range(steps) for k in range(16)]
+    assert kernel_shared("matmul-tiled-cuda") == {
+        ("store", "line 21: As[ty][tx]"): run(lambda tx, ty, t: 4 * (ty * 16 + tx), per_step),
+        ("store", "line 22: Bs[ty][tx]"): run(lambda tx, ty, t: bs + 4 * (ty * 16 + tx), per_step),
+        ("load", "line 26: As[ty][k]"): run(lambda tx, ty, t, k: 4 * (ty * 16 + k), per_k),
+        ("load", "line 26: Bs[k][tx]"): run(lambda tx, ty, t, k: bs + 4 * (k * 16 + tx), per_k)}
+
+
+def test_reduction_kernel_sequential_addressing():
+    """reduceSum: 256 threads, n / 512 blocks; for s = 128 .. 1, threads below s work."""
+    steps = [128 >> j for j in range(8)]
+    def run(addr, live, ss):  # noqa: E306
+        return times(1048576 // 512, tally(
+            (4, [addr(tx, s) for tx, _ in warp], [live(tx, s) for tx, _ in warp])
+            for s in ss for warp in warps(256)))
+    got = kernel_shared("reduction-cuda")
+    assert got == {
+        ("store", "line 17: sdata[tid]"): run(lambda t, s: 4 * t, lambda t, s: True, [0]),
+        ("load", "line 22: sdata[tid + s]"): run(lambda t, s: 4 * (t + s), lambda t, s: t < s,
+                                                 steps),
+        ("store", "line 22: sdata[tid]"): run(lambda t, s: 4 * t, lambda t, s: t < s, steps)}
+    assert sum(v[4] for v in got.values()) == 0
+
+
 # ---------------------------------------------------------------- the format
 
 
