@@ -8,6 +8,7 @@ yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `s
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -17,9 +18,13 @@ import numpy as np
 from ..model.errors import PatternError
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import MAX_FILE_BYTES, ArraySpec, Pattern
+from ..model.repeat import RepeatedBatch
 from . import ctype as C
+from .closed import NotClosed, closed_events
 from .compile import Compiler
 from .ir import Run, Site
+
+LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
 from .source import Unit
 
 
@@ -75,6 +80,7 @@ class CudaKernel(Launch):
         self.program = Compiler(unit, self.arrays, self.params).kernel(fn, list(self.arrays))
         self.instructions = _instructions(self.program.sites["global"])
         self.shared_instructions = _instructions(self.program.sites["shared"])
+        self.loop_shapes: dict = {}  # id(ir.Loop) -> closed.LoopShape, filled on first use
 
     def space_of(self, space: str, root: str) -> tuple[int, int]:
         """An array's (first byte address, size in bytes) in its memory space."""
@@ -102,6 +108,19 @@ class CudaKernel(Launch):
                 except StopIteration:
                     return
             yield event
+
+    def closed_trace(self, lo: int, hi: int, sector_bytes: int
+                     ) -> list[tuple[int, RepeatedBatch]] | None:
+        """Every global access of warps [lo, hi) in program order, each loop run that every
+        active lane runs alike as one RepeatedBatch; None where the lane path (`trace`) must
+        run these warps, or when the environment variable SECTORVIZ_LANE_PATH is set."""
+        if os.environ.get(LANE_PATH, "") not in ("", "0"):
+            return None
+        try:
+            with np.errstate(all="ignore"):
+                return closed_events(self, lo, hi, sector_bytes)
+        except NotClosed:
+            return None
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None
               ) -> Iterator[tuple[int, Batch]]:

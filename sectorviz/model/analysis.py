@@ -18,6 +18,7 @@ from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
+from .repeat import RepeatedAccount, account_repeated
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 
 CHUNK_LANES = 2**18
@@ -26,6 +27,7 @@ MAX_PENDING_RUNS = 2**22  # runs of sectors kept before they are folded into the
 MAX_SLICED_RUNS = 4096  # merged runs set one slice each; more are counted with bincount
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
+CLOSED_CHUNKS = 128  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -127,7 +129,19 @@ class _Accumulator:
         self.useful += int(useful.sum())
         self.sectors += int(counts.sum())
         self.ideal += int((-(-useful // self.sb)).sum())
-        hist = np.bincount(counts)
+        self._count(np.bincount(counts))
+
+    def add_repeated(self, acc: RepeatedAccount) -> None:
+        """Sums of a RepeatedBatch's executions, counted in closed form."""
+        self.requests += int(acc.requests.sum())
+        self.active_lanes += acc.active_lanes
+        self.useful += acc.useful
+        self.sectors += int(acc.sectors.sum())
+        self.ideal += acc.ideal
+        self._count(acc.histogram)
+
+    def _count(self, hist: np.ndarray) -> None:
+        """Add requests by sectors per request to the histogram."""
         if len(hist) > len(self.histogram):
             hist[: len(self.histogram)] += self.histogram
             self.histogram = hist
@@ -267,9 +281,10 @@ def check_widths(kernel: Kernel, sector_bytes: int) -> None:
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
 
 
-def warp_chunks(total: int, warps_per_chunk: int):
-    for lo in range(0, total, warps_per_chunk):
-        yield lo, min(total, lo + warps_per_chunk)
+def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
+    """[lo, hi) ranges of at most warps_per_chunk warps covering [start, start + total)."""
+    for lo in range(start, start + total, warps_per_chunk):
+        yield lo, min(start + total, lo + warps_per_chunk)
 
 
 def analyze(pattern: Pattern, per_warp: bool = False,
@@ -301,11 +316,34 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             per_sectors[k, lo:hi] += rows.counts
             per_requests[k, lo:hi] += rows.requested
 
+    def record_repeated(k: int, lo: int, hi: int, batch) -> None:
+        acc = account_repeated(batch, widths[k], sb)
+        accs[k].add_repeated(acc)
+        for first, last in acc.runs:
+            seen[k].add_runs(first, last)
+        if per_warp:
+            per_sectors[k, lo:hi] += acc.sectors
+            per_requests[k, lo:hi] += acc.requests
+
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     chunk = CHUNK_LANES if len(plans) == n else max(1, CHUNK_LANES // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
-    for lo, hi in warp_chunks(kernel.warps, chunk):
+    # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
+    # chunks at a time; where they do not apply, the lane path takes over from that chunk
+    closed = getattr(kernel, "closed_trace", None)
+    lo = 0
+    while closed is not None and lo < kernel.warps:
+        hi = min(kernel.warps, lo + chunk * CLOSED_CHUNKS)
+        events = closed(lo, hi, sb)
+        if events is None:
+            break
+        for k, batch in events:
+            record_repeated(k, lo, hi, batch)
+        lo = hi
+        if progress is not None:
+            progress(hi, kernel.warps)
+    for lo, hi in warp_chunks(kernel.warps - lo, chunk, lo):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
         steps = ((k, None) for k in range(n)) if len(plans) == n else (
