@@ -139,15 +139,29 @@ class Mask:
 class Chunk:
     """Warps [lo, hi) of a launch: classes, thread-coordinate tables, block coordinates."""
 
-    def __init__(self, launch, lo: int, hi: int):
-        warp = np.arange(lo, hi, dtype=np.int64)
+    def __init__(self, launch, lo: int, hi: int, box: tuple | None = None):
         wpb = launch.warps_per_block
-        self.n = hi - lo
-        self.cls = warp % wpb if wpb > 1 else np.zeros(self.n, dtype=np.int64)
-        block = warp // wpb
-        gx, gy, _ = launch.grid
-        self.block = tuple(_uniform(b) for b in
-                           (block % gx, block // gx % gy, block // (gx * gy)))
+        self.trips: dict[int, int] = {}  # symbol -> trips (loops, and blocks in a box)
+        self.block_loops: list[tuple[int, int]] = []
+        if box is None:  # a row per warp
+            warp = np.arange(lo, hi, dtype=np.int64)
+            self.n = hi - lo
+            self.cls = warp % wpb if wpb > 1 else np.zeros(self.n, dtype=np.int64)
+            block = warp // wpb
+            gx, gy, _ = launch.grid
+            self.block = tuple(Aff(_uniform(b)) for b in
+                               (block % gx, block // gx % gy, block // (gx * gy)))
+        else:  # a row per class; block coordinates are symbols over the box
+            self.n = wpb
+            self.cls = np.arange(wpb, dtype=np.int64)
+            block = []
+            for axis, (start, count) in enumerate(box):
+                sym = -1 - axis
+                block.append(Aff(start, None, ((sym, 1),) if count > 1 else ()))
+                if count > 1:
+                    self.trips[sym] = count
+                    self.block_loops.append((sym, count))
+            self.block = tuple(block)
         t = np.arange(wpb, dtype=np.int64)[:, None] * WARP_SIZE + np.arange(WARP_SIZE)
         bx, by, bz = launch.block
         self.valid = t < bx * by * bz
@@ -159,7 +173,6 @@ class Chunk:
             self.thread = tuple(x if x.any() else None for x in (tx, ty, tz))
         self.all = Mask(np.ones(self.n, dtype=bool), np.zeros(0, dtype=np.int64),
                         np.zeros((0, WARP_SIZE), dtype=bool))
-        self.trips: dict[int, int] = {}  # loop symbol -> trips
 
     # ------------------------------------------------------------ masks
 
@@ -263,6 +276,17 @@ class Chunk:
 
 _COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
             "==": np.equal, "!=": np.not_equal}
+def _classify(lo: np.ndarray, hi: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """For values anywhere in [lo, hi]: where `value op 0` surely holds, surely fails."""
+    if op == "==":
+        return (lo == 0) & (hi == 0), (hi < 0) | (lo > 0)
+    if op == "!=":
+        return (hi < 0) | (lo > 0), (lo == 0) & (hi == 0)
+    fn = _COMPARE[op]
+    at_lo, at_hi = fn(lo, 0), fn(hi, 0)
+    return at_lo & at_hi, ~at_lo & ~at_hi
+
+
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -333,7 +357,7 @@ class Closed:
         self.slots: list = [None] * launch.program.slots
         self.ret = self.brk = self.cont = None
         self.events: list[Event] = []
-        self.loops: list[tuple[int, int]] = []  # compressed loops around: (symbol, trips)
+        self.loops = list(chunk.block_loops)  # symbols around an access: (symbol, trips)
         self.symbols = itertools.count()
         self.shapes: dict[int, LoopShape] = launch.loop_shapes
         self._expr = {ir.Const: self.e_const, ir.Builtin: self.e_builtin, ir.Read: self.e_read,
@@ -433,7 +457,7 @@ class Closed:
         if vector == "threadIdx":
             return Aff(0, self.ck.thread[i])
         if vector == "blockIdx":
-            return Aff(self.ck.block[i])
+            return self.ck.block[i]
         if vector == "blockDim":
             return Aff(self.launch.block[i])
         if vector == "gridDim":
@@ -625,33 +649,34 @@ class Closed:
         return self.holds(self.need(self.ev(e, m), m), "!=", m)
 
     def holds(self, d: Aff, op: str, m: Mask) -> Mask:
-        """Lanes of m where `d op 0`."""
-        if d.coef:
-            raise Varies()
-        ck, fn = self.ck, _COMPARE[op]
+        """Lanes of m where `d op 0`; Varies if that changes over a symbol's range."""
+        ck = self.ck
+        slo, shi = ck.symbol_span(d)
         full = np.flatnonzero(m.full)
         base = d.base[full] if isinstance(d.base, np.ndarray) else np.full(len(full), d.base)
         if d.off is None:
-            lo = hi = base
+            lo, hi = base + slo, base + shi
         else:
             omin, omax = ck.off_extremes(d.off)
             cls = ck.cls[full]
-            lo, hi = base + omin[cls], base + omax[cls]
-        every = fn(lo, 0) & fn(hi, 0) & (lo == hi) if op == "==" else \
-            (fn(lo, 0) & fn(hi, 0)) if op != "!=" else (hi < 0) | (lo > 0)
-        never = ~fn(lo, 0) & ~fn(hi, 0) if op in ("<", "<=", ">", ">=") else \
-            (hi < 0) | (lo > 0) if op == "==" else (lo == 0) & (hi == 0)
+            lo, hi = base + omin[cls] + slo, base + omax[cls] + shi
+        every, never = _classify(lo, hi, op)
         result = np.zeros(ck.n, dtype=bool)
         result[full[every]] = True
         split = full[~every & ~never]
         idx = np.concatenate([split, m.mixed])
         if not len(idx):
             return Mask(result, m.mixed[:0], m.lanes[:0])
-        order = np.argsort(idx, kind="stable")
-        idx = idx[order]
-        lanes = fn(ck.lane_values(d, idx), 0) & ck.rows(m, idx)
+        if d.coef and len(split):
+            raise Varies()
+        idx = np.sort(idx, kind="stable")
+        active = ck.rows(m, idx)
+        values = ck.lane_values(Aff(d.base, d.off), idx)
+        lanes, never = _classify(values + slo, values + shi, op)
+        if d.coef and np.any(active & ~lanes & ~never):
+            raise Varies()
         charge(WARP_SIZE * len(idx), "the closed forms")
-        return ck.build(result, idx, lanes)
+        return ck.build(result, idx, lanes & active)
 
     # ------------------------------------------------------------ statements
 
@@ -824,12 +849,33 @@ class Closed:
         return found
 
 
-def closed_events(launch, lo: int, hi: int, sector_bytes: int):
-    """(space, site index, RepeatedBatch) for every access of warps [lo, hi) in program
-    order; raises NotClosed where the lane path must run the chunk."""
+def block_box(launch, lo: int, hi: int) -> tuple | None:
+    """Warps [lo, hi) as a box of whole blocks: ((start, count) per grid axis), or None."""
+    wpb = launch.warps_per_block
+    if lo % wpb or hi % wpb:
+        return None
+    gx, gy, _ = launch.grid
+    first, last = lo // wpb, hi // wpb - 1
+    x0, r0, x1, r1 = first % gx, first // gx, last % gx, last // gx
+    if r0 == r1:
+        return (x0, x1 - x0 + 1), (r0 % gy, 1), (r0 // gy, 1)
+    if x0 or x1 != gx - 1:
+        return None
+    (z0, y0), (z1, y1) = divmod(r0, gy), divmod(r1, gy)
+    if z0 == z1:
+        return (0, gx), (y0, y1 - y0 + 1), (z0, 1)
+    if y0 or y1 != gy - 1:
+        return None
+    return (0, gx), (0, gy), (z0, z1 - z0 + 1)
+
+
+def closed_events(launch, lo: int, hi: int, sector_bytes: int, box: tuple | None = None):
+    """(site index, RepeatedBatch) for every global access of warps [lo, hi) in program
+    order, a row per warp, or per class when `box` gives the warps as a box of blocks;
+    raises NotClosed (or Varies, for a box) where they do not apply."""
     if sector_bytes > MAX_SECTOR_BYTES:
         raise NotClosed("sectors wider than the closed forms' tables")
-    chunk = Chunk(launch, lo, hi)
+    chunk = Chunk(launch, lo, hi, box)
     runner = Closed(launch, chunk)
     out = []
     for space, k, address, m, loops in runner.run():

@@ -20,7 +20,7 @@ from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import MAX_FILE_BYTES, ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
 from . import ctype as C
-from .closed import NotClosed, closed_events
+from .closed import NotClosed, Varies, block_box, closed_events
 from .compile import Compiler
 from .ir import Run, Site
 
@@ -109,18 +109,28 @@ class CudaKernel(Launch):
                     return
             yield event
 
-    def closed_trace(self, lo: int, hi: int, sector_bytes: int
-                     ) -> list[tuple[int, RepeatedBatch]] | None:
-        """Every global access of warps [lo, hi) in program order, each loop run that every
-        active lane runs alike as one RepeatedBatch; None where the lane path (`trace`) must
-        run these warps, or when the environment variable SECTORVIZ_LANE_PATH is set."""
+    def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                     ) -> tuple[int, list[tuple[int, RepeatedBatch]]] | None:
+        """(hi, every global access of warps [lo, hi) in program order), with each loop run
+        that every active lane runs alike as one RepeatedBatch: all the remaining warps when
+        they form a box of blocks that runs alike (then a batch row is a class of warps,
+        unless `per_warp`), else at most `most` warps, a row per warp. None where the lane
+        path (`trace`) must run these warps, or when SECTORVIZ_LANE_PATH is set."""
         if os.environ.get(LANE_PATH, "") not in ("", "0"):
             return None
-        try:
-            with np.errstate(all="ignore"):
-                return closed_events(self, lo, hi, sector_bytes)
-        except NotClosed:
-            return None
+        hi = min(self.warps, lo + most)
+        with np.errstate(all="ignore"):
+            for end in () if per_warp else (self.warps, hi):
+                box = block_box(self, lo, end)
+                if box is not None:
+                    try:
+                        return end, closed_events(self, lo, end, sector_bytes, box)
+                    except (NotClosed, Varies):
+                        break
+            try:
+                return hi, closed_events(self, lo, hi, sector_bytes)
+            except (NotClosed, Varies):
+                return None
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None
               ) -> Iterator[tuple[int, Batch]]:

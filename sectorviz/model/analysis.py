@@ -334,10 +334,10 @@ def analyze(pattern: Pattern, per_warp: bool = False,
     closed = getattr(kernel, "closed_trace", None)
     lo = 0
     while closed is not None and lo < kernel.warps:
-        hi = min(kernel.warps, lo + chunk * CLOSED_CHUNKS)
-        events = closed(lo, hi, sb)
-        if events is None:
+        step = closed(lo, chunk * CLOSED_CHUNKS, sb, per_warp)
+        if step is None:
             break
+        hi, events = step
         for k, batch in events:
             record_repeated(k, lo, hi, batch)
         lo = hi

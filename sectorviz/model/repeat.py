@@ -25,6 +25,7 @@ from .budget import charge
 from .sectors import WARP_SIZE, account_rows
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
+MAX_MERGED_SPANS = 2**16  # spans sorted and merged before loops stretch or repeat them
 
 
 @dataclass(frozen=True)
@@ -203,6 +204,20 @@ def _spans(batch: RepeatedBatch, width: int, sb: int) -> tuple[np.ndarray, np.nd
     return np.concatenate(starts), np.concatenate(lengths)
 
 
+def _merged_spans(starts: np.ndarray, lengths: np.ndarray, sb: int):
+    """Spans -> the fewest spans whose sectors are contiguous, covering the same sectors."""
+    if len(starts) < 2:
+        return starts, lengths
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], starts[order] + lengths[order]
+    reach = np.maximum.accumulate(ends)
+    new = np.ones(len(starts), dtype=bool)
+    new[1:] = starts[1:] > reach[:-1] - 1 + sb
+    first = np.flatnonzero(new)
+    last = np.append(first[1:] - 1, len(starts) - 1)
+    return starts[first], reach[last] - starts[first]
+
+
 def sector_runs(batch: RepeatedBatch, width: int, sb: int
                 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Pieces of (first, last) sector runs covering every sector the batch touches.
@@ -211,6 +226,8 @@ def sector_runs(batch: RepeatedBatch, width: int, sb: int
     run; a longer stride repeats the run once per iteration (distinct starts only)."""
     shift = sb.bit_length() - 1
     starts, lengths = _spans(batch, width, sb)
+    if len(starts) <= MAX_MERGED_SPANS:
+        starts, lengths = _merged_spans(starts, lengths, sb)
     loops = sorted(((t, s) for t, s in batch.loops if t > 1 and s), key=lambda ts: abs(ts[1]))
     for length in np.unique(lengths).tolist():
         start = starts[lengths == length]

@@ -195,7 +195,8 @@ def test_loop_runs_are_counted_whole():
     """A loop every lane runs alike is one RepeatedBatch per access, with its trips."""
     p = matmul(VARIANTS, "matmulCoalesced", 64, (128,), (32,))
     kernel = kernel_for(p)
-    events = kernel.closed_trace(0, kernel.warps, 32)
+    hi, events = kernel.closed_trace(0, kernel.warps, 32, per_warp=True)
+    assert hi == kernel.warps
     assert [(k, b.loops) for k, b in events] == [(0, ((64, 4),)), (1, ((64, 256),)),
                                                   (2, ())]
     assert np.all(events[0][1].full)
