@@ -1,8 +1,10 @@
-"""Benchmark: real sizes in seconds (issue 10). Each case is analyzed in a fresh process (so
-its peak memory is its own); each prints its time and peak memory, the targets and the ratios.
+"""Real sizes in seconds (issue 10): each case runs in its own process, so its peak memory is
+its own, and prints its figures, their targets and the ratio (figure / target; <= 1 meets it).
 
-Run: PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_scale.py [case name ...]
-Add a case by appending to CASES: a name, a function returning the pattern, the targets.
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_scale.py [CASE ...]
+
+A case is a function returning rows (figure name, value, target or None, unit); add one to
+CASES. Run in a terminal, the gather case shows `sectorviz report`'s progress bar on stderr.
 """
 
 from __future__ import annotations
@@ -12,103 +14,161 @@ import resource
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from sectorviz.model import Pattern, analyze, pattern_from_dict
-from sectorviz.paths import examples_dir
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-HERE = Path(__file__).resolve().parent
+from sectorviz.cli import progress_bar  # noqa: E402
+from sectorviz.model import analyze, pattern_from_dict  # noqa: E402
+from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.budget import DEFAULT_MEMORY  # noqa: E402
+from sectorviz.paths import examples_dir  # noqa: E402
+
 GIB = 2**30
+Row = tuple[str, float, float | None, str]
 
 
-@dataclass(frozen=True)
-class Case:
-    """One benchmark row: a pattern to analyze and what it must stay within."""
+def peak_gib() -> float:
+    """This process's peak resident memory so far (GiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / GIB
 
-    name: str
-    pattern: Callable[[], Pattern]
-    seconds: float
-    gib: float | None = None  # peak memory target (whole process), if the issue sets one
+
+def example(name: str, **params: int):
+    """An example pattern with some params replaced."""
+    path = examples_dir() / f"{name}.sectorviz.json"
+    doc = json.loads(path.read_text())
+    doc["params"].update(params)
+    return pattern_from_dict(doc, path.parent)
+
+
+def timed_analysis(pattern):
+    """(Analysis, seconds), with the progress bar `sectorviz report` shows on a terminal."""
+    kernel_for(pattern)  # parsing and array placement are not the run
+    start = time.perf_counter()
+    with progress_bar(quiet=False) as progress:
+        result = analyze(pattern, progress=progress)
+    return result, time.perf_counter() - start
+
+
+def vector_add_pattern() -> list[Row]:
+    """c[i] = a[i] + b[i] at 2^30 threads: 12 GiB of arrays, one class of warps."""
+    result, seconds = timed_analysis(example("vector-add", n=2**30))
+    assert result.totals.unique_sectors == 3 * 2**30 * 4 // 32
+    return [("vector add, pattern, 2^30 threads: time", seconds, 1.0, "s"),
+            ("vector add, pattern, 2^30 threads: peak memory", peak_gib(), 1.5, "GiB")]
+
+
+def gather_random() -> list[Row]:
+    """out[i] = data[index[i]] through 2^26 uniformly random indices (the lane path)."""
+    n = 2**26
+    pattern = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "gather, 2^26 random indices",
+        "params": {"n": n, "threads": 256},
+        "launch": {"grid": ["(n + threads - 1) / threads"], "block": ["threads"]},
+        "arrays": {"index": {"dtype": "int32", "length": "n",
+                             "values": {"kind": "uniform", "low": 0, "high": n, "seed": 7}},
+                   "data": {"dtype": "float32", "length": "n"},
+                   "out": {"dtype": "float32", "length": "n"}},
+        "let": {"i": "blockIdx.x * blockDim.x + threadIdx.x"}, "guard": "i < n",
+        "accesses": [{"op": "load", "array": "index", "index": "i"},
+                     {"op": "load", "array": "data", "index": "index[i]"},
+                     {"op": "store", "array": "out", "index": "i"}]}, ROOT)
+    kernel = kernel_for(pattern)
+    kernel.values  # the index array is input, not the run
+    result, seconds = timed_analysis(pattern)
+    lane_path = [k for k in range(len(kernel.instructions)) if k not in kernel.closed_forms]
+    lanes = sum(result.instructions[k].active_lanes for k in lane_path)
+    return [("gather, 2^26 random indices: time", seconds, None, "s"),
+            ("gather, 2^26 random indices: peak memory", peak_gib(), DEFAULT_MEMORY / GIB,
+             "GiB"),
+            ("gather: lane-path throughput", lanes / seconds, None, "lane accesses/s")]
 
 
 def cuda_pattern(source: Path, function: str, params: dict, arrays: dict, grid: list,
-                 block: list) -> Pattern:
+                 block: list):
+    """A pattern whose kernel is `function` of a CUDA file."""
     return pattern_from_dict({
         "format": "sectorviz.pattern/1", "name": function, "params": params,
         "launch": {"grid": grid, "block": block}, "arrays": arrays,
-        "kernel": {"source": str(source), "function": function}}, base_dir=source.parent)
+        "kernel": {"source": str(source), "function": function}}, source.parent)
 
 
-def matmul(function: str, source: Path, grid: list, block: list, n: int = 4096) -> Pattern:
+def matmul_rows(label: str, function: str, source: Path, grid: list, block: list,
+                memory: bool) -> list[Row]:
+    """A matrix multiply kernel at n = 4096, exact in closed form; A, B and C are each read
+    or written whole, so the unique sectors are 3 n^2 * 4 / 32."""
+    n = 4096
     square = {"dtype": "float32", "shape": ["n", "n"]}
-    return cuda_pattern(source, function, {"n": n}, {"A": square, "B": square, "C": square},
-                        grid, block)
+    pattern = cuda_pattern(source, function, {"n": n}, {"A": square, "B": square, "C": square},
+                           grid, block)
+    result, seconds = timed_analysis(pattern)
+    assert result.totals.unique_sectors == 3 * n * n * 4 // 32
+    rows = [(f"{label} matmul kernel, n = 4096: time", seconds, 5.0, "s")]
+    if memory:
+        rows.append((f"{label} matmul kernel, n = 4096: peak memory", peak_gib(), 1.5, "GiB"))
+    return rows
 
 
-def vector_add_kernel(threads: int = 2**30) -> Pattern:
+KERNELS = ROOT / "benchmarks" / "kernels" / "matmul.cu"
+
+
+def naive_matmul() -> list[Row]:
+    """The example's kernel: 16 x 16 blocks, a loop over k."""
+    return matmul_rows("naive", "matmulNaive", examples_dir() / "matmul-naive.cu",
+                       ["n / 16", "n / 16"], [16, 16], True)
+
+
+def coalesced_matmul() -> list[Row]:
+    """One thread per output, 1-D blocks of 1024, row and col by / and %."""
+    return matmul_rows("coalesced", "matmulCoalesced", KERNELS, ["n * n / 1024"], [1024], True)
+
+
+def tiled_matmul() -> list[Row]:
+    """32 x 32 shared-memory tiles, __syncthreads, a loop over tiles."""
+    return matmul_rows("tiled", "matmulTiled", KERNELS, ["n / 32", "n / 32"], [32, 32], False)
+
+
+def vector_add_kernel() -> list[Row]:
+    """vectorAdd from the example's .cu at 2^30 threads."""
+    n = 2**30
     vector = {"dtype": "float32", "length": "n"}
-    return cuda_pattern(examples_dir() / "vector-add.cu", "vectorAdd", {"n": threads},
-                        {"a": vector, "b": vector, "c": vector}, ["n / 256"], [256])
+    pattern = cuda_pattern(examples_dir() / "vector-add.cu", "vectorAdd", {"n": n},
+                           {"a": vector, "b": vector, "c": vector}, ["n / 256"], [256])
+    result, seconds = timed_analysis(pattern)
+    assert result.totals.unique_sectors == 3 * n * 4 // 32
+    return [("vector add, kernel, 2^30 threads: time", seconds, 2.0, "s")]
 
 
-CASES: list[Case] = [
-    Case("naive matmul kernel, n = 4096 (16 x 16 blocks)",
-         lambda: matmul("matmulNaive", examples_dir() / "matmul-naive.cu",
-                        ["n / 16", "n / 16"], [16, 16]), 5.0, 1.5),
-    Case("coalesced matmul kernel, n = 4096 (1-D blocks of 1024)",
-         lambda: matmul("matmulCoalesced", HERE / "kernels" / "matmul.cu",
-                        ["n * n / 1024"], [1024]), 5.0, 1.5),
-    Case("tiled matmul kernel, n = 4096 (32 x 32 tiles, shared memory)",
-         lambda: matmul("matmulTiled", HERE / "kernels" / "matmul.cu",
-                        ["n / 32", "n / 32"], [32, 32]), 5.0),
-    Case("vector add kernel, 2^30 threads", vector_add_kernel, 2.0),
-]
+CASES: dict[str, Callable[[], list[Row]]] = {
+    "vector-add-pattern": vector_add_pattern,
+    "gather-random": gather_random,
+    "naive-matmul": naive_matmul,
+    "coalesced-matmul": coalesced_matmul,
+    "tiled-matmul": tiled_matmul,
+    "vector-add-kernel": vector_add_kernel,
+}
 
 
-def measure(case: Case) -> dict:
-    """Analyze one case here -> seconds, peak resident memory (bytes) and a checksum."""
-    pattern = case.pattern()
-    start = time.perf_counter()
-    totals = analyze(pattern).totals
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return {"seconds": seconds, "peak": peak, "sectors": totals.sectors,
-            "unique": totals.unique_sectors}
-
-
-def row(case: Case, result: dict) -> str:
-    """One printed line: figures, targets, ratios and whether the targets are met."""
-    if "error" in result:
-        return f"{case.name}: FAILED: {result['error']}"
-    ok = result["seconds"] <= case.seconds
-    text = (f"{case.name}: {result['seconds']:.2f} s (target <= {case.seconds:g} s, "
-            f"{result['seconds'] / case.seconds:.2f}x)")
-    if case.gib is not None:
-        gib = result["peak"] / GIB
-        ok &= gib <= case.gib
-        text += f", peak {gib:.2f} GiB (target <= {case.gib:g} GiB, {gib / case.gib:.2f}x)"
-    return (f"{text}; {result['sectors']:,} sectors, {result['unique']:,} unique: "
-            f"{'ok' if ok else 'OVER TARGET'}")
+def print_rows(rows: list[Row]) -> None:
+    for name, value, target, unit in rows:
+        if target is None:
+            print(f"{name}: {value:,.3g} {unit}")
+        else:
+            verdict = "met" if value <= target else "NOT met"
+            print(f"{name}: {value:.3g} {unit}, target <= {target:g} {unit}, "
+                  f"ratio {value / target:.2f} ({verdict})")
 
 
 def main(argv: list[str]) -> None:
-    if argv[:1] == ["--case"]:  # the child process: one case, result as JSON
-        case = next(c for c in CASES if c.name == argv[1])
-        try:
-            print(json.dumps(measure(case)))
-        except Exception as err:  # reported by the parent as the row's result
-            print(json.dumps({"error": f"{type(err).__name__}: {err}"}))
+    if argv[:1] == ["--case"]:
+        print(json.dumps(CASES[argv[1]]()))
         return
-    for case in CASES:
-        if argv and not any(a in case.name for a in argv):
-            continue
-        child = subprocess.run([sys.executable, __file__, "--case", case.name],
-                               capture_output=True, text=True)
-        lines = child.stdout.strip().splitlines()
-        result = json.loads(lines[-1]) if lines else {"error": child.stderr.strip()[-300:]}
-        print(row(case, result), flush=True)
+    for name in argv or list(CASES):
+        done = subprocess.run([sys.executable, __file__, "--case", name], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True, check=True)
+        print_rows([tuple(row) for row in json.loads(done.stdout.splitlines()[-1])])
 
 
 if __name__ == "__main__":

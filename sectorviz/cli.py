@@ -1,22 +1,30 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`.
 
-Bad input of any kind exits with status 2 and one line on stderr naming the file and place.
+Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
+anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
+Output that a terminal cannot encode (a lone surrogate in a name) is written as \\ escapes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
+from typing import Callable, Iterator
 
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
+from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
+from .model.errors import internal_error
 from .model.sheet import report_text
 from .paths import default_example
 
 EXIT_BAD_INPUT = 2
+PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
 
 class UsageError(Exception):
@@ -39,6 +47,25 @@ def pattern_error_line(path: str | Path, err: PatternError) -> str:
     return f"{path}: {err}"
 
 
+def add_budget_flag(p: argparse.ArgumentParser) -> None:
+    """`--budget N`: the run's work limit in units (lane-executions and interpreter steps)."""
+    p.add_argument("--budget", type=_units, metavar="N",
+                   help=f"work limit in units: lane-executions of accesses plus interpreter "
+                        f"steps (default {DEFAULT_WORK:,} = 2^28, about 10 s; e.g. 2^32, 1e10)")
+
+
+def _units(text: str) -> int:
+    try:
+        return parse_units(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def run_budget(args: argparse.Namespace) -> Budget:
+    """The work budget of one command: --budget N, or the default."""
+    return Budget(args.budget) if args.budget else Budget()
+
+
 def report_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="sectorviz report",
                       description="Print the accounting sheet of a pattern.")
@@ -46,20 +73,25 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
+    add_budget_flag(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (there is none when stderr is not a terminal)")
     return p
 
 
 def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
+    budget = run_budget(args)
     try:
         pattern = load_pattern(args.file)
-        analysis = analyze(pattern)
+        with progress_bar(args.quiet) as progress:
+            analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
         if args.warp is not None:
             warps = kernel_for(pattern).warps
             if not 0 <= args.warp < warps:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-            detail = warp_detail(pattern, args.warp)
+            detail = warp_detail(pattern, args.warp, budget)
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     if args.json:
@@ -73,6 +105,21 @@ def run_report(argv: list[str]) -> int:
             print()
             print(_warp_text(warp_json(pattern, detail)))
     return 0
+
+
+@contextlib.contextmanager
+def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
+    taken a second; None with `quiet` or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False, file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        yield progress
 
 
 def _warp_text(doc: dict) -> str:
@@ -102,6 +149,7 @@ def run_app(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    escape_unencodable_output()
     try:
         if argv[:1] == ["report"]:
             return run_report(argv[1:])
@@ -111,6 +159,34 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
+    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet exit flush
+        return 1
+    except Exception as err:  # the last line of defence: no input ever gets a traceback
+        return fail(f"{file_argument(argv)}: {internal_error(err)}")
+
+
+def escape_unencodable_output() -> None:
+    """stdout and stderr write what their encoding cannot hold (a lone surrogate from a
+    '\\ud800' escape in a pattern's JSON) as backslash escapes instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def file_argument(argv: list[str]) -> str:
+    """The FILE a command line names (what an internal error line starts with), or
+    'sectorviz' when the line names none or cannot be parsed."""
+    try:
+        if argv[:1] == ["report"]:
+            return report_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] == ["export"]:
+            from .export.command import export_parser
+            return export_parser().parse_known_args(argv[1:])[0].file
+    except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
+        pass
+    return "sectorviz"
 
 
 if __name__ == "__main__":

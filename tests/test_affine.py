@@ -1,6 +1,5 @@
 """The closed form for affine accesses gives exactly what the lane-by-lane path gives."""
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -96,24 +95,3 @@ def test_range_errors_are_the_same_on_both_paths():
         lane_path_only(p)
     assert str(fast.value) == str(slow.value) == (
         "accesses[0].index: element index 200 outside [0, 200) at warp 6 lane 8")
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 300), st.integers(0, 20)), min_size=1, max_size=40),
-       st.booleans())
-def test_runs_of_sectors_fold_into_the_bitmap(runs, sliced):
-    """Runs set exactly the sectors they cover, by slices or by counting."""
-    kernel = analysis.kernel_for(pattern_from_dict({
-        "format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
-        "arrays": {"x": {"dtype": "uint8", "length": 32 * 400}},
-        "accesses": [{"op": "load", "array": "x", "index": "threadIdx.x"}]}))
-    saved = analysis.MAX_SLICED_RUNS
-    analysis.MAX_SLICED_RUNS = 4096 if sliced else 0
-    try:
-        seen = analysis.SectorSet(kernel, 32)
-        first = np.array([a for a, _ in runs])
-        seen.add_runs(first, first + np.array([n for _, n in runs]))
-        expected = {s for a, n in runs for s in range(a, a + n + 1)}
-        assert seen.count() == len(expected)
-    finally:
-        analysis.MAX_SLICED_RUNS = saved

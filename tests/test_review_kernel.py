@@ -36,7 +36,8 @@ def test_an_overlong_loop_is_refused_before_it_runs():
         "accesses": [{"op": "load", "array": "x", "index": "threadIdx.x",
                       "loops": [{"var": "k", "start": "threadIdx.x", "stop": "1 << 40", "step": 1}]}]})
     trace = kernel_for(p).trace(0, 1)
-    with pytest.raises(PatternError, match=r"accesses\[0\].loops\[0\]: loop runs more than"):
+    with pytest.raises(PatternError, match=r"accesses\[0\].loops\[0\]: this loop of "
+                                           r"1,099,511,627,776 iterations over 32 lanes asks"):
         next(trace)
 
 
@@ -47,7 +48,8 @@ def test_a_loop_with_huge_bounds_is_refused_without_overflow():
         "accesses": [{"op": "load", "array": "x", "index": "threadIdx.x",
                       "loops": [{"var": "k", "start": 96, "stop": -9223372036854775807,
                                  "step": -32}]}]})
-    with pytest.raises(PatternError, match=r"accesses\[0\].loops\[0\]: loop runs more than"):
+    with pytest.raises(PatternError, match=r"accesses\[0\].loops\[0\]: this loop of "
+                                           r"288,230,376,151,711,\d+ iterations"):
         next(kernel_for(p).trace(0, 1))
 
 
@@ -102,6 +104,7 @@ def test_an_element_too_wide_to_count_is_refused_before_allocating():
 def test_per_warp_counts_too_large_to_keep_are_refused_before_allocating():
     """2^29 warps x 2 instructions of per-warp counts would be 12 GiB."""
     from sectorviz.model.analysis import Cancelled
+    from sectorviz.model.budget import Budget
 
     def stop(done, total):
         raise Cancelled
@@ -113,21 +116,32 @@ def test_per_warp_counts_too_large_to_keep_are_refused_before_allocating():
                      {"op": "store", "array": "x", "index": "threadIdx.x"}]})
     with pytest.raises(PatternError, match="launch"):
         analyze(p, per_warp=True, progress=stop)
-    with pytest.raises(Cancelled):  # without per-warp counts the same launch is fine
+    with pytest.raises(Cancelled):  # without per-warp counts, and a budget for 2^34 threads
+        analyze(p, progress=stop, budget=Budget(work=2**32))
+    with pytest.raises(PatternError, match="launch: the launch of 17,179,869,184 threads asks "
+                                           "for 2,147,483,648 units of work"):
         analyze(p, progress=stop)
 
 
-def test_nested_loops_are_capped_together(tmp_path, monkeypatch):
-    from sectorviz.model import kernel as kernel_module
-    monkeypatch.setattr(kernel_module, "MAX_ITERATIONS", 50)
+@pytest.mark.parametrize("inner_stop, message", [
+    (40, r"launch: the launch of 32 threads x \(1,600 executions of accesses\[0\]\) asks for "
+         r"3,328,000 units of work .* over the budget of 208,000 left"),
+    ("40 + threadIdx.x * 0",  # bounds that vary per lane are sized where the loop starts
+     r"accesses\[0\].loops\[1\]: this loop of 40 iterations over 32 lanes asks for 83,200 "
+     r"units .* over the budget of 41,600 left")])
+def test_nested_loops_are_capped_together(inner_stop, message):
+    """Each loop alone fits the budget of 100 executions of one warp; together they do not."""
+    from sectorviz.model.budget import BATCH_UNITS, Budget
     p = pattern_from_dict({
         "format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
         "arrays": {"x": {"dtype": "float32", "length": 64}},
         "accesses": [{"op": "load", "array": "x", "index": "j",
                       "loops": [{"var": "i", "start": 0, "stop": 40},
-                                {"var": "j", "start": 0, "stop": 40}]}]})
-    with pytest.raises(PatternError, match=r"accesses\[0\].loops: the loops run more than 50"):
-        analyze(p)
+                                {"var": "j", "start": 0, "stop": inner_stop}]}]})
+    with pytest.raises(PatternError, match=message):
+        analyze(p, budget=Budget(work=100 * (32 + BATCH_UNITS)))
+    with pytest.raises(PatternError, match=message.replace("launch: ", "warp: ")):
+        warp_detail(p, 0, Budget(work=100 * (32 + BATCH_UNITS)))
 
 
 def test_a_values_file_that_is_not_npy_says_so(tmp_path):
@@ -138,5 +152,5 @@ def test_a_values_file_that_is_not_npy_says_so(tmp_path):
                            "values": {"kind": "file", "path": "idx.npy"}},
                    "x": {"dtype": "float32", "length": 64}},
         "accesses": [{"op": "load", "array": "x", "index": "idx[threadIdx.x]"}]}, tmp_path)
-    with pytest.raises(PatternError, match=r"arrays.idx.values.path: idx.npy is not a .npy file"):
+    with pytest.raises(PatternError, match=r"arrays.idx.values.path: cannot read idx.npy: not a .npy file"):
         analyze(p)

@@ -26,8 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.budget import charge
-from ..model.kernel import MAX_ITERATIONS
+from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge
 from ..model.repeat import RepeatedBatch
 from ..model.sectors import WARP_SIZE
 from . import ctype as C
@@ -360,6 +359,7 @@ class Closed:
         self.loops = list(chunk.block_loops)  # symbols around an access: (symbol, trips)
         self.symbols = itertools.count()
         self.shapes: dict[int, LoopShape] = launch.loop_shapes
+        self.step = STEP_UNITS + chunk.n // STEP_LANES  # units of one step over the rows
         self._expr = {ir.Const: self.e_const, ir.Builtin: self.e_builtin, ir.Read: self.e_read,
                       ir.Convert: self.e_convert, ir.Binary: self.e_binary,
                       ir.Unary: self.e_unary, ir.Logic: self.e_logic, ir.Select: self.e_select,
@@ -390,14 +390,14 @@ class Closed:
         method = self._expr.get(type(e))
         if method is None:
             raise NotClosed(type(e).__name__)
-        charge(1, "the closed forms")
+        charge(self.step, "the kernel's code (closed forms)", "kernel")
         return method(e, m)
 
     def stmt(self, s: ir.Stmt, m: Mask) -> None:
         method = self._stmt.get(type(s))
         if method is None:
             raise NotClosed(type(s).__name__)
-        charge(1, "the closed forms")
+        charge(self.step, "the kernel's code (closed forms)", "kernel")
         method(s, m)
 
     def resolve(self, v, m: Mask):
@@ -578,6 +578,7 @@ class Closed:
         span = self.ck.extent(address, m)
         if span is not None and (span[0] < base or span[1] - base + site.width > nbytes):
             raise NotClosed("an access outside its array")
+        charge(BATCH_UNITS, "this access (closed form)", f"line {mem.pos[0]}")
         self.events.append((mem.space, site.index, address, m, tuple(self.loops)))
 
     def load(self, mem: ir.Memory, m: Mask, address: Aff):
@@ -675,7 +676,7 @@ class Closed:
         lanes, never = _classify(values + slo, values + shi, op)
         if d.coef and np.any(active & ~lanes & ~never):
             raise Varies()
-        charge(WARP_SIZE * len(idx), "the closed forms")
+        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code (closed forms)", "kernel")
         return ck.build(result, idx, lanes & active)
 
     # ------------------------------------------------------------ statements
@@ -740,14 +741,12 @@ class Closed:
         saved = self.brk, self.cont
         self.brk = self.cont = None
         alive = m
-        for n in range(MAX_ITERATIONS + 1):
+        for n in itertools.count():
             if s.test_first or n:
                 if s.cond is not None:
                     alive = self.cond(s.cond, alive)
                 if not alive.any():
                     break
-            if n == MAX_ITERATIONS:
-                raise NotClosed("too many iterations")
             self.stmt(s.body, alive)
             self.cont = None
             alive = self.live(alive)
@@ -781,8 +780,6 @@ class Closed:
             if found is None or found != (trips if span is None else found):
                 return False
             trips = found
-        if trips > MAX_ITERATIONS:
-            raise NotClosed("too many iterations")
         if trips:
             self.ck.trips[sym] = trips
             self.ev(s.update, m)

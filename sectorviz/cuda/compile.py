@@ -10,6 +10,7 @@ not know is a PatternError at `line L`, with the column.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Iterator
 
 import numpy as np
@@ -18,7 +19,10 @@ from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir
-from .source import Function, Node, Unit, check_syntax, error, text
+from . import templates
+from .conversions import CONVERSIONS, conversion
+from .source import MAX_NESTING, Function, Node, Unit, alias_names, check_syntax, error, text
+from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
@@ -26,6 +30,8 @@ SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "d
             "__shfl_xor_sync": "xor"}
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
+MAX_COMPILED_NODES = 2**18  # syntax nodes compiled, device functions and macros expanded
+INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
 
 _F = C.FLOAT
 _MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
@@ -91,7 +97,13 @@ class Program:
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
             run.slots[slot] = value
+        run.budget.charge(self.steps * run.step, "the kernel's code", "kernel")
         yield from self.body.run(run, run.threads.valid)
+
+    @cached_property
+    def steps(self) -> int:
+        """Interpreter steps of one pass through the body (loops charge their iterations)."""
+        return ir.size(self.body)
 
 
 def pos(node: Node) -> tuple[int, int]:
@@ -149,11 +161,13 @@ class Compiler:
         self.loop_depth = 0
         self.macro_env: dict[str, tuple[Node, dict]] = {}
         self._expanding: set[str] = set()
+        self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
+        self.depth = 0  # statements and expressions being compiled, one inside the other
 
     # ------------------------------------------------------------ entry
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         inits = []
         seen = set()
         for p in fn.params:
@@ -172,12 +186,30 @@ class Compiler:
             if name not in seen:
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
+        self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
         return Program(self.slots, inits, body, self._ordered_sites(), self.shared)
 
+    def grow(self, code: Node, use: Node) -> None:
+        """Count `code` (a body or macro text compiled at `use`) into the kernel's size; a
+        kernel that expands past MAX_COMPILED_NODES is refused at the use that does it."""
+        self.compiled += code.descendant_count
+        if self.compiled > MAX_COMPILED_NODES:
+            raise error(use, f"the kernel grows past {MAX_COMPILED_NODES:,} syntax nodes with "
+                             "device functions inlined and macros expanded at each use")
+
+    def deeper(self, node: Node, levels: int = 1) -> None:
+        """`levels` deeper into `node` (the caller steps back out); refused past MAX_NESTING
+        levels, which count device functions and macros expanded in place: the compiler,
+        and the interpreter after it, recurse once per level."""
+        if self.depth + levels > MAX_NESTING:
+            raise error(node, f"nested more than {MAX_NESTING} levels deep, counting device "
+                              "functions and macros expanded in place")
+        self.depth += levels
+
     def pointee_types(self, fn: Function) -> dict[str, tuple[str, int]]:
         """Pointer parameters -> (pointee type name, size in bytes), for arrays with no dtype."""
-        self.scopes = [{}]
+        self.scopes = [dict(fn.bindings)]
         found = {}
         for p in fn.params:
             name, t, _ = self.declarator(p)
@@ -241,8 +273,10 @@ class Compiler:
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
-        elif kind in ("primitive_type", "type_identifier"):
+        elif kind == "primitive_type":
             name = text(node)
+        elif kind == "type_identifier":
+            return self.named_type(text(node), node)
         elif kind == "placeholder_type_specifier":
             return C.AUTO
         elif kind == "qualified_identifier":
@@ -250,11 +284,39 @@ class Compiler:
             name = text(node.child_by_field_name("name"))
             if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
                 return C.GROUP
+            if scope is None or text(scope) in ("std", "cuda::std"):
+                return self.named_type(name, node)
         else:
             raise error(node, f"type '{text(node)}' is outside the subset")
         if name not in C.NAMED:
             raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
         return C.NAMED[name]
+
+    def named_type(self, name: str, node: Node) -> C.CType:
+        """A type's name -> its type: a template parameter or local typedef in scope, a
+        file-scope typedef / using, a macro whose text is a type, or a built-in name."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope.get(name), TypeName):
+                return scope[name].type
+        if name in self.unit.types:
+            with templates.file_scope(self):
+                return templates.alias_type(self, self.unit.types[name], name)
+        macro = self.macro(name, node)
+        if macro is not None and macro.params is None and name not in self._expanding:
+            self._expanding.add(name)
+            try:
+                return templates.macro_type(self, macro.value, node)
+            finally:
+                self._expanding.discard(name)
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(
+                name, [*C.NAMED, *self.unit.types]))
+        return C.NAMED[name]
+
+    def type_alias(self, node: Node) -> None:
+        """A local `typedef` / `using X = ...`: its names become types in the current scope."""
+        for name in alias_names(node):
+            self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
 
     def declarator(self, node: Node):
         """A declaration-like node (parameter_declaration, declaration + one declarator,
@@ -310,6 +372,13 @@ class Compiler:
         return ir.Block(body)
 
     def statement(self, node: Node) -> ir.Stmt | None:
+        self.deeper(node)
+        try:
+            return self._statement(node)
+        finally:
+            self.depth -= 1
+
+    def _statement(self, node: Node) -> ir.Stmt | None:
         kind = node.type
         if kind == "compound_statement":
             return self.block(node)
@@ -318,6 +387,13 @@ class Compiler:
         if kind == "expression_statement":
             expr = node.named_children[0] if node.named_children else None
             return None if expr is None else ir.Eval(self.effect(expr))
+        if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
+            return self.if_constexpr(node)
+        if kind in ("type_definition", "alias_declaration"):
+            self.type_alias(node)
+            return None
+        if kind == "static_assert_declaration":
+            return None
         if kind == "if_statement":
             cond = self.condition(node.child_by_field_name("condition"))
             then = self.scoped(node.child_by_field_name("consequence"))
@@ -332,10 +408,21 @@ class Compiler:
             return ir.Leave("brk" if kind == "break_statement" else "cont")
         if kind == "return_statement":
             return self.return_(node)
-        if kind == "comment" or (kind == "preproc_call" and text(
-                node.child_by_field_name("directive")) == "#pragma"):
-            return None
+        if kind in ("comment", "preproc_def", "preproc_function_def") or (
+                kind == "preproc_call" and text(node.child_by_field_name("directive")) in (
+                "#pragma", "#undef")):
+            return None  # macros were collected by the Unit, in source order
         raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
+
+    def if_constexpr(self, node: Node) -> ir.Stmt:
+        """`if constexpr`: only the branch the constant condition picks is compiled."""
+        cond = self.condition(node.child_by_field_name("condition"))
+        if not cond.const:
+            raise error(node, "the condition of 'if constexpr' must be a constant")
+        if ir.constant_value(cond):
+            return self.scoped(node.child_by_field_name("consequence"))
+        alt = node.child_by_field_name("alternative")
+        return ir.Block([]) if alt is None else self.scoped(alt.named_children[-1])
 
     def scoped(self, node: Node) -> ir.Stmt:
         self.scopes.append({})
@@ -422,6 +509,10 @@ class Compiler:
                 if isinstance(t, C.Pointer):
                     t = self.pointer_target(t, value, init)
                 value = self.converted(value, t, init)
+                constant = templates.local_constant(t, value, quals)
+                if constant is not None:
+                    self.scopes[-1][name] = constant
+                    continue
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
@@ -429,16 +520,31 @@ class Compiler:
             out.append(ir.Declare(var.slot, value, name))
         return ir.Block(out)
 
+    dynamic_shared: int | None = None  # bytes of `extern __shared__` memory (the launch's)
+    _dynamic_at: int | None = None  # its offset in the block's shared memory
+
     def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
-        if extern or (isinstance(t, C.Array) and t.n <= 0):
-            raise error(decl, "dynamic shared memory (extern __shared__) is outside the subset")
+        """A __shared__ variable at the next 16-byte boundary; every `extern __shared__`
+        array starts at the one dynamic region, `dynamic_shared` bytes long."""
         key = decl.start_byte
         if self._shared_nodes.get(name, key) != key:
             raise error(decl, f"two __shared__ variables named {name!r}")
+        extern = extern or (isinstance(t, C.Array) and t.n <= 0)
+        if extern:
+            if self.dynamic_shared is None:
+                raise error(decl, "extern __shared__ memory needs its size: add "
+                                  "\"dynamic_shared_bytes\" to the pattern's kernel (the "
+                                  "launch's third argument)")
+            if not isinstance(t, C.Array) or not t.of.size:
+                raise error(decl, "extern __shared__ declares an array of unknown size")
+            t = C.Array(t.of, self.dynamic_shared // t.of.size)
         if name not in self.shared:
             end = max((a + n for a, n in self.shared.values()), default=0)
             address = -(-end // SHARED_ALIGN) * SHARED_ALIGN
-            self.shared[name] = (address, t.size)
+            if extern:
+                self._dynamic_at = address = address if self._dynamic_at is None \
+                    else self._dynamic_at
+            self.shared[name] = (address, self.dynamic_shared if extern else t.size)
             self._shared_nodes[name] = key
         self.scopes[-1][name] = Shared(name, t, self.shared[name][0])
 
@@ -488,10 +594,18 @@ class Compiler:
         if method is None:
             raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
                               "the subset")
-        return method(node)
+        self.deeper(node)
+        try:
+            return method(node)
+        finally:
+            self.depth -= 1
 
     def x_number_literal(self, node):
         return literal(node)
+
+    def x_null(self, node):
+        """`nullptr` (and NULL): a pointer into no array."""
+        return ir.Const(np.int64(0), C.Pointer(C.VOID, "global", ""), pos(node))
 
     def x_true(self, node):
         return ir.Const(np.uint8(1), C.BOOL, pos(node))
@@ -521,26 +635,41 @@ class Compiler:
         for scope in reversed(self.scopes):
             if name in scope:
                 sym = scope[name]
+                if isinstance(sym, TypeName):
+                    raise error(node, f"{name!r} is a type, not a value")
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
                 return sym
         if name == "warpSize":
             return ir.Builtin(name, C.INT, pos(node))
-        macro = self.unit.macros.get(name)
+        macro = self.macro(name, node)
         if macro is not None and macro.params is None and name not in self._expanding:
             return self.expand(macro, {}, node)
         if name in self.unit.globals:
             return self.file_constant(name, node)
+        if name in self.unit.macros:
+            raise error(node, f"unknown name {name!r} (no #define of it is in effect here)")
         known = [n for s in self.scopes for n in s] + list(self.unit.macros)
         raise error(node, f"unknown name {name!r}" + suggest(name, known))
 
+    _macro_point = (0, 0)  # where the outermost macro being expanded is used
+
+    def macro(self, name: str, node: Node):
+        """The macro `name` as defined where it is used: at `node`, or inside a macro's
+        expansion, where that outermost macro is used (C rescans there)."""
+        return self.unit.macro(name, self._macro_point if self._expanding else node.start_point)
+
     def expand(self, macro, env: dict, node: Node):
         """A macro use -> its text compiled where it is used, parameters bound to arguments."""
+        if not self._expanding:
+            self._macro_point = node.start_point
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
-            return self.expr(self.unit.fragment(macro.value))
+            fragment = self.unit.fragment(macro.value)
+            self.grow(fragment, node)
+            return self.expr(fragment)
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
@@ -789,8 +918,9 @@ class Compiler:
 
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            self.rvalue(node.child_by_field_name("value")).type
+            templates.type_named_by(self, value) or self.expr(value).type  # no decay, no load
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -799,11 +929,17 @@ class Compiler:
         fn = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children
                 if a.type != "comment"]
+        cast_to = templates.type_named_by(self, fn)
+        if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
+            if len(args) != 1:
+                raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
+            return self.explicit_cast(self.rvalue(args[0]), cast_to, node)
         if fn.type == "template_function":
             name = text(fn.child_by_field_name("name"))
             targs = fn.child_by_field_name("arguments").named_children
-            if name not in ("reinterpret_cast", "static_cast", "const_cast") or \
-                    len(targs) != 1 or len(args) != 1:
+            if name not in ("reinterpret_cast", "static_cast", "const_cast"):
+                return self.template_call(name, targs, args, node)
+            if len(targs) != 1 or len(args) != 1:
                 raise error(node, f"call of '{text(fn)}' is outside the subset")
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
@@ -826,7 +962,7 @@ class Compiler:
     def call(self, name: str, args: list[Node], node: Node):
         if name in SYNCS:
             return ir.Const(0, C.VOID, pos(node))
-        macro = self.unit.macros.get(name)
+        macro = self.macro(name, node)
         if macro is not None and macro.params is not None and name not in self._expanding:
             if len(args) != len(macro.params):
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
@@ -842,6 +978,8 @@ class Compiler:
             if not isinstance(t, C.Vec) or len(args) != t.n:
                 raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
             return ir.Vector([self.cast(self.rvalue(a), t.base) for a in args], t, pos(node))
+        if name in CONVERSIONS:
+            return conversion(self, name, [self.rvalue(a) for a in args], node)
         if name in _MATH:
             fn_np, result = _MATH[name]
             values = [self.rvalue(a) for a in args]
@@ -871,33 +1009,49 @@ class Compiler:
             raise error(args[2], "a shuffle's lane must be an integer")
         return ir.Shuffle(kind, value, arg, value.type, pos(node))
 
-    def inline(self, fn: Function, args: list[ir.Expr], node: Node) -> ir.Call:
+    def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
+        """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
+        fn = self.unit.device_function(name, node)
+        if fn is None:
+            raise error(node, f"call of '{name}<...>' is outside the subset")
+        return self.inline(fn, [self.rvalue(a) for a in args], node, targs)
+
+    def inline(self, fn: Function, args: list[ir.Expr], node: Node,
+               targs: list[Node] | None = None) -> ir.Call:
         if any(f.name == fn.name for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
+        fn = templates.instantiate(self, fn, targs or [], args, node)
         params = fn.params
         if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
-        ret_t = self.base_type(fn.node.child_by_field_name("type"))
-        decl = fn.node.child_by_field_name("declarator")
-        if decl.type == "pointer_declarator":
-            ret_t = C.Pointer(ret_t, "", "")
-        scope: dict = {}
-        slots, values = [], []
-        for p, a in zip(params, args):
-            name, t, _ = self.declarator(p)
-            if isinstance(t, C.Pointer):
-                t = self.pointer_target(t, a, p)
-            var = Var(self.slot(), t, name)
-            scope[name] = var
-            slots.append(var.slot)
-            values.append(self.converted(a, t, node))
+        scope: dict = dict(fn.bindings)
+        self.scopes.append(scope)  # parameter and return types see the template's bindings
+        try:
+            ret_t = self.base_type(fn.node.child_by_field_name("type"))
+            decl = fn.node.child_by_field_name("declarator")
+            if decl.type == "pointer_declarator":
+                ret_t = C.Pointer(ret_t, "", "")
+            slots, values = [], []
+            for p, a in zip(params, args):
+                name, t, _ = self.declarator(p)
+                if isinstance(t, C.Pointer):
+                    t = self.pointer_target(t, a, p)
+                var = Var(self.slot(), t, name)
+                scope[name] = var
+                slots.append(var.slot)
+                values.append(self.converted(a, t, node))
+        finally:
+            self.scopes.pop()
         frame = Frame(fn.name, self.slot(), ret_t)
+        self.grow(fn.body, node)
+        self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth
         self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
         self.frames.append(frame)
         try:
             body = self.block(fn.body, scope=False)
         finally:
+            self.depth -= INLINE_LEVELS
             self.frames.pop()
             self.scopes, self.macro_env, self.loop_depth = saved
         return ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))

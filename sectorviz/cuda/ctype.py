@@ -24,6 +24,8 @@ class Num:
 
     @property
     def dtype(self) -> np.dtype:
+        if self.name == "__nv_bfloat16":
+            return np.dtype(np.float32)  # numpy has no bfloat16: values are kept in float32
         if self.floating:
             return np.dtype(f"float{self.size * 8}")
         if self is BOOL:
@@ -89,6 +91,7 @@ ULONG = Num("unsigned long", 8, signed=False, rank=4)
 LLONG = Num("long long", 8, rank=5)
 ULLONG = Num("unsigned long long", 8, signed=False, rank=5)
 HALF = Num("half", 2, floating=True)
+BF16 = Num("__nv_bfloat16", 2, floating=True)  # a type of its own, not half
 FLOAT = Num("float", 4, floating=True)
 DOUBLE = Num("double", 8, floating=True)
 VOID = Opaque("void")
@@ -99,11 +102,16 @@ NAMED: dict[str, Num | Opaque] = {
     "bool": BOOL, "char": CHAR, "signed char": CHAR, "unsigned char": UCHAR,
     "short": SHORT, "unsigned short": USHORT, "int": INT, "unsigned int": UINT,
     "long": LONG, "unsigned long": ULONG, "long long": LLONG, "unsigned long long": ULLONG,
-    "size_t": ULONG, "ptrdiff_t": LONG, "int8_t": CHAR, "uint8_t": UCHAR, "int16_t": SHORT,
-    "uint16_t": USHORT, "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
-    "half": HALF, "__half": HALF, "__nv_bfloat16": HALF, "float": FLOAT, "double": DOUBLE,
-    "void": VOID,
+    "uint": UINT, "uchar": UCHAR, "ushort": USHORT, "ulong": ULONG,
+    "size_t": ULONG, "ssize_t": LONG, "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG,
+    "half": HALF, "__half": HALF, "__nv_bfloat16": BF16, "nv_bfloat16": BF16,
+    "float": FLOAT, "double": DOUBLE, "void": VOID,
 }
+for _bits, (_signed, _unsigned) in {8: (CHAR, UCHAR), 16: (SHORT, USHORT), 32: (INT, UINT),
+                                    64: (LONG, ULONG)}.items():  # <cstdint>
+    for _kind in ("", "_least", "_fast"):
+        NAMED[f"int{_kind}{_bits}_t"], NAMED[f"uint{_kind}{_bits}_t"] = _signed, _unsigned
+NAMED["intmax_t"], NAMED["uintmax_t"] = LONG, ULONG
 _VEC_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT,
               "uint": UINT, "long": LONG, "ulong": ULONG, "longlong": LLONG,
               "ulonglong": ULLONG, "float": FLOAT, "double": DOUBLE}
@@ -111,6 +119,7 @@ for _prefix, _base in _VEC_BASES.items():
     for _n in (1, 2, 3, 4):
         NAMED[f"{_prefix}{_n}"] = Vec(f"{_prefix}{_n}", _base, _n)
 NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
+NAMED["__nv_bfloat162"] = NAMED["nv_bfloat162"] = Vec("__nv_bfloat162", BF16, 2)
 GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
 
 FIELDS = "xyzw"

@@ -15,12 +15,15 @@ at the lanes of the mask).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import count
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from ..model.errors import PatternError
-from ..model.kernel import MAX_ITERATIONS, Batch, Threads
+from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
+from ..model.kernel import Batch, Threads
 from .ctype import BOOL, INT, CType, Num
 
 if TYPE_CHECKING:
@@ -61,6 +64,9 @@ class Run:
         self.slots: list = [None] * slots
         self.ret = self.brk = self.cont = None  # lanes returned / broken out / continued
         self._builtins: dict[str, np.ndarray] = {}
+        self.budget = current()
+        self.lanes = threads.valid.size
+        self.step = STEP_UNITS + self.lanes // STEP_LANES  # units of one step over the lanes
 
     def builtin(self, name: str):
         """threadIdx.x, blockDim.y, warpSize, ...: unsigned int (warpSize: int) values."""
@@ -440,6 +446,8 @@ class Memory:
     store_site: Site | None = None
 
     def _batch(self, run: Run, mask, address, site: Site):
+        run.budget.charge(run.lanes + BATCH_UNITS, "this access", f"line {self.pos[0]}",
+                          self.pos[1])
         address = np.broadcast_to(address, run.shape)
         base, nbytes = run.launch.space_of(self.space, self.root)
         offset = address - base
@@ -621,7 +629,7 @@ class Loop(Stmt):
         saved = run.brk, run.cont
         run.brk = run.cont = None
         alive = mask
-        for n in range(MAX_ITERATIONS + 1):
+        for n in count():
             if self.test_first or n:
                 if self.cond is not None:
                     c = known((yield from self.cond.ev(run, alive)), self.cond.pos,
@@ -629,14 +637,19 @@ class Loop(Stmt):
                     alive = alive & (c != 0)
                 if not alive.any():
                     break
-            if n == MAX_ITERATIONS:
-                raise fail(self.pos, f"loop runs more than {MAX_ITERATIONS} iterations")
+            run.budget.charge(self.steps * run.step, "this loop", f"line {self.pos[0]}",
+                              self.pos[1])
             yield from self.body.run(run, alive)
             run.cont = None
             alive = run.live(alive)
             if self.update is not None and alive.any():
                 yield from self.update.ev(run, alive)
         run.brk, run.cont = saved
+
+    @cached_property
+    def steps(self) -> int:
+        """Interpreter steps of one iteration: its nodes, and one for the loop itself."""
+        return 1 + size(self.cond) + size(self.update) + size(self.body)
 
 
 @dataclass
@@ -654,3 +667,17 @@ class Leave(Stmt):
             run.slots[self.result] = v if isinstance(old, Unknown) else merge(mask, v, old)
         off = getattr(run, self.kind)
         setattr(run, self.kind, mask if off is None else off | mask)
+
+
+def size(node) -> int:
+    """Nodes (expressions, statements, memory lvalues) in an IR tree, counted without
+    recursion; each is one interpreter step where it runs."""
+    nodes, stack = 0, [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, (Expr, Stmt, Memory)):
+            nodes += 1
+            stack.extend(getattr(x, name) for name in getattr(x, "__dataclass_fields__", ()))
+    return nodes

@@ -8,6 +8,7 @@ yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `s
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -16,47 +17,64 @@ from typing import Iterator
 import numpy as np
 
 from ..model.errors import PatternError
+from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
-from ..model.pattern import MAX_FILE_BYTES, ArraySpec, Pattern
+from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
 from . import ctype as C
 from .closed import NotClosed, Varies, block_box, closed_events
 from .compile import Compiler
 from .ir import Run, Site
+from .preprocess import Source, preprocess
+from .source import Function, Unit
+from .templates import kernel_instance, launch_shared_bytes
 
 LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
-from .source import Unit
+
+
+def _source_path(pattern: Pattern) -> Path | None:
+    """The kernel's `source` file (relative to the pattern's folder), None for inline code."""
+    spec = pattern.kernel
+    return None if "code" in spec else Path(pattern.base_dir) / spec["source"]
 
 
 def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
-    the pattern's folder)."""
-    spec = pattern.kernel
-    if "code" in spec:
-        return spec["code"]
-    path = Path(pattern.base_dir) / spec["source"]
+    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped; no
+    reason given for a file outside the pattern's folder)."""
+    path = _source_path(pattern)
+    return pattern.kernel["code"] if path is None else \
+        read_text(path, "kernel.source", folder=pattern.base_dir)
+
+
+@contextlib.contextmanager
+def _located(source: Source) -> Iterator[None]:
+    """Errors at lines of the combined text -> at the line of the file they came from."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise PatternError("kernel.source", f"{path.name} is over {MAX_FILE_BYTES} bytes")
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise PatternError("kernel.source", f"cannot read {path.name}: "
-                                            f"{getattr(err, 'strerror', None) or err}") from None
+        yield
+    except PatternError as err:
+        raise source.relocate(err) from None
 
 
-def _instructions(sites: list[Site]) -> tuple[Instruction, ...]:
-    """Sites -> Instructions named `line L: source`, made unique by op, then column."""
-    names = [f"line {s.line}: {s.source}" for s in sites]
+def _instructions(sites: list[Site], source: Source) -> tuple[Instruction, ...]:
+    """Sites -> Instructions named `line L: source` (`file.h line L: ...` in an included
+    file, which has no line in the kernel's own text), made unique by op, then column."""
+    names = [f"{source.place(s.line)}: {s.source}" for s in sites]
     for extra in (lambda s: f" ({s.op})", lambda s: f" (column {s.column})",
                   lambda s: f" [{s.array}]"):
         dup = {n for n in names if names.count(n) > 1}
         names = [n + extra(s) if n in dup else n for n, s in zip(names, sites)]
-    return tuple(Instruction(n, s.op, s.array, s.width, s.line, s.column, s.source)
-                 for n, s in zip(names, sites))
+    out = []
+    for n, s in zip(names, sites):
+        file, line = source.where(s.line)
+        at = (line, s.column) if file is None else (None, None)
+        out.append(Instruction(n, s.op, s.array, s.width, *at, s.source))
+    return tuple(out)
 
 
-def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn) -> tuple[ArraySpec, ...]:
-    """The pattern's arrays, each without a dtype given its pointer parameter's pointee type."""
+def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn: Function) -> tuple[ArraySpec, ...]:
+    """The pattern's arrays, each without a dtype given its pointer parameter's pointee type
+    (after template substitution: `T *` with T = double is 8 bytes)."""
     pointees = Compiler(unit, {}, dict(pattern.params)).pointee_types(fn)
     specs = []
     for spec in pattern.arrays:
@@ -70,16 +88,32 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn) -> tuple[ArraySpec, .
     return tuple(specs)
 
 
+@contextlib.contextmanager
+def too_deep(what: str) -> Iterator[None]:
+    """The last line of defence behind the nesting limits: a RecursionError becomes one line."""
+    try:
+        yield
+    except RecursionError:
+        raise PatternError("kernel", f"the kernel nests too deeply to {what} (device functions "
+                                     "and macros expanded in place count); flatten it") from None
+
+
 class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
     def __init__(self, pattern: Pattern):
-        unit = Unit(kernel_source(pattern))
-        fn = unit.kernel(pattern.kernel["function"])
-        super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
-        self.program = Compiler(unit, self.arrays, self.params).kernel(fn, list(self.arrays))
-        self.instructions = _instructions(self.program.sites["global"])
-        self.shared_instructions = _instructions(self.program.sites["shared"])
+        path = _source_path(pattern)
+        self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
+        with _located(self.source), too_deep("compile"):
+            unit = Unit(self.source)
+            fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
+            super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
+            compiler = Compiler(unit, self.arrays, self.params)
+            compiler.dynamic_shared = pattern.kernel.get("dynamic_shared_bytes",
+                                                         launch_shared_bytes(compiler, unit, fn))
+            self.program = compiler.kernel(fn, list(self.arrays))
+        self.instructions = _instructions(self.program.sites["global"], self.source)
+        self.shared_instructions = _instructions(self.program.sites["shared"], self.source)
         self.loop_shapes: dict = {}  # id(ir.Loop) -> closed.LoopShape, filled on first use
 
     def space_of(self, space: str, root: str) -> tuple[int, int]:
@@ -102,8 +136,8 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"):  # C wraps; float overflow is not an error
-                try:
+            with np.errstate(all="ignore"), too_deep("run"), _located(self.source):
+                try:  # C wraps; float overflow is fine
                     event = next(steps)
                 except StopIteration:
                     return

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.analysis import CHUNK_LANES, kernel_for, warp_chunks
+from ..model.budget import Budget, work_budget
 from ..model.pattern import Pattern
 from ..model.sectors import WARP_SIZE, touched_sector_ids
 
@@ -60,12 +61,15 @@ def bank_wavefronts(address: np.ndarray, width: int, active: np.ndarray):
     return wavefronts, ideal
 
 
-def shared_analysis(pattern: Pattern) -> tuple[SharedStats, ...]:
-    """Pattern with a CUDA kernel -> SharedStats per shared instruction (empty without any)."""
+def shared_analysis(pattern: Pattern, budget: Budget | None = None) -> tuple[SharedStats, ...]:
+    """Pattern with a CUDA kernel -> SharedStats per shared instruction (empty without any),
+    spending `budget` (None: the one already open, or a default one)."""
     kernel = kernel_for(pattern)
     instructions = getattr(kernel, "shared_instructions", ())
     sums = np.zeros((len(instructions), 4), dtype=np.int64)  # requests, waves, ideal, max
-    if instructions:
+    if not instructions:
+        return ()
+    with work_budget(budget):
         for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):
             for k, batch in kernel.shared_trace(lo, hi):
                 requested = batch.active.any(axis=1)

@@ -1,9 +1,11 @@
-"""A whole .cu file -> the parts the interpreter needs: functions, macros, file constants.
+"""A whole .cu file -> the parts the interpreter needs: functions, macros, file constants,
+type aliases and the host code's kernel launches.
 
-Parsed with tree-sitter's CUDA grammar. Everything else in the file (#include, host code,
-main, other kernels, namespaces) is skipped; only what the chosen kernel reaches is ever
-compiled, so a construct outside the subset elsewhere in the file is never an error.
-Positions are 1-based lines and columns of the file.
+The file is preprocessed first (preprocess.py: includes and conditionals), then parsed with
+tree-sitter's CUDA grammar. Everything else in the file (host code, main, other kernels,
+namespaces) is skipped; only what the chosen kernel reaches is ever compiled, so a construct
+outside the subset elsewhere in the file is never an error. Positions are 1-based lines and
+columns of the combined text; `Unit.source.place` names the file and line they came from.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tree_sitter_cuda
 
 from ..model.errors import PatternError
 from ..model.pattern import suggest
+from .preprocess import PREDEFINED, Source
 
 Node = tree_sitter.Node
 
@@ -35,17 +38,42 @@ def text(node: Node) -> str:
     return " ".join(node.text.decode("utf-8", "replace").split())
 
 
+MAX_NESTING = 200  # levels of syntax below a function, a macro's text or a namespace
+
+
 def check_syntax(node: Node) -> None:
-    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING)."""
-    if not node.has_error:
-        return
-    for child in node.children:
-        if child.is_missing:
-            raise error(child, f"syntax error: missing '{child.type}'")
-        if child.type == "ERROR":
-            raise error(child, f"syntax error near '{text(child)[:40]}'")
-        check_syntax(child)
-    raise error(node, "syntax error")
+    """Raise at the first syntax error inside `node` (tree-sitter marks ERROR / MISSING), or
+    where it nests deeper than MAX_NESTING levels; both without recursion, so that the
+    compiler, which recurses, only sees what it can compile."""
+    check_depth(node)
+    while node.has_error:
+        for child in node.children:
+            if child.is_missing:
+                raise error(child, f"syntax error: missing '{child.type}'")
+            if child.type == "ERROR":
+                raise error(child, f"syntax error near '{text(child)[:40]}'")
+            if child.has_error:
+                node = child
+                break
+        else:
+            raise error(node, "syntax error")
+
+
+def check_depth(node: Node) -> None:
+    """Raise at the first node nested more than MAX_NESTING levels below `node`."""
+    cursor, depth = node.walk(), 0
+    while True:
+        if depth > MAX_NESTING:
+            raise error(cursor.node, f"nested more than {MAX_NESTING} levels deep; sectorviz "
+                                     f"compiles at most {MAX_NESTING}")
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while depth and not cursor.goto_next_sibling():
+            cursor.goto_parent()
+            depth -= 1
+        if not depth:
+            return
 
 
 @dataclass(frozen=True)
@@ -59,10 +87,15 @@ class Macro:
 
 @dataclass(frozen=True)
 class Function:
+    """A function definition; a template's `template` is its template_parameter_list, and an
+    instantiation has its `bindings` (template parameter name -> templates.TypeName for a type,
+    ir.Const for a value)."""
+
     node: Node  # function_definition
     name: str
     qualifiers: frozenset[str]  # __global__, __device__, __host__
-    template: bool
+    template: Node | None = None
+    bindings: tuple[tuple[str, object], ...] = ()
 
     @property
     def params(self) -> list[Node]:
@@ -77,36 +110,85 @@ class Function:
         return self.node.child_by_field_name("body")
 
 
+@dataclass(frozen=True)
+class Launch:
+    """A kernel launch in the host code: `name<targs><<<config>>>(...)`."""
+
+    name: str
+    targs: Node | None  # template_argument_list
+    config: tuple[Node, ...]  # grid, block[, dynamic shared bytes[, stream]]
+    host: Node  # the function_definition the launch is in
+
+
+@lru_cache(maxsize=1)
+def predefined_macros() -> dict[str, "Macro"]:
+    """The macros nvcc and the standard headers define (preprocess.PREDEFINED)."""
+    unit = Unit(Source(PREDEFINED, ()), predefined=False)
+    return unit.macros
+
+
+BEFORE_ALL = (-1, -1)  # where the predefined macros are defined
+
+
 class Unit:
-    """A parsed translation unit: functions by name, macros, file-scope declarations."""
+    """A parsed translation unit: functions by name, macros, file-scope declarations and type
+    aliases, and the host code's kernel launches."""
 
-    def __init__(self, source: str):
-        self.source = source.encode("utf-8")
-        self.tree = parser().parse(self.source)
+    def __init__(self, source: Source, predefined: bool = True):
+        self.tree = parser().parse(source.text.encode("utf-8"))
         self.functions: dict[str, list[Function]] = {}
-        self.macros: dict[str, Macro] = {}
+        self.macros: dict[str, Macro] = dict(predefined_macros()) if predefined else {}
+        # name -> [(point, Macro, or None for #undef)] in source order
+        self._defs: dict[str, list[tuple[tuple[int, int], Macro | None]]] = {
+            name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
-        self._collect(self.tree.root_node, False)
+        self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
+        self.launches: list[Launch] = []
+        self._collect(self.tree.root_node, None)
+        self._directives()
 
-    def _collect(self, node: Node, template: bool) -> None:
+    def _collect(self, node: Node, template: Node | None, depth: int = 0) -> None:
+        if depth > MAX_NESTING:
+            raise error(node, f"namespaces, templates or #if blocks nested more than "
+                              f"{MAX_NESTING} levels deep")
         for child in node.named_children:
             kind = child.type
             if kind == "function_definition":
                 self._function(child, template)
+                self._launches(child)
             elif kind == "template_declaration":
-                self._collect(child, True)
+                self._collect(child, child.child_by_field_name("parameters"), depth + 1)
             elif kind in ("linkage_specification", "namespace_definition", "declaration_list",
                           "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
-                self._collect(child, template)
-            elif kind in ("preproc_def", "preproc_function_def"):
-                self._macro(child)
+                self._collect(child, template, depth + 1)
             elif kind == "declaration":
                 for decl in child.children_by_field_name("declarator"):
                     name = declared_name(decl)
                     if name:
                         self.globals.setdefault(name, child)
+            elif kind in ("type_definition", "alias_declaration") and template is None:
+                for name in alias_names(child):
+                    self.types.setdefault(name, child)
 
-    def _function(self, node: Node, template: bool) -> None:
+    def _launches(self, node: Node) -> None:
+        """Every `kernel<<<...>>>(...)` call inside a host function."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "call_expression":
+                config = next((c for c in n.named_children if c.type == "kernel_call_syntax"),
+                              None)
+                fn = n.child_by_field_name("function")
+                if config is not None and fn is not None:
+                    targs = None
+                    if fn.type == "template_function":
+                        targs = fn.child_by_field_name("arguments")
+                        fn = fn.child_by_field_name("name")
+                    self.launches.append(Launch(text(fn).split("::")[-1], targs, tuple(
+                        c for c in config.named_children if c.type != "comment"), node))
+            stack.extend(reversed(n.named_children))
+
+    def _function(self, node: Node, template: Node | None) -> None:
         quals = frozenset(c.type for c in node.children if c.type in
                           ("__global__", "__device__", "__host__"))
         decl = node.child_by_field_name("declarator")
@@ -114,15 +196,44 @@ class Unit:
         if name:
             self.functions.setdefault(name, []).append(Function(node, name, quals, template))
 
+    def _directives(self) -> None:
+        """Every `#define` and `#undef` of the text (in functions too), in source order."""
+        cursor = self.tree.walk()
+        while True:
+            node = cursor.node
+            if node.type in ("preproc_def", "preproc_function_def"):
+                self._macro(node)
+            elif node.type == "preproc_call" and text(
+                    node.child_by_field_name("directive")) == "#undef":
+                arg = node.child_by_field_name("argument")
+                if arg is not None:
+                    self._defs.setdefault(text(arg), []).append((node.start_point, None))
+            if not (node.type not in ("preproc_def", "preproc_function_def", "preproc_call")
+                    and cursor.goto_first_child()):
+                while not cursor.goto_next_sibling():
+                    if not cursor.goto_parent():
+                        return
+
     def _macro(self, node: Node) -> None:
         value = node.child_by_field_name("value")
         name = text(node.child_by_field_name("name"))
         params = node.child_by_field_name("parameters")
-        if value is None:
-            return
-        self.macros[name] = Macro(
+        macro = None if value is None else Macro(
             name, None if params is None else tuple(text(p) for p in params.named_children),
             value)
+        if macro is not None:
+            self.macros[name] = macro
+        self._defs.setdefault(name, []).append((node.start_point, macro))
+
+    def macro(self, name: str, point: tuple[int, int]) -> Macro | None:
+        """The definition of `name` in effect at `point` (0-based row, column): the last
+        `#define` before it with no `#undef` in between; None when there is none."""
+        found = None
+        for at, macro in self._defs.get(name, ()):
+            if at > point:
+                break
+            found = macro
+        return found
 
     def kernel(self, name: str) -> Function:
         """The `__global__` function `name`; PatternError at `kernel.function` otherwise."""
@@ -136,11 +247,8 @@ class Unit:
                                + suggest(name, kernels))
         if len(found) > 1:
             raise error(found[1].node, f"kernel {name!r} is defined more than once")
-        fn = found[0]
-        if fn.template:
-            raise error(fn.node, "template kernels are outside the subset")
-        check_syntax(fn.node)
-        return fn
+        check_syntax(found[0].node)
+        return found[0]
 
     def device_function(self, name: str, call: Node) -> Function | None:
         """A `__device__` function callable from a kernel, or None if `name` is not one."""
@@ -149,8 +257,6 @@ class Unit:
             return None
         if len(found) > 1:
             raise error(call, f"overloaded device function {name!r} is outside the subset")
-        if found[0].template:
-            raise error(call, f"template device function {name!r} is outside the subset")
         check_syntax(found[0].node)
         return found[0]
 
@@ -165,6 +271,19 @@ class Unit:
         check_syntax(tree.root_node)
         init = tree.root_node.named_children[0].child_by_field_name("declarator")
         return init.child_by_field_name("value")
+
+
+def alias_names(node: Node) -> list[str]:
+    """The names a `typedef` (type_definition) or `using X = ...` (alias_declaration) gives."""
+    if node.type == "alias_declaration":
+        return [text(node.child_by_field_name("name"))]
+    names = []
+    for decl in node.children_by_field_name("declarator"):
+        while decl is not None and decl.type != "type_identifier":
+            decl = decl.child_by_field_name("declarator")
+        if decl is not None:
+            names.append(text(decl))
+    return names
 
 
 def declared_name(decl: Node) -> str | None:

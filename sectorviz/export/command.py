@@ -11,8 +11,10 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from ..cli import OneLineParser, UsageError, fail, pattern_error_line
+from ..cli import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
+                   run_budget)
 from ..model import PatternError, load_pattern
+from ..model.budget import work_budget
 from ..model.analysis import instruction_index, kernel_for
 from .diagrams import KINDS, DiagramSpec
 from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
@@ -49,6 +51,7 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-caption", dest="caption", action="store_false",
                    help="leave out the caption")
     p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
+    add_budget_flag(p)
     return p
 
 
@@ -87,11 +90,12 @@ def run_export(argv: list[str]) -> int:
     except UsageError as err:
         return fail(str(err))
     try:
-        pattern = load_pattern(args.file)
-        if suffix in (".csv", ".md") or args.sheet:
-            files = {out: sheet_bytes(pattern, suffix)}
-        else:
-            files = _diagrams(pattern, args, out, suffix, warps)
+        with work_budget(run_budget(args)):
+            pattern = load_pattern(args.file)
+            if suffix in (".csv", ".md") or args.sheet:
+                files = {out: sheet_bytes(pattern, suffix)}
+            else:
+                files = _diagrams(pattern, args, out, suffix, warps)
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     try:

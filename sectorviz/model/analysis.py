@@ -14,17 +14,18 @@ from typing import Callable
 
 import numpy as np
 
+from .budget import WARP_UNITS, Budget, current, work_budget
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
 from .repeat import RepeatedAccount, account_repeated
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
+from .unique import SectorSet
 
-CHUNK_LANES = 2**18
-MAX_TRACKED_SECTORS = 2**28  # bitmap for unique sectors: 256 MiB at most
-MAX_PENDING_RUNS = 2**22  # runs of sectors kept before they are folded into the bitmap
-MAX_SLICED_RUNS = 4096  # merged runs set one slice each; more are counted with bincount
+CHUNK_LANES = 2**18  # lanes per chunk at the default memory cap (see chunk_lanes)
+CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's memory cap
+LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
 CLOSED_CHUNKS = 128  # a front end's closed forms take this many lane-path chunks at a time
@@ -98,6 +99,7 @@ class Analysis:
     boundaries: tuple[Boundary, ...]
     per_warp_sectors: np.ndarray | None = field(default=None, compare=False)
     per_warp_requests: np.ndarray | None = field(default=None, compare=False)
+    warps_done: int | None = field(default=None, compare=False)  # set while a run is partial
 
     def to_json(self) -> dict:
         """The `--json` document: `instructions` (a list), `totals`, `boundaries`."""
@@ -122,6 +124,10 @@ class _Accumulator:
 
     def add(self, rows: RowAccount) -> None:
         counts, useful = rows.counts, rows.useful
+        if _uniform(counts) and _uniform(useful) and _uniform(rows.requested):
+            self._add_alike(int(counts[0]), int(useful[0]), len(counts) if rows.requested[0] else 0,
+                            rows.active_lanes)
+            return
         if not rows.requested.all():
             counts, useful = counts[rows.requested], useful[rows.requested]
         self.requests += len(counts)
@@ -148,9 +154,25 @@ class _Accumulator:
         else:
             self.histogram[: len(hist)] += hist
 
+    def _add_alike(self, count: int, useful: int, requests: int, lanes: int) -> None:
+        """`requests` warp executions of `count` sectors and `useful` bytes each."""
+        self.requests += requests
+        self.active_lanes += lanes
+        self.useful += useful * requests
+        self.sectors += count * requests
+        self.ideal += -(-useful // self.sb) * requests
+        if count >= len(self.histogram):
+            self.histogram = np.pad(self.histogram, (0, count + 1 - len(self.histogram)))
+        self.histogram[count] += requests
+
     def stats(self, unique: int) -> Stats:
         return _stats(self.requests, self.active_lanes, self.active_lanes * self.width,
                       self.useful, self.sectors, self.sb, self.ideal, self.histogram, unique)
+
+
+def _uniform(values: np.ndarray) -> bool:
+    """A non-empty array broadcast from one value (stride 0): the rows of one class."""
+    return len(values) > 0 and values.strides == (0,)
 
 
 def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, unique) -> Stats:
@@ -162,85 +184,6 @@ def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, uniq
         useful_fraction=useful / (sectors * sb) if sectors else 0.0,
         min=int(seen[0]) if len(seen) else 0, max=int(seen[-1]) if len(seen) else 0,
         mode=int(np.argmax(histogram)) if len(seen) else 0, unique_sectors=unique)
-
-
-class SectorSet:
-    """Distinct sectors seen so far, as bitmaps over the arrays' sector ranges."""
-
-    def __init__(self, kernel: Kernel, sector_bytes: int):
-        spans = sorted((a.address0 // sector_bytes, (a.end - 1) // sector_bytes + 1)
-                       for a in kernel.arrays.values())
-        merged: list[list[int]] = []
-        for lo, hi in spans:
-            if merged and lo <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], hi)
-            else:
-                merged.append([lo, hi])
-        total = sum(hi - lo for lo, hi in merged)
-        if total > MAX_TRACKED_SECTORS:
-            raise PatternError("arrays", f"the arrays span {total} sectors; sectorviz counts "
-                                         f"unique sectors over at most {MAX_TRACKED_SECTORS}")
-        self.ranges = [(lo, hi, np.zeros(hi - lo, dtype=bool)) for lo, hi in merged]
-        self._runs: list[tuple[np.ndarray, np.ndarray]] = []
-        self._pending = 0
-
-    def add(self, ids: np.ndarray) -> None:
-        """Mark sector ids (any shape; every id lies inside some array's span)."""
-        for lo, hi, bits in self.ranges:
-            inside = ids[(ids >= lo) & (ids < hi)] if len(self.ranges) > 1 else ids
-            bits[inside - lo if lo else inside] = True
-
-    def add_runs(self, first: np.ndarray, last: np.ndarray) -> None:
-        """Mark every sector of each run [first, last] (kept until the next count)."""
-        self._runs.append((first, last))
-        self._pending += len(first)
-        if self._pending > MAX_PENDING_RUNS:
-            self._fold_runs()
-
-    def _fold_runs(self) -> None:
-        """Set the bits of every pending run: merged runs one slice each when they are few
-        (the usual case: neighbouring warps touch neighbouring sectors), else by counting."""
-        if not self._runs:
-            return
-        first = np.concatenate([f for f, _ in self._runs])
-        last = np.concatenate([l for _, l in self._runs])
-        self._runs, self._pending = [], 0
-        for lo, hi, bits in self.ranges:
-            inside = (first >= lo) & (first < hi)
-            if not inside.any():
-                continue
-            starts, ends = _merged_runs(first[inside] - lo, last[inside] - lo)
-            if len(starts) <= MAX_SLICED_RUNS:
-                for a, b in zip(starts.tolist(), ends.tolist()):
-                    bits[a:b + 1] = True
-                continue
-            start, stop = int(starts[0]), int(ends[-1]) + 1  # count only over the covered span
-            span = stop - start + 1
-            depth = (np.bincount(starts - start, minlength=span)
-                     - np.bincount(ends - start + 1, minlength=span))
-            bits[start:stop] |= np.cumsum(depth, dtype=np.int32)[:-1] > 0
-
-    def count(self) -> int:
-        self._fold_runs()
-        return int(sum(np.count_nonzero(bits) for _, _, bits in self.ranges))
-
-    def union_count(self, others: list["SectorSet"]) -> int:
-        for other in others:
-            other._fold_runs()
-        return int(sum(np.count_nonzero(np.logical_or.reduce([s.ranges[i][2] for s in others]))
-                       for i in range(len(self.ranges))))
-
-
-def _merged_runs(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Runs [first, last] -> the fewest disjoint, ascending runs covering the same sectors."""
-    if np.any(first[1:] < first[:-1]):
-        order = np.argsort(first, kind="stable")
-        first, last = first[order], last[order]
-    reach = np.maximum.accumulate(last)
-    new = np.ones(len(first), dtype=bool)
-    new[1:] = first[1:] > reach[:-1] + 1
-    starts = np.flatnonzero(new)
-    return first[starts], reach[np.append(starts[1:] - 1, len(first) - 1)]
 
 
 @lru_cache(maxsize=8)
@@ -281,6 +224,11 @@ def check_widths(kernel: Kernel, sector_bytes: int) -> None:
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
 
 
+def chunk_lanes(memory: int) -> int:
+    """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default)."""
+    return max(WARP_SIZE, memory // CHUNK_SHARE // LANE_BYTES)
+
+
 def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
     """[lo, hi) ranges of at most warps_per_chunk warps covering [start, start + total)."""
     for lo in range(start, start + total, warps_per_chunk):
@@ -288,23 +236,46 @@ def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
 
 
 def analyze(pattern: Pattern, per_warp: bool = False,
-            progress: Callable[[int, int], None] | None = None) -> Analysis:
+            progress: Callable[[int, int], None] | None = None,
+            partial: Callable[[Callable[[], Analysis]], None] | None = None,
+            budget: Budget | None = None) -> Analysis:
     """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector and request counts;
-    `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled."""
+    `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled;
+    `partial(so_far)` too, where so_far() is the Analysis of the warps done (`warps_done`
+    set, per-warp counts of those warps only). The run spends `budget` (None: the one
+    already open, or a default one); work it can size up front is refused before it
+    starts. Memory: chunks of warps sized from the budget's memory cap, per-warp counts and
+    unique-sector stores held against it."""
+    with work_budget(budget) as spend:
+        try:
+            return _analyze(pattern, per_warp, progress, partial, spend)
+        finally:
+            spend.progress = None
+
+
+def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,
+             partial: Callable[[Callable[[], Analysis]], None] | None,
+             budget: Budget) -> Analysis:
     kernel = kernel_for(pattern)
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
+    plans = getattr(kernel, "closed_forms", {})
+    closed = getattr(kernel, "closed_trace", None)
+    if closed is None:
+        budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
-    seen = [SectorSet(kernel, sb) for _ in range(n)]
+    seen = [SectorSet() for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
         raise PatternError("launch", f"{n} instructions x {kernel.warps} warps is too many "
                                      f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
                                      "shrink the grid")
+    if per_warp:
+        budget.reserve(12 * n * kernel.warps, f"per-warp counts of {n} instructions x "
+                                              f"{kernel.warps:,} warps", "launch")
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
-    plans = getattr(kernel, "closed_forms", {})
 
     def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
         accs[k].add(rows)
@@ -327,54 +298,74 @@ def analyze(pattern: Pattern, per_warp: bool = False,
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
-    chunk = CHUNK_LANES if len(plans) == n else max(1, CHUNK_LANES // WARP_SIZE)
+    lanes = chunk_lanes(budget.memory)
+    chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
     # chunks at a time; where they do not apply, the lane path takes over from that chunk
-    closed = getattr(kernel, "closed_trace", None)
-    lo = 0
-    while closed is not None and lo < kernel.warps:
-        step = closed(lo, chunk * CLOSED_CHUNKS, sb, per_warp)
+
+    def chunk_done(hi: int) -> None:
+        budget.progress = (hi, kernel.warps)
+        if progress is not None:
+            progress(hi, kernel.warps)
+        if partial is not None and hi < kernel.warps:
+            partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
+                                            per_requests, hi))
+
+    start = 0
+    while closed is not None and start < kernel.warps:
+        step = closed(start, chunk * CLOSED_CHUNKS, sb, per_warp)
         if step is None:
             break
         hi, events = step
         for k, batch in events:
-            record_repeated(k, lo, hi, batch)
-        lo = hi
-        if progress is not None:
-            progress(hi, kernel.warps)
-    for lo, hi in warp_chunks(kernel.warps - lo, chunk, lo):
+            record_repeated(k, start, hi, batch)
+        start = hi
+        chunk_done(hi)
+    if closed is not None and start < kernel.warps:  # the lane path takes over: size it
+        budget.check(*kernel.work_estimate(kernel.warps - start, plans), place="launch")
+    for lo, hi in warp_chunks(kernel.warps - start, chunk, start):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
         steps = ((k, None) for k in range(n)) if len(plans) == n else (
             kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
         for k, batch in steps:
             if batch is None:
+                budget.charge((hi - lo) * WARP_UNITS, "this access", plans[k].place)
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
-        if progress is not None:
-            progress(hi, kernel.warps)
+        chunk_done(hi)
+    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps)
+
+
+def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
+              seen: list[SectorSet], per_sectors: np.ndarray | None,
+              per_requests: np.ndarray | None, done: int) -> Analysis:
+    """The Analysis of warps [0, done): complete when done is every warp."""
+    sb = pattern.sector_bytes
     instructions = tuple(
         InstructionStats(**asdict(acc.stats(s.count())), name=ins.name, op=ins.op,
                          array=ins.array, width=ins.width, line=ins.line, column=ins.column,
                          source=ins.source)
         for acc, s, ins in zip(accs, seen, kernel.instructions))
     totals = _totals(accs, seen, sb)
+    if done < kernel.warps and per_sectors is not None:
+        per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
     return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
                     instructions, totals, _boundaries(instructions, totals, sb),
-                    per_sectors, per_requests)
+                    per_sectors, per_requests, None if done == kernel.warps else done)
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
-    width = max(len(a.histogram) for a in accs)
+    width = max((len(a.histogram) for a in accs), default=1)  # a kernel may access nothing
     histogram = np.zeros(width, dtype=np.int64)
     for a in accs:
         histogram[: len(a.histogram)] += a.histogram
     return _stats(sum(a.requests for a in accs), sum(a.active_lanes for a in accs),
                   sum(a.active_lanes * a.width for a in accs), sum(a.useful for a in accs),
                   sum(a.sectors for a in accs), sb, sum(a.ideal for a in accs), histogram,
-                  seen[0].union_count(seen))
+                  seen[0].union_count(seen) if seen else 0)
 
 
 def _boundaries(instructions, totals: Stats, sb: int) -> tuple[Boundary, ...]:
@@ -428,11 +419,18 @@ class WarpDetail:
     executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
 
 
+def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> WarpDetail:
+    """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
+    (None: the one already open, or a default one)."""
+    with work_budget(budget):
+        return _warp_detail(pattern, warp)
+
+
 @lru_cache(maxsize=256)
-def warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
-    """(pattern, global warp index) -> per-lane detail for that warp only."""
+def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
+    current().check(*kernel.work_estimate(1), place="warp")
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]

@@ -156,12 +156,17 @@ class _Tok:
 
 
 def _tokens(text: str) -> list[_Tok]:
+    """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens."""
+    if len(text) > MAX_CHARS:
+        raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
     out, pos = [], 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
             raise ExprError(f"unexpected character {text[pos]!r}", pos + 1)
         if m.lastgroup != "ws":
+            if len(out) == MAX_TOKENS:
+                raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", pos + 1)
             out.append(_Tok(m.lastgroup, re.sub(r"\s+", "", m.group()), pos + 1))
         pos = m.end()
     out.append(_Tok("end", "", len(text) + 1))
@@ -169,10 +174,17 @@ def _tokens(text: str) -> list[_Tok]:
 
 
 def _literal(tok: _Tok) -> int:
+    """A decimal or hex literal (C suffixes allowed) -> int64 (a uint64 wraps, as in C);
+    the digits are counted before they are converted."""
     digits = tok.text.rstrip("uUlL")
-    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 10)
     if len(digits) > 1 and digits[0] == "0" and digits[1:2].isdigit():
         raise ExprError("octal literals are not supported; drop the leading 0", tok.col)
+    hex_ = digits[:2].lower() == "0x"
+    significant = digits[2:].lstrip("0") if hex_ else digits
+    if len(significant) > (16 if hex_ else 20):
+        shown = tok.text if len(tok.text) <= 24 else f"{tok.text[:12]}… ({len(digits)} digits)"
+        raise ExprError(f"literal {shown} does not fit in 64 bits", tok.col)
+    value = int(digits, 16) if hex_ else int(digits, 10)
     if value > _UINT64_MAX:
         raise ExprError(f"literal {tok.text} does not fit in 64 bits", tok.col)
     return value - 2**64 if value > _INT64_MAX else value
@@ -186,7 +198,9 @@ _BINARY = {  # operator -> binding power (C precedence, higher binds tighter)
     "*": 10, "/": 10, "%": 10,
 }
 _TERNARY_POWER = 0.5
-_MAX_DEPTH = 200
+_MAX_DEPTH = 200  # levels of a tree (a leaf is 1), checked while parsing
+MAX_CHARS = 65536  # characters of one expression, checked before tokenizing
+MAX_TOKENS = 16384
 
 
 class _Parser:
@@ -210,34 +224,45 @@ class _Parser:
             raise ExprError(f"expected {text!r} but found {found}", tok.col)
         return tok
 
-    def expression(self, min_power: float = 0) -> Node:
+    def level(self, height: int, tok: _Tok) -> int:
+        """`height` levels, refused past _MAX_DEPTH as soon as the parser builds them."""
+        if height > _MAX_DEPTH:
+            raise ExprError(f"expression nested more than {_MAX_DEPTH} levels deep", tok.col)
+        return height
+
+    def expression(self, min_power: float = 0) -> tuple[Node, int]:
+        """The expression binding tighter than `min_power` -> (tree, its levels)."""
         self.depth += 1
         if self.depth > _MAX_DEPTH:
             raise ExprError("expression nested too deeply", self.peek().col)
-        left = self.prefix()
+        left, height = self.prefix()
         while True:
             tok = self.peek()
             if tok.text == "?" and _TERNARY_POWER >= min_power:
                 self.take()
-                then = self.expression(0)
+                then, then_height = self.expression(0)
                 self.expect(":")
-                other = self.expression(_TERNARY_POWER)
+                other, other_height = self.expression(_TERNARY_POWER)
                 left = Cond(left, then, other, tok.col)
+                height = self.level(max(height, then_height, other_height) + 1, tok)
                 continue
             power = _BINARY.get(tok.text) if tok.kind == "op" else None
             if power is None or power <= min_power:
                 break
             self.take()
-            left = Binary(tok.text, left, self.expression(power), tok.col)
+            right, right_height = self.expression(power)
+            left = Binary(tok.text, left, right, tok.col)
+            height = self.level(max(height, right_height) + 1, tok)
         self.depth -= 1
-        return left
+        return left, height
 
-    def prefix(self) -> Node:
+    def prefix(self) -> tuple[Node, int]:
         tok = self.take()
         if tok.kind == "num":
-            return Num(_literal(tok), tok.col)
+            return Num(_literal(tok), tok.col), 1
         if tok.text in ("-", "+", "!", "~"):
-            return Unary(tok.text, self.expression(11), tok.col)
+            operand, height = self.expression(11)
+            return Unary(tok.text, operand, tok.col), self.level(height + 1, tok)
         if tok.text == "(":
             inner = self.expression(0)
             self.expect(")")
@@ -247,7 +272,7 @@ class _Parser:
         found = "the end of the expression" if tok.kind == "end" else repr(tok.text)
         raise ExprError(f"expected a value but found {found}", tok.col)
 
-    def name(self, tok: _Tok) -> Node:
+    def name(self, tok: _Tok) -> tuple[Node, int]:
         nxt = self.peek()
         if nxt.text == "(":
             if tok.text not in FUNCTIONS:
@@ -261,13 +286,14 @@ class _Parser:
             if len(args) != FUNCTIONS[tok.text]:
                 raise ExprError(
                     f"{tok.text} takes {FUNCTIONS[tok.text]} argument(s), got {len(args)}", tok.col)
-            return Call(tok.text, tuple(args), tok.col)
+            height = self.level(max(h for _, h in args) + 1, tok)
+            return Call(tok.text, tuple(a for a, _ in args), tok.col), height
         if nxt.text == "[":
             self.take()
-            index = self.expression(0)
+            index, height = self.expression(0)
             self.expect("]")
-            return Subscript(tok.text, index, tok.col)
-        return Name(tok.text, tok.col)
+            return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
+        return Name(tok.text, tok.col), 1
 
 
 def parse_at(text, place: str) -> Node:
@@ -282,16 +308,16 @@ def parse(text: str) -> Node:
     """Parse one C integer expression; raises ExprError with a 1-based column."""
     if not isinstance(text, (str, int)) or isinstance(text, bool):
         raise ExprError(f"expected an expression (text or integer), got {type(text).__name__}", 1)
+    if isinstance(text, int) and not -2**63 <= text <= _UINT64_MAX:
+        raise ExprError("integer does not fit in 64 bits", 1)  # before str(): no huge strings
     text = str(text)
     if not text.strip():
         raise ExprError("empty expression", 1)
     parser = _Parser(text)
-    tree = parser.expression(0)
+    tree, _ = parser.expression(0)
     tok = parser.peek()
     if tok.kind != "end":
         raise ExprError(f"unexpected {tok.text!r} after a complete expression", tok.col)
-    if depth(tree) > _MAX_DEPTH:  # long chains like 1+1+...+1 are parsed without recursion
-        raise ExprError(f"expression nested more than {_MAX_DEPTH} levels deep", 1)
     return tree
 
 

@@ -12,16 +12,20 @@ g = block_linear * warps_per_block + warp_in_block. A block whose size is not a 
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Iterator
 
 import numpy as np
+from numpy.lib import format as npy_format
 
+from .budget import BATCH_UNITS, WARP_UNITS, Budget, current, reserve
 from .errors import PatternError
 from .expr import ExprError, evaluate, evaluate_truth
-from .pattern import Access, ArraySpec, Expr, Pattern, expression, suggest
+from .files import outside, read_bytes, read_error
+from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 
 if TYPE_CHECKING:
@@ -31,7 +35,7 @@ MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
 MAX_VALUE_ELEMENTS = 2**27  # readable arrays are materialised: 1 GiB of int64 at most
-MAX_ITERATIONS = 2**20  # per loop, and executions per access, per batch of warps
+VALUE_CHUNK = 2**20  # elements of values.expr evaluated at once
 MAX_THREADS = 2**34  # a launch beyond this would take hours to stream
 CUDA_MALLOC_ALIGN = 256
 MAX_ADDRESS = 2**63 - 1  # byte addresses are int64
@@ -132,6 +136,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
     if n > MAX_VALUE_ELEMENTS:
         raise PatternError(place, f"{n} readable elements is over the limit of "
                                   f"{MAX_VALUE_ELEMENTS}; use a smaller length")
+    reserve(n * 8, f"{n:,} readable values", place)
     kind = v["kind"]
     if kind == "arange":
         return np.arange(n, dtype=np.int64)
@@ -142,31 +147,63 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
     if kind == "uniform":
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
-        e = expression(v["expr"], f"{place}.expr")
-        i = np.arange(n, dtype=np.int64)
-        return np.broadcast_to(evaluate_at(e, ConstantScope(params, {"i": i}), np.bool_(True)),
-                               (n,)).copy()
-    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path")
+        return _values_expr(expression(v["expr"], f"{place}.expr"), n, params)
+    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path", Path(base_dir))
 
 
-NPY_MAGIC = b"\x93NUMPY"
+def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
+    """values.expr of i = 0..n-1 -> int64 array, evaluated VALUE_CHUNK elements at a time so
+    that its temporaries stay small beside the result."""
+    out = np.empty(n, dtype=np.int64)
+    for lo in range(0, n, VALUE_CHUNK):
+        hi = min(n, lo + VALUE_CHUNK)
+        i = np.arange(lo, hi, dtype=np.int64)
+        out[lo:hi] = evaluate_at(e, ConstantScope(params, {"i": i}), np.bool_(True))
+    return out
 
 
-def _values_file(path: Path, n: int, place: str) -> np.ndarray:
-    """A 1-D integer .npy file (read without pickle) -> its first n values as int64."""
+NPY_HEADER_BYTES = 65536  # the magic, version, length and header dict of a .npy file
+
+
+class _BadNpy(Exception):
+    """What is wrong with a .npy file, in words."""
+
+
+def _values_file(path: Path, n: int, place: str, folder: Path) -> np.ndarray:
+    """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
+    int64. Only the header and then n values are read; a file outside `folder` that cannot
+    be used is only named ('cannot read NAME')."""
     try:
-        with open(path, "rb") as f:
-            if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
-                raise PatternError(place, f"{path.name} is not a .npy file")
-        data = np.load(path, allow_pickle=False, mmap_mode="r")
-    except (OSError, ValueError) as err:
-        raise PatternError(place, f"cannot read {path.name}: {err}") from None
-    if data.ndim != 1 or not np.issubdtype(data.dtype, np.integer):
-        raise PatternError(place, f"{path.name} must hold a 1-D integer array, "
-                                  f"got {data.dtype} with shape {data.shape}")
-    if len(data) < n:
-        raise PatternError(place, f"{path.name} holds {len(data)} values, the array needs {n}")
-    return np.asarray(data[:n], dtype=np.int64)
+        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, folder,
+                                               whole=False), n)
+        size = offset + n * dtype.itemsize
+        if dtype != np.int64:  # converted: the file's bytes and the int64 copy both live
+            reserve(n * dtype.itemsize, f"{n:,} values read from {path.name}", place)
+        data = read_bytes(path, size, place, folder, whole=False)
+        if len(data) < size:
+            raise _BadNpy(f"it is shorter than its header says ({n} values of "
+                          f"{dtype.itemsize} bytes after {offset} bytes of header)")
+    except _BadNpy as err:
+        raise read_error(path, place, str(err), outside(path, folder)) from None
+    return np.frombuffer(data, dtype, count=n, offset=offset).astype(np.int64, copy=False)
+
+
+def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
+    """The first bytes of a .npy file -> (bytes before its data, dtype), for an array of at
+    least n integers; _BadNpy otherwise."""
+    stream = io.BytesIO(head)
+    try:
+        version = npy_format.read_magic(stream)
+        read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
+                       else npy_format.read_array_header_2_0)
+        shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        raise _BadNpy("not a .npy file (or its header is damaged)") from None
+    if len(shape) != 1 or dtype.kind not in "iu":
+        raise _BadNpy(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
+    if shape[0] < n:
+        raise _BadNpy(f"it holds {shape[0]} values, the array needs {n}")
+    return stream.tell(), dtype
 
 
 class Threads:
@@ -276,6 +313,17 @@ class Launch:
         return {name: _values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
 
+    def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
+        """(units of work a run over `warps` warps takes at least, what asks for them): every
+        lane runs the kernel at least once."""
+        return warps * WARP_SIZE, self._asker(warps, [])
+
+    def _asker(self, warps: int, parts: list[str]) -> str:
+        """Who asks for the work: the launch's threads (or some warps), times `parts`."""
+        who = (f"the launch of {self.blocks * self.threads_per_block:,} threads"
+               if warps == self.warps else f"{warps:,} warp{'s' * (warps != 1)}")
+        return who + (f" x ({', '.join(parts)})" if parts else "")
+
     # ------------------------------------------------------------ threads
 
     def threads(self, lo: int, hi: int) -> Threads:
@@ -296,6 +344,24 @@ class Kernel(Launch):
             Instruction(a.name, a.op, a.array, self.arrays[a.array].spec.elem_bytes)
             for a in pattern.accesses)
 
+    def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
+        """(units of work a run over `warps` warps takes at least, what asks for them): each
+        access runs once per lane and chunk (a closed form: WARP_UNITS per warp), times the
+        trips of its loops whose bounds are constants; a loop whose bounds vary counts once
+        here, and is sized (and refused) where it starts."""
+        units, parts = 0, []
+        for k, access in enumerate(self.pattern.accesses):
+            if k in closed:
+                units += warps * WARP_UNITS
+                continue
+            trips = 1
+            for loop in access.loops:
+                trips *= _constant_trips(loop, self.params)
+            units += max(trips, 1) * (warps * WARP_SIZE + BATCH_UNITS)
+            if trips > 1:
+                parts.append(f"{trips:,} executions of {access.place}")
+        return units, self._asker(warps, parts)
+
     @cached_property
     def closed_forms(self) -> dict[int, "AffinePlan"]:
         """Accesses whose addresses are affine in the thread coordinates -> their plans, which
@@ -308,7 +374,9 @@ class Kernel(Launch):
               skip: Collection[int] = ()) -> Iterator[tuple[int, Batch | None]]:
         """Every (instruction index, execution) of warps [lo, hi), in program order; each loop
         iteration of an access is one more execution. An instruction in `skip` yields
-        (index, None) once instead, where the caller counts it by other means."""
+        (index, None) once instead, where the caller counts it by other means. Each execution
+        is charged to the open work budget: its lanes and BATCH_UNITS."""
+        budget = current()
         threads = threads or self.threads(lo, hi)
         scope = ThreadScope(self, threads)
         running = threads.valid
@@ -321,39 +389,37 @@ class Kernel(Launch):
             mask = running
             if access.guard is not None:
                 mask = mask & truth_at(access.guard, scope, mask)
-            executions = self._loop_executions(access, 0, scope, mask)
-            for count, batch in enumerate(executions, 1):
-                if count > MAX_ITERATIONS:  # nested loops: each within its cap, not together
-                    raise PatternError(f"{access.place}.loops", f"the loops run more than "
-                                                               f"{MAX_ITERATIONS} executions")
+            for batch in self._loop_executions(access, 0, scope, mask, budget):
+                budget.charge(mask.size + BATCH_UNITS, "this access", access.place)
                 yield k, batch
 
     def _loop_executions(self, access: Access, depth: int, scope: "ThreadScope",
-                         mask: np.ndarray) -> Iterator[Batch]:
+                         mask: np.ndarray, budget: Budget) -> Iterator[Batch]:
+        """The executions of `access` from loop `depth` in: range(start, stop, step) per lane,
+        with bounds evaluated once; a loop that would pass the budget is refused before it
+        runs, and a lane stops where its variable would wrap past 64 bits."""
         if depth == len(access.loops):
             if mask.any():
                 yield self._batch(access, scope, mask)
             return
-        loop = access.loops[depth]
+        loop, place = access.loops[depth], f"{access.place}.loops[{depth}]"
         start = evaluate_at(loop.start, scope, mask)
         stop = evaluate_at(loop.stop, scope, mask)
         step = evaluate_at(loop.step, scope, mask)
         if np.any(mask & (np.broadcast_to(step, mask.shape) == 0)):
             raise PatternError(loop.step.place, "step must not be 0")
-        too_long = PatternError(f"{access.place}.loops[{depth}]",
-                                f"loop runs more than {MAX_ITERATIONS} iterations")
-        if _most_trips(start, stop, step, mask) > MAX_ITERATIONS:
-            raise too_long
+        trips = _most_trips(start, stop, step, mask)
+        budget.check(int(min(trips, 2.0**62)) * (mask.size + BATCH_UNITS),
+                     f"this loop of {trips:,.0f} iterations over {mask.size:,} lanes", place)
         var = np.broadcast_to(start, mask.shape).copy()
-        for n in range(MAX_ITERATIONS + 1):
-            alive = mask & np.where(step > 0, var < stop, var > stop)
-            if not alive.any():
-                break
-            if n == MAX_ITERATIONS:  # only a loop whose variable wraps around gets here
-                raise too_long
+        alive = mask & np.where(step > 0, var < stop, var > stop)
+        while alive.any():
             scope.loop_vars[loop.var] = var
-            yield from self._loop_executions(access, depth + 1, scope, alive)
-            var = var + step
+            yield from self._loop_executions(access, depth + 1, scope, alive, budget)
+            after = var + step
+            wrapped = np.where(step > 0, after < var, after > var)
+            var = after
+            alive = alive & ~wrapped & np.where(step > 0, var < stop, var > stop)
         scope.loop_vars.pop(loop.var, None)
 
     def _batch(self, access: Access, scope: "ThreadScope", mask: np.ndarray) -> Batch:
@@ -372,9 +438,20 @@ class Kernel(Launch):
         return Batch(mask, element, address, row, col, dict(scope.loop_vars))
 
 
+def _constant_trips(loop: Loop, params: dict[str, int]) -> int:
+    """Trips of range(start, stop, step) when its bounds are constants over params, else 1."""
+    try:
+        start, stop, step = (constant(e, params) for e in (loop.start, loop.stop, loop.step))
+    except PatternError:
+        return 1
+    if step == 0:
+        return 1
+    return max(0, -((start - stop) // step))
+
+
 def _most_trips(start, stop, step, mask) -> float:
     """The most iterations any lane of `mask` runs range(start, stop, step) for (in float64,
-    so bounds near the ends of int64 cannot overflow; exact enough to compare with a limit)."""
+    so bounds near the ends of int64 cannot overflow; exact enough to size the work)."""
     start, stop, step = (np.asarray(v, dtype=np.float64) for v in (start, stop, step))
     trips = np.ceil((stop - start) / np.where(step == 0, 1, step))
     return float(np.max(np.where(mask, trips, 0), initial=0))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PatternError
+from .files import MAX_TEXT_BYTES, read_text
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
                    plain_names_in, subscripts_in)
 
@@ -33,7 +34,8 @@ VALUE_KINDS = {
 }
 TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel"}
-KERNEL_KEYS = {"source", "code", "function"}
+KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
+MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values"}
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
@@ -45,6 +47,23 @@ MAX_SECTOR_BYTES = 4096  # bytes; the per-phase tables of the closed forms have 
 MAX_LOOPS = 16  # nested loops per access
 MAX_DEPTH = 200  # levels of an expression with the lets it reads expanded in place
 LET_LEVELS = 3  # extra levels a let read costs: its evaluation nests a few more calls
+MAX_INT_DIGITS = 40  # a JSON integer literal longer than this is never converted
+
+
+@dataclass(frozen=True)
+class LongInteger:
+    """A JSON integer literal of more than MAX_INT_DIGITS characters, kept unconverted (by
+    its length) so the place that reads it can refuse it by name."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits:,} digits"
+
+
+def _json_int(text: str) -> int | LongInteger:
+    """A JSON integer literal -> int, or LongInteger when too long to be any 64-bit value."""
+    return int(text) if len(text) <= MAX_INT_DIGITS else LongInteger(len(text))
 
 
 # ---------------------------------------------------------------- values
@@ -156,12 +175,16 @@ def _check_keys(obj: Any, allowed: set[str], place: str, required: tuple[str, ..
 
 
 def _kind(value: Any) -> str:
+    if isinstance(value, LongInteger):
+        return repr(value)
     return {dict: "an object", list: "a list", str: "text", bool: "true/false",
             type(None): "null", float: "a fractional number", int: "an integer"}.get(
         type(value), type(value).__name__)
 
 
 def _int(value: Any, place: str, low: int | None = None) -> int:
+    if isinstance(value, LongInteger):
+        raise PatternError(place, f"{value!r} does not fit in a signed 64-bit integer")
     if not isinstance(value, int) or isinstance(value, bool):
         raise PatternError(place, f"expected an integer, got {_kind(value)}")
     if not INT64_MIN <= value <= INT64_MAX:
@@ -172,9 +195,9 @@ def _int(value: Any, place: str, low: int | None = None) -> int:
 
 
 def expression(value: Any, place: str) -> Expr:
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
+    if isinstance(value, bool) or not isinstance(value, (int, str, LongInteger)):
         raise PatternError(place, f"expected an expression (text or integer), got {_kind(value)}")
-    if isinstance(value, int):
+    if not isinstance(value, str):
         return Expr(str(value), Num(_int(value, place), 1), place)
     return Expr(value, parse_at(value, place), place)
 
@@ -204,7 +227,7 @@ def _launch(obj: Any) -> tuple[tuple[Expr, ...], tuple[Expr, ...]]:
     for key in ("grid", "block"):
         entries = obj[key]
         place = f"launch.{key}"
-        if isinstance(entries, (int, str)) and not isinstance(entries, bool):
+        if isinstance(entries, (int, str, LongInteger)) and not isinstance(entries, bool):
             entries = [entries]
         if not isinstance(entries, list) or not 1 <= len(entries) <= 3:
             raise PatternError(place, "expected a list of 1 to 3 entries [x, y, z]")
@@ -420,7 +443,12 @@ def _kernel(doc: dict) -> dict | None:
     if ("source" in obj) == ("code" in obj):
         raise PatternError("kernel", "give exactly one of 'source' (a .cu file) or 'code'")
     for key in obj:
-        _text(obj[key], f"kernel.{key}")
+        if key == "dynamic_shared_bytes":
+            if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
+                raise PatternError("kernel.dynamic_shared_bytes",
+                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes")
+        else:
+            _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
         if key in doc:
             raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
@@ -481,7 +509,7 @@ def _check_depths(p: Pattern) -> None:
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
     """JSON text -> Pattern; errors about the JSON itself name line and column."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
     except json.JSONDecodeError as err:
         raise PatternError(f"line {err.lineno}", f"invalid JSON, {err.msg}", err.colno) from None
     except RecursionError:
@@ -495,18 +523,12 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not a number sectorviz accepts")
 
 
-MAX_FILE_BYTES = 16 * 2**20
+MAX_FILE_BYTES = MAX_TEXT_BYTES
 
 
 def load_pattern(path: str | Path) -> Pattern:
-    """Read a pattern file -> Pattern. PatternError for a file that is missing, huge or bad."""
+    """Read a pattern file -> Pattern. PatternError for a file that is missing, not a
+    regular file, over MAX_FILE_BYTES, not UTF-8 or bad."""
+    text = read_text(path, "", MAX_FILE_BYTES)
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise PatternError("", f"file is {size} bytes; pattern files are at most "
-                                   f"{MAX_FILE_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise PatternError("", f"cannot read file: {getattr(err, 'strerror', None) or err}") from None
     return pattern_from_text(text, str(path), path.parent)

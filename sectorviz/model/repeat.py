@@ -21,7 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .budget import charge
+from .budget import WARP_UNITS, charge
 from .sectors import WARP_SIZE, account_rows
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
@@ -109,7 +109,7 @@ def _class_tables(batch: RepeatedBatch, width: int, sb: int):
 def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccount:
     """RepeatedBatch -> per-warp sector and request sums, totals, histogram and runs."""
     n = len(batch.base)
-    charge(n + WARP_SIZE * len(batch.mixed) * sb, "the closed forms")
+    charge(n * WARP_UNITS + WARP_SIZE * len(batch.mixed) * sb, "an access in closed form")
     h = phase_weights(batch.loops, sb)
     shifts = np.flatnonzero(h)
     executions = batch.executions
@@ -246,7 +246,7 @@ def sector_runs(batch: RepeatedBatch, width: int, sb: int
             step = max(1, MAX_RUNS_PER_PIECE // len(grid))
             for i in range(0, len(start), step):
                 first = (start[i:i + step, None] + grid[None, :]).ravel()
-                charge(len(first), "the closed forms' distinct sectors")
+                charge(len(first), "an access's distinct sectors in closed form")
                 yield first >> shift, (first + (length - 1)) >> shift
         elif len(start):
             yield start >> shift, (start + (length - 1)) >> shift

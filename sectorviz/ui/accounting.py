@@ -74,12 +74,20 @@ def _pending(analysis: Analysis | None, error: str | None) -> Row | None:
     return Row("grid", "failed" if error else "computing…", error or "runs in the background")
 
 
+def _so_far(analysis: Analysis | None) -> str:
+    """'' for a finished analysis; ' so far (done of all warps)' while a run goes on."""
+    if analysis is None or analysis.warps_done is None:
+        return ""
+    return f" so far ({analysis.warps_done:,} of {analysis.warps:,} warps)"
+
+
 def accounting_steps(view: WarpView, analysis: Analysis | None,
                      error: str | None = None) -> tuple[Step, ...]:
     """The five steps for the current warp (`view`) and the whole grid (`analysis`)."""
     kernel, sb = view.kernel, view.pattern.sector_bytes
     stats = analysis.instructions if analysis is not None else (None,) * len(kernel.instructions)
     waiting = _pending(analysis, error)
+    so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
     sel = view.selection
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
@@ -107,21 +115,21 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
                                all_runs, k))
         if st is not None:
             sectors.append(Row(
-                f"{ins.name}, grid",
+                f"{ins.name}, grid{so_far}",
                 f"typical {st.mode}, min {st.min}, max {st.max} sectors per request",
                 f"{st.sectors:,} sectors ({readable_bytes(st.sectors * sb)}) in {st.requests:,} "
                 f"requests; ideal {st.ideal_sectors:,}, excess {st.excess_sectors:,}; "
                 f"useful {100 * st.useful_fraction:.1f}%", k))
     if analysis is not None:
         t = analysis.totals
-        logical.append(Row("total", readable_bytes(t.logical_bytes),
+        logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),
                            f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads"))
-        sectors.append(Row("total, grid", f"{t.sectors:,} sectors = "
+        sectors.append(Row(f"total, grid{so_far}", f"{t.sectors:,} sectors = "
                                           f"{readable_bytes(t.sectors * sb)}",
                            f"ideal {t.ideal_sectors:,}, excess {t.excess_sectors:,}, useful "
                            f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} "
                            f"sectors per request"))
-        bounds = [Row(b.name, f"{readable_bytes(b.bytes)} ({b.sectors:,} sectors)",
+        bounds = [Row(f"{b.name}{so_far}", f"{readable_bytes(b.bytes)} ({b.sectors:,} sectors)",
                       f"assumes {b.assumption}; profiler metric {b.metric}")
                   for b in analysis.boundaries]
     else:

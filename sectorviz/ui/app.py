@@ -3,7 +3,10 @@
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order, or its name. With --screenshot the window (default size and layout, the light theme
 unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
-has arrived, then the app exits 0. Bad input: one line on stderr, exit 2.
+has arrived, then the app exits 0. Bad input: one line on stderr, exit 2. Anything else that
+goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
+window opens it exits 2; once it is open the line also shows in the status bar and the
+document stays as it was (a --screenshot run then exits 2).
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..cli import OneLineParser, UsageError, fail
 from ..model import PatternError
+from ..model.errors import internal_error
 from ..model.analysis import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
 from .document import Change
@@ -60,6 +64,30 @@ def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
     QTimer.singleShot(0, grab)
 
 
+class ErrorReporter(QObject):
+    """Installed as sys.excepthook (the caller restores the old one): an exception that
+    reaches Qt's event loop (a slot or a worker thread failing) -> one line on stderr and in
+    the window's status bar. Nothing else is touched, so the document keeps the user's work."""
+
+    raised = Signal(str)  # the line; queued to the window when raised in another thread
+
+    def __init__(self, window: MainWindow, name: str):
+        super().__init__(window)
+        self.name, self.failures = name, 0
+        self.raised.connect(window.show_error)
+        self._previous = sys.excepthook
+        sys.excepthook = self.hook
+
+    def hook(self, kind, err, tb) -> None:
+        if not issubclass(kind, Exception):  # KeyboardInterrupt and the like
+            self._previous(kind, err, tb)
+            return
+        self.failures += 1
+        line = f"{self.name}: {internal_error(err)}"
+        print(line, file=sys.stderr)
+        self.raised.emit(line)
+
+
 def _has_display() -> bool:
     """False on Linux with no X or Wayland display and no Qt platform chosen."""
     return (not sys.platform.startswith("linux") or "QT_QPA_PLATFORM" in os.environ
@@ -71,6 +99,16 @@ def main(argv: list[str]) -> int:
         args = parser().parse_args(argv)
     except UsageError as err:
         return fail(str(err))
+    hook = sys.excepthook
+    try:
+        return _run(args)
+    except Exception as err:  # the last line of defence: one line, never a traceback
+        return fail(f"{args.file or 'sectorviz'}: {internal_error(err)}")
+    finally:
+        sys.excepthook = hook  # the window's ErrorReporter reports only while it runs
+
+
+def _run(args: argparse.Namespace) -> int:
     if not _has_display():
         if not (args.screenshot or args.smoke_test):
             return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
@@ -98,11 +136,15 @@ def main(argv: list[str]) -> int:
         window.set_theme(args.theme, remember=False)
     window.set_warp(args.warp)
     window.set_instruction(k)
+    errors = ErrorReporter(window, str(path))
     if args.screenshot:
         out = Path(args.screenshot)
+        errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
         save_when_drawn(window, out, app)
         window.show()
         code = app.exec()
+        if errors.failures:
+            return 2  # its line is out already
         if code:
             return fail(f"{out}: cannot write the screenshot")
         window.document.shutdown()

@@ -122,12 +122,14 @@ class Document(QObject):
         self._pattern, self._path, self._selection = pattern, path, Selection()
         self.analysis: Analysis | None = None
         self.analysis_error: str | None = None
+        self.partial: Analysis | None = None  # the warps done so far while a run goes on
         self._depth, self._pending = 0, Change(0)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self._runner = AnalysisRunner(self)
         self._runner.progress.connect(self.progress)
         self._runner.finished.connect(self._on_analysis)
+        self._runner.partial.connect(self._on_partial)
         self._request_analysis()
 
     # ------------------------------------------------------------ reading
@@ -199,6 +201,14 @@ class Document(QObject):
             self._selection = new
             self._notify(Change.SELECTION)
 
+    def cancel_analysis(self) -> None:
+        """Stop the grid analysis in progress; the pattern and its undo history stay."""
+        if self._runner.busy:
+            self._runner.cancel()
+            self.partial = None
+            self.analysis_error = "cancelled; edit the pattern to run it again"
+            self._notify(Change.ANALYSIS)
+
     def shutdown(self) -> None:
         """Stop background work (call before the window goes away)."""
         self._runner.shutdown()
@@ -244,12 +254,22 @@ class Document(QObject):
             self._pending |= Change.PATTERN
             self._request_analysis()
 
+    def reanalyze(self) -> None:
+        """Analyze the pattern again, and redraw its views (the work budget changed)."""
+        self._apply(self._pattern)
+
     def _request_analysis(self) -> None:
         self.analysis = self._runner.request(self._pattern)
-        self.analysis_error = None
+        self.analysis_error = self.partial = None
         self._notify(Change.ANALYSIS)
+
+    def _on_partial(self, pattern: Pattern, so_far: Analysis) -> None:
+        if pattern == self._pattern and self.analysis is None:
+            self.partial = so_far
+            self._notify(Change.ANALYSIS)
 
     def _on_analysis(self, pattern: Pattern, analysis: Analysis | None, error: str) -> None:
         if pattern == self._pattern:
             self.analysis, self.analysis_error = analysis, error or None
+            self.partial = None
             self._notify(Change.ANALYSIS)

@@ -84,7 +84,7 @@ class JsonEditor(QWidget):
             return
         try:
             same = json.loads(self.text.toPlainText()) == self.document.pattern.to_dict()
-        except ValueError:
+        except (ValueError, RecursionError):  # the tab holds text that is not a pattern
             same = False
         if not same:
             blocker = QSignalBlocker(self.text)

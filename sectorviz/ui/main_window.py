@@ -8,10 +8,12 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
-                               QFileDialog, QLabel, QLineEdit, QMainWindow, QMenu, QMessageBox,
-                               QPlainTextEdit, QProgressBar, QSplitter, QVBoxLayout, QWidget)
+                               QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
+                               QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
+from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..model.grid import GridLayout
 from ..paths import example_paths, examples_dir
 from .document import Change, Document, checked
@@ -78,6 +80,10 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(objectName="analysisProgress", maximumWidth=220)
         self.progress.setFormat("grid analysis %p%")
         self.progress.hide()
+        self.cancel = QToolButton(objectName="cancelAnalysis", text="Cancel",
+                                  toolTip="Stop the grid analysis (editing stops it too)")
+        self.cancel.clicked.connect(self.document.cancel_analysis)
+        self.cancel.hide()
         self._build_panes()
         self._build_actions()
         self._keys = _EditingKeys(self)
@@ -199,6 +205,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.editor_dock, self.sheet_dock], [380, 440], Qt.Horizontal)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel)
         self.resize(1600, 980)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
@@ -280,6 +287,9 @@ class MainWindow(QMainWindow):
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")
         self._action(nav, "Slower", QKeySequence("Ctrl+["), lambda: step.speed.stepBy(-1), "slower")
 
+        settings_menu = bar.addMenu("&Settings")
+        self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
+
         help_ = bar.addMenu("&Help")
         self._action(help_, "&About sectorviz", QKeySequence.HelpContents, self._about, "about")
 
@@ -350,10 +360,28 @@ class MainWindow(QMainWindow):
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
+            if doc.analysis_running and doc.partial is None:  # a new run starts at 0
+                self.progress.setValue(0)
             self.progress.setVisible(doc.analysis_running)
-            self.progress.setValue(0)
+            self.cancel.setVisible(doc.analysis_running)
             if doc.analysis_error:
                 self.show_error(f"grid analysis: {doc.analysis_error}")
+
+    def _ask_work_budget(self) -> None:
+        millions, ok = QInputDialog.getInt(
+            self, "Work Budget", "Millions of units of work a run may do (lane-executions and "
+            f"interpreter steps; {DEFAULT_WORK // 10**6} is about 10 s):",
+            max(1, default_work() // 10**6), 1, 2**31 - 1)
+        if ok:
+            self.set_work_budget(millions * 10**6)
+
+    def set_work_budget(self, units: int) -> None:
+        """The work limit of every run from now on, kept in the settings; the pattern is
+        analyzed again (a run that stopped at the old limit may now finish)."""
+        set_default_work(units)
+        self.store.setValue("work_budget", units)
+        self.document.reanalyze()
+        self.show_message(f"work budget: {units:,} units")
 
     def _on_progress(self, done: int, total: int) -> None:
         self.progress.setMaximum(total)
@@ -370,6 +398,10 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         self.set_theme(str(self.store.value("theme", "light")))
         self.stepper.speed.setValue(int(self.store.value("speed", 4)))
+        try:
+            set_default_work(int(self.store.value("work_budget", DEFAULT_WORK)))
+        except (TypeError, ValueError):  # a settings file edited by hand
+            set_default_work(DEFAULT_WORK)
 
     def closeEvent(self, ev) -> None:
         if not self.maybe_save():

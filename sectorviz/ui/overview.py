@@ -4,13 +4,16 @@ selects that warp (and instruction).
 
 Wide grids are binned: a pixel column stands for `bin` consecutive warps and shows the
 worst (largest) sectors per request among them; a bin is atypical if any of its warps is.
+Large pictures are binned off the UI thread, so partial results of a long run never stall it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QObject, QRectF, QRunnable, QThreadPool, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -21,13 +24,15 @@ from .document import Change, Document
 from .theme import LIGHT, Theme, ramp_rgba
 
 MAX_BINS = 2048
+SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     """(warps,) bool: a partial warp, a warp that skips an instruction others run, or one
-    whose sectors per request differ from the instruction's typical (most common) count."""
+    whose sectors per request differ from the instruction's typical (most common) count.
+    While a run goes on, (warps done,) for the warps done so far."""
     sectors, requests = analysis.per_warp_sectors, analysis.per_warp_requests
-    odd = np.zeros(kernel.warps, dtype=bool)
+    odd = np.zeros(requests.shape[1], dtype=bool)
     if kernel.threads_per_block % WARP_SIZE:
         odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
     for k, st in enumerate(analysis.instructions):
@@ -54,6 +59,45 @@ def binned(values: np.ndarray, odd: np.ndarray, size: int) -> tuple[np.ndarray, 
     worst = np.nan_to_num(v, nan=-1.0).max(axis=2)
     worst[worst < 0] = np.nan
     return worst, np.pad(odd, (0, pad)).reshape(-1, size).any(axis=1)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An analysis binned for the strip: (instructions, columns) worst sectors per request
+    (NaN: no request, or not analysed yet) and (columns,) atypical marks, `bin` warps a
+    column; `atypical` warps in all."""
+
+    values: np.ndarray
+    odd: np.ndarray
+    bin: int
+    atypical: int
+
+
+def picture(analysis: Analysis, kernel: Kernel) -> Picture:
+    """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
+    size = max(1, -(-kernel.warps // MAX_BINS))
+    odd_warps = atypical_warps(analysis, kernel)
+    values, odd = binned(sectors_per_request(analysis), odd_warps, size)
+    rest = -(-kernel.warps // size) - len(odd)
+    return Picture(np.pad(values, ((0, 0), (0, rest)), constant_values=np.nan),
+                   np.pad(odd, (0, rest)), size, int(odd_warps.sum()))
+
+
+class _Binned(QObject):
+    done = Signal(object, object)  # Analysis, Picture
+
+
+class _Binning(QRunnable):
+    """picture(analysis, kernel) on a pool thread, unless a newer analysis came first."""
+
+    def __init__(self, view: "OverviewView", analysis: Analysis, kernel: Kernel):
+        super().__init__()
+        self.view, self.analysis, self.kernel = view, analysis, kernel
+        self.relay = view._binned
+
+    def run(self) -> None:
+        if self.view._wanted is self.analysis:
+            self.relay.done.emit(self.analysis, picture(self.analysis, self.kernel))
 
 
 class OverviewView(QWidget):
@@ -90,8 +134,13 @@ class OverviewView(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.plot, 1)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self._wanted: Analysis | None = None  # the analysis being binned off the UI thread
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._binned = _Binned(self)
+        self._binned.done.connect(self._on_binned)
         document.changed.connect(self._on_changed)
-        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+        self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -100,7 +149,7 @@ class OverviewView(QWidget):
         for axis in ("left", "bottom"):
             self.plot.getAxis(axis).setTextPen(theme.text)
             self.plot.getAxis(axis).setPen(theme.muted)
-        self._on_changed(Change.ANALYSIS | Change.SELECTION)
+        self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
 
     def warp_at(self, x: float) -> int:
         """A view x coordinate (warps) -> the clicked global warp, clamped."""
@@ -117,15 +166,15 @@ class OverviewView(QWidget):
                              instruction=row if 0 <= row < n else None)
 
     def _on_changed(self, flags: int) -> None:
-        if flags & Change.ANALYSIS:
+        if flags & Change.PATTERN:
+            self._draw_axes()
+        if flags & Change.ANALYSIS:  # also each partial result of a long run: kept light
             self._draw_analysis()
         if flags & (Change.SELECTION | Change.PATTERN):
             self.cursor.setPos(self.document.selection.warp + 0.5)
 
-    def _draw_analysis(self) -> None:
-        doc, th = self.document, self.theme
-        kernel, analysis = doc.kernel, doc.analysis
-        n = len(kernel.instructions)
+    def _draw_axes(self) -> None:
+        kernel = self.document.kernel
         left = self.plot.getAxis("left")
         ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
                                         for k, ins in enumerate(kernel.instructions)]
@@ -137,6 +186,11 @@ class OverviewView(QWidget):
             [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
             else None)
         self.legend.setText(self._legend_html())
+
+    def _draw_analysis(self) -> None:
+        doc = self.document
+        kernel, analysis = doc.kernel, doc.analysis or doc.partial
+        self._wanted = None
         if analysis is None and doc.analysis_running:
             self.status.setText("updating…")  # the last picture stays until the new one
             return
@@ -144,9 +198,20 @@ class OverviewView(QWidget):
             self.image.clear()
             self.status.setText(doc.analysis_error or "too many warps to show")
             return
-        self.bin = max(1, -(-kernel.warps // MAX_BINS))
-        odd_warps = atypical_warps(analysis, kernel)
-        values, odd = binned(sectors_per_request(analysis), odd_warps, self.bin)
+        if analysis.per_warp_sectors.size <= SYNC_CELLS:
+            self._show(analysis, picture(analysis, kernel))
+        else:
+            self._wanted = analysis
+            self._pool.start(_Binning(self, analysis, kernel))
+
+    def _on_binned(self, analysis: Analysis, pic: Picture) -> None:
+        if analysis is self._wanted:
+            self._show(analysis, pic)
+
+    def _show(self, analysis: Analysis, pic: Picture) -> None:
+        """Draw a binned analysis: the strip, its ranges and the status line."""
+        th, kernel, n = self.theme, self.document.kernel, len(self.document.kernel.instructions)
+        self.bin, values, odd = pic.bin, pic.values, pic.odd
         rgba = ramp_rgba(th, values)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
@@ -154,9 +219,11 @@ class OverviewView(QWidget):
         self.image.setRect(QRectF(0, -1, len(odd) * self.bin, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
-        count = int(odd_warps.sum())
+        count = pic.atypical
         per = f", {self.bin} warps per pixel column" if self.bin > 1 else ""
-        self.status.setText(f"{kernel.warps:,} warps, {count:,} atypical{per}")
+        done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
+        self.status.setText(f"{done}{kernel.warps:,} warps, {count:,} atypical{per}"
+                            + (" so far" if done else ""))
 
     def _legend_html(self) -> str:
         th = self.theme

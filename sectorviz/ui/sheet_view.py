@@ -84,7 +84,8 @@ class SheetView(QWidget):
     def _refresh(self) -> None:
         self._stale = False
         doc = self.document
-        self._steps = accounting_steps(doc.view(), doc.analysis, doc.analysis_error)
+        self._steps = accounting_steps(doc.view(), doc.analysis or doc.partial,
+                                       doc.analysis_error)
         bar = self.browser.verticalScrollBar()
         top = bar.value()
         self.browser.setHtml(steps_html(self._steps, self.theme, doc.selection.instruction))

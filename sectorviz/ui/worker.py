@@ -1,27 +1,37 @@
 """Grid-wide analysis off the UI thread: Pattern -> Analysis on a QThreadPool, newest job wins.
 
-A job whose pattern is no longer wanted stops at its next chunk of warps: its progress
-callback raises `Cancelled`. Finished analyses are kept in a small cache keyed by pattern, so
-undo and redo show their numbers at once.
+A job whose pattern is no longer wanted (an edit, or `cancel`) stops at its next chunk of
+warps: its progress callback raises `Cancelled`. While it runs, its progress and the analysis
+of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in a small cache keyed
+by pattern, so undo and redo show their numbers at once. Whatever goes wrong in a job ends
+in one error line; the document and the user's work stay as they were.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from collections import OrderedDict
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
 from ..model.analysis import kernel_for
+from ..model.errors import internal_error
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
 CACHE_SIZE = 8
+PARTIAL_INTERVAL_S = 0.5  # progress and partial results at most this often (both redraw)
+# the UI thread gives up the GIL in every Qt call and waits this long for it back while a job
+# runs (Python's default is 5 ms: a redraw of many calls would stall for tens of them)
+SWITCH_INTERVAL_S = 0.0005
 
 
 class _Relay(QObject):
     """Carries a job's results from the pool thread to the runner (queued connection)."""
 
     progress = Signal(int, int, int)  # job id, done warps, total warps
+    partial = Signal(int, object, object)  # job id, Pattern, Analysis of the warps done
     done = Signal(int, object, object, str)  # job id, Pattern, Analysis or None, error line
 
 
@@ -30,21 +40,33 @@ class _Job(QRunnable):
         super().__init__()
         self.job_id, self.pattern, self.runner = job_id, pattern, runner
         self.relay = runner._relay
+        self._sent = time.monotonic()
+        self._done = (0, 1)  # warps done, total warps
 
     def _progress(self, done: int, total: int) -> None:
         if self.runner._wanted != self.job_id:
             raise Cancelled
-        self.relay.progress.emit(self.job_id, done, total)
+        self._done = (done, total)
+
+    def _partial(self, so_far) -> None:
+        """Send progress and the analysis so far, PARTIAL_INTERVAL_S after the last ones."""
+        if time.monotonic() - self._sent >= PARTIAL_INTERVAL_S:
+            self.relay.progress.emit(self.job_id, *self._done)
+            self.relay.partial.emit(self.job_id, self.pattern, so_far())
+            self._sent = time.monotonic()
 
     def run(self) -> None:
         try:
             kernel = kernel_for(self.pattern)
             per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
-            result, error = analyze(self.pattern, per_warp, self._progress), ""
+            result, error = analyze(self.pattern, per_warp, self._progress,
+                                    partial=self._partial), ""
         except Cancelled:
             return
         except (PatternError, MemoryError) as err:
-            result, error = None, str(err)
+            result, error = None, str(err) or "out of memory"
+        except Exception as err:  # a bug: reported like bad input, so the run still ends
+            result, error = None, internal_error(err)
         self.relay.done.emit(self.job_id, self.pattern, result, error)
 
 
@@ -52,14 +74,17 @@ class AnalysisRunner(QObject):
     """request(pattern) -> a cached Analysis now, or None and `finished` later."""
 
     progress = Signal(int, int)  # done warps, total warps of the wanted job
+    partial = Signal(object, object)  # pattern, Analysis so far of the wanted job
     finished = Signal(object, object, str)  # pattern, Analysis or None, error line
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
+        self._relay.partial.connect(self._on_partial)
         self._relay.done.connect(self._on_done)
         self._wanted = 0
         self._running = False  # the wanted job is queued or running
@@ -79,6 +104,11 @@ class AnalysisRunner(QObject):
         self._pool.start(_Job(self._wanted, pattern, self))
         return None
 
+    def cancel(self) -> None:
+        """Stop the wanted job at its next chunk; nothing more is reported for it."""
+        self._wanted += 1
+        self._running = False
+
     def shutdown(self) -> None:
         """Cancel every job and wait for the pool thread to stop."""
         self._wanted = -1
@@ -87,6 +117,10 @@ class AnalysisRunner(QObject):
     def _on_progress(self, job_id: int, done: int, total: int) -> None:
         if job_id == self._wanted:
             self.progress.emit(done, total)
+
+    def _on_partial(self, job_id: int, pattern: Pattern, so_far: Analysis) -> None:
+        if job_id == self._wanted:
+            self.partial.emit(pattern, so_far)
 
     def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str) -> None:
         if result is not None:

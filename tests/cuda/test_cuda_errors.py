@@ -8,7 +8,8 @@ import pytest
 
 from cuda_helpers import kernel_pattern, run
 from sectorviz.cli import main
-from sectorviz.model import PatternError
+from sectorviz.model import PatternError, analyze
+from sectorviz.model.budget import Budget
 
 
 def error_of(code: str, **kw) -> str:
@@ -25,7 +26,8 @@ def error_of(code: str, **kw) -> str:
     ("atomicAdd(&a[0], 1.0f);", "line 2, column 9: atomicAdd (atomics) is outside the subset"),
     ("float r[4]; r[0] = a[0];", "line 2, column 15: local arrays"),
     ("printf(\"%d\", 1);", "unknown function 'printf'"),
-    ("extern __shared__ float s[]; s[0] = 1;", "dynamic shared memory"),
+    ("extern __shared__ float s[]; s[0] = 1;", "line 2, column 33: extern __shared__ memory "
+                                                "needs its size"),
     ("a[threadIdx.x + 1000] = 0;", "line 2, column 9: element index 1024 of 'a' outside "
                                    "[0, 1024) at warp 0 lane 24"),
     ("a[-1] = 0;", "element index -1 of 'a' outside [0, 1024) at warp 0 lane 0"),
@@ -55,8 +57,8 @@ def test_kernel_choice_errors():
            "template <int N> __global__ void tk(float* a) { a[N] = 0; }"
     assert "no __global__ function 'vecAd' in the source (kernels: tk, vecAdd) (did you mean " \
            "'vecAdd'?)" in error_of(code, function="vecAd")
-    assert "line 2, column 18: template kernels are outside the subset" in \
-        error_of(code, function="tk")
+    assert "kernel.function: 'tk' is a template kernel that the file does not launch; name " \
+           "the instantiation, e.g. \"tk<...>\"" in error_of(code, function="tk")
 
 
 def test_arguments_must_match_the_pattern():
@@ -83,14 +85,15 @@ def test_pointer_into_two_arrays_is_outside_the_subset():
         code, arrays=two)
 
 
-def test_loop_cap_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr("sectorviz.cuda.ir.MAX_ITERATIONS", 50)
-    message = error_of("""__global__ void k(float* a) {
+def test_a_loop_past_the_work_budget_is_a_clear_error():
+    p = kernel_pattern("""__global__ void k(float* a) {
         int i = 0;
         while (i < 10 || threadIdx.x == 3) i++;
         a[i] = 0;
     }""")
-    assert "line 3, column 9: loop runs more than 50 iterations" in message
+    with pytest.raises(PatternError, match="line 3, column 9: this loop passes the work budget "
+                                           "of 1,000,000 units"):
+        analyze(p, budget=Budget(work=10**6))
 
 
 def test_recursion_is_outside_the_subset():

@@ -103,7 +103,7 @@ def test_broken_file_keeps_current_work(open_window, tmp_path, text, needle):
 def test_missing_file_message(open_window, tmp_path):
     window = open_window("stride-32B")
     assert not window.open_path(tmp_path / "nope.sectorviz.json")
-    assert "cannot read file" in window.findChild(QLabel, "statusMessage").text()
+    assert "cannot read nope.sectorviz.json" in window.findChild(QLabel, "statusMessage").text()
 
 
 def test_recent_files_keep_newest_first(tmp_path):

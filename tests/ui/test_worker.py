@@ -13,7 +13,7 @@ def test_stale_job_is_cancelled_and_only_the_newest_reports(qtbot, monkeypatch):
     second = load_pattern(examples_dir() / "shifted.sectorviz.json")
     started, gate, cancelled = threading.Event(), threading.Event(), []
 
-    def fake_analyze(pattern, per_warp, progress):
+    def fake_analyze(pattern, per_warp, progress, partial=None):
         for i in range(3):
             try:
                 progress(i, 3)

@@ -1,0 +1,149 @@
+"""Kernel coverage: which CUDA kernels of a folder sectorviz opens unmodified, and why not.
+
+    python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
+
+FOLDER holds `.cu` files (kept outside the repository) and `*.sectorviz.json` patterns that
+name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu`
+file that no pattern names also gets a generated pattern (a small launch, every pointer
+parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
+measures whether the kernel opens, not its numbers. Each case runs `sectorviz report --json`
+in its own process under a time limit; the table prints accepted / refused per kernel and
+the refusals grouped by reason (the message with names, numbers and places blanked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tree_sitter
+import tree_sitter_cuda
+
+ARRAY_ELEMENTS = 1 << 22
+SCALAR_VALUE = 64
+AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
+
+
+def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
+    """`.cu` text -> [(kernel name, [(parameter name, is pointer)])] for `__global__`s."""
+    parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
+    found = []
+    stack = [parser.parse(source).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type == "function_definition" and any(
+                c.type == "__global__" for c in node.children):
+            decl = node.child_by_field_name("declarator")
+            while decl is not None and decl.type != "function_declarator":
+                decl = decl.child_by_field_name("declarator")
+            if decl is None:
+                continue
+            name = decl.child_by_field_name("declarator").text.decode(errors="replace")
+            params = []
+            for p in decl.child_by_field_name("parameters").named_children:
+                d = p.child_by_field_name("declarator")
+                pointer = False
+                while d is not None and d.type not in ("identifier",):
+                    pointer |= d.type in ("pointer_declarator", "reference_declarator")
+                    d = d.child_by_field_name("declarator")
+                if d is not None:
+                    params.append((d.text.decode(errors="replace"), pointer))
+            found.append((name, params))
+        else:
+            stack.extend(reversed(node.named_children))
+    return found
+
+
+def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> dict:
+    """A pattern that opens `kernel` of `source` with a small launch and default sizes."""
+    return {
+        "format": "sectorviz.pattern/1",
+        "name": f"{source.stem}: {kernel} (auto)",
+        "params": {name: SCALAR_VALUE for name, pointer in params if not pointer},
+        "launch": AUTO_LAUNCH,
+        "arrays": {name: {"length": ARRAY_ELEMENTS} for name, pointer in params if pointer},
+        "kernel": {"source": str(source.resolve()), "function": kernel},
+    }
+
+
+def reason_of(line: str) -> str:
+    """One error line -> its reason with the file, place, names and numbers blanked."""
+    text = line.split(": ", 1)[-1]
+    text = re.sub(r"^(line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ", "", text)
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    return re.sub(r"\d[\d,]*", "N", text)[:110]
+
+
+def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
+    """-> ("accepted" | "refused" | "timeout" | "crashed", detail, seconds)."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
+                               str(pattern)], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"over {timeout:g} s", time.perf_counter() - start
+    took = time.perf_counter() - start
+    if proc.returncode == 0:
+        doc = json.loads(proc.stdout)
+        return "accepted", f"{len(doc['instructions'])} instructions", took
+    lines = proc.stderr.strip().splitlines()
+    if proc.returncode == 2 and len(lines) == 1:
+        return "refused", lines[0], took
+    return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
+
+
+def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path]]:
+    """(label, pattern path) for every pattern in `folder`, plus generated ones."""
+    out, named = [], set()
+    for pattern in sorted(folder.rglob("*.sectorviz.json")):
+        doc = json.loads(pattern.read_text())
+        kernel = doc.get("kernel", {})
+        named.add(((pattern.parent / kernel.get("source", "")).resolve(),
+                   kernel.get("function", "").split("<")[0]))
+        out.append((f"{pattern.relative_to(folder)}", pattern))
+    if auto:
+        for cu in sorted(folder.rglob("*.cu")):
+            for kernel, params in global_kernels(cu.read_bytes()):
+                if (cu.resolve(), kernel) in named:
+                    continue
+                path = scratch / f"{cu.stem}.{kernel}.sectorviz.json"
+                path.write_text(json.dumps(auto_pattern(cu, kernel, params)))
+                out.append((f"{cu.relative_to(folder)}: {kernel}", path))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--auto", action="store_true", help="also open kernels no pattern names")
+    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
+    ap.add_argument("--json", type=Path, help="write the results as JSON here")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        results = [(label, *run_case(p, args.timeout))
+                   for label, p in cases(args.folder, args.auto, Path(tmp))]
+    width = max([len(r[0]) for r in results] + [6])
+    for label, status, detail, took in results:
+        print(f"{label:<{width}}  {status:<8}  {took:6.1f} s  {detail[:100]}")
+    counts = collections.Counter(r[1] for r in results)
+    print(f"\n{len(results)} kernels: " + ", ".join(f"{n} {s}" for s, n in counts.most_common()))
+    reasons = collections.Counter(reason_of(r[2]) for r in results if r[1] != "accepted")
+    if reasons:
+        print("\nnot accepted, by reason:")
+        for reason, n in reasons.most_common():
+            print(f"  {n:3d}  {reason}")
+    if args.json:
+        args.json.write_text(json.dumps([dict(zip(("kernel", "status", "detail", "seconds"), r))
+                                         for r in results], indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Fuzzing pattern files (issue 15, item 7): mutations of the bundled examples (keys deleted,
+duplicated, renamed or added; values of the wrong type, huge or negative numbers, long
+literals, NaN, weird strings, deep nesting, random expression text) must make `report` exit 0
+with its sheet, or exit 2 with exactly one stderr line naming the file: never a traceback,
+never an internal error, never a hang.
+
+This is the short run (about 100 cases, in-process, plus a few in a subprocess under a
+timeout and a memory limit); benchmarks/bench_fuzz.py runs the same cases for minutes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sectorviz.cli import main
+from sectorviz.paths import examples_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+CASE_SECONDS = 60  # a case running longer has hung (the work budget stops real ones sooner)
+SUBPROCESS_MEMORY = 4 * 2**30  # bytes of address space for a subprocess case
+REPORT_ARGS = ([], ["--json"], ["--warp", "1"])
+
+
+# ---------------------------------------------------------------- building cases
+
+
+@dataclass(frozen=True)
+class Raw:
+    """JSON text written as is: numbers Python would not write (NaN, 4,301 digits) and
+    nesting deeper than a recursive writer can go."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A JSON object written from (key, value) pairs, so a key can appear twice."""
+
+    pairs: tuple
+
+
+def dumps(value) -> str:
+    """A fuzzed document -> JSON text (Raw and Pairs written as they are)."""
+    if isinstance(value, Raw):
+        return value.text
+    if isinstance(value, (dict, Pairs)):
+        pairs = value.pairs if isinstance(value, Pairs) else value.items()
+        return "{" + ", ".join(f"{json.dumps(k)}: {dumps(v)}" for k, v in pairs) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+def example_docs() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(examples_dir().glob("*.sectorviz.json"))]
+
+
+NAMES = ["i", "n", "k", "r", "row", "col", "threadIdx.x", "blockIdx.y", "blockDim.x",
+         "gridDim.z", "warpSize", "idx", "x", "a"]
+TOKENS = NAMES + ["idx[", "]", "(", ")", "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",
+                  "~", "!", "&&", "||", "<", ">=", "==", "!=", "?", ":", ",", "min(", "max(",
+                  "abs(", "0", "1", "32", "-1", "0x7fffffffffffffff", "18446744073709551615",
+                  "9223372036854775808", "1" * 30, "012", "1u", "$", "'", "\\"]
+WEIRD_TEXT = ["", " ", "\x00", "\ud800", "a\udfffb", "\u202e", "\n", "\t\r", "🙂", "a" * 10000,
+              "../../../etc/passwd", "/dev/zero", "/dev/urandom", ".", "..", "NaN", "-", "0",
+              "float32", "bytes:4", "row-major", "load", "store", "sectorviz.pattern/1",
+              "file", "expr", "arange", "__import__('os')", "${HOME}", "%s%n", "<svg>", "=1+1"]
+RAW_NUMBERS = ["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1E400", "1" * 41,
+               "9" * 4301, "-" + "9" * 5000, "0.5", "-0", "1e2"]
+NUMBERS = [0, -1, 1, 2, 31, 32, 33, 64, 1023, 1024, 1025, 65535, 65536, 2**31 - 1, 2**31,
+           2**32, 2**34, 2**40, 2**62, 2**63 - 1, -2**63, 2**63, 2**64, -2**64, 10**30, 1.5,
+           -0.0, 1e308]
+
+
+def expressions() -> st.SearchStrategy[str]:
+    tokens = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=30).map(" ".join)
+    chars = st.text(alphabet="0123456789+-*/%()<>=!&|^~?:,[] ixnk.", max_size=60)
+    long = st.tuples(st.sampled_from(["1+", "(", "-", "idx[", "min(1,"]),
+                     st.integers(1, 40000)).map(lambda t: t[0] * t[1] + "1")
+    return st.one_of(tokens, chars, long)
+
+
+def _nested(kind: str, depth: int) -> Raw:
+    """Lists or objects nested `depth` deep, around a 0."""
+    open_, close = ("[", "]") if kind == "list" else ('{"a": ', "}")
+    return Raw(open_ * depth + "0" + close * depth)
+
+
+def values() -> st.SearchStrategy:
+    nested = st.builds(_nested, st.sampled_from(["list", "object"]), st.integers(1, 5000))
+    return st.one_of(
+        st.sampled_from(NUMBERS), st.integers(), st.sampled_from(RAW_NUMBERS).map(Raw),
+        st.sampled_from(WEIRD_TEXT), st.text(max_size=20), expressions(), nested,
+        st.sampled_from([None, True, False, [], {}, [1], [1, 2, 3, 4], {"kind": "arange"},
+                         {"kind": "file", "path": "x.npy"}, {"bytes": 3}]))
+
+
+def _paths(value, path=()):
+    """Every (path, value) of a document, parents first (Raw and Pairs are leaves)."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, path + (key,))
+    elif isinstance(value, list):
+        for i, child in enumerate(value):
+            yield from _paths(child, path + (i,))
+
+
+def _mutate(doc, draw):
+    """One mutation at a random place of `doc` -> the new document."""
+    path, node = draw(st.sampled_from(list(_paths(doc))))
+    kind = draw(st.sampled_from(["replace", "replace", "expression", "delete", "duplicate",
+                                 "rename", "insert"]))
+    if not path:
+        return draw(values()) if kind == "replace" else doc
+    parent = doc
+    for key in path[:-1]:
+        parent = parent[key]
+    last = path[-1]
+    if kind == "replace":
+        parent[last] = draw(values())
+    elif kind == "expression":
+        parent[last] = draw(expressions())
+    elif kind == "delete":
+        del parent[last]
+    elif kind == "insert" and isinstance(node, (dict, list)):
+        if isinstance(node, dict):
+            node[draw(st.one_of(st.sampled_from(sorted(node) or ["k"]), st.text(max_size=8)))] = \
+                draw(values())
+        else:
+            node.insert(draw(st.integers(0, len(node))), draw(values()))
+    elif kind in ("duplicate", "rename") and isinstance(parent, dict):
+        pairs = list(parent.items())
+        at = list(parent).index(last)
+        if kind == "duplicate":
+            pairs.insert(at + draw(st.integers(0, 1)), (last, draw(values())))
+        else:
+            pairs[at] = (draw(st.one_of(st.text(max_size=12), st.sampled_from(WEIRD_TEXT))),
+                         node)
+        replacement = Pairs(tuple(pairs))
+        if len(path) == 1:
+            return replacement
+        grand = doc
+        for key in path[:-2]:
+            grand = grand[key]
+        grand[path[-2]] = replacement
+    return doc
+
+
+@st.composite
+def pattern_texts(draw) -> str:
+    """A bundled example with one to three mutations -> its JSON text."""
+    doc = copy.deepcopy(draw(st.sampled_from(EXAMPLE_DOCS)))
+    for _ in range(draw(st.integers(1, 3))):
+        if isinstance(doc, (Raw, Pairs)) or not isinstance(doc, (dict, list)):
+            break
+        doc = _mutate(doc, draw)
+    return dumps(doc)
+
+
+EXAMPLE_DOCS = example_docs()
+
+
+# ---------------------------------------------------------------- running cases
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm in a case that runs too long (not an Exception: the CLI's last
+    line of defence must not swallow it)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int | None
+    out: str
+    err: str
+    seconds: float
+
+
+def example_folder(folder: Path) -> Path:
+    """`folder` with copies of the examples' kernel sources, where fuzzed patterns go."""
+    for source in examples_dir().glob("*.cu"):
+        shutil.copy(source, folder / source.name)
+    return folder
+
+
+def run_report(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
+    """`sectorviz report` in this process on `text` saved in `folder` -> what it did; a run
+    past `limit_s` seconds is stopped (code None)."""
+    path = folder / "fuzzed.sectorviz.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    out, err = io.StringIO(), io.StringIO()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    start = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["report", str(path), *args])
+    except CaseTimeout:
+        code = None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return Outcome(code, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+
+
+def _alarm(_signum, _frame):
+    raise CaseTimeout
+
+
+def run_report_subprocess(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
+    """`sectorviz report` in a fresh interpreter with SUBPROCESS_MEMORY bytes of address
+    space, killed after `limit_s` seconds (code None)."""
+    path = folder / "fuzzed.sectorviz.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sectorviz", "report", str(path), *args], env=env,
+            capture_output=True, text=True, errors="backslashreplace", timeout=limit_s,
+            stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
+    except subprocess.TimeoutExpired as err:
+        return Outcome(None, "", str(err.stderr or ""), time.perf_counter() - start)
+    return Outcome(result.returncode, result.stdout, result.stderr,
+                   time.perf_counter() - start)
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY, SUBPROCESS_MEMORY))
+
+
+def broken_promise(outcome: Outcome, folder: Path) -> str | None:
+    """What about `outcome` breaks the promise (exit 0 with a sheet, or exit 2 with one line
+    naming the file), or None."""
+    path = str(folder / "fuzzed.sectorviz.json")
+    if outcome.code is None:
+        return f"no answer after {outcome.seconds:.0f} s"
+    if "Traceback" in outcome.err:
+        return "traceback: " + outcome.err.strip().splitlines()[-1]
+    if outcome.code == 0:
+        return None if outcome.out and not outcome.err else f"exit 0 with stderr {outcome.err!r}"
+    if outcome.code != 2:
+        return f"exit {outcome.code}: {outcome.err[-300:]!r}"
+    if outcome.err.count("\n") != 1 or not outcome.err.endswith("\n"):
+        return f"{outcome.err.count(chr(10))} stderr lines: {outcome.err[:300]!r}"
+    if not outcome.err.startswith(f"{path}: ") or outcome.out:
+        return f"line does not name the file, or stdout not empty: {outcome.err[:300]!r}"
+    message = outcome.err[len(path) + 2:-1]
+    if not message.strip() or not message.isprintable():
+        return f"empty or unprintable message: {message[:300]!r}"
+    if "internal error" in message:
+        return message
+    return None
+
+
+# ---------------------------------------------------------------- the short run
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return example_folder(tmp_path_factory.mktemp("fuzz"))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(text=pattern_texts(), args=st.sampled_from(REPORT_ARGS))
+def test_report_keeps_its_promise_on_fuzzed_patterns(folder, text, args):
+    outcome = run_report(text, folder, args, CASE_SECONDS)
+    assert broken_promise(outcome, folder) is None, text[:2000]
+
+
+@settings(max_examples=4, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(text=pattern_texts())
+def test_report_keeps_its_promise_in_a_subprocess(folder, text):
+    outcome = run_report_subprocess(text, folder, [], CASE_SECONDS)
+    assert broken_promise(outcome, folder) is None, text[:2000]
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100000, '{"format": ' * 50000, "\ufeff{}", '{"a": "\\ud800"}', "0" * 10**6,
+    "{" + ", ".join(f'"k{i}": {i}' for i in range(100000)) + "}",
+])
+def test_hand_picked_texts(folder, text):
+    assert broken_promise(run_report(text, folder, [], CASE_SECONDS), folder) is None
+
+
+def test_the_checker_catches_broken_promises(folder):
+    path = folder / "fuzzed.sectorviz.json"
+    assert broken_promise(Outcome(1, "", "Traceback (most recent call last):\n  x\nE: y\n", 0),
+                          folder) == "traceback: E: y"
+    assert broken_promise(Outcome(2, "", f"{path}: a\nb\n", 0), folder).startswith("2 stderr")
+    assert broken_promise(Outcome(2, "", f"{path}: internal error: KeyError; please report\n",
+                                  0), folder) == "internal error: KeyError; please report"
+    assert broken_promise(Outcome(None, "", "", 61), folder) == "no answer after 61 s"
+    assert broken_promise(Outcome(2, "", f"{path}: \n", 0), folder).startswith("empty")
+    assert broken_promise(Outcome(2, "", f"{path}: place: message\n", 0), folder) is None
