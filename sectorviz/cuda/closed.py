@@ -373,6 +373,7 @@ class Closed:
     def run(self) -> list[Event]:
         for slot, value in self.launch.program.inits:
             self.slots[slot] = self.constant(value)
+        charge(self.launch.program.steps * self.step, "the kernel's code", "kernel")
         self.stmt(self.launch.program.body, self.ck.all)
         return self.events
 
@@ -390,14 +391,12 @@ class Closed:
         method = self._expr.get(type(e))
         if method is None:
             raise NotClosed(type(e).__name__)
-        charge(self.step, "the kernel's code (closed forms)", "kernel")
         return method(e, m)
 
     def stmt(self, s: ir.Stmt, m: Mask) -> None:
         method = self._stmt.get(type(s))
         if method is None:
             raise NotClosed(type(s).__name__)
-        charge(self.step, "the kernel's code (closed forms)", "kernel")
         method(s, m)
 
     def resolve(self, v, m: Mask):
@@ -578,7 +577,7 @@ class Closed:
         span = self.ck.extent(address, m)
         if span is not None and (span[0] < base or span[1] - base + site.width > nbytes):
             raise NotClosed("an access outside its array")
-        charge(BATCH_UNITS, "this access (closed form)", f"line {mem.pos[0]}")
+        charge(self.ck.n + BATCH_UNITS, "this access", f"line {mem.pos[0]}", mem.pos[1])
         self.events.append((mem.space, site.index, address, m, tuple(self.loops)))
 
     def load(self, mem: ir.Memory, m: Mask, address: Aff):
@@ -676,7 +675,7 @@ class Closed:
         lanes, never = _classify(values + slo, values + shi, op)
         if d.coef and np.any(active & ~lanes & ~never):
             raise Varies()
-        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code (closed forms)", "kernel")
+        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code", "kernel")
         return ck.build(result, idx, lanes & active)
 
     # ------------------------------------------------------------ statements
@@ -747,6 +746,7 @@ class Closed:
                     alive = self.cond(s.cond, alive)
                 if not alive.any():
                     break
+            charge(s.steps * self.step, "this loop", f"line {s.pos[0]}", s.pos[1])
             self.stmt(s.body, alive)
             self.cont = None
             alive = self.live(alive)
@@ -790,6 +790,7 @@ class Closed:
             before = list(self.slots)
             self.slots[shape.counter] = counter
             self.loops.append((sym, trips))
+            charge(s.steps * self.step, "this loop", f"line {s.pos[0]}", s.pos[1])
             self.stmt(s.body, m)
             self.loops.pop()
             for slot, was in zip(shape.carried, entry):
