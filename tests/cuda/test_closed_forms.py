@@ -20,25 +20,29 @@ from sectorviz.model.analysis import kernel_for
 from sectorviz.paths import examples_dir
 
 
-def outcome(pattern, monkeypatch, lanes: bool):
-    """analyze(per_warp=True) on one path -> (instructions, totals, per-warp counts) or the
-    error's text."""
+def outcome(pattern, monkeypatch, lanes: bool, per_warp: bool = True):
+    """analyze() on one path -> (instructions, totals[, per-warp counts]) or the error's text.
+    Without per_warp, the closed forms may take a box of blocks as one row per class."""
     with monkeypatch.context() as m:
         if lanes:
             m.setenv(LANE_PATH, "1")
         else:
             m.delenv(LANE_PATH, raising=False)
         try:
-            a = analyze(pattern, per_warp=True)
+            a = analyze(pattern, per_warp=per_warp)
         except PatternError as err:
             return str(err)
+    if not per_warp:
+        return a.instructions, a.totals
     return (a.instructions, a.totals, a.per_warp_sectors.tolist(), a.per_warp_requests.tolist())
 
 
 def same_on_both_paths(pattern, monkeypatch):
-    closed = outcome(pattern, monkeypatch, lanes=False)
-    assert closed == outcome(pattern, monkeypatch, lanes=True)
-    return closed
+    lanes = outcome(pattern, monkeypatch, lanes=True)
+    assert outcome(pattern, monkeypatch, lanes=False) == lanes
+    whole = outcome(pattern, monkeypatch, lanes=False, per_warp=False)
+    assert whole == (lanes if isinstance(lanes, str) else lanes[:2])
+    return lanes
 
 
 def used_closed_forms(pattern) -> bool:
@@ -211,3 +215,19 @@ def test_errors_are_the_lane_paths(monkeypatch):
     p = kernel_pattern(code, params={"n": 30}, grid=(2,), block=(48,))
     assert same_on_both_paths(p, monkeypatch) == (
         "line 4, column 37: element index 1024 of 'a' outside [0, 1024) at warp 2 lane 16")
+
+
+def test_a_box_of_blocks_is_one_row_per_class():
+    """The whole grid of the naive multiply (n = 64, 4 x 4 blocks of 16 x 16): one row per
+    warp of a block, block coordinates and k as runs: a[k] moves 16 rows (4096 bytes) per
+    block row and 4 bytes per k; b[k * stride] 64 bytes per block column and a row per k."""
+    n = 64
+    p = matmul((examples_dir() / "matmul-naive.cu").read_text(), "matmulNaive", n, (4, 4),
+               (16, 16))
+    kernel = kernel_for(p)
+    hi, events = kernel.closed_trace(0, 1, 32)
+    assert hi == kernel.warps == 128
+    assert [(k, len(b.base), b.loops) for k, b in events] == [
+        (0, 8, ((4, 0), (4, 16 * n * 4), (n, 4))),
+        (1, 8, ((4, 16 * 4), (4, 0), (n, n * 4))),
+        (2, 8, ((4, 16 * 4), (4, 16 * n * 4)))]
