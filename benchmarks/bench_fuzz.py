@@ -56,10 +56,27 @@ class Tally:
 
 def _pattern_case(case: tuple[str, list[str]], folder: Path) -> tuple[str, str | None]:
     text, args = case
-    outcome = patterns.run_report(text, folder, args, CASE_SECONDS)
+    return _ending(patterns.run_report(text, folder, args, CASE_SECONDS), folder)
+
+
+def _ending(outcome: patterns.Outcome, folder: Path) -> tuple[str, str | None]:
+    """An outcome -> (how it ended, for the tally; what broke the promise or None)."""
     ending = "exit 0" if outcome.code == 0 else (
         f"exit {outcome.code}: {_kind_of(outcome.err, folder)}" if outcome.code else "timeout")
     return ending, patterns.broken_promise(outcome, folder)
+
+
+def _npy_case(case: tuple[bytes, list[str]], folder: Path) -> tuple[str, str | None]:
+    data, args = case
+    return _ending(patterns.run_npy_case(data, folder, args, CASE_SECONDS), folder)
+
+
+def _save_npy(case: tuple[bytes, list[str]], stem: Path) -> str:
+    data, args = case
+    stem.mkdir()
+    name = patterns.npy_name(data)
+    (stem / name).write_bytes(data)
+    return _save_pattern((patterns.gather(name), args), stem / "gather")
 
 
 def _save_pattern(case: tuple[str, list[str]], stem: Path) -> str:
@@ -82,6 +99,9 @@ def targets() -> dict[str, Target]:
         "patterns": Target("patterns", st.tuples(patterns.pattern_texts(),
                                                  st.sampled_from(patterns.REPORT_ARGS)),
                            _pattern_case, _save_pattern),
+        "npy": Target("npy", st.tuples(patterns.npy_files(),
+                                       st.sampled_from(patterns.REPORT_ARGS)),
+                      _npy_case, _save_npy),
     }
 
 

@@ -1,8 +1,8 @@
 """Fuzzing pattern files (issue 15, item 7): mutations of the bundled examples (keys deleted,
 duplicated, renamed or added; values of the wrong type, huge or negative numbers, long
-literals, NaN, weird strings, deep nesting, random expression text) must make `report` exit 0
-with its sheet, or exit 2 with exactly one stderr line naming the file: never a traceback,
-never an internal error, never a hang.
+literals, NaN, weird strings, deep nesting, random expression text), and damaged `.npy` values
+files, must make `report` exit 0 with its sheet, or exit 2 with exactly one stderr line naming
+the file: never a traceback, never an internal error, never a hang.
 
 This is the short run (about 100 cases, in-process, plus a few in a subprocess under a
 timeout and a memory limit); benchmarks/bench_fuzz.py runs the same cases for minutes.
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import io
 import json
+import struct
 import os
 import resource
 import shutil
@@ -24,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -177,6 +180,71 @@ def pattern_texts(draw) -> str:
 EXAMPLE_DOCS = example_docs()
 
 
+# ---------------------------------------------------------------- .npy values files
+
+def gather(npy_name: str) -> str:
+    """A pattern whose 64 index values come from the file `npy_name` (a name of its own for
+    each file: patterns are cached by their text, so the same text would not read it again)."""
+    return json.dumps({
+        "format": "sectorviz.pattern/1", "launch": {"grid": [2], "block": [32]},
+        "arrays": {"idx": {"dtype": "int32", "length": 64,
+                           "values": {"kind": "file", "path": npy_name}},
+                   "x": {"dtype": "float32", "length": 1 << 20}},
+        "let": {"i": "blockIdx.x * blockDim.x + threadIdx.x"},
+        "accesses": [{"name": "gather", "op": "load", "array": "x",
+                      "index": "idx[i] % 1048576"}]})
+
+
+NPY_HEADERS = [
+    "{'descr': '<i8', 'fortran_order': False, 'shape': (100000000000000000000,), }",
+    "{'descr': '<i8', 'fortran_order': False, 'shape': (-1,), }",
+    "{'descr': '<i8', 'fortran_order': True, 'shape': (64, 1), }",
+    "{'descr': '|O', 'fortran_order': False, 'shape': (64,), }",
+    "{'descr': [('a', '<i4', (1000000000,))], 'fortran_order': False, 'shape': (64,), }",
+    "{'descr': '<i8', 'fortran_order': False, 'shape': (" + "9" * 5000 + ",), }",
+    "{'descr': '<i8', 'fortran_order': False, 'shape': " + "(" * 500 + ")" * 500 + ", }",
+    "__import__('os').system('touch pwned')", "{}", "", "{'descr': '<i8'}",
+]
+
+
+@st.composite
+def npy_files(draw) -> bytes:
+    """A .npy file of 0 to 200 values of some dtype, then maybe damaged: cut short, a byte
+    changed, its header replaced, its header length or version changed."""
+    dtype = draw(st.sampled_from(["<i8", ">i4", "<u2", "|i1", "<u8", "<f8", "|b1", "|O"]))
+    stream = io.BytesIO()
+    np.save(stream, np.arange(draw(st.integers(0, 200))).astype(dtype), allow_pickle=True)
+    data = bytearray(stream.getvalue())
+    kind = draw(st.sampled_from(["as is", "cut", "byte", "header", "length", "version"]))
+    if kind == "cut":
+        del data[draw(st.integers(0, len(data))):]
+    elif kind == "byte":
+        data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    elif kind == "header":
+        header = draw(st.one_of(st.sampled_from(NPY_HEADERS), st.text(max_size=80)))
+        raw = header.encode("latin1", "replace")
+        data = bytearray(data[:8] + struct.pack("<H", len(raw)) + raw + data[128:])
+    elif kind == "length":
+        data[8:10] = struct.pack("<H", draw(st.integers(0, 65535)))
+    else:
+        data[6:8] = bytes([draw(st.integers(0, 4)), draw(st.integers(0, 1))])
+    return bytes(data)
+
+
+def npy_name(data: bytes) -> str:
+    return f"fuzzed-{hashlib.sha256(data).hexdigest()[:16]}.npy"
+
+
+def run_npy_case(data: bytes, folder: Path, args: list[str], limit_s: float) -> Outcome:
+    """`report` on a gather whose index values come from `data`, saved in `folder`."""
+    path = folder / npy_name(data)
+    path.write_bytes(data)
+    try:
+        return run_report(gather(path.name), folder, args, limit_s)
+    finally:
+        path.unlink()
+
+
 # ---------------------------------------------------------------- running cases
 
 
@@ -292,6 +360,15 @@ def test_report_keeps_its_promise_on_fuzzed_patterns(folder, text, args):
 def test_report_keeps_its_promise_in_a_subprocess(folder, text):
     outcome = run_report_subprocess(text, folder, [], CASE_SECONDS)
     assert broken_promise(outcome, folder) is None, text[:2000]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=npy_files())
+def test_report_keeps_its_promise_on_fuzzed_npy_files(folder, data):
+    outcome = run_npy_case(data, folder, [], CASE_SECONDS)
+    assert broken_promise(outcome, folder) is None, data[:300]
+    assert not (folder / "pwned").exists()
 
 
 @pytest.mark.parametrize("text", [

@@ -163,6 +163,8 @@ def test_a_link_out_of_the_folder_counts_as_outside(tmp_path, capsys):
     (lambda p: p.write_text("not numpy"), "not a .npy file (or its header is damaged)"),
     (lambda p: p.write_bytes(b"\x93NUMPY\x01\x00\xff\xff{'descr': "),
      "not a .npy file (or its header is damaged)"),
+    (lambda p: p.write_bytes(b"\x93NUMPY\x01\x00\x01\x00{'descr': '<i8', }\n"),
+     "not a .npy file (or its header is damaged)"),  # a header cut to "{": TokenError
     (lambda p: np.save(p, np.zeros((8, 8), dtype=np.int32)),
      "it must hold a 1-D integer array, got int32 with shape (8, 8)"),
     (lambda p: np.save(p, np.zeros(64, dtype=np.float32)),

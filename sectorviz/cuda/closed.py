@@ -301,6 +301,11 @@ def _walk(node):
                 yield from _walk(item)
 
 
+# nodes a compressed loop's condition and update may hold: no memory, calls or lanes
+_PURE = {ir.Const, ir.Builtin, ir.Read, ir.Convert, ir.Binary, ir.Unary, ir.Logic, ir.Select,
+         ir.Comma, ir.Assign, ir.Math}
+
+
 @dataclasses.dataclass(frozen=True)
 class LoopShape:
     """What a loop's compression needs to know statically."""
@@ -322,7 +327,8 @@ def loop_shape(loop: ir.Loop) -> LoopShape:
     leaves = any(isinstance(n, ir.Leave) and id(n) not in inside for n in body)
     if (loop.cond is None or loop.update is None or not loop.test_first or leaves
             or len(assigned) != 1
-            or any(isinstance(n, (ir.Load, ir.Call, ir.Memory, ir.Shuffle)) for n in side)):
+            or any(type(n) not in _PURE for n in side)
+            or any(isinstance(n, ir.Assign) and not isinstance(n.target, int) for n in side)):
         return LoopShape(None, ())
     fresh = {n.slot for n in body if isinstance(n, ir.Declare)}
     fresh |= {s for c in calls for s in (*c.params, c.result)}
@@ -571,27 +577,38 @@ class Closed:
         self.ev(e.first, m)
         return self.ev(e.then, m)
 
-    def access(self, mem: ir.Memory, m: Mask, address: Aff, site: ir.Site) -> None:
-        """Check an access's range like Memory._batch and record it."""
+    def access(self, mem: ir.Memory, m: Mask, address: Aff, site) -> None:
+        """Check an access's range like Memory._locate and record it (a struct copy: one
+        access per part, at its byte offset)."""
+        if len(C.roots(mem.root)) != 1:
+            raise NotClosed("a pointer into several arrays")
         base, nbytes = self.launch.space_of(mem.space, mem.root)
-        span = self.ck.extent(address, m)
-        if span is not None and (span[0] < base or span[1] - base + site.width > nbytes):
-            raise NotClosed("an access outside its array")
-        charge(self.ck.n + BATCH_UNITS, "this access", f"line {mem.pos[0]}", mem.pos[1])
-        self.events.append((mem.space, site.index, address, m, tuple(self.loops)))
+        for off, part in site if isinstance(site, tuple) else ((0, site),):
+            charge(self.ck.n + BATCH_UNITS, "this access", f"line {mem.pos[0]}", mem.pos[1])
+            at = address + Aff(off)
+            span = self.ck.extent(at, m)
+            if span is not None and (span[0] < base or span[1] - base + part.width > nbytes):
+                raise NotClosed("an access outside its array")
+            self.events.append((mem.space, part.index, at, m, tuple(self.loops)))
 
     def load(self, mem: ir.Memory, m: Mask, address: Aff):
         self.access(mem, m, address, mem.load_site)
-        if self.launch.readable(mem.space, mem.root, mem.type) is not None:
+        launch = self.launch
+        if mem.space == "global" and launch.arrays[mem.root].spec.values is not None or \
+                mem.space == "constant" and mem.root in launch.program.constant_values:
             raise NotClosed("data the lane path reads")
         return UNK
 
     def e_load(self, e: ir.Load, m):
+        if type(e.mem) is not ir.Memory:
+            raise NotClosed(type(e.mem).__name__)
         address = self.need(self.ev(e.mem.addr, m), m)
         return self.load(e.mem, m, address)
 
     def e_assign(self, e: ir.Assign, m):
         target = e.target
+        if type(target) not in (ir.Memory, int):
+            raise NotClosed(type(target).__name__)
         if isinstance(target, ir.Memory):
             address = self.need(self.ev(target.addr, m), m)
             if e.old is not None:

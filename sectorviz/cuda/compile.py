@@ -9,47 +9,34 @@ not know is a PatternError at `line L`, with the column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
+from ..model.errors import PatternError
 from ..model.kernel import ResolvedArray
 from ..model.pattern import suggest
+from . import builtins
 from . import ctype as C
-from . import ir
-from . import templates
+from . import ir, lanes, templates
+from .builtins import GROUP_NAMESPACES, Group
 from .conversions import CONVERSIONS, conversion
-from .source import MAX_NESTING, Function, Node, Unit, alias_names, check_syntax, error, text
+from .source import (MAX_NESTING, Function, Node, Unit, alias_names, check_syntax,
+                     declared_name, error, text)
+from .structs import StructCompiler, _Static
 from .templates import TypeName
 
 BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
-SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
-SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
-            "__shfl_xor_sync": "xor"}
-GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SHARED_ALIGN = 16
-MAX_COMPILED_NODES = 2**18  # syntax nodes compiled, device functions and macros expanded
+CONSTANT_ALIGN = 16
+OP_ORDER = {"load": 0, "store": 2}  # atomics (atom, red) between
+LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may spill "
+                "dynamically indexed ones to local memory, which is not modelled")
+MAX_COMPILED_NODES = 2**19  # syntax nodes compiled, device functions and macros expanded
 INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames are 4 deep
-
-_F = C.FLOAT
-_MATH: dict[str, tuple[Callable, C.Num | None]] = {  # name -> (numpy function, result type)
-    "min": (np.minimum, None), "max": (np.maximum, None), "abs": (np.abs, None),
-    "umin": (np.minimum, C.UINT), "umax": (np.maximum, C.UINT),
-    "llmin": (np.minimum, C.LLONG), "llmax": (np.maximum, C.LLONG),
-    "__mul24": (np.multiply, C.INT), "__umul24": (np.multiply, C.UINT),
-    "fminf": (np.fmin, _F), "fmaxf": (np.fmax, _F), "fabsf": (np.abs, _F),
-    "sqrtf": (np.sqrt, _F), "rsqrtf": (lambda x: 1 / np.sqrt(x), _F), "expf": (np.exp, _F),
-    "__expf": (np.exp, _F), "logf": (np.log, _F), "__logf": (np.log, _F),
-    "sinf": (np.sin, _F), "cosf": (np.cos, _F), "tanhf": (np.tanh, _F),
-    "floorf": (np.floor, _F), "ceilf": (np.ceil, _F), "powf": (np.power, _F),
-    "fmaf": (lambda a, b, c: a * b + c, _F), "__fdividef": (np.divide, _F),
-    "fmin": (np.fmin, C.DOUBLE), "fmax": (np.fmax, C.DOUBLE), "fabs": (np.abs, C.DOUBLE),
-    "sqrt": (np.sqrt, C.DOUBLE), "exp": (np.exp, C.DOUBLE), "log": (np.log, C.DOUBLE),
-    "floor": (np.floor, C.DOUBLE), "ceil": (np.ceil, C.DOUBLE), "pow": (np.power, C.DOUBLE),
-    "fma": (lambda a, b, c: a * b + c, C.DOUBLE),
-}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 
 
@@ -71,8 +58,36 @@ class Shared:
     address: int
 
 
-class Group:
-    """A cooperative-groups handle (this_thread_block()): only `.sync()` is used."""
+class _Widened(Exception):
+    """A pointer variable points into more arrays than its type says: compile again."""
+
+
+@dataclass
+class LocalArray:
+    """A per-thread array (registers): its slot, type and number of scalar elements."""
+
+    slot: int
+    type: C.Array
+    elem: C.Num
+    name: str
+
+
+@dataclass
+class LocalRef:
+    """A per-thread array or sub-array being subscripted: flat element index so far."""
+
+    array: LocalArray
+    type: C.CType
+    index: ir.Expr
+
+
+@dataclass
+class Lambda:
+    """A lambda defined in the kernel, inlined at each call with the scopes it sees."""
+
+    node: Node  # lambda_expression
+    name: str
+    scopes: list[dict]
 
 
 @dataclass
@@ -82,6 +97,8 @@ class Frame:
     name: str
     result: int
     type: C.CType
+    this: object = None  # a member function's object (Var, ir.Part or ir.Memory)
+    ref: bool = False  # returns a reference (`return *this;`)
 
 
 @dataclass
@@ -93,6 +110,9 @@ class Program:
     body: ir.Stmt
     sites: dict[str, list[ir.Site]]
     shared: dict[str, tuple[int, int]]  # __shared__ name -> (offset, bytes)
+    constants: dict[str, tuple[int, int]]  # __constant__ name -> (offset, bytes)
+    assumptions: tuple[str, ...] = ()  # what the report must say the counts assume
+    constant_values: dict[str, np.ndarray] = field(default_factory=dict)
 
     def run(self, run: ir.Run) -> Iterator:
         for slot, value in self.inits:
@@ -108,6 +128,33 @@ class Program:
 
 def pos(node: Node) -> tuple[int, int]:
     return node.start_point[0] + 1, node.start_point[1] + 1
+
+
+def qualifiers(decl: Node) -> set[str]:
+    """A declaration's qualifiers and storage classes: const, __shared__, __constant__, ..."""
+    return {text(c) for c in decl.children
+            if c.type in ("type_qualifier", "storage_class_specifier")}
+
+
+def is_group_type(node: Node) -> bool:
+    """`cg::thread_block`, `thread_block_tile<32>`, `cg::thread_block_tile<16, ...>`."""
+    if node.type == "qualified_identifier":
+        scope = node.child_by_field_name("scope")
+        return scope is not None and text(scope) in GROUP_NAMESPACES and \
+            is_group_type(node.child_by_field_name("name"))
+    if node.type == "template_type":
+        node = node.child_by_field_name("name")
+    return node.type in ("type_identifier", "identifier") and \
+        text(node) in C.GROUP_TYPES | {"thread_block_tile"}
+
+
+def is_reference(decl: Node) -> bool:
+    """Whether a declarator declares a reference (`float &x`)."""
+    while decl is not None and decl.type != "identifier":
+        if decl.type == "reference_declarator":
+            return True
+        decl = decl.child_by_field_name("declarator")
+    return False
 
 
 def literal(node: Node) -> ir.Const:
@@ -143,7 +190,7 @@ def literal(node: Node) -> ir.Const:
     raise error(node, f"the number {raw!r} does not fit 64 bits")
 
 
-class Compiler:
+class Compiler(StructCompiler):
     """Compiles one kernel of a Unit for a launch whose arrays and params are resolved."""
 
     def __init__(self, unit: Unit, arrays: dict[str, ResolvedArray], params: dict[str, int]):
@@ -151,9 +198,13 @@ class Compiler:
         self.arrays = arrays
         self.params = params
         self.slots = 0
-        self.sites: dict[str, list[ir.Site]] = {"global": [], "shared": []}
+        self.sites: dict[str, list[ir.Site]] = {"global": [], "shared": [], "constant": []}
         self._site_keys: dict[tuple, ir.Site] = {}
         self.shared: dict[str, tuple[int, int]] = {}
+        self.constants: dict[str, tuple[int, int]] = {}  # __constant__ name -> (offset, bytes)
+        self.constant_values: dict[str, np.ndarray] = {}  # __constant__ initializers
+        self.switches = 0
+        self.assumptions: list[str] = []
         self._shared_nodes: dict[str, int] = {}
         self.scopes: list[dict] = []
         self.loops: list[tuple[str, int]] = []
@@ -163,10 +214,34 @@ class Compiler:
         self._expanding: set[str] = set()
         self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
         self.depth = 0  # statements and expressions being compiled, one inside the other
+        self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
 
     # ------------------------------------------------------------ entry
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
+        """The compiled kernel. A pointer variable set to point into another array than its
+        first value's widens its type to both; compiling starts over until none widens."""
+        given = ("unit", "arrays", "params")
+        start = {k: v if k in given else copy.deepcopy(v) for k, v in vars(self).items()}
+        while True:
+            try:
+                return self._kernel_once(fn, pattern_arrays)
+            except _Widened:
+                widened = self.widened
+                self.__dict__.update({k: v if k in given else copy.deepcopy(v)
+                                      for k, v in start.items()})
+                self.widened = widened
+
+    def widen_known(self, var: Var) -> None:
+        """A pointer variable's type with the arrays it was found to point into later."""
+        if isinstance(var.type, C.Pointer) and var.slot in self.widened:
+            var.type = self.joined(var.type, self.widened[var.slot])
+
+    def joined(self, t: C.Pointer, root: str) -> C.Pointer:
+        names = list(self.arrays) + list(self.shared)
+        return C.Pointer(t.to, t.space, C.join_roots(t.root, root, names))
+
+    def _kernel_once(self, fn: Function, pattern_arrays: list[str]) -> Program:
         self.scopes = [dict(fn.bindings)]
         inits = []
         seen = set()
@@ -182,13 +257,15 @@ class Compiler:
             else:
                 inits.append((slot, self.param_value(p, name, t)))
             self.scopes[0][name] = Var(slot, t, name)
+            self.widen_known(self.scopes[0][name])
         for name in pattern_arrays:
-            if name not in seen:
+            if name not in seen and name not in self.unit_constants():
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
         self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
-        return Program(self.slots, inits, body, self._ordered_sites(), self.shared)
+        return Program(self.slots, inits, body, self._ordered_sites(), self.shared,
+                       self.constants, tuple(self.assumptions), self.constant_values)
 
     def grow(self, code: Node, use: Node) -> None:
         """Count `code` (a body or macro text compiled at `use`) into the kernel's size; a
@@ -215,7 +292,34 @@ class Compiler:
             name, t, _ = self.declarator(p)
             if name is not None and isinstance(t, C.Pointer) and t.to.size:
                 found[name] = (C.name_of(t.to), t.to.size)
+        for name, (elem, _) in self.unit_constants().items():
+            found.setdefault(name, (C.name_of(elem), elem.size))
         return found
+
+    def unit_constants(self) -> dict[str, tuple[C.CType, int]]:
+        """File-scope `__constant__` variables of numeric (array) types -> (element type,
+        elements); others are refused where they are used."""
+        found = {}
+        for name, decl in self.unit.globals.items():
+            if "__constant__" not in qualifiers(decl):
+                continue
+            try:
+                t = self.constant_type(name, decl)
+            except PatternError:
+                continue
+            elem = t
+            while isinstance(elem, C.Array):
+                elem = elem.of
+            if isinstance(elem, C.Num) and t.size:
+                found[name] = (elem, t.size // elem.size)
+        return found
+
+    def constant_type(self, name: str, decl: Node) -> C.CType:
+        """The declared type of the file-scope variable `name` of declaration `decl`."""
+        base = self.base_type(decl.child_by_field_name("type"))
+        d = next(d for d in decl.children_by_field_name("declarator")
+                 if declared_name(d) == name)
+        return self.unwrap(d, base)[1]
 
     def pointer_param(self, node: Node, name: str, t: C.Pointer) -> ResolvedArray:
         """The array a pointer parameter points to; its element size must be the pointee's."""
@@ -246,8 +350,8 @@ class Compiler:
 
     def _ordered_sites(self) -> dict[str, list[ir.Site]]:
         for sites in self.sites.values():
-            # within a line, loads run before the store they feed (c[i] = a[i] + b[i])
-            sites.sort(key=lambda s: (s.line, s.op != "load", s.column, s.array))
+            # within a line, loads run before the atomics and stores they feed
+            sites.sort(key=lambda s: (s.line, OP_ORDER.get(s.op, 1), s.column, s.array))
             for i, s in enumerate(sites):
                 s.index = i
         return self.sites
@@ -260,6 +364,8 @@ class Compiler:
 
     def base_type(self, node: Node) -> C.CType:
         kind = node.type
+        if is_group_type(node):
+            return C.GROUP
         if kind == "sized_type_specifier":
             words = [c.type for c in node.children if c.type in ("unsigned", "signed", "long",
                                                                   "short")]
@@ -273,6 +379,11 @@ class Compiler:
                 name = ("unsigned " if "unsigned" in words else "") + size
             else:
                 name = " ".join(words + [base])
+        elif kind in ("struct_specifier", "class_specifier"):
+            return self.struct_type(node)
+        elif kind == "template_type" and text(node.child_by_field_name("name")) in \
+                self.unit.struct_templates:
+            return self.struct_type(node)
         elif kind == "primitive_type":
             name = text(node)
         elif kind == "type_identifier":
@@ -298,6 +409,8 @@ class Compiler:
         for scope in reversed(self.scopes):
             if isinstance(scope.get(name), TypeName):
                 return scope[name].type
+        if name in self.unit.structs:
+            return self.struct_type(node)
         if name in self.unit.types:
             with templates.file_scope(self):
                 return templates.alias_type(self, self.unit.types[name], name)
@@ -340,9 +453,12 @@ class Compiler:
                 t = C.Pointer(t, "", "")
             elif kind in ("array_declarator", "abstract_array_declarator"):
                 sizes.append(decl)
-            elif kind == "identifier":
+            elif kind in ("identifier", "field_identifier"):
                 name = text(decl)
                 break
+            elif kind == "reference_declarator":  # bound by `reference`
+                decl = decl.named_children[-1]
+                continue
             else:
                 raise error(decl, f"declarator '{text(decl)}' is outside the subset")
             decl = decl.child_by_field_name("declarator")
@@ -386,6 +502,8 @@ class Compiler:
             return self.declaration(node)
         if kind == "expression_statement":
             expr = node.named_children[0] if node.named_children else None
+            if expr is not None and self.group_declaration(expr):
+                return None
             return None if expr is None else ir.Eval(self.effect(expr))
         if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
             return self.if_constexpr(node)
@@ -402,17 +520,76 @@ class Compiler:
             return ir.If(cond, then, other)
         if kind in ("for_statement", "while_statement", "do_statement"):
             return self.loop(node)
+        if kind == "switch_statement":
+            return self.switch(node)
         if kind in ("break_statement", "continue_statement"):
-            if not self.loop_depth:
+            if not self.loop_depth and not (kind == "break_statement" and self.switches):
                 raise error(node, f"'{text(node)}' outside a loop")
             return ir.Leave("brk" if kind == "break_statement" else "cont")
         if kind == "return_statement":
             return self.return_(node)
-        if kind in ("comment", "preproc_def", "preproc_function_def") or (
+        if kind in ("comment", "static_assert_declaration", "preproc_def",
+                    "preproc_function_def") or (
                 kind == "preproc_call" and text(node.child_by_field_name("directive")) in (
                 "#pragma", "#undef")):
             return None  # macros were collected by the Unit, in source order
         raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
+
+    def switch(self, node: Node) -> lanes.Switch:
+        """switch: each case's statements run for the lanes that entered at or above it."""
+        value = self.condition(node.child_by_field_name("condition"))
+        if not C.is_int(value.type):
+            raise error(node, "a switch needs an integer")
+        value = self.cast(value, C.promote(value.type))
+        sections: list[tuple[int | None, ir.Block]] = []
+        self.scopes.append({})
+        self.switches += 1
+        try:
+            for case in node.child_by_field_name("body").named_children:
+                if case.type == "comment":
+                    continue
+                if case.type != "case_statement":
+                    raise error(case, "a statement before the first case label")
+                label = case.child_by_field_name("value")
+                body = [self.statement(c) for c in case.named_children
+                        if label is None or c.id != label.id]
+                sections.append((None if label is None else self.constant_int(label),
+                                 ir.Block([b for b in body if b is not None])))
+        finally:
+            self.switches -= 1
+            self.scopes.pop()
+        return lanes.Switch(value, sections)
+
+    def group_declaration(self, expr: Node) -> bool:
+        """`cg::thread_block_tile<32> t = ...;`, which the grammar reads as (a < 32) > (t = ..):
+        declares the tile and says True; False for any other expression."""
+        if expr.type != "binary_expression" or \
+                expr.child_by_field_name("operator").type != ">":
+            return False
+        left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+        if left.type != "binary_expression" or not is_group_type(
+                left.child_by_field_name("left")):
+            return False
+        if right.type == "assignment_expression":
+            name, init = right.child_by_field_name("left"), right.child_by_field_name("right")
+        elif right.type == "call_expression" and len(
+                right.child_by_field_name("arguments").named_children) == 1:
+            name = right.child_by_field_name("function")
+            init = right.child_by_field_name("arguments").named_children[0]
+        else:
+            return False
+        if name.type != "identifier":
+            return False
+        self.scopes[-1][text(name)] = self.group(init)
+        return True
+
+    def group(self, init: Node | None) -> Group:
+        """The group a cooperative-groups variable is initialized with."""
+        g = None if init is None else self.expr(init)
+        if not isinstance(g, Group):
+            raise error(init, "a group variable needs a group: cg::this_thread_block() or "
+                              "cg::tiled_partition")
+        return g
 
     def if_constexpr(self, node: Node) -> ir.Stmt:
         """`if constexpr`: only the branch the constant condition picks is compiled."""
@@ -476,9 +653,16 @@ class Compiler:
         frame = self.frames[-1]
         if value is None:
             return ir.Leave("ret")
+        if frame.ref:
+            if text(value) != "*this" or frame.this is None:
+                raise error(value, "a function returning a reference with more than "
+                                   "`return e;` must return *this")
+            return ir.Leave("ret")
         e = self.rvalue(value)
-        if isinstance(frame.type, C.Pointer) and not frame.type.root:
+        if frame.type is C.AUTO or isinstance(frame.type, C.Pointer) and not frame.type.root:
             frame.type = e.type
+        elif isinstance(frame.type, C.Pointer) and isinstance(e.type, C.Pointer):
+            frame.type = self.joined(frame.type, e.type.root)
         return ir.Leave("ret", self.converted(e, frame.type, value), frame.result)
 
     def declaration(self, node: Node) -> ir.Block:
@@ -494,16 +678,32 @@ class Compiler:
             if "static" in quals or "__constant__" in quals:
                 raise error(node, f"'{' '.join(sorted(quals))}' variables are outside the subset")
             if t is C.GROUP:
-                self.scopes[-1][name] = Group()
+                self.scopes[-1][name] = self.group(init)
                 continue
             if isinstance(t, C.Array):
-                raise error(decl, "local arrays (registers or local memory) are outside the "
-                                  "subset; __shared__ arrays are in it")
+                out.append(self.local_array(decl, name, t, init))
+                continue
+            if is_reference(decl):
+                out.extend(self.reference(name, init, decl))
+                continue
             value = None
-            if init is not None:
+            if init is not None and init.type in ("initializer_list", "argument_list") and \
+                    isinstance(t, C.Struct | C.Vec):
+                value = self.construct(t, init)
+            elif init is not None:
+                if init.type == "lambda_expression" and t is C.AUTO:
+                    self.scopes[-1][name] = Lambda(init, name, list(self.scopes))
+                    continue
                 if init.type == "initializer_list":
-                    raise error(init, "initializer lists are outside the subset")
-                value = self.rvalue(init)
+                    items = [c for c in init.named_children if c.type != "comment"]
+                    if len(items) != 1:
+                        raise error(init, "a braced initializer of a scalar needs one value")
+                    init = items[0]
+                found = self.expr(init)
+                if isinstance(found, Group):
+                    self.scopes[-1][name] = found
+                    continue
+                value = self.checked(found, init)
                 if t is C.AUTO or t == C.Pointer(C.AUTO, "", ""):
                     t = value.type
                 if isinstance(t, C.Pointer):
@@ -516,9 +716,86 @@ class Compiler:
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)
+            self.widen_known(var)
             self.scopes[-1][name] = var
             out.append(ir.Declare(var.slot, value, name))
+            if value is None and self.default_construct(var, decl) is not None:
+                out.append(ir.Eval(self.default_construct(var, decl)))
         return ir.Block(out)
+
+    def local_array(self, decl: Node, name: str, t: C.Array,
+                    init: Node | None) -> lanes.LocalDeclare:
+        """`float acc[4][4] = {0};`: a per-thread (register) array of scalar elements."""
+        elem = t
+        while isinstance(elem, C.Array):
+            elem = elem.of
+        if not isinstance(elem, C.Num):
+            raise error(decl, f"per-thread arrays of {C.name_of(elem)} are outside the subset")
+        values: list[tuple[int, ir.Expr]] | None = None
+        if init is not None:
+            if init.type != "initializer_list":
+                raise error(init, "a per-thread array is initialized with a braced list")
+            values = []
+            filled = self.fill(init, t, elem, 0, values)
+            if t.n == 0:
+                inner = t.of.size // elem.size
+                t = C.Array(t.of, -(-filled // inner))
+        n = t.size // elem.size
+        if n <= 0:
+            raise error(decl, f"the per-thread array {name!r} needs a size")
+        if n > lanes.MAX_LOCAL_ELEMENTS:
+            raise error(decl, f"the per-thread array {name!r} has {n} elements; sectorviz "
+                              f"models at most {lanes.MAX_LOCAL_ELEMENTS}")
+        if LOCAL_ARRAYS not in self.assumptions:
+            self.assumptions.append(LOCAL_ARRAYS)
+        array = LocalArray(self.slot(), t, elem, name)
+        self.scopes[-1][name] = array
+        return lanes.LocalDeclare(array.slot, n, elem, name, values)
+
+    def fill(self, init: Node, t: C.Array, elem: C.Num, start: int,
+             out: list[tuple[int, ir.Expr]]) -> int:
+        """A braced list for array `t` from flat element `start` -> (element, value) pairs
+        in `out` (nested braces start a new sub-array); returns the elements it spans."""
+        stride = t.of.size // elem.size
+        k = start
+        for item in init.named_children:
+            if item.type == "comment":
+                continue
+            if item.type == "initializer_list" and isinstance(t.of, C.Array):
+                k = start + -(-(k - start) // stride) * stride
+                self.fill(item, t.of, elem, k, out)
+                k += stride
+            elif item.type == "initializer_list":
+                raise error(item, "braces around a scalar initializer")
+            else:
+                out.append((k, self.cast(self.rvalue(item), elem)))
+                k += 1
+        if t.n and k - start > t.n * stride:
+            raise error(init, f"more initializers than the {t.n * stride} elements")
+        return k - start
+
+    def reference(self, name: str, init: Node | None, node: Node) -> list[ir.Stmt]:
+        """`T &name = lvalue`: an alias of a variable, or of the memory location (or array
+        element) the initializer designates when the declaration runs."""
+        if init is None:
+            raise error(node, f"the reference {name!r} needs an initializer")
+        target = self.expr(init)
+        if isinstance(target, (Var, Group, LocalArray)):
+            self.scopes[-1][name] = target
+            return []
+        slot = self.slot()
+        if isinstance(target, ir.Memory):
+            p = C.Pointer(target.type, target.space, target.root)
+            self.scopes[-1][name] = ir.Memory(ir.Read(slot, p, pos(init), name), target.type,
+                                              target.space, target.root, pos(init), ())
+            return [ir.Declare(slot, target.addr, name)]
+        if isinstance(target, LocalRef) and not isinstance(target.type, C.Array):
+            self.scopes[-1][name] = LocalRef(target.array, target.type,
+                                             ir.Read(slot, C.LONG, pos(init), name))
+            return [ir.Declare(slot, target.index, name)]
+        value = self.checked(target, init)
+        self.scopes[-1][name] = Var(slot, value.type, name)
+        return [ir.Declare(slot, value, name)]
 
     dynamic_shared: int | None = None  # bytes of `extern __shared__` memory (the launch's)
     _dynamic_at: int | None = None  # its offset in the block's shared memory
@@ -555,7 +832,11 @@ class Compiler:
         return self.value_of(self.expr(node), node)
 
     def rvalue(self, node: Node) -> ir.Expr:
-        e = self.value_of(self.expr(node), node)
+        return self.checked(self.expr(node), node)
+
+    def checked(self, x, node: Node) -> ir.Expr:
+        """What `expr` compiled -> the value it reads; an error if it has none."""
+        e = self.value_of(x, node)
         if e.type is C.VOID or e.type is C.GROUP:
             raise error(node, f"'{text(node)}' has no value")
         return e
@@ -571,9 +852,28 @@ class Compiler:
             return ir.Load(x, x.type, pos(node))
         if isinstance(x, Group):
             return ir.Const(0, C.GROUP, pos(node))
+        if isinstance(x, ir.Part):
+            if isinstance(x.type, C.Array):
+                raise error(node, f"the address of the local array '{text(node)}' is outside "
+                                  "the subset")
+            return ir.PartRead(x, x.type, pos(node))
+        if isinstance(x, LocalRef):
+            if isinstance(x.type, C.Array):
+                raise error(node, f"the per-thread array '{x.array.name}' used as a pointer: "
+                                  "outside the subset (index it instead)")
+            return ir.Load(self.local(x, node), x.type, pos(node))
+        if isinstance(x, (LocalArray, Lambda)):
+            raise error(node, f"'{x.name}' has no value here")
         return x
 
-    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site:
+    def local(self, ref: LocalRef, node: Node) -> lanes.Local:
+        """An element of a per-thread array as an lvalue."""
+        n = ref.array.type.size // ref.array.elem.size
+        return lanes.Local(ref.array.slot, ref.index, n, ref.type, ref.array.name, pos(node))
+
+    def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
+        if isinstance(mem.type, C.Struct):
+            return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
         line, col = pos(node)
@@ -635,8 +935,14 @@ class Compiler:
         for scope in reversed(self.scopes):
             if name in scope:
                 sym = scope[name]
+                if isinstance(sym, _Static):
+                    return self.static_member(sym, node)
                 if isinstance(sym, TypeName):
                     raise error(node, f"{name!r} is a type, not a value")
+                if isinstance(sym, LocalArray):
+                    return LocalRef(sym, sym.type, ir.Const(np.int64(0), C.LONG, pos(node)))
+                if isinstance(sym, ir.Memory):  # a reference: a fresh lvalue at each use
+                    return replace(sym, pos=pos(node), loops=tuple(self.loops))
                 if isinstance(sym, Shared):
                     return ir.Memory(ir.Const(np.int64(sym.address), C.LONG, pos(node)),
                                      sym.type, "shared", sym.name, pos(node), tuple(self.loops))
@@ -674,10 +980,61 @@ class Compiler:
             self.macro_env = saved
             self._expanding.discard(macro.name)
 
-    def file_constant(self, name: str, node: Node) -> ir.Const:
+    def constant_array(self, name: str, node: Node) -> ir.Memory:
+        """A file-scope `__constant__` array, placed in the constant bank on first use; its
+        values are the pattern's array of that name, if it has one."""
+        elem, n = self.unit_constants().get(name, (None, 0))
+        if elem is None:
+            t = self.constant_type(name, self.unit.globals[name])
+            raise error(node, f"a __constant__ {C.name_of(t)} is outside the subset (numbers "
+                              "and arrays of numbers are in it)")
+        spec = self.arrays[name].spec if name in self.arrays else None
+        if spec is not None and spec.elem_bytes != elem.size:
+            raise error(node, f"arrays.{name} has dtype {spec.dtype} ({spec.elem_bytes} bytes) "
+                              f"but the __constant__ array holds {C.name_of(elem)} "
+                              f"({elem.size} bytes)")
+        if name in self.arrays and self.arrays[name].length < n:
+            raise error(node, f"arrays.{name} has {self.arrays[name].length} elements but the "
+                              f"__constant__ array holds {n}")
         decl = self.unit.globals[name]
-        quals = {text(c) for c in decl.children
-                 if c.type in ("type_qualifier", "storage_class_specifier")}
+        t, init = self.unwrap([d for d in decl.children_by_field_name("declarator")
+                               if declared_name(d) == name][0],
+                              self.base_type(decl.child_by_field_name("type")))[1:]
+        if name not in self.constants:
+            end = max((a + b for a, b in self.constants.values()), default=0)
+            self.constants[name] = (-(-end // CONSTANT_ALIGN) * CONSTANT_ALIGN, n * elem.size)
+            if init is not None:
+                self.constant_values[name] = self.constant_initializer(init, t, elem, n)
+        return ir.Memory(ir.Const(np.int64(self.constants[name][0]), C.LONG, pos(node)), t,
+                         "constant", name, pos(node), tuple(self.loops))
+
+    def constant_initializer(self, init: Node, t: C.CType, elem: C.Num, n: int) -> np.ndarray:
+        """`__constant__ float c[4] = {1, 2};` (or `int k = 3;`) -> its n values (unlisted
+        ones 0)."""
+        pairs: list[tuple[int, ir.Expr]] = []
+        saved, self.scopes = self.scopes, [{}]
+        try:
+            if isinstance(t, C.Array) and init.type == "initializer_list":
+                self.fill(init, t, elem, 0, pairs)
+            elif isinstance(t, C.Num) and init.type != "initializer_list":
+                pairs.append((0, self.cast(self.rvalue(init), elem)))
+            else:
+                raise error(init, f"an initializer of a __constant__ {C.name_of(t)} is outside "
+                                  "the subset")
+        finally:
+            self.scopes = saved
+        values = np.zeros(n, dtype=elem.dtype)
+        for k, e in pairs:
+            if not e.const:
+                raise error(init, "a __constant__ initializer must be constant")
+            values[k] = ir.constant_value(e)
+        return values
+
+    def file_constant(self, name: str, node: Node):
+        decl = self.unit.globals[name]
+        quals = qualifiers(decl)
+        if "__constant__" in quals:
+            return self.constant_array(name, node)
         if not quals & {"const", "constexpr"}:
             raise error(node, f"{name!r} is a file-scope variable; only const and constexpr "
                               "ones are in the subset")
@@ -703,6 +1060,8 @@ class Compiler:
             if fname not in ("x", "y", "z"):
                 raise error(node, f"{text(arg)} has fields x, y, z")
             return ir.Builtin(f"{text(arg)}.{fname}", C.UINT, pos(node))
+        if arg.type == "this":
+            return self.member(self.this_object(arg), fname, node)
         base = self.expr(arg)
         if op == "->":
             p = self.value_of(base, arg)
@@ -710,6 +1069,8 @@ class Compiler:
                 raise error(node, "'->' needs a pointer")
             base = ir.Memory(p, p.type.to, p.type.space, p.type.root, pos(node), tuple(self.loops))
         t = base.type if not isinstance(base, Group) else C.GROUP
+        if isinstance(t, C.Struct) or isinstance(base, Var | ir.Part):
+            return self.member(base, fname, node)
         if not isinstance(t, C.Vec) or fname not in C.FIELDS[:t.n]:
             raise error(node, f"field '{fname}' of {C.name_of(t)} is outside the subset")
         i = C.FIELDS.index(fname)
@@ -722,15 +1083,31 @@ class Compiler:
         return ir.Field(base, i, t.base, pos(node))
 
     def shadowed(self, node: Node) -> bool:
-        return any(text(node) in s for s in self.scopes)
+        return self.shadowed_name(text(node))
+
+    def shadowed_name(self, name: str) -> bool:
+        return any(name in s for s in self.scopes)
 
     def x_subscript_expression(self, node):
         indices = node.child_by_field_name("indices")
         items = indices.named_children if indices.type == "subscript_argument_list" else [indices]
         if len(items) != 1:
             raise error(indices, "a subscript needs exactly one index")
-        base = self.rvalue(node.child_by_field_name("argument"))
+        found = self.expr(node.child_by_field_name("argument"))
+        if isinstance(found, Var | ir.Part) and isinstance(found.type, C.Array):
+            return self.element(found, self.rvalue(items[0]), node)
+        if isinstance(getattr(found, "type", None), C.Struct):
+            return self.operator("[]", found, items, node)
         index = self.rvalue(items[0])
+        if isinstance(found, LocalRef) and isinstance(found.type, C.Array):
+            if not C.is_int(index.type):
+                raise error(items[0], "an array index must be an integer")
+            stride = found.type.of.size // found.array.elem.size
+            flat = ir.Binary("+", found.index, ir.Binary(
+                "*", self.cast(index, C.LONG), ir.Const(np.int64(stride), C.LONG), C.LONG,
+                pos(node)), C.LONG, pos(node))
+            return LocalRef(found.array, found.type.of, self.fold(flat))
+        base = self.checked(found, node.child_by_field_name("argument"))
         return self.deref(self.pointer_plus(base, index, 1, node), node)
 
     def deref(self, p: ir.Expr, node: Node) -> ir.Memory:
@@ -751,6 +1128,8 @@ class Compiler:
 
     def x_pointer_expression(self, node):
         arg = node.child_by_field_name("argument")
+        if arg.type == "this" and node.child_by_field_name("operator").type == "*":
+            return self.this_object(arg)
         if node.child_by_field_name("operator").type == "*":
             return self.deref(self.rvalue(arg), node)
         target = self.expr(arg)
@@ -765,7 +1144,10 @@ class Compiler:
         if op in ("&&", "||"):
             return self.fold(ir.Logic(op, self.condition(left), self.condition(right), C.INT,
                                       pos(node)))
-        return self.binary(op, self.rvalue(left), self.rvalue(right), node)
+        a = self.expr(left)
+        if isinstance(getattr(a, "type", None), C.Struct):
+            return self.operator(op, a, [right], node)
+        return self.binary(op, self.value_of(a, left), self.rvalue(right), node)
 
     def binary(self, op: str, a: ir.Expr, b: ir.Expr, node: Node) -> ir.Expr:
         """`a op b` with C's conversions (pointer arithmetic included), folded if constant."""
@@ -809,7 +1191,7 @@ class Compiler:
         if isinstance(t, C.Num) and isinstance(e.type, C.Num):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
-            if e.type.root != t.root or e.type.space != t.space:
+            if not set(C.roots(e.type.root)) <= set(C.roots(t.root)) or e.type.space != t.space:
                 raise error(node, f"a pointer into {t.root!r} cannot also point into "
                                   f"{e.type.root!r}: outside the subset")
             if t.to != e.type.to and C.VOID not in (t.to, e.type.to):
@@ -839,7 +1221,10 @@ class Compiler:
 
     def lvalue(self, node: Node):
         target = self.expr(node)
-        if not isinstance(target, (Var, ir.Memory)) or isinstance(target.type, C.Array):
+        if isinstance(target, LocalRef) and not isinstance(target.type, C.Array):
+            return self.local(target, node)
+        if not isinstance(target, (Var, ir.Memory, lanes.Local, ir.Part)) or \
+                isinstance(target.type, C.Array):
             raise error(node, f"cannot assign to '{text(node)}'")
         return target
 
@@ -864,9 +1249,20 @@ class Compiler:
         t = target.type
         if isinstance(target, Var) and isinstance(t, C.Pointer) and not t.root:
             target.type = t = self.pointer_target(t, value, node)
+        elif isinstance(target, Var) and isinstance(t, C.Pointer) and \
+                isinstance(value.type, C.Pointer) and value.type.space == t.space and \
+                not set(C.roots(value.type.root)) <= set(C.roots(t.root)):
+            self.widened[target.slot] = self.joined(t, value.type.root).root
+            raise _Widened
         value = self.converted(value, t, node)
         if isinstance(target, Var):
             return ir.Assign(target.slot, value, t, pos(node), old, postfix)
+        if isinstance(target, ir.Part):
+            return ir.Assign(target, value, t, pos(node), old, postfix)
+        if isinstance(target, lanes.Local):
+            return ir.Assign(target, value, t, pos(node), old, postfix)
+        if target.space == "constant":
+            raise error(target_node, f"a store to the __constant__ array {target.root!r}")
         if old is not None:
             target.load_site = self.site(target, "load", target_node)
         target.store_site = self.site(target, "store", target_node)
@@ -875,6 +1271,8 @@ class Compiler:
     def x_assignment_expression(self, node):
         op = node.child_by_field_name("operator").type
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op != "=" and isinstance(getattr(self.expr(left), "type", None), C.Struct):
+            return self.operator(op, self.expr(left), [right], node)
         value = self.rvalue(right)
         target = self.lvalue(left)
         if op == "=":
@@ -888,6 +1286,9 @@ class Compiler:
         if isinstance(a.type, C.Num) and isinstance(b.type, C.Num):
             t = C.common(a.type, b.type)
             a, b = self.cast(a, t), self.cast(b, t)
+        elif isinstance(a.type, C.Pointer) and isinstance(b.type, C.Pointer) and \
+                (a.type.to, a.type.space) == (b.type.to, b.type.space):
+            a = self.cast(a, self.joined(a.type, b.type.root))
         elif a.type != b.type:
             raise error(node, f"'?:' of {C.name_of(a.type)} and {C.name_of(b.type)} is "
                               "outside the subset")
@@ -907,6 +1308,8 @@ class Compiler:
         return t
 
     def explicit_cast(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        if t is C.VOID:  # (void)x: evaluated for its effects only
+            return ir.Comma(e, ir.Const(0, C.VOID, pos(node)), C.VOID, pos(node))
         if isinstance(t, C.Num) and isinstance(e.type, (C.Num, C.Pointer)):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
@@ -920,7 +1323,7 @@ class Compiler:
         tnode = node.child_by_field_name("type")
         value = node.child_by_field_name("value")
         t = self.type_descriptor(tnode) if tnode is not None else \
-            templates.type_named_by(self, value) or self.expr(value).type  # no decay, no load
+            self.operand_type(value)
         return ir.Const(np.uint64(t.size), C.ULONG, pos(node))
 
     # ------------------------------------------------------------ calls
@@ -929,7 +1332,12 @@ class Compiler:
         fn = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children
                 if a.type != "comment"]
+        if any(c.type == "kernel_call_syntax" for c in node.children):
+            raise error(node, f"a kernel launch inside a kernel ({text(fn)}<<<...>>>, dynamic "
+                              "parallelism) is outside the subset")
         cast_to = templates.type_named_by(self, fn)
+        if isinstance(cast_to, C.Struct):  # `T(args)` of a struct: its constructor
+            return self.construct(cast_to, node.child_by_field_name("arguments"))
         if cast_to is not None:  # `float(x)`, `T(x)`, `(T)(x)`: casts the grammar took for calls
             if len(args) != 1:
                 raise error(node, f"a cast to {C.name_of(cast_to)} takes one value")
@@ -943,115 +1351,218 @@ class Compiler:
                 raise error(node, f"call of '{text(fn)}' is outside the subset")
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
-            scope, name = fn.child_by_field_name("scope"), text(fn.child_by_field_name("name"))
+            scope = fn.child_by_field_name("scope")
             if scope is not None and text(scope) in GROUP_NAMESPACES:
-                if name == "this_thread_block":
-                    return Group()
-                if name == "sync":
-                    return ir.Const(0, C.VOID, pos(node))
+                return builtins.cg_function(self, fn, args, node)
+            if self.scope_struct(scope) is not None:
+                return self.static_call(self.scope_struct(scope),
+                                        text(fn.child_by_field_name("name")), args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
-            target = self.expr(fn.child_by_field_name("argument"))
-            if isinstance(target, Group) and text(fn.child_by_field_name("field")) == "sync":
-                return ir.Const(0, C.VOID, pos(node))
+            arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
+            target = self.this_object(arg) if arg.type == "this" else self.expr(arg)
+            if isinstance(target, Group):
+                return builtins.group_method(self, target, method, args, node)
+            if fn.child_by_field_name("operator").type == "->" and arg.type != "this":
+                target = self.deref(self.value_of(target, arg), fn)
+            if isinstance(getattr(target, "type", None), C.Struct):
+                return self.method_call(target, method, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type != "identifier":
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         return self.call(text(fn), args, node)
 
+    def x_gnu_asm_expression(self, node):
+        raise error(node, "inline PTX (asm) is outside the subset")
+
     def call(self, name: str, args: list[Node], node: Node):
-        if name in SYNCS:
-            return ir.Const(0, C.VOID, pos(node))
+        for scope in reversed(self.scopes):
+            if name in scope:
+                found = scope[name]
+                if not isinstance(found, Lambda):
+                    raise error(node, f"'{name}' is not a function")
+                return self.inline_lambda(found, args, node)
         macro = self.macro(name, node)
         if macro is not None and macro.params is not None and name not in self._expanding:
             if len(args) != len(macro.params):
                 raise error(node, f"macro {name} takes {len(macro.params)} arguments")
             env = {p: (a, self.macro_env) for p, a in zip(macro.params, args)}
             return self.expand(macro, env, node)
+        member = self.member_call(name, args, node)
+        if member is not None:
+            return member
+        if name == "memcpy":
+            return self.memcpy(args, node)
+        if name in self.unit.structs and not self.shadowed_name(name):
+            return self.construct(self.struct_type(self.unit.structs[name]),
+                                  node.child_by_field_name("arguments"))
         fn = self.unit.device_function(name, node)
         if fn is not None:
-            return self.inline(fn, [self.rvalue(a) for a in args], node)
-        if name == "__ldg" and len(args) == 1:
-            return self.value_of(self.deref(self.rvalue(args[0]), node), node)
-        if name.startswith("make_") and name[5:] in C.NAMED:
-            t = C.NAMED[name[5:]]
-            if not isinstance(t, C.Vec) or len(args) != t.n:
-                raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
-            return ir.Vector([self.cast(self.rvalue(a), t.base) for a in args], t, pos(node))
+            return self.inline(fn, args, node)
         if name in CONVERSIONS:
             return conversion(self, name, [self.rvalue(a) for a in args], node)
-        if name in _MATH:
-            fn_np, result = _MATH[name]
-            values = [self.rvalue(a) for a in args]
-            if not all(isinstance(v.type, C.Num) for v in values):
-                raise error(node, f"{name} of a non-number")
-            if result is None:
-                result = values[0].type if len(values) == 1 else C.common(values[0].type,
-                                                                           values[1].type)
-                result = C.promote(result)
-            return self.fold(ir.Math(fn_np, [self.cast(v, result) for v in values], result,
-                                     pos(node)))
-        if name in SHUFFLES:
-            return self.shuffle(SHUFFLES[name], args, node)
-        if name.startswith("atomic"):
-            raise error(node, f"{name} (atomics) is outside the subset")
+        if name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
+        found = builtins.call(self, name, args, node)
+        if found is not None:
+            return found
         raise error(node, f"call of unknown function {name!r}" +
-                    suggest(name, [*self.unit.functions, *_MATH]))
-
-    def shuffle(self, kind: str, args: list[Node], node: Node) -> ir.Shuffle:
-        if len(args) not in (3, 4):
-            raise error(node, "a warp shuffle takes (mask, value, lane[, width])")
-        if len(args) == 4 and self.constant_int(args[3]) != 32:
-            raise error(args[3], "shuffles narrower than the warp (width < 32) are outside "
-                                 "the subset")
-        value, arg = self.rvalue(args[1]), self.rvalue(args[2])
-        if not C.is_int(arg.type):
-            raise error(args[2], "a shuffle's lane must be an integer")
-        return ir.Shuffle(kind, value, arg, value.type, pos(node))
+                    suggest(name, [*self.unit.functions, *builtins.MATH]))
 
     def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
         """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
         fn = self.unit.device_function(name, node)
+        if fn is None and name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
+            return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
-        return self.inline(fn, [self.rvalue(a) for a in args], node, targs)
+        return self.inline(fn, args, node, targs)
 
-    def inline(self, fn: Function, args: list[ir.Expr], node: Node,
-               targs: list[Node] | None = None) -> ir.Call:
+    def unit_uses_cg(self) -> bool:
+        """Whether the file says `using namespace cooperative_groups;` (cg names unqualified)."""
+        return b"using namespace cooperative_groups" in self.unit.tree.root_node.text
+
+    def inline(self, fn: Function, args: list[Node], node: Node,
+               targs: list[Node] | None = None, this=None):
+        """A __device__ function (a template's instantiation) inlined at a call; a member
+        function (`this`: its object) sees the object's members, and one that returns a
+        reference with `return e;` alone is the lvalue e."""
         if any(f.name == fn.name for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
-        fn = templates.instantiate(self, fn, targs or [], args, node)
         params = fn.params
-        if len(params) != len(args) and not (len(params) == 1 and text(params[0]) == "void"):
+        if len(params) == 1 and text(params[0]) == "void":
+            params = []
+        if len(params) != len(args):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        bound = [self.argument(p, a) for p, a in zip(params, args)]
+        typed = [x if isinstance(x, ir.Expr) else ir.Const(
+            0, C.GROUP if isinstance(x, Group) else x.type, pos(node)) for x in bound]
+        fn = templates.instantiate(self, fn, targs or [], typed, node)
         scope: dict = dict(fn.bindings)
-        self.scopes.append(scope)  # parameter and return types see the template's bindings
+        self.scopes.append(scope)  # the return type sees the template's bindings
         try:
-            ret_t = self.base_type(fn.node.child_by_field_name("type"))
+            tnode = fn.node.child_by_field_name("type")
+            ret_t = C.VOID if tnode is None else self.base_type(tnode)
             decl = fn.node.child_by_field_name("declarator")
             if decl.type == "pointer_declarator":
                 ret_t = C.Pointer(ret_t, "", "")
-            slots, values = [], []
-            for p, a in zip(params, args):
-                name, t, _ = self.declarator(p)
-                if isinstance(t, C.Pointer):
-                    t = self.pointer_target(t, a, p)
-                var = Var(self.slot(), t, name)
-                scope[name] = var
-                slots.append(var.slot)
-                values.append(self.converted(a, t, node))
+            if this is not None:
+                self.bind_members(this, scope, node)
+            ref = decl.type == "reference_declarator"
+            if ref and self.returns_only(fn):
+                return self.accessor(fn, params, bound, scope, ret_t, this, node)
         finally:
             self.scopes.pop()
-        frame = Frame(fn.name, self.slot(), ret_t)
-        self.grow(fn.body, node)
+        return self.inline_body(fn.name, params, bound, fn.body, ret_t, scope, [], node,
+                                this, ref)
+
+    def accessor(self, fn: Function, params: list[Node], bound: list, scope: dict,
+                 ret_t: C.CType, this, node: Node):
+        """`T& f(args) { return e; }`: the lvalue e, with the parameters naming their
+        arguments in place (no call runs to set a variable)."""
+        for p, x in zip(params, bound):
+            pname, t, _ = self.declarator(p)
+            scope[pname] = self.converted(x, t, node) if isinstance(x, ir.Expr) else x
+        saved = self.scopes, self.macro_env
+        self.scopes, self.macro_env = [scope], {}
+        self.frames.append(Frame(fn.name, self.slot(), ret_t, this, True))
+        try:
+            return self.expr(fn.body.named_children[0].named_children[0])
+        finally:
+            self.frames.pop()
+            self.scopes, self.macro_env = saved
+
+    def inline_lambda(self, fn: Lambda, args: list[Node], node: Node) -> ir.Call:
+        decl = fn.node.child_by_field_name("declarator")
+        plist = None if decl is None else decl.child_by_field_name("parameters")
+        params = [] if plist is None else [p for p in plist.named_children
+                                           if p.type != "comment"]
+        if len(params) != len(args):
+            raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
+        bound = [self.argument(p, a) for p, a in zip(params, args)]
+        return self.inline_body(fn.name, params, bound, fn.node.child_by_field_name("body"),
+                                C.AUTO, {}, fn.scopes, node)
+
+    def argument(self, param: Node, arg: Node):
+        """A call's argument compiled in the caller's scope: what a reference parameter
+        aliases (a variable, memory location, array element or group), or a value."""
+        x = self.expr(arg)
+        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")):
+            return x
+        return self.checked(x, arg)
+
+    def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
+                    ret_t: C.CType, scope: dict, outer: list[dict], node: Node,
+                    this=None, ref: bool = False) -> ir.Expr:
+        """A function body inlined at a call: parameters bound to the compiled arguments
+        (references alias them) in `scope` (with a template's bindings), `outer` the scopes
+        it sees besides (a lambda's); a member function's `this` object gets its
+        constructor's member initializers, and `*this` when it returns a reference."""
+        if any(f.name == name for f in self.frames):
+            raise error(node, f"recursive call of {name!r} is outside the subset")
+        slots, values = [], []
+        self.scopes.append(scope)  # parameter types see the template's bindings
+        try:
+            for p, x in zip(params, bound):
+                pname, t, _ = self.declarator(p)
+                if isinstance(x, (Group, Var, LocalArray, ir.Part)) or \
+                        isinstance(x, LocalRef) and isinstance(x.type, C.Array):
+                    if isinstance(x, Group) and t not in (C.GROUP, C.AUTO) or \
+                            not isinstance(x, Group) and t is C.GROUP:
+                        raise error(p, f"the parameter {pname!r} cannot take '{text(node)}'")
+                    scope[pname] = x.array if isinstance(x, LocalRef) else x
+                    continue
+                if isinstance(x, ir.Memory):
+                    slot = self.slot()
+                    scope[pname] = ir.Memory(
+                        ir.Read(slot, C.Pointer(x.type, x.space, x.root), x.pos, pname),
+                        x.type, x.space, x.root, x.pos, ())
+                    slots.append(slot)
+                    values.append(x.addr)
+                    continue
+                if isinstance(x, LocalRef):
+                    slot = self.slot()
+                    scope[pname] = LocalRef(x.array, x.type, ir.Read(slot, C.LONG, x.index.pos,
+                                                                     pname))
+                    slots.append(slot)
+                    values.append(x.index)
+                    continue
+                if t is C.AUTO:
+                    t = x.type
+                if isinstance(t, C.Pointer):
+                    t = self.pointer_target(t, x, p)
+                var = Var(self.slot(), t, pname)
+                self.widen_known(var)
+                scope[pname] = var
+                slots.append(var.slot)
+                values.append(self.converted(x, t, node))
+        finally:
+            self.scopes.pop()
+        frame = Frame(name, self.slot(), ret_t, this, ref)
+        self.grow(body_node, node)
         self.deeper(node, INLINE_LEVELS)
-        saved = self.scopes, self.macro_env, self.loop_depth
-        self.scopes, self.macro_env, self.loop_depth = [scope], {}, 0
+        saved = self.scopes, self.macro_env, self.loop_depth, self.switches
+        self.scopes, self.macro_env, self.loop_depth, self.switches = [*outer, scope], {}, 0, 0
         self.frames.append(frame)
         try:
-            body = self.block(fn.body, scope=False)
+            body = self.block(body_node, scope=False)
+            if this is not None:
+                body = ir.Block(self.member_inits(body_node.parent, this) + [body])
         finally:
             self.depth -= INLINE_LEVELS
             self.frames.pop()
-            self.scopes, self.macro_env, self.loop_depth = saved
-        return ir.Call(fn.name, values, slots, body, frame.result, frame.type, pos(node))
+            self.scopes, self.macro_env, self.loop_depth, self.switches = saved
+        ret = C.VOID if frame.type is C.AUTO else frame.type
+        call = ir.Call(name, values, slots, body, frame.result, ret, pos(node))
+        if ref:
+            return ir.Comma(call, self.value_of(this, node), this.type, pos(node))
+        return call
+
+    @staticmethod
+    def returns_only(fn: Function) -> bool:
+        """The body is `return e;` alone (a reference-returning accessor: the call is the
+        lvalue e, its arguments used in place). Other reference-returning functions must
+        end with `return *this;`."""
+        stmts = [c for c in fn.body.named_children if c.type != "comment"]
+        return len(stmts) == 1 and stmts[0].type == "return_statement" and \
+            bool(stmts[0].named_children)

@@ -59,6 +59,18 @@ UNPACK = {"__half22float2": (H2, F2, (0, 1)), "__float22half2_rn": (F2, H2, (0, 
 CONVERSIONS = {*VALUE, *BITS, *PACK, *UNPACK}
 
 
+def saturated(rounding: Callable, t: C.Num) -> Callable:
+    """float -> integer `t` as the GPU converts: rounded, clamped to range, NaN to 0."""
+    info = np.iinfo(t.dtype)
+
+    def convert(x):
+        x = np.asarray(x, dtype=np.float64)
+        r = np.clip(np.nan_to_num(rounding(x), nan=0.0), info.min, info.max)
+        big = r >= 2.0 ** (t.size * 8 - t.signed)  # the top of the range rounds up in float
+        return np.where(big, info.max, r.astype(t.dtype, copy=False))[()]
+    return convert
+
+
 def _bits(src: C.Num, dst: C.Num) -> Callable:
     return lambda v: np.asarray(v).astype(src.dtype).view(dst.dtype)[()]
 
@@ -85,8 +97,8 @@ def conversion(compiler: "Compiler", name: str, args: list[ir.Expr], node: Node)
                                      args[0].pos))
     src, dst, rounding = VALUE[name]
     value = _num(compiler, args[0], src, node)
-    if rounding is not None:
-        value = compiler.fold(ir.Math(rounding, [value], src, value.pos))
+    if rounding is not None:  # float to integer: rounded, then saturated as the GPU does
+        return compiler.fold(ir.Math(saturated(rounding, dst), [value], dst, value.pos))
     return compiler.cast(value, dst)
 
 

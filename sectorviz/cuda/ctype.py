@@ -48,7 +48,9 @@ class Vec:
 
 @dataclass(frozen=True)
 class Pointer:
-    """A pointer into one array: `root` names it (a kernel parameter or a __shared__ array)."""
+    """A pointer into an array: `root` names it (a kernel parameter or a __shared__ array),
+    or several, joined by ", ", when the pointer's lanes or times point into different arrays
+    (`flag ? in : out`); "" while a declared pointer has no value yet."""
 
     to: "CType"
     space: str  # "global" | "shared"
@@ -70,6 +72,29 @@ class Array:
 
 
 @dataclass(frozen=True)
+class Member:
+    """A struct member: its type at `offset` bytes from the struct's start."""
+
+    name: str
+    type: "CType"
+    offset: int
+
+
+@dataclass(frozen=True)
+class Struct:
+    """A struct or class laid out by C's rules: each member at the next multiple of its
+    alignment, the size rounded up to the struct's alignment (tail padding). Bytes."""
+
+    name: str
+    members: tuple[Member, ...]
+    size: int
+    align: int
+
+    def member(self, name: str) -> Member | None:
+        return next((m for m in self.members if m.name == name), None)
+
+
+@dataclass(frozen=True)
 class Opaque:
     """A type with no arithmetic: void, a cooperative group handle."""
 
@@ -77,7 +102,7 @@ class Opaque:
     size = 0
 
 
-CType = Num | Vec | Pointer | Array | Opaque
+CType = Num | Vec | Pointer | Array | Struct | Opaque
 
 BOOL = Num("bool", 1, signed=False, rank=0)
 CHAR = Num("char", 1, rank=1)
@@ -123,6 +148,32 @@ NAMED["__nv_bfloat162"] = NAMED["nv_bfloat162"] = Vec("__nv_bfloat162", BF16, 2)
 GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
 
 FIELDS = "xyzw"
+
+
+def alignof(t: CType) -> int:
+    """The alignment of `t` in bytes, as nvcc lays it out: a vector type of 1, 2 or 4
+    components is aligned to its size up to 16 (float2: 8, float4: 16, double4: 16), one of
+    3 components to its base type (float3: 4)."""
+    if isinstance(t, Struct):
+        return t.align
+    if isinstance(t, Array):
+        return alignof(t.of)
+    if isinstance(t, Vec):
+        return t.base.size if t.n == 3 else min(t.size, 16)
+    return max(1, t.size)
+
+
+def roots(root: str) -> tuple[str, ...]:
+    """The arrays a pointer root names."""
+    return tuple(root.split(", ")) if root else ()
+
+
+def join_roots(a: str, b: str, order: list[str]) -> str:
+    """The arrays of two pointer roots together, in the order of `order` (array names)."""
+    both = {r for root in (a, b) for r in root.split(", ") if r}
+    return ", ".join(sorted(both, key=lambda r: (order.index(r) if r in order else len(order),
+                                                 r)))
+
 
 def name_of(t: CType) -> str:
     if isinstance(t, Pointer):

@@ -24,7 +24,7 @@ import numpy as np
 from ..model.errors import PatternError
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
 from ..model.kernel import Batch, Threads
-from .ctype import BOOL, INT, CType, Num
+from .ctype import BOOL, INT, Array, CType, Num, Struct, Vec, roots
 
 if TYPE_CHECKING:
     from .kernel import CudaKernel
@@ -145,7 +145,8 @@ def constant_value(expr: Expr):
     """Value of a constant expression (no lanes, no memory)."""
     gen = expr.ev(None, np.bool_(True))
     try:
-        next(gen)
+        with np.errstate(all="ignore"):  # IEEE: 1.0f / 0 is infinity, as on the GPU
+            next(gen)
     except StopIteration as stop:
         return stop.value
     raise AssertionError("a constant expression yielded an access")
@@ -240,8 +241,8 @@ class Binary(Pair):
             return self._divide(run, a, b, mask)
         bits = self.type.size * 8
         bad = (b < 0) | (b >= bits)
-        if np.any(bad & mask):
-            raise fail(self.pos, f"shift count outside [0, {bits}) in '{op}'")
+        if np.any(bad & mask):  # undefined in C: an error only if it decides an address
+            return Unknown(f"a shift count outside [0, {bits}) in '{op}' (line {self.pos[0]})")
         b = np.where(bad, 0, b).astype(self.type.dtype) if np.ndim(bad) else b
         return np.left_shift(a, b) if op == "<<" else np.right_shift(a, b)
 
@@ -359,7 +360,7 @@ class Vector(Expr):
 
 @dataclass
 class Field(Expr):
-    """Component `i` of a vector value."""
+    """Component `i` of a vector value, member `i` of a struct value."""
 
     arg: Expr
     i: int
@@ -368,7 +369,59 @@ class Field(Expr):
 
     def ev(self, run, mask):
         v = yield from self.arg.ev(run, mask)
-        return v if isinstance(v, Unknown) else v[self.i]
+        if isinstance(v, Unknown):
+            return v
+        if v[self.i] is None:
+            raise fail(self.pos, "a member is read before it is set")
+        return v[self.i]
+
+
+def _scalars(t: CType, offset: int = 0) -> list[tuple[int, np.dtype]]:
+    """(byte offset, dtype) of every number inside a value of type `t`, in tuple order."""
+    if isinstance(t, Struct):
+        return [s for m in t.members for s in _scalars(m.type, offset + m.offset)]
+    if isinstance(t, (Array, Vec)):
+        part = t.of if isinstance(t, Array) else t.base
+        return [s for k in range(t.n) for s in _scalars(part, offset + k * part.size)]
+    return [(offset, t.dtype)]
+
+
+def _flat(value) -> list:
+    return [x for v in value for x in _flat(v)] if isinstance(value, tuple) else [value]
+
+
+def _nest(flat: list, like):
+    """`flat` values in the tuple shape of `like`."""
+    if not isinstance(like, tuple):
+        return flat.pop(0)
+    return tuple(_nest(flat, v) for v in like)
+
+
+@dataclass
+class Reinterpret(Expr):
+    """`arg`'s bytes read as `type` (memcpy between locals of one size): per lane, the
+    numbers' bytes in their layout, padding zero."""
+
+    arg: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        v = yield from self.arg.ev(run, mask)
+        leaves = _flat(v)
+        like = blank(self.type) if isinstance(self.type, (Struct, Array, Vec)) else 0
+        bad = next((x for x in leaves if x is None or isinstance(x, Unknown)), False)
+        if bad is not False:
+            bad = bad or Unknown(f"a member copied at line {self.pos[0]} before it is set")
+            return _nest([bad] * len(_flat(like)), like)
+        shape = np.broadcast_shapes(*(np.shape(x) for x in leaves))
+        raw = np.zeros(shape + (self.arg.type.size,), dtype=np.uint8)
+        for (off, dt), x in zip(_scalars(self.arg.type), leaves):
+            part = np.broadcast_to(np.asarray(x, dtype=dt), shape)[..., None]
+            raw[..., off:off + dt.itemsize] = np.ascontiguousarray(part).view(np.uint8)
+        out = [raw[..., off:off + dt.itemsize].copy().view(dt)[..., 0]
+               for off, dt in _scalars(self.type)]
+        return _nest(out, like)
 
 
 @dataclass
@@ -393,34 +446,6 @@ class Math(Expr):
 
 
 @dataclass
-class Shuffle(Expr):
-    """__shfl_sync / _up_sync / _down_sync / _xor_sync over whole warps (width 32): each lane
-    reads `value` from a source lane given by `arg`; out-of-warp sources keep the own value."""
-
-    kind: str  # "idx" | "up" | "down" | "xor"
-    value: Expr
-    arg: Expr
-    type: CType
-    pos: tuple[int, int]
-
-    def ev(self, run, mask):
-        v = yield from self.value.ev(run, mask)
-        k = known((yield from self.arg.ev(run, mask)), self.arg.pos, "a shuffle's source lane")
-        if isinstance(v, Unknown) or np.ndim(v) == 0:
-            return v
-        lane = np.arange(32, dtype=np.int64)
-        k = np.broadcast_to(k, run.shape).astype(np.int64)
-        src = {"idx": lambda: k & 31,
-               "up": lambda: np.where(lane - k >= 0, lane - k, lane),
-               "down": lambda: np.where(lane + k < 32, lane + k, lane),
-               "xor": lambda: (lane ^ k) & 31}[self.kind]()
-        if isinstance(v, tuple):
-            return tuple(np.take_along_axis(np.broadcast_to(c, run.shape), src, axis=1)
-                         for c in v)
-        return np.take_along_axis(np.broadcast_to(v, run.shape), src, axis=1)
-
-
-@dataclass
 class Comma(Expr):
     first: Expr
     then: Expr
@@ -434,7 +459,11 @@ class Comma(Expr):
 
 @dataclass
 class Memory:
-    """An lvalue in memory: `type` at the address `addr` evaluates to, in one array."""
+    """An lvalue in memory: `type` at the address `addr` evaluates to, in the array `root`
+    names (or in one of several: a pointer whose lanes point into different arrays).
+
+    A load or store is one site, or for a whole struct a tuple of (byte offset, site): the
+    struct's copy, one access per chunk of its alignment (see compile.struct_sites)."""
 
     addr: Expr
     type: CType
@@ -442,42 +471,181 @@ class Memory:
     root: str
     pos: tuple[int, int]
     loops: tuple[tuple[str, int], ...]  # enclosing for-loop variables (name, slot)
-    load_site: Site | None = None
-    store_site: Site | None = None
+    load_site: Site | tuple[tuple[int, Site], ...] | None = None
+    store_site: Site | tuple[tuple[int, Site], ...] | None = None
 
-    def _batch(self, run: Run, mask, address, site: Site):
+    def _locate(self, run: Run, mask, address, width: int):
+        """Each lane's byte offset in the array it points into, and (several arrays) the
+        index of that array in the root's names, else None; an error for a lane outside."""
+        names = roots(self.root)
+        if len(names) == 1:
+            base, nbytes = run.launch.space_of(self.space, self.root)
+            offset = address - base
+            bad = mask & ((offset < 0) | (offset + width > nbytes))
+            if bad.any():
+                w, lane = np.argwhere(bad)[0]
+                raise fail(self.pos, f"element index {int(offset[w, lane] // width)} of "
+                                     f"{self.root!r} outside [0, {nbytes // width}) at "
+                                     f"{first_lane(run, bad)}")
+            return offset, None
+        offset = np.zeros(run.shape, dtype=np.int64)
+        which = np.full(run.shape, -1)
+        for j, name in enumerate(names):
+            base, nbytes = run.launch.space_of(self.space, name)
+            inside = (which < 0) & (address >= base) & (address + width <= base + nbytes)
+            offset = np.where(inside, address - base, offset)
+            which = np.where(inside, j, which)
+        bad = mask & (which < 0)
+        if bad.any():
+            w, lane = np.argwhere(bad)[0]
+            raise fail(self.pos, f"address {int(address[w, lane])} is inside none of "
+                                 f"{self.root} at {first_lane(run, bad)}")
+        return offset, which
+
+    def _batch(self, run: Run, mask, address, site: Site) -> tuple[np.ndarray, Batch]:
+        """Each lane's byte offset in its array, and the execution's Batch."""
         run.budget.charge(run.lanes + BATCH_UNITS, "this access", f"line {self.pos[0]}",
                           self.pos[1])
         address = np.broadcast_to(address, run.shape)
-        base, nbytes = run.launch.space_of(self.space, self.root)
-        offset = address - base
         width = site.width
-        bad = mask & ((offset < 0) | (offset + width > nbytes))
-        if bad.any():
-            w, lane = np.argwhere(bad)[0]
-            raise fail(self.pos, f"element index {int(offset[w, lane] // width)} of "
-                                 f"{self.root!r} outside [0, {nbytes // width}) at "
-                                 f"{first_lane(run, bad)}")
+        offset, _ = self._locate(run, mask, address, width)
         iteration = {name: np.broadcast_to(run.slots[slot], run.shape)
                      for name, slot in self.loops if isinstance(run.slots[slot], np.generic |
                                                                 np.ndarray)}
         return offset, Batch(mask, offset // width, address, None, None, iteration)
 
+    def _accesses(self, run: Run, mask, address, site) -> Events:
+        parts = site if isinstance(site, tuple) else ((0, site),)
+        for off, part in parts:
+            yield self.space, part.index, self._batch(run, mask, address + off, part)[1]
+
     def load(self, run: Run, mask, address):
         site = self.load_site
-        offset, batch = self._batch(run, mask, address, site)
-        yield self.space, site.index, batch
-        values = run.launch.readable(self.space, self.root, self.type)
-        if values is None:
-            return Unknown(f"data loaded by '{site.source}' (line {self.pos[0]}); give "
-                           f"'{self.root}' values in the pattern file to read it")
-        size = self.type.size
-        element = np.where(mask, offset // size, 0)
-        return convert(values[element], self.type)
+        yield from self._accesses(run, mask, address, site)
+        source = site[0][1].source if isinstance(site, tuple) else site.source
+        return self.value(run, mask, np.broadcast_to(address, run.shape), self.type, source)
 
-    def store(self, run: Run, mask, address):
-        site = self.store_site
-        yield self.space, site.index, self._batch(run, mask, address, site)[1]
+    def value(self, run: Run, mask, address, t: CType, source: str):
+        """The value of type `t` at `address` from the arrays' configured values: a struct,
+        array or vector member by member; Unknown where an array has no values to read."""
+        if isinstance(t, Struct):
+            return tuple(self.value(run, mask, address + m.offset, m.type, source)
+                         for m in t.members)
+        if isinstance(t, (Array, Vec)):
+            part = t.of if isinstance(t, Array) else t.base
+            return tuple(self.value(run, mask, address + k * part.size, part, source)
+                         for k in range(t.n))
+        names = roots(self.root)
+        values = [run.launch.readable(self.space, name, t) for name in names]
+        missing = next((n for n, v in zip(names, values) if v is None), None)
+        if missing is not None:
+            return Unknown(f"data loaded by '{source}' (line {self.pos[0]}); give "
+                           f"'{missing}' values in the pattern file to read it")
+        offset, which = self._locate(run, mask, address, t.size)
+        element = np.where(mask, offset // t.size, 0)
+        if which is None:
+            return convert(values[0][element], t)
+        out = values[0][np.where(which == 0, element, 0)]
+        for j in range(1, len(values)):
+            out = np.where(which == j, values[j][np.where(which == j, element, 0)], out)
+        return convert(out, t)
+
+    def store(self, run: Run, mask, address, value=None):
+        yield from self._accesses(run, mask, address, self.store_site)
+
+
+def blank(t: CType):
+    """A local aggregate's value before any member is set: tuples with None leaves."""
+    if isinstance(t, Struct):
+        return tuple(blank(m.type) for m in t.members)
+    if isinstance(t, Array):
+        return tuple(blank(t.of) for _ in range(t.n))
+    if isinstance(t, Vec):
+        return (None,) * t.n
+    return None
+
+
+def _choose(parts: tuple, k: np.ndarray):
+    """Per lane, part k[lane] of `parts` (values of one type; tuples member by member)."""
+    if any(p is None for p in parts):
+        return None
+    unknown = next((p for p in parts if isinstance(p, Unknown)), None)
+    if unknown is not None:
+        return unknown
+    if isinstance(parts[0], tuple):
+        return tuple(_choose(tuple(p[j] for p in parts), k) for j in range(len(parts[0])))
+    return np.choose(k, [np.broadcast_to(p, k.shape) for p in parts])
+
+
+def _put(value, path: tuple, new, mask):
+    """`value` with the part at `path` set to `new` on the lanes of `mask`."""
+    if not path:
+        return merge(mask, new, value)
+    k, rest = path[0], path[1:]
+    if isinstance(k, int):
+        return value[:k] + (_put(value[k], rest, new, mask),) + value[k + 1:]
+    return tuple(_put(v, rest, new, mask & (k == j)) if np.any(mask & (k == j)) else v
+                 for j, v in enumerate(value))
+
+
+@dataclass
+class Part:
+    """Part of a local variable's value: a struct member, an element of a member array, a
+    vector component. `path` walks the value's tuples: an int, or an (index expression,
+    length) pair for an index computed per lane."""
+
+    slot: int
+    path: tuple
+    type: CType
+    name: str  # source text, for errors
+    pos: tuple[int, int]
+    whole: CType  # the variable's type
+
+    def _path(self, run: Run, mask):
+        out = []
+        for step in self.path:
+            if isinstance(step, int):
+                out.append(step)
+                continue
+            index, n = step
+            k = known((yield from index.ev(run, mask)), index.pos, "an index")
+            bad = mask & ((k < 0) | (k >= n))
+            if np.any(bad):
+                bad, k = np.broadcast_arrays(bad, k)
+                lane = f" at {first_lane(run, bad)}" if bad.ndim else ""
+                raise fail(self.pos, f"index {int(k[bad].flat[0])} of '{self.name}' outside "
+                                     f"[0, {n}){lane}")
+            out.append(int(k) if np.ndim(k) == 0 else np.where(mask, k, 0).astype(np.int64))
+        return out
+
+    def read(self, run: Run, mask):
+        path = yield from self._path(run, mask)
+        value = run.slots[self.slot]
+        for k in path:
+            if value is None or isinstance(value, Unknown):
+                break
+            value = value[k] if isinstance(k, int) else _choose(value, k)
+        if value is None:
+            raise fail(self.pos, f"'{self.name}' is read before it is set")
+        return value
+
+    def write(self, run: Run, mask, new):
+        path = yield from self._path(run, mask)
+        old = run.slots[self.slot]
+        run.slots[self.slot] = _put(blank(self.whole) if old is None else old, tuple(path),
+                                    new, mask)
+
+
+@dataclass
+class PartRead(Expr):
+    """An rvalue read of part of a local variable."""
+
+    part: Part
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        return (yield from self.part.read(run, mask))
 
 
 @dataclass
@@ -500,7 +668,7 @@ class Assign(Expr):
     For the compound forms the old value is kept in slot `old` (value reads it), and the
     expression's result is the old value when `postfix`."""
 
-    target: Memory | int  # a Memory lvalue, or a variable's slot
+    target: Memory | Part | int  # a Memory lvalue, part of a local, or a variable's slot
     value: Expr
     type: CType
     pos: tuple[int, int]
@@ -509,12 +677,17 @@ class Assign(Expr):
 
     def ev(self, run, mask):
         target = self.target
-        if isinstance(target, Memory):
+        if isinstance(target, Part):
+            if self.old is not None:
+                run.slots[self.old] = yield from target.read(run, mask)
+            new = convert((yield from self.value.ev(run, mask)), self.type)
+            yield from target.write(run, mask, new)
+        elif not isinstance(target, int):  # Memory, or a per-thread array's element
             address = known((yield from target.addr.ev(run, mask)), self.pos, "an address")
             if self.old is not None:
                 run.slots[self.old] = yield from target.load(run, mask, address)
             new = convert((yield from self.value.ev(run, mask)), self.type)
-            yield from target.store(run, mask, address)
+            yield from target.store(run, mask, address, new)
         else:
             if self.old is not None:
                 run.slots[self.old] = run.slots[target]
@@ -677,7 +850,7 @@ def size(node) -> int:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-        elif isinstance(x, (Expr, Stmt, Memory)):
+        elif isinstance(x, (Expr, Stmt, Memory, Part)):
             nodes += 1
             stack.extend(getattr(x, name) for name in getattr(x, "__dataclass_fields__", ()))
     return nodes

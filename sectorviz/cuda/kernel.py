@@ -114,21 +114,28 @@ class CudaKernel(Launch):
             self.program = compiler.kernel(fn, list(self.arrays))
         self.instructions = _instructions(self.program.sites["global"], self.source)
         self.shared_instructions = _instructions(self.program.sites["shared"], self.source)
+        self.constant_instructions = _instructions(self.program.sites["constant"], self.source)
+        self.assumptions = self.program.assumptions
         self.loop_shapes: dict = {}  # id(ir.Loop) -> closed.LoopShape, filled on first use
 
     def space_of(self, space: str, root: str) -> tuple[int, int]:
         """An array's (first byte address, size in bytes) in its memory space."""
         if space == "shared":
             return self.program.shared[root]
+        if space == "constant":
+            return self.program.constants[root]
         arr = self.arrays[root]
         return arr.address0, arr.length * arr.spec.elem_bytes
 
     def readable(self, space: str, root: str, t: C.CType) -> np.ndarray | None:
-        """The configured values of a global array read as `t`, if the model has them."""
-        if space != "global" or root not in self.values or not isinstance(t, C.Num) or \
-                t.size != self.arrays[root].spec.elem_bytes:
+        """The values of a global or __constant__ array read as `t`, if the model has them:
+        the pattern's, else a __constant__ array's initializer in the source."""
+        if not isinstance(t, C.Num) or space not in ("global", "constant"):
             return None
-        return self.values[root]
+        if root not in self.values:
+            values = self.program.constant_values.get(root) if space == "constant" else None
+            return values if values is not None and values.dtype.itemsize == t.size else None
+        return self.values[root] if t.size == self.arrays[root].spec.elem_bytes else None
 
     def events(self, lo: int, hi: int, threads: Threads | None = None
                ) -> Iterator[tuple[str, int, Batch]]:
@@ -177,6 +184,12 @@ class CudaKernel(Launch):
                      ) -> Iterator[tuple[int, Batch]]:
         """Every (shared instruction index, execution) of warps [lo, hi); addresses are byte
         offsets in the block's shared memory."""
-        for space, k, batch in self.events(lo, hi, threads):
-            if space == "shared":
+        return self.space_trace("shared", lo, hi, threads)
+
+    def space_trace(self, space: str, lo: int, hi: int, threads: Threads | None = None
+                    ) -> Iterator[tuple[int, Batch]]:
+        """Every (instruction index, execution) in `space` ("shared", "constant": byte
+        offsets in that memory) of warps [lo, hi)."""
+        for where, k, batch in self.events(lo, hi, threads):
+            if where == space:
                 yield k, batch

@@ -101,7 +101,7 @@ class Function:
     def params(self) -> list[Node]:
         decl = self.node.child_by_field_name("declarator")
         while decl.type != "function_declarator":
-            decl = decl.child_by_field_name("declarator")
+            decl = decl.child_by_field_name("declarator") or decl.named_children[0]
         plist = decl.child_by_field_name("parameters")
         return [c for c in plist.named_children if c.type != "comment"]
 
@@ -143,6 +143,8 @@ class Unit:
             name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
+        self.structs: dict[str, Node] = {}  # struct / class name -> its specifier with a body
+        self.struct_templates: dict[str, tuple[Node, Node]] = {}  # -> (specifier, parameters)
         self.launches: list[Launch] = []
         self._collect(self.tree.root_node, None)
         self._directives()
@@ -161,12 +163,16 @@ class Unit:
             elif kind in ("linkage_specification", "namespace_definition", "declaration_list",
                           "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif"):
                 self._collect(child, template, depth + 1)
+            elif kind in ("struct_specifier", "class_specifier"):
+                self._struct(child, template)
             elif kind == "declaration":
+                self._struct(child, template)
                 for decl in child.children_by_field_name("declarator"):
                     name = declared_name(decl)
                     if name:
                         self.globals.setdefault(name, child)
             elif kind in ("type_definition", "alias_declaration") and template is None:
+                self._struct(child, None)
                 for name in alias_names(child):
                     self.types.setdefault(name, child)
 
@@ -187,6 +193,27 @@ class Unit:
                     self.launches.append(Launch(text(fn).split("::")[-1], targs, tuple(
                         c for c in config.named_children if c.type != "comment"), node))
             stack.extend(reversed(n.named_children))
+
+    def _struct(self, node: Node, template: Node | None) -> None:
+        """Struct and class definitions by name (a typedef's names too), nested ones included;
+        a class template's under its name with its parameter list."""
+        spec = node if node.type.endswith("_specifier") else node.child_by_field_name("type")
+        if spec is None or spec.type not in ("struct_specifier", "class_specifier") or \
+                spec.child_by_field_name("body") is None:
+            return
+        name = spec.child_by_field_name("name")
+        names = [text(name)] if name is not None else []
+        if node.type == "type_definition":
+            names += [text(d) for d in node.children_by_field_name("declarator")
+                      if d.type == "type_identifier"]
+        for n in names:
+            if template is None:
+                self.structs.setdefault(n, spec)
+            else:
+                self.struct_templates.setdefault(n, (spec, template))
+        for field in spec.child_by_field_name("body").named_children:
+            if field.type == "field_declaration" and template is None:
+                self._struct(field, None)
 
     def _function(self, node: Node, template: Node | None) -> None:
         quals = frozenset(c.type for c in node.children if c.type in

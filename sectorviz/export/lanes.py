@@ -77,7 +77,7 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     if titled:
         y += th.label_size * 1.5
     geo = _geometry(panels, y, th)
-    offset_name = (f"{panels[0].array}[0] +" if len({p.array for p in panels}) == 1
+    offset_name = (f"{panels[0].array.split(', ')[0]}[0] +" if len({p.array for p in panels}) == 1
                    else "offset B")
     left = (MARGIN + th.label_size + 4 + 8
             + max(text_width(t, th.small_size) for t in ("address", "used B", offset_name, "31")))
@@ -115,7 +115,7 @@ def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel
         return Panel(ins.name, ins.array, None, None, 0, "")
     run = runs[execution]
     layout = grid_layout(run, ins.width, pattern.sector_bytes,
-                         kernel.arrays[ins.array].address0, detail.valid)
+                         kernel.arrays[ins.first_array].address0, detail.valid)
     iteration = ""
     if len(runs) > 1:
         values = ", ".join(f"{v} = {_loop_value(x, run.active)}"

@@ -13,7 +13,7 @@ per lane.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -171,17 +171,28 @@ class WarpCoordinates:
     when a form first needs it; `at_lane0` values are kept, since accesses share forms."""
 
     def __init__(self, kernel, lo: int, hi: int):
-        self.warp = np.arange(lo, hi, dtype=np.int64)
+        self.lo, self.hi = lo, hi
         self._block_dims, self._grid_dims = kernel.block, kernel.grid
-        self._block, self._in_block = np.divmod(self.warp, kernel.warps_per_block)
+        self._warps_per_block = kernel.warps_per_block
         self._values: dict[int, np.ndarray] = {}
         self._forms: dict[Affine, np.ndarray] = {}
+
+    @cached_property
+    def warp(self) -> np.ndarray:
+        """The global warp indices, (warps,)."""
+        return np.arange(self.lo, self.hi, dtype=np.int64)
+
+    @cached_property
+    def _split(self) -> tuple[np.ndarray, np.ndarray]:
+        """(block, warp in block) of each warp."""
+        return np.divmod(self.warp, self._warps_per_block)
 
     def value(self, v: int) -> np.ndarray:
         """Coordinate VARS[v] of each warp's lane 0."""
         if v not in self._values:
-            dims, index = ((self._block_dims, self._in_block * WARP_SIZE) if v < 3
-                           else (self._grid_dims, self._block))
+            block, in_block = self._split
+            dims, index = ((self._block_dims, in_block * WARP_SIZE) if v < 3
+                           else (self._grid_dims, block))
             if v % 3 == 0:
                 self._values[v] = index % dims[0]
             elif v % 3 == 1:
@@ -208,6 +219,9 @@ def _holds(values: np.ndarray, op: str) -> np.ndarray:
 
 def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int) -> RowAccount:
     """Accounting of one access by the warps of `coords`, from its closed form (rows = warps)."""
+    whole = _account_linear(plan, coords, sector_bytes)
+    if whole is not None:
+        return whole
     n = len(coords.warp)
     full = np.ones(n, dtype=bool)
     none = np.zeros(n, dtype=bool)
@@ -234,6 +248,60 @@ def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int)
     requested[mixed] = part.requested
     return RowAccount(counts, useful, requested, rows.active_lanes + part.active_lanes,
                       rows.touched + part.touched, rows.touched_ranges)
+
+
+def _thread_step(form: Affine, block: tuple[int, ...], grid: tuple[int, ...]) -> int | None:
+    """b when `form` is const + b * (global linear thread index) over the launch, else None.
+    Then lane 0 of global warp w has the value const + 32 * b * w, and lane l adds b * l."""
+    b = form.coef[0]
+    bx, by, bz = block
+    tpb = bx * by * bz
+    steps = (1, bx, bx * by, tpb, tpb * grid[0], tpb * grid[0] * grid[1])
+    extents = (*block, *grid)
+    if all(c == b * m or e == 1 for c, m, e in zip(form.coef, steps, extents)):
+        return b
+    return None
+
+
+def _account_linear(plan: AffinePlan, coords: WarpCoordinates, sb: int) -> RowAccount | None:
+    """The warps of `coords` all at once, without per-warp work, when every form of the plan
+    follows the global thread index, no guard cuts any of them, every index is in range and
+    their sectors make one run (each warp's bytes reach the next warp's); else None."""
+    lo, last = coords.lo, coords.hi - 1
+    dims = coords._block_dims, coords._grid_dims
+    forms = [plan.address] + [d for d, _ in plan.conditions] + [f for f, *_ in plan.checks]
+    steps = [_thread_step(f, *dims) for f in forms]
+    if None in steps or coords.hi <= lo:
+        return None
+
+    def ends(form: Affine, b: int) -> list[int]:
+        """The form at lanes 0 and 31 of the first and last warps (its extremes)."""
+        return [form.const + WARP_SIZE * b * w + b * lane for w in (lo, last)
+                for lane in (0, WARP_SIZE - 1)]
+
+    for (d, op), b in zip(plan.conditions, steps[1:]):
+        if not all(_holds(np.int64(v), op) for v in ends(d, b)):
+            return None
+    for (form, limit, *_), b in zip(plan.checks, steps[1 + len(plan.conditions):]):
+        if not all(0 <= v < limit for v in ends(form, b)):
+            return None
+    stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
+    reach = abs(stride) * (WARP_SIZE - 1) + width  # bytes of one warp, from its lowest
+    if not (abs(stride) <= sb or abs(stride) <= width) or abs(WARP_SIZE * stride) > reach:
+        return None  # lanes or warps apart: the per-warp path keeps their runs
+    table, n = _phase_table(stride, width, sb), coords.hi - lo
+    base = plan.address.const + WARP_SIZE * stride * lo
+    if (WARP_SIZE * stride) % sb == 0:  # every warp starts alike: one class
+        phase = base & (sb - 1)
+        counts = np.broadcast_to(table.counts[phase], (n,))
+        useful = np.broadcast_to(table.useful[phase], (n,))
+    else:
+        phase = (base + WARP_SIZE * stride * np.arange(n, dtype=np.int64)) & (sb - 1)
+        counts, useful = np.take(table.counts, phase), np.take(table.useful, phase)
+    low = min(ends(plan.address, stride)) >> shift
+    high = (max(ends(plan.address, stride)) + width - 1) >> shift
+    return RowAccount(counts, useful, np.broadcast_to(True, (n,)), n * WARP_SIZE, (),
+                      (np.array([low]), np.array([high])))
 
 
 def _lanes(at_lane0: np.ndarray, form: Affine) -> np.ndarray:

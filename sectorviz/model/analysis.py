@@ -34,6 +34,10 @@ LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
 LOAD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 STORE_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"
+ATOM_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"
+RED_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"
+ATOM_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"
+RED_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"
 L2_SECTORS = "lts__t_sectors_srcunit_tex_op_read.sum + lts__t_sectors_srcunit_tex_op_write.sum"
 DRAM_BYTES = "dram__bytes_read.sum + dram__bytes_write.sum"
 
@@ -89,6 +93,21 @@ class Boundary:
 
 
 @dataclass(frozen=True)
+class ConstantStats:
+    """One instruction reading a `__constant__` array, over the whole launch: the constant
+    cache serves one address per pass, so a request costs as many passes as it has distinct
+    addresses (summed over requests); never global sectors."""
+
+    name: str  # the __constant__ array
+    line: int | None
+    requests: int
+    distinct_addresses: int
+    instruction: str
+    column: int | None
+    source: str | None
+
+
+@dataclass(frozen=True)
 class Analysis:
     pattern_name: str
     sector_bytes: int
@@ -100,9 +119,11 @@ class Analysis:
     per_warp_sectors: np.ndarray | None = field(default=None, compare=False)
     per_warp_requests: np.ndarray | None = field(default=None, compare=False)
     warps_done: int | None = field(default=None, compare=False)  # set while a run is partial
+    constant: tuple[ConstantStats, ...] = ()
 
     def to_json(self) -> dict:
-        """The `--json` document: `instructions` (a list), `totals`, `boundaries`."""
+        """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
+        `constant` (reads of __constant__ arrays)."""
         return {
             "pattern": self.pattern_name,
             "sector_bytes": self.sector_bytes,
@@ -111,6 +132,7 @@ class Analysis:
             "instructions": [asdict(s) for s in self.instructions],
             "totals": asdict(self.totals),
             "boundaries": [asdict(b) for b in self.boundaries],
+            "constant": [asdict(c) for c in self.constant],
         }
 
 
@@ -352,9 +374,35 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
     totals = _totals(accs, seen, sb)
     if done < kernel.warps and per_sectors is not None:
         per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
+    boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()))
     return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
-                    instructions, totals, _boundaries(instructions, totals, sb),
-                    per_sectors, per_requests, None if done == kernel.warps else done)
+                    instructions, totals, boundaries, per_sectors, per_requests,
+                    None if done == kernel.warps else done,
+                    constant_listing(kernel) if done == kernel.warps else ())
+
+
+def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """(rows, 32) addresses -> (rows,) number of distinct addresses among active lanes."""
+    keyed = np.where(active, address, np.iinfo(np.int64).max)
+    keyed.sort(axis=1)
+    distinct = np.ones(keyed.shape, dtype=bool)
+    distinct[:, 1:] = keyed[:, 1:] != keyed[:, :-1]
+    return (distinct & (keyed != np.iinfo(np.int64).max)).sum(axis=1)
+
+
+def constant_listing(kernel: Kernel) -> tuple[ConstantStats, ...]:
+    """A kernel's reads of __constant__ arrays (`constant_instructions`, traced by
+    `space_trace("constant", ...)`) -> requests and distinct addresses per instruction."""
+    instructions = getattr(kernel, "constant_instructions", ())
+    sums = np.zeros((len(instructions), 2), dtype=np.int64)  # requests, distinct addresses
+    if instructions:
+        for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):
+            for k, batch in kernel.space_trace("constant", lo, hi):
+                address = np.broadcast_to(batch.address, batch.active.shape)
+                sums[k] += (batch.active.any(axis=1).sum(),
+                            distinct_per_row(address, batch.active).sum())
+    return tuple(ConstantStats(ins.array, ins.line, int(r), int(d), ins.name, ins.column,
+                               ins.source) for ins, (r, d) in zip(instructions, sums))
 
 
 def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
@@ -368,18 +416,33 @@ def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
                   seen[0].union_count(seen) if seen else 0)
 
 
-def _boundaries(instructions, totals: Stats, sb: int) -> tuple[Boundary, ...]:
+def _boundaries(instructions, totals: Stats, sb: int,
+                assumptions: tuple[str, ...] = ()) -> tuple[Boundary, ...]:
+    """The named boundaries; `assumptions` (the front end's, e.g. about per-thread arrays)
+    are added to the request side's. Atomics and reductions get their own request-side
+    boundary when the kernel has them."""
     def side(op: str) -> int:
         return sum(s.sectors for s in instructions if s.op == op)
 
-    loads, stores = side("load"), side("store")
+    extra = "".join(f"; {a}" for a in assumptions)
+    loads, stores, atoms, reds = side("load"), side("store"), side("atom"), side("red")
+    rmw = tuple(
+        Boundary(f"L1 request side, {what}", n * sb, n,
+                 f"every warp {kind} instruction's distinct sectors, counted per request like "
+                 f"loads (requests: {requests})", metric)
+        for what, kind, n, requests, metric in (
+            ("atomics", "atomic (result used)", atoms, ATOM_REQUESTS, ATOM_SECTORS),
+            ("reductions", "reduction (atomic, result unused)", reds, RED_REQUESTS,
+             RED_SECTORS))
+        if any(s.op == ("atom" if what == "atomics" else "red") for s in instructions))
     return (
         Boundary("L1 request side, loads", loads * sb, loads,
                  "every warp load instruction's distinct sectors, counted per request "
-                 f"(requests: {LOAD_REQUESTS})", LOAD_SECTORS),
+                 f"(requests: {LOAD_REQUESTS}){extra}", LOAD_SECTORS),
         Boundary("L1 request side, stores", stores * sb, stores,
                  "every warp store instruction's distinct sectors, counted per request "
                  f"(requests: {STORE_REQUESTS})", STORE_SECTORS),
+        *rmw,
         Boundary("below L1, no reuse", totals.sectors * sb, totals.sectors,
                  "upper bound: no cache serves any sector twice, so every requested sector "
                  "crosses (equals the request-side demand)", L2_SECTORS),

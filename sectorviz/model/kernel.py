@@ -197,7 +197,8 @@ def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+    except Exception:  # noqa: BLE001 - numpy's header reader raises many kinds on damaged
+        # headers (ValueError, SyntaxError, tokenize.TokenError, RecursionError, ...)
         raise _BadNpy("not a .npy file (or its header is damaged)") from None
     if len(shape) != 1 or dtype.kind not in "iu":
         raise _BadNpy(f"it must hold a 1-D integer array, got {dtype} with shape {shape}")
@@ -250,11 +251,16 @@ class Instruction:
 
     name: str
     op: str  # "load" | "store"
-    array: str
+    array: str  # the array's name; several, joined by ", ", for a pointer into several
     width: int  # bytes per lane access
     line: int | None = None  # source position, for kernels read from CUDA
     column: int | None = None
     source: str | None = None
+
+    @property
+    def first_array(self) -> str:
+        """The (lowest placed) array the instruction touches: where its offsets count from."""
+        return self.array.split(", ")[0]
 
 
 @dataclass(frozen=True)

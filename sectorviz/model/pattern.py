@@ -16,17 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PatternError
-from .files import MAX_TEXT_BYTES, read_text
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
                    plain_names_in, subscripts_in)
+from .files import MAX_TEXT_BYTES, read_text
 
 FORMAT = "sectorviz.pattern/1"
 
 DTYPE_BYTES = {
     "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2, "bfloat16": 2,
     "int32": 4, "uint32": 4, "float32": 4, "int64": 8, "uint64": 8, "float64": 8,
-    "float2": 8, "int2": 8, "float4": 16, "int4": 16, "double2": 16,
 }
+_VECTOR_BASE_BYTES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4,
+                      "long": 8, "ulong": 8, "longlong": 8, "ulonglong": 8, "float": 4,
+                      "double": 8}
+DTYPE_BYTES |= {f"{base}{n}": size * n  # CUDA's vector types: float4 is 16 bytes
+                for base, size in _VECTOR_BASE_BYTES.items() for n in (1, 2, 3, 4)}
+DTYPE_BYTES |= {"half2": 4, "__half2": 4, "__nv_bfloat162": 4}
 LAYOUTS = ("row-major", "col-major")
 VALUE_KINDS = {
     "arange": set(), "expr": {"expr"}, "constant": {"value"}, "permutation": {"seed"},

@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
-from .analysis import Analysis, Stats
+from .analysis import Analysis, ConstantStats, Stats
 
 COLUMNS = ("instruction", "op", "width B", "requests", "logical B", "sectors", "sector B",
            "ideal", "excess", "sectors/req", "min", "max", "mode", "useful %")
+
+
+OP_WORDS = {"load": "load", "store": "store",
+            "atom": "atomic read-modify-write whose old value is used",
+            "red": "atomic reduction whose old value is discarded"}
+
+
+def op_words(op: str) -> str:
+    """An instruction's op ("load", "store", "atom", "red") in words."""
+    return OP_WORDS.get(op, op)
+
+
+CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
+                 "distinct address; no global sectors")
+
+
+def per_request(c: ConstantStats) -> float:
+    """Distinct addresses per request of a __constant__ read (passes it serializes)."""
+    return c.distinct_addresses / c.requests if c.requests else 0.0
+
+
+def constant_summary(c: ConstantStats) -> str:
+    return (f"{c.distinct_addresses:,} distinct addresses in {c.requests:,} requests "
+            f"({per_request(c):.2f} per request)")
 
 
 def readable_bytes(n: int) -> str:
@@ -50,6 +74,8 @@ def report_text(analysis: Analysis) -> str:
         f"{analysis.sector_bytes}-byte sectors",
         "",
         aligned_table(sheet_rows(analysis)),
+        *[f"  {op}: {op_words(op)}" for op in ("atom", "red")
+          if any(s.op == op for s in analysis.instructions)],
         "",
         f"logical bytes {readable_bytes(t.logical_bytes)}; sector demand "
         f"{readable_bytes(t.sectors * t.sector_bytes)} ({t.sectors:,} sectors); "
@@ -61,4 +87,10 @@ def report_text(analysis: Analysis) -> str:
         lines.append(f"  {b.name}: {readable_bytes(b.bytes)} ({b.sectors:,} sectors)")
         lines.append(f"      assumes {b.assumption}")
         lines.append(f"      measured by {b.metric}")
+    if analysis.constant:
+        lines += ["", f"Constant cache: {CONSTANT_NOTE}"]
+        lines.append(aligned_table([["instruction", "array", "requests", "distinct addresses",
+                                     "per request"]] + [
+            [c.instruction, c.name, f"{c.requests:,}", f"{c.distinct_addresses:,}",
+             f"{per_request(c):.2f}"] for c in analysis.constant]))
     return "\n".join(lines)

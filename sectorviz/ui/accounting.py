@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model import Analysis
 from ..model.analysis import LaneExecution
-from ..model.sheet import readable_bytes
+from ..model.sheet import CONSTANT_NOTE, constant_summary, op_words, readable_bytes
 from .document import WarpView
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors
@@ -92,9 +92,9 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
     sel = view.selection
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = view.detail.executions[k] if view.detail else ()
-        arr = kernel.arrays[ins.array]
+        arr = kernel.arrays[ins.first_array]
         loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
-        ops.append(Row(ins.name, f"{ins.op}, {ins.width} B per lane",
+        ops.append(Row(ins.name, f"{op_words(ins.op)}, {ins.width} B per lane",
                        f"array {ins.array} ({arr.spec.dtype})" + loops, k))
         if st is not None:
             logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
@@ -132,6 +132,8 @@ def accounting_steps(view: WarpView, analysis: Analysis | None,
         bounds = [Row(f"{b.name}{so_far}", f"{readable_bytes(b.bytes)} ({b.sectors:,} sectors)",
                       f"assumes {b.assumption}; profiler metric {b.metric}")
                   for b in analysis.boundaries]
+        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
+                   for c in analysis.constant]
     else:
         logical.append(waiting)
         sectors.append(waiting)

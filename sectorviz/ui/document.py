@@ -69,7 +69,7 @@ def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     runs = detail.executions[selection.instruction]
     execution = runs[selection.run] if runs else None
     layout = None if execution is None else grid_layout(
-        execution, ins.width, pattern.sector_bytes, kernel.arrays[ins.array].address0,
+        execution, ins.width, pattern.sector_bytes, kernel.arrays[ins.first_array].address0,
         detail.valid)
     return WarpView(pattern, kernel, selection, ins, detail, len(runs), execution, layout)
 

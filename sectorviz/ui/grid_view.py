@@ -127,7 +127,7 @@ class GridItem(pg.GraphicsObject):
             return head + "\ninactive: the guard or a loop bound leaves this lane out"
         elem = (f"element ({rec['row']}, {rec['col']}) = [{rec['element']}]" if "row" in rec
                 else f"element [{rec['element']}]")
-        address0 = v.kernel.arrays[v.instruction.array].address0
+        address0 = v.kernel.arrays[v.instruction.first_array].address0
         lines = [head, elem,
                  f"address 0x{rec['address']:x} (array + {rec['address'] - address0} B), "
                  f"{v.instruction.width} B",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
@@ -36,6 +36,7 @@ NEW_PATTERN = """{
   "guard": "i < n",
   "accesses": [{"name": "load x[stride*i]", "op": "load", "array": "x", "index": "stride * i"}]
 }"""
+SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
 
@@ -362,10 +363,18 @@ class MainWindow(QMainWindow):
             doc = self.document
             if doc.analysis_running and doc.partial is None:  # a new run starts at 0
                 self.progress.setValue(0)
-            self.progress.setVisible(doc.analysis_running)
-            self.cancel.setVisible(doc.analysis_running)
+            if doc.analysis_running:  # shown once the run outlasts SHOW_PROGRESS_MS
+                QTimer.singleShot(SHOW_PROGRESS_MS, self._show_progress)
+            else:
+                self.progress.hide()
+                self.cancel.hide()
             if doc.analysis_error:
                 self.show_error(f"grid analysis: {doc.analysis_error}")
+
+    def _show_progress(self) -> None:
+        running = self.document.analysis_running
+        self.progress.setVisible(running)
+        self.cancel.setVisible(running)
 
     def _ask_work_budget(self) -> None:
         millions, ok = QInputDialog.getInt(

@@ -73,7 +73,7 @@ def test_a_long_run_shows_partial_results_and_editing_cancels_it(window, held, q
     assert "total, grid so far (8,192 of 131,072 warps)" in labels(window)
     assert window.overview.status.text() == "8,192 of 131,072 warps, 0 atypical, 64 warps " \
                                             "per pixel column so far"
-    assert window.progress.isVisible() and window.cancel.isVisible()
+    qtbot.waitUntil(lambda: window.progress.isVisible() and window.cancel.isVisible())
     assert window.progress.value() == 2**13  # sent with the partial result, just before it
 
     short = gather(2**20)
@@ -90,7 +90,7 @@ def test_a_long_run_shows_partial_results_and_editing_cancels_it(window, held, q
 def test_cancel_stops_the_run_and_keeps_the_work(window, held, qtbot):
     long, release, stopped = held
     doc = window.document
-    qtbot.waitUntil(lambda: doc.partial is not None)
+    qtbot.waitUntil(lambda: doc.partial is not None and window.cancel.isVisible())
     window.cancel.click()
     assert doc.pattern == long and doc.undo_stack.count() == 0
     assert doc.analysis is None and doc.partial is None and not doc.analysis_running

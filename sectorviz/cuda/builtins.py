@@ -1,0 +1,466 @@
+"""Calls of CUDA's built-in functions -> ir / lanes nodes: math, bit and conversion
+intrinsics, warp shuffles, votes and reductions, cooperative groups, atomics, cache-hinted
+loads and stores, and the calls the model ignores (printf, assert) or cannot know (clock).
+
+`call(compiler, name, args, node)` is tried after macros, lambdas and __device__ functions;
+it returns None when `name` is not a built-in. Unsupported parts of CUDA (textures, surfaces,
+kernel launches from a kernel, grid-wide groups) are refused with one line naming them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from ..model.pattern import suggest
+from . import ctype as C
+from . import ir, lanes
+from .conversions import saturated
+from .source import Node, error, text
+
+if TYPE_CHECKING:
+    from .compile import Compiler
+
+GROUP_NAMESPACES = {"cg", "cooperative_groups"}
+SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block",
+         "__threadfence_system"}
+IGNORED = {"printf", "assert", "__assert_fail", "__nanosleep", "__prof_trigger"}
+OPAQUE = {"clock": C.INT, "clock64": C.LLONG, "__globaltimer": C.ULLONG}
+LOADS = {"__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"}
+STORES = {"__stcs", "__stcg", "__stwb", "__stwt"}
+SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
+            "__shfl_xor_sync": "xor"}
+TILE_SHUFFLES = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor": "xor"}
+VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
+REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
+           "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
+CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid"}
+CG_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and", "bit_or": "or",
+          "bit_xor": "xor"}
+ATOMICS = {"atomicAdd": 2, "atomicSub": 2, "atomicExch": 2, "atomicMin": 2, "atomicMax": 2,
+           "atomicInc": 2, "atomicDec": 2, "atomicCAS": 3, "atomicAnd": 2, "atomicOr": 2,
+           "atomicXor": 2}
+NO_REDUCTION = {"atomicExch", "atomicCAS"}  # the RED instruction has no such operation
+REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
+           ("cudaLaunch", "dynamic parallelism"), ("cudaDeviceSynchronize",
+                                                   "dynamic parallelism"),
+           ("asm", "inline PTX"), ("__syncthreads_", "block-wide votes"),
+           ("__syncwarp_", "warp votes"), ("__match_all", "warp match-all"))
+
+
+@dataclass(frozen=True)
+class Group:
+    """A cooperative-groups handle: the thread block (tile None) or a tile of `tile` lanes."""
+
+    tile: int | None = None
+
+
+# ------------------------------------------------------------------ math
+
+
+def _round_half_away(x):
+    t = np.trunc(x)
+    return t + np.where(np.abs(x - t) >= 0.5, np.sign(x), 0).astype(np.asarray(x).dtype)
+
+
+def _bit_length(x, bits: int):
+    x = np.asarray(x).astype(np.uint64)
+    shift = 1
+    while shift < bits:
+        x = x | (x >> np.uint64(shift))
+        shift *= 2
+    return np.bitwise_count(x).astype(np.int32)
+
+
+def _ffs(x, bits: int):
+    x = np.asarray(x).astype(np.uint64) & np.uint64(2 ** bits - 1)
+    low = x & (~x + np.uint64(1))
+    return np.where(x == 0, 0, np.bitwise_count(low - np.uint64(1)) + 1).astype(np.int32)[()]
+
+
+def _brev(x, t: C.Num):
+    x = np.asarray(x).astype(np.uint64)
+    n = t.size * 8
+    out = np.zeros_like(x)
+    for i in range(n):
+        out |= ((x >> np.uint64(i)) & np.uint64(1)) << np.uint64(n - 1 - i)
+    return out.astype(t.dtype)[()]
+
+
+def _ieee_remainder(a, b):
+    """C's remainder(): a - n * b with n the quotient rounded to nearest even."""
+    q = np.rint(np.asarray(a, dtype=np.float64) / b)
+    return (a - q * b).astype(np.asarray(a).dtype)[()]
+
+
+_F, _D, _I, _U = C.FLOAT, C.DOUBLE, C.INT, C.UINT
+_LL, _ULL = C.LLONG, C.ULLONG
+# <cmath> name without its f -> numpy function (None: erf / erfc, made below)
+_FLOAT_FNS: dict[str, Callable | None] = {
+    "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "exp": np.exp,
+    "exp2": np.exp2, "exp10": lambda x: np.power(x.dtype.type(10), x), "expm1": np.expm1,
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin,
+    "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "floor": np.floor, "ceil": np.ceil,
+    "trunc": np.trunc, "round": _round_half_away, "rint": np.rint, "nearbyint": np.rint,
+    "fabs": np.abs, "erf": None, "erfc": None, "pow": np.power, "atan2": np.arctan2,
+    "fmin": np.fmin, "fmax": np.fmax, "fmod": np.fmod, "remainder": _ieee_remainder,
+    "hypot": np.hypot, "copysign": np.copysign, "fdim": lambda a, b: np.maximum(a - b, 0),
+    "fma": lambda a, b, c: a * b + c,
+}
+# name -> (numpy function, parameter type (None: the arguments' common type), result type
+# (None: the parameter type))
+MATH: dict[str, tuple[Callable, C.Num | None, C.Num | None]] = {
+    "min": (np.minimum, None, None), "max": (np.maximum, None, None),
+    "abs": (np.abs, None, None), "labs": (np.abs, C.LONG, None),
+    "llabs": (np.abs, _LL, None), "umin": (np.minimum, _U, None),
+    "umax": (np.maximum, _U, None), "llmin": (np.minimum, _LL, None),
+    "llmax": (np.maximum, _LL, None), "ullmin": (np.minimum, _ULL, None),
+    "ullmax": (np.maximum, _ULL, None),
+    "__mul24": (np.multiply, _I, None), "__umul24": (np.multiply, _U, None),
+    "__mulhi": (lambda a, b: (a.astype(np.int64) * b) >> 32, _I, _I),
+    "__umulhi": (lambda a, b: (a.astype(np.uint64) * b) >> np.uint64(32), _U, _U),
+    "__popc": (np.bitwise_count, _U, _I), "__popcll": (np.bitwise_count, _ULL, _I),
+    "__clz": (lambda x: 32 - _bit_length(x, 32), _U, _I),
+    "__clzll": (lambda x: 64 - _bit_length(x, 64), _ULL, _I),
+    "__ffs": (lambda x: _ffs(x, 32), _I, _I), "__ffsll": (lambda x: _ffs(x, 64), _LL, _I),
+    "__brev": (lambda x: _brev(x, _U), _U, _U),
+    "__brevll": (lambda x: _brev(x, _ULL), _ULL, _ULL),
+    "__saturatef": (lambda x: np.nan_to_num(np.clip(x, 0, 1), nan=0), _F, _F),
+    "__fdividef": (np.divide, _F, _F), "fdividef": (np.divide, _F, _F),
+    "__frcp_rn": (lambda x: 1 / x, _F, _F), "__fsqrt_rn": (np.sqrt, _F, _F),
+    "__frsqrt_rn": (lambda x: 1 / np.sqrt(x), _F, _F),
+    "__fadd_rn": (np.add, _F, _F), "__fsub_rn": (np.subtract, _F, _F),
+    "__fmul_rn": (np.multiply, _F, _F), "__fmaf_rn": (lambda a, b, c: a * b + c, _F, _F),
+    "__expf": (np.exp, _F, _F), "__logf": (np.log, _F, _F), "__log2f": (np.log2, _F, _F),
+    "__log10f": (np.log10, _F, _F), "__sinf": (np.sin, _F, _F), "__cosf": (np.cos, _F, _F),
+    "__tanf": (np.tan, _F, _F), "__powf": (np.power, _F, _F), "__exp10f": (
+        lambda x: np.power(np.float32(10), x), _F, _F),
+}
+for _name, _dst, _fn in (("lrint", C.LONG, np.rint), ("llrint", _LL, np.rint),
+                         ("lround", C.LONG, _round_half_away),
+                         ("llround", _LL, _round_half_away)):
+    MATH[_name + "f"] = (saturated(_fn, _dst), _F, _dst)
+    MATH[_name] = (saturated(_fn, _dst), _D, _dst)
+
+
+def _erf(erfc: bool) -> Callable:
+    """erf / erfc without scipy: math.erf per element, in the argument's precision."""
+    f = np.vectorize(math.erfc if erfc else math.erf, otypes=[np.float64])
+    return lambda x: f(x).astype(np.asarray(x).dtype)[()]
+
+
+for _name, _fn in _FLOAT_FNS.items():
+    _fn = _fn or _erf(_name == "erfc")
+    MATH.setdefault(_name + "f", (_fn, _F, _F))
+    MATH.setdefault(_name, (_fn, _D, _D))
+
+
+def arity(fn: Callable) -> int:
+    """How many arguments a MATH function takes (numpy ufuncs say it as `nin`)."""
+    return getattr(fn, "nin", None) or fn.__code__.co_argcount
+
+
+def math_call(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    fn, param, result = MATH[name]
+    if len(args) != arity(fn):
+        raise error(node, f"{name} takes {arity(fn)} argument{'s' * (arity(fn) > 1)}")
+    values = [comp.rvalue(a) for a in args]
+    if not all(isinstance(v.type, C.Num) for v in values):
+        raise error(node, f"{name} of a non-number")
+    if param is None:
+        param = values[0].type
+        for v in values[1:]:
+            param = C.common(param, v.type)
+        param = C.promote(param)
+    return comp.fold(ir.Math(fn, [comp.cast(v, param) for v in values], result or param,
+                             comp_pos(node)))
+
+
+def comp_pos(node: Node) -> tuple[int, int]:
+    return node.start_point[0] + 1, node.start_point[1] + 1
+
+
+def void(node: Node) -> ir.Const:
+    return ir.Const(0, C.VOID, comp_pos(node))
+
+
+# ------------------------------------------------------------------ calls by name
+
+
+def call(comp: "Compiler", name: str, args: list[Node], node: Node):
+    """A built-in function call -> its node, or None if `name` is not a built-in."""
+    if name in SYNCS or name in IGNORED:
+        if name == "__syncwarp" and args:
+            comp.rvalue(args[0])
+        return void(node)
+    if name in OPAQUE:
+        return lanes.Opaque(f"{name}() (line {comp_pos(node)[0]}), which is only known at run "
+                            "time", OPAQUE[name], comp_pos(node))
+    if name in LOADS and len(args) == 1:
+        return comp.value_of(comp.deref(comp.rvalue(args[0]), node), node)
+    if name in STORES and len(args) == 2:
+        target = comp.deref(comp.rvalue(args[0]), node)
+        return comp.assignment(target, comp.rvalue(args[1]), node, node)
+    if name.startswith("make_") and name[5:] in C.NAMED:
+        t = C.NAMED[name[5:]]
+        if not isinstance(t, C.Vec) or len(args) != t.n:
+            raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
+        return ir.Vector([comp.cast(comp.rvalue(a), t.base) for a in args], t, comp_pos(node))
+    if name in MATH:
+        return math_call(comp, name, args, node)
+    if name in ("sincosf", "sincos", "__sincosf"):
+        return sincos(comp, name, args, node)
+    if name in SHUFFLES or name + "_sync" in SHUFFLES:  # the pre-CUDA 9 forms lack the mask
+        return shuffle(comp, SHUFFLES.get(name) or SHUFFLES[name + "_sync"], args, node,
+                       name in SHUFFLES)
+    if name in VOTES or name == "__activemask":
+        return vote(comp, VOTES.get(name, "active"), args, node)
+    if name + "_sync" in VOTES:
+        if len(args) != 1:
+            raise error(node, f"{name} takes (predicate)")
+        t = C.UINT if name == "__ballot" else C.INT
+        return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
+                          comp_pos(node))
+    if name == "__match_any_sync":
+        if len(args) != 2:
+            raise error(node, f"{name} takes (mask, value)")
+        value = comp.rvalue(args[1])
+        if not isinstance(value.type, C.Num):
+            raise error(args[1], f"{name} of a {C.name_of(value.type)}")
+        return lanes.Match(comp.rvalue(args[0]), value, C.UINT, comp_pos(node))
+    if name in REDUCES:
+        if len(args) != 2:
+            raise error(node, f"{name} takes (mask, value)")
+        value = comp.rvalue(args[1])
+        t = C.promote(value.type) if C.is_int(value.type) else None
+        if t is None:
+            raise error(node, f"{name} needs an integer value")
+        return lanes.SegmentReduce(REDUCES[name], comp.cast(value, t), comp.rvalue(args[0]), 32,
+                                   t, comp_pos(node))
+    base = name.removesuffix("_block").removesuffix("_system")
+    if base in ATOMICS:
+        return atomic(comp, base, args, node)
+    for prefix, what in REFUSED:
+        if name.startswith(prefix):
+            raise error(node, f"{name} ({what}) is outside the subset")
+    return None
+
+
+def pointee(comp: "Compiler", arg: Node, node: Node):
+    """The lvalue a pointer argument designates: `&x` -> x, `p` -> *p."""
+    if arg.type == "pointer_expression" and arg.child_by_field_name("operator").type == "&":
+        return comp.lvalue(arg.child_by_field_name("argument"))
+    return comp.deref(comp.rvalue(arg), node)
+
+
+def sincos(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    if len(args) != 3:
+        raise error(node, f"{name} takes (x, &sin, &cos)")
+    t = C.DOUBLE if name == "sincos" else C.FLOAT
+    x = comp.cast(comp.rvalue(args[0]), t)
+    s = comp.assignment(pointee(comp, args[1], node), ir.Math(np.sin, [x], t, x.pos), node,
+                        args[1])
+    c = comp.assignment(pointee(comp, args[2], node), ir.Math(np.cos, [x], t, x.pos), node,
+                        args[2])
+    return ir.Comma(s, ir.Comma(c, void(node), C.VOID, c.pos), C.VOID, comp_pos(node))
+
+
+def shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
+            masked: bool = True) -> lanes.Shuffle:
+    """__shfl*_sync(mask, value, lane[, width]) (or __shfl*(value, lane[, width])) -> a
+    Shuffle over width-lane segments."""
+    if len(args) not in (2 + masked, 3 + masked):
+        raise error(node, "a warp shuffle takes (" + "mask, " * masked + "value, lane[, width])")
+    if masked:
+        comp.rvalue(args[0])
+        args = args[1:]
+    width = ir.Const(np.int32(32), C.INT, comp_pos(node))
+    if len(args) == 3:
+        width = comp.rvalue(args[2])
+        if not C.is_int(width.type):
+            raise error(args[2], "a shuffle's width must be an integer")
+        if width.const:
+            lanes.check_width(True, ir.constant_value(width), width.pos)
+    return tile_shuffle(comp, kind, args[:2], node, width)
+
+
+def tile_shuffle(comp: "Compiler", kind: str, args: list[Node], node: Node,
+                 width: ir.Expr) -> lanes.Shuffle:
+    value, arg = comp.rvalue(args[0]), comp.rvalue(args[1])
+    if not C.is_int(arg.type):
+        raise error(args[1], "a shuffle's lane must be an integer")
+    if isinstance(value.type, C.Num):
+        value = comp.cast(value, C.promote(value.type))
+    return lanes.Shuffle(kind, value, arg, width, value.type, comp_pos(node))
+
+
+def vote(comp: "Compiler", kind: str, args: list[Node], node: Node) -> lanes.Vote:
+    want = 0 if kind == "active" else 2
+    if len(args) != want:
+        raise error(node, f"{text(node.child_by_field_name('function'))} takes "
+                          f"{'no arguments' if not want else '(mask, predicate)'}")
+    member = comp.rvalue(args[0]) if args else None
+    pred = comp.condition(args[1]) if args else None
+    t = C.UINT if kind in ("ballot", "active") else C.INT
+    return lanes.Vote(kind, member, pred, 32, t, comp_pos(node))
+
+
+def atomic(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Atomic:
+    """atomicOp(address, operand[, operand]) -> one access: "red" when its result is
+    discarded (a statement of its own), else "atom" (exchange and compare-and-swap have no
+    reduction form: always "atom")."""
+    if len(args) != ATOMICS[name]:
+        raise error(node, f"{name} takes {ATOMICS[name]} arguments")
+    mem = pointee(comp, args[0], node)
+    if not isinstance(mem, ir.Memory):
+        raise error(args[0], f"{name} on a local variable: atomics need global or shared "
+                             "memory")
+    if mem.space == "constant":
+        raise error(args[0], f"{name} on the __constant__ array {mem.root!r}")
+    operands = [comp.rvalue(a) for a in args[1:]]
+    if isinstance(mem.type, C.Num):
+        operands = [comp.cast(v, mem.type) for v in operands]
+    parent = node.parent
+    if parent is not None and parent.type == "cast_expression":
+        parent = parent.parent
+    discarded = parent is not None and parent.type == "expression_statement"
+    op = "red" if discarded and name not in NO_REDUCTION else "atom"
+    site = comp.site(mem, op, node)
+    return lanes.Atomic(text(node.child_by_field_name("function")), mem, site, operands,
+                        mem.type, comp_pos(node))
+
+
+# ------------------------------------------------------------------ cooperative groups
+
+
+def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: Node) -> int:
+    if targs is not None and len(targs.named_children) == 1 and len(args) == 1:
+        n = comp.constant_int(targs.named_children[0])
+    elif targs is None and len(args) == 2:
+        n = comp.constant_int(args[1])
+    else:
+        raise error(node, "tiled_partition takes (group, N) or <N>(group)")
+    if n not in (1, 2, 4, 8, 16, 32):
+        raise error(node, f"tiles of {n} threads: sectorviz models tiles of 1 to 32 (a power "
+                          "of 2)")
+    group = comp.expr(args[0])
+    if not isinstance(group, Group):
+        raise error(args[0], "tiled_partition needs a thread block or a tile")
+    if group.tile is not None and group.tile < n:
+        raise error(node, f"a tile of {n} threads from a tile of {group.tile}")
+    return n
+
+
+def cg_name(fn: Node) -> tuple[str, Node | None]:
+    """`cg::f`, `cg::f<N>`, `f`, `f<N>` -> ('f', template argument list or None)."""
+    if fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+    if fn.type in ("template_function", "template_type"):
+        return text(fn.child_by_field_name("name")), fn.child_by_field_name("arguments")
+    return text(fn), None
+
+
+def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
+    """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync (also unqualified,
+    after `using namespace cooperative_groups`) -> a node or Group."""
+    name, targs = cg_name(fn)
+    if name == "this_thread_block" and not args:
+        return Group(None)
+    if name == "tiled_partition":
+        return Group(_group_size(comp, targs, args, node))
+    if name == "sync" and len(args) == 1:
+        comp.expr(args[0])
+        return void(node)
+    if name == "reduce" and len(args) == 3:
+        return cg_reduce(comp, args, node)
+    if name in ("this_grid", "this_multi_grid", "this_cluster"):
+        raise error(node, f"cg::{name}() (groups wider than a block) is outside the subset")
+    raise error(node, f"cg::{name} is outside the subset"
+                + suggest(name, ["this_thread_block", "tiled_partition", "reduce", "sync"]))
+
+
+def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentReduce:
+    group = comp.expr(args[0])
+    if not isinstance(group, Group) or group.tile is None:
+        raise error(args[0], "cg::reduce needs a tile (cg::tiled_partition<N>)")
+    op_node = args[2]  # cg::plus<T>() or cg::plus<T>{}
+    fn = op_node.child_by_field_name({"call_expression": "function",
+                                      "compound_literal_expression": "type"}.get(
+        op_node.type, "function"))
+    op = CG_OPS.get(cg_name(fn)[0]) if fn is not None else None
+    if op is None:
+        raise error(op_node, "cg::reduce's operation must be cg::plus, cg::less, cg::greater, "
+                             "cg::bit_and, cg::bit_or or cg::bit_xor")
+    value = comp.rvalue(args[1])
+    if not isinstance(value.type, C.Num) or (value.type.floating and op in ("and", "or",
+                                                                             "xor")):
+        raise error(args[1], f"cg::reduce of {C.name_of(value.type)}")
+    t = C.promote(value.type)
+    return lanes.SegmentReduce(op, comp.cast(value, t), None, group.tile, t, comp_pos(node))
+
+
+def _builtin(name: str, node: Node) -> ir.Builtin:
+    return ir.Builtin(name, C.UINT, comp_pos(node))
+
+
+def block_rank(node: Node) -> ir.Expr:
+    """threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y."""
+    p = comp_pos(node)
+    b = _builtin
+
+    def mul(x, y):
+        return ir.Binary("*", x, y, C.UINT, p)
+
+    def add(x, y):
+        return ir.Binary("+", x, y, C.UINT, p)
+    bx, by = b("blockDim.x", node), b("blockDim.y", node)
+    return add(add(b("threadIdx.x", node), mul(b("threadIdx.y", node), bx)),
+               mul(b("threadIdx.z", node), mul(bx, by)))
+
+
+def block_size(node: Node) -> ir.Expr:
+    p = comp_pos(node)
+    return ir.Binary("*", ir.Binary("*", _builtin("blockDim.x", node),
+                                    _builtin("blockDim.y", node), C.UINT, p),
+                     _builtin("blockDim.z", node), C.UINT, p)
+
+
+def _uint(n: int, node: Node) -> ir.Const:
+    return ir.Const(np.uint32(n), C.UINT, comp_pos(node))
+
+
+def group_method(comp: "Compiler", group: Group, method: str, args: list[Node], node: Node):
+    """`g.thread_rank()`, `tile.shfl_down(v, 1)`, ... -> a node."""
+    p = comp_pos(node)
+    n = group.tile
+    if method == "sync" and not args:
+        return void(node)
+    if method == "thread_rank" and not args:
+        rank = block_rank(node)
+        return rank if n is None else ir.Binary("&", rank, _uint(n - 1, node), C.UINT, p)
+    if method in ("size", "num_threads") and not args:
+        return block_size(node) if n is None else _uint(n, node)
+    if n is None and not args and method in ("group_index", "thread_index", "group_dim",
+                                             "dim_threads"):
+        vector = {"group_index": "blockIdx", "thread_index": "threadIdx"}.get(method,
+                                                                              "blockDim")
+        return ir.Vector([_builtin(f"{vector}.{a}", node) for a in "xyz"], C.NAMED["uint3"],
+                         p)
+    if n is not None and not args and method in ("meta_group_rank", "meta_group_size"):
+        if method == "meta_group_rank":
+            return ir.Binary("/", block_rank(node), _uint(n, node), C.UINT, p)
+        return ir.Binary("/", ir.Binary("+", block_size(node), _uint(n - 1, node), C.UINT, p),
+                         _uint(n, node), C.UINT, p)
+    if n is not None and method in TILE_SHUFFLES and len(args) == 2:
+        return tile_shuffle(comp, TILE_SHUFFLES[method], args, node, ir.Const(
+            np.int32(n), C.INT, p))
+    if n is not None and method in ("any", "all", "ballot") and len(args) == 1:
+        t = C.UINT if method == "ballot" else C.INT
+        return lanes.Vote(method, None, comp.condition(args[0]), n, t, p)
+    what = "thread block" if n is None else f"tile of {n}"
+    raise error(node, f"{method}() of a {what} is outside the subset")

@@ -1,0 +1,30 @@
+"""The app's accounting steps name atomics and __constant__ reads in their own words."""
+
+from __future__ import annotations
+
+from sectorviz.model import analyze, pattern_from_dict
+from sectorviz.ui.accounting import accounting_steps
+from sectorviz.ui.document import Selection, warp_view
+
+CODE = """__constant__ int offset[4] = {0, 64, 128, 192};
+__global__ void k(unsigned* bins) {
+    unsigned old = atomicAdd(&bins[offset[threadIdx.x % 4] + threadIdx.x / 4], 1u);
+    atomicMax(&bins[threadIdx.x], old);
+}"""
+
+
+def test_steps_show_atomic_ops_and_constant_reads():
+    pattern = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "t", "launch": {"grid": [1], "block": [32]},
+        "arrays": {"bins": {"length": 256}}, "kernel": {"code": CODE, "function": "k"}})
+    steps = accounting_steps(warp_view(pattern, Selection()), analyze(pattern))
+    ops = {r.label: r.value for r in steps[0].rows}
+    assert ops == {"line 3: atomicAdd(&bins[offset[threadIdx.x % 4] + threadIdx.x / 4], 1u)":
+                   "atomic read-modify-write whose old value is used, 4 B per lane",
+                   "line 4: atomicMax(&bins[threadIdx.x], old)":
+                   "atomic reduction whose old value is discarded, 4 B per lane"}
+    bounds = {r.label: (r.value, r.note) for r in steps[4].rows}
+    value, note = bounds["line 3: offset[threadIdx.x % 4] (constant cache)"]
+    assert value == "4 distinct addresses in 1 requests (4.00 per request)"
+    assert "one pass per distinct address" in note
+    assert bounds["L1 request side, atomics"][0] == "128 B (4 sectors)"
