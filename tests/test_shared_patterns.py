@@ -191,6 +191,18 @@ def test_reduction_kernel_sequential_addressing():
     assert sum(v[4] for v in got.values()) == 0
 
 
+@pytest.mark.parametrize("name", ["transpose-tiled-cuda", "histogram-shared-cuda"])
+def test_kernels_shared_figures_alike_with_and_without_closed_forms(name, monkeypatch):
+    """Where the front end counts global accesses in closed form, the shared ones are run
+    lane by lane for those warps: the same figures as the lane path's."""
+    p = load_pattern(EXAMPLES / f"{name}.sectorviz.json")
+    closed = analyze(p)
+    monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+    lanes = analyze(p)
+    assert closed.shared == lanes.shared and closed.shared_totals == lanes.shared_totals
+    assert closed.instructions == lanes.instructions
+
+
 # ---------------------------------------------------------------- the format
 
 

@@ -19,6 +19,7 @@ from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
+from .repeat import RepeatedAccount, account_repeated
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 from .shared_stats import SharedCounter, SharedInstructionStats, SharedStats
 from .unique import SectorSet
@@ -28,6 +29,7 @@ CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's mem
 LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
+CLOSED_CHUNKS = 128  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -160,7 +162,19 @@ class _Accumulator:
         self.useful += int(useful.sum())
         self.sectors += int(counts.sum())
         self.ideal += int((-(-useful // self.sb)).sum())
-        hist = np.bincount(counts)
+        self._count(np.bincount(counts))
+
+    def add_repeated(self, acc: RepeatedAccount) -> None:
+        """Sums of a RepeatedBatch's executions, counted in closed form."""
+        self.requests += int(acc.requests.sum())
+        self.active_lanes += acc.active_lanes
+        self.useful += acc.useful
+        self.sectors += int(acc.sectors.sum())
+        self.ideal += acc.ideal
+        self._count(acc.histogram)
+
+    def _count(self, hist: np.ndarray) -> None:
+        """Add requests by sectors per request to the histogram."""
         if len(hist) > len(self.histogram):
             hist[: len(self.histogram)] += self.histogram
             self.histogram = hist
@@ -253,9 +267,10 @@ def chunk_lanes(memory: int, lane_bytes: int = LANE_BYTES) -> int:
     return max(WARP_SIZE, memory // CHUNK_SHARE // lane_bytes)
 
 
-def warp_chunks(total: int, warps_per_chunk: int):
-    for lo in range(0, total, warps_per_chunk):
-        yield lo, min(total, lo + warps_per_chunk)
+def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
+    """[lo, hi) ranges of at most warps_per_chunk warps covering [start, start + total)."""
+    for lo in range(start, start + total, warps_per_chunk):
+        yield lo, min(start + total, lo + warps_per_chunk)
 
 
 def analyze(pattern: Pattern, per_warp: bool = False,
@@ -285,7 +300,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
     plans = getattr(kernel, "closed_forms", {})
-    budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
+    closed = getattr(kernel, "closed_trace", None)
+    if closed is None:
+        budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
     seen = [SectorSet() for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
@@ -308,6 +325,15 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             per_sectors[k, lo:hi] += rows.counts
             per_requests[k, lo:hi] += rows.requested
 
+    def record_repeated(k: int, lo: int, hi: int, batch) -> None:
+        acc = account_repeated(batch, widths[k], sb)
+        accs[k].add_repeated(acc)
+        for first, last in acc.runs:
+            seen[k].add_runs(first, last)
+        if per_warp:
+            per_sectors[k, lo:hi] += acc.sectors
+            per_requests[k, lo:hi] += acc.requests
+
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     lanes = chunk_lanes(budget.memory, LANE_BYTES + kernel.lane_bytes)
@@ -315,7 +341,30 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     all_closed = len(plans) == n and not shared.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
-    for lo, hi in warp_chunks(kernel.warps, chunk):
+    # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
+    # chunks at a time; where they do not apply, the lane path takes over from that chunk
+
+    def chunk_done(hi: int) -> None:
+        budget.progress = (hi, kernel.warps)
+        if progress is not None:
+            progress(hi, kernel.warps)
+        if partial is not None and hi < kernel.warps:
+            partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
+                                            per_requests, hi))
+
+    start = 0
+    while closed is not None and start < kernel.warps:
+        step = closed(start, chunk * CLOSED_CHUNKS, sb, per_warp)
+        if step is None:
+            break
+        hi, events = step
+        for k, batch in events:
+            record_repeated(k, start, hi, batch)
+        start = hi
+        chunk_done(hi)
+    if closed is not None and start < kernel.warps:  # the lane path takes over: size it
+        budget.check(*kernel.work_estimate(kernel.warps - start, plans), place="launch")
+    for lo, hi in warp_chunks(kernel.warps - start, chunk, start):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
         steps = ((k, None) for k in range(n)) if all_closed else \
@@ -326,12 +375,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
-        budget.progress = (hi, kernel.warps)
-        if progress is not None:
-            progress(hi, kernel.warps)
-        if partial is not None and hi < kernel.warps:
-            partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
-                                            per_requests, hi))
+        chunk_done(hi)
     return shared.added_to(_analysis(pattern, kernel, accs, seen, per_sectors, per_requests,
                                      kernel.warps))
 
