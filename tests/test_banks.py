@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sectorviz.export.formats import diagram_svg
+from sectorviz.model import PatternError, load_pattern
+from sectorviz.model.analysis import instruction_index
 from sectorviz.model.banks import bank_rows, phase_lanes
+from sectorviz.paths import examples_dir
+from sectorviz.scene.banks import bank_grid
+from sectorviz.scene.spec import DiagramSpec
 
 
 def reference(address: list[int], width: int, active: list[bool]) -> tuple[int, int, int]:
@@ -79,3 +87,59 @@ def test_inactive_phases_take_no_wavefront():
 
 def test_phase_lanes():
     assert [phase_lanes(w) for w in (1, 2, 4, 8, 12, 16, 32)] == [32, 32, 32, 16, 8, 8, 8]
+
+
+# ---------------------------------------------------------------- the lane-to-bank grid
+
+
+@settings(max_examples=80, deadline=None)
+@given(width=st.sampled_from([1, 2, 4, 8, 16]), data=st.data())
+def test_bank_grid_cells_agree_with_the_counts(width, data):
+    """Per phase and bank, the wavefront indices of the cells are 0..n-1 for n distinct
+    words; the largest n per phase, summed, is the model's wavefront count."""
+    address = np.array(data.draw(st.lists(st.integers(0, 600), min_size=32, max_size=32)))
+    active = np.array(data.draw(st.lists(st.booleans(), min_size=32, max_size=32)))
+    grid = bank_grid(address, width, active)
+    served: dict[tuple[int, int], set[tuple[int, int]]] = {}
+    for c in grid.cells:
+        served.setdefault((c.phase, c.bank), set()).add((c.word, c.wavefront))
+        assert c.bank == c.word % 32 and active[c.lane]
+    for pairs in served.values():
+        assert sorted(w for _, w in pairs) == list(range(len(pairs)))
+    most: dict[int, int] = {}
+    for (phase, _), pairs in served.items():
+        most[phase] = max(most.get(phase, 0), len(pairs))
+    assert grid.wavefronts == sum(most.values())
+    assert {c.lane for c in grid.cells} == set(np.nonzero(active)[0])
+
+
+def test_bank_grid_marks_conflicts_and_broadcasts():
+    address = np.array([0] * 16 + [128 * k for k in range(16)])  # 16 lanes on one word, 16-way
+    grid = bank_grid(address, 4, np.ones(32, dtype=bool))
+    broadcast = [c.lane for c in grid.cells if c.broadcast]
+    conflict = [c.lane for c in grid.cells if c.conflict]
+    assert broadcast == list(range(17)) and conflict == list(range(32))
+    assert (grid.wavefronts, grid.ideal, grid.ways) == (16, 1, 16)
+
+
+def test_banks_diagram_svg_of_the_transpose_lesson():
+    """A column of tile[32][32]: the 32 lanes in one bank, wavefronts 0..31; padded: one per
+    bank, all in wavefront 0."""
+    p = load_pattern(examples_dir() / "shared-tile-column.sectorviz.json")
+    hits = {}
+    for k in (1, 3):  # load tile[tx][ty], load padded[tx][ty]
+        svg = diagram_svg(p, DiagramSpec(kind="banks", warp=3, instruction=k))
+        hits[k] = [(int(lane), int(bank), int(wave)) for lane, bank, wave in re.findall(
+            r'class="hit[^"]*" data-lane="(\d+)" data-bank="(\d+)" data-word="\d+" '
+            r'data-phase="\d+" data-wavefront="(\d+)"', svg)]
+    assert hits[1] == [(lane, 3, lane) for lane in range(32)]
+    padded = 32 * 32  # words of tile before it
+    assert hits[3] == [(lane, (padded + lane * 33 + 3) % 32, 0) for lane in range(32)]
+
+
+def test_banks_diagram_indexes_the_shared_instructions():
+    p = load_pattern(examples_dir() / "shared-tile-column.sectorviz.json")
+    with pytest.raises(PatternError, match=r"^--instruction: instruction 4 outside \[0, 4\) "
+                                           r"of the shared ones"):
+        diagram_svg(p, DiagramSpec(kind="banks", instruction=4))
+    assert instruction_index(p, "load padded[tx][ty]", shared=True) == 3

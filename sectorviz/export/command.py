@@ -45,7 +45,9 @@ def export_parser() -> argparse.ArgumentParser:
                    help="0-based execution (loop iteration) of the instruction (default 0)")
     p.add_argument("--kind", choices=KINDS, default="grid",
                    help="grid: one instruction; warp: all instructions of the warp; "
-                        "overview: the kernel strip (default grid)")
+                        "overview: the kernel strip; banks: one shared-memory instruction's "
+                        "lanes against its 32 banks, --instruction counting the shared ones "
+                        "(default grid)")
     p.add_argument("--scale", type=float, default=DEFAULT_SCALE, metavar="S",
                    help=f"PNG pixels per diagram unit, 1 to 4 (default {DEFAULT_SCALE:g})")
     p.add_argument("--theme", choices=sorted(THEMES), default=DEFAULT_THEME,
@@ -115,7 +117,8 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=instruction_index(pattern, args.instruction),
+                       instruction=instruction_index(pattern, args.instruction,
+                                                     shared=args.kind == "banks"),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption)
 

@@ -237,9 +237,11 @@ def kernel_for(pattern: Pattern) -> Kernel:
     return Kernel(pattern)
 
 
-def instruction_index(pattern: Pattern, key: int | str) -> int:
-    """An instruction by 0-based index or by name -> its index; PatternError if there is none."""
-    names = [ins.name for ins in kernel_for(pattern).instructions]
+def instruction_index(pattern: Pattern, key: int | str, shared: bool = False) -> int:
+    """An instruction (a shared one with `shared`) by 0-based index or by name -> its index;
+    PatternError if there is none."""
+    kernel = kernel_for(pattern)
+    names = [ins.name for ins in (kernel.shared_instructions if shared else kernel.instructions)]
     if isinstance(key, str) and not key.lstrip("-").isdigit():
         if key in names:
             return names.index(key)

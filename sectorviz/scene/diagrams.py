@@ -1,6 +1,6 @@
 """(pattern, DiagramSpec) -> Scene for every diagram kind, after checking the spec's indices.
 
-grid and warp: lanes.py; overview: overview.py. Formats (svg.py, tikz.py, raster.py) only
+grid and warp: lanes.py; overview: overview.py; banks: banks.py. Formats (svg.py, tikz.py, raster.py) only
 write out the scene, so every format of one spec shows the same drawing.
 """
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
+from .banks import bank_scene
 from .lanes import lane_scene
 from .overview import overview_scene
 from .palette import theme
@@ -24,8 +25,10 @@ def diagram_scene(pattern: Pattern, spec: DiagramSpec) -> Scene:
         raise PatternError("--kind", f"unknown kind {spec.kind!r}; one of {', '.join(KINDS)}")
     if not 0 <= spec.warp < kernel.warps:
         raise PatternError("--warp", f"warp {spec.warp} outside [0, {kernel.warps})")
-    if not 0 <= spec.instruction < len(kernel.instructions):
+    listed = kernel.shared_instructions if spec.kind == "banks" else kernel.instructions
+    if not 0 <= spec.instruction < len(listed):
         raise PatternError("--instruction", f"instruction {spec.instruction} outside "
-                                            f"[0, {len(kernel.instructions)})")
-    build = overview_scene if spec.kind == "overview" else lane_scene
+                                            f"[0, {len(listed)})" + " of the shared ones" * (
+                                                spec.kind == "banks"))
+    build = {"overview": overview_scene, "banks": bank_scene}.get(spec.kind, lane_scene)
     return build(pattern, spec, theme(spec.theme))

@@ -1,0 +1,179 @@
+"""The lane-to-bank grid of one warp execution of a shared-memory instruction: 32 lanes against
+32 banks, each cell the 4-byte word (shared byte offset / 4) a lane uses in that bank, coloured
+by the wavefront in which its bank serves it; conflicts and broadcasts marked.
+
+Wavefronts follow model/banks.py: per phase, a bank serves its distinct words one per
+wavefront, in address order here (the hardware's order is not documented; only the count is
+modelled). `bank_grid` is the layout, `bank_scene` the diagram (kind "banks").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import Pattern, PatternError
+from ..model.analysis import kernel_for
+from ..model.banks import BANK_BYTES, BANKS, bank_rows, phase_lanes
+from ..model.budget import work_budget
+from ..model.kernel import Batch
+from ..model.sectors import WARP_SIZE
+from .palette import Theme, mix
+from .parts import MARGIN, caption, caption_width, legend
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
+from .spec import DiagramSpec
+
+CELL_W, ROW_H = 30.0, 14.0  # one bank column, one lane row (diagram units)
+
+
+@dataclass(frozen=True)
+class BankCell:
+    """A word that one lane uses in one bank."""
+
+    lane: int
+    bank: int
+    word: int  # shared byte offset / 4
+    phase: int
+    wavefront: int  # 0-based: the pass of its phase in which the bank serves this word
+    conflict: bool  # the bank serves more than one distinct word in this phase
+    broadcast: bool  # another active lane of the phase uses the same word
+
+
+@dataclass(frozen=True)
+class BankGrid:
+    cells: tuple[BankCell, ...]
+    active: np.ndarray  # (32,) bool
+    phase_lanes: int  # lanes per phase: 32, 16 or 8
+    wavefronts: int
+    ideal: int
+    ways: int  # the worst phase's wavefronts (n-way conflict); 0 without an active lane
+
+
+def bank_grid(address: np.ndarray, width: int, active: np.ndarray) -> BankGrid:
+    """(32,) shared byte offsets of `width`-byte lanes and active lanes -> BankGrid; the
+    counts are model/banks.py's."""
+    per_phase = phase_lanes(width)
+    words = {lane: range(int(address[lane]) // BANK_BYTES,
+                         (int(address[lane]) + width - 1) // BANK_BYTES + 1)
+             for lane in range(WARP_SIZE) if active[lane]}
+    cells = []
+    for first in range(0, WARP_SIZE, per_phase):
+        lanes = [lane for lane in range(first, first + per_phase) if lane in words]
+        users: dict[int, int] = {}
+        for lane in lanes:
+            for w in words[lane]:
+                users[w] = users.get(w, 0) + 1
+        served: dict[int, list[int]] = {}
+        for w in sorted(users):
+            served.setdefault(w % BANKS, []).append(w)
+        for lane in lanes:
+            for w in words[lane]:
+                bank = w % BANKS
+                cells.append(BankCell(lane, bank, w, first // per_phase, served[bank].index(w),
+                                      len(served[bank]) > 1, users[w] > 1))
+    rows = bank_rows(np.asarray(address)[None, :], width, np.asarray(active)[None, :])
+    return BankGrid(tuple(cells), np.asarray(active, dtype=bool), per_phase,
+                    int(rows.wavefronts[0]), int(rows.ideal[0]), int(rows.ways[0]))
+
+
+def shared_executions(pattern: Pattern, warp: int, instruction: int) -> list[Batch]:
+    """Shared instruction `instruction`'s executions by `warp`, in program order."""
+    kernel = kernel_for(pattern)
+    with work_budget(None):
+        return [b for space, k, b in kernel.events(warp, warp + 1)
+                if space == "shared" and k == instruction]
+
+
+def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
+    """The lane-to-bank grid of execution spec.execution of shared instruction
+    spec.instruction by spec.warp."""
+    ins = kernel_for(pattern).shared_instructions[spec.instruction]
+    runs = shared_executions(pattern, spec.warp, spec.instruction)
+    if runs and not 0 <= spec.execution < len(runs):
+        raise PatternError("--execution", f"execution {spec.execution} outside [0, {len(runs)})")
+    which = f", execution {spec.execution + 1} of {len(runs)}" if len(runs) > 1 else ""
+    head = f"{ins.name} (shared), warp {spec.warp}{which}"
+    if runs:
+        b = runs[spec.execution]
+        grid = bank_grid(np.broadcast_to(b.address, b.active.shape)[0], ins.width, b.active[0])
+        stats = (f"{grid.wavefronts} wavefront{'s' * (grid.wavefronts != 1)}, ideal "
+                 f"{grid.ideal}, {grid.wavefronts - grid.ideal} bank conflicts, "
+                 f"{grid.ways}-way, {ins.width} B per lane in phases of {grid.phase_lanes} lanes")
+    else:
+        grid, stats = None, "not run by this warp"
+    shapes: list[Shape] = []
+    y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
+    left = MARGIN + text_width("lane 31", th.small_size) + 8
+    top = y + th.small_size + 6
+    _axes(shapes, left, top, th)
+    present = _cells(shapes, grid, left, top, th) if grid else set()
+    if grid and grid.phase_lanes < WARP_SIZE:
+        present.add("phase")
+    bottom = top + WARP_SIZE * ROW_H
+    right = left + BANKS * CELL_W
+    if grid:
+        for lane in range(grid.phase_lanes, WARP_SIZE, grid.phase_lanes):
+            shapes.append(Line(left - 4, top + lane * ROW_H, right, top + lane * ROW_H,
+                               th.text, 1.0, css="phase"))
+    width = max(right + MARGIN, caption_width(head, stats, th) if spec.caption else 0.0)
+    y = bottom + 18
+    if spec.legend:
+        y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
+    return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
+                 f"{head}; {stats}", tuple(shapes))
+
+
+def _axes(shapes: list[Shape], left: float, top: float, th: Theme) -> None:
+    """Bank numbers above the columns, lane numbers left of the rows, the empty cells."""
+    shapes.append(Rect(left, top, BANKS * CELL_W, WARP_SIZE * ROW_H, th.cell, css="banks"))
+    for bank in range(BANKS):
+        shapes.append(Text(left + (bank + 0.5) * CELL_W, top - 4, str(bank), th.small_size,
+                           th.muted, anchor="middle", css="bank-label"))
+        shapes.append(Line(left + bank * CELL_W, top, left + bank * CELL_W,
+                           top + WARP_SIZE * ROW_H, th.rule, 0.5, css="bank-rule"))
+    for lane in range(WARP_SIZE):
+        shapes.append(Text(left - 6, top + (lane + 0.8) * ROW_H, str(lane), th.small_size,
+                           th.muted, anchor="end", css="lane-label"))
+
+
+def _cells(shapes: list[Shape], grid: BankGrid, left: float, top: float, th: Theme) -> set[str]:
+    """Draw each lane's words; returns the kinds drawn ('plain', 'conflict', 'broadcast',
+    'inactive') for the legend."""
+    present = set()
+    for lane in np.nonzero(~grid.active)[0]:
+        shapes.append(Rect(left, top + lane * ROW_H, BANKS * CELL_W, ROW_H, th.inactive,
+                           css="inactive", data=(("lane", str(lane)),)))
+        present.add("inactive")
+    for c in grid.cells:
+        kind = "conflict" if c.conflict else "broadcast" if c.broadcast else "plain"
+        present.add(kind)
+        colour = _colour(c, th)
+        shapes.append(Rect(left + c.bank * CELL_W + 1, top + c.lane * ROW_H + 1, CELL_W - 2,
+                           ROW_H - 2, colour, css=f"hit {kind}",
+                           data=(("lane", str(c.lane)), ("bank", str(c.bank)),
+                                 ("word", str(c.word)), ("phase", str(c.phase)),
+                                 ("wavefront", str(c.wavefront)))))
+        shapes.append(Text(left + (c.bank + 0.5) * CELL_W, top + (c.lane + 0.78) * ROW_H,
+                           str(c.word), th.small_size * 0.8, th.background, anchor="middle",
+                           css="word"))
+    return present
+
+
+def _colour(c: BankCell, th: Theme) -> str:
+    """Conflict colour, deeper for later wavefronts; broadcast; plain."""
+    if c.conflict:
+        return mix(th.crossing, th.background, 1.0 if c.wavefront == 0 else
+                   max(0.35, 0.75 - 0.04 * c.wavefront))
+    return th.shared if c.broadcast else th.plain
+
+
+def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:
+    entries = [("box", colour, words) for kind, colour, words in (
+        ("plain", th.plain, "word served in one wavefront"),
+        ("broadcast", th.shared, "word shared by lanes (broadcast)"),
+        ("conflict", th.crossing, "bank serves several words: one wavefront each (lighter: "
+                                  "later)"),
+        ("inactive", th.inactive, "inactive lane")) if kind in present]
+    return entries + [("rule", th.text, "phase boundary")] * ("phase" in present)
