@@ -72,6 +72,7 @@ class ExportDialog(QDialog):
         self.instruction = QComboBox(objectName="exportInstruction")
         self.instruction.addItems([ins.name for ins in kernel.instructions])
         self.instruction.setCurrentIndex(instruction)
+        self._shared_listed = False  # the combo lists the shared instructions (banks)
         self.execution = self._spin("exportExecution", 0, 10**6, 0)
         self.scale = self._spin("exportScale", 1, 4, COPY_SCALE)
         self.scale.setSuffix("x")
@@ -138,6 +139,18 @@ class ExportDialog(QDialog):
         box.setChecked(on)
         return box
 
+    def _list_instructions(self, shared: bool) -> None:
+        """List the shared instructions (the banks diagram's) or the global ones."""
+        if shared == self._shared_listed:
+            return
+        kernel = kernel_for(self.pattern)
+        self.instruction.blockSignals(True)
+        self.instruction.clear()
+        self.instruction.addItems([ins.name for ins in (
+            kernel.shared_instructions if shared else kernel.instructions)])
+        self.instruction.blockSignals(False)
+        self._shared_listed = shared
+
     def spec(self) -> DiagramSpec:
         """The diagram the controls describe."""
         return DiagramSpec(kind=self.kind.currentText(), warp=self.warp.value(),
@@ -147,9 +160,10 @@ class ExportDialog(QDialog):
 
     def refresh(self) -> None:
         """Redraw the preview from the controls; a bad combination shows its message."""
-        is_grid = self.kind.currentText() == "grid"
-        self.execution.setEnabled(is_grid)
-        self.instruction.setEnabled(is_grid)
+        self._list_instructions(self.kind.currentText() == "banks")
+        per_instruction = self.kind.currentText() in ("grid", "banks")
+        self.execution.setEnabled(per_instruction)
+        self.instruction.setEnabled(per_instruction)
         try:
             self.svg = diagram_svg(self.pattern, self.spec(), self.transparent.isChecked())
         except PatternError as err:
