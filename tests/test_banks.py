@@ -142,4 +142,5 @@ def test_banks_diagram_indexes_the_shared_instructions():
     with pytest.raises(PatternError, match=r"^--instruction: instruction 4 outside \[0, 4\) "
                                            r"of the shared ones"):
         diagram_svg(p, DiagramSpec(kind="banks", instruction=4))
-    assert instruction_index(p, "load padded[tx][ty]", shared=True) == 3
+    assert instruction_index(p, "load padded[tx][ty]", "shared") == 3
+    assert instruction_index(p, "load padded[tx][ty]", "all") == 4  # after "load in[row][tx]"

@@ -237,11 +237,14 @@ def kernel_for(pattern: Pattern) -> Kernel:
     return Kernel(pattern)
 
 
-def instruction_index(pattern: Pattern, key: int | str, shared: bool = False) -> int:
-    """An instruction (a shared one with `shared`) by 0-based index or by name -> its index;
+def instruction_index(pattern: Pattern, key: int | str, space: str = "global") -> int:
+    """An instruction by 0-based index or by name -> its index among the `space` ones
+    ("global", "shared", or "all": the global ones, then the shared ones, as the app counts);
     PatternError if there is none."""
     kernel = kernel_for(pattern)
-    names = [ins.name for ins in (kernel.shared_instructions if shared else kernel.instructions)]
+    listed = {"global": kernel.instructions, "shared": kernel.shared_instructions,
+              "all": kernel.instructions + kernel.shared_instructions}[space]
+    names = [ins.name for ins in listed]
     if isinstance(key, str) and not key.lstrip("-").isdigit():
         if key in names:
             return names.index(key)

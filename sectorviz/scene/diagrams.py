@@ -15,7 +15,18 @@ from .palette import theme
 from .shapes import Scene
 from .spec import KINDS, DiagramSpec
 
-__all__ = ["KINDS", "DiagramSpec", "diagram_scene"]
+__all__ = ["KINDS", "DiagramSpec", "diagram_scene", "selected_spec"]
+
+
+def selected_spec(pattern: Pattern, warp: int, instruction: int, execution: int = 0,
+                  **options) -> DiagramSpec:
+    """The app's selection -> its diagram. The app counts the global instructions, then the
+    shared ones: a global one is drawn as the grid, a shared one as the banks diagram."""
+    n = len(kernel_for(pattern).instructions)
+    if instruction < n:
+        return DiagramSpec(warp=warp, instruction=instruction, execution=execution, **options)
+    return DiagramSpec(kind="banks", warp=warp, instruction=instruction - n,
+                       execution=execution, **options)
 
 
 def diagram_scene(pattern: Pattern, spec: DiagramSpec) -> Scene:

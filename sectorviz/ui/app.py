@@ -1,7 +1,7 @@
 """`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--screenshot OUT.png]`: the app.
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
-order, or its name. With --screenshot the window (default size and layout, the light theme
+order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
 unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
 has arrived, then the app exits 0. Bad input: one line on stderr, exit 2. Anything else that
 goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
@@ -39,7 +39,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="0-based global warp, in launch order")
     p.add_argument("--instruction", default="0", metavar="K",
-                   help="0-based instruction index in program order, or its name")
+                   help="0-based instruction index in program order (global ones, then "
+                        "shared ones), or its name")
     p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
     p.add_argument("--smoke-test", metavar="DIR",
@@ -123,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         warps = kernel_for(pattern).warps
         if not 0 <= args.warp < warps:
             raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-        k = instruction_index(pattern, args.instruction)
+        k = instruction_index(pattern, args.instruction, "all")
     except PatternError as err:
         return fail(str(err))
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -20,6 +20,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
+from ..scene.banks import shared_executions
 from ..scene.grid import GridLayout, grid_layout
 from ..model.kernel import Instruction, Kernel
 from .worker import AnalysisRunner
@@ -57,13 +58,25 @@ class WarpView:
     error: str | None = None
 
 
+def instruction_names(kernel: Kernel) -> list[str]:
+    """What the app selects from: the global instructions, then the shared ones."""
+    return [ins.name for ins in kernel.instructions] + [
+        f"{ins.name} (shared)" for ins in kernel.shared_instructions]
+
+
 @lru_cache(maxsize=64)
 def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
-    """(pattern, selection) -> the current warp instruction, laid out for the grid."""
+    """(pattern, selection) -> the current warp instruction, laid out for the grid (a shared
+    one: its executions counted, drawn by the banks diagram)."""
     kernel = kernel_for(pattern)
-    ins = kernel.instructions[selection.instruction]
+    shared = selection.instruction - len(kernel.instructions)
+    ins = kernel.shared_instructions[shared] if shared >= 0 else \
+        kernel.instructions[selection.instruction]
     try:
         detail = warp_detail(pattern, selection.warp)
+        if shared >= 0:
+            runs = len(shared_executions(pattern, selection.warp, shared))
+            return WarpView(pattern, kernel, selection, ins, detail, runs, None, None)
     except PatternError as err:
         return WarpView(pattern, kernel, selection, ins, None, 0, None, None, str(err))
     runs = detail.executions[selection.instruction]
@@ -237,11 +250,8 @@ class Document(QObject):
     def _clamped(self, s: Selection) -> Selection:
         kernel = kernel_for(self._pattern)
         warp = min(max(s.warp, 0), kernel.warps - 1)
-        k = min(max(s.instruction, 0), len(kernel.instructions) - 1)
-        try:
-            runs = len(warp_detail(self._pattern, warp).executions[k])
-        except PatternError:
-            runs = 0
+        k = min(max(s.instruction, 0), len(instruction_names(kernel)) - 1)
+        runs = warp_view(self._pattern, Selection(warp, k)).runs
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
     def _apply(self, pattern: Pattern) -> None:

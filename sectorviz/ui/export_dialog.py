@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..atomic import write_atomic
 from ..export.formats import diagram_bytes, diagram_svg, sheet_bytes
 from ..export.raster import render_image, svg_size
-from ..scene.diagrams import KINDS, DiagramSpec
+from ..scene.diagrams import KINDS, DiagramSpec, selected_spec
 from ..scene.palette import DEFAULT_THEME, THEMES
 from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
@@ -50,9 +50,10 @@ def diagram_mime(pattern: Pattern, spec: DiagramSpec, scale: float = COPY_SCALE,
 
 
 def copy_diagram(pattern: Pattern, warp: int, instruction: int) -> None:
-    """Put the export grid of (warp, instruction) on the clipboard as PNG and SVG."""
+    """Put the diagram of (warp, instruction) on the clipboard as PNG and SVG: the grid, or
+    the banks diagram of a shared instruction (counted after the global ones)."""
     QGuiApplication.clipboard().setMimeData(
-        diagram_mime(pattern, DiagramSpec(warp=warp, instruction=instruction)))
+        diagram_mime(pattern, selected_spec(pattern, warp, instruction)))
 
 
 class ExportDialog(QDialog):
@@ -71,8 +72,11 @@ class ExportDialog(QDialog):
         self.warp = self._spin("exportWarp", 0, kernel.warps - 1, warp)
         self.instruction = QComboBox(objectName="exportInstruction")
         self.instruction.addItems([ins.name for ins in kernel.instructions])
-        self.instruction.setCurrentIndex(instruction)
         self._shared_listed = False  # the combo lists the shared instructions (banks)
+        chosen = selected_spec(pattern, warp, instruction)
+        self.kind.setCurrentText(chosen.kind)
+        self._list_instructions(chosen.kind == "banks")
+        self.instruction.setCurrentIndex(chosen.instruction)
         self.execution = self._spin("exportExecution", 0, 10**6, 0)
         self.scale = self._spin("exportScale", 1, 4, COPY_SCALE)
         self.scale.setSuffix("x")

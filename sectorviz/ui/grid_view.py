@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
 from ..model import PatternError
 from ..model.detail import lane_records
-from ..scene.diagrams import DiagramSpec, diagram_scene
+from ..scene.diagrams import diagram_scene, selected_spec
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
 from ..scene.shapes import Rect, Scene
@@ -62,9 +62,8 @@ class GridItem(QGraphicsItem):
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
-        spec = DiagramSpec(warp=v.selection.warp, instruction=v.selection.instruction,
-                           execution=v.selection.run, theme=self.theme.name,
-                           grid_width=self.grid_width)
+        spec = selected_spec(v.pattern, v.selection.warp, v.selection.instruction,
+                             v.selection.run, theme=self.theme.name, grid_width=self.grid_width)
         try:
             self.scene_, self.error = diagram_scene(v.pattern, spec), ""
         except PatternError as err:

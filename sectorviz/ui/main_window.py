@@ -123,6 +123,9 @@ class MainWindow(QMainWindow):
             self.show_message("the grid analysis is not ready yet")
             return
         k = doc.selection.instruction
+        if k >= len(doc.kernel.instructions):
+            self.show_message("a shared instruction has no per-warp sector counts")
+            return
         warp = next_worst_warp(doc.analysis, k, doc.selection.warp)
         if warp is None:
             self.show_message("no warp runs this instruction")

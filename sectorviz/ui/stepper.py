@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QSli
                                QToolButton, QWidget)
 
 from ..model.kernel import Kernel
-from .document import Change, Document
+from .document import Change, Document, instruction_names
 
 
 def warp_coords(kernel: Kernel, warp: int) -> tuple[int, int, int, int]:
@@ -165,8 +165,8 @@ class Stepper(QWidget):
             self.slider.setPageStep(max(1, kernel.warps_per_block))
             self.warps_label.setText(f"of {kernel.warps:,}")
             self.instruction.clear()
-            self.instruction.addItems([f"{k}: {ins.name}" for k, ins in
-                                       enumerate(kernel.instructions)])
+            self.instruction.addItems([f"{k}: {name}" for k, name in
+                                       enumerate(instruction_names(kernel))])
         for s, v in zip((*self.block, self.warp_in_block), warp_coords(kernel, sel.warp)):
             s.setValue(v)
         self.warp_spin.setValue(sel.warp)

@@ -1,12 +1,12 @@
 """The banks diagram: the export command and dialog list the shared instructions for it."""
 
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QApplication, QComboBox
 
 from sectorviz.cli import main
 from sectorviz.export.formats import diagram_svg
 from sectorviz.paths import examples_dir
 from sectorviz.scene.diagrams import DiagramSpec
-from sectorviz.ui.export_dialog import ExportDialog
+from sectorviz.ui.export_dialog import SVG_MIME, ExportDialog, copy_diagram
 
 
 def test_command_names_a_shared_instruction(tmp_path, example):
@@ -33,3 +33,14 @@ def test_dialog_lists_shared_instructions_for_banks(qtbot, example):
     assert 'data-bank="' in dialog.svg and dialog.save_button.isEnabled()
     dialog.findChild(QComboBox, "exportKind").setCurrentText("grid")
     assert names() == ["load a[row][col]", "store c[out_row][out_col]"]
+
+
+def test_dialog_and_copy_follow_a_shared_selection(qtbot, example):
+    """The app counts the shared instructions after the global ones (2 here)."""
+    p = example("transpose-tiled")
+    dialog = ExportDialog(p, warp=2, instruction=3)
+    qtbot.addWidget(dialog)
+    assert dialog.spec() == DiagramSpec(kind="banks", warp=2, instruction=1)
+    copy_diagram(p, 2, 3)
+    svg = bytes(QApplication.clipboard().mimeData().data(SVG_MIME)).decode()
+    assert svg == diagram_svg(p, DiagramSpec(kind="banks", warp=2, instruction=1))

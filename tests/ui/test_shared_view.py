@@ -1,0 +1,45 @@
+"""Shared instructions in the app: listed after the global ones, drawn as the lane-to-bank
+diagram in the centre, stepped like the others."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox
+
+from sectorviz.scene.shapes import Rect
+
+
+def bank_hits(window) -> list[tuple[int, int, int]]:
+    """(lane, bank, wavefront) of the cells the centre view draws."""
+    return [(int(d["lane"]), int(d["bank"]), int(d["wavefront"]))
+            for d in (dict(s.data) for s in window.grid_view.item.scene_.shapes
+                      if isinstance(s, Rect) and s.css.startswith("hit "))]
+
+
+def test_the_transpose_tile_in_the_centre(open_window, qtbot):
+    window = open_window("shared-tile-column")
+    doc, grid = window.document, window.grid_view
+    combo = window.findChild(QComboBox, "instructionCombo")
+    assert [combo.itemText(i) for i in range(combo.count())] == [
+        "0: load in[row][tx]", "1: store tile[ty][tx] (shared)", "2: load tile[tx][ty] (shared)",
+        "3: store padded[ty][tx] (shared)", "4: load padded[tx][ty] (shared)"]
+    grid.setFocus()
+    qtbot.keyClick(grid, Qt.Key_Down)
+    qtbot.keyClick(grid, Qt.Key_Down)
+    qtbot.keyClick(grid, Qt.Key_Right)
+    assert (doc.selection.warp, doc.selection.instruction) == (1, 2)
+    assert bank_hits(window) == [(lane, 1, lane) for lane in range(32)]  # 32-way in bank 1
+    qtbot.keyClick(grid, Qt.Key_Down)
+    qtbot.keyClick(grid, Qt.Key_Down)
+    assert [w for _, _, w in bank_hits(window)] == [0] * 32  # padded: conflict-free
+    qtbot.keyClick(grid, Qt.Key_Down)  # clamped at the last shared instruction
+    assert doc.selection.instruction == 4
+
+
+def test_shared_loop_executions_step(open_window):
+    window = open_window("shared-matmul-tile")
+    doc = window.document
+    doc.select(instruction=5)  # load As[ty][k] (shared): 4 tiles x 32 k per warp
+    assert doc.view().runs == 128 and doc.view().instruction.name == "load As[ty][k]"
+    doc.select(run=33)  # tile 1, k = 1: all lanes read As[ty][1], a broadcast
+    assert {(b, w) for _, b, w in bank_hits(window)} == {(1, 0)}
+    window.next_worst_warp()
+    assert window.message.text() == "a shared instruction has no per-warp sector counts"
