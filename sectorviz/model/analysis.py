@@ -28,7 +28,7 @@ CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's mem
 LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
-CLOSED_CHUNKS = 128  # a front end's closed forms take this many lane-path chunks at a time
+CLOSED_CHUNKS = 32  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
