@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from dataclasses import asdict
 
+import numpy as np
 import pytest
 
 from sectorviz.cli import main
@@ -320,3 +321,24 @@ def test_no_shared_section_without_shared_arrays(capsys):
 def test_reference_counts_inactive_lanes_out():
     assert tally([(4, list(range(0, 128, 4)), [False] * 32),
                   (4, [0] * 32, [True] + [False] * 31)]) == (1, 1, 1, 1, 0, 1, 1, 1)
+
+
+def test_per_warp_wavefronts_and_the_overview_rows():
+    """analyze(per_warp=True) keeps each warp's wavefronts, ideal and requests of every
+    shared instruction; the overview bins them after the global rows."""
+    from sectorviz.scene.overview import overview_bins
+
+    p = load_pattern(EXAMPLES / "shared-reduction.sectorviz.json")
+    a = analyze(p, per_warp=True)
+    waves, ideal, requests = a.per_warp_shared
+    assert [(int(w.sum()), int(i.sum()), int(r.sum())) for w, i, r in zip(waves, ideal, requests)] \
+        == [(s.wavefronts, s.ideal_wavefronts, s.requests) for s in a.shared]
+    # interleaved, first load: warp 0 of each block runs all 8 steps (2+4+8+8+8+4+2+1 = 37
+    # wavefronts in 8 requests), warps 1-3 the first two or one, warps 4-7 none
+    assert waves[1][:8].tolist() == [37, 6, 2, 2, 0, 0, 0, 0]
+    assert requests[1][:8].tolist() == [8, 2, 1, 1, 0, 0, 0, 0]
+    cells = overview_bins(a, a.warps, len(a.shared))
+    assert cells.ratio.shape == (2 + 7, a.warps)
+    assert cells.ratio[3, :4].tolist() == [37 / 8, 3.0, 2.0, 2.0]
+    assert np.isnan(cells.ratio[3, 4])
+    assert analyze(p).per_warp_shared is None

@@ -123,6 +123,8 @@ class Analysis:
     constant: tuple[ConstantStats, ...] = ()
     shared: tuple[SharedInstructionStats, ...] = ()  # set once the run is complete
     shared_totals: SharedStats | None = None
+    # with per_warp: (3, shared instructions, warps) wavefronts, ideal wavefronts, requests
+    per_warp_shared: np.ndarray | None = field(default=None, compare=False)
 
     def to_json(self) -> dict:
         """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
@@ -342,7 +344,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     # a CUDA kernel's variables hold kernel.lane_bytes more per lane: fewer lanes per chunk
     lanes = chunk_lanes(budget.memory * LANE_BYTES // (LANE_BYTES + kernel.lane_bytes))
-    shared = SharedCounter(kernel, lanes // WARP_SIZE)  # shared accesses run lane by lane
+    shared = SharedCounter(kernel, lanes // WARP_SIZE, per_warp)  # run lane by lane
     all_closed = len(plans) == n and not shared.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))

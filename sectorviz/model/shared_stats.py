@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Collection, Iterator
 
 import numpy as np
 
-from .banks import bank_rows
+from .banks import BankRows, bank_rows
+from .budget import reserve
 from .kernel import Batch
 
 if TYPE_CHECKING:
@@ -54,10 +55,11 @@ class _Sums:
         self.requests = self.active_lanes = self.wavefronts = self.ideal = 0
         self.ways = np.zeros(1, dtype=np.int64)
 
-    def add(self, batch: Batch, width: int) -> None:
+    def add(self, batch: Batch, width: int) -> tuple[np.ndarray, BankRows] | None:
+        """Count one batch; (its rows that made a request, their BankRows), None if none."""
         requested = batch.active.any(axis=1)
         if not requested.any():
-            return
+            return None
         active = batch.active[requested]
         address = np.broadcast_to(batch.address, batch.active.shape)[requested]
         rows = bank_rows(address, width, active)
@@ -66,6 +68,7 @@ class _Sums:
         self.wavefronts += int(rows.wavefronts.sum())
         self.ideal += int(rows.ideal.sum())
         self.merge_ways(np.bincount(rows.ways))
+        return np.flatnonzero(requested), rows
 
     def merge_ways(self, counts: np.ndarray) -> None:
         if len(counts) > len(self.ways):
@@ -91,15 +94,30 @@ class SharedCounter:
     `global_steps(lo, hi)` runs the kernel's events of warps [lo, hi) once, counting the
     shared ones and yielding the global ones; warps the analysis counted by other means (a
     front end's closed forms) are run here for their shared accesses before the totals are
-    read, `chunk` warps at a time, so the figures are exact either way.
+    read, `chunk` warps at a time, so the figures are exact either way. With `per_warp`,
+    (3, shared instructions, warps) counts are kept too: wavefronts, ideal, requests.
     """
 
-    def __init__(self, kernel, chunk: int):
+    def __init__(self, kernel, chunk: int, per_warp: bool = False):
         self.kernel = kernel
         self.instructions = tuple(getattr(kernel, "shared_instructions", ()))
         self.chunk = max(1, chunk)
         self.done = 0  # warps [0, done) are counted
         self._sums = [_Sums() for _ in self.instructions]
+        self.per_warp = None
+        if per_warp and self.instructions:
+            m = len(self.instructions)
+            reserve(24 * m * kernel.warps, f"per-warp wavefronts of {m} shared instructions x "
+                                           f"{kernel.warps:,} warps", "launch")
+            self.per_warp = np.zeros((3, m, kernel.warps), dtype=np.int64)
+
+    def _add(self, k: int, lo: int, batch: Batch) -> None:
+        """Count execution `batch` of shared instruction k by warps lo, lo + 1, ..."""
+        counted = self._sums[k].add(batch, self.instructions[k].width)
+        if counted is not None and self.per_warp is not None:
+            rows, banks = counted
+            self.per_warp[:, k, lo + rows] += np.stack(
+                [banks.wavefronts, banks.ideal, np.ones_like(banks.ideal)])
 
     def global_steps(self, lo: int, hi: int, skip: Collection[int] = ()
                      ) -> Iterator[tuple[int, Batch | None]]:
@@ -109,7 +127,7 @@ class SharedCounter:
         events = self.kernel.events(lo, hi, skip=skip) if skip else self.kernel.events(lo, hi)
         for space, k, batch in events:
             if space == "shared":
-                self._sums[k].add(batch, self.instructions[k].width)
+                self._add(k, lo, batch)
             elif space == "global":
                 yield k, batch
         self.done = hi
@@ -122,7 +140,7 @@ class SharedCounter:
             top = min(hi, self.done + self.chunk)
             for space, k, batch in self.kernel.events(self.done, top):
                 if space == "shared":
-                    self._sums[k].add(batch, self.instructions[k].width)
+                    self._add(k, self.done, batch)
             self.done = top
 
     def added_to(self, analysis: "Analysis") -> "Analysis":
@@ -133,7 +151,8 @@ class SharedCounter:
                                    array=ins.array, width=ins.width, line=ins.line,
                                    column=ins.column, source=ins.source)
             for s, ins in zip(self._sums, self.instructions))
-        return replace(analysis, shared=listing, shared_totals=self.totals())
+        return replace(analysis, shared=listing, shared_totals=self.totals(),
+                       per_warp_shared=self.per_warp)
 
     def totals(self) -> SharedStats:
         total = _Sums()

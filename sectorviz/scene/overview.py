@@ -5,7 +5,9 @@ With more warps than bins, consecutive warps share a cell and its value is their
 their requests, against the instruction's ideal sectors per request over the grid (its Stats;
 per-warp ideals are not kept by the analysis). A cell is "ideal" when it fetches no more
 sectors than the bytes need, so a coalesced float4 load (16 sectors, ideal 16) is ideal; the
-classes are palette.WASTE_LABELS. Warps without a request are idle.
+classes are palette.WASTE_LABELS. Warps without a request are idle. Shared instructions follow
+the global ones as rows of wavefronts per request against their ideal (per-warp ideals are
+kept for them), blank until the run completes.
 """
 
 from __future__ import annotations
@@ -42,10 +44,12 @@ class OverviewBins:
     waste: np.ndarray  # (instructions, bins) int, -1: no request
 
 
-def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
+def overview_bins(analysis: Analysis, bins: int, shared: int = 0) -> OverviewBins:
     """The one binning rule of the window and the exports: a bin's value is its sectors over
-    its requests, against the instruction's ideal sectors per request. Warps a running
-    analysis has not reached yet make no request."""
+    its requests, against the instruction's ideal sectors per request; then `shared` rows
+    (the kernel's shared instructions): wavefronts over requests, against the ideal
+    wavefronts of the same warps. Warps a running analysis has not reached yet make no
+    request."""
     warps = analysis.warps
     bins = max(1, min(bins, warps))
     edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
@@ -57,9 +61,25 @@ def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)
         ratio = np.where(ideal > 0, per / np.where(ideal > 0, ideal, 1), np.nan)
+    if shared:
+        per_s, ratio_s = _shared_bins(analysis, shared, edges)
+        per, ratio = np.concatenate([per, per_s]), np.concatenate([ratio, ratio_s])
     waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
                             side="right")
     return OverviewBins(edges, per, ratio, np.where(np.isnan(ratio), -1, waste))
+
+
+def _shared_bins(analysis: Analysis, rows: int, edges: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(wavefronts per request, wavefronts over ideal) of `rows` shared instructions per bin;
+    NaN where no request, and everywhere while the run is not complete."""
+    blank = np.full((rows, len(edges) - 1), np.nan)
+    if analysis.per_warp_shared is None:
+        return blank, blank
+    waves, ideal, requests = np.add.reduceat(analysis.per_warp_shared, edges[:-1], axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.where(requests > 0, waves / np.maximum(requests, 1), np.nan),
+                np.where(ideal > 0, waves / np.maximum(ideal, 1), np.nan))
 
 
 @lru_cache(maxsize=4)
@@ -72,12 +92,16 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     """The strip, with spec.warp marked."""
     analysis = per_warp_analysis(pattern)
     warps = analysis.warps
-    cells = overview_bins(analysis, MAX_BINS)
+    cells = overview_bins(analysis, MAX_BINS, len(analysis.shared))
     edges, bins = cells.edges, len(cells.edges) - 1
     label, small = th.label_size, th.small_size
-    names = [s.name for s in analysis.instructions]
+    n = len(analysis.instructions)
+    names = [s.name for s in analysis.instructions] + [
+        f"{s.name} (shared)" for s in analysis.shared]
     notes = [f"{s.sectors_per_request:.2f} per request, ideal {ideal_per_request(s):.2f}"
-             for s in analysis.instructions]
+             for s in analysis.instructions] + [
+        f"{s.wavefronts_per_request:.2f} wavefronts per request, ideal "
+        f"{s.ideal_wavefronts / max(s.requests, 1):.2f}" for s in analysis.shared]
     left = MARGIN + max(text_width(n, label) for n in names) + 12
     t = analysis.totals
     head = (f"{pattern.name}: {warps:,} warp{'s' * (warps != 1)}, {len(names)} "
@@ -103,7 +127,8 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
             waste = int(cells.waste[k, b])
             if waste >= 0:
                 colour, css = th.waste[waste], "bin"
-                data += (("sectors-per-request", f"{cells.sectors_per_request[k, b]:.2f}"),
+                per = "sectors-per-request" if k < n else "wavefronts-per-request"
+                data += ((per, f"{cells.sectors_per_request[k, b]:.2f}"),
                          ("over-ideal", f"{cells.ratio[k, b]:.2f}"))
             else:
                 colour, css = th.idle, "bin idle"
@@ -128,7 +153,8 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                        css="axis"))
     y = bottom + 14 + 3.4 * small
     if spec.legend:
-        title = "sectors fetched / ideal:"
+        title = ("sectors (shared: wavefronts) / ideal:" if analysis.shared
+                 else "sectors fetched / ideal:")
         shapes.append(Text(MARGIN, y + label * 0.85, title, label, th.text, css="legend"))
         entries = [("box", c, words) for c, words in zip(th.waste, WASTE_LABELS)]
         entries.append(("box", th.idle, "no request"))

@@ -24,7 +24,7 @@ from ..model.kernel import Kernel
 from ..model.sectors import WARP_SIZE
 from ..scene import palette
 from ..scene.overview import overview_bins
-from .document import Change, Document
+from .document import Change, Document, instruction_names
 from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
@@ -74,7 +74,7 @@ class Picture:
 
 def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
-    cells = overview_bins(analysis, MAX_BINS)
+    cells = overview_bins(analysis, MAX_BINS, len(kernel.shared_instructions))
     odd_warps = atypical_warps(analysis, kernel)
     rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
     return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
@@ -162,7 +162,7 @@ class OverviewView(QWidget):
         if not vb.sceneBoundingRect().contains(ev.scenePos()):
             return
         p = vb.mapSceneToView(ev.scenePos())
-        n = len(self.document.kernel.instructions)
+        n = len(instruction_names(self.document.kernel))
         row = int(np.floor(p.y()))
         self.document.select(warp=self.warp_at(p.x()),
                              instruction=row if 0 <= row < n else None)
@@ -178,8 +178,8 @@ class OverviewView(QWidget):
     def _draw_axes(self) -> None:
         kernel = self.document.kernel
         left = self.plot.getAxis("left")
-        ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {ins.name}"[:24])
-                                        for k, ins in enumerate(kernel.instructions)]
+        ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {name}"[:24])
+                                        for k, name in enumerate(instruction_names(kernel))]
         left.setTicks([ticks])
         left.setWidth(max(QFontMetrics(left.font()).horizontalAdvance(t) for _, t in ticks) + 14)
         self.plot.setLabel("bottom", "warp (launch order)")
@@ -212,7 +212,8 @@ class OverviewView(QWidget):
 
     def _show(self, analysis: Analysis, pic: Picture) -> None:
         """Draw a binned analysis: the strip, its ranges and the status line."""
-        th, kernel, n = self.theme, self.document.kernel, len(self.document.kernel.instructions)
+        th, kernel = self.theme, self.document.kernel
+        n = len(instruction_names(kernel))
         self.bin, odd = pic.bin, pic.odd
         rgba = waste_rgba(th.diagram, pic.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)

@@ -1,7 +1,8 @@
 """Shared instructions in the app: listed after the global ones, drawn as the lane-to-bank
 diagram in the centre, stepped like the others."""
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox
 
 from sectorviz.scene.shapes import Rect
@@ -43,3 +44,21 @@ def test_shared_loop_executions_step(open_window):
     assert {(b, w) for _, b, w in bank_hits(window)} == {(1, 0)}
     window.next_worst_warp()
     assert window.message.text() == "a shared instruction has no per-warp sector counts"
+
+
+def test_overview_rows_of_shared_instructions(open_window, qtbot):
+    """Rows 1-4 of the strip are the shared instructions: the column read of tile[32][32]
+    is 32 wavefronts against an ideal of 1 (the 8x+ class), the padded one ideal; a click on
+    a shared row selects it."""
+    window = open_window("shared-tile-column")
+    overview = window.overview
+    rgba = overview.image.image  # the atypical row, then one row per instruction
+    theme = window.overview.theme.diagram
+    colour = lambda row: tuple(int(c) for c in rgba[row + 1, 0, :3])  # noqa: E731
+    rgb = lambda c: QColor(c).getRgb()[:3]  # noqa: E731
+    assert rgba.shape[0] == 1 + 5
+    assert colour(2) == rgb(theme.waste[-1]) and colour(4) == rgb(theme.waste[0])
+    vb = overview.plot.getPlotItem().getViewBox()
+    pos = overview.plot.mapFromScene(vb.mapViewToScene(QPointF(7.5, 2.5)))
+    qtbot.mouseClick(overview.plot.viewport(), Qt.LeftButton, pos=pos)
+    assert (window.document.selection.warp, window.document.selection.instruction) == (7, 2)
