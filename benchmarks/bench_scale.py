@@ -86,9 +86,68 @@ def gather_random() -> list[Row]:
             ("gather: lane-path throughput", lanes / seconds, None, "lane accesses/s")]
 
 
+def cuda_pattern(source: Path, function: str, params: dict, arrays: dict, grid: list,
+                 block: list):
+    """A pattern whose kernel is `function` of a CUDA file."""
+    return pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": function, "params": params,
+        "launch": {"grid": grid, "block": block}, "arrays": arrays,
+        "kernel": {"source": str(source), "function": function}}, source.parent)
+
+
+def matmul_rows(label: str, function: str, source: Path, grid: list, block: list,
+                memory: bool) -> list[Row]:
+    """A matrix multiply kernel at n = 4096, exact in closed form; A, B and C are each read
+    or written whole, so the unique sectors are 3 n^2 * 4 / 32."""
+    n = 4096
+    square = {"dtype": "float32", "shape": ["n", "n"]}
+    pattern = cuda_pattern(source, function, {"n": n}, {"A": square, "B": square, "C": square},
+                           grid, block)
+    result, seconds = timed_analysis(pattern)
+    assert result.totals.unique_sectors == 3 * n * n * 4 // 32
+    rows = [(f"{label} matmul kernel, n = 4096: time", seconds, 5.0, "s")]
+    if memory:
+        rows.append((f"{label} matmul kernel, n = 4096: peak memory", peak_gib(), 1.5, "GiB"))
+    return rows
+
+
+KERNELS = ROOT / "benchmarks" / "kernels" / "matmul.cu"
+
+
+def naive_matmul() -> list[Row]:
+    """The example's kernel: 16 x 16 blocks, a loop over k."""
+    return matmul_rows("naive", "matmulNaive", examples_dir() / "matmul-naive.cu",
+                       ["n / 16", "n / 16"], [16, 16], True)
+
+
+def coalesced_matmul() -> list[Row]:
+    """One thread per output, 1-D blocks of 1024, row and col by / and %."""
+    return matmul_rows("coalesced", "matmulCoalesced", KERNELS, ["n * n / 1024"], [1024], True)
+
+
+def tiled_matmul() -> list[Row]:
+    """32 x 32 shared-memory tiles, __syncthreads, a loop over tiles."""
+    return matmul_rows("tiled", "matmulTiled", KERNELS, ["n / 32", "n / 32"], [32, 32], False)
+
+
+def vector_add_kernel() -> list[Row]:
+    """vectorAdd from the example's .cu at 2^30 threads."""
+    n = 2**30
+    vector = {"dtype": "float32", "length": "n"}
+    pattern = cuda_pattern(examples_dir() / "vector-add.cu", "vectorAdd", {"n": n},
+                           {"a": vector, "b": vector, "c": vector}, ["n / 256"], [256])
+    result, seconds = timed_analysis(pattern)
+    assert result.totals.unique_sectors == 3 * n * 4 // 32
+    return [("vector add, kernel, 2^30 threads: time", seconds, 2.0, "s")]
+
+
 CASES: dict[str, Callable[[], list[Row]]] = {
     "vector-add-pattern": vector_add_pattern,
     "gather-random": gather_random,
+    "naive-matmul": naive_matmul,
+    "coalesced-matmul": coalesced_matmul,
+    "tiled-matmul": tiled_matmul,
+    "vector-add-kernel": vector_add_kernel,
 }
 
 

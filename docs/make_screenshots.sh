@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Regenerate docs/images/app-*.png: the real main window, drawn headless with `--screenshot`
-# (default window size and layout; settings in a throw-away folder so yours never leak in).
+# (default layout; settings in a throw-away folder so yours never leak in). The offscreen
+# screen is 1778 x 1089, so the window opens at its default 1600 x 980; app-projector-*.png
+# are taken on a 1280 x 720 screen (the window opens at 90% of it).
 # Usage: docs/make_screenshots.sh [python]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${1:-.venv/bin/python}
 OUT=docs/images
 EX=resources/examples
-export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
 XDG_CONFIG_HOME=$(mktemp -d)
 export XDG_CONFIG_HOME
 trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
-shot() { out=$1; shift; "$PY" -m sectorviz "$@" --screenshot "$OUT/$out"; echo "$OUT/$out"; }
+screen() {  # an offscreen screen of $1 x $2 pixels
+  printf '{"screens": [{"name": "s", "x": 0, "y": 0, "width": %d, "height": %d, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}' \
+    "$1" "$2" > "$XDG_CONFIG_HOME/screen-$1x$2.json"
+  echo "offscreen:configfile=$XDG_CONFIG_HOME/screen-$1x$2.json"
+}
+DESKTOP=$(screen 1778 1089)
+PROJECTOR=$(screen 1280 720)
+shot() { out=$1; shift; QT_QPA_PLATFORM=${QPA:-$DESKTOP} "$PY" -m sectorviz "$@" \
+  --screenshot "$OUT/$out"; echo "$OUT/$out"; }
 
 shot app-transpose-naive.png $EX/transpose-naive.sectorviz.json --warp 0 --instruction 1
 shot app-transpose-naive-dark.png $EX/transpose-naive.sectorviz.json --warp 0 --instruction 1 \
@@ -21,3 +30,7 @@ shot app-gather-repeated.png $EX/gather-repeated.sectorviz.json --instruction 'l
 shot app-partial-warp.png $EX/partial-warp.sectorviz.json --warp 31
 shot app-row-sum-loop.png $EX/row-sum-loop.sectorviz.json --warp 2 --instruction 'load a[r][k]'
 shot app-transpose-naive-cuda.png $EX/transpose-naive-cuda.sectorviz.json --instruction 1
+shot app-float4-load.png $EX/float4-load.sectorviz.json
+shot app-stride-32B.png $EX/stride-32B.sectorviz.json
+QPA=$PROJECTOR shot app-projector-transpose-naive.png $EX/transpose-naive.sectorviz.json \
+  --instruction 1

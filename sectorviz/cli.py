@@ -12,58 +12,20 @@ import contextlib
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Callable, Iterator
 
+from .commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
+                          run_budget)
+from .export.escape import plain_text
+from .export.sheets import sheet_text
 from .model import PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
-from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.detail import warp_json
 from .model.errors import internal_error
-from .model.sheet import report_text
 from .paths import default_example
+from .scene.sheet import accounting_sheet
 
-EXIT_BAD_INPUT = 2
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
-
-
-class UsageError(Exception):
-    """A bad command line; the message is one line."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one-line UsageErrors instead of exits."""
-
-    def error(self, message: str):
-        raise UsageError(f"{self.prog}: {message}")
-
-
-def fail(message: str) -> int:
-    print(message.splitlines()[0] if message else "error", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
-def pattern_error_line(path: str | Path, err: PatternError) -> str:
-    return f"{path}: {err}"
-
-
-def add_budget_flag(p: argparse.ArgumentParser) -> None:
-    """`--budget N`: the run's work limit in units (lane-executions and interpreter steps)."""
-    p.add_argument("--budget", type=_units, metavar="N",
-                   help=f"work limit in units: lane-executions of accesses plus interpreter "
-                        f"steps (default {DEFAULT_WORK:,} = 2^28, about 10 s; e.g. 2^32, 1e10)")
-
-
-def _units(text: str) -> int:
-    try:
-        return parse_units(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def run_budget(args: argparse.Namespace) -> Budget:
-    """The work budget of one command: --budget N, or the default."""
-    return Budget(args.budget) if args.budget else Budget()
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -100,10 +62,10 @@ def run_report(argv: list[str]) -> int:
             doc["warp"] = warp_json(pattern, detail)
         print(json.dumps(doc, indent=2))
     else:
-        print(report_text(analysis))
+        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
         if detail is not None:
             print()
-            print(_warp_text(warp_json(pattern, detail)))
+            print(plain_text(_warp_text(warp_json(pattern, detail))))
     return 0
 
 

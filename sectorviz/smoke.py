@@ -34,7 +34,7 @@ from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
-from .export.diagrams import DiagramSpec
+from .scene.diagrams import DiagramSpec
 from .export.formats import diagram_bytes, diagram_svg
 from .model import pattern_from_dict
 from .paths import examples_dir

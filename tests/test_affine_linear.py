@@ -16,7 +16,7 @@ from test_affine import lane_path_only
 def chunks_of(warps: int):
     """Closed forms taken `warps` warps at a time (lanes per chunk, for the lane path)."""
     saved = analysis.chunk_lanes
-    analysis.chunk_lanes = lambda memory: warps
+    analysis.chunk_lanes = lambda memory, lane_bytes=0: warps
     try:
         yield
     finally:

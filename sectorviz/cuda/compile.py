@@ -99,6 +99,7 @@ class Frame:
     type: C.CType
     this: object = None  # a member function's object (Var, ir.Part or ir.Memory)
     ref: bool = False  # returns a reference (`return *this;`)
+    body: Node | None = None  # the body being inlined (overloads share a name)
 
 
 @dataclass
@@ -411,14 +412,23 @@ class Compiler(StructCompiler):
                 return scope[name].type
         if name in self.unit.structs:
             return self.struct_type(node)
-        if name in self.unit.types:
-            with templates.file_scope(self):
-                return templates.alias_type(self, self.unit.types[name], name)
         macro = self.macro(name, node)
-        if macro is not None and macro.params is None and name not in self._expanding:
+        alias = self.unit.types.get(name)
+        if alias is not None or (macro is not None and macro.params is None and
+                                 name not in self._expanding):
+            if name in self._expanding:
+                raise error(node, f"the type {name!r} is defined in terms of itself")
+            if len(self._expanding) >= MAX_NESTING:
+                raise error(node, f"type names and macros nested more than {MAX_NESTING} "
+                                  "levels deep")
+            if not self._expanding:
+                self._macro_point = node.start_point
             self._expanding.add(name)
             try:
-                return templates.macro_type(self, macro.value, node)
+                if alias is None:
+                    return templates.macro_type(self, macro.value, node)
+                with templates.file_scope(self):
+                    return templates.alias_type(self, alias, name)
             finally:
                 self._expanding.discard(name)
         if name not in C.NAMED:
@@ -872,7 +882,7 @@ class Compiler(StructCompiler):
         return lanes.Local(ref.array.slot, ref.index, n, ref.type, ref.array.name, pos(node))
 
     def site(self, mem: ir.Memory, op: str, node: Node) -> ir.Site | tuple:
-        if isinstance(mem.type, C.Struct):
+        if isinstance(mem.type, C.Struct) or (isinstance(mem.type, C.Vec) and mem.type.n == 3):
             return self.struct_sites(mem, op, node)
         if isinstance(mem.type, (C.Opaque, C.Pointer)):
             raise error(node, f"a {op} of type {C.name_of(mem.type)} is outside the subset")
@@ -939,6 +949,9 @@ class Compiler(StructCompiler):
                     return self.static_member(sym, node)
                 if isinstance(sym, TypeName):
                     raise error(node, f"{name!r} is a type, not a value")
+                if isinstance(sym, templates.Callee):
+                    raise error(node, f"{name!r} is the function {sym.name!r}: only calls of "
+                                      "it are in the subset")
                 if isinstance(sym, LocalArray):
                     return LocalRef(sym, sym.type, ir.Const(np.int64(0), C.LONG, pos(node)))
                 if isinstance(sym, ir.Memory):  # a reference: a fresh lvalue at each use
@@ -952,6 +965,8 @@ class Compiler(StructCompiler):
         macro = self.macro(name, node)
         if macro is not None and macro.params is None and name not in self._expanding:
             return self.expand(macro, {}, node)
+        if name in self.unit.enumerators:
+            return templates.enumerator(self, name, node)
         if name in self.unit.globals:
             return self.file_constant(name, node)
         if name in self.unit.macros:
@@ -1188,6 +1203,8 @@ class Compiler(StructCompiler):
 
     def converted(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
         """Assignment conversion of `e` to `t`; pointers must point into the same array."""
+        if isinstance(e.type, C.Struct) and isinstance(t, C.Pointer | C.Num):
+            e = self.struct_conversion(e, t, node)
         if isinstance(t, C.Num) and isinstance(e.type, C.Num):
             return self.cast(e, t)
         if isinstance(t, C.Pointer) and isinstance(e.type, C.Pointer):
@@ -1203,6 +1220,8 @@ class Compiler(StructCompiler):
 
     def pointer_target(self, declared: C.Pointer, value: ir.Expr, node: Node) -> C.Pointer:
         """A pointer variable's full type: the array of its first value."""
+        if isinstance(value.type, C.Struct):
+            value = self.struct_conversion(value, declared, node)
         if not isinstance(value.type, C.Pointer):
             raise error(node, f"a pointer set from {C.name_of(value.type)}")
         return C.Pointer(declared.to, value.type.space, value.type.root)
@@ -1376,6 +1395,7 @@ class Compiler(StructCompiler):
         raise error(node, "inline PTX (asm) is outside the subset")
 
     def call(self, name: str, args: list[Node], node: Node):
+        name = templates.callee(self, name)
         for scope in reversed(self.scopes):
             if name in scope:
                 found = scope[name]
@@ -1396,7 +1416,7 @@ class Compiler(StructCompiler):
         if name in self.unit.structs and not self.shadowed_name(name):
             return self.construct(self.struct_type(self.unit.structs[name]),
                                   node.child_by_field_name("arguments"))
-        fn = self.unit.device_function(name, node)
+        fn = self.unit.device_function(name, node, len(args))
         if fn is not None:
             return self.inline(fn, args, node)
         if name in CONVERSIONS:
@@ -1410,8 +1430,12 @@ class Compiler(StructCompiler):
                     suggest(name, [*self.unit.functions, *builtins.MATH]))
 
     def template_call(self, name: str, targs: list[Node], args: list[Node], node: Node):
-        """`f<4, T>(x)`: a template __device__ function with explicit arguments."""
-        fn = self.unit.device_function(name, node)
+        """`f<4, T>(x)`: a template __device__ function with explicit arguments, or a class
+        template's value (`SharedMemory<T>()`)."""
+        if name in self.unit.struct_templates and not self.shadowed_name(name):
+            return self.construct(self.struct_type(node.child_by_field_name("function")),
+                                  node.child_by_field_name("arguments"))
+        fn = self.unit.device_function(name, node, len(args))
         if fn is None and name in builtins.CG_FUNCTIONS and self.unit_uses_cg():
             return builtins.cg_function(self, node.child_by_field_name("function"), args, node)
         if fn is None:
@@ -1427,24 +1451,29 @@ class Compiler(StructCompiler):
         """A __device__ function (a template's instantiation) inlined at a call; a member
         function (`this`: its object) sees the object's members, and one that returns a
         reference with `return e;` alone is the lvalue e."""
-        if any(f.name == fn.name for f in self.frames):
+        if any(f.body == fn.body for f in self.frames):
             raise error(node, f"recursive call of {fn.name!r} is outside the subset")
-        params = fn.params
-        if len(params) == 1 and text(params[0]) == "void":
-            params = []
-        if len(params) != len(args):
+        params = [p for p in fn.params if text(p) != "void"]
+        if not fn.takes(len(args)):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
         bound = [self.argument(p, a) for p, a in zip(params, args)]
         typed = [x if isinstance(x, ir.Expr) else ir.Const(
             0, C.GROUP if isinstance(x, Group) else x.type, pos(node)) for x in bound]
         fn = templates.instantiate(self, fn, targs or [], typed, node)
+        with templates.file_scope(self):  # default arguments: in the function's own scope
+            self.scopes[0].update(fn.bindings)
+            bound += [self.rvalue(p.child_by_field_name("default_value"))
+                      for p in params[len(args):]]
         scope: dict = dict(fn.bindings)
         self.scopes.append(scope)  # the return type sees the template's bindings
         try:
             tnode = fn.node.child_by_field_name("type")
-            ret_t = C.VOID if tnode is None else self.base_type(tnode)
             decl = fn.node.child_by_field_name("declarator")
-            if decl.type == "pointer_declarator":
+            if decl.type == "operator_cast":  # `operator T *()` returns what it converts to
+                tnode, decl = decl.child_by_field_name("type"), decl.child_by_field_name(
+                    "declarator")
+            ret_t = C.VOID if tnode is None else self.base_type(tnode)
+            if decl.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 ret_t = C.Pointer(ret_t, "", "")
             if this is not None:
                 self.bind_members(this, scope, node)
@@ -1465,7 +1494,7 @@ class Compiler(StructCompiler):
             scope[pname] = self.converted(x, t, node) if isinstance(x, ir.Expr) else x
         saved = self.scopes, self.macro_env
         self.scopes, self.macro_env = [scope], {}
-        self.frames.append(Frame(fn.name, self.slot(), ret_t, this, True))
+        self.frames.append(Frame(fn.name, self.slot(), ret_t, this, True, fn.body))
         try:
             return self.expr(fn.body.named_children[0].named_children[0])
         finally:
@@ -1498,7 +1527,7 @@ class Compiler(StructCompiler):
         (references alias them) in `scope` (with a template's bindings), `outer` the scopes
         it sees besides (a lambda's); a member function's `this` object gets its
         constructor's member initializers, and `*this` when it returns a reference."""
-        if any(f.name == name for f in self.frames):
+        if any(f.body == body_node for f in self.frames):
             raise error(node, f"recursive call of {name!r} is outside the subset")
         slots, values = [], []
         self.scopes.append(scope)  # parameter types see the template's bindings
@@ -1538,7 +1567,7 @@ class Compiler(StructCompiler):
                 values.append(self.converted(x, t, node))
         finally:
             self.scopes.pop()
-        frame = Frame(name, self.slot(), ret_t, this, ref)
+        frame = Frame(name, self.slot(), ret_t, this, ref, body_node)
         self.grow(body_node, node)
         self.deeper(node, INLINE_LEVELS)
         saved = self.scopes, self.macro_env, self.loop_depth, self.switches

@@ -9,6 +9,7 @@ yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `s
 from __future__ import annotations
 
 import contextlib
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -19,12 +20,19 @@ from ..model.errors import PatternError
 from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
+from ..model.repeat import RepeatedBatch
 from . import ctype as C
+from .closed import NotClosed, Varies, block_box, closed_events
 from .compile import Compiler
 from .ir import Run, Site
 from .preprocess import Source, preprocess
 from .source import Function, Unit
 from .templates import kernel_instance, launch_shared_bytes
+
+LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
+# the closed forms give way to the lane path (which decides the numbers and errors) when they
+# do not apply, and also when a value outgrows their integers or a table lookup
+GIVE_WAY = (NotClosed, Varies, ArithmeticError, LookupError)
 
 
 def _source_path(pattern: Pattern) -> Path | None:
@@ -102,7 +110,8 @@ class CudaKernel(Launch):
     def __init__(self, pattern: Pattern):
         path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
-        with _located(self.source), too_deep("compile"):
+        # constants fold as the device computes them: an overflow or a NaN is no warning
+        with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
@@ -115,6 +124,7 @@ class CudaKernel(Launch):
         self.shared_instructions = _instructions(self.program.sites["shared"], self.source)
         self.constant_instructions = _instructions(self.program.sites["constant"], self.source)
         self.assumptions = self.program.assumptions
+        self.loop_shapes: dict = {}  # id(ir.Loop) -> closed.LoopShape, filled on first use
 
     def space_of(self, space: str, root: str) -> tuple[int, int]:
         """An array's (first byte address, size in bytes) in its memory space."""
@@ -147,6 +157,29 @@ class CudaKernel(Launch):
                 except StopIteration:
                     return
             yield event
+
+    def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                     ) -> tuple[int, list[tuple[int, RepeatedBatch]]] | None:
+        """(hi, every global access of warps [lo, hi) in program order), with each loop run
+        that every active lane runs alike as one RepeatedBatch: all the remaining warps when
+        they form a box of blocks that runs alike (then a batch row is a class of warps,
+        unless `per_warp`), else at most `most` warps, a row per warp. None where the lane
+        path (`trace`) must run these warps, or when SECTORVIZ_LANE_PATH is set."""
+        if os.environ.get(LANE_PATH, "") not in ("", "0"):
+            return None
+        hi = min(self.warps, lo + most)
+        with np.errstate(all="ignore"):
+            for end in () if per_warp else (self.warps, hi):
+                box = block_box(self, lo, end)
+                if box is not None:
+                    try:
+                        return end, closed_events(self, lo, end, sector_bytes, box)
+                    except GIVE_WAY:
+                        break
+            try:
+                return hi, closed_events(self, lo, hi, sector_bytes)
+            except GIVE_WAY:
+                return None
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None
               ) -> Iterator[tuple[int, Batch]]:

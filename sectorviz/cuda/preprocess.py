@@ -28,6 +28,7 @@ from ..model.files import MAX_TEXT_BYTES, outside, read_text
 MAX_INCLUDE_BYTES = 4 * 2**20  # one included file
 MAX_INCLUDE_DEPTH = 40  # files open at once (an include cycle without guards stops here)
 MAX_EXPANSION_TOKENS = 100_000  # tokens one `#if` line may expand to
+MAX_CONDITION_DEPTH = 100  # parentheses, operators or macros nested in one `#if`
 
 # What nvcc and the CUDA headers define, as far as the subset can use it: the device pass of
 # nvcc for compute capability 8.0, and the constants of <cmath>, <cfloat>, <climits>,
@@ -147,7 +148,8 @@ _TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F']+|0[bB][01']+|\d[\d']*)[uUl
 _HAS_INCLUDE = re.compile(r"__has_include\s*\(\s*(<[^>]*>|\"[^\"]*\")\s*\)")
 _HAS_FEATURE = re.compile(r"__has_\w+\s*\([^()]*\)")  # __has_builtin(x) and the like: 0
 _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="),
-           ("<<", ">>"), ("+", "-"), ("*", "/", "%")]
+           ("<<", ">>"), ("+", "-"), ("*", "/", "%")]  # lowest precedence first
+_LEVEL = {op: level for level, ops in enumerate(_BINARY) for op in ops}
 
 
 def _tokens(text: str, fail) -> list[str]:
@@ -181,6 +183,7 @@ class _Cond:
 
     def __init__(self, toks: list[str], fail):
         self.toks, self.i, self.fail = toks, 0, fail
+        self.depth = 0
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -199,23 +202,30 @@ class _Cond:
         return v
 
     def ternary(self) -> int:
-        c = self.binary(0)
+        c = self.binary()
         if self.peek() != "?":
             return c
         self.take("?")
+        self.enter()
         a = self.ternary()
         self.take(":")
         b = self.ternary()
+        self.depth -= 1
         return a if c else b
 
-    def binary(self, level: int) -> int:
-        if level == len(_BINARY):
-            return self.unary()
-        left = self.binary(level + 1)
-        while self.peek() in _BINARY[level]:
+    def enter(self) -> None:
+        """One level deeper (the evaluation recurses); refused past MAX_CONDITION_DEPTH."""
+        self.depth += 1
+        if self.depth > MAX_CONDITION_DEPTH:
+            raise self.fail(f"a preprocessor condition nested more than "
+                            f"{MAX_CONDITION_DEPTH} levels deep")
+
+    def binary(self, lowest: int = 0) -> int:
+        """Precedence climbing over _BINARY's levels (low to high), left to right."""
+        left = self.unary()
+        while self.peek() in _LEVEL and _LEVEL[self.peek()] >= lowest:
             op = self.take()
-            right = self.binary(level + 1)
-            left = self.apply(op, left, right)
+            left = self.apply(op, left, self.binary(_LEVEL[op] + 1))
         return left
 
     def apply(self, op: str, a: int, b: int) -> int:
@@ -235,15 +245,22 @@ class _Cond:
 
     def unary(self) -> int:
         tok = self.take()
+        if tok in ("-", "+", "!", "~", "("):
+            self.enter()
         if tok in ("-", "+", "!", "~"):
             v = self.unary()
+            self.depth -= 1
             return {"-": -v, "+": v, "!": int(not v), "~": ~v}[tok]
         if tok == "(":
             v = self.ternary()
             self.take(")")
+            self.depth -= 1
             return v
         if tok[0].isdigit() or tok[0] == "'":
-            return _number(tok)
+            try:
+                return _number(tok)
+            except ValueError:
+                raise self.fail(f"cannot read the number {tok!r}") from None
         if tok[0].isalpha() or tok[0] == "_":
             return 1 if tok == "true" else 0  # an identifier left after expansion is 0
         raise self.fail(f"unexpected '{tok}' in a preprocessor condition")
@@ -494,12 +511,17 @@ class _Preprocessor:
             i += 1
             if tok == "defined" and not hidden:
                 paren = i < len(toks) and toks[i] == "("
-                name = toks[i + 1] if paren else (toks[i] if i < len(toks) else "")
                 if paren and (i + 2 >= len(toks) or toks[i + 2] != ")"):
                     raise fail("defined( needs a name and ')'")
+                if not paren and i >= len(toks):
+                    raise fail("defined needs a name")
+                name = toks[i + 1] if paren else toks[i]
                 i += 3 if paren else 1
                 out.append("1" if name in self.macros else "0")
             elif tok in self.macros and tok not in hidden:
+                if len(hidden) >= MAX_CONDITION_DEPTH:
+                    raise fail(f"macros nested more than {MAX_CONDITION_DEPTH} levels deep in a "
+                               "preprocessor condition")
                 params, body = self.macros[tok]
                 args: list[list[str]] = []
                 if params is not None:

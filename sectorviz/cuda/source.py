@@ -100,7 +100,7 @@ class Function:
     @property
     def params(self) -> list[Node]:
         decl = self.node.child_by_field_name("declarator")
-        while decl.type != "function_declarator":
+        while decl.type not in ("function_declarator", "abstract_function_declarator"):
             decl = decl.child_by_field_name("declarator") or decl.named_children[0]
         plist = decl.child_by_field_name("parameters")
         return [c for c in plist.named_children if c.type != "comment"]
@@ -109,15 +109,22 @@ class Function:
     def body(self) -> Node:
         return self.node.child_by_field_name("body")
 
+    def takes(self, nargs: int) -> bool:
+        """Whether a call with `nargs` arguments fits the parameters (defaults included)."""
+        params = [p for p in self.params if text(p) != "void"]
+        required = sum(p.type != "optional_parameter_declaration" for p in params)
+        return required <= nargs <= len(params)
+
 
 @dataclass(frozen=True)
 class Launch:
-    """A kernel launch in the host code: `name<targs><<<config>>>(...)`."""
+    """A kernel launch in the host code, `name<targs><<<config>>>(...)`, or an explicit
+    instantiation, `template __global__ void name<targs>(...);` (no config)."""
 
     name: str
     targs: Node | None  # template_argument_list
     config: tuple[Node, ...]  # grid, block[, dynamic shared bytes[, stream]]
-    host: Node  # the function_definition the launch is in
+    host: Node  # the function_definition the launch is in (or the instantiation)
 
 
 @lru_cache(maxsize=1)
@@ -143,6 +150,7 @@ class Unit:
             name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
+        self.enumerators: dict[str, tuple[Node, int]] = {}  # name -> (enum_specifier, index)
         self.structs: dict[str, Node] = {}  # struct / class name -> its specifier with a body
         self.struct_templates: dict[str, tuple[Node, Node]] = {}  # -> (specifier, parameters)
         self.launches: list[Launch] = []
@@ -175,6 +183,29 @@ class Unit:
                 self._struct(child, None)
                 for name in alias_names(child):
                     self.types.setdefault(name, child)
+            elif kind == "template_instantiation":
+                self._instantiation(child)
+            if kind in ("enum_specifier", "declaration", "type_definition"):
+                self._enumerators(child)
+
+    def _instantiation(self, node: Node) -> None:
+        """`template __global__ void k<32>(float *);` names an instantiation, as a launch."""
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type not in ("template_function", "identifier"):
+            decl = decl.child_by_field_name("declarator")
+        if decl is not None and decl.type == "template_function":
+            self.launches.append(Launch(text(decl.child_by_field_name("name")),
+                                        decl.child_by_field_name("arguments"), (), node))
+
+    def _enumerators(self, node: Node) -> None:
+        """The enumerators of a file-scope `enum { A = 1, B }` (also inside a typedef)."""
+        spec = node if node.type == "enum_specifier" else node.child_by_field_name("type")
+        body = None if spec is None or spec.type != "enum_specifier" else \
+            spec.child_by_field_name("body")
+        if body is None:
+            return
+        for k, item in enumerate(c for c in body.named_children if c.type == "enumerator"):
+            self.enumerators.setdefault(text(item.child_by_field_name("name")), (spec, k))
 
     def _launches(self, node: Node) -> None:
         """Every `kernel<<<...>>>(...)` call inside a host function."""
@@ -277,13 +308,18 @@ class Unit:
         check_syntax(found[0].node)
         return found[0]
 
-    def device_function(self, name: str, call: Node) -> Function | None:
-        """A `__device__` function callable from a kernel, or None if `name` is not one."""
+    def device_function(self, name: str, call: Node, nargs: int | None = None
+                        ) -> Function | None:
+        """A `__device__` function callable from a kernel, or None if `name` is not one;
+        overloads are told apart by how many arguments they take (`nargs`)."""
         found = [f for f in self.functions.get(name, []) if "__device__" in f.qualifiers]
+        if len(found) > 1 and nargs is not None:
+            found = [f for f in found if f.takes(nargs)]
         if not found:
             return None
         if len(found) > 1:
-            raise error(call, f"overloaded device function {name!r} is outside the subset")
+            raise error(call, f"overloaded device function {name!r} with {nargs} arguments "
+                              "is outside the subset")
         check_syntax(found[0].node)
         return found[0]
 

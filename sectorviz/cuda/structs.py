@@ -45,8 +45,11 @@ def _round(n: int, align: int) -> int:
 
 def method_name(fn: Node) -> str | None:
     """A member function definition's name: `f`, `operator[]`, the struct's name for a
-    constructor; None for a destructor."""
+    constructor, `operator_cast` for a conversion operator (`operator T *()`); None for a
+    destructor."""
     decl = fn.child_by_field_name("declarator")
+    if decl is not None and decl.type == "operator_cast":
+        return "operator_cast"
     while decl is not None and decl.type != "function_declarator":
         decl = decl.child_by_field_name("declarator") or (
             decl.named_children[0] if decl.named_children else None)
@@ -288,10 +291,11 @@ class StructCompiler:
     # ------------------------------------------------------------ copies
 
     def struct_sites(self, mem: ir.Memory, op: str, node: Node) -> tuple:
-        """A whole-struct load or store -> ((byte offset, site), ...): one access per chunk of
+        """A whole-struct load or store (or of a 3-component vector type, aligned to its
+        component: float3) -> ((byte offset, site), ...): one access per chunk of
         min(alignment, 16) bytes holding a member, named by the member when it is one."""
         t = mem.type
-        unit = min(t.align, 16)
+        unit = min(C.alignof(t), 16)
         leaves = _leaves(t, 0, "")
         out = []
         for start in range(0, t.size, unit):
@@ -409,6 +413,18 @@ class StructCompiler:
         if len({_signature(f) for f in fits}) > 1:
             raise error(node, f"overloaded {t.name}::{name} is outside the subset")
         return fits[0]  # overloads that differ only by `const`: the first
+
+    def struct_conversion(self, e: ir.Expr, t: C.CType, node: Node) -> ir.Expr:
+        """A struct value where a pointer or number is needed -> its conversion operator's
+        result (`T *p = SharedMemory<T>();`), run on a temporary copy of the value."""
+        fns = [f for f in self.struct_def_of(e.type).methods.get("operator_cast", [])
+               if f.child_by_field_name("body") is not None]
+        if not fns:
+            raise error(node, f"cannot convert {C.name_of(e.type)} to {C.name_of(t)}")
+        temp = self.temporary(e.type, node)
+        call = self.inline(self.method(e.type, fns[0], e.type.name), [], node, this=temp)
+        return ir.Comma(ir.Assign(temp.slot, e, e.type, ir_pos(node)), call, call.type,
+                        ir_pos(node))
 
     def has_method(self, t: C.CType, name: str) -> bool:
         return isinstance(t, C.Struct) and name in self.struct_def_of(t).methods
@@ -585,8 +601,8 @@ def _parts(t: C.CType) -> list[C.CType] | None:
 
 def _leaves(t: C.CType, offset: int, name: str, whole: bool = False
             ) -> list[tuple[int, int, str]]:
-    """(byte offset, size, member path) of every scalar or vector member of `t`, outermost
-    first; `whole`: the struct and array members that hold them too."""
+    """(byte offset, size, member path) of every number inside `t` (vector components
+    included), outermost first; `whole`: the members that hold them too."""
     out = [(offset, t.size, name)] if whole and name else []
     if isinstance(t, C.Struct):
         return out + [leaf for m in t.members
@@ -594,4 +610,7 @@ def _leaves(t: C.CType, offset: int, name: str, whole: bool = False
     if isinstance(t, C.Array):
         return out + [leaf for k in range(t.n)
                       for leaf in _leaves(t.of, offset + k * t.of.size, f"{name}[{k}]", whole)]
+    if isinstance(t, C.Vec):
+        return out + [(offset + k * t.base.size, t.base.size, f"{name}.{C.FIELDS[k]}")
+                      for k in range(t.n)]
     return [(offset, t.size, name)]

@@ -1,8 +1,8 @@
 """Templates and type names: a template function + its arguments -> an instantiation whose
 bindings the compiler puts in scope; typedef / using / macro type names -> C types.
 
-Bindings map a template parameter's name to a `TypeName` (a type argument) or an `ir.Const`
-(a value argument). The compiler keeps them in its scope stack like any name: `base_type`
+Bindings map a template parameter's name to a `TypeName` (a type argument), an `ir.Const`
+(a value argument) or a `Callee` (a function passed as a template argument). The compiler keeps them in its scope stack like any name: `base_type`
 (through `Compiler.named_type`) finds a TypeName, an identifier finds the Const. A class
 template can reuse the same machinery: `bind(compiler, plist, explicit, deduced, node, what)`
 takes any template_parameter_list and its argument nodes, and the dict it returns is pushed
@@ -36,6 +36,23 @@ class TypeName:
     """A name standing for a type in a scope: a template type parameter or a typedef."""
 
     type: C.CType
+
+
+@dataclass(frozen=True)
+class Callee:
+    """A template argument that names a __device__ function (`blockReduce<warpSum>`): a call
+    of the parameter calls that function."""
+
+    name: str
+
+
+def callee(compiler: "Compiler", name: str) -> str:
+    """The function a call of `name` calls: the bound function when `name` is a template
+    parameter holding one, else `name`."""
+    for scope in reversed(compiler.scopes):
+        if name in scope:
+            return scope[name].name if isinstance(scope[name], Callee) else name
+    return name
 
 
 @dataclass(frozen=True)
@@ -114,17 +131,21 @@ def _host_constants(compiler: "Compiler", host: Node) -> None:
             for decl in node.children_by_field_name("declarator"):
                 name, t, init = compiler.unwrap(decl, base)
                 if init is not None and name is not None:
-                    value = local_constant(t, compiler.converted(compiler.rvalue(init), t, init),
-                                           quals)
+                    e = compiler.rvalue(init)
+                    t = e.type if t is C.AUTO else t
+                    value = local_constant(t, compiler.converted(e, t, init), quals)
                     if value is not None:
                         compiler.scopes[-1][name] = value
         except PatternError:
             continue
 
 
-def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const:
+def _value(compiler: "Compiler", param: Param, node: Node) -> ir.Const | Callee:
     """A value argument (an expression, or a name tree-sitter took for a type) -> its Const
-    in the parameter's type."""
+    in the parameter's type, or the Callee a function's name gives."""
+    named = callee(compiler, text(node))
+    if named in compiler.unit.functions and not any(named in s for s in compiler.scopes):
+        return Callee(named)
     t = compiler.base_type(param.type)
     if not C.is_int(t):
         raise error(param.node, f"a template parameter of type {C.name_of(t)} is outside the "
@@ -156,7 +177,7 @@ def _type(compiler: "Compiler", param: Param, node: Node) -> TypeName:
 
 
 def bind(compiler: "Compiler", plist: Node, explicit: list[Node], deduced: dict[str, C.CType],
-         node: Node, what: str) -> dict[str, TypeName | ir.Const]:
+         node: Node, what: str) -> dict[str, TypeName | ir.Const | Callee]:
     """Template parameters <- explicit argument nodes (compiled in the current scope), then
     types deduced from call arguments, then defaults (which see the earlier parameters)."""
     params = parameters(plist)
@@ -164,7 +185,7 @@ def bind(compiler: "Compiler", plist: Node, explicit: list[Node], deduced: dict[
         raise error(node, f"{what} takes {len(params)} template arguments, got {len(explicit)}")
     values = [(_type if p.type is None else _value)(compiler, p, a)
               for p, a in zip(params, explicit)]
-    bindings: dict[str, TypeName | ir.Const] = {}
+    bindings: dict[str, TypeName | ir.Const | Callee] = {}
     compiler.scopes.append(bindings)
     try:
         for k, p in enumerate(params):
@@ -246,7 +267,7 @@ def _spec_arguments(name: str, args: str) -> list[Node]:
 
 
 def _key(bindings: dict) -> tuple:
-    return tuple((n, b.type if isinstance(b, TypeName) else (b.type, int(b.value)))
+    return tuple((n, b if not isinstance(b, ir.Const) else (b.type, int(b.value)))
                  for n, b in bindings.items())
 
 
@@ -285,7 +306,7 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
             launched.setdefault(key, (text(launch.targs), bindings))
     if len(launched) > 1:
         shown = [name + t for t, _ in launched.values()]
-        raise PatternError("kernel.function", f"the host code launches {len(launched)} "
+        raise PatternError("kernel.function", f"the file launches (or instantiates) {len(launched)} "
                                               f"instantiations of {name!r} ("
                            + ", ".join(shown) + f"); name one, e.g. \"{shown[0]}\"")
     if launched:
@@ -384,10 +405,33 @@ def macro_type(compiler: "Compiler", value: Node, node: Node) -> C.CType:
     decl = tree.root_node.named_children[0] if tree.root_node.named_children else None
     if tree.root_node.has_error or decl is None or decl.type != "declaration":
         raise error(node, f"the macro '{text(node)}' is not a type")
-    name, t, _ = compiler.declarator(decl)
+    try:
+        name, t, _ = compiler.declarator(decl)
+    except PatternError as err:  # placed in the macro's own text, which this parse is not
+        message = err.message if err.message.startswith("the macro ") else \
+            f"the macro '{text(node)}': {err.message}"
+        raise error(node, message) from None
     if name != "__x":
         raise error(node, f"the macro '{text(node)}' is not a type")
     return t
+
+
+def enumerator(compiler: "Compiler", name: str, node: Node) -> ir.Const:
+    """A file-scope enumerator -> its constant: its `= value`, or the previous one's plus 1,
+    of the enum's underlying type (int without one)."""
+    spec, index = compiler.unit.enumerators[name]
+    base = spec.child_by_field_name("base")
+    items = [c for c in spec.child_by_field_name("body").named_children
+             if c.type == "enumerator"]
+    with file_scope(compiler):
+        t = C.INT if base is None else compiler.base_type(base)
+        if not C.is_int(t):
+            raise error(base, f"an enum of {C.name_of(t)} is outside the subset")
+        value = -1
+        for item in items[:index + 1]:
+            given = item.child_by_field_name("value")
+            value = value + 1 if given is None else compiler.constant_int(given)
+    return ir.Const(t.dtype.type(value), t, (node.start_point[0] + 1, node.start_point[1] + 1))
 
 
 def local_constant(t: C.CType, value: ir.Expr, quals: set[str]) -> ir.Const | None:

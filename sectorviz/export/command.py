@@ -1,8 +1,9 @@
 """`sectorviz export FILE -o OUT ...`: a diagram or the accounting sheet, format from OUT.
 
 OUT's suffix picks the format: .svg .pdf .png .tex draw a diagram, .csv .md write the sheet,
-and --sheet sends .tex to the sheet. --warps A:B draws warps A..B-1: pages of one PDF, or one
-file per warp named OUT-warpN.ext. Bad arguments or a bad pattern: exit 2, one line on stderr.
+and --sheet sends .tex to the sheet (steps 3 and 4 about --warp). --warps A:B draws warps
+A..B-1: pages of one PDF, or one file per warp named OUT-warpN.ext, made and written one at a
+time. Bad arguments or a bad pattern: exit 2, one line on stderr.
 """
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from ..cli import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
-                   run_budget)
+from typing import Callable, Iterator, Sequence
+
+from ..atomic import write_atomic
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
+                           run_budget)
 from ..model import PatternError, load_pattern
-from ..model.budget import work_budget
 from ..model.analysis import instruction_index, kernel_for
-from .diagrams import KINDS, DiagramSpec
+from ..model.budget import work_budget
+from ..scene.diagrams import KINDS, DiagramSpec
+from ..scene.palette import DEFAULT_THEME, THEMES
 from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
                       sheet_bytes)
-from .themes import DEFAULT_THEME, THEMES
 
 DEFAULT_SCALE = 2.0
 
@@ -80,7 +84,8 @@ def _check(args: argparse.Namespace, suffix: str) -> None:
 
 
 def run_export(argv: list[str]) -> int:
-    """Parse `argv` (after 'export'), write OUT, return the exit status (0, or 2 on bad input)."""
+    """Parse `argv` (after 'export'), write OUT, return the exit status (0, or 2 on bad input).
+    Files are written one at a time, each through a temporary file and a rename."""
     try:
         args = export_parser().parse_args(argv)
         out = Path(args.output)
@@ -93,32 +98,51 @@ def run_export(argv: list[str]) -> int:
         with work_budget(run_budget(args)):
             pattern = load_pattern(args.file)
             if suffix in (".csv", ".md") or args.sheet:
-                files = {out: sheet_bytes(pattern, suffix)}
+                files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
                 files = _diagrams(pattern, args, out, suffix, warps)
+            for path, data in files:
+                write_atomic(path, data())
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
-    try:
-        for path, data in files.items():
-            path.write_bytes(data)
     except OSError as err:
-        return fail(f"{err.filename}: {err.strerror}")
+        return fail(f"{err.filename or out}: {err.strerror or err}")
     return 0
 
 
 def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
-              warps: range | None) -> dict[Path, bytes]:
+              warps: range | None) -> Iterator[tuple[Path, Callable[[], bytes]]]:
+    """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
+    a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
                        instruction=instruction_index(pattern, args.instruction),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption)
+
+    def draw(specs: Sequence[DiagramSpec]) -> Callable[[], bytes]:
+        return lambda: diagram_bytes(pattern, specs, suffix, args.scale, args.transparent)
+
     if warps is None:
-        return {out: diagram_bytes(pattern, [spec], suffix, args.scale, args.transparent)}
+        return iter([(out, draw([spec]))])
     total = kernel_for(pattern).warps
     if warps.stop > total:
         raise PatternError("--warps", f"warps {warps.start}:{warps.stop} outside [0, {total})")
-    specs = [replace(spec, warp=w) for w in warps]
     if suffix in MULTI_PAGE_SUFFIXES:
-        return {out: diagram_bytes(pattern, specs, suffix, args.scale, args.transparent)}
-    return {out.with_name(f"{out.stem}-warp{s.warp}{out.suffix}"):
-            diagram_bytes(pattern, [s], suffix, args.scale, args.transparent) for s in specs}
+        return iter([(out, draw(_WarpSpecs(spec, warps)))])
+    return ((out.with_name(f"{out.stem}-warp{w}{out.suffix}"), draw([replace(spec, warp=w)]))
+            for w in warps)
+
+
+class _WarpSpecs(Sequence[DiagramSpec]):
+    """`spec` for each warp of a range, made when asked for (not a list of them all)."""
+
+    def __init__(self, spec: DiagramSpec, warps: range):
+        self.spec, self.warps = spec, warps
+
+    def __len__(self) -> int:
+        return len(self.warps)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            raise TypeError("no slices")
+        return replace(self.spec, warp=self.warps[i])

@@ -1,13 +1,18 @@
 """File suffix -> file bytes, shared by the command line and the export dialog.
 
-Diagrams: .svg (text), .png (scale 1 to 4), .pdf (one page per diagram), .tex (TikZ).
-Sheets: .csv, .md, .tex (booktabs). Qt is imported only for .png and .pdf.
+Diagrams (scenes from sectorviz.scene): .svg (text), .png (scale 1 to 4), .pdf (one page per
+diagram), .tex (TikZ). Sheets (sectorviz.scene.sheet): .csv, .md, .tex (booktabs). Qt is
+imported only for .png and .pdf.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..model import Pattern, analyze
-from .diagrams import DiagramSpec, diagram_scene
+from ..scene.diagrams import DiagramSpec, diagram_scene
+from ..scene.sheet import accounting_sheet
+from .escape import plain_text
 from .sheets import sheet_csv, sheet_latex, sheet_markdown
 from .svg import scene_svg
 from .tikz import scene_tikz
@@ -22,28 +27,34 @@ def diagram_svg(pattern: Pattern, spec: DiagramSpec, transparent: bool = False) 
     return scene_svg(diagram_scene(pattern, spec), transparent)
 
 
-def diagram_bytes(pattern: Pattern, specs: list[DiagramSpec], suffix: str, scale: float = 2,
-                  transparent: bool = False) -> bytes:
-    """Diagrams -> the bytes of one file; several specs only for a multi-page suffix."""
+def diagram_bytes(pattern: Pattern, specs: Sequence[DiagramSpec], suffix: str,
+                  scale: float = 2, transparent: bool = False) -> bytes:
+    """Diagrams -> the bytes of one file; several specs only for a multi-page suffix, whose
+    pages are built one at a time (never all scenes at once)."""
     if len(specs) > 1 and suffix not in MULTI_PAGE_SUFFIXES:
         raise ValueError(f"{suffix} holds one diagram, not {len(specs)}")
-    scenes = [diagram_scene(pattern, s) for s in specs]
-    if suffix == ".tex":
-        return scene_tikz(scenes[0], transparent).encode()
-    svgs = [scene_svg(s, transparent) for s in scenes]
-    if suffix == ".svg":
-        return svgs[0].encode()
-    from .raster import pdf_bytes, png_bytes  # Qt only when rasterizing
-    if suffix == ".png":
-        return png_bytes(svgs[0], scale, transparent)
+    if suffix not in DIAGRAM_SUFFIXES:
+        raise ValueError(f"no diagram format for {suffix!r}; one of "
+                         f"{', '.join(DIAGRAM_SUFFIXES)}")
     if suffix == ".pdf":
-        return pdf_bytes(svgs, scenes[0].title)
-    raise ValueError(f"no diagram format for {suffix!r}; one of {', '.join(DIAGRAM_SUFFIXES)}")
+        from .raster import pdf_bytes  # Qt only when rasterizing
+        return pdf_bytes(lambda: (diagram_svg(pattern, s, transparent) for s in specs),
+                         plain_text(diagram_scene(pattern, specs[0]).title))
+    scene = diagram_scene(pattern, specs[0])
+    if suffix == ".tex":
+        return scene_tikz(scene, transparent).encode()
+    svg = scene_svg(scene, transparent)
+    if suffix == ".svg":
+        return svg.encode()
+    from .raster import png_bytes  # Qt only when rasterizing
+    return png_bytes(svg, scale, transparent)
 
 
-def sheet_bytes(pattern: Pattern, suffix: str) -> bytes:
-    """The accounting sheet as .csv, .md or .tex (booktabs)."""
+def sheet_bytes(pattern: Pattern, suffix: str, warp: int = 0, instruction: int = 0,
+                run: int = 0) -> bytes:
+    """The accounting sheet (steps 3 and 4 about `warp`) as .csv, .md or .tex (booktabs)."""
     writers = {".csv": sheet_csv, ".md": sheet_markdown, ".tex": sheet_latex}
     if suffix not in writers:
         raise ValueError(f"no sheet format for {suffix!r}; one of {', '.join(SHEET_SUFFIXES)}")
-    return writers[suffix](analyze(pattern)).encode()
+    sheet = accounting_sheet(pattern, analyze(pattern), warp, instruction, run)
+    return writers[suffix](sheet).encode()

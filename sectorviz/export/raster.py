@@ -7,10 +7,12 @@ byte for byte: no timestamps, a document id derived from the content.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
 import uuid
+from typing import Callable, Iterable
 
 from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QMarginsF, QRectF, QSizeF,
                             Qt, QUuid)
@@ -78,13 +80,18 @@ def png_bytes(svg: str, scale: float = 1, transparent: bool = False) -> bytes:
     return bytes(buffer.data())
 
 
-def pdf_bytes(svgs: list[str], title: str) -> bytes:
-    """SVG pages -> one PDF, each page the size of its drawing, text kept as text.
+def pdf_bytes(svgs: Callable[[], Iterable[str]], title: str) -> bytes:
+    """SVG pages -> one PDF, each page the size of its drawing, text kept as text. `svgs()`
+    yields the pages; it is called twice (a digest for the document id, then the drawing) so
+    that only one page's SVG is held at a time.
 
     Qt keeps the embedded fonts in a hash, and writes them in its iteration order; the hash
     seed is made deterministic while the document is drawn so that order, and so the bytes,
     do not change from run to run."""
-    pages = [_renderer(svg) for svg in svgs]
+    digest = hashlib.sha1(uuid.NAMESPACE_URL.bytes + b"sectorviz:")
+    for i, svg in enumerate(svgs()):
+        digest.update(b"\n" * bool(i) + svg.encode("utf-8"))
+    document_id = uuid.UUID(bytes=digest.digest()[:16], version=5)
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     QHashSeed.setDeterministicGlobalSeed()
@@ -92,11 +99,10 @@ def pdf_bytes(svgs: list[str], title: str) -> bytes:
         writer = QPdfWriter(buffer)
         writer.setCreator("sectorviz")
         writer.setTitle(title)
-        digest = uuid.uuid5(uuid.NAMESPACE_URL, "sectorviz:" + "\n".join(svgs))
-        writer.setDocumentId(QUuid(str(digest)))
+        writer.setDocumentId(QUuid(str(document_id)))
         writer.setResolution(CSS_DPI)
         painter = None
-        for renderer, w, h in pages:
+        for renderer, w, h in map(_renderer, svgs()):
             size = QPageSize(QSizeF(w * 72 / CSS_DPI, h * 72 / CSS_DPI), QPageSize.Unit.Point,
                              "", QPageSize.SizeMatchPolicy.ExactMatch)
             writer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,

@@ -1,8 +1,8 @@
-"""The accounting sheet (`sectorviz.model.sheet.sheet_rows`) as CSV, Markdown and LaTeX.
+"""The accounting sheet (`sectorviz.scene.sheet.Sheet`) as text, CSV, Markdown and LaTeX.
 
-Cells are the model's text cells unchanged (counts with thousands separators, bytes, percent),
-so every format holds the same numbers as `sectorviz report`. The first two columns (name, op)
-are text and left-aligned; the rest are numbers and right-aligned.
+Every format prints the same rows in the same order: the answer, then the five steps; cells
+are the scene's text unchanged, made safe for the format (export/escape.py), so `report`, the
+app's pane, its copies and these files agree.
 """
 
 from __future__ import annotations
@@ -10,57 +10,75 @@ from __future__ import annotations
 import csv
 import io
 
-from ..model.analysis import Analysis
-from ..model.sheet import sheet_rows
+from ..scene.sheet import Sheet, sheet_table
+from .escape import csv_cell, latex_text, plain_text
 
-TEXT_COLUMNS = 2
+NOTE_INDENT = 4  # text: notes and metrics sit this far right of the value column
 
 
-def sheet_csv(analysis: Analysis) -> str:
-    """Header, one line per instruction, totals; numbers keep their separators, quoted."""
+def sheet_text(sheet: Sheet) -> str:
+    """The plain-text sheet of `sectorviz report`: the answer as sentences, then each step
+    with its items and values aligned, notes and metrics below the value."""
+    rows = [r for s in sheet.steps for r in s.rows]
+    width = max((len(r.label) for r in rows), default=0) + 2
+    lines = [sheet.title, ""]
+    lines += [f"{r.label} {r.value}" + (f" ({r.note})" if r.note else "") for r in sheet.answer]
+    for step in sheet.steps:
+        lines += ["", f"{step.number}. {step.title}"]
+        for r in step.rows:
+            lines.append(f"  {r.label.ljust(width)}{r.value}")
+            pad = " " * (2 + width + NOTE_INDENT)
+            lines += [pad + r.note] * bool(r.note) + [pad + "measured by " + r.code] * bool(r.code)
+    return plain_text("\n".join(lines) + "\n")
+
+
+def sheet_csv(sheet: Sheet) -> str:
+    """One line per row: section, item, value, note, metric (header first)."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(sheet_rows(analysis))
+    csv.writer(out, lineterminator="\n").writerows(
+        [csv_cell(c) for c in row] for row in sheet_table(sheet))
     return out.getvalue()
 
 
-def _md_cell(cell: str) -> str:
-    return cell.replace("|", "\\|")
+def _md(text: str) -> str:
+    return plain_text(text).replace("|", "\\|").replace("\n", " ")
 
 
-def sheet_markdown(analysis: Analysis) -> str:
-    """A GitHub-flavoured Markdown table, the totals row in bold."""
-    header, *body = sheet_rows(analysis)
-    align = [":--" if i < TEXT_COLUMNS else "--:" for i in range(len(header))]
-    lines = ["| " + " | ".join(_md_cell(c) for c in header) + " |",
-             "| " + " | ".join(align) + " |"]
-    for i, row in enumerate(body):
-        cells = [_md_cell(c) for c in row]
-        if i == len(body) - 1:
-            cells = [f"**{c}**" if c else c for c in cells]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+def _md_code(text: str) -> str:
+    return f"`{_md(text)}`" if text else ""
 
 
-LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}"}
+def sheet_markdown(sheet: Sheet) -> str:
+    """GitHub-flavoured Markdown: the title, the answer as a bullet list, one table per step
+    (metrics in code spans)."""
+    out = [f"## {_md(sheet.title)}", ""]
+    out += [f"- **{_md(r.label)}** {_md(r.value)}" + (f" ({_md(r.note)})" if r.note else "")
+            for r in sheet.answer]
+    for step in sheet.steps:
+        out += ["", f"### {step.number}. {_md(step.title)}", "", "| item | value | note |",
+                "| :-- | :-- | :-- |"]
+        out += [f"| {_md(r.label)} | {_md(r.value)} | "
+                f"{'; '.join(x for x in (_md(r.note), _md_code(r.code)) if x)} |"
+                for r in step.rows]
+    return "\n".join(out) + "\n"
 
 
-def latex_escape(text: str) -> str:
-    """Plain text -> LaTeX text (the ten special characters escaped)."""
-    return "".join(LATEX_SPECIALS.get(ch, ch) for ch in text)
+def sheet_latex(sheet: Sheet) -> str:
+    """A booktabs `tabular` (needs \\usepackage{booktabs}): item, value, note columns, each step
+    a bold row under a midrule; metrics in \\texttt."""
+    def row(r) -> str:
+        note = "; ".join(x for x in (latex_text(r.note), rf"\texttt{{{latex_text(r.code)}}}"
+                                     if r.code else "") if x)
+        return f"{latex_text(r.label)} & {latex_text(r.value)} & {note} \\\\"
 
-
-def sheet_latex(analysis: Analysis) -> str:
-    """A booktabs `tabular` (needs \\usepackage{booktabs}); the totals row under a midrule."""
-    header, *body = sheet_rows(analysis)
-    spec = "l" * TEXT_COLUMNS + "r" * (len(header) - TEXT_COLUMNS)
-
-    def row(cells: list[str]) -> str:
-        return " & ".join(latex_escape(c) for c in cells) + r" \\"
-
-    lines = [f"% {latex_escape(analysis.pattern_name)}: {analysis.sector_bytes}-byte sectors",
-             rf"\begin{{tabular}}{{{spec}}}", r"\toprule", row(header), r"\midrule"]
-    lines += [row(r) for r in body[:-1]]
-    lines += [r"\midrule", row(body[-1]), r"\bottomrule", r"\end{tabular}"]
+    lines = [f"% {latex_text(sheet.title.replace(chr(10), ' '))}",
+             r"\begin{tabular}{p{0.25\linewidth}p{0.25\linewidth}p{0.42\linewidth}}",
+             r"\toprule", r"item & value & note \\"]
+    lines += [r"\midrule"] + [row(r) for r in sheet.answer]
+    for step in sheet.steps:
+        lines += [r"\midrule",
+                  rf"\multicolumn{{3}}{{l}}{{\textbf{{{step.number}. "
+                  rf"{latex_text(step.title)}}}}} \\"]
+        lines += [row(r) for r in step.rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(lines) + "\n"

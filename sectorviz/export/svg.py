@@ -1,7 +1,8 @@
 """Scene -> SVG text: one element per shape, real <text>, presentation attributes only.
 
-Only SVG Tiny 1.2 features are used (rect, line, text, transform) so Qt's QSvgRenderer draws the
-file exactly as browsers do; PNG and PDF are rendered from this text. Classes and data-*
+Text is made safe for XML (export/escape.py: no lone surrogate or control character can break
+the file). Only SVG Tiny 1.2 features are used (rect, line, text, transform) so Qt's
+QSvgRenderer draws the file exactly as browsers do; PNG and PDF are rendered from this text. Classes and data-*
 attributes let a reader restyle with CSS: `.hit.crossing { fill: red }`.
 """
 
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from .scene import Line, Rect, Scene, Text, num
+from ..scene.shapes import Line, Rect, Scene, Text, num
+from .escape import xml_text
 
 
 def _rect(r: Rect) -> str:
     attrs = f' class="{r.css}"' if r.css else ""
-    attrs += "".join(f" data-{k}={quoteattr(v)}" for k, v in r.data)
+    attrs += "".join(f" data-{k}={quoteattr(xml_text(v))}" for k, v in r.data)
     stroke = f' stroke="{r.stroke}" stroke-width="0.75"' if r.stroke else ""
     return (f'<rect{attrs} x="{num(r.x)}" y="{num(r.y)}" width="{num(r.w)}" '
             f'height="{num(r.h)}" fill="{r.fill}"{stroke}/>')
@@ -36,7 +38,7 @@ def _text(t: Text) -> str:
     if t.rotate:
         attrs += f' transform="rotate(-90 {num(t.x)} {num(t.y)})"'
     return (f'<text{attrs} x="{num(t.x)}" y="{num(t.y)}" font-size="{num(t.size)}" '
-            f'fill="{t.fill}">{escape(t.text)}</text>')
+            f'fill="{t.fill}">{escape(xml_text(t.text))}</text>')
 
 
 def scene_svg(scene: Scene, transparent: bool = False) -> str:
@@ -47,7 +49,7 @@ def scene_svg(scene: Scene, transparent: bool = False) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.2" baseProfile="tiny" '
         f'width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
         f'font-family={quoteattr(scene.font_family)}>',
-        f"<title>{escape(scene.title)}</title>",
+        f"<title>{escape(xml_text(scene.title))}</title>",
     ]
     if not transparent:
         out.append(f'<rect class="background" x="0" y="0" width="{w}" height="{h}" '

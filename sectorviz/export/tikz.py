@@ -6,8 +6,8 @@ the PDF export; wrap it in \\resizebox{\\linewidth}{!}{...} to fit a column.
 
 from __future__ import annotations
 
-from .scene import Line, Rect, Scene, Text, num
-from .sheets import latex_escape
+from ..scene.shapes import Line, Rect, Scene, Text, num
+from .escape import latex_text
 
 ANCHORS = {"start": "base west", "middle": "base", "end": "base east"}
 
@@ -39,8 +39,8 @@ def scene_tikz(scene: Scene, transparent: bool = False) -> str:
             rotate = ", rotate=90" if s.rotate else ""
             body.append(rf"\node[anchor={ANCHORS[s.anchor]}, inner sep=0pt, "
                         rf"text={colour(s.fill)}, font={font}{rotate}] at ({num(s.x)},{num(s.y)}) "
-                        rf"{{{latex_escape(s.text)}}};")
-    head = [f"% {latex_escape(scene.title)}", r"% needs \usepackage{tikz}",
+                        rf"{{{latex_text(s.text)}}};")
+    head = [f"% {latex_text(scene.title.replace(chr(10), ' '))}", r"% needs \usepackage{tikz}",
             r"\begin{tikzpicture}[x=0.75pt, y=-0.75pt]"]
     head += [rf"\definecolor{{{name}}}{{HTML}}{{{hex_colour[1:].upper()}}}"
              for hex_colour, name in colours.items()]

@@ -19,6 +19,7 @@ from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
 from .affine import WarpCoordinates, account_affine
+from .repeat import RepeatedAccount, account_repeated
 from .sectors import RowAccount, WARP_SIZE, account_rows, lane_sector_spans, sector_counts, useful_bytes
 from .unique import SectorSet
 
@@ -27,6 +28,7 @@ CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's mem
 LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
+CLOSED_CHUNKS = 32  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -155,7 +157,19 @@ class _Accumulator:
         self.useful += int(useful.sum())
         self.sectors += int(counts.sum())
         self.ideal += int((-(-useful // self.sb)).sum())
-        hist = np.bincount(counts)
+        self._count(np.bincount(counts))
+
+    def add_repeated(self, acc: RepeatedAccount) -> None:
+        """Sums of a RepeatedBatch's executions, counted in closed form."""
+        self.requests += int(acc.requests.sum())
+        self.active_lanes += acc.active_lanes
+        self.useful += acc.useful
+        self.sectors += int(acc.sectors.sum())
+        self.ideal += acc.ideal
+        self._count(acc.histogram)
+
+    def _count(self, hist: np.ndarray) -> None:
+        """Add requests by sectors per request to the histogram."""
         if len(hist) > len(self.histogram):
             hist[: len(self.histogram)] += self.histogram
             self.histogram = hist
@@ -194,17 +208,27 @@ def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, uniq
         mode=int(np.argmax(histogram)) if len(seen) else 0, unique_sectors=unique)
 
 
+KernelFactory = Callable[[Pattern], Kernel]
+_kernel_factories: list[KernelFactory] = []
+
+
+def register_kernel_factory(factory: KernelFactory) -> None:
+    """Set the front end that turns a pattern with a `kernel` key into a Kernel (the model
+    never imports one: sectorviz.frontends registers the CUDA front end here)."""
+    _kernel_factories[:] = [factory]
+    kernel_for.cache_clear()
+
+
 @lru_cache(maxsize=8)
 def kernel_for(pattern: Pattern) -> Kernel:
     """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
-    with a `kernel` key is interpreted by the CUDA front end, which has the same interface."""
+    with a `kernel` key is interpreted by the registered front end, which has Kernel's
+    interface."""
     if pattern.kernel is not None:
-        try:  # optional layer: tree-sitter is imported only here
-            from ..cuda.kernel import CudaKernel
-        except ImportError as err:
-            raise PatternError("kernel", f"the CUDA front end is not installed ({err.name}); "
-                                         "install sectorviz[cuda]") from None
-        return CudaKernel(pattern)
+        if not _kernel_factories:
+            raise PatternError("kernel", "no front end for kernels is loaded "
+                                         "(import sectorviz.frontends)")
+        return _kernel_factories[0](pattern)
     return Kernel(pattern)
 
 
@@ -245,9 +269,10 @@ def chunk_lanes(memory: int) -> int:
     return max(WARP_SIZE, memory // CHUNK_SHARE // LANE_BYTES)
 
 
-def warp_chunks(total: int, warps_per_chunk: int):
-    for lo in range(0, total, warps_per_chunk):
-        yield lo, min(total, lo + warps_per_chunk)
+def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
+    """[lo, hi) ranges of at most warps_per_chunk warps covering [start, start + total)."""
+    for lo in range(start, start + total, warps_per_chunk):
+        yield lo, min(start + total, lo + warps_per_chunk)
 
 
 def analyze(pattern: Pattern, per_warp: bool = False,
@@ -277,7 +302,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     n = len(kernel.instructions)
     widths = [ins.width for ins in kernel.instructions]
     plans = getattr(kernel, "closed_forms", {})
-    budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
+    closed = getattr(kernel, "closed_trace", None)
+    if closed is None:
+        budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
     seen = [SectorSet() for _ in range(n)]
     if per_warp and n * kernel.warps > MAX_PER_WARP_CELLS:
@@ -300,13 +327,45 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             per_sectors[k, lo:hi] += rows.counts
             per_requests[k, lo:hi] += rows.requested
 
+    def record_repeated(k: int, lo: int, hi: int, batch) -> None:
+        acc = account_repeated(batch, widths[k], sb)
+        accs[k].add_repeated(acc)
+        for first, last in acc.runs:
+            seen[k].add_runs(first, last)
+        if per_warp:
+            per_sectors[k, lo:hi] += acc.sectors
+            per_requests[k, lo:hi] += acc.requests
+
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     # a CUDA kernel's variables hold kernel.lane_bytes more per lane: fewer lanes per chunk
     lanes = chunk_lanes(budget.memory * LANE_BYTES // (LANE_BYTES + kernel.lane_bytes))
     chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
-    for lo, hi in warp_chunks(kernel.warps, chunk):
+    # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
+    # chunks at a time; where they do not apply, the lane path takes over from that chunk
+
+    def chunk_done(hi: int) -> None:
+        budget.progress = (hi, kernel.warps)
+        if progress is not None:
+            progress(hi, kernel.warps)
+        if partial is not None and hi < kernel.warps:
+            partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
+                                            per_requests, hi))
+
+    start = 0
+    while closed is not None and start < kernel.warps:
+        step = closed(start, chunk * CLOSED_CHUNKS, sb, per_warp)
+        if step is None:
+            break
+        hi, events = step
+        for k, batch in events:
+            record_repeated(k, start, hi, batch)
+        start = hi
+        chunk_done(hi)
+    if closed is not None and start < kernel.warps:  # the lane path takes over: size it
+        budget.check(*kernel.work_estimate(kernel.warps - start, plans), place="launch")
+    for lo, hi in warp_chunks(kernel.warps - start, chunk, start):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
         steps = ((k, None) for k in range(n)) if len(plans) == n else (
@@ -318,12 +377,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
                 record(k, lo, hi, rows)
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
-        budget.progress = (hi, kernel.warps)
-        if progress is not None:
-            progress(hi, kernel.warps)
-        if partial is not None and hi < kernel.warps:
-            partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
-                                            per_requests, hi))
+        chunk_done(hi)
     return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps)
 
 

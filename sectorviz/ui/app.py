@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from ..cli import OneLineParser, UsageError, fail
+from ..commandline import OneLineParser, UsageError, fail
 from ..model import PatternError
 from ..model.errors import internal_error
 from ..model.analysis import instruction_index, kernel_for

@@ -20,7 +20,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
-from ..model.grid import GridLayout, grid_layout
+from ..scene.grid import GridLayout, grid_layout
 from ..model.kernel import Instruction, Kernel
 from .worker import AnalysisRunner
 

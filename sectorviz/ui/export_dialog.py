@@ -15,10 +15,11 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QFormLayout, QHBoxLayout, QLabel, QSizePolicy, QSpinBox,
                                QVBoxLayout, QWidget)
 
-from ..export.diagrams import KINDS, DiagramSpec
+from ..atomic import write_atomic
 from ..export.formats import diagram_bytes, diagram_svg, sheet_bytes
 from ..export.raster import render_image, svg_size
-from ..export.themes import DEFAULT_THEME, THEMES
+from ..scene.diagrams import KINDS, DiagramSpec
+from ..scene.palette import DEFAULT_THEME, THEMES
 from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
 
@@ -179,16 +180,18 @@ class ExportDialog(QDialog):
             self._show_preview()
 
     def save(self, path: str | Path, sheet: bool = False) -> None:
-        """Write the current diagram (or, with `sheet` or a .csv/.md path, the sheet) to path;
-        the format comes from the suffix. Raises ValueError or OSError."""
+        """Write the current diagram (or, with `sheet` or a .csv/.md path, the sheet about the
+        chosen warp) to path, atomically; the format comes from the suffix. Raises ValueError
+        or OSError."""
         path = Path(path)
         suffix = path.suffix.lower()
+        spec = self.spec()
         if sheet or suffix in (".csv", ".md"):
-            data = sheet_bytes(self.pattern, suffix)
+            data = sheet_bytes(self.pattern, suffix, spec.warp, spec.instruction, spec.execution)
         else:
-            data = diagram_bytes(self.pattern, [self.spec()], suffix, self.scale.value(),
+            data = diagram_bytes(self.pattern, [spec], suffix, self.scale.value(),
                                  self.transparent.isChecked())
-        path.write_bytes(data)
+        write_atomic(path, data)
 
     def ask_and_save(self) -> None:
         """Save... : ask for a file name, the filter picking diagram or sheet for .tex."""

@@ -1,10 +1,9 @@
-"""Pattern files on disk: atomic saves, the files a pattern names relative to its folder,
-and the recent-files list (kept in QSettings)."""
+"""Pattern files on disk: the files a pattern names relative to its folder, and the
+recent-files list (kept in QSettings). Saves are written by sectorviz.atomic."""
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
@@ -17,21 +16,6 @@ FILTER = "sectorviz patterns (*.sectorviz.json *.json);;All files (*)"
 def settings() -> QSettings:
     """The app's settings: an INI file in the user's config folder."""
     return QSettings(QSettings.IniFormat, QSettings.UserScope, "sectorviz", "sectorviz")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`: readers see
-    the old file or the new one, never half of one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:

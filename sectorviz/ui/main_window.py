@@ -5,22 +5,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
                                QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
                                QVBoxLayout, QWidget)
 
+from ..atomic import write_atomic
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
-from ..model.grid import GridLayout
 from ..paths import example_paths, examples_dir
+from ..scene.grid import GridLayout
+from ..scene.overview import next_worst_warp
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings, write_atomic
-from .grid_view import GridView
+from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
+from .grid_view import ZOOM_STEP, GridView
 from .overview import OverviewView
 from .sheet_view import SheetView
 from .stepper import Stepper
@@ -36,6 +38,8 @@ NEW_PATTERN = """{
   "guard": "i < n",
   "accesses": [{"name": "load x[stride*i]", "op": "load", "array": "x", "index": "stride * i"}]
 }"""
+DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
+SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
@@ -111,6 +115,21 @@ class MainWindow(QMainWindow):
 
     def set_instruction(self, k: int) -> None:
         self.document.select(instruction=k)
+
+    def next_worst_warp(self) -> None:
+        """Select the next warp with the most sectors per request for this instruction."""
+        doc = self.document
+        if doc.analysis is None or doc.analysis.per_warp_sectors is None:
+            self.show_message("the grid analysis is not ready yet")
+            return
+        k = doc.selection.instruction
+        warp = next_worst_warp(doc.analysis, k, doc.selection.warp)
+        if warp is None:
+            self.show_message("no warp runs this instruction")
+            return
+        doc.select(warp=warp)
+        self.show_message(f"warp {warp}: the most sectors per request for "
+                          f"{doc.kernel.instructions[k].name}")
 
     def open_path(self, path: str | Path) -> bool:
         """Open a pattern file. A broken file leaves the current work as it was and shows its
@@ -203,11 +222,25 @@ class MainWindow(QMainWindow):
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
         self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
                                      Qt.RightDockWidgetArea)
-        self.resizeDocks([self.editor_dock, self.sheet_dock], [380, 440], Qt.Horizontal)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
-        self.resize(1600, 980)
+        self.fit_to_screen()
+
+    def fit_to_screen(self, available: QRect | None = None) -> None:
+        """Open at DEFAULT_SIZE, or at most SCREEN_FRACTION of the screen's available
+        geometry (`available`, else the screen's), centred on it; the docks share the width so
+        the grid, the sheet and the editor are all on screen."""
+        if available is None:
+            screen = self.screen() or QGuiApplication.primaryScreen()
+            available = screen.availableGeometry()
+        w = min(DEFAULT_SIZE[0], int(available.width() * SCREEN_FRACTION))
+        h = min(DEFAULT_SIZE[1], int(available.height() * SCREEN_FRACTION))
+        self.resize(w, h)
+        self.move(available.x() + (available.width() - w) // 2,
+                  available.y() + (available.height() - h) // 2)
+        self.resizeDocks([self.editor_dock, self.sheet_dock], [w * 24 // 100, w * 28 // 100],
+                         Qt.Horizontal)
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=name)
@@ -263,6 +296,13 @@ class MainWindow(QMainWindow):
         self.dark_action = self._action(
             view, "&Dark Theme", QKeySequence("Ctrl+Shift+T"),
             lambda on: self.set_theme("dark" if on else "light"), "darkTheme", checkable=True)
+        grid = self.grid_view
+        self._action(view, "Zoom &In", [QKeySequence("Ctrl+="), QKeySequence("Ctrl++")],
+                     lambda: grid.zoom_by(ZOOM_STEP), "zoomIn")
+        self._action(view, "Zoom &Out", [QKeySequence("Ctrl+-")],
+                     lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
+        self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
+        view.addSeparator()
         for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2")):
             toggle = dock.toggleViewAction()
             toggle.setShortcut(QKeySequence(key))
@@ -283,6 +323,8 @@ class MainWindow(QMainWindow):
                 ("Next Block", "PgDown", lambda: step.step_warp(doc.kernel.warps_per_block),
                  "nextBlock")):
             self._action(nav, text, QKeySequence(key), slot, name)
+        self._action(nav, "Next Worst Warp", QKeySequence("Ctrl+J"), self.next_worst_warp,
+                     "nextWorstWarp")
         nav.addSeparator()
         self._action(nav, "Play / Pause", QKeySequence("Space"), step.play.toggle, "play")
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")

@@ -1,27 +1,31 @@
-"""The kernel overview strip: x = global warp, y = instruction, colour = sectors per request
-(from `analyze(pattern, per_warp=True)`), with a top row marking atypical warps. A click
-selects that warp (and instruction).
+"""The kernel overview strip: x = global warp, y = instruction, colour = waste (sectors per
+request against the ideal: sectorviz.scene.overview's one binning rule and the palette's waste
+colours, as in the exported overview), with a top row marking atypical warps. A click selects
+that warp (and instruction).
 
-Wide grids are binned: a pixel column stands for `bin` consecutive warps and shows the
-worst (largest) sectors per request among them; a bin is atypical if any of its warps is.
-Large pictures are binned off the UI thread, so partial results of a long run never stall it.
+Wide grids are binned: a column stands for consecutive warps (their sectors over their
+requests); a bin is atypical if any of its warps is. Large pictures are binned off the UI
+thread, so partial results of a long run never stall it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QRunnable, QThreadPool, Signal
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..model import Analysis
 from ..model.kernel import Kernel
 from ..model.sectors import WARP_SIZE
+from ..scene import palette
+from ..scene.overview import overview_bins
 from .document import Change, Document
-from .theme import LIGHT, Theme, ramp_rgba
+from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
@@ -44,43 +48,37 @@ def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     return odd
 
 
-def sectors_per_request(analysis: Analysis) -> np.ndarray:
-    """(instructions, warps) float: NaN where the warp makes no request."""
-    req = analysis.per_warp_requests.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(req > 0, analysis.per_warp_sectors / np.where(req > 0, req, 1), np.nan)
+def odd_bins(odd: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """(warps,) atypical flags -> (bins,) whether any warp of each bin is atypical."""
+    return np.logical_or.reduceat(odd, edges[:-1])
 
 
-def binned(values: np.ndarray, odd: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Columns of `size` warps -> (max sectors per request, any atypical) per bin."""
-    n = values.shape[1]
-    pad = -n % size
-    v = np.pad(values, ((0, 0), (0, pad)), constant_values=np.nan).reshape(len(values), -1, size)
-    worst = np.nan_to_num(v, nan=-1.0).max(axis=2)
-    worst[worst < 0] = np.nan
-    return worst, np.pad(odd, (0, pad)).reshape(-1, size).any(axis=1)
+def waste_rgba(theme: palette.Theme, waste: np.ndarray) -> np.ndarray:
+    """Waste classes (-1: no request) -> uint8 RGBA in the theme's waste colours."""
+    colours = np.array([QColor(c).getRgb() for c in theme.waste + (theme.idle,)],
+                       dtype=np.uint8)
+    return colours[np.where(waste < 0, len(theme.waste), waste)]
 
 
 @dataclass(frozen=True)
 class Picture:
-    """An analysis binned for the strip: (instructions, columns) worst sectors per request
-    (NaN: no request, or not analysed yet) and (columns,) atypical marks, `bin` warps a
-    column; `atypical` warps in all."""
+    """An analysis binned for the strip: (instructions, columns) waste classes (-1: no
+    request, or not analysed yet) and (columns,) atypical marks, `bin` warps a column (on
+    average); `atypical` warps in all."""
 
-    values: np.ndarray
+    waste: np.ndarray
     odd: np.ndarray
-    bin: int
+    bin: float
     atypical: int
 
 
 def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
-    size = max(1, -(-kernel.warps // MAX_BINS))
+    cells = overview_bins(analysis, MAX_BINS)
     odd_warps = atypical_warps(analysis, kernel)
-    values, odd = binned(sectors_per_request(analysis), odd_warps, size)
-    rest = -(-kernel.warps // size) - len(odd)
-    return Picture(np.pad(values, ((0, 0), (0, rest)), constant_values=np.nan),
-                   np.pad(odd, (0, rest)), size, int(odd_warps.sum()))
+    rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
+    return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
+                   kernel.warps / (len(cells.edges) - 1), int(odd_warps.sum()))
 
 
 class _Binned(QObject):
@@ -108,7 +106,9 @@ class OverviewView(QWidget):
         self.document = document
         self.theme = LIGHT
         self.bin = 1
-        self.plot = pg.PlotWidget(objectName="overview", background=LIGHT.base)
+        self.setObjectName("overview")
+        self.plot = pg.PlotWidget(background=LIGHT.base)
+        self.plot.setObjectName("overviewPlot")
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.hideButtons()
         self.plot.setMenuEnabled(False)
@@ -120,10 +120,12 @@ class OverviewView(QWidget):
                                       pen=pg.mkPen(LIGHT.text, width=1.5))
         self.plot.addItem(self.cursor)
         self.legend = QLabel(objectName="overviewLegend")
-        self.legend.setToolTip("colour: sectors per request of each warp (the worst in a pixel "
-                               "column); top row: atypical warps (partial, boundary, or "
+        self.legend.setToolTip("colour: sectors per request of the warps of a column against "
+                               "their instruction's ideal (green: no more sectors than the "
+                               "bytes need); top row: atypical warps (partial, boundary, or "
                                "sectors per request unlike the instruction's typical count)")
-        self.status = QLabel()
+        self.status = QLabel(objectName="overviewStatus")
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
         head = QHBoxLayout()
         head.addWidget(QLabel("<b>Kernel overview</b>"))
         head.addWidget(self.status, 1)
@@ -211,22 +213,24 @@ class OverviewView(QWidget):
     def _show(self, analysis: Analysis, pic: Picture) -> None:
         """Draw a binned analysis: the strip, its ranges and the status line."""
         th, kernel, n = self.theme, self.document.kernel, len(self.document.kernel.instructions)
-        self.bin, values, odd = pic.bin, pic.values, pic.odd
-        rgba = ramp_rgba(th, values)
+        self.bin, odd = pic.bin, pic.odd
+        rgba = waste_rgba(th.diagram, pic.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
         self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
-        self.image.setRect(QRectF(0, -1, len(odd) * self.bin, n + 1))
+        self.image.setRect(QRectF(0, -1, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
         count = pic.atypical
-        per = f", {self.bin} warps per pixel column" if self.bin > 1 else ""
+        per = f", {self.bin:.4g} warps per column" if self.bin > 1 else ""
         done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
-        self.status.setText(f"{done}{kernel.warps:,} warps, {count:,} atypical{per}"
-                            + (" so far" if done else ""))
+        self.status.setText(f"{done}{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, "
+                            f"{count:,} atypical{per}" + (" so far" if done else ""))
 
     def _legend_html(self) -> str:
         th = self.theme
-        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{2 ** i}&nbsp;</span>"
-                        for i, c in enumerate(th.ramp))
-        return (f"sectors/request {cells} &nbsp; <span style='color:{th.bad}'>■</span> atypical")
+        cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}"
+                        "&nbsp;</span>" for c, words in zip(th.diagram.waste,
+                                                           palette.WASTE_LABELS))
+        return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
+                "atypical")

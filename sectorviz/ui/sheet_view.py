@@ -1,5 +1,5 @@
-"""The accounting sheet pane: the five steps of accounting.py as HTML tables, live, with
-copy as Markdown or CSV."""
+"""The accounting sheet pane: the scene's Sheet (answer first, then the five steps) as HTML,
+live, with copy as Markdown or CSV (the same printers as the exported sheets)."""
 
 from __future__ import annotations
 
@@ -9,37 +9,56 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
-from .accounting import Step, accounting_steps, to_csv, to_markdown
+from ..export.sheets import sheet_csv, sheet_markdown
+from ..scene.sheet import Row, Sheet, accounting_sheet
 from .document import Change, Document
 from .theme import LIGHT, Theme
 
 
-def steps_html(steps: tuple[Step, ...], theme: Theme, current: int | None = None) -> str:
-    """Steps -> HTML: a heading and a two-column table (item, value; note below) per step.
-    Rows about instruction `current` are marked with the accent colour."""
+def _code(text: str) -> str:
+    """Metrics in monospace on a row of their own across the table, one per line, never
+    broken inside a name."""
+    names = "<br>".join(escape(m) for m in text.split(" + "))
+    return (f"<tr><td colspan='2' class='metric' style='white-space: pre'>"
+            f"<code>{names}</code></td></tr>")
+
+
+def _row(r: Row, current: int | None) -> str:
+    mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
+    out = (f"<tr><td width='38%'{mark}>{'▸ ' if mark else ''}{escape(r.label)}</td>"
+           f"<td class='value'>{escape(r.value)}</td></tr>")
+    if r.note:
+        out += f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>"
+    return out + (_code(r.code) if r.code else "")
+
+
+def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None) -> str:
+    """Sheet -> HTML: the answer in a box, then a heading and an item/value table per step
+    (note and metric below the value). Rows about instruction `current` get the accent."""
     parts = [f"<style>h3 {{ margin: 10px 0 2px 0; }} td {{ padding: 2px 6px; "
              f"vertical-align: top; }} .note {{ color: {theme.muted}; }} "
-             f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }}</style>"]
-    for step in steps:
+             f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }} "
+             f".metric {{ color: {theme.muted}; font-size: small; padding-left: 18px; }} "
+             f".answer {{ background: {theme.window}; }}</style>",
+             f"<p><b>{escape(sheet.title)}</b></p><table class='answer' width='100%'>"]
+    parts += [_row(r, current) for r in sheet.answer]
+    parts.append("</table>")
+    for step in sheet.steps:
         parts.append(f"<h3>{step.number}. {escape(step.title)}</h3><table width='100%'>")
-        for r in step.rows:
-            mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
-            parts.append(f"<tr><td{mark}>{'▸ ' if mark else ''}{escape(r.label)}</td>"
-                         f"<td class='value'>{escape(r.value)}</td></tr>")
-            if r.note:
-                parts.append(f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>")
+        parts += [_row(r, current) for r in step.rows]
         parts.append("</table>")
     return "".join(parts)
 
 
 class SheetView(QWidget):
-    """Shows accounting_steps(document.view(), document.analysis); never computes numbers."""
+    """Shows accounting_sheet(...) of the document's selection and analysis; computes no
+    number itself."""
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
         self.theme = LIGHT
-        self._steps: tuple[Step, ...] = ()
+        self._sheet: Sheet | None = None
         self.browser = QTextBrowser(objectName="sheet")
         self.browser.setOpenLinks(False)
         copy_md = QPushButton("Copy Markdown", objectName="copyMarkdown")
@@ -59,21 +78,21 @@ class SheetView(QWidget):
         self._refresh()
 
     @property
-    def steps(self) -> tuple[Step, ...]:
-        """The steps on screen (refreshed first if a change is pending)."""
+    def sheet(self) -> Sheet:
+        """The sheet on screen (refreshed first if a change is pending)."""
         if self._stale:
             self._refresh()
-        return self._steps
+        return self._sheet
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         self._refresh()
 
     def copy_markdown(self) -> None:
-        QGuiApplication.clipboard().setText(to_markdown(self.steps))
+        QGuiApplication.clipboard().setText(sheet_markdown(self.sheet))
 
     def copy_csv(self) -> None:
-        QGuiApplication.clipboard().setText(to_csv(self.steps))
+        QGuiApplication.clipboard().setText(sheet_csv(self.sheet))
 
     def _on_changed(self, flags: int) -> None:
         """Coalesce: the grid draws first; the sheet follows once per event-loop turn."""
@@ -83,10 +102,10 @@ class SheetView(QWidget):
 
     def _refresh(self) -> None:
         self._stale = False
-        doc = self.document
-        self._steps = accounting_steps(doc.view(), doc.analysis or doc.partial,
-                                       doc.analysis_error)
+        doc, sel = self.document, self.document.selection
+        self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
+                                       sel.instruction, sel.run, doc.analysis_error)
         bar = self.browser.verticalScrollBar()
         top = bar.value()
-        self.browser.setHtml(steps_html(self._steps, self.theme, doc.selection.instruction))
+        self.browser.setHtml(sheet_html(self._sheet, self.theme, sel.instruction))
         bar.setValue(top)

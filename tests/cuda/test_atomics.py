@@ -10,7 +10,8 @@ from cuda_helpers import kernel_pattern, run
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.model.analysis import analyze
 from sectorviz.model.errors import PatternError
-from sectorviz.model.sheet import report_text
+from sectorviz.export.sheets import sheet_text
+from sectorviz.scene.sheet import accounting_sheet
 
 HIST = {"data": {"dtype": "int32", "length": 2048, "values": {"kind": "expr",
                                                                "expr": "(i * 37) % 97"}},
@@ -55,12 +56,14 @@ def test_boundaries_name_atomics_and_reductions_only_when_present():
     assert reds.metric == "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"
     assert atoms.sectors == a.instructions[4].sectors + a.instructions[5].sectors
     assert reds.sectors == a.instructions[1].sectors + a.instructions[3].sectors
-    text = report_text(a)
-    assert "red: atomic reduction whose old value is discarded" in text
-    assert "atom: atomic read-modify-write whose old value is used" in text
-    plain, _ = run("__global__ void k(float* a) { a[threadIdx.x] = 0; }")
+    text = sheet_text(accounting_sheet(kernel_pattern(CODE, arrays=HIST, grid=(8,),
+                                                      block=(256,)), a))
+    assert "atomic reduction whose old value is discarded, 4 B per lane" in text
+    assert "atomic read-modify-write whose old value is used, 4 B per lane" in text
+    plain_code = "__global__ void k(float* a) { a[threadIdx.x] = 0; }"
+    plain, _ = run(plain_code)
     assert not any("atomic" in b.name or "reduction" in b.name for b in plain.boundaries)
-    assert "atom:" not in report_text(plain)
+    assert "atomic" not in sheet_text(accounting_sheet(kernel_pattern(plain_code), plain))
     doc = json.loads(json.dumps(a.to_json()))
     assert [i["op"] for i in doc["instructions"]].count("red") == 2
 

@@ -419,3 +419,28 @@ def test_pre_cuda9_warp_functions_without_a_mask():
     assert got[0][1] == [shuffle_source("down", t, 2, 8) * 3 + 1000 for t in range(32)]
     assert got[1][1] == [shuffle_source("xor", t, 5, 32) * 3 + 1000 for t in range(32)]
     assert got[2][1] == [8 + 100] * 32
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=32, max_size=32),
+       st.lists(st.booleans(), min_size=32, max_size=32), st.integers(0, 2**32 - 1))
+def test_votes_match_a_lane_by_lane_reference(active, pred, member):
+    """Lanes where `active` run the vote; `pred` is each lane's predicate."""
+    bits = lambda flags: sum(1 << i for i, f in enumerate(flags) if f)  # noqa: E731
+    got = elements(f"""__global__ void k(float* a) {{
+        unsigned t = threadIdx.x;
+        if (({bits(active)}u >> t) & 1) {{
+            bool p = ({bits(pred)}u >> t) & 1;
+            unsigned b = __ballot_sync({member}u, p);
+            a[b & 0xffff] = 0;
+            a[65536 + (b >> 16)] = 0;
+            a[200000 + __any_sync({member}u, p) + 2 * __all_sync({member}u, p)] = 0;
+        }}
+    }}""", arrays={"a": {"dtype": "float32", "length": 200004}})
+    lanes = [t for t in range(32) if active[t]]
+    voters = [t for t in lanes if member >> t & 1]
+    ballot = sum(1 << t for t in voters if pred[t])
+    assert [e for _, e in got] == ([] if not lanes else [
+        [ballot & 0xffff] * len(lanes), [65536 + (ballot >> 16)] * len(lanes),
+        [200000 + any(pred[t] for t in voters) + 2 * all(pred[t] for t in voters)]
+        * len(lanes)])

@@ -9,7 +9,8 @@ import pytest
 from cuda_helpers import kernel_pattern, run
 from sectorviz.cli import main
 from sectorviz.model.errors import PatternError
-from sectorviz.model.sheet import report_text
+from sectorviz.export.sheets import sheet_text
+from sectorviz.scene.sheet import accounting_sheet
 
 CODE = """__constant__ float weights[64];
 __constant__ int offsets[8];
@@ -51,10 +52,11 @@ def test_distinct_addresses_per_request_match_a_lane_by_lane_reference():
 
 def test_report_text_and_json_list_constant_reads(tmp_path, capsys):
     a, _ = run(CODE, arrays=ARRAYS, params={"n": 1}, grid=(1,), block=(32,))
-    text = report_text(a)
-    assert "Constant cache: __constant__ reads, through the constant cache" in text
-    row = next(r for r in text.splitlines() if r.startswith("line 8: offsets[t % 8] "))
-    assert row.split()[-4:] == ["offsets", "1", "8", "8.00"]
+    pattern = kernel_pattern(CODE, arrays=ARRAYS, params={"n": 1}, grid=(1,), block=(32,))
+    text = sheet_text(accounting_sheet(pattern, a))
+    assert "__constant__ reads, through the constant cache" in text
+    row = next(r for r in text.splitlines() if "line 8: offsets[t % 8] (constant cache)" in r)
+    assert row.endswith("8 distinct addresses in 1 requests (8.00 per request)")
     doc = {"format": "sectorviz.pattern/1", "name": "c", "launch": {"grid": [1], "block": [32]},
            "params": {"n": 1}, "arrays": ARRAYS, "kernel": {"code": CODE, "function": "k"}}
     path = tmp_path / "c.sectorviz.json"
@@ -63,8 +65,10 @@ def test_report_text_and_json_list_constant_reads(tmp_path, capsys):
     listed = json.loads(capsys.readouterr().out)["constant"]
     assert [(c["name"], c["line"], c["requests"], c["distinct_addresses"]) for c in listed] == [
         ("weights", 6, 1, 8), ("weights", 7, 1, 1), ("offsets", 8, 1, 8)]
-    plain, _ = run("__global__ void k(float* a) { a[threadIdx.x] = 0; }")
-    assert plain.to_json()["constant"] == [] and "Constant cache" not in report_text(plain)
+    plain_code = "__global__ void k(float* a) { a[threadIdx.x] = 0; }"
+    plain, _ = run(plain_code)
+    assert plain.to_json()["constant"] == []
+    assert "constant cache" not in sheet_text(accounting_sheet(kernel_pattern(plain_code), plain))
 
 
 @pytest.mark.parametrize("arrays, message", [

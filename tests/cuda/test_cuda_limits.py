@@ -18,6 +18,7 @@ from cuda_helpers import kernel_pattern
 from sectorviz.cli import main
 from sectorviz.cuda import compile as compile_module
 from sectorviz.cuda.shared import shared_analysis
+from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
 from sectorviz.model.analysis import kernel_for
@@ -54,9 +55,6 @@ ENDLESS = {
     "for(;;)": "  for (;;) a[threadIdx.x] = 0;",
     "while(1)": "  int i = 0; while (1) { i++; } a[i % 1024] = 0;",
     "do while(1)": "  do { a[threadIdx.x] = 1; } while (1);",
-    "2^31 trips": "  for (int i = 0; i < 2147483647; i++) a[threadIdx.x] = i;",
-    "5 nested x 64": "  " + "".join(f"for (int i{d} = 0; i{d} < 64; i{d}++) " for d in range(5))
-                     + "a[threadIdx.x] = 0;",
     "wrapping 64-bit": "  for (unsigned long long i = 1; i != 0; i += 2) a[threadIdx.x] = 0;",
 }
 
@@ -68,6 +66,25 @@ def test_endless_loops_stop_by_the_budget_at_their_line(tmp_path, name):
     assert line.startswith("line 2, column ") and \
         "passes the work budget of 2,000,000 units (lane-executions and interpreter steps); " \
         "raise it with --budget N" in line, line
+
+
+LONG = {  # loops every lane runs alike: counted whole by the closed forms, in any budget
+    "2^31 trips": ("  for (int i = 0; i < 2147483647; i++) a[threadIdx.x] = i;", 2**31 - 1),
+    "5 nested x 64": ("  " + "".join(f"for (int i{d} = 0; i{d} < 64; i{d}++) "
+                                     for d in range(5)) + "a[threadIdx.x] = 0;", 64**5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_long_loops_run_alike_are_counted_whole(monkeypatch, name):
+    code, trips = LONG[name]
+    p = kernel_pattern(kernel(code))
+    store = analyze(p, budget=Budget(work=2 * 10**6)).instructions[0]
+    assert (store.requests, store.sectors) == (trips, 4 * trips)
+    monkeypatch.setenv(LANE_PATH, "1")  # the lane path stops by the budget at the loop
+    with pytest.raises(PatternError, match="line 2, column .*passes the work budget of "
+                                           "2,000,000 units"):
+        analyze(p, budget=Budget(work=2 * 10**6))
 
 
 def test_an_endless_loop_stops_by_the_default_budget(tmp_path):
@@ -85,8 +102,10 @@ def test_shared_memory_analysis_spends_one_budget_too():
         shared_analysis(p, Budget(work=10**6))
 
 
-def test_a_loop_charges_its_steps_per_iteration():
-    """`for (k = 0; k < 10; k++) s += k;` over one warp: 10 iterations of (1 + nodes) steps."""
+def test_a_loop_charges_its_steps_per_iteration(monkeypatch):
+    """`for (k = 0; k < 10; k++) s += k;` over one warp: 10 iterations of (1 + nodes) steps
+    on the lane path (the closed forms run such a loop's body once)."""
+    monkeypatch.setenv(LANE_PATH, "1")
     p = kernel_pattern(kernel("  int s = 0;\n  for (int k = 0; k < 10; k++) s += k;\n"
                               "  a[threadIdx.x] = s;"))
     lean = Budget()
@@ -98,7 +117,8 @@ def test_a_loop_charges_its_steps_per_iteration():
     assert (more.spent - lean.spent) % 10 == 0 and more.spent - lean.spent >= 10 * 3 * 64
 
 
-def test_straight_line_code_is_charged_per_chunk():
+def test_straight_line_code_is_charged_per_chunk(monkeypatch):
+    monkeypatch.setenv(LANE_PATH, "1")  # the closed forms run it once per class of warps
     body = "".join(f"  int v{i} = threadIdx.x * {i};\n" for i in range(400)) + "  a[v3 % 1024] = 0;"
     p = kernel_pattern(kernel(body), grid=(4096,), block=(256,))
     with pytest.raises(PatternError, match="^kernel: the kernel's code passes the work budget "
@@ -121,8 +141,10 @@ def test_chunks_shrink_with_the_kernels_variables():
     assert a.instructions[0].requests == 2048 and peak < 2**28
 
 
-def test_a_launch_past_the_budget_is_refused_before_it_runs():
+def test_a_launch_past_the_budget_is_refused_before_it_runs(monkeypatch):
     p = kernel_pattern(kernel("  a[threadIdx.x] = 0;"), grid=(2**22,), block=(1024,))
+    assert analyze(p).totals.requests == 2**27  # closed forms: what they compute
+    monkeypatch.setenv(LANE_PATH, "1")
     with pytest.raises(PatternError, match="^launch: the launch of 4,294,967,296 threads asks "
                                            "for 4,294,967,296 units of work"):
         analyze(p)

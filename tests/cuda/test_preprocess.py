@@ -304,3 +304,18 @@ def test_if_expressions_match_a_brute_force_c_evaluation(tree):
     value = _c_value(tree)
     text = f"#define HALF(x) ((x) / 2)\n#if HALF(2 * ({_text(tree)})) == ({value})\nYES\n#endif\n"
     assert pre.preprocess(text, None, ".").text.split("\n")[2] == "YES"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("#if " + "(" * 500 + "1" + ")" * 500, "nested more than 100 levels deep"),
+    ("#if " + "!" * 500 + "1", "nested more than 100 levels deep"),
+    ("#if " + "1 ? " * 500 + "1" + " : 1" * 500, "nested more than 100 levels deep"),
+    ("#define A0 1\n" + "".join(f"#define A{i} A{i - 1}\n" for i in range(1, 300)) +
+     "#if A299", "macros nested more than 100 levels deep in a preprocessor condition"),
+    ("#if 08", "cannot read the number '08'"),
+    ("#if defined", "defined needs a name"),
+])
+def test_hostile_conditions_are_one_line_errors(text, message):
+    with pytest.raises(PatternError) as info:
+        pre.preprocess(text + "\n#endif\n", None, ".")
+    assert message in str(info.value) and "\n" not in str(info.value)

@@ -143,10 +143,10 @@ def test_bare_name_with_two_launched_instantiations_or_none():
     with pytest.raises(PatternError) as info:
         run(code, function="reduce", arrays=ARRAYS)
     assert str(info.value) == (
-        "kernel.function: the host code launches 2 instantiations of 'reduce' "
+        "kernel.function: the file launches (or instantiates) 2 instantiations of 'reduce' "
         "(reduce<float, 4>, reduce<double, 4>); name one, e.g. \"reduce<float, 4>\"")
     same = LAUNCHED.replace("reduce<float, 4><<<2", "reduce<float, HOST_N><<<2").replace(
-        "float *d;", "float *d; const int HOST_N = 2 + 2;")
+        "float *d;", "float *d; constexpr auto HOST_N = 2 + 2;")
     assert elements(same, function="reduce", arrays=ARRAYS)[0][1] == [4 * t for t in range(32)]
     defaults = "template <typename T = double, int N = 3> __global__ void k(T* a) " \
                "{ a[threadIdx.x * N] = 0; }"
@@ -218,3 +218,98 @@ def test_template_kernel_passes_its_bindings_to_device_templates():
     }""", function="k<double, 2>", arrays={"a": {"length": 128}})
     assert got == [("line 2: p[i * N]", [3 * t for t in range(32)]),
                    ("line 5: a[threadIdx.x]", list(range(32)))]
+
+
+def test_an_explicit_instantiation_names_the_instantiation_and_enums_are_constants():
+    got = elements("""
+    enum { TILE = 8, STEP };
+    typedef enum : unsigned char { SMALL = 250, BIGGER } size_kind;
+    template <int N> __global__ void k(float *a) { a[threadIdx.x * N + STEP + BIGGER] = 0; }
+    template __global__ void k<TILE>(float *);
+    """, arrays={"a": {"length": 1024}})
+    assert got[0][1] == [8 * t + 9 + 251 for t in range(32)]
+    with pytest.raises(PatternError, match=r"the file launches \(or instantiates\) 2 "
+                                           r"instantiations of 'k' \(k<1>, k<2>\)"):
+        run("template <int N> __global__ void k(float *a) { a[N] = 0; }\n"
+            "template __global__ void k<1>(float *);\ntemplate __global__ void k<2>(float *);",
+            arrays={"a": {"length": 8}})
+
+
+BLOCK_REDUCE = """
+#define WARP 32U
+__device__ float warpSum(float v) {
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+    return v;
+}
+__device__ float warpMax(float v) { return v; }
+using reduce_fn = float (*)(float);
+template <reduce_fn reduce>
+__device__ inline float blockReduce(float v, bool final_sync, float fill) {
+    __shared__ float partial[WARP];
+    const int lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    float w = reduce(v);
+    if (lane == 0) partial[warp] = w;
+    __syncthreads();
+    w = lane < blockDim.x / WARP ? partial[lane] : fill;
+    if (final_sync) __syncthreads();
+    return reduce(w);
+}
+template <reduce_fn reduce>
+__device__ inline float blockReduce(float v) { return blockReduce<reduce>(v, false, 0.0f); }
+template <reduce_fn reduce> __device__ int apply(float v) { return (int)reduce(v); }
+__device__ int scaled(int i, int by = 3) { return i * by; }
+__global__ void k(float *a) {
+    a[1000 + threadIdx.x] = blockReduce<warpSum>(1.0f);
+    a[apply<warpSum>(1.0f) + scaled(threadIdx.x) + scaled(1, 2)] = 0;
+}
+"""
+
+
+def test_functions_as_template_arguments_overloads_by_arity_and_default_arguments():
+    got = elements(BLOCK_REDUCE, block=(128,), arrays={"a": {"length": 2048}})
+    # a warp of ones sums to 32 with warpSum passed as a template argument
+    assert got == [("line 25: a[1000 + threadIdx.x]", [1000 + t for t in range(32)]),
+                   ("line 26: a[apply<warpSum>(1.0f) + scaled(threadIdx.x) + scaled(1, 2)]",
+                    [32 + 3 * t + 2 for t in range(32)])]
+    _, kernel = run(BLOCK_REDUCE, block=(128,), arrays={"a": {"length": 2048}})
+    assert [(i.source, i.op) for i in kernel.shared_instructions] == [
+        ("partial[warp]", "store"), ("partial[lane]", "load")]
+    with pytest.raises(PatternError, match="'reduce' is the function 'warpSum': only calls"):
+        run(BLOCK_REDUCE.replace("return (int)reduce(v);", "return (int)reduce;"),
+            block=(128,), arrays={"a": {"length": 2048}})
+
+
+def test_a_class_template_value_built_by_its_template_name():
+    got = elements("""
+    template <typename T, int N> struct Scaled {
+        T v;
+        __device__ Scaled(T x) : v(x * N) {}
+    };
+    __global__ void k(float *a) {
+        Scaled<int, 3> s = Scaled<int, 3>(threadIdx.x);
+        a[s.v + sizeof(Scaled<double, 1>)] = 0;
+    }""")
+    assert got[0][1] == [3 * t + 8 for t in range(32)]
+
+
+def test_a_class_templates_conversion_operator_gives_the_dynamic_shared_array():
+    code = """
+    template <class T> struct DynamicShared {
+        __device__ operator T *() {
+            extern __shared__ int raw[];
+            return (T *)raw;
+        }
+    };
+    template <class T> __global__ void k(const T *in, T *out) {
+        T *s = DynamicShared<T>();
+        s[threadIdx.x * 2] = in[threadIdx.x];
+        out[threadIdx.x] = s[threadIdx.x];
+    }
+    int main() { k<double><<<1, 32, 32 * 2 * sizeof(double)>>>(0, 0); }
+    """
+    p = kernel_pattern(code, function="k", arrays={"in": {"length": 32}, "out": {"length": 32}})
+    stats = {s.source: (s.width, s.wavefronts, s.bank_conflicts) for s in shared_analysis(p)}
+    # doubles at a stride of 16 bytes: 32 lanes x 8 bytes spread over 512 bytes, 4 wavefronts
+    # instead of the ideal 2; read back contiguously: 2 wavefronts, the ideal
+    assert stats == {"s[threadIdx.x * 2]": (8, 4, 2), "s[threadIdx.x]": (8, 2, 0)}
+    assert analyze(p).totals.sectors == 16

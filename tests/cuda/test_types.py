@@ -194,3 +194,29 @@ def test_dynamic_shared_bytes_is_checked(value, message):
     with pytest.raises(PatternError) as info:
         _shared(DYNAMIC, dynamic_shared_bytes=value)
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("code, message", [
+    ("typedef B A;\ntypedef A B;\n__global__ void k(A *a) { a[0] = 0; }",
+     "line 2, column 9: the type 'A' is defined in terms of itself"),
+    ("#define T T\n__global__ void k(T *a) { a[0] = 0; }",
+     "line 2, column 19: the macro 'T': type 'T' is outside the subset"),
+    ("#define real flaot\n__global__ void k(real *a) { a[0] = 0; }",
+     "line 2, column 19: the macro 'real': type 'flaot' is outside the subset (did you mean "
+     "'float'?)"),
+    ("typedef float T0;\n" + "".join(f"typedef T{i - 1} T{i};\n" for i in range(1, 300)) +
+     "__global__ void k(T299 *a) { a[0] = 0; }", "type names and macros nested more than 200"),
+])
+def test_bad_type_names_are_one_line_errors(code, message):
+    with pytest.raises(PatternError) as info:
+        run(code)
+    assert message in str(info.value)
+
+
+def test_constants_fold_without_numpy_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = elements("__global__ void k(float *a) { a[__float2int_rn(INFINITY) * 0 + "
+                       "(int)(1.0f / 0.0f) * 0 + (int)NAN * 0 + threadIdx.x] = 0; }")
+    assert got[0][1] == T32

@@ -1,5 +1,7 @@
 """`sectorviz export`: formats by suffix, exit 2 with one line for bad input, headless."""
 
+import csv
+import io
 import os
 import subprocess
 import sys
@@ -10,7 +12,7 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.export.command import run_export
 from sectorviz.model import analyze, load_pattern
-from sectorviz.model.sheet import sheet_rows
+from sectorviz.scene.sheet import accounting_sheet, sheet_table
 from sectorviz.paths import resources_dir
 
 EXAMPLES = resources_dir() / "examples"
@@ -33,8 +35,8 @@ def test_instruction_by_name_and_index_agree(tmp_path):
 
 
 @pytest.mark.parametrize("suffix, magic", [(".png", b"\x89PNG"), (".pdf", b"%PDF"),
-                                           (".tex", b"%"), (".csv", b"instruction,op"),
-                                           (".md", b"| instruction")])
+                                           (".tex", b"%"), (".csv", b"section,item"),
+                                           (".md", b"## ")])
 def test_formats_by_suffix(tmp_path, suffix, magic):
     out = tmp_path / f"d{suffix}"
     assert run_export([CROSSING, "-o", str(out), "--theme", "print", "--scale", "1"]) == 0
@@ -49,11 +51,13 @@ def test_tex_is_tikz_unless_sheet(tmp_path):
     assert r"\toprule" in out.read_text()
 
 
-def test_csv_holds_the_report_numbers(tmp_path):
+def test_csv_holds_the_sheet_rows(tmp_path):
     out = tmp_path / "s.csv"
-    assert run_export([LOOP, "-o", str(out)]) == 0
-    assert "32,768" in out.read_text()
-    assert out.read_text().count("\n") == len(sheet_rows(analyze(load_pattern(LOOP))))
+    assert run_export([LOOP, "-o", str(out), "--warp", "3"]) == 0
+    pattern = load_pattern(LOOP)
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows == sheet_table(accounting_sheet(pattern, analyze(pattern), 3))
+    assert any("32,768" in cell for row in rows for cell in row)
 
 
 def test_same_input_same_bytes(tmp_path):

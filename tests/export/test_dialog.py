@@ -2,7 +2,7 @@
 
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLabel
 
-from sectorviz.export.diagrams import DiagramSpec
+from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_bytes
 from sectorviz.ui.export_dialog import SVG_MIME, ExportDialog, copy_diagram
 

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from PySide6.QtGui import QImage
 
-from sectorviz.export.diagrams import DiagramSpec, diagram_scene
+from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
 from sectorviz.export.formats import diagram_bytes, diagram_svg
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from sectorviz.export.diagrams import DiagramSpec
+from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_svg
-from sectorviz.export.themes import THEMES
+from sectorviz.scene.palette import THEMES
 from sectorviz.model import PatternError, pattern_from_dict, warp_detail
 from sectorviz.model.analysis import kernel_for
-from sectorviz.model.grid import GapColumn, grid_layout
+from sectorviz.scene.grid import GapColumn, grid_layout
 
 NS = "{http://www.w3.org/2000/svg}"
 GOLDEN = Path(__file__).parent / "golden"
@@ -183,3 +183,23 @@ def test_golden_svg(one_load):
     if os.environ.get("SECTORVIZ_UPDATE_GOLDEN"):
         path.write_text(svg)
     assert svg == path.read_text()
+
+
+@pytest.mark.parametrize("name, wasted_bytes", [("float4-load", 0), ("struct12-crossing", 0),
+                                                ("stride-32B", 28), ("shifted", None)])
+def test_wasted_bytes_are_shaded(example, name, wasted_bytes):
+    """Bytes of a fetched sector that no lane uses get the waste colour in every hit cell of
+    that sector; a perfectly used sector has none."""
+    pattern = example(name)
+    layout = layout_of(pattern, 0, 0)
+    root = parse(diagram_svg(pattern, DiagramSpec()))
+    wasted = classed(root, "wasted")
+    columns = {c.sector: c for c in layout.columns if not isinstance(c, GapColumn)}
+    unused = {s: sum(b - a for a, b in c.unused) for s, c in columns.items()}
+    expected = sum(len(columns[sector].unused) for _, sector in layout.hits)  # runs per cell
+    assert len(wasted) == expected
+    assert all(e.get("fill") == THEMES["light"].wasted for e in wasted)
+    if wasted_bytes is not None:
+        assert set(unused.values()) == {wasted_bytes}
+    legend = [e.text for e in classed(root, "legend")]
+    assert ("fetched, no lane uses (wasted)" in legend) == bool(wasted)

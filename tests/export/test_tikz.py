@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from sectorviz.export.diagrams import DiagramSpec, diagram_scene
-from sectorviz.export.scene import Rect, Text
+from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
+from sectorviz.scene.shapes import Rect, Text
 from sectorviz.export.tikz import scene_tikz
 
 

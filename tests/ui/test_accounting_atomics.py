@@ -1,10 +1,9 @@
-"""The app's accounting steps name atomics and __constant__ reads in their own words."""
+"""The accounting sheet names atomics and __constant__ reads in their own words."""
 
 from __future__ import annotations
 
 from sectorviz.model import analyze, pattern_from_dict
-from sectorviz.ui.accounting import accounting_steps
-from sectorviz.ui.document import Selection, warp_view
+from sectorviz.scene.sheet import accounting_sheet
 
 CODE = """__constant__ int offset[4] = {0, 64, 128, 192};
 __global__ void k(unsigned* bins) {
@@ -17,7 +16,7 @@ def test_steps_show_atomic_ops_and_constant_reads():
     pattern = pattern_from_dict({
         "format": "sectorviz.pattern/1", "name": "t", "launch": {"grid": [1], "block": [32]},
         "arrays": {"bins": {"length": 256}}, "kernel": {"code": CODE, "function": "k"}})
-    steps = accounting_steps(warp_view(pattern, Selection()), analyze(pattern))
+    steps = accounting_sheet(pattern, analyze(pattern)).steps
     ops = {r.label: r.value for r in steps[0].rows}
     assert ops == {"line 3: atomicAdd(&bins[offset[threadIdx.x % 4] + threadIdx.x / 4], 1u)":
                    "atomic read-modify-write whose old value is used, 4 B per lane",

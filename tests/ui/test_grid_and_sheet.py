@@ -4,21 +4,41 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QSpinBox
 
-from sectorviz.model.grid import GapColumn, SectorColumn
+from sectorviz.scene.grid import GapColumn, SectorColumn
+from sectorviz.scene.palette import mix
 
 
 def sheet_values(window) -> list[str]:
-    return [r.value for step in window.sheet.steps for r in step.rows]
+    return [r.value for step in window.sheet.sheet.steps for r in step.rows]
 
 
 def pixel(window, lane: int, j: int, byte: int) -> QColor:
-    """The colour drawn for byte `byte` of lane `lane` in the j-th sector column."""
+    """The colour drawn for byte `byte` of lane `lane` in the j-th sector column, zoomed in
+    until a byte is at least 3 pixels wide and the cell centred."""
     view, item = window.grid_view, window.grid_view.item
     rect = item.cell_rect(lane, j)
     sb = window.grid_layout.sector_bytes
-    x = rect.left() + 1 + (rect.width() - 2) * (byte + 0.5) / sb
+    view.zoom_by(3 * sb / (rect.width() * view.transform().m11()))
+    view.centerOn(rect.center())
+    x = rect.left() + 0.5 + (rect.width() - 1) * (byte + 0.5) / sb
     at = view.mapFromScene(item.mapToScene(QPointF(x, rect.center().y())))
     return view.viewport().grab().toImage().pixelColor(at)
+
+
+def used(window) -> str:
+    """The colour of the bytes a plain lane uses."""
+    return window.grid_view.item.theme.diagram.plain
+
+
+def wasted(window) -> str:
+    """The colour of a touched sector's bytes that no lane uses."""
+    return window.grid_view.item.theme.diagram.wasted
+
+
+def others(window) -> str:
+    """The tint of a touched sector's bytes that other lanes use."""
+    d = window.grid_view.item.theme.diagram
+    return mix(d.plain, d.background, d.tint)
 
 
 def is_colour(colour: QColor, name: str) -> bool:
@@ -29,11 +49,10 @@ def is_colour(colour: QColor, name: str) -> bool:
 
 def test_stride_edit_updates_grid_and_sheet(open_window, qtbot):
     window = open_window("stride-32B")
-    theme = window.grid_view.item.theme
     layout = window.grid_layout
     assert len(layout.sectors) == 32
-    assert is_colour(pixel(window, 3, 3, 1), theme.hit)  # lane 3 uses bytes [0, 4) of sector 3
-    assert is_colour(pixel(window, 3, 3, 20), theme.cell)
+    assert is_colour(pixel(window, 3, 3, 1), used(window))  # lane 3 uses bytes [0, 4) of sector 3
+    assert is_colour(pixel(window, 3, 3, 20), wasted(window))
     assert "lanes 32 B apart: 32 sectors, ideal 4" in sheet_values(window)
 
     spin = window.findChild(QSpinBox, "params.stride")
@@ -44,25 +63,24 @@ def test_stride_edit_updates_grid_and_sheet(open_window, qtbot):
     assert "lanes 4 B apart: 4 sectors, ideal 4" in sheet_values(window)
     assert window.document.pattern.to_dict()["params"]["stride"] == 1
     # lane 9 uses bytes [4, 8) of the second sector
-    assert is_colour(pixel(window, 9, 1, 5), theme.hit)
-    assert is_colour(pixel(window, 9, 1, 1), theme.cell)
-    assert is_colour(pixel(window, 9, 0, 5), theme.cell)
+    assert is_colour(pixel(window, 9, 1, 5), used(window))
+    assert is_colour(pixel(window, 9, 1, 1), others(window))
+    assert is_colour(pixel(window, 9, 0, 5), window.grid_view.item.theme.diagram.cell)  # untouched
 
 
 def test_offset_edit_updates_grid_and_sheet(open_window):
     window = open_window("shifted")
-    theme = window.grid_view.item.theme
     assert len(window.grid_layout.sectors) == 5
-    assert is_colour(pixel(window, 0, 0, 5), theme.hit)  # offset 4: lane 0 at bytes [4, 8)
-    assert is_colour(pixel(window, 0, 0, 1), theme.cell)
+    assert is_colour(pixel(window, 0, 0, 5), used(window))  # offset 4: lane 0 at bytes [4, 8)
+    assert is_colour(pixel(window, 0, 0, 1), wasted(window))
 
     window.findChild(QSpinBox, "arrays.x.offset_bytes").setValue(0)
     layout = window.grid_layout
     assert len(layout.sectors) == 4
     assert [c.used_bytes for c in layout.columns if isinstance(c, SectorColumn)] == [32] * 4
     assert "lanes 4 B apart: 4 sectors, ideal 4" in sheet_values(window)
-    assert is_colour(pixel(window, 0, 0, 1), theme.hit)
-    assert is_colour(pixel(window, 0, 0, 5), theme.cell)
+    assert is_colour(pixel(window, 0, 0, 1), used(window))
+    assert is_colour(pixel(window, 0, 0, 5), others(window))
 
 
 def test_layout_edit_updates_grid_and_sheet(open_window, wait_analysis):
@@ -78,7 +96,7 @@ def test_layout_edit_updates_grid_and_sheet(open_window, wait_analysis):
     assert all(c.relative % 4096 == 0 for c in layout.columns if isinstance(c, SectorColumn))
     wait_analysis(window)
     assert "lanes 4096 B apart: 32 sectors, ideal 4" in sheet_values(window)
-    grid_row = next(r for s in window.sheet.steps for r in s.rows
+    grid_row = next(r for s in window.sheet.sheet.steps for r in s.rows
                     if r.label == "load a[r][c] (down a column), grid")
     assert grid_row.value.startswith("typical 32")
     assert "load a[r][c] (down a column)" in window.sheet.browser.toPlainText()

@@ -60,7 +60,7 @@ def window(qtbot, monkeypatch, held):
 
 
 def labels(window) -> list[str]:
-    return [r.label for s in window.sheet.steps for r in s.rows]
+    return [r.label for s in window.sheet.sheet.steps for r in s.rows]
 
 
 def test_a_long_run_shows_partial_results_and_editing_cancels_it(window, held, qtbot):
@@ -72,7 +72,7 @@ def test_a_long_run_shows_partial_results_and_editing_cancels_it(window, held, q
     assert doc.partial.totals.requests == 3 * 2**13
     assert "total, grid so far (8,192 of 131,072 warps)" in labels(window)
     assert window.overview.status.text() == "8,192 of 131,072 warps, 0 atypical, 64 warps " \
-                                            "per pixel column so far"
+                                            "per column so far"
     qtbot.waitUntil(lambda: window.progress.isVisible() and window.cancel.isVisible())
     assert window.progress.value() == 2**13  # sent with the partial result, just before it
 
@@ -118,5 +118,5 @@ def test_a_large_overview_is_binned_off_the_ui_thread(open_window, qtbot, monkey
     monkeypatch.setattr(overview, "SYNC_CELLS", 0)
     window = open_window("vector-add")
     qtbot.waitUntil(lambda: window.overview.status.text() == "32,768 warps, 0 atypical, "
-                                                            "16 warps per pixel column")
+                                                            "16 warps per column")
     assert window.overview.image.image.shape == (4, 2048, 4)  # atypical row + 3 instructions

@@ -47,7 +47,7 @@ def test_loop_executions_step_and_play(open_window, qtbot):
     assert doc.view().runs == 64
     qtbot.keyClick(window.grid_view, Qt.Key_Right, Qt.ControlModifier)
     assert doc.selection.run == 1
-    assert "execution 2 of 64 (k = 1)" in window.grid_view.item._title()
+    assert "k = 1 (iteration 2 of 64)" in window.grid_view.item.scene_.title
     for _ in range(62):
         step.step_forward()
     assert (doc.selection.warp, doc.selection.run) == (0, 63)

@@ -1,7 +1,14 @@
-"""Dark theme repaints the views; the sheet copies as Markdown and CSV."""
+"""Dark theme repaints the views; the sheet pane, its copies, `report` and `export` agree."""
+
+import csv
+import io
 
 from PySide6.QtGui import QColor, QGuiApplication
 
+from sectorviz.cli import main
+from sectorviz.export.sheets import sheet_markdown, sheet_text
+from sectorviz.paths import examples_dir
+from sectorviz.scene.sheet import sheet_table
 from sectorviz.ui.theme import DARK, LIGHT
 
 
@@ -16,14 +23,29 @@ def test_dark_theme_repaints_grid(open_window):
     window.set_theme("light")
 
 
-def test_copy_sheet_as_markdown_and_csv(open_window):
+def test_copy_sheet_as_markdown_and_csv(open_window, tmp_path, capsys):
+    """The pane, its copies, `report` and `export` print one list of rows."""
     window = open_window("transpose-naive")
+    window.set_warp(33)
     window.set_instruction(1)
+    sheet = window.sheet.sheet
     window.sheet.copy_markdown()
     text = QGuiApplication.clipboard().text()
     assert "### 4. Sectors per request (32 B sectors)" in text
     assert "| store c[col][row], this warp | lanes 4096 B apart: 32 sectors, ideal 4 |" in text
+    assert text == sheet_markdown(sheet)
     window.sheet.copy_csv()
-    lines = QGuiApplication.clipboard().text().splitlines()
-    assert lines[0] == "step,item,value,note"
-    assert any("lanes 4096 B apart: 32 sectors, ideal 4" in line for line in lines)
+    copied = list(csv.reader(io.StringIO(QGuiApplication.clipboard().text())))
+    assert copied[0] == ["section", "item", "value", "note", "metric"]
+    assert copied == sheet_table(sheet)
+    pane = window.sheet.browser.toPlainText()
+    for row in sheet_table(sheet)[1:]:
+        assert row[1] in pane and row[2] in pane
+    path = str(examples_dir() / "transpose-naive.sectorviz.json")
+    out = tmp_path / "s.csv"
+    assert main(["export", path, "-o", str(out), "--warp", "33"]) == 0
+    exported = list(csv.reader(io.StringIO(out.read_text())))
+    # the export's sheet is about the first execution of every instruction of warp 33
+    assert exported == sheet_table(window.sheet.sheet)
+    assert main(["report", path, "--warp", "33"]) == 0
+    assert capsys.readouterr().out.startswith(sheet_text(sheet))

@@ -45,5 +45,5 @@ def test_progress_bar_and_sheet_follow_the_analysis(open_window, qtbot):
     window = open_window("vector-add")
     assert window.document.analysis.totals.sectors > 0
     assert not window.progress.isVisible()
-    values = [r.value for s in window.sheet.steps for r in s.rows]
+    values = [r.value for s in window.sheet.sheet.steps for r in s.rows]
     assert "12 MiB" in values

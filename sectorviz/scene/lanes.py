@@ -19,19 +19,19 @@ import numpy as np
 
 from ..model import Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
-from ..model.grid import GapColumn, GridLayout, SectorColumn, grid_layout
 from ..model.sectors import WARP_SIZE
+from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
+from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend
-from .scene import Line, Rect, Scene, Shape, Text, text_width
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
-from .themes import Theme, mix
 
 ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
 GAP_UNITS, GAP_MIN = 0.6, 14.0  # width of a gap column, in sector columns and at least
 NOT_RUN_UNITS = 8.0  # width of a panel whose instruction the warp does not run
-GRID_WIDTH = 900.0  # width the sector columns of all panels aim to fill together
 PANEL_GAP = 28.0
+CAPTION_SLACK = 120.0  # the stats line wraps past the grid's width plus this, units
 BODY_H = WARP_SIZE * ROW_H
 
 
@@ -71,14 +71,15 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         panels = [panel(pattern, detail, k, 0) for k in range(len(detail.executions))]
     head, stats = _caption_text(pattern, spec, panels)
     shapes: list[Shape] = []
-    y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
+    wrap = spec.grid_width + CAPTION_SLACK
+    y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
     titled = spec.kind == "warp"
     titles = [_title(p) if titled else "" for p in panels]
     if titled:
         y += th.label_size * 1.5
-    geo = _geometry(panels, y, th)
-    offset_name = (f"{panels[0].array.split(', ')[0]}[0] +" if len({p.array for p in panels}) == 1
-                   else "offset B")
+    geo = _geometry(panels, y, spec.grid_width, th)
+    offset_name = (f"{panels[0].array.split(', ')[0]}[0] +"
+                   if len({p.array for p in panels}) == 1 else "offset B")
     left = (MARGIN + th.label_size + 4 + 8
             + max(text_width(t, th.small_size) for t in ("address", "used B", offset_name, "31")))
     _lane_axis(shapes, panels, left, geo, offset_name, th)
@@ -98,7 +99,7 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         ry = geo.body_top + k * ROW_H
         shapes.append(Line(left - 4, ry, grid_right, ry, th.rule, 0.75, css="lane-group"))
 
-    width = max(right + MARGIN, caption_width(head, stats, th) if spec.caption else 0.0)
+    width = max(right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0)
     y = geo.body_top + BODY_H + th.small_size * 1.4 + 16
     if spec.legend:
         y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
@@ -118,20 +119,8 @@ def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel
                          kernel.arrays[ins.first_array].address0, detail.valid)
     iteration = ""
     if len(runs) > 1:
-        values = ", ".join(f"{v} = {_loop_value(x, run.active)}"
-                           for v, x in run.iteration.items())
-        iteration = f"{values} (iteration {execution + 1} of {len(runs)})"
+        iteration = f"{loop_caption(run)} (iteration {execution + 1} of {len(runs)})"
     return Panel(ins.name, ins.array, layout, run, len(runs), iteration)
-
-
-def _loop_value(x: np.ndarray, active: np.ndarray) -> str:
-    """A loop variable in one execution: its value if the active lanes agree, else a range."""
-    x = np.asarray(x)
-    if x.ndim == 0:
-        return str(int(x))
-    seen = x[active] if active.any() else x
-    lo, hi = int(seen.min()), int(seen.max())
-    return str(lo) if lo == hi else f"{lo}..{hi}"
 
 
 def _sectors(n: int) -> str:
@@ -139,13 +128,11 @@ def _sectors(n: int) -> str:
 
 
 def _stats(runs: list[LaneExecution], sector_bytes: int) -> str:
-    """Sectors, ideal sectors (whole sectors the used bytes need) and useful % of runs."""
-    sectors = sum(r.sectors for r in runs)
-    useful = sum(r.useful_bytes for r in runs)
-    ideal = sum(-(-r.useful_bytes // sector_bytes) for r in runs)
-    pct = 100 * useful / (sectors * sector_bytes) if sectors else 0.0
-    return (f"{_sectors(sectors)} (ideal {ideal}), useful {pct:.1f}% "
-            f"({useful:,} B used of {sectors * sector_bytes:,} B fetched)")
+    """Sectors, ideal sectors and useful % of runs."""
+    t = run_totals(runs, sector_bytes)
+    return (f"{_sectors(t.sectors)} (ideal {t.ideal_sectors}), useful "
+            f"{100 * t.useful_fraction:.1f}% ({t.useful_bytes:,} B used of "
+            f"{t.fetched_bytes:,} B fetched)")
 
 
 def _caption_text(pattern: Pattern, spec: DiagramSpec, panels: list[Panel]) -> tuple[str, str]:
@@ -177,12 +164,14 @@ def _column_width(cw: float, column: SectorColumn | GapColumn) -> float:
     return cw if isinstance(column, SectorColumn) else max(cw * GAP_UNITS, GAP_MIN)
 
 
-def _geometry(panels: list[Panel], header_top: float, th: Theme) -> Geometry:
-    """Column width from how many columns share GRID_WIDTH; label direction from their width."""
+def _geometry(panels: list[Panel], header_top: float, grid_width: float,
+              th: Theme) -> Geometry:
+    """Column width from how many columns share `grid_width`; label direction from their
+    width."""
     units = sum(NOT_RUN_UNITS if p.layout is None else
                 sum(1.0 if isinstance(c, SectorColumn) else GAP_UNITS for c in p.layout.columns)
                 for p in panels)
-    cw = min(CELL_MAX, max(CELL_MIN, GRID_WIDTH / units))
+    cw = min(CELL_MAX, max(CELL_MIN, grid_width / units))
     columns = [c for p in panels if p.layout is not None for c in p.layout.columns
                if isinstance(c, SectorColumn)]
     small = th.small_size
@@ -229,7 +218,7 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
                 present: set[str]) -> float:
     """One panel from x0: columns, inactive bands, gap marks, hit cells, labels; returns its
     width. Adds the kinds of thing drawn ('plain', 'crossing', 'shared', 'gap', 'inactive')
-    to `present` for the legend."""
+    to `present` for the legend. A sector that starts a 128-byte line gets a rule at its left."""
     small, cw, top = th.small_size, geo.cw, geo.body_top
     bottom = top + BODY_H
     if p.layout is None:
@@ -257,6 +246,10 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
     for j, (column, cx) in enumerate(sectors):
         _draw_cells(shapes, layout, j, column, cx, geo, th, present)
         _draw_labels(shapes, column, cx + cw / 2, geo, th)
+    for column, cx in sectors:
+        if column.line_start:
+            present.add("line")
+            shapes.append(Line(cx, top - 3, cx, bottom + 3, th.muted, 1.5, css="line-mark"))
     return width
 
 
@@ -271,7 +264,8 @@ def _lane_colour(layout: GridLayout, lane: int, th: Theme) -> tuple[str, str]:
 
 def _draw_cells(shapes: list[Shape], layout: GridLayout, j: int, column: SectorColumn,
                 cx: float, geo: Geometry, th: Theme, present: set[str]) -> None:
-    """The hit cells of sector column j: tinted sector, the lane's bytes [lo, hi) in colour."""
+    """The hit cells of sector column j: the sector tinted (fetched), the bytes no lane uses
+    in the waste colour, the lane's bytes [lo, hi) in colour."""
     inner, sb = geo.cw - 1, layout.sector_bytes
     for lane in range(WARP_SIZE):
         lo, hi = int(layout.cell_lo[lane, j]), int(layout.cell_hi[lane, j])
@@ -279,11 +273,17 @@ def _draw_cells(shapes: list[Shape], layout: GridLayout, j: int, column: SectorC
             continue
         css, colour = _lane_colour(layout, lane, th)
         present.add(css)
+        if column.used_bytes > hi - lo:
+            present.add("others")
         cy = geo.body_top + lane * ROW_H + 1
         shapes.append(Rect(cx + 0.5, cy, inner, ROW_H - 2, mix(colour, th.background, th.tint),
                            css=f"hit {css}",
                            data=(("lane", str(lane)), ("sector", str(column.sector)),
                                  ("bytes", f"{lo}:{hi}"))))
+        for a, b in column.unused:
+            present.add("wasted")
+            shapes.append(Rect(cx + 0.5 + inner * a / sb, cy, inner * (b - a) / sb, ROW_H - 2,
+                               th.wasted, css="wasted"))
         shapes.append(Rect(cx + 0.5 + inner * lo / sb, cy, inner * (hi - lo) / sb, ROW_H - 2,
                            colour, css=f"used {css}"))
 
@@ -358,16 +358,23 @@ def _draw_tags(shapes: list[Shape], layout: GridLayout | None, x: float, geo: Ge
 
 
 def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:
-    """Legend entries for what the panels show, the tint in the first lane colour shown."""
+    """Legend entries for what the panels show, the tint in the first lane colour shown;
+    `present` holds the kinds drawn (lane kinds, 'others', 'wasted', 'inactive', 'gap',
+    'line')."""
     lanes = [(colour, words) for kind, colour, words in (
         ("plain", th.plain, "bytes a lane uses"),
         ("crossing", th.crossing, "lane spans two sectors"),
         ("shared", th.shared, "bytes shared with another lane")) if kind in present]
-    entries = [("box", mix(lanes[0][0], th.background, th.tint), "rest of the sector")] \
-        if lanes else []
-    entries += [("box", colour, words) for colour, words in lanes]
+    entries = [("box", colour, words) for colour, words in lanes]
+    if lanes and "others" in present:
+        entries.append(("box", mix(lanes[0][0], th.background, th.tint),
+                        "bytes other lanes use"))
+    if "wasted" in present:
+        entries.append(("box", th.wasted, "fetched, no lane uses (wasted)"))
     if "inactive" in present:
         entries.append(("box", th.inactive, "inactive lane"))
     if "gap" in present:
         entries.append(("dash", th.muted, "untouched sectors skipped"))
+    if "line" in present:
+        entries.append(("rule", th.muted, "a 128-byte line starts"))
     return entries

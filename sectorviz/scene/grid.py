@@ -1,4 +1,5 @@
-"""The lane-to-sector grid of one warp execution, as a pure layout both the app and exports draw.
+"""The lane-to-sector grid of one warp execution, as a pure layout both the app and exports draw,
+and the per-warp values around it (loop caption, sectors against ideal).
 
 (lane, touched sector) -> the byte range [lo, hi) of that sector the lane uses. Columns are the
 distinct sectors in address order; a run of untouched sectors between two touched ones becomes
@@ -11,8 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .analysis import LaneExecution
-from .sectors import WARP_SIZE
+from ..model.analysis import LaneExecution
+from ..model.sectors import WARP_SIZE
+
+LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,8 @@ class SectorColumn:
     address: int  # byte address of the sector's first byte
     relative: int  # address - the array's element-0 address (may be negative)
     used_bytes: int  # distinct bytes of this sector that active lanes use
+    line_start: bool  # the sector begins a 128-byte line (address % LINE_BYTES == 0)
+    unused: tuple[tuple[int, int], ...]  # byte ranges [lo, hi) of the sector no lane uses
 
 
 @dataclass(frozen=True)
@@ -90,5 +95,53 @@ def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:
         for a, b in zip(lo[:, j], hi[:, j]):
             used[a:b] = True
         address = int(sector) * sector_bytes
-        columns.append(SectorColumn(int(sector), address, address - address0, int(used.sum())))
+        columns.append(SectorColumn(int(sector), address, address - address0, int(used.sum()),
+                                    address % LINE_BYTES == 0, _unused_ranges(used)))
     return tuple(columns)
+
+
+
+
+def _unused_ranges(used: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """A sector's used-byte mask -> the [lo, hi) runs of bytes no lane uses."""
+    flips = np.diff(np.concatenate([[False], ~used, [False]]).astype(np.int8))
+    starts, ends = np.flatnonzero(flips == 1), np.flatnonzero(flips == -1)
+    return tuple((int(a), int(b)) for a, b in zip(starts, ends))
+
+
+@dataclass(frozen=True)
+class RunTotals:
+    """Sums over executions of one warp: sectors, useful (distinct) bytes, ideal sectors (the
+    whole sectors those bytes need) and fetched bytes (sectors x sector size)."""
+
+    sectors: int
+    useful_bytes: int
+    ideal_sectors: int
+    fetched_bytes: int
+
+    @property
+    def useful_fraction(self) -> float:
+        return self.useful_bytes / self.fetched_bytes if self.fetched_bytes else 0.0
+
+
+def run_totals(runs: list[LaneExecution], sector_bytes: int) -> RunTotals:
+    """Executions of one warp -> their RunTotals (the one place per-warp ideals are summed)."""
+    sectors = sum(r.sectors for r in runs)
+    useful = sum(r.useful_bytes for r in runs)
+    ideal = sum(-(-r.useful_bytes // sector_bytes) for r in runs)
+    return RunTotals(sectors, useful, ideal, sectors * sector_bytes)
+
+
+def loop_caption(run: LaneExecution) -> str:
+    """The loop variables of one execution: 'k = 3', or 'k = 3..31' where the active lanes
+    disagree; '' outside loops."""
+    return ", ".join(f"{v} = {_loop_value(x, run.active)}" for v, x in run.iteration.items())
+
+
+def _loop_value(x: np.ndarray, active: np.ndarray) -> str:
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return str(int(x))
+    seen = x[active] if active.any() else x
+    lo, hi = int(seen.min()), int(seen.max())
+    return str(lo) if lo == hi else f"{lo}..{hi}"

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .themes import DEFAULT_THEME
+from .palette import DEFAULT_THEME
 
 KINDS = ("grid", "warp", "overview")
+GRID_WIDTH = 900.0  # width the sector columns of all panels aim to fill together, units
 
 
 @dataclass(frozen=True)
 class DiagramSpec:
     """What to draw: `kind` (grid: one instruction of one warp; warp: all its instructions;
     overview: the kernel strip), 0-based `warp` in launch order, `instruction` and `execution`
-    (loop iteration, grid only) indices, theme name, and whether to draw legend and caption."""
+    (loop iteration, grid only) indices, theme name, whether to draw legend and caption, and
+    the width (diagram units) the sector columns aim to fill (the window fits it to its pane;
+    the exports keep GRID_WIDTH)."""
 
     kind: str = "grid"
     warp: int = 0
@@ -22,3 +25,4 @@ class DiagramSpec:
     theme: str = DEFAULT_THEME
     legend: bool = True
     caption: bool = True
+    grid_width: float = GRID_WIDTH

@@ -10,9 +10,9 @@ from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
 from .lanes import lane_scene
 from .overview import overview_scene
-from .scene import Scene
+from .palette import theme
+from .shapes import Scene
 from .spec import KINDS, DiagramSpec
-from .themes import theme
 
 __all__ = ["KINDS", "DiagramSpec", "diagram_scene"]
 

@@ -1,14 +1,21 @@
-"""Export themes: theme name -> colours and font sizes of a diagram.
+"""Themes: theme name -> the colours and font sizes every picture uses (window and exports).
 
 Sizes are in diagram units (CSS pixels at scale 1; a 2x PNG of a 960-unit diagram fills a
-1920-pixel slide). The lane colours come from the Okabe-Ito palette, which stays distinct under
-the common forms of colour blindness; the print theme uses grey levels alone and every colour
-also has a text tag on the lane row, so no meaning rests on hue only.
+1920-pixel slide). Lane colours come from the Okabe-Ito palette, which stays distinct under
+the common forms of colour blindness; the print theme uses grey levels alone, and every
+colour also has words (a tag on the lane row, a legend entry), so no meaning rests on hue.
+
+Waste classes colour a request by its excess over the ideal: sectors fetched / ideal sectors
+(the whole sectors its used bytes need). WASTE_EDGES are the lower edges of the classes; the
+first class is "ideal" (a perfectly coalesced load of any width).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+WASTE_EDGES = (1.0, 1.125, 2.0, 4.0, 8.0)  # sectors / ideal sectors
+WASTE_LABELS = ("ideal", "<2x", "2-4x", "4-8x", "8x+")
 
 
 @dataclass(frozen=True)
@@ -23,8 +30,9 @@ class Theme:
     plain: str  # bytes used by an ordinary lane
     crossing: str  # bytes used by a lane whose access spans two or more sectors
     shared: str  # bytes used by a lane that shares bytes with another lane
-    tint: float  # how much of a lane colour fills the unused part of a fetched sector
-    ramp: tuple[str, ...]  # sequential scale of the overview, few -> many sectors per request
+    tint: float  # how much of a lane colour fills the bytes of its sector other lanes use
+    wasted: str  # bytes of a fetched sector that no lane uses
+    waste: tuple[str, ...]  # one colour per waste class, ideal first
     idle: str  # overview cells of warps that make no request
     font_family: str = "DejaVu Sans, Arial, Helvetica, sans-serif"
     title_size: float = 18.0
@@ -32,25 +40,23 @@ class Theme:
     small_size: float = 9.5
 
 
-YL_OR_RD = ("#fed976", "#feb24c", "#fd8d3c", "#fc4e2a", "#e31a1c", "#b10026")  # ColorBrewer
-
 LIGHT = Theme(
     name="light", background="#ffffff", text="#1a1a1a", muted="#666666", rule="#b8b8b8",
-    cell="#f3f3f3", inactive="#dcdcdc", plain="#0072b2", crossing="#d55e00", shared="#009e73",
-    tint=0.28, ramp=YL_OR_RD,
-    idle="#e6e6e6")
+    cell="#f3f3f3", inactive="#dcdcdc", plain="#0072b2", crossing="#d55e00", shared="#cc79a7",
+    tint=0.28, wasted="#eda29e", idle="#e6e6e6",
+    waste=("#1a9850", "#a6d96a", "#fee08b", "#fc8d59", "#d73027"))
 
 DARK = Theme(
     name="dark", background="#16181d", text="#f0f0f0", muted="#a8a8a8", rule="#4a4d55",
-    cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#2bd4a0",
-    tint=0.42, ramp=YL_OR_RD,
-    idle="#2c2f36")
+    cell="#23262d", inactive="#33363d", plain="#56b4e9", crossing="#e69f00", shared="#e08fc0",
+    tint=0.42, wasted="#8a3b38", idle="#2c2f36",
+    waste=("#1a9850", "#8cc863", "#f2d06b", "#f46d43", "#e0332a"))
 
 PRINT = Theme(
     name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
     cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
-    tint=0.35, ramp=("#dedede", "#bdbdbd", "#969696", "#737373", "#525252", "#252525"),
-    idle="#ffffff")
+    tint=0.35, wasted="#2b2b2b", idle="#ffffff",
+    waste=("#f0f0f0", "#bdbdbd", "#969696", "#636363", "#252525"))
 
 THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}
 DEFAULT_THEME = "light"

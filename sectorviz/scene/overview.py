@@ -1,41 +1,65 @@
 """The kernel overview strip: instructions (rows) x warps in launch order (columns), each cell
-coloured by the sectors per request of its warps (`analyze(pattern, per_warp=True)`).
+coloured by its waste: sectors per request against the ideal (`analyze(pattern, per_warp=True)`).
 
-With more warps than MAX_BINS, consecutive warps share a cell and its value is their sectors
-over their requests. Colour classes are whole numbers of sectors (1, 2, ... 6+) when no cell
-needs more than 6, else powers of two (1, 2-3, 4-7, ... 32+). Warps without a request are idle.
+With more warps than bins, consecutive warps share a cell and its value is their sectors over
+their requests, against the instruction's ideal sectors per request over the grid (its Stats;
+per-warp ideals are not kept by the analysis). A cell is "ideal" when it fetches no more
+sectors than the bytes need, so a coalesced float4 load (16 sectors, ideal 16) is ideal; the
+classes are palette.WASTE_LABELS. Warps without a request are idle.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from ..model import Analysis, Pattern, analyze
+from .palette import WASTE_EDGES, WASTE_LABELS, Theme
 from .parts import MARGIN, caption, caption_width, legend
-from .scene import Line, Rect, Scene, Shape, Text, text_width
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
+from .sheet import ideal_per_request
 from .spec import DiagramSpec
-from .themes import Theme
 
 STRIP_WIDTH = 700.0  # the warp axis
 STRIP_ROW = 30.0  # one instruction
 MAX_BINS = 350  # at most this many cells per instruction
-FINE_EDGES = (1, 2, 3, 4, 5, 6)
-COARSE_EDGES = (1, 2, 4, 8, 16, 32)
 SEAM = 0.4  # cells overlap this much so antialiasing leaves no hairline between them
 
 
-def ramp_edges(values: np.ndarray) -> tuple[int, ...]:
-    """Lower edges of the colour classes for these cell values: class i is [e_i, e_i+1)."""
-    return FINE_EDGES if values.size == 0 or values.max() < FINE_EDGES[-1] + 1 else COARSE_EDGES
+@dataclass(frozen=True)
+class OverviewBins:
+    """Instructions (rows) x bins of consecutive warps: bin b holds warps edges[b]..edges[b+1]-1.
+
+    ratio: the bin's sectors per request over its instruction's ideal sectors per request
+    (NaN where its warps make no request); waste: its waste class (-1: no request)."""
+
+    edges: np.ndarray  # (bins + 1,) warp indices
+    sectors_per_request: np.ndarray  # (instructions, bins) float, NaN: no request
+    ratio: np.ndarray  # (instructions, bins) float, NaN: no request
+    waste: np.ndarray  # (instructions, bins) int, -1: no request
 
 
-def ramp_labels(edges: tuple[int, ...]) -> list[str]:
-    """'1', '2-3', ..., '32+': the whole numbers of sectors each class holds."""
-    labels = [str(lo) if hi - 1 == lo else f"{lo}-{hi - 1}" for lo, hi in zip(edges, edges[1:])]
-    return labels + [f"{edges[-1]}+"]
+def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
+    """The one binning rule of the window and the exports: a bin's value is its sectors over
+    its requests, against the instruction's ideal sectors per request. Warps a running
+    analysis has not reached yet make no request."""
+    warps = analysis.warps
+    bins = max(1, min(bins, warps))
+    edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
+    rest = ((0, 0), (0, warps - analysis.per_warp_sectors.shape[1]))  # a run not done yet
+    sectors = np.add.reduceat(np.pad(analysis.per_warp_sectors, rest), edges[:-1], axis=1)
+    requests = np.add.reduceat(np.pad(analysis.per_warp_requests.astype(np.int64), rest),
+                               edges[:-1], axis=1)
+    ideal = np.array([ideal_per_request(s) for s in analysis.instructions])[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)
+        ratio = np.where(ideal > 0, per / np.where(ideal > 0, ideal, 1), np.nan)
+    waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
+                            side="right")
+    return OverviewBins(edges, per, ratio, np.where(np.isnan(ratio), -1, waste))
 
 
 @lru_cache(maxsize=4)
@@ -48,15 +72,11 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     """The strip, with spec.warp marked."""
     analysis = per_warp_analysis(pattern)
     warps = analysis.warps
-    bins = min(warps, MAX_BINS)
-    edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
-    cells = [(np.add.reduceat(s, edges[:-1]), np.add.reduceat(r.astype(np.int64), edges[:-1]))
-             for s, r in zip(analysis.per_warp_sectors, analysis.per_warp_requests)]
-    ramp = ramp_edges(np.concatenate([s[r > 0] / r[r > 0] for s, r in cells]))
+    cells = overview_bins(analysis, MAX_BINS)
+    edges, bins = cells.edges, len(cells.edges) - 1
     label, small = th.label_size, th.small_size
     names = [s.name for s in analysis.instructions]
-    notes = [f"{s.sectors_per_request:.2f} per request, ideal "
-             f"{s.ideal_sectors / s.requests if s.requests else 0:.2f}"
+    notes = [f"{s.sectors_per_request:.2f} per request, ideal {ideal_per_request(s):.2f}"
              for s in analysis.instructions]
     left = MARGIN + max(text_width(n, label) for n in names) + 12
     t = analysis.totals
@@ -72,7 +92,7 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         width = max(width, caption_width(head, stats, th))
     y += 12 + small  # room for the selected-warp label
     scale = STRIP_WIDTH / warps
-    for k, (name, note, (s, r)) in enumerate(zip(names, notes, cells)):
+    for k, (name, note) in enumerate(zip(names, notes)):
         top = y + k * STRIP_ROW
         mid = top + STRIP_ROW / 2
         shapes.append(Text(left - 12, mid + label * 0.36, name, label, th.text, anchor="end",
@@ -80,10 +100,11 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         for b in range(bins):
             lo, hi = int(edges[b]), int(edges[b + 1])
             data = (("instruction", str(k)), ("warps", f"{lo}:{hi}"))
-            if r[b]:
-                value = s[b] / r[b]
-                colour, css = th.ramp[sum(value >= e for e in ramp[1:])], "bin"
-                data += (("sectors-per-request", f"{value:.2f}"),)
+            waste = int(cells.waste[k, b])
+            if waste >= 0:
+                colour, css = th.waste[waste], "bin"
+                data += (("sectors-per-request", f"{cells.sectors_per_request[k, b]:.2f}"),
+                         ("over-ideal", f"{cells.ratio[k, b]:.2f}"))
             else:
                 colour, css = th.idle, "bin idle"
             shapes.append(Rect(left + lo * scale, top + 2,
@@ -107,10 +128,23 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                        css="axis"))
     y = bottom + 14 + 3.4 * small
     if spec.legend:
-        title = "sectors per request:"
+        title = "sectors fetched / ideal:"
         shapes.append(Text(MARGIN, y + label * 0.85, title, label, th.text, css="legend"))
-        entries = [("box", c, words) for c, words in zip(th.ramp, ramp_labels(ramp))]
+        entries = [("box", c, words) for c, words in zip(th.waste, WASTE_LABELS)]
         entries.append(("box", th.idle, "no request"))
         y = legend(shapes, entries, MARGIN + text_width(title, label) + 10, y, width - MARGIN, th)
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def next_worst_warp(analysis: Analysis, instruction: int, after: int) -> int | None:
+    """The first warp after `after` (in launch order, wrapping around) whose sectors per
+    request for `instruction` are the largest of the grid; None when no warp makes a request."""
+    sectors = analysis.per_warp_sectors[instruction]
+    requests = analysis.per_warp_requests[instruction].astype(np.int64)
+    per = np.where(requests > 0, sectors / np.maximum(requests, 1), -1.0)
+    if per.max() < 0:
+        return None
+    worst = np.flatnonzero(per == per.max())
+    later = worst[worst > after]
+    return int(later[0] if len(later) else worst[0])

@@ -1,0 +1,910 @@
+"""Closed forms for CUDA kernels: values carried per warp, loop runs counted whole.
+
+The IR of ir.py is run over a chunk of warps with integer values kept symbolically:
+
+    value[w, l] = base[w] + off[cls[w], l] + sum_s coef_s * j_s
+
+where `cls[w]` is warp w's index in its block (thread coordinates depend only on it and on the
+lane), `base` is per warp (block coordinates) and j_s is the iteration index of an enclosing
+loop whose trip count is the same for every active lane: such a loop's body runs once with
+j_s symbolic, and each access in it stands for every iteration (a RepeatedBatch). Active lanes
+are a Mask: warps whose valid lanes are all active, plus explicit lanes of the rest.
+
+Everything else is decided as the lane path decides it or given up: a value that is not of this
+form is `Opaque` (known to the lane path, not here) and may flow only into data; a loop whose
+body needs it per iteration is iterated one iteration at a time (`Varies`); anything that
+would decide an address or a branch without a closed form, and anything that could raise an
+error, stops the chunk (`NotClosed`) and the lane path runs it, so results and errors are the
+lane path's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Callable
+
+import numpy as np
+
+from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge
+from ..model.repeat import RepeatedBatch
+from ..model.sectors import WARP_SIZE
+from . import ctype as C
+from . import ir
+
+MAX_SECTOR_BYTES = 256  # the (class, phase) tables are sector_bytes wide
+_SAFE = 2**62
+
+
+class NotClosed(Exception):
+    """The closed forms do not cover this chunk; the lane path runs it."""
+
+
+class Varies(Exception):
+    """A value or branch needs a compressed loop's iteration: iterate that loop instead."""
+
+
+class Unk:
+    """A value the lane path does not know either (its ir.Unknown): sticky, like Unknown."""
+
+
+class Opaque:
+    """A value the lane path knows and this path does not track (data, floats, wraps)."""
+
+
+class Carried(Opaque):
+    """An untracked value that changes from one iteration of a compressed loop to the next."""
+
+
+UNK, OPAQUE, CARRIED = Unk(), Opaque(), Carried()
+
+
+class Aff:
+    """base[w] + off[cls[w], l] + sum(coef * j): exact integers (no C wrap has happened)."""
+
+    __slots__ = ("base", "off", "coef")
+
+    def __init__(self, base, off: np.ndarray | None = None, coef: tuple = ()):
+        self.base = int(base) if np.ndim(base) == 0 else base
+        self.off = off
+        self.coef = coef  # ((symbol, coefficient), ...) sorted, no zeros
+
+    @property
+    def scalar(self) -> bool:
+        return self.off is None and not self.coef and isinstance(self.base, int)
+
+    def __add__(self, other: "Aff") -> "Aff":
+        off = self.off if other.off is None else other.off if self.off is None else \
+            self.off + other.off
+        coef = dict(self.coef)
+        for s, c in other.coef:
+            coef[s] = coef.get(s, 0) + c
+        return Aff(self.base + other.base, off,
+                   tuple(sorted((s, c) for s, c in coef.items() if c)))
+
+    def scaled(self, k: int) -> "Aff":
+        if k == 0:
+            return Aff(0)
+        return Aff(self.base * k, None if self.off is None else self.off * k,
+                   tuple((s, c * k) for s, c in self.coef))
+
+
+def _kind(*values):
+    """The untracked kind of an operation's result: Unk wins, then Carried, else Opaque."""
+    if any(isinstance(v, Unk) for v in values):
+        return next(v for v in values if isinstance(v, Unk))
+    if any(_varies(v) for v in values):
+        return CARRIED
+    return OPAQUE
+
+
+def _varies(v) -> bool:
+    """Whether v may change from one iteration of a compressed loop to the next."""
+    if isinstance(v, Guarded):
+        return _varies(v.new) or _varies(v.old)
+    return isinstance(v, Carried) or (isinstance(v, Aff) and bool(v.coef))
+
+
+def _range(t) -> tuple[int, int]:
+    """Values a C integer (or pointer) type holds, within int64."""
+    if isinstance(t, C.Num) and not t.floating:
+        bits = 8 * t.size
+        lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if t.signed else (0, 2 ** bits - 1)
+        return max(lo, -_SAFE), min(hi, _SAFE)
+    return 0, _SAFE
+
+
+def _tracked(t) -> bool:
+    return isinstance(t, C.Pointer) or (isinstance(t, C.Num) and not t.floating)
+
+
+def _uniform(values: np.ndarray):
+    """A per-warp array, or the one int every warp has."""
+    return int(values[0]) if len(values) and values.min() == values.max() else values
+
+
+class Mask:
+    """Active lanes of a chunk: `full` warps (every valid lane) and `lanes` rows of `mixed`."""
+
+    __slots__ = ("full", "mixed", "lanes")
+
+    def __init__(self, full: np.ndarray, mixed: np.ndarray, lanes: np.ndarray):
+        self.full, self.mixed, self.lanes = full, mixed, lanes
+
+    def any(self) -> bool:
+        return bool(len(self.mixed)) or bool(self.full.any())
+
+
+class Chunk:
+    """Warps [lo, hi) of a launch: classes, thread-coordinate tables, block coordinates."""
+
+    def __init__(self, launch, lo: int, hi: int, box: tuple | None = None):
+        wpb = launch.warps_per_block
+        self.trips: dict[int, int] = {}  # symbol -> trips (loops, and blocks in a box)
+        self.block_loops: list[tuple[int, int]] = []
+        if box is None:  # a row per warp
+            warp = np.arange(lo, hi, dtype=np.int64)
+            self.n = hi - lo
+            self.cls = warp % wpb if wpb > 1 else np.zeros(self.n, dtype=np.int64)
+            block = warp // wpb
+            gx, gy, _ = launch.grid
+            self.block = tuple(Aff(_uniform(b)) for b in
+                               (block % gx, block // gx % gy, block // (gx * gy)))
+        else:  # a row per class; block coordinates are symbols over the box
+            self.n = wpb
+            self.cls = np.arange(wpb, dtype=np.int64)
+            block = []
+            for axis, (start, count) in enumerate(box):
+                sym = -1 - axis
+                block.append(Aff(start, None, ((sym, 1),) if count > 1 else ()))
+                if count > 1:
+                    self.trips[sym] = count
+                    self.block_loops.append((sym, count))
+            self.block = tuple(block)
+        t = np.arange(wpb, dtype=np.int64)[:, None] * WARP_SIZE + np.arange(WARP_SIZE)
+        bx, by, bz = launch.block
+        self.valid = t < bx * by * bz
+        if by == bz == 1:
+            self.thread = (t, None, None)
+        else:
+            rest, tx = np.divmod(t, bx)
+            tz, ty = np.divmod(rest, by)
+            self.thread = tuple(x if x.any() else None for x in (tx, ty, tz))
+        self.all = Mask(np.ones(self.n, dtype=bool), np.zeros(0, dtype=np.int64),
+                        np.zeros((0, WARP_SIZE), dtype=bool))
+
+    # ------------------------------------------------------------ masks
+
+    def rows(self, m: Mask, idx: np.ndarray) -> np.ndarray:
+        """(len(idx), 32) active lanes of warps idx."""
+        out = m.full[idx][:, None] & self.valid[self.cls[idx]]
+        if len(m.mixed):
+            at = np.searchsorted(m.mixed, idx).clip(max=len(m.mixed) - 1)
+            hit = m.mixed[at] == idx
+            out[hit] = m.lanes[at[hit]]
+        return out
+
+    def build(self, full: np.ndarray, idx: np.ndarray, lanes: np.ndarray) -> Mask:
+        """A Mask from whole warps `full` and explicit lanes of warps idx (sorted)."""
+        lanes = lanes & self.valid[self.cls[idx]]
+        count = lanes.sum(axis=1)
+        whole = count == self.valid[self.cls[idx]].sum(axis=1)
+        if whole.any():
+            full = full.copy()
+            full[idx[whole]] = True
+        keep = (count > 0) & ~whole
+        return Mask(full, idx[keep], lanes[keep])
+
+    def combine(self, a: Mask, b: Mask, fn: Callable) -> Mask:
+        """Lane-wise fn (np.logical_and, ...) of two masks."""
+        full = fn(a.full, b.full)
+        if not len(a.mixed) and not len(b.mixed):
+            return Mask(full, a.mixed, a.lanes)
+        idx = np.union1d(a.mixed, b.mixed)
+        full[idx] = False
+        return self.build(full, idx, fn(self.rows(a, idx), self.rows(b, idx)))
+
+    def minus(self, a: Mask, b: Mask | None) -> Mask:
+        if b is None:
+            return a
+        return self.combine(a, b, lambda x, y: x & ~y)
+
+    def empty(self, m: Mask) -> bool:
+        return not m.any()
+
+    def constant(self, v: Aff, m: Mask) -> int | None:
+        """v's one value over the active lanes of m, if it has only one."""
+        if v.coef:
+            return None
+        span = self.extent(v, m)
+        return span[0] if span is not None and span[0] == span[1] else None
+
+    # ------------------------------------------------------------ values
+
+    def lane_values(self, v: Aff, idx: np.ndarray) -> np.ndarray:
+        """(len(idx), 32) values of warps idx (no symbols)."""
+        base = v.base[idx] if isinstance(v.base, np.ndarray) else np.full(len(idx), v.base)
+        out = base[:, None] + np.zeros((1, WARP_SIZE), dtype=np.int64)
+        return out if v.off is None else out + v.off[self.cls[idx]]
+
+    def off_extremes(self, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(classes,) least and greatest offsets over valid lanes."""
+        big = np.iinfo(np.int64).max
+        return (np.where(self.valid, off, big).min(axis=1),
+                np.where(self.valid, off, -big).max(axis=1))
+
+    def symbol_span(self, v: Aff) -> tuple[int, int]:
+        lo = hi = 0
+        for s, c in v.coef:
+            end = c * (self.trips[s] - 1)
+            lo, hi = lo + min(0, end), hi + max(0, end)
+        return lo, hi
+
+    def bounds(self, v: Aff) -> tuple[int, int]:
+        """Least and greatest value over every warp of the chunk (valid lanes, all j)."""
+        if isinstance(v.base, np.ndarray):
+            lo, hi = int(v.base.min()), int(v.base.max())
+        else:
+            lo = hi = v.base
+        if v.off is not None:
+            omin, omax = self.off_extremes(v.off)
+            lo, hi = lo + int(omin.min()), hi + int(omax.max())
+        slo, shi = self.symbol_span(v)
+        return lo + slo, hi + shi
+
+    def extent(self, v: Aff, m: Mask) -> tuple[int, int] | None:
+        """Least and greatest value over the active lanes of m (all j); None if none."""
+        lows, highs = [], []
+        full = np.flatnonzero(m.full)
+        if len(full):
+            base = v.base[full] if isinstance(v.base, np.ndarray) else v.base
+            if v.off is None:
+                lows.append(np.min(base)), highs.append(np.max(base))
+            else:
+                omin, omax = self.off_extremes(v.off)
+                cls = self.cls[full]
+                lows.append((base + omin[cls]).min()), highs.append((base + omax[cls]).max())
+        if len(m.mixed):
+            values = self.lane_values(v, m.mixed)[m.lanes]
+            lows.append(values.min()), highs.append(values.max())
+        if not lows:
+            return None
+        slo, shi = self.symbol_span(v)
+        return int(min(lows)) + slo, int(max(highs)) + shi
+
+
+_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+            "==": np.equal, "!=": np.not_equal}
+def _classify(lo: np.ndarray, hi: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """For values anywhere in [lo, hi]: where `value op 0` surely holds, surely fails."""
+    if op == "==":
+        return (lo == 0) & (hi == 0), (hi < 0) | (lo > 0)
+    if op == "!=":
+        return (hi < 0) | (lo > 0), (lo == 0) & (hi == 0)
+    fn = _COMPARE[op]
+    at_lo, at_hi = fn(lo, 0), fn(hi, 0)
+    return at_lo & at_hi, ~at_lo & ~at_hi
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _walk(node):
+    """Every IR node below `node` (expressions, statements, memory lvalues), itself first."""
+    yield node
+    if not dataclasses.is_dataclass(node):
+        return
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, (ir.Expr, ir.Stmt, ir.Memory)):
+                yield from _walk(item)
+
+
+# nodes a compressed loop's condition and update may hold: no memory, calls or lanes
+_PURE = {ir.Const, ir.Builtin, ir.Read, ir.Convert, ir.Binary, ir.Unary, ir.Logic, ir.Select,
+         ir.Comma, ir.Assign, ir.Math}
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopShape:
+    """What a loop's compression needs to know statically."""
+
+    counter: int | None  # the slot the update assigns; None: not compressible
+    carried: tuple[int, ...]  # tracked slots the body assigns that outlive an iteration
+
+
+def loop_shape(loop: ir.Loop) -> LoopShape:
+    """A loop's counter and carried slots; counter None when it cannot be compressed: no
+    condition, a condition or update with memory accesses or calls, a do loop, or a body that
+    leaves (return, break, continue outside the device functions it calls)."""
+    side = [n for part in (loop.cond, loop.update) if part is not None for n in _walk(part)]
+    assigned = {n.target for n in side if isinstance(n, ir.Assign)
+                and not isinstance(n.target, ir.Memory)}
+    body = list(_walk(loop.body))
+    calls = [n for n in body if isinstance(n, ir.Call)]
+    inside = {id(n) for c in calls for n in _walk(c.body)}
+    leaves = any(isinstance(n, ir.Leave) and id(n) not in inside for n in body)
+    if (loop.cond is None or loop.update is None or not loop.test_first or leaves
+            or len(assigned) != 1
+            or any(type(n) not in _PURE for n in side)
+            or any(isinstance(n, ir.Assign) and not isinstance(n.target, int) for n in side)):
+        return LoopShape(None, ())
+    fresh = {n.slot for n in body if isinstance(n, ir.Declare)}
+    fresh |= {s for c in calls for s in (*c.params, c.result)}
+    fresh |= {n.old for n in body if isinstance(n, ir.Assign) and n.old is not None}
+    carried = {n.target for n in body if isinstance(n, ir.Assign) and isinstance(n.target, int)
+               and n.target not in fresh and _tracked(n.type)}
+    counter = next(iter(assigned))
+    if counter in carried:
+        return LoopShape(None, ())
+    return LoopShape(counter, tuple(sorted(carried)))
+
+
+class Guarded:
+    """A variable assigned on the lanes of `mask` only: `new` there, `old` elsewhere."""
+
+    __slots__ = ("mask", "new", "old")
+
+    def __init__(self, mask: Mask, new, old):
+        self.mask, self.new, self.old = mask, new, old
+
+
+Event = tuple[str, int, Aff, Mask, tuple]
+
+
+class Closed:
+    """Runs a compiled program over one chunk in closed form -> the chunk's access events."""
+
+    def __init__(self, launch, chunk: Chunk):
+        self.launch = launch
+        self.ck = chunk
+        self.slots: list = [None] * launch.program.slots
+        self.ret = self.brk = self.cont = None
+        self.events: list[Event] = []
+        self.loops = list(chunk.block_loops)  # symbols around an access: (symbol, trips)
+        self.symbols = itertools.count()
+        self.shapes: dict[int, LoopShape] = launch.loop_shapes
+        self.step = STEP_UNITS + chunk.n // STEP_LANES  # units of one step over the rows
+        self._expr = {ir.Const: self.e_const, ir.Builtin: self.e_builtin, ir.Read: self.e_read,
+                      ir.Convert: self.e_convert, ir.Binary: self.e_binary,
+                      ir.Unary: self.e_unary, ir.Logic: self.e_logic, ir.Select: self.e_select,
+                      ir.Offset: self.e_offset, ir.Vector: self.e_vector,
+                      ir.Field: self.e_field, ir.Math: self.e_math, ir.Comma: self.e_comma,
+                      ir.Load: self.e_load, ir.Assign: self.e_assign, ir.Call: self.e_call}
+        self._stmt = {ir.Block: self.s_block, ir.Eval: self.s_eval,
+                      ir.Declare: self.s_declare, ir.If: self.s_if, ir.Loop: self.s_loop,
+                      ir.Leave: self.s_leave}
+
+    def run(self) -> list[Event]:
+        for slot, value in self.launch.program.inits:
+            self.slots[slot] = self.constant(value)
+        charge(self.launch.program.steps * self.step, "the kernel's code", "kernel")
+        self.stmt(self.launch.program.body, self.ck.all)
+        return self.events
+
+    @staticmethod
+    def constant(value):
+        if isinstance(value, ir.Unknown):
+            return UNK
+        if isinstance(value, (np.integer, int, np.bool_)):
+            return Aff(int(value))
+        return OPAQUE
+
+    # ------------------------------------------------------------ helpers
+
+    def ev(self, e: ir.Expr, m: Mask):
+        method = self._expr.get(type(e))
+        if method is None:
+            raise NotClosed(type(e).__name__)
+        return method(e, m)
+
+    def stmt(self, s: ir.Stmt, m: Mask) -> None:
+        method = self._stmt.get(type(s))
+        if method is None:
+            raise NotClosed(type(s).__name__)
+        method(s, m)
+
+    def resolve(self, v, m: Mask):
+        """A variable's value on the lanes of m (a Guarded one must not be split by m)."""
+        while isinstance(v, Guarded):
+            if self.ck.empty(self.ck.minus(m, v.mask)):
+                v = v.new
+            elif self.ck.empty(self.ck.combine(m, v.mask, np.logical_and)):
+                v = v.old
+            else:
+                raise NotClosed("a variable set on some lanes only")
+        return v
+
+    def need(self, v, m: Mask) -> Aff:
+        """An address, branch or count: it must have a closed form."""
+        v = self.resolve(v, m)
+        if isinstance(v, Aff):
+            return v
+        raise Varies() if isinstance(v, Carried) else NotClosed("not affine")
+
+    def fits(self, v: Aff, t) -> Aff | Opaque:
+        """v if C's type t holds it everywhere (no wrap), else an untracked value."""
+        lo, hi = self.ck.bounds(v)
+        tlo, thi = _range(t)
+        return v if tlo <= lo and hi <= thi else _kind(v)
+
+    def merge(self, m: Mask, new, old):
+        """ir.merge: new on the lanes of m, old elsewhere (Unknown is sticky)."""
+        if isinstance(new, Unk) or old is None:
+            return new
+        if isinstance(old, Unk):
+            return old
+        if isinstance(new, Opaque) and isinstance(old, Opaque):
+            return _kind(new, old)
+        if isinstance(old, Guarded) and old.mask is m:
+            old = old.old
+        return Guarded(m, new, old)
+
+    def soft(self, v, m: Mask):
+        """resolve(), or an untracked value where m splits a Guarded one."""
+        try:
+            return self.resolve(v, m)
+        except NotClosed:
+            return _kind(v.new, v.old)
+
+    def assign(self, m: Mask, slot: int, value) -> None:
+        self.slots[slot] = self.merge(m, value, self.slots[slot])
+
+    # ------------------------------------------------------------ expressions
+
+    def e_const(self, e: ir.Const, m):
+        return self.constant(e.value) if _tracked(e.type) else OPAQUE
+
+    def e_builtin(self, e: ir.Builtin, m):
+        vector, _, axis = e.name.partition(".")
+        if e.name == "warpSize":
+            return Aff(WARP_SIZE)
+        if axis not in ("x", "y", "z"):
+            raise NotClosed(e.name)
+        i = "xyz".index(axis)
+        if vector == "threadIdx":
+            return Aff(0, self.ck.thread[i])
+        if vector == "blockIdx":
+            return self.ck.block[i]
+        if vector == "blockDim":
+            return Aff(self.launch.block[i])
+        if vector == "gridDim":
+            return Aff(self.launch.grid[i])
+        raise NotClosed(e.name)
+
+    def e_read(self, e: ir.Read, m):
+        v = self.slots[e.slot]
+        if v is None:
+            raise NotClosed("read before set")
+        return v
+
+    def e_convert(self, e: ir.Convert, m):
+        return self.converted(self.ev(e.arg, m), e.type, m)
+
+    def e_binary(self, e: ir.Binary, m):
+        a = self.ev(e.a, m)
+        b = self.ev(e.b, m)
+        if isinstance(a, Unk) or isinstance(b, Unk):
+            return a if isinstance(a, Unk) else b
+        op, t = e.op, e.type
+        if op in ("/", "%", "<<", ">>") and not (isinstance(t, C.Num) and t.floating):
+            b = self.need(b, m)
+            lo, hi = self.ck.extent(b, m) or (1, 1)
+            bad = lo <= 0 <= hi if op in "/%" else lo < 0 or hi >= 8 * t.size
+            if bad:
+                raise NotClosed("division by zero or a shift out of range")
+        if not _tracked(t) or op in _COMPARE or op in ("&", "|", "^"):
+            return _kind(a, b)
+        a, b = self.soft(a, m), self.soft(b, m)
+        if not isinstance(a, Aff) or not isinstance(b, Aff):
+            return _kind(a, b)
+        if op == "+":
+            out = a + b
+        elif op == "-":
+            out = a + b.scaled(-1)
+        elif op == "*":
+            if not (a.scalar or b.scalar):
+                return _kind(a, b)
+            out = a.scaled(b.base) if b.scalar else b.scaled(a.base)
+        elif not b.scalar:
+            return _kind(a, b)
+        elif op == "<<":
+            out = a.scaled(2 ** b.base)
+        else:
+            out = self.divide(a, 2 ** b.base if op == ">>" else b.base, op == "%")
+            if out is None:
+                return _kind(a, b)
+        return self.fits(out, t)
+
+    def divide(self, a: Aff, d: int, remainder: bool) -> Aff | None:
+        """a / d or a % d (C's truncation) when the quotient is uniform in each warp and
+        affine in the loops: a >= 0, d > 0, d divides every loop coefficient."""
+        if d <= 0 or any(c % d for _, c in a.coef):
+            return None
+        lo, _ = self.ck.bounds(a)
+        if lo < 0:
+            return None
+        if a.off is None:
+            q = a.base // d
+        else:
+            omin, omax = self.ck.off_extremes(a.off)
+            q = (a.base + omin[self.ck.cls]) // d
+            if not np.array_equal(q, (a.base + omax[self.ck.cls]) // d):
+                return None
+        quotient = Aff(q, None, tuple((s, c // d) for s, c in a.coef))
+        return a + quotient.scaled(-d) if remainder else quotient
+
+    def e_unary(self, e: ir.Unary, m):
+        v = self.ev(e.arg, m)
+        if isinstance(v, Unk):
+            return v
+        v = self.soft(v, m)
+        if e.op == "-" and isinstance(v, Aff) and _tracked(e.type):
+            return self.fits(v.scaled(-1), e.type)
+        return _kind(v)
+
+    def e_logic(self, e: ir.Logic, m):
+        self.cond(e, m)
+        return OPAQUE
+
+    def e_select(self, e: ir.Select, m):
+        yes = self.cond(e.c, m)
+        no = self.ck.minus(m, yes)
+        a = self.ev(e.a, yes) if yes.any() else None
+        b = self.ev(e.b, no) if no.any() else None
+        if a is None or b is None:
+            return b if a is None else a
+        return self.merge(yes, a, b)
+
+    def e_offset(self, e: ir.Offset, m):
+        p = self.ev(e.ptr, m)
+        k = self.need(self.ev(e.index, m), m)
+        p = self.need(p, m)
+        return self.fits(p + k.scaled(e.scale), C.LONG)
+
+    def e_vector(self, e: ir.Vector, m):
+        parts = [self.ev(p, m) for p in e.parts]
+        if any(isinstance(p, Unk) for p in parts):
+            raise NotClosed("a vector with unknown parts")
+        return OPAQUE
+
+    def e_field(self, e: ir.Field, m):
+        v = self.ev(e.arg, m)
+        return v if isinstance(v, Unk) else _kind(v)
+
+    def e_math(self, e: ir.Math, m):
+        vals = [self.ev(a, m) for a in e.args]
+        return _kind(*vals)
+
+    def e_comma(self, e: ir.Comma, m):
+        self.ev(e.first, m)
+        return self.ev(e.then, m)
+
+    def access(self, mem: ir.Memory, m: Mask, address: Aff, site) -> None:
+        """Check an access's range like Memory._locate and record it (a struct copy: one
+        access per part, at its byte offset)."""
+        if len(C.roots(mem.root)) != 1 or mem.space not in ("global", "shared", "constant"):
+            raise NotClosed("a pointer into several arrays")
+        base, nbytes = self.launch.space_of(mem.space, mem.root)
+        for off, part in site if isinstance(site, tuple) else ((0, site),):
+            charge(self.ck.n + BATCH_UNITS, "this access", f"line {mem.pos[0]}", mem.pos[1])
+            at = address + Aff(off)
+            span = self.ck.extent(at, m)
+            if span is not None and (span[0] < base or span[1] - base + part.width > nbytes):
+                raise NotClosed("an access outside its array")
+            self.events.append((mem.space, part.index, at, m, tuple(self.loops)))
+
+    def load(self, mem: ir.Memory, m: Mask, address: Aff):
+        self.access(mem, m, address, mem.load_site)
+        launch = self.launch
+        if mem.space == "global" and launch.arrays[mem.root].spec.values is not None or \
+                mem.space == "constant" and mem.root in launch.program.constant_values:
+            raise NotClosed("data the lane path reads")
+        return UNK
+
+    def e_load(self, e: ir.Load, m):
+        if type(e.mem) is not ir.Memory:
+            raise NotClosed(type(e.mem).__name__)
+        address = self.need(self.ev(e.mem.addr, m), m)
+        return self.load(e.mem, m, address)
+
+    def e_assign(self, e: ir.Assign, m):
+        target = e.target
+        if type(target) not in (ir.Memory, int):
+            raise NotClosed(type(target).__name__)
+        if isinstance(target, ir.Memory):
+            address = self.need(self.ev(target.addr, m), m)
+            if e.old is not None:
+                self.slots[e.old] = self.load(target, m, address)
+            new = self.converted(self.ev(e.value, m), e.type, m)
+            self.access(target, m, address, target.store_site)
+        else:
+            if e.old is not None:
+                self.slots[e.old] = self.slots[target]
+            new = self.converted(self.ev(e.value, m), e.type, m)
+            self.assign(m, target, new)
+        return self.slots[e.old] if e.postfix else new
+
+    def converted(self, v, t, m):
+        """A value converted to C type t (ir.convert): checked to fit, or untracked."""
+        if isinstance(v, Unk):
+            return v
+        if not _tracked(t) or t is C.BOOL:
+            return _kind(v)
+        if isinstance(v, Guarded):
+            return v if isinstance(t, C.Pointer) else _kind(v)
+        return self.fits(v, t) if isinstance(v, Aff) else v
+
+    def e_call(self, e: ir.Call, m):
+        values = [self.ev(a, m) for a in e.args]
+        for slot, v in zip(e.params, values):
+            self.slots[slot] = v
+        saved = self.ret, self.brk, self.cont
+        self.ret = self.brk = self.cont = None
+        self.slots[e.result] = UNK
+        self.stmt(e.body, m)
+        self.ret, self.brk, self.cont = saved
+        return self.slots[e.result]
+
+    # ------------------------------------------------------------ conditions
+
+    def cond(self, e: ir.Expr, m: Mask) -> Mask:
+        """The lanes of m where `e` is true (nonzero), evaluating it like the lane path."""
+        if isinstance(e, ir.Logic):
+            a = self.cond(e.a, m)
+            need = a if e.op == "&&" else self.ck.minus(m, a)
+            if not need.any():
+                return a
+            b = self.cond(e.b, need)
+            return b if e.op == "&&" else self.ck.combine(a, b, np.logical_or)
+        if isinstance(e, ir.Unary) and e.op == "!":
+            return self.ck.minus(m, self.cond(e.arg, m))
+        if isinstance(e, ir.Binary) and e.op in _COMPARE:
+            a = self.ev(e.a, m)
+            b = self.ev(e.b, m)
+            a, b = self.need(a, m), self.need(b, m)
+            return self.holds(a + b.scaled(-1), e.op, m)
+        if type(e) not in self._expr:
+            raise NotClosed(type(e).__name__)
+        return self.holds(self.need(self.ev(e, m), m), "!=", m)
+
+    def holds(self, d: Aff, op: str, m: Mask) -> Mask:
+        """Lanes of m where `d op 0`; Varies if that changes over a symbol's range."""
+        ck = self.ck
+        slo, shi = ck.symbol_span(d)
+        full = np.flatnonzero(m.full)
+        base = d.base[full] if isinstance(d.base, np.ndarray) else np.full(len(full), d.base)
+        if d.off is None:
+            lo, hi = base + slo, base + shi
+        else:
+            omin, omax = ck.off_extremes(d.off)
+            cls = ck.cls[full]
+            lo, hi = base + omin[cls] + slo, base + omax[cls] + shi
+        every, never = _classify(lo, hi, op)
+        result = np.zeros(ck.n, dtype=bool)
+        result[full[every]] = True
+        split = full[~every & ~never]
+        idx = np.concatenate([split, m.mixed])
+        if not len(idx):
+            return Mask(result, m.mixed[:0], m.lanes[:0])
+        if d.coef and len(split):
+            raise Varies()
+        idx = np.sort(idx, kind="stable")
+        active = ck.rows(m, idx)
+        values = ck.lane_values(Aff(d.base, d.off), idx)
+        lanes, never = _classify(values + slo, values + shi, op)
+        if d.coef and np.any(active & ~lanes & ~never):
+            raise Varies()
+        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code", "kernel")
+        return ck.build(result, idx, lanes & active)
+
+    # ------------------------------------------------------------ statements
+
+    def live(self, m: Mask) -> Mask:
+        for off in (self.ret, self.brk, self.cont):
+            m = self.ck.minus(m, off)
+        return m
+
+    def s_block(self, s: ir.Block, m):
+        for stmt in s.body:
+            leaving = any(x is not None for x in (self.ret, self.brk, self.cont))
+            live = self.live(m) if leaving else m
+            if live is not m and not live.any():
+                return
+            self.stmt(stmt, live)
+
+    def s_eval(self, s: ir.Eval, m):
+        self.ev(s.expr, m)
+
+    def s_declare(self, s: ir.Declare, m):
+        self.slots[s.slot] = None if s.init is None else \
+            self.converted(self.ev(s.init, m), s.init.type, m)
+
+    def s_if(self, s: ir.If, m):
+        yes = self.cond(s.cond, m)
+        if yes.any():
+            self.stmt(s.then, yes)
+        if s.other is not None:
+            no = self.ck.minus(m, yes)
+            if no.any():
+                self.stmt(s.other, no)
+
+    def s_leave(self, s: ir.Leave, m):
+        if s.value is not None:
+            v = self.converted(self.ev(s.value, m), s.value.type, m)
+            old = self.slots[s.result]
+            self.slots[s.result] = v if isinstance(old, Unk) else self.merge(m, v, old)
+        off = getattr(self, s.kind)
+        setattr(self, s.kind, m if off is None else self.ck.combine(off, m, np.logical_or))
+
+    def s_loop(self, s: ir.Loop, m):
+        shape = self.shapes.get(id(s))
+        if shape is None:
+            shape = self.shapes[id(s)] = loop_shape(s)
+        if shape.counter is not None:
+            saved = (list(self.slots), len(self.events), len(self.loops),
+                     (self.ret, self.brk, self.cont))
+            try:
+                if self.compressed(s, shape, m):
+                    return
+            except Varies:
+                pass
+            self.slots[:], (self.ret, self.brk, self.cont) = saved[0], saved[3]
+            del self.events[saved[1]:], self.loops[saved[2]:]
+        self.iterate(s, m)
+
+    def iterate(self, s: ir.Loop, m):
+        """ir.Loop.run, one iteration at a time."""
+        if s.init is not None:
+            self.stmt(s.init, m)
+        saved = self.brk, self.cont
+        self.brk = self.cont = None
+        alive = m
+        for n in itertools.count():
+            if s.test_first or n:
+                if s.cond is not None:
+                    alive = self.cond(s.cond, alive)
+                if not alive.any():
+                    break
+            charge(s.steps * self.step, "this loop", f"line {s.pos[0]}", s.pos[1])
+            self.stmt(s.body, alive)
+            self.cont = None
+            alive = self.live(alive)
+            if s.update is not None and alive.any():
+                self.ev(s.update, alive)
+        self.brk, self.cont = saved
+
+    def compressed(self, s: ir.Loop, shape: LoopShape, m: Mask) -> bool:
+        """Run the loop's body once for all its iterations; False if the trip count is not
+        the same for every active lane or the update is not `counter += constant`."""
+        if s.init is not None:
+            self.stmt(s.init, m)
+        for slot in shape.carried:  # they change from one iteration to the next
+            if not isinstance(self.slots[slot], Unk):
+                self.slots[slot] = CARRIED
+        k = self.soft(self.slots[shape.counter], m)
+        if not isinstance(k, Aff) or k.coef:
+            return False
+        self.ev(s.update, m)
+        new = self.soft(self.slots[shape.counter], m)
+        step = self.ck.constant(new + k.scaled(-1), m) if isinstance(new, Aff) else None
+        if not step:
+            return False
+        sym = next(self.symbols)
+        counter = k + Aff(0, None, ((sym, step),))
+        trips = None
+        for span in (1, None):  # the count, then checked with the symbol's whole range
+            self.ck.trips[sym] = span or trips + 1
+            self.slots[shape.counter] = counter
+            found = self.trips(s.cond, sym, m)
+            if found is None or found != (trips if span is None else found):
+                return False
+            trips = found
+        if trips:
+            self.ck.trips[sym] = trips
+            self.ev(s.update, m)
+            after = self.soft(self.slots[shape.counter], m)
+            if not isinstance(after, Aff) or not self._same(after, counter + Aff(step), m):
+                return False
+            entry = [self.slots[slot] for slot in shape.carried]
+            before = list(self.slots)
+            self.slots[shape.counter] = counter
+            self.loops.append((sym, trips))
+            charge(s.steps * self.step, "this loop", f"line {s.pos[0]}", s.pos[1])
+            self.stmt(s.body, m)
+            self.loops.pop()
+            for slot, was in zip(shape.carried, entry):
+                self.slots[slot] = UNK if isinstance(was, Unk) or isinstance(
+                    self.slots[slot], Unk) else OPAQUE
+            self._settle(sym, trips, before)
+        self.slots[shape.counter] = k + Aff(step * trips)
+        return True
+
+    def _same(self, a: Aff, b: Aff, m: Mask) -> bool:
+        return self.ck.constant(a + b.scaled(-1), m) == 0
+
+    def _settle(self, sym: int, trips: int, before: list) -> None:
+        """Slots the body set that still hold its symbol get the last iteration's value."""
+        for i, v in enumerate(self.slots):
+            if v is before[i]:
+                continue
+            if isinstance(v, Aff) and any(s == sym for s, _ in v.coef):
+                c = dict(v.coef)[sym]
+                rest = tuple((s, x) for s, x in v.coef if s != sym)
+                self.slots[i] = Aff(v.base, v.off, rest) + Aff(c * (trips - 1))
+            elif isinstance(v, Guarded):
+                self.slots[i] = OPAQUE  # set in the body, out of scope after it
+
+    def trips(self, cond: ir.Expr, sym: int, m: Mask) -> int | None:
+        """Iterations before `cond` (a comparison, linear in the loop's symbol) first fails,
+        if the same for every active lane; None otherwise, or if it would never fail."""
+        if not (isinstance(cond, ir.Binary) and cond.op in _COMPARE):
+            return None
+        a = self.ev(cond.a, m)
+        b = self.ev(cond.b, m)
+        if not isinstance(a, Aff) or not isinstance(b, Aff):
+            return None
+        d = a + b.scaled(-1)
+        c = dict(d.coef).get(sym, 0)
+        if len(d.coef) != (1 if c else 0):
+            return None
+        span = self.ck.extent(Aff(d.base, d.off), m)
+        if span is None or span[0] != span[1]:
+            return None
+        d0, op = span[0], cond.op
+        if op in (">", ">="):
+            d0, c, op = -d0, -c, _FLIP[op]
+        if op == "<":
+            found = 0 if d0 >= 0 else (None if c <= 0 else -(d0 // c))
+        elif op == "<=":
+            found = 0 if d0 > 0 else (None if c <= 0 else -d0 // c + 1)
+        elif op == "==":
+            found = 0 if d0 else 1 if c else None
+        else:
+            found = -d0 // c if c and -d0 % c == 0 and -d0 // c >= 0 else None
+        if found is None:
+            raise NotClosed("a loop that never ends")  # the lane path stops it
+        return found
+
+
+def block_box(launch, lo: int, hi: int) -> tuple | None:
+    """Warps [lo, hi) as a box of whole blocks: ((start, count) per grid axis), or None."""
+    wpb = launch.warps_per_block
+    if lo % wpb or hi % wpb:
+        return None
+    gx, gy, _ = launch.grid
+    first, last = lo // wpb, hi // wpb - 1
+    x0, r0, x1, r1 = first % gx, first // gx, last % gx, last // gx
+    if r0 == r1:
+        return (x0, x1 - x0 + 1), (r0 % gy, 1), (r0 // gy, 1)
+    if x0 or x1 != gx - 1:
+        return None
+    (z0, y0), (z1, y1) = divmod(r0, gy), divmod(r1, gy)
+    if z0 == z1:
+        return (0, gx), (y0, y1 - y0 + 1), (z0, 1)
+    if y0 or y1 != gy - 1:
+        return None
+    return (0, gx), (0, gy), (z0, z1 - z0 + 1)
+
+
+def closed_events(launch, lo: int, hi: int, sector_bytes: int, box: tuple | None = None):
+    """(site index, RepeatedBatch) for every global access of warps [lo, hi) in program
+    order, a row per warp, or per class when `box` gives the warps as a box of blocks;
+    raises NotClosed (or Varies, for a box) where they do not apply."""
+    if sector_bytes > MAX_SECTOR_BYTES:
+        raise NotClosed("sectors wider than the closed forms' tables")
+    chunk = Chunk(launch, lo, hi, box)
+    runner = Closed(launch, chunk)
+    out = []
+    for space, k, address, m, loops in runner.run():
+        if space != "global" or not m.any():
+            continue
+        base = address.base if isinstance(address.base, np.ndarray) else \
+            np.full(chunk.n, address.base, dtype=np.int64)
+        off = address.off if address.off is not None else np.zeros_like(chunk.valid,
+                                                                        dtype=np.int64)
+        coef = dict(address.coef)
+        out.append((k, RepeatedBatch(base, off, chunk.cls, chunk.valid, m.full, m.mixed,
+                                     m.lanes, tuple((t, coef.get(s, 0)) for s, t in loops))))
+    return out

@@ -1,0 +1,62 @@
+"""Pieces every diagram kind shares: margins, the two-line caption and the legend."""
+
+from __future__ import annotations
+
+from .palette import Theme
+from .shapes import Line, Rect, Shape, Text, text_width
+
+MARGIN = 24.0
+SWATCH = 18.0
+
+
+def stats_lines(stats: str, width: float, th: Theme) -> list[str]:
+    """The stats line broken after commas into lines no wider than `width` units (where the
+    pieces allow)."""
+    lines: list[str] = []
+    for piece in stats.split(", "):
+        if lines and text_width(f"{lines[-1]}, {piece}", th.label_size) <= width:
+            lines[-1] = f"{lines[-1]}, {piece}"
+        else:
+            lines.append(piece)
+    return [line + ("," if i + 1 < len(lines) else "") for i, line in enumerate(lines)]
+
+
+def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme,
+            width: float = float("inf")) -> float:
+    """Title line (bold) and stats (muted, wrapped at `width` units) from the top margin;
+    returns the y below."""
+    shapes.append(Text(MARGIN, y + th.title_size, head, th.title_size, th.text, bold=True,
+                       css="caption title"))
+    y += th.title_size * 1.35
+    for line in stats_lines(stats, width, th):
+        shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.muted,
+                           css="caption stats"))
+        y += th.label_size * 1.35
+    return y + 10
+
+
+def caption_width(head: str, stats: str, th: Theme, width: float = float("inf")) -> float:
+    """Canvas width the caption needs, margins included."""
+    return 2 * MARGIN + max([text_width(head, th.title_size)]
+                            + [text_width(s, th.label_size) for s in stats_lines(stats, width, th)])
+
+
+def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, y: float,
+           right: float, th: Theme) -> float:
+    """Entries (kind 'box', 'dash' or 'rule', colour, words) flowing left to right and wrapping at
+    `right`; returns the y below the legend."""
+    size = th.label_size
+    x = x0
+    for kind, colour, words in entries:
+        w = SWATCH + 6 + text_width(words, size) + 18
+        if x > x0 and x + w > right:
+            x, y = x0, y + size * 1.8
+        if kind == "box":
+            shapes.append(Rect(x, y, SWATCH, size, colour, css="legend-swatch", stroke=th.rule))
+        else:
+            shapes.append(Line(x + SWATCH / 2, y - 2, x + SWATCH / 2, y + size + 2, colour,
+                               1.0 if kind == "dash" else 1.5, dash=kind == "dash",
+                               css="legend-swatch"))
+        shapes.append(Text(x + SWATCH + 6, y + size * 0.85, words, size, th.text, css="legend"))
+        x += w
+    return y + size * 1.8

@@ -1,0 +1,231 @@
+"""The accounting sheet: (pattern, analysis, selected warp) -> the answer and five steps as
+rows of text. The one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the
+exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
+
+Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
+operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request
+(this warp, then over the grid), 5 traffic at named boundaries with the assumption each rests
+on and the Nsight Compute metric that measures it, and the passes of __constant__ reads.
+Bytes are bytes, sectors are the pattern's `sector_bytes`-byte sectors; grid-wide numbers are
+the model's Stats, never recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import Analysis, Pattern, PatternError, warp_detail
+from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
+from .grid import LINE_BYTES, run_totals
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    value: str
+    note: str = ""
+    code: str = ""  # a copyable identifier (a profiler metric), shown in monospace
+    instruction: int | None = None  # the instruction the row is about, if one
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    title: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class Sheet:
+    title: str  # one line: pattern, threads, warps, sector size
+    answer: tuple[Row, ...]
+    steps: tuple[Step, ...]
+
+
+OP_WORDS = {"load": "load", "store": "store",
+            "atom": "atomic read-modify-write whose old value is used",
+            "red": "atomic reduction whose old value is discarded"}
+CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
+                 "distinct address; no global sectors")
+
+
+def op_words(op: str) -> str:
+    """An instruction's op ("load", "store", "atom", "red") in words."""
+    return OP_WORDS.get(op, op)
+
+
+def per_request(c: ConstantStats) -> float:
+    """Distinct addresses per request of a __constant__ read (passes it serializes)."""
+    return c.distinct_addresses / c.requests if c.requests else 0.0
+
+
+def constant_summary(c: ConstantStats) -> str:
+    """A __constant__ read's passes: '8 distinct addresses in 1 requests (8.00 per request)'."""
+    return (f"{c.distinct_addresses:,} distinct addresses in {c.requests:,} requests "
+            f"({per_request(c):.2f} per request)")
+
+
+def readable_bytes(n: int) -> str:
+    """Bytes -> '12 MiB', '1.5 KiB', '384 B' (binary units)."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.2f} {unit}"
+    return f"{n} B"
+
+
+def sectors_text(n: int) -> str:
+    """12 -> '12 sectors', 1 -> '1 sector'."""
+    return f"{n:,} sector" + ("" if n == 1 else "s")
+
+
+def ideal_per_request(stats: Stats) -> float:
+    """An instruction's ideal sectors per request over the grid (0 without requests)."""
+    return stats.ideal_sectors / stats.requests if stats.requests else 0.0
+
+
+def lane_spacing(execution: LaneExecution) -> str:
+    """Byte distance between adjacent active lanes -> 'lanes 4096 B apart', 'broadcast', ..."""
+    active, address = np.asarray(execution.active), np.asarray(execution.address, dtype=np.int64)
+    pairs = active[:-1] & active[1:]
+    gaps = np.unique(np.diff(address)[pairs])
+    if not active.any():
+        return "no active lane"
+    if len(gaps) == 0:
+        return "no two adjacent active lanes"
+    if len(gaps) == 1:
+        gap = int(gaps[0])
+        return "all lanes at one address (broadcast)" if gap == 0 else f"lanes {gap} B apart"
+    return f"irregular: adjacent lanes {int(gaps.min())} to {int(gaps.max())} B apart"
+
+
+def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> str:
+    first = int(np.asarray(execution.address)[np.asarray(execution.active)][0])
+    return (f"first lane at 0x{first:x} (array + {first - address0} B): "
+            f"{first % sector_bytes} B into its sector, {first % LINE_BYTES} B into its "
+            f"{LINE_BYTES} B line")
+
+
+def _so_far(analysis: Analysis | None) -> str:
+    """'' for a finished analysis; ' so far (done of all warps)' while a run goes on."""
+    if analysis is None or analysis.warps_done is None:
+        return ""
+    return f" so far ({analysis.warps_done:,} of {analysis.warps:,} warps)"
+
+
+def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
+    """Sector demand against ideal, useful %, and the instruction with the most excess."""
+    if analysis is None:
+        return (Row("grid", "failed" if error else "computing…", error or
+                    "runs in the background"),)
+    t = analysis.totals
+    rows = [Row(f"sector demand{_so_far(analysis)}",
+                f"{readable_bytes(t.sector_traffic_bytes)} ({sectors_text(t.sectors)}), "
+                f"ideal {t.ideal_sectors:,}",
+                f"{t.sectors / t.ideal_sectors:.2f}x the ideal" if t.ideal_sectors else ""),
+            Row("useful", f"{100 * t.useful_fraction:.1f}% of the fetched bytes",
+                f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B")]
+    ran = [(k, s) for k, s in enumerate(analysis.instructions) if s.requests]
+    if ran:
+        k, worst = max(ran, key=lambda ks: (ks[1].excess_sectors, -ks[0]))
+        if worst.excess_sectors == 0:
+            return tuple(rows) + (Row("worst instruction", "none: every instruction fetches "
+                                                           "only its ideal sectors"),)
+        rows.append(Row("worst instruction", worst.name,
+                        f"{worst.sectors_per_request:.2f} sectors per request, ideal "
+                        f"{ideal_per_request(worst):.2f}; excess {worst.excess_sectors:,} "
+                        f"sectors", instruction=k))
+    return tuple(rows)
+
+
+def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
+                     instruction: int = 0, run: int = 0, error: str | None = None) -> Sheet:
+    """The sheet for `warp` (steps 3 and 4 show execution `run` of `instruction`, the first
+    execution of the others) and the grid (`analysis`: partial while a run goes on, its rows
+    then say "so far"; None before the first result or when it failed with `error`)."""
+    kernel, sb = kernel_for(pattern), pattern.sector_bytes
+    try:
+        detail, warp_error = warp_detail(pattern, warp), None
+    except PatternError as err:
+        detail, warp_error = None, str(err)
+    stats = analysis.instructions if analysis is not None else (None,) * len(kernel.instructions)
+    waiting = None if analysis is not None else _answer(None, error)[0]
+    so_far = _so_far(analysis)
+    ops, logical, expansion, sectors = [], [], [], []
+    for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
+        runs = detail.executions[k] if detail else ()
+        arr = kernel.arrays[ins.first_array]
+        loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
+        ops.append(Row(ins.name, f"{op_words(ins.op)}, {ins.width} B per lane",
+                       f"array {ins.array} ({arr.spec.dtype})" + loops, instruction=k))
+        if st is not None:
+            logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
+                               f"{st.active_lanes:,} active lanes × {ins.width} B",
+                               instruction=k))
+        j = run if k == instruction else 0
+        ex = runs[j] if 0 <= j < len(runs) else None
+        if ex is None:
+            expansion.append(Row(ins.name, "not run by this warp", instruction=k))
+            sectors.append(Row(f"{ins.name}, this warp", "not run by this warp", instruction=k))
+        else:
+            spacing = lane_spacing(ex)
+            expansion.append(Row(ins.name, spacing, _alignment(ex, arr.address0, sb),
+                                 instruction=k))
+            which = f", execution {j + 1} of {len(runs)}" if len(runs) > 1 else ""
+            all_runs = (f"{sectors_text(run_totals(list(runs), sb).sectors)} over its "
+                        f"{len(runs)} executions" if len(runs) > 1 else "")
+            sectors.append(Row(f"{ins.name}, this warp{which}",
+                               f"{spacing}: {sectors_text(ex.sectors)}, ideal "
+                               f"{run_totals([ex], sb).ideal_sectors}", all_runs,
+                               instruction=k))
+        if st is not None:
+            sectors.append(Row(
+                f"{ins.name}, grid{so_far}",
+                f"typical {st.mode}, min {st.min}, max {st.max} sectors per request",
+                f"{sectors_text(st.sectors)} ({readable_bytes(st.sector_traffic_bytes)}) in "
+                f"{st.requests:,} requests; ideal {st.ideal_sectors:,}, excess "
+                f"{st.excess_sectors:,}; useful {100 * st.useful_fraction:.1f}%",
+                instruction=k))
+    if analysis is not None:
+        t = analysis.totals
+        logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),
+                           f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads"))
+        sectors.append(Row(f"total, grid{so_far}", f"{sectors_text(t.sectors)} = "
+                                          f"{readable_bytes(t.sector_traffic_bytes)}",
+                           f"ideal {t.ideal_sectors:,}, excess {t.excess_sectors:,}, useful "
+                           f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} "
+                           f"sectors per request; unique sectors {t.unique_sectors:,}"))
+        bounds = [Row(f"{b.name}{so_far}",
+                      f"{readable_bytes(b.bytes)} ({sectors_text(b.sectors)})",
+                      f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
+        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
+                   for c in analysis.constant]
+    else:
+        logical.append(waiting)
+        sectors.append(waiting)
+        bounds = [waiting]
+    block = "" if detail is None else f", block {tuple(detail.block)}"
+    warp_rows = expansion if detail is not None else [Row("warp", "error", warp_error or "")]
+    threads = kernel.blocks * kernel.threads_per_block
+    title = (f"{pattern.name}: {threads:,} thread{'s' * (threads != 1)} in {kernel.warps:,} "
+             f"warp{'s' * (kernel.warps != 1)}, {sb}-byte sectors")
+    return Sheet(title, _answer(analysis, error), (
+        Step(1, "Memory operations", tuple(ops)),
+        Step(2, "Logical bytes", tuple(logical)),
+        Step(3, f"Address expansion (warp {warp}{block})", tuple(warp_rows)),
+        Step(4, f"Sectors per request ({sb} B sectors)", tuple(sectors)),
+        Step(5, "Traffic at named boundaries (request-side demand, not a DRAM measurement)",
+             tuple(bounds)),
+    ))
+
+
+def sheet_table(sheet: Sheet) -> list[list[str]]:
+    """The sheet as one table (header first): section, item, value, note, metric; the answer
+    rows are section 'answer'. What the CSV and the other flat printers hold."""
+    rows = [["section", "item", "value", "note", "metric"]]
+    rows += [["answer", r.label, r.value, r.note, r.code] for r in sheet.answer]
+    rows += [[f"{s.number}. {s.title}", r.label, r.value, r.note, r.code]
+             for s in sheet.steps for r in s.rows]
+    return rows

@@ -1,0 +1,264 @@
+"""The CUDA front end's closed forms give exactly what the lane path gives: numbers, per-warp
+counts and errors, over generated affine kernels with nested loops, guards and partial warps;
+and the naive matrix multiply at n = 4096 gives the numbers worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cuda_helpers import kernel_pattern
+from sectorviz.cli import main
+from sectorviz.cuda.kernel import LANE_PATH
+from sectorviz.model import PatternError, analyze, pattern_from_dict
+from sectorviz.model.analysis import kernel_for
+from sectorviz.paths import examples_dir
+
+
+def outcome(pattern, monkeypatch, lanes: bool, per_warp: bool = True):
+    """analyze() on one path -> (instructions, totals[, per-warp counts]) or the error's text.
+    Without per_warp, the closed forms may take a box of blocks as one row per class."""
+    with monkeypatch.context() as m:
+        if lanes:
+            m.setenv(LANE_PATH, "1")
+        else:
+            m.delenv(LANE_PATH, raising=False)
+        try:
+            a = analyze(pattern, per_warp=per_warp)
+        except PatternError as err:
+            return str(err)
+    if not per_warp:
+        return a.instructions, a.totals
+    return (a.instructions, a.totals, a.per_warp_sectors.tolist(), a.per_warp_requests.tolist())
+
+
+def same_on_both_paths(pattern, monkeypatch):
+    lanes = outcome(pattern, monkeypatch, lanes=True)
+    assert outcome(pattern, monkeypatch, lanes=False) == lanes
+    whole = outcome(pattern, monkeypatch, lanes=False, per_warp=False)
+    assert whole == (lanes if isinstance(lanes, str) else lanes[:2])
+    return lanes
+
+
+def used_closed_forms(pattern) -> bool:
+    kernel = kernel_for(pattern)
+    return kernel.closed_trace(0, kernel.warps, pattern.sector_bytes) is not None
+
+
+# ---------------------------------------------------------------- generated kernels
+
+VARS = ("tx", "ty", "bx", "by")
+
+
+@st.composite
+def affine(draw, names, small=False):
+    """An affine integer expression over `names` (text), coefficients mostly non-negative."""
+    terms = [str(draw(st.integers(0, 40)))]
+    for name in names:
+        c = draw(st.sampled_from([0, 0, 1, 2, 3, 4, 8, 16, 17, 32, 64, -1]) if not small
+                 else st.sampled_from([0, 1, 2, -1]))
+        if c:
+            terms.append(f"{c} * {name}")
+    return " + ".join(terms)
+
+
+@st.composite
+def kernels(draw):
+    """(CUDA source, params, element type, launch) of a kernel whose loads and stores are
+    affine in the thread and block coordinates and the loop counters, with guards, nested
+    loops (some with lane-dependent bounds, some that break) and a division now and then."""
+    ctype, dtype = draw(st.sampled_from([("float", "float32"), ("char", "int8"),
+                                         ("double", "float64"), ("short", "int16")]))
+    outer = draw(st.sampled_from(["0", "ty", "1"]))
+    outer_stop = draw(st.sampled_from(["n", "3", "n / 2 + 1", "tx % 3 + 1"]))
+    outer_step = draw(st.sampled_from(["1", "2"]))
+    inner_stop = draw(st.sampled_from(["0", "2", "4", "j + 2"]))
+    lets = ["int tx = threadIdx.x;", "int ty = threadIdx.y;", "int bx = blockIdx.x;",
+            "int by = blockIdx.y;"]
+    mid = draw(st.sampled_from(["", "int h = (tx + 32 * bx) / 8;", "int h = (bx * 64 + tx) % 32;",
+                                "int h = tx / 2;"]))
+    names = list(VARS) + (["h"] if mid else [])
+    index = draw(affine(names))
+    guard = draw(st.sampled_from(["", f"if ({draw(affine(VARS, True))} >= n + 8) return;",
+                                  f"if ({draw(affine(VARS, True))} < 40) {{"]))
+    close = "}" if guard.endswith("{") else ""
+    inner_guard = draw(st.sampled_from(["", "if (q < 1)", f"if ({draw(affine(VARS, True))} < 30)",
+                                        "if (j > 1) break;"]))
+    step_j, step_q = draw(st.sampled_from([0, 1, 4, 9, 32, 33])), draw(st.sampled_from([0, 1, 64]))
+    body = f"""
+        {ctype} v = a[i + {step_j} * j];
+        for (int q = 0; q < {inner_stop}; ++q) {{
+            {inner_guard} v += a[i + {step_j} * j + {step_q} * q + 3];
+        }}
+        a[i + {step_j} * j + 1] = v;"""
+    code = f"""
+    __global__ void k({ctype}* a, int n) {{
+        {' '.join(lets)}
+        {mid}
+        int i = {index};
+        {guard}
+        for (int j = {outer}; j < {outer_stop}; j += {outer_step}) {{{body}
+        }}
+        {close}
+    }}"""
+    params = {"n": draw(st.integers(0, 5))}
+    launch = dict(block=(draw(st.sampled_from([16, 32, 48, 64, 96])), draw(st.integers(1, 3))),
+                  grid=(draw(st.integers(1, 3)), draw(st.integers(1, 2))))
+    length = draw(st.integers(1, 4000))
+    return code, params, {"a": {"dtype": dtype, "length": length}}, launch
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(kernels())
+def test_closed_forms_match_the_lane_path(monkeypatch, case):
+    code, params, arrays, launch = case
+    same_on_both_paths(kernel_pattern(code, arrays=arrays, params=params, **launch), monkeypatch)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 70), block=st.sampled_from([(16, 16), (32, 8), (8, 8), (48, 2)]),
+       sector=st.sampled_from([32, 64]))
+def test_matrix_multiply_matches_the_lane_path(monkeypatch, n, block, sector):
+    doc = json.loads((examples_dir() / "matmul-naive-cuda.sectorviz.json").read_text())
+    doc["params"].update(n=n, block=block[0])
+    doc["launch"]["block"] = [block[0], block[1]]
+    doc["launch"]["grid"] = [f"(n + {block[0] - 1}) / {block[0]}", f"(n + {block[1] - 1}) / {block[1]}"]
+    doc["sector_bytes"] = sector
+    p = pattern_from_dict(doc, base_dir=examples_dir())
+    same_on_both_paths(p, monkeypatch)
+    assert used_closed_forms(p)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(width=st.sampled_from([8, 16, 32, 48, 64, 96, 128]), rows=st.integers(1, 9),
+       block=st.sampled_from([32, 64, 96, 128]), trips=st.sampled_from(["w", "3", "rows"]),
+       dtype=st.sampled_from([("float", "float32"), ("double", "float64")]),
+       sector=st.sampled_from([32, 64, 128]))
+def test_rows_and_columns_by_division_match_the_lane_path(monkeypatch, width, rows, block,
+                                                          trips, dtype, sector):
+    """row = idx / w, col = idx % w: uniform in a warp where w allows, else the lane path."""
+    ctype, name = dtype
+    code = f"""
+    __global__ void k(const {ctype}* a, {ctype}* c, int w, int rows) {{
+        int idx = blockIdx.x * blockDim.x + threadIdx.x;
+        int row = idx / w;
+        int col = idx % w;
+        if (row < rows) {{
+            {ctype} s = 0;
+            for (int j = 0; j < {trips}; ++j)
+                s += a[row * w + j] + a[j * w + col];
+            c[row * w + col] = s;
+        }}
+    }}"""
+    n = width * max(rows, width)
+    vector = {"dtype": name, "length": n + width}
+    p = kernel_pattern(code, arrays={"a": vector, "c": vector},
+                       params={"w": width, "rows": rows},
+                       grid=(-(-width * rows // block),), block=(block,))
+    p = pattern_from_dict({**json.loads(p.source), "sector_bytes": sector})
+    same_on_both_paths(p, monkeypatch)
+
+
+# ---------------------------------------------------------------- kernels by hand
+
+VARIANTS = (Path(__file__).resolve().parents[2] / "benchmarks" / "kernels" / "matmul.cu"
+            ).read_text()
+
+
+def matmul(code: str, function: str, n: int, grid, block):
+    square = {"dtype": "float32", "shape": ["n", "n"]}
+    return kernel_pattern(code, function, arrays={"A": square, "B": square, "C": square},
+                          params={"n": n}, grid=grid, block=block)
+
+
+@pytest.mark.parametrize("n", [32, 96])
+def test_coalesced_and_tiled_matrix_multiply_match_the_lane_path(monkeypatch, n):
+    for p in (matmul(VARIANTS, "matmulCoalesced", n, (n * n // 32,), (32,)),
+              matmul(VARIANTS, "matmulTiled", n, (n // 32, n // 32), (32, 32))):
+        same_on_both_paths(p, monkeypatch)
+        assert used_closed_forms(p)
+
+
+def test_naive_matrix_multiply_at_4096_by_hand():
+    """16 x 16 blocks: a warp is two half-rows of 16 threads (rows r, r + 1, 16 columns).
+    Per k, A[row * n + k] is one word in each of two rows: 2 sectors; B[k * n + col] is 16
+    consecutive floats (64 bytes, 64-aligned): 2 sectors; the store is 2 x 64 bytes: 4.
+    Every sector of A, B and C is touched: n * n * 4 / 32 = 2^21 each."""
+    n = 4096
+    p = matmul(open(examples_dir() / "matmul-naive.cu").read(), "matmulNaive", n,
+               (n // 16, n // 16), (16, 16))
+    a = analyze(p)
+    warps = (n // 16) ** 2 * 8
+    per_matrix = n * n * 4 // 32
+    assert a.warps == warps
+    rows = {s.source: (s.requests, s.sectors, s.min, s.max, s.useful_bytes, s.unique_sectors)
+            for s in a.instructions}
+    assert rows == {
+        "a[k]": (warps * n, 2 * warps * n, 2, 2, 2 * 4 * warps * n, per_matrix),
+        "b[k * stride]": (warps * n, 2 * warps * n, 2, 2, 64 * warps * n, per_matrix),
+        "C[row * n + col]": (warps, 4 * warps, 4, 4, 128 * warps, per_matrix)}
+    assert a.totals.unique_sectors == 3 * per_matrix
+
+
+def test_report_on_the_matmul_example_matches_the_lane_path(monkeypatch, capsys, tmp_path):
+    """`sectorviz report --json` on the example at n = 256, both paths."""
+    doc = json.loads((examples_dir() / "matmul-naive-cuda.sectorviz.json").read_text())
+    doc["kernel"]["source"] = str(examples_dir() / doc["kernel"]["source"])
+    doc["params"]["n"] = 96
+    path = tmp_path / "mm.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    reports = []
+    for lanes in (False, True):
+        with monkeypatch.context() as m:
+            m.setenv(LANE_PATH, "1" if lanes else "0")
+            kernel_for.cache_clear()
+            assert main(["report", str(path), "--json"]) == 0
+            reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0] == reports[1]
+    assert reports[0]["totals"]["requests"] == 96 * 96 // 32 * (2 * 96 + 1)
+
+
+def test_loop_runs_are_counted_whole():
+    """A loop every lane runs alike is one RepeatedBatch per access, with its trips."""
+    p = matmul(VARIANTS, "matmulCoalesced", 64, (128,), (32,))
+    kernel = kernel_for(p)
+    hi, events = kernel.closed_trace(0, kernel.warps, 32, per_warp=True)
+    assert hi == kernel.warps
+    assert [(k, b.loops) for k, b in events] == [(0, ((64, 4),)), (1, ((64, 256),)),
+                                                  (2, ())]
+    assert np.all(events[0][1].full)
+
+
+def test_errors_are_the_lane_paths(monkeypatch):
+    code = """
+    __global__ void k(float* a, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        for (int j = 0; j < n; ++j) a[i + 40 * j] = 0.0f;
+    }"""
+    p = kernel_pattern(code, params={"n": 30}, grid=(2,), block=(48,))
+    assert same_on_both_paths(p, monkeypatch) == (
+        "line 4, column 37: element index 1024 of 'a' outside [0, 1024) at warp 2 lane 16")
+
+
+def test_a_box_of_blocks_is_one_row_per_class():
+    """The whole grid of the naive multiply (n = 64, 4 x 4 blocks of 16 x 16): one row per
+    warp of a block, block coordinates and k as runs: a[k] moves 16 rows (4096 bytes) per
+    block row and 4 bytes per k; b[k * stride] 64 bytes per block column and a row per k."""
+    n = 64
+    p = matmul((examples_dir() / "matmul-naive.cu").read_text(), "matmulNaive", n, (4, 4),
+               (16, 16))
+    kernel = kernel_for(p)
+    hi, events = kernel.closed_trace(0, 1, 32)
+    assert hi == kernel.warps == 128
+    assert [(k, len(b.base), b.loops) for k, b in events] == [
+        (0, 8, ((4, 0), (4, 16 * n * 4), (n, 4))),
+        (1, 8, ((4, 16 * 4), (4, 0), (n, n * 4))),
+        (2, 8, ((4, 16 * 4), (4, 16 * n * 4)))]

@@ -1,0 +1,153 @@
+"""The window prints the scene: its grid's hit cells are the SVG's and the model's, its
+overview colours come from the same waste bins as the export, it zooms, and it fits a
+1280 x 720 projector."""
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QWheelEvent
+from PySide6.QtWidgets import QWidget
+
+from sectorviz.export.formats import diagram_svg
+from sectorviz.model import load_pattern, pattern_from_dict
+from sectorviz.paths import examples_dir
+from sectorviz.scene.diagrams import DiagramSpec
+from sectorviz.scene.palette import LIGHT, mix
+
+SELECTIONS = [("struct12-crossing", 0, 0, 0), ("partial-warp", 31, 1, 0),
+              ("gather-distinct", 5, 1, 0), ("row-sum-loop", 3, 0, 7),
+              ("transpose-naive", 7, 1, 0), ("float4-load", 0, 0, 0)]
+
+
+def near(colour: QColor, name: str, tolerance: int = 12) -> bool:
+    want = QColor(name)
+    return max(abs(colour.red() - want.red()), abs(colour.green() - want.green()),
+               abs(colour.blue() - want.blue())) <= tolerance
+
+
+def svg_hits(svg: str) -> list[tuple[int, int]]:
+    root = ET.fromstring(svg.encode())
+    return sorted((int(e.get("data-lane")), int(e.get("data-sector"))) for e in root.iter()
+                  if "hit" in e.get("class", "").split())
+
+
+def test_screen_equals_export(open_window):
+    window = open_window("struct12-crossing")
+    for name, warp, k, run in SELECTIONS:
+        path = examples_dir() / f"{name}.sectorviz.json"
+        assert window.open_path(path)
+        window.document.select(warp=warp, instruction=k, run=run)
+        drawn = window.grid_view.item.hits()
+        svg = diagram_svg(load_pattern(path),
+                          DiagramSpec(warp=warp, instruction=k, execution=run))
+        assert drawn == svg_hits(svg) == sorted(window.grid_layout.hits), name
+        assert drawn
+
+
+def overview_colour(window, instruction: int) -> QColor:
+    """The overview's colour a fifth of the way along the warps (away from the cursor)."""
+    plot = window.overview.plot
+    vb = plot.getPlotItem().getViewBox()
+    x = 0.2 * window.document.kernel.warps
+    at = plot.mapFromScene(vb.mapViewToScene(QPointF(x, instruction + 0.5)))
+    return plot.viewport().grab().toImage().pixelColor(at)
+
+
+@pytest.mark.parametrize("name, waste", [("float4-load", 0), ("vector-add", 0),
+                                         ("stride-32B", 4)])
+def test_overview_colours_waste_not_count(open_window, name, waste):
+    """A float4 load (16 sectors, ideal 16) is ideal; a stride of 32 B (32 sectors, ideal 4)
+    is the top class; in the window and in the exported overview."""
+    window = open_window(name)
+    colour = window.grid_view.item.theme.diagram.waste[waste]
+    assert overview_colour(window, 0) == QColor(colour)
+    svg = diagram_svg(window.document.pattern, DiagramSpec(kind="overview"))
+    root = ET.fromstring(svg.encode())
+    fills = {e.get("fill") for e in root.iter() if e.get("class") == "bin"
+             and e.get("data-instruction") == "0"}
+    assert fills == {LIGHT.waste[waste]}
+
+
+def test_zoom_keys_and_wheel(open_window, qtbot):
+    window = open_window("float4-load")
+    view = window.grid_view
+    fitted = view.transform().m11()
+    window.findChild(type(window.dark_action), "zoomIn").trigger()
+    assert view.transform().m11() == pytest.approx(fitted * 1.25)
+    wheel = QWheelEvent(QPointF(50, 50), view.mapToGlobal(QPointF(50, 50)), QPoint(0, 0),
+                        QPoint(0, 120), Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase,
+                        False)
+    view.wheelEvent(wheel)
+    assert view.transform().m11() == pytest.approx(fitted * 1.25 ** 2)
+    window.findChild(type(window.dark_action), "zoomOut").trigger()
+    window.findChild(type(window.dark_action), "zoomFit").trigger()
+    assert view.transform().m11() == pytest.approx(fitted)
+
+
+def test_a_zoomed_4_byte_hit_is_wide_and_its_waste_shaded(open_window):
+    window = open_window("stride-32B")
+    view, item = window.grid_view, window.grid_view.item
+    view.zoom_by(8)
+    rect = item.cell_rect(3, 3)
+    view.centerOn(rect.center())
+    scale = view.transform().m11()
+    used_px = (rect.width() - 1) * 4 / 32 * scale
+    assert used_px >= 6  # bytes [0, 4) of a 32-byte sector: readable, not a sliver
+    image = view.viewport().grab().toImage()
+
+    def at(byte: float) -> QColor:
+        x = rect.left() + 0.5 + (rect.width() - 1) * byte / 32
+        return image.pixelColor(view.mapFromScene(QPointF(x, rect.center().y())))
+
+    d = item.theme.diagram
+    assert near(at(2), d.plain)
+    assert near(at(20), d.wasted)  # fetched, but no lane uses it
+    assert not near(at(20), d.cell) and not near(at(20), mix(d.plain, d.background, d.tint))
+
+
+def test_model_change_updates_the_view(open_window):
+    window = open_window("stride-32B")
+    assert len(window.grid_view.item.columns()) == 32
+    doc = window.document.pattern.to_dict()
+    doc["params"]["stride"] = 1
+    window.document.set_pattern(pattern_from_dict(doc, window.document.pattern.base_dir),
+                                "stride")
+    assert len(window.grid_view.item.columns()) == 4
+    assert window.grid_view.item.hits() == sorted(window.grid_layout.hits)
+
+
+def test_window_fits_a_1280_by_720_projector(open_window, qtbot):
+    window = open_window("transpose-naive")
+    screen = QRect(0, 0, 1280, 720)
+    window.fit_to_screen(screen)
+    qtbot.wait(10)
+    assert screen.contains(window.geometry())
+    for name in ("gridView", "sheet", "overview"):
+        widget = window.findChild(QWidget, name)
+        box = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
+        assert widget.isVisible() and widget.width() > 150 and widget.height() > 80, name
+        assert window.rect().contains(box), name
+    assert window.width() <= 0.9 * 1280 and window.height() <= 0.9 * 720
+    assert np.isclose(window.grid_view.fitted_scale(), window.grid_view.transform().m11())
+
+
+def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
+    """Odd warps stride 32 B (32 sectors), even warps 4 B (4 sectors): Ctrl+J visits warps
+    1 and 3, in launch order, wrapping around."""
+    window = open_window("stride-32B")
+    window.document.set_pattern(pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "odd warps stride",
+        "launch": {"grid": [1], "block": [128]},
+        "arrays": {"x": {"dtype": "float32", "length": 1024}},
+        "accesses": [{"name": "load x", "op": "load", "array": "x",
+                      "index": "threadIdx.x * (1 + 7 * ((threadIdx.x / 32) % 2))"}]}, None),
+        "pattern")
+    wait_analysis(window)
+    seen = []
+    for _ in range(3):
+        window.findChild(type(window.dark_action), "nextWorstWarp").trigger()
+        seen.append(window.document.selection.warp)
+    assert seen == [1, 3, 1]
+    assert window.message.text() == "warp 1: the most sectors per request for load x"
