@@ -33,6 +33,7 @@ DEFAULT_MEMORY = 3 * 2**29  # bytes: 1.5 GiB for one run's arrays, bitmaps and c
 BATCH_UNITS = 2048  # one execution (batch) of an access, whatever its lanes
 STEP_UNITS = 64  # one interpreter step over a chunk, whatever its lanes ...
 STEP_LANES = 64  # ... plus one unit per this many lanes of the chunk
+WARP_UNITS = 2  # one warp of a repeated access counted in closed form (repeat.py)
 RAISE = "raise it with --budget N (in the app: Settings > Work Budget)"
 
 _default_work = DEFAULT_WORK
