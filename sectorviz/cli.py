@@ -1,4 +1,5 @@
-"""Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`.
+"""Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
+`sectorviz compare A B` (compare_cli.py).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -131,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["export"]:
             from .export.command import run_export
             return run_export(argv[1:])
+        if argv[:1] == ["compare"]:
+            from .compare_cli import run_compare
+            return run_compare(argv[1:])
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
@@ -159,6 +163,9 @@ def file_argument(argv: list[str]) -> str:
         if argv[:1] == ["export"]:
             from .export.command import export_parser
             return export_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] == ["compare"]:
+            from .compare_cli import compare_parser
+            return compare_parser().parse_known_args(argv[1:])[0].file
     except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
         pass
     return "sectorviz"

@@ -1,7 +1,12 @@
 """Explanations in words: the cause and the numbers of the canonical cases of
 /work/shared/domain-notes.md, each from a small pattern (32 lanes, one warp)."""
 
+import json
+from pathlib import Path
+
 import pytest
+
+from sectorviz.cli import main
 
 from sectorviz.model import pattern_from_dict, warp_detail
 from sectorviz.scene.explain import explanations, percent
@@ -84,12 +89,8 @@ def test_one_lane_and_percent():
 
 
 def test_report_json_and_sheet_carry_the_explanation(capsys):
-    from pathlib import Path
-
-    from sectorviz.cli import main
     naive = str(Path(__file__).parents[1] / "resources/examples/transpose-naive.sectorviz.json")
     assert main(["report", naive, "--json"]) == 0
-    import json
     doc = json.loads(capsys.readouterr().out)
     assert [i["explanation"] for i in doc["instructions"]] == [
         "Lanes read consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.",
