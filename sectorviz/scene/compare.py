@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
-from ..model import Analysis, Pattern, warp_detail
-from ..model.analysis import InstructionStats, WarpDetail, kernel_for
+from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from ..model.analysis import InstructionStats, WarpDetail, instruction_index, kernel_for
 from .explain import explanations, percent
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
@@ -192,6 +193,44 @@ def compare(a: Pattern, analysis_a: Analysis, b: Pattern, analysis_b: Analysis,
     """Two analysed patterns and one warp index (valid in both) -> their Comparison."""
     return Comparison(Side(a, analysis_a, warp_detail(a, warp)),
                       Side(b, analysis_b, warp_detail(b, warp)), warp, match_instructions(a, b))
+
+
+class SideError(Exception):
+    """Bad input in one compared file: `path` and the PatternError it gave."""
+
+    def __init__(self, path: str, error: PatternError):
+        super().__init__(f"{path}: {error}")
+        self.path, self.error = path, error
+
+
+def load_comparison(file_a: str, file_b: str, warp: int = 0,
+                    progress: Callable[[int, int], None] | None = None) -> Comparison:
+    """Two pattern files -> their Comparison about `warp`, spending the open work budget;
+    a PatternError from either file (the warp out of its range too) as SideError."""
+    sides = []
+    for path in (file_a, file_b):
+        try:
+            pattern = load_pattern(path)
+            warps = kernel_for(pattern).warps
+            if not 0 <= warp < warps:
+                raise PatternError("--warp", f"warp {warp} outside [0, {warps})")
+            sides.append(Side(pattern, analyze(pattern, progress=progress),
+                              warp_detail(pattern, warp)))
+        except PatternError as err:
+            raise SideError(path, err) from err
+    a, b = sides
+    return Comparison(a, b, warp, match_instructions(a.pattern, b.pattern))
+
+
+def side_instruction(c: Comparison, file_a: str, key: str | None) -> int | None:
+    """A's instruction by index or name (None without a key); SideError naming `file_a`
+    when it has none such."""
+    if key is None:
+        return None
+    try:
+        return instruction_index(c.a.pattern, key)
+    except PatternError as err:
+        raise SideError(file_a, err) from err
 
 
 def _change(a: str, b: str, r: float | None) -> str:
