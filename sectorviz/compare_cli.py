@@ -45,8 +45,7 @@ def run_compare(argv: list[str]) -> int:
     try:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
             c = load_comparison(args.file, args.other, args.warp or 0, progress)
-            k = side_instruction(c, args.file, args.instruction)
-            only = None if k is None else next(p for p in c.pairs if p.a == k)
+            only = c.pair_of(side_instruction(c, args.file, args.instruction))
             doc = None
             if args.json:
                 reports = tuple(report_json(s.pattern, s.analysis, args.warp) for s in (c.a, c.b))

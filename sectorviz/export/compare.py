@@ -20,8 +20,7 @@ def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
     c = load_comparison(args.file, args.compare, args.warp)
     k = side_instruction(c, args.file, args.instruction)
     if sheet:
-        only = None if k is None else next(p for p in c.pairs if p.a == k)
-        return out, lambda: any_sheet_bytes(comparison_sheet(c, only), suffix)
+        return out, lambda: any_sheet_bytes(comparison_sheet(c, c.pair_of(k)), suffix)
     spec = DiagramSpec(kind=args.kind, warp=args.warp, execution=args.execution,
                        theme=args.theme, legend=args.legend, caption=args.caption)
     scene = slide_scene(c, spec, args.stack, k)

@@ -128,6 +128,10 @@ class Comparison:
     warp: int
     pairs: tuple[Pair, ...]
 
+    def pair_of(self, k: int | None) -> Pair | None:
+        """The pair holding A's instruction k (None without a k)."""
+        return None if k is None else next(p for p in self.pairs if p.a == k)
+
     def stats(self, pair: Pair) -> tuple[InstructionStats | None, InstructionStats | None]:
         return (None if pair.a is None else self.a.analysis.instructions[pair.a],
                 None if pair.b is None else self.b.analysis.instructions[pair.b])

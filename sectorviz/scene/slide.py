@@ -36,7 +36,7 @@ def slide_pair(c: Comparison, instruction: int | None) -> Pair:
     PatternError when that instruction has no match in B."""
     if instruction is None:
         return c.focus()
-    pair = next(p for p in c.pairs if p.a == instruction)
+    pair = c.pair_of(instruction)
     if pair.b is None:
         raise PatternError("--instruction", f"instruction {instruction} of A has no match in B")
     return pair

@@ -11,9 +11,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTextBrowser
 
-from ..model import Pattern, PatternError, warp_detail
+from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
-from ..scene.compare import Comparison, Side, comparison_sheet, match_instructions
+from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
 from .document import Change, Document
 from .editor import PatternEditor
 from .grid_view import GridView
@@ -35,10 +35,9 @@ def window_comparison(a: Document, b: Document) -> Comparison | str:
     if warp >= kernel_for(b.pattern).warps:
         return f"warp {warp} is outside B ({kernel_for(b.pattern).warps:,} warps)"
     try:
-        sides = [Side(d.pattern, d.analysis, warp_detail(d.pattern, warp)) for d in (a, b)]
+        return compare(a.pattern, a.analysis, b.pattern, b.analysis, warp)
     except PatternError as err:
         return str(err)
-    return Comparison(*sides, warp, match_instructions(a.pattern, b.pattern))
 
 
 class CompareWindow(QMainWindow):
