@@ -5,6 +5,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sectorviz.cli import main
 
@@ -99,3 +101,30 @@ def test_report_json_and_sheet_carry_the_explanation(capsys):
         "would need 4."]
     assert main(["report", naive]) == 0
     assert "Lanes walk down a column, 4,096 B apart" in capsys.readouterr().out
+
+
+@settings(max_examples=60, deadline=None)
+@given(stride=st.integers(0, 40), offset=st.integers(0, 40), width=st.sampled_from([4, 8, 12, 16]),
+       active=st.integers(1, 32))
+def test_the_numbers_in_the_words_are_the_brute_force_counts(stride, offset, width, active):
+    """Lanes at offset + stride * lane elements, the first `active` of them: the sentence names
+    the sectors and useful bytes counted directly from the byte ranges, and the cause."""
+    words = one_warp(f"{offset} + {stride} * threadIdx.x", dtype={"bytes": width},
+                     length=offset + 40 * 32 + 1, guard=f"threadIdx.x < {active}")
+    spans = [(width * (offset + stride * lane), width * (offset + stride * lane + 1))
+             for lane in range(active)]
+    sectors = {s for lo, hi in spans for s in range(lo // 32, (hi - 1) // 32 + 1)}
+    used = len({b for lo, hi in spans for b in range(lo, hi)})
+    n = len(sectors)
+    assert f"{n} sector{'s' * (n != 1)}" in words
+    assert f"{used:,} " in words or n == 1
+    if active == 1:
+        assert words.startswith("One lane is active")
+    elif stride == 0:
+        assert words.startswith("Every active lane reads the same")
+    elif stride == 1:
+        assert words.startswith("Lanes read consecutive")
+    else:
+        assert words.startswith(("Lanes are", "Lanes walk"))
+    if active < 32:
+        assert words.endswith(f"{active}-31 are inactive." if active < 31 else "31 is inactive.")

@@ -124,7 +124,8 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
         gap = abs(int(gaps[0]))
         if gap >= max(sb, width):
             walk = "Lanes walk down a column, " if _column_walk(run, active) else "Lanes are "
-            return (f"{walk}{gap:,} B apart, so every lane touches its own sector: "
+            own = "sectors" if crossing else "sector"  # a crossing lane has two
+            return (f"{walk}{gap:,} B apart, so every lane touches its own {own}: "
                     f"{_sectors(s)} for {useful}. Consecutive lanes reading consecutive "
                     f"elements would need {ideal}.")
         if gap > width:
