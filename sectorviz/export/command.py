@@ -62,6 +62,8 @@ def export_parser() -> argparse.ArgumentParser:
                    help="compare with pattern B: the two grids under the headline ratio, "
                         "or the comparison sheet")
     p.add_argument("--stack", action="store_true", help="with --compare: B below A")
+    p.add_argument("--explain", action="store_true",
+                   help="with --compare: say under the caption why each side costs what it costs")
     add_budget_flag(p)
     return p
 

@@ -23,5 +23,5 @@ def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
         return out, lambda: any_sheet_bytes(comparison_sheet(c, c.pair_of(k)), suffix)
     spec = DiagramSpec(kind=args.kind, warp=args.warp, execution=args.execution,
                        theme=args.theme, legend=args.legend, caption=args.caption)
-    scene = slide_scene(c, spec, args.stack, k)
+    scene = slide_scene(c, spec, args.stack, k, args.explain)
     return out, lambda: scene_bytes(scene, suffix, args.scale, args.transparent)

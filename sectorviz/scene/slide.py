@@ -15,9 +15,9 @@ from dataclasses import fields, replace
 from ..model import PatternError
 from .compare import Comparison, Pair, Side, factor_words, ratio
 from .lanes import Panel, lane_scene, panel, panel_units
-from .palette import theme
+from .palette import Theme, theme
 from .parts import MARGIN, caption, caption_width
-from .shapes import Scene, Shape, Text
+from .shapes import Scene, Shape, Text, text_width
 from .spec import DiagramSpec
 
 SIDE_GAP = 24.0  # between the two diagrams, units
@@ -66,10 +66,35 @@ def slide_caption(c: Comparison, pair: Pair, kind: str) -> tuple[str, str]:
     return f"{names}: {c.warp_headline}", f"whole grid: {c.headline}"
 
 
+def wrapped(text: str, width: float, size: float) -> list[str]:
+    """`text` broken at spaces into lines no wider than `width` units at `size`."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and text_width(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def _explain(shapes: list[Shape], c: Comparison, pair: Pair, y: float, width: float,
+             th: Theme) -> float:
+    """'A: why', 'B: why' of the drawn pair (scene.explain) from y, wrapped at `width`;
+    returns the y below."""
+    for tag, side, k in (("A", c.a, pair.a), ("B", c.b, pair.b)):
+        words = f"{tag}, {side.analysis.instructions[k].name}: {side.why[k]}"
+        for line in wrapped(words, width - 2 * MARGIN, th.label_size):
+            shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.text,
+                               css="explanation"))
+            y += th.label_size * 1.35
+    return y + 10
+
+
 def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
-                instruction: int | None = None) -> Scene:
+                instruction: int | None = None, explain: bool = False) -> Scene:
     """A's and B's diagrams of kind spec.kind ('grid' or 'warp') for warp c.warp, side by
-    side (stacked with `stack`), under the comparison caption (with spec.caption)."""
+    side (stacked with `stack`), under the comparison caption (with spec.caption) and, with
+    `explain`, why the drawn pair (a warp diagram: the focus) costs what it costs."""
     if spec.kind not in ("grid", "warp"):
         raise PatternError("--kind", f"a comparison draws grid or warp diagrams, not {spec.kind}")
     th = theme(spec.theme)
@@ -85,6 +110,10 @@ def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
     big = replace(th, title_size=th.title_size * CAPTION_SCALE,
                   label_size=th.label_size * CAPTION_SCALE)
     top = caption(shapes, head, stats, MARGIN, big) - MARGIN if spec.caption else 0.0
+    if explain:
+        across = (max(s.width for s in scenes) if stack
+                  else sum(s.width for s in scenes) + SIDE_GAP)
+        top = _explain(shapes, c, pair, top + MARGIN, across, big) - MARGIN
     rows = [_first_lane_y(scene) for scene in scenes]
     x = y = 0.0
     heights = []

@@ -123,3 +123,16 @@ def test_golden_comparison_svg():
         path.write_text(svg)
     assert svg == path.read_text()
     assert "4 → 1 sectors, 4x less" in svg
+
+
+def test_explain_puts_why_under_the_caption(tmp_path):
+    out = tmp_path / "slide.svg"
+    assert main(["export", GATHER, "--compare", ADD, "-o", str(out), "--explain"]) == 0
+    root = ET.parse(out).getroot()
+    lines = " ".join(e.text for e in root.iter() if "explanation" in e.get("class", ""))
+    assert lines == ("A, load data[index[i]]: The index array sends the 32 lanes to 32 sectors "
+                     "(data-dependent): 32 sectors for 128 useful bytes (12.5%), ideal 4. "
+                     "B, load b[i]: Lanes read consecutive 4-byte elements, aligned: 4 sectors "
+                     "for 128 B, the ideal.")
+    assert main(["export", GATHER, "--compare", ADD, "-o", str(out)]) == 0
+    assert "explanation" not in out.read_text()
