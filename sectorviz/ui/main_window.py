@@ -511,4 +511,7 @@ class MainWindow(QMainWindow):
         files = [url.toLocalFile() for url in ev.mimeData().urls() if url.isLocalFile()]
         if files:
             ev.acceptProposedAction()
-            self.open_path(files[0])
+            if ev.modifiers() & Qt.ShiftModifier:  # Shift: compare with it, beside this one
+                self.compare_with(files[0])
+            else:
+                self.open_path(files[0])

@@ -3,6 +3,9 @@ comparison sheet from scene.compare."""
 
 import json
 
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
 from sectorviz.model import pattern_from_dict
 
 from sectorviz.paths import examples_dir
@@ -55,3 +58,16 @@ def test_a_broken_file_opens_nothing(open_window, monkeypatch, tmp_path):
     monkeypatch.setattr(window, "show_error", lambda text: shown.append(text))
     assert window.compare_with(bad) is None and window.compare_windows == []
     assert str(bad) in shown[0]
+
+
+def test_a_file_dropped_with_shift_opens_beside(open_window, qtbot):
+    window = open_window("gather-distinct")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(example("vector-add")))])
+    window.dropEvent(QDropEvent(QPointF(5, 5), Qt.CopyAction, mime, Qt.LeftButton,
+                                Qt.ShiftModifier))
+    [compare] = window.compare_windows
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    assert window.document.pattern.name == "Gather, distinct sectors"
+    assert compare.status.text().startswith("sector demand 40 MiB → 12 MiB, 3.33x less")
