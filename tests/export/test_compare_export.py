@@ -51,7 +51,7 @@ def test_slide_holds_both_grids_and_the_headline(tmp_path, stack):
     a, b = load_pattern(NAIVE), load_pattern(TILED)
     assert svg_hits(root) == sorted(hits_of(a, 33, 1) + hits_of(b, 33, 1))  # the focus: stores
     texts = [e.text for e in root.iter() if e.tag.endswith("text")]
-    assert texts[0] == ("Naive transpose → Tiled transpose (global side): 32 → 4 sectors, "
+    assert texts[0] == ("Naive transpose → Tiled transpose: 32 → 4 sectors, "
                         "8x less")
     assert "sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%" in texts[1]
 
