@@ -57,9 +57,16 @@ def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
     ideal = np.add.reduceat(np.pad(analysis.per_warp_ideal, rest), edges[:-1], axis=1)
     per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)
     ratio = np.where((requests > 0) & (ideal > 0), sectors / np.maximum(ideal, 1), np.nan)
+    return OverviewBins(edges, per, ratio, waste_classes(ratio))
+
+
+def waste_classes(ratio: np.ndarray) -> np.ndarray:
+    """The one colour rule: sectors / ideal sectors -> waste class, an index into
+    palette.WASTE_LABELS and Theme.waste (-1 where the ratio is NaN: no request)."""
+    ratio = np.asarray(ratio, dtype=float)
     waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
                             side="right")
-    return OverviewBins(edges, per, ratio, np.where(np.isnan(ratio), -1, waste))
+    return np.where(np.isnan(ratio), -1, waste)
 
 
 @lru_cache(maxsize=4)

@@ -197,7 +197,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.sheet):
+        for view in (self.grid_view, self.overview, self.sheet, self.editor.kernel):
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:
