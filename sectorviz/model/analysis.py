@@ -311,6 +311,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
     per_ideal = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
+    kernel.whole_values()  # read by most warps: built once, not per chunk
 
     def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
         accs[k].add(rows)
