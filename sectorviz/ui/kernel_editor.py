@@ -19,7 +19,7 @@ from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighli
                            QTextCharFormat, QTextCursor, QTextFormat)
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
 
-from ..scene import palette
+from ..scene.palette import LIGHT
 from ..scene.overview import waste_classes
 
 EDIT_DEBOUNCE_MS = 400
@@ -131,7 +131,7 @@ class CodeView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.notes: dict[int, LineNote] = {}
-        self.theme = palette.LIGHT
+        self.theme = LIGHT  # the diagram palette (scene.palette.Theme)
         self.error_line: int | None = None
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -192,6 +192,7 @@ class CodeView(QPlainTextEdit):
                 box = self._swatch() - 4
                 colour = (self.theme.waste[note.waste] if note.waste >= 0 else self.theme.idle)
                 painter.fillRect(left, top + (height - box) // 2, box, box, QColor(colour))
+                painter.setPen(palette.text().color())
                 painter.drawText(left + self._swatch(), top, self.gutter.width(), height,
                                  Qt.AlignmentFlag.AlignLeft, note.text)
             block = block.next()
