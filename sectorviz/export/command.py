@@ -39,8 +39,8 @@ def export_parser() -> argparse.ArgumentParser:
                    help="0-based warp in launch order (default 0)")
     p.add_argument("--warps", metavar="A:B",
                    help="warps A to B-1: pages of one PDF, or one file per warp")
-    p.add_argument("--instruction", default="0", metavar="K",
-                   help="0-based instruction index or its name (default 0)")
+    p.add_argument("--instruction", metavar="K",
+                   help="0-based instruction index or its name (default 0, the first)")
     p.add_argument("--execution", type=int, default=0, metavar="R",
                    help="0-based execution (loop iteration) of the instruction (default 0)")
     p.add_argument("--kind", choices=KINDS, default="grid",
@@ -115,7 +115,8 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=instruction_index(pattern, args.instruction),
+                       instruction=0 if args.instruction is None
+                       else instruction_index(pattern, args.instruction),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption)
 
