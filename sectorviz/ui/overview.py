@@ -28,7 +28,7 @@ from .document import Change, Document
 from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
-SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
+SYNC_CELLS = 2**16  # per-warp counts binned on the UI thread; more go to a pool thread
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
