@@ -235,7 +235,7 @@ class PatternForm(QWidget):
     def _pointee(self, name: str) -> tuple[str, int]:
         """A CUDA kernel's array `name` -> (its element type, bytes) as the kernel gives it."""
         spec = self.document.kernel.arrays[name].spec
-        return spec.dtype or "?", spec.elem_bytes
+        return spec.dtype, spec.elem_bytes
 
     def _show_pointee(self, label: QLabel, name: str) -> None:
         """The type a CUDA array without a dtype takes from the kernel, shown beside its
