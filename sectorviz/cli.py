@@ -1,4 +1,5 @@
-"""Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`.
+"""Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
+`sectorviz compare A B` (compare_cli.py).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -18,11 +19,13 @@ from .commandline import (OneLineParser, UsageError, add_budget_flag, fail, patt
                           run_budget)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
-from .model import PatternError, analyze, load_pattern, warp_detail
+from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
+from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
 from .paths import default_example
+from .scene.explain import explanations
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
@@ -54,12 +57,10 @@ def run_report(argv: list[str]) -> int:
             if not 0 <= args.warp < warps:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
+        doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
-    if args.json:
-        doc = analysis.to_json()
-        if detail is not None:
-            doc["warp"] = warp_json(pattern, detail)
+    if doc is not None:
         print(json.dumps(doc, indent=2))
     else:
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
@@ -67,6 +68,19 @@ def run_report(argv: list[str]) -> int:
             print()
             print(plain_text(_warp_text(warp_json(pattern, detail))))
     return 0
+
+
+def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
+                budget: Budget | None = None) -> dict:
+    """The `report --json` document: the analysis, an "explanation" per instruction (about
+    `warp`, or warp 0) and, with a `warp`, its per-lane detail under "warp"."""
+    doc = analysis.to_json()
+    detail = warp_detail(pattern, warp or 0, budget)
+    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
+        ins["explanation"] = words
+    if warp is not None:
+        doc["warp"] = warp_json(pattern, detail)
+    return doc
 
 
 @contextlib.contextmanager
@@ -118,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["export"]:
             from .export.command import run_export
             return run_export(argv[1:])
+        if argv[:1] == ["compare"]:
+            from .compare_cli import run_compare
+            return run_compare(argv[1:])
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
@@ -146,6 +163,9 @@ def file_argument(argv: list[str]) -> str:
         if argv[:1] == ["export"]:
             from .export.command import export_parser
             return export_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] == ["compare"]:
+            from .compare_cli import compare_parser
+            return compare_parser().parse_known_args(argv[1:])[0].file
     except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
         pass
     return "sectorviz"
