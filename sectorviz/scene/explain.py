@@ -11,7 +11,7 @@ an address read from an index array (data-dependent, pattern files only: a CUDA 
 loads are not traced to their sources); one spacing between adjacent active lanes (contiguous,
 then aligned or not and crossing; strided below a sector; a lane per sector, a column walk
 when the lanes' rows step by one); contiguous bytes in another lane order; lanes sharing words;
-irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
+several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
 """
 
 from __future__ import annotations
@@ -126,12 +126,18 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
             walk = "Lanes walk down a column, " if _column_walk(run, active) else "Lanes are "
             own = "sectors" if crossing else "sector"  # a crossing lane has two
             return (f"{walk}{gap:,} B apart, so every lane touches its own {own}: "
-                    f"{_sectors(s)} for {useful}. Consecutive lanes reading consecutive "
+                    f"{_sectors(s)} for {useful}. Consecutive lanes accessing consecutive "
                     f"elements would need {ideal}.")
         if gap > width:
             return (f"Lanes are {gap} B apart (a stride of {gap / width:g} {width}-byte elements), "
                     f"so {_sectors(s)} hold {useful}; consecutive elements would need "
                     f"{ideal}.")
+    lengths = np.diff(np.flatnonzero(np.r_[True, np.diff(distinct) != width, True]))
+    runs = len(lengths)
+    if lengths.min() >= 2:  # no lane on its own: runs of consecutive elements
+        ideal_words = "the ideal" if s == ideal else f"ideal {ideal}"
+        return (f"Lanes access {runs} runs of consecutive {width}-byte elements: {_sectors(s)} "
+                f"for {useful}, {ideal_words}.")
     apart = np.abs(np.diff(address)[pairs])
     return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart: "
             f"{_sectors(s)} for {useful}, ideal {ideal}.")
@@ -144,14 +150,14 @@ def _contiguous(n: int, width: int, s: int, used: int, ideal: int, offset: int,
                                                    else "")
     order = "" if in_order else " in another lane order (the order does not matter)"
     if s > ideal and crossing:
-        return (f"Lanes read {what}{order}, but {crossing} of {n} cross a sector boundary: "
+        return (f"Lanes access {what}{order}, but {crossing} of {n} cross a sector boundary: "
                 f"the {used:,} bytes span {_sectors(s)} instead of {ideal}.")
     if s > ideal:
-        return (f"Lanes read {what}{order}, but the first starts {offset} B into a sector, "
+        return (f"Lanes access {what}{order}, but the first starts {offset} B into a sector, "
                 f"so the {used:,} bytes span {_sectors(s)} instead of {ideal}.")
     cross = (f"; {crossing} of {n} elements cross a sector boundary, yet together they fill "
              f"whole sectors" if crossing else "")
-    return f"Lanes read {what}{order}, aligned{cross}: {_sectors(s)} for {used:,} B, the ideal."
+    return f"Lanes access {what}{order}, aligned{cross}: {_sectors(s)} for {used:,} B, the ideal."
 
 
 def _column_walk(run: LaneExecution, active: np.ndarray) -> bool:

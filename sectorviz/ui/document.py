@@ -22,6 +22,7 @@ from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
 from ..scene.banks import shared_executions
 from ..scene.grid import GridLayout, grid_layout
+from ..scene.sheet import NO_GLOBAL
 from ..model.kernel import Instruction, Kernel
 from .worker import AnalysisRunner
 
@@ -50,7 +51,7 @@ class WarpView:
     pattern: Pattern
     kernel: Kernel
     selection: Selection
-    instruction: Instruction
+    instruction: Instruction | None  # None when the kernel has no global memory instruction
     detail: WarpDetail | None  # None when `error` says why
     runs: int  # executions of the instruction by this warp
     execution: LaneExecution | None  # None when no lane of the warp runs the instruction
@@ -69,6 +70,8 @@ def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     """(pattern, selection) -> the current warp instruction, laid out for the grid (a shared
     one: its executions counted, drawn by the banks diagram)."""
     kernel = kernel_for(pattern)
+    if not kernel.instructions:
+        return WarpView(pattern, kernel, selection, None, None, 0, None, None, NO_GLOBAL)
     shared = selection.instruction - len(kernel.instructions)
     ins = kernel.shared_instructions[shared] if shared >= 0 else \
         kernel.instructions[selection.instruction]
@@ -250,7 +253,7 @@ class Document(QObject):
     def _clamped(self, s: Selection) -> Selection:
         kernel = kernel_for(self._pattern)
         warp = min(max(s.warp, 0), kernel.warps - 1)
-        k = min(max(s.instruction, 0), len(instruction_names(kernel)) - 1)
+        k = max(min(s.instruction, len(instruction_names(kernel)) - 1), 0)
         runs = warp_view(self._pattern, Selection(warp, k)).runs
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
