@@ -22,9 +22,10 @@ __all__ = ["KINDS", "DiagramSpec", "diagram_scene", "selected_spec"]
 def selected_spec(pattern: Pattern, warp: int, instruction: int, execution: int = 0,
                   **options) -> DiagramSpec:
     """The app's selection -> its diagram. The app counts the global instructions, then the
-    shared ones: a global one is drawn as the grid, a shared one as the banks diagram."""
+    shared ones: a global one is drawn as the grid, a shared one as the banks diagram (a
+    kernel without global instructions keeps the grid, which says it has none)."""
     n = len(kernel_for(pattern).instructions)
-    if instruction < n:
+    if instruction < n or n == 0:
         return DiagramSpec(warp=warp, instruction=instruction, execution=execution, **options)
     return DiagramSpec(kind="banks", warp=warp, instruction=instruction - n,
                        execution=execution, **options)

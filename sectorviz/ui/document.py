@@ -60,7 +60,10 @@ class WarpView:
 
 
 def instruction_names(kernel: Kernel) -> list[str]:
-    """What the app selects from: the global instructions, then the shared ones."""
+    """What the app selects from: the global instructions, then the shared ones (none for a
+    kernel without global instructions, which the app shows as having none)."""
+    if not kernel.instructions:
+        return []
     return [ins.name for ins in kernel.instructions] + [
         f"{ins.name} (shared)" for ins in kernel.shared_instructions]
 

@@ -75,7 +75,7 @@ class Picture:
 
 def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
-    cells = overview_bins(analysis, MAX_BINS, len(kernel.shared_instructions))
+    cells = overview_bins(analysis, MAX_BINS, len(instruction_names(kernel)) - len(kernel.instructions))
     odd_warps = atypical_warps(analysis, kernel)
     rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
     return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
