@@ -14,11 +14,11 @@ import os
 import sys
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
-                          run_budget)
+from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
+                          load_with_machine, pattern_error_line, run_budget)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
-from .model import PatternError, analyze, load_pattern, warp_detail
+from .model import PatternError, analyze, warp_detail
 from .model.analysis import kernel_for
 from .model.detail import warp_json
 from .model.errors import internal_error
@@ -36,6 +36,7 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
+    add_machine_flags(p)
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
     return p
@@ -45,7 +46,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = load_pattern(args.file)
+        pattern = load_with_machine(args.file, args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
-                           run_budget)
-from ..model import PatternError, load_pattern
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
+                           load_with_machine, pattern_error_line, run_budget)
+from ..model import PatternError
 from ..model.analysis import instruction_index, kernel_for
 from ..model.budget import work_budget
 from ..scene.diagrams import KINDS, DiagramSpec
@@ -56,6 +56,7 @@ def export_parser() -> argparse.ArgumentParser:
                    help="leave out the caption")
     p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
     add_budget_flag(p)
+    add_machine_flags(p)
     return p
 
 
@@ -96,7 +97,7 @@ def run_export(argv: list[str]) -> int:
         return fail(str(err))
     try:
         with work_budget(run_budget(args)):
-            pattern = load_pattern(args.file)
+            pattern = load_with_machine(args.file, args)
             if suffix in (".csv", ".md") or args.sheet:
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:

@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from .cache import CacheResult, floor_words, simulation
 from .budget import WARP_UNITS, Budget, current, work_budget
 from .errors import PatternError
 from .kernel import Kernel
@@ -120,6 +121,7 @@ class Analysis:
     per_warp_requests: np.ndarray | None = field(default=None, compare=False)
     warps_done: int | None = field(default=None, compare=False)  # set while a run is partial
     constant: tuple[ConstantStats, ...] = ()
+    cache: CacheResult | None = None  # the L2 model's estimate, when the pattern sets a machine
 
     def to_json(self) -> dict:
         """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
@@ -133,7 +135,7 @@ class Analysis:
             "totals": asdict(self.totals),
             "boundaries": [asdict(b) for b in self.boundaries],
             "constant": [asdict(c) for c in self.constant],
-        }
+        } | ({"cache": self.cache.to_json()} if self.cache is not None else {})
 
 
 class _Accumulator:
@@ -296,6 +298,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     widths = [ins.width for ins in kernel.instructions]
     plans = getattr(kernel, "closed_forms", {})
     closed = getattr(kernel, "closed_trace", None)
+    sim = simulation(pattern.machine, kernel, sb)
+    if sim is not None:  # the cache model takes every request's sectors: the lane path
+        plans, closed = {}, None
     if closed is None:
         budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
@@ -334,6 +339,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     lanes = chunk_lanes(budget.memory, LANE_BYTES + kernel.lane_bytes)
     chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
+    chunk = sim.chunk_warps(chunk) if sim is not None else chunk
     # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
     # chunks at a time; where they do not apply, the lane path takes over from that chunk
 
@@ -368,13 +374,20 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
                 record(k, lo, hi, account_affine(plans[k], coords, sb))
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
+                if sim is not None:
+                    sim.add(lo, kernel.instructions[k].op, widths[k], batch.address,
+                            batch.active)
+        if sim is not None:
+            sim.flush(hi)
         chunk_done(hi)
-    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps)
+    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps,
+                     sim.result() if sim is not None else None)
 
 
 def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
               seen: list[SectorSet], per_sectors: np.ndarray | None,
-              per_requests: np.ndarray | None, done: int) -> Analysis:
+              per_requests: np.ndarray | None, done: int,
+              cache: CacheResult | None = None) -> Analysis:
     """The Analysis of warps [0, done): complete when done is every warp."""
     sb = pattern.sector_bytes
     instructions = tuple(
@@ -385,11 +398,11 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
     totals = _totals(accs, seen, sb)
     if done < kernel.warps and per_sectors is not None:
         per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
-    boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()))
+    boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()), cache)
     return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
                     instructions, totals, boundaries, per_sectors, per_requests,
                     None if done == kernel.warps else done,
-                    constant_listing(kernel) if done == kernel.warps else ())
+                    constant_listing(kernel) if done == kernel.warps else (), cache)
 
 
 def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -427,11 +440,15 @@ def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
                   seen[0].union_count(seen) if seen else 0)
 
 
-def _boundaries(instructions, totals: Stats, sb: int,
-                assumptions: tuple[str, ...] = ()) -> tuple[Boundary, ...]:
+def _boundaries(instructions, totals: Stats, sb: int, assumptions: tuple[str, ...] = (),
+                cache: CacheResult | None = None) -> tuple[Boundary, ...]:
     """The named boundaries; `assumptions` (the front end's, e.g. about per-thread arrays)
     are added to the request side's. Atomics and reductions get their own request-side
-    boundary when the kernel has them."""
+    boundary when the kernel has them; a cache model's estimate sits between the bounds,
+    which then carry their time floors too."""
+    def floor(n: int) -> str:
+        return f"; {floor_words(n * sb, cache.machine)}" if cache is not None else ""
+
     def side(op: str) -> int:
         return sum(s.sectors for s in instructions if s.op == op)
 
@@ -456,10 +473,11 @@ def _boundaries(instructions, totals: Stats, sb: int,
         *rmw,
         Boundary("below L1, no reuse", totals.sectors * sb, totals.sectors,
                  "upper bound: no cache serves any sector twice, so every requested sector "
-                 "crosses (equals the request-side demand)", L2_SECTORS),
+                 "crosses (equals the request-side demand)" + floor(totals.sectors), L2_SECTORS),
+        *(Boundary(*row) for row in (cache.boundary_rows() if cache is not None else ())),
         Boundary("below L1, perfect reuse", totals.unique_sectors * sb, totals.unique_sectors,
                  "lower bound: each distinct sector crosses once; caches keep everything "
-                 "for the whole kernel", DRAM_BYTES),
+                 "for the whole kernel" + floor(totals.unique_sectors), DRAM_BYTES),
     )
 
 
