@@ -301,7 +301,8 @@ class CacheResult:
             ("L2 -> DRAM reads, cache model", c.dram_read_bytes, read,
              f"estimate, not a bound: load sectors that miss in the model ({c.load_hits:,} "
              f"hit, {c.load_misses:,} missed; {L2_READ_HITS}, {L2_READ_MISSES}); "
-             f"{floor_words(c.dram_read_bytes, m)}; {self.assumption}", DRAM_READ),
+             f"{floor_words(c.dram_read_bytes, m)}; model: {m.name}, {m.order} order (the "
+             "cache model row states it)", DRAM_READ),
             ("L2 -> DRAM writes, cache model", c.dram_write_bytes, written,
              f"estimate, not a bound: dirty sectors written back on eviction and at the end "
              f"({c.store_sectors:,} sectors stored); {floor_words(c.dram_write_bytes, m)}",

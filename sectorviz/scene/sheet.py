@@ -18,6 +18,7 @@ import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
+from ..model.cache import CacheResult, time_text
 from .grid import LINE_BYTES, run_totals
 
 
@@ -99,6 +100,16 @@ def lane_spacing(execution: LaneExecution) -> str:
         gap = int(gaps[0])
         return "all lanes at one address (broadcast)" if gap == 0 else f"lanes {gap} B apart"
     return f"irregular: adjacent lanes {int(gaps.min())} to {int(gaps.max())} B apart"
+
+
+def cache_row(cache: CacheResult) -> Row:
+    """The cache model's assumption in words: the row under the boundaries it estimates."""
+    m = cache.machine
+    return Row("cache model (an estimate under assumptions)",
+               f"{m.name}, {m.order}, {readable_bytes(m.l2_bytes)} L2",
+               f"assumes {cache.assumption}; DRAM bytes take at least "
+               f"{time_text(cache.time_floor_s)} at peak bandwidth (a lower bound, not a "
+               f"runtime)")
 
 
 def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> str:
@@ -202,6 +213,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                       f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
         bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
                    for c in analysis.constant]
+        if analysis.cache is not None:
+            bounds.append(cache_row(analysis.cache))
     else:
         logical.append(waiting)
         sectors.append(waiting)
