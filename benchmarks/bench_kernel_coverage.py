@@ -76,7 +76,7 @@ def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> d
 def reason_of(line: str) -> str:
     """One error line -> its reason with the file, place, names and numbers blanked."""
     text = line.split(": ", 1)[-1]
-    text = re.sub(r"^(line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ", "", text)
+    text = re.sub(r"^((\S+ )?line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ", "", text)
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 

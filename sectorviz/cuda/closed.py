@@ -458,7 +458,11 @@ class Closed:
 
     def e_builtin(self, e: ir.Builtin, m):
         vector, _, axis = e.name.partition(".")
-        i = "xyz".index(axis) if axis else 0
+        if e.name == "warpSize":
+            return Aff(WARP_SIZE)
+        if axis not in ("x", "y", "z"):
+            raise NotClosed(e.name)
+        i = "xyz".index(axis)
         if vector == "threadIdx":
             return Aff(0, self.ck.thread[i])
         if vector == "blockIdx":
@@ -467,7 +471,7 @@ class Closed:
             return Aff(self.launch.block[i])
         if vector == "gridDim":
             return Aff(self.launch.grid[i])
-        return Aff(WARP_SIZE)
+        raise NotClosed(e.name)
 
     def e_read(self, e: ir.Read, m):
         v = self.slots[e.slot]
@@ -580,7 +584,7 @@ class Closed:
     def access(self, mem: ir.Memory, m: Mask, address: Aff, site) -> None:
         """Check an access's range like Memory._locate and record it (a struct copy: one
         access per part, at its byte offset)."""
-        if len(C.roots(mem.root)) != 1:
+        if len(C.roots(mem.root)) != 1 or mem.space not in ("global", "shared", "constant"):
             raise NotClosed("a pointer into several arrays")
         base, nbytes = self.launch.space_of(mem.space, mem.root)
         for off, part in site if isinstance(site, tuple) else ((0, site),):

@@ -30,6 +30,9 @@ from .source import Function, Unit
 from .templates import kernel_instance, launch_shared_bytes
 
 LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
+# the closed forms give way to the lane path (which decides the numbers and errors) when they
+# do not apply, and also when a value outgrows their integers or a table lookup
+GIVE_WAY = (NotClosed, Varies, ArithmeticError, LookupError)
 
 
 def _source_path(pattern: Pattern) -> Path | None:
@@ -171,11 +174,11 @@ class CudaKernel(Launch):
                 if box is not None:
                     try:
                         return end, closed_events(self, lo, end, sector_bytes, box)
-                    except (NotClosed, Varies):
+                    except GIVE_WAY:
                         break
             try:
                 return hi, closed_events(self, lo, hi, sector_bytes)
-            except (NotClosed, Varies):
+            except GIVE_WAY:
                 return None
 
     def trace(self, lo: int, hi: int, threads: Threads | None = None

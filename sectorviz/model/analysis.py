@@ -29,7 +29,7 @@ CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's mem
 LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
-CLOSED_CHUNKS = 128  # a front end's closed forms take this many lane-path chunks at a time
+CLOSED_CHUNKS = 32  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 STORE_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -258,10 +258,9 @@ def check_widths(kernel: Kernel, sector_bytes: int) -> None:
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
 
 
-def chunk_lanes(memory: int, lane_bytes: int = LANE_BYTES) -> int:
-    """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default),
-    where a chunk holds `lane_bytes` per lane."""
-    return max(WARP_SIZE, memory // CHUNK_SHARE // lane_bytes)
+def chunk_lanes(memory: int) -> int:
+    """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default)."""
+    return max(WARP_SIZE, memory // CHUNK_SHARE // LANE_BYTES)
 
 
 def warp_chunks(total: int, warps_per_chunk: int, start: int = 0):
@@ -336,7 +335,8 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
-    lanes = chunk_lanes(budget.memory, LANE_BYTES + kernel.lane_bytes)
+    # a CUDA kernel's variables hold kernel.lane_bytes more per lane: fewer lanes per chunk
+    lanes = chunk_lanes(budget.memory * LANE_BYTES // (LANE_BYTES + kernel.lane_bytes))
     chunk = lanes if len(plans) == n else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
     chunk = sim.chunk_warps(chunk) if sim is not None else chunk

@@ -136,6 +136,37 @@ def test_matrix_multiply_matches_the_lane_path(monkeypatch, n, block, sector):
     assert used_closed_forms(p)
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(width=st.sampled_from([8, 16, 32, 48, 64, 96, 128]), rows=st.integers(1, 9),
+       block=st.sampled_from([32, 64, 96, 128]), trips=st.sampled_from(["w", "3", "rows"]),
+       dtype=st.sampled_from([("float", "float32"), ("double", "float64")]),
+       sector=st.sampled_from([32, 64, 128]))
+def test_rows_and_columns_by_division_match_the_lane_path(monkeypatch, width, rows, block,
+                                                          trips, dtype, sector):
+    """row = idx / w, col = idx % w: uniform in a warp where w allows, else the lane path."""
+    ctype, name = dtype
+    code = f"""
+    __global__ void k(const {ctype}* a, {ctype}* c, int w, int rows) {{
+        int idx = blockIdx.x * blockDim.x + threadIdx.x;
+        int row = idx / w;
+        int col = idx % w;
+        if (row < rows) {{
+            {ctype} s = 0;
+            for (int j = 0; j < {trips}; ++j)
+                s += a[row * w + j] + a[j * w + col];
+            c[row * w + col] = s;
+        }}
+    }}"""
+    n = width * max(rows, width)
+    vector = {"dtype": name, "length": n + width}
+    p = kernel_pattern(code, arrays={"a": vector, "c": vector},
+                       params={"w": width, "rows": rows},
+                       grid=(-(-width * rows // block),), block=(block,))
+    p = pattern_from_dict({**json.loads(p.source), "sector_bytes": sector})
+    same_on_both_paths(p, monkeypatch)
+
+
 # ---------------------------------------------------------------- kernels by hand
 
 VARIANTS = (Path(__file__).resolve().parents[2] / "benchmarks" / "kernels" / "matmul.cu"
