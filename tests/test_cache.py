@@ -64,18 +64,19 @@ def test_ways_split_lines_into_sets():
     assert (c.load_hits, c.load_misses) == (2, 4)
 
 
-def reference(l2_lines, touches):
+def reference(nsets, ways, touches):
     """A list per set, least recent first, and dicts of valid and dirty sectors."""
-    lru, valid, dirty = [], {}, {}
+    lru, valid, dirty = [[] for _ in range(nsets)], {}, {}
     hits = misses = written = 0
     for line, mask, kind in touches:
-        if line in lru:
-            lru.remove(line)
-        elif len(lru) == l2_lines:
-            old = lru.pop(0)
+        order = lru[line % nsets]
+        if line in order:
+            order.remove(line)
+        elif len(order) == ways:
+            old = order.pop(0)
             written += len(dirty.pop(old, set()))
             valid.pop(old, None)
-        lru.append(line)
+        order.append(line)
         sectors = {i for i in range(4) if mask >> i & 1}
         if kind & LOAD:
             hits += len(sectors & valid.get(line, set()))
@@ -87,13 +88,31 @@ def reference(l2_lines, touches):
     return hits, misses, written * 32
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 4), st.lists(st.tuples(st.integers(0, 6), st.integers(1, 15),
-                                             st.sampled_from([LOAD, STORE, LOAD | STORE])),
-                                   min_size=1, max_size=40))
-def test_the_model_matches_a_brute_force_lru(lines, touches):
-    c = run(L2(lines * LINE), touches)
-    assert (c.load_hits, c.load_misses, c.dram_write_bytes) == reference(lines, touches)
+TOUCHES = st.lists(st.tuples(st.integers(0, 12), st.integers(1, 15),
+                             st.sampled_from([LOAD, STORE, LOAD | STORE])),
+                   min_size=1, max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 6), TOUCHES, st.integers(1, 8))
+def test_the_model_matches_a_brute_force_lru(lines, touches, batch):
+    """Fully associative; the touches arrive in pieces and run `batch` at a time."""
+    l2 = L2(lines * LINE)
+    l2.batch = batch
+    for i in range(0, len(touches), 5):
+        l2.touch(*zip(*touches[i:i + 5]))
+    l2.finish()
+    c = l2.counts()
+    assert (c.load_hits, c.load_misses, c.dram_write_bytes) == reference(1, lines, touches)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES)
+def test_set_associative_matches_a_brute_force_lru(shape, touches):
+    lines, ways = shape
+    c = run(L2(lines * LINE, ways=ways), touches)
+    assert (c.load_hits, c.load_misses, c.dram_write_bytes) == reference(
+        lines // ways, ways, touches)
 
 
 def test_line_touches_group_each_requests_sectors_by_line():

@@ -30,7 +30,6 @@ Execution orders (the order requests reach the L2):
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +45,12 @@ SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
 ORDERS = ("warp-serial", "waves")
 MAX_BLOCKS_PER_SM = 32
 MIB = 2**20
-TOUCH_UNITS = 8  # work units per line touch simulated (about 0.3 us in the Python loop)
+TOUCH_UNITS = 2  # work units per line touch simulated
+ROUND_UNITS = 2048  # work units per round of the simulation (a few sorts of the L2's lines)
+BATCH_TOUCHES = 2**20  # line touches buffered before they run
 LOAD, STORE = 1, 2
 OP_KINDS = {"load": LOAD, "store": STORE, "atom": LOAD | STORE, "red": LOAD | STORE}
-_POP = [bin(m).count("1") for m in range(16)]
+_POPS = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)  # bits of a mask
 _INACTIVE = np.iinfo(np.int64).max
 
 DRAM_READ = "dram__bytes_read.sum"
@@ -206,58 +207,190 @@ class CacheCounts:
 
 
 class L2:
-    """The L2 of the module's doc. `touch(lines, masks, kinds)` runs line touches in order:
+    """The L2 of the module's doc. `touch(lines, masks, kinds)` takes line touches in order:
     line ids, 4-bit masks of the line's sectors the request touches (bit i: sector 4L + i),
-    and kinds (LOAD, STORE or both); `counts()` after `finish()` is the result."""
+    and kinds (LOAD, STORE or both); `finish()` ends the kernel; then `counts()`.
+
+    Vectorized by rounds: touches are buffered, then each set's touches run in rounds of at
+    most `ways` of them. Within a round a line touched again hits (fewer than `ways` lines
+    came between); a line's first touch in the round hits when it was resident with rank r
+    (lines more recent than it) and r + (lines first touched in the round before it that
+    were less recent than it, or absent) < ways -- LRU keeps the `ways` most recently used
+    lines of a set. Each line has one residency per round (it can only miss at its first
+    touch), so valid and dirty bits follow from prefix ORs; after the round a set keeps its
+    `ways` most recent lines and the others write back their dirty sectors."""
 
     def __init__(self, l2_bytes: int, ways: int = 0):
         lines = l2_bytes // LINE_BYTES
         self.ways = ways or lines
         self.nsets = lines // self.ways
-        # line -> valid bits | dirty bits << 4, least-recent first
-        self.sets: list[OrderedDict[int, int]] = [OrderedDict() for _ in range(self.nsets)]
+        self.batch = max(lines, BATCH_TOUCHES)  # touches buffered before a run of rounds
+        empty = np.zeros(0, dtype=np.int64)
+        # resident lines, least recently used first: line, last use, valid and dirty bits
+        self.line, self.time, self.valid, self.dirty = empty, empty, empty, empty
+        self.clock = 0  # touches so far: a touch's time
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._count = 0
         self.hits = self.misses = self.stored = self.written = 0
 
     def touch(self, lines, masks, kinds) -> None:
         """Line touches in order (sequences or arrays of ints), see the class doc."""
-        sets, nsets, ways, pop = self.sets, self.nsets, self.ways, _POP
-        hits = misses = stored = written = 0
-        for line, mask, kind in zip(_ints(lines), _ints(masks), _ints(kinds)):
-            lru = sets[line % nsets]
-            state = lru.pop(line, None)
-            if state is None:
-                state = 0
-                if len(lru) >= ways:
-                    written += pop[lru.popitem(last=False)[1] >> 4]
-            if kind & LOAD:
-                missed = mask & ~state
-                misses += pop[missed]
-                hits += pop[mask] - pop[missed]
-            if kind & STORE:
-                stored += pop[mask]
-                state |= mask | mask << 4
-            else:
-                state |= mask
-            lru[line] = state
-        self.hits += hits
-        self.misses += misses
-        self.stored += stored
-        self.written += written
+        part = tuple(np.asarray(a, dtype=np.int64).ravel() for a in (lines, masks, kinds))
+        self._pending.append(part)
+        self._count += len(part[0])
+        if self._count >= self.batch:
+            self._run()
 
     def finish(self) -> None:
         """End of the kernel: every dirty sector is written back (lines stay resident)."""
-        for lru in self.sets:
-            for line, state in lru.items():
-                self.written += _POP[state >> 4]
-                lru[line] = state & 15
+        self._run()
+        self.written += int(_POPS[self.dirty].sum())
+        self.dirty = np.zeros_like(self.dirty)
 
     def counts(self) -> CacheCounts:
         return CacheCounts(self.hits, self.misses, self.stored, self.misses * SECTOR_BYTES,
                            self.written * SECTOR_BYTES)
 
+    def _run(self) -> None:
+        """The buffered touches, round by round."""
+        if not self._count:
+            return
+        line, mask, kind = (np.concatenate(a) for a in zip(*self._pending))
+        self._pending.clear()
+        self._count = 0
+        t = self.clock + np.arange(len(line), dtype=np.int64)
+        self.clock += len(line)
+        if self.nsets == 1:  # rounds are runs of `ways` touches
+            sets = np.zeros(len(line), dtype=np.int64)
+            pieces = [slice(lo, lo + self.ways) for lo in range(0, len(line), self.ways)]
+        else:
+            sets = line % self.nsets
+            by_set = np.argsort(sets, kind="stable")
+            counts = np.bincount(sets, minlength=self.nsets)
+            starts = np.cumsum(counts) - counts
+            rnd = np.empty(len(line), dtype=np.int64)
+            rnd[by_set] = (np.arange(len(line)) - starts[sets[by_set]]) // self.ways
+            order = np.lexsort((t, sets, rnd))  # by round, then set, then time
+            pieces = np.split(order, np.flatnonzero(np.diff(rnd[order])) + 1)
+        charge(len(pieces) * ROUND_UNITS + len(line) * TOUCH_UNITS, "the cache simulation",
+               "machine")
+        for piece in pieces:
+            self._round(line[piece], mask[piece], kind[piece], t[piece], sets[piece])
 
-def _ints(values) -> list[int]:
-    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+    def _round(self, line, mask, kind, t, sets) -> None:
+        """One round: touches sorted by (set, time), at most `ways` per set."""
+        n, ways = len(line), self.ways
+        by_old = np.argsort(self.line, kind="stable")
+        known = self.line[by_old]
+        at = np.minimum(np.searchsorted(known, line), max(len(known) - 1, 0))
+        resident = (known[at] == line) if len(known) else np.zeros(n, dtype=bool)
+        at = by_old[at] if len(known) else at  # the line's index in the state
+        r = np.where(resident, _rank_in_set(self.line % self.nsets, self.nsets)[at]
+                     if len(known) else 0, ways)
+        by_line = np.argsort(line, kind="stable")  # a line's touches share a set: time order
+        first = np.zeros(n, dtype=bool)
+        head = np.ones(n, dtype=bool)
+        head[1:] = line[by_line][1:] != line[by_line][:-1]
+        first[by_line] = head
+        set_start = (np.zeros(n, dtype=np.int64) if self.nsets == 1
+                     else np.searchsorted(sets, sets))  # sorted by set: the set's first
+        before_all = _before_in_set(first, set_start)
+        before_new = _before_in_set(first & ~resident, set_start)
+        hit = ~first | (resident & (r + before_all < ways))
+        unsure = np.flatnonzero(first & resident & ~hit & (r + before_new < ways))
+        if len(unsure):
+            points = np.flatnonzero(first & resident)
+            above = _prefix_greater(r[points], np.searchsorted(points, unsure), r[unsure]) - \
+                _prefix_greater(r[points], np.searchsorted(points, set_start[unsure]),
+                                r[unsure])
+            hit[unsure] = r[unsure] + before_new[unsure] + above < ways
+        # one residency per line in the round: carried over when its first touch hits
+        line_s, mask_s, kind_s = line[by_line], mask[by_line], kind[by_line]
+        heads = np.flatnonzero(head)
+        carried = hit[by_line][heads]
+        old = at[by_line][heads]
+        was = resident[by_line][heads]
+        init_valid = np.where(carried, self.valid[old] if len(self.valid) else 0, 0)
+        init_dirty = np.where(carried, self.dirty[old] if len(self.dirty) else 0, 0)
+        evicted_before = was & ~carried
+        if evicted_before.any():
+            self.written += int(_POPS[self.dirty[old[evicted_before]]].sum())
+        group = np.cumsum(head) - 1
+        seen = init_valid[group] | _or_before(mask_s, heads, group)
+        loads = (kind_s & LOAD) != 0
+        missed = np.where(loads, mask_s & ~seen, 0)
+        self.misses += int(_POPS[missed].sum())
+        self.hits += int(_POPS[np.where(loads, mask_s, 0)].sum()) - int(_POPS[missed].sum())
+        stores = np.where((kind_s & STORE) != 0, mask_s, 0)
+        self.stored += int(_POPS[stores].sum())
+        end_valid = init_valid | np.bitwise_or.reduceat(mask_s, heads)
+        end_dirty = init_dirty | np.bitwise_or.reduceat(stores, heads)
+        last = np.append(heads[1:], n) - 1
+        untouched = np.ones(len(self.line), dtype=bool)
+        untouched[old[was]] = False
+        self._keep(line_s[heads], t[by_line][last], end_valid, end_dirty, untouched)
+
+    def _keep(self, line, time, valid, dirty, untouched) -> None:
+        """The new state: untouched resident lines and the round's lines; each set keeps its
+        `ways` most recent, the others write back their dirty sectors."""
+        recent = np.argsort(time, kind="stable")
+        parts = [np.concatenate((old[untouched], new[recent])) for old, new in (
+            (self.line, line), (self.time, time), (self.valid, valid), (self.dirty, dirty))]
+        merged = np.argsort(parts[1], kind="stable")  # two runs in time order: merged
+        line, time, valid, dirty = (a[merged] for a in parts)
+        keep = _rank_in_set(line % self.nsets, self.nsets) < self.ways
+        self.written += int(_POPS[dirty[~keep]].sum())
+        self.line, self.time, self.valid, self.dirty = (
+            a[keep] for a in (line, time, valid, dirty))
+
+
+def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
+    """The sets of lines in order of last use (least recent first) -> how many lines of the
+    same set were used later."""
+    if nsets == 1:
+        return np.arange(len(sets) - 1, -1, -1, dtype=np.int64)
+    order = np.argsort(sets, kind="stable")
+    counts = np.bincount(sets, minlength=nsets)
+    starts = np.cumsum(counts) - counts
+    rank = np.empty(len(sets), dtype=np.int64)
+    in_set = sets[order]
+    rank[order] = counts[in_set] - 1 - (np.arange(len(sets)) - starts[in_set])
+    return rank
+
+
+def _before_in_set(flags: np.ndarray, set_start: np.ndarray) -> np.ndarray:
+    """Flags sorted by set -> how many flags come before each entry in its set."""
+    before = np.cumsum(flags) - flags
+    return before - before[set_start]
+
+
+def _or_before(masks: np.ndarray, heads: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Masks in groups starting at `heads` -> OR of the masks before each one in its group."""
+    out = np.zeros(len(masks), dtype=np.int64)
+    for bit in range(SECTORS_PER_LINE):
+        on = (masks >> bit) & 1
+        before = np.cumsum(on) - on
+        out |= ((before - before[heads][group]) > 0).astype(np.int64) << bit
+    return out
+
+
+def _prefix_greater(values: np.ndarray, ends: np.ndarray, limits: np.ndarray) -> np.ndarray:
+    """#{k < ends[i] : values[k] > limits[i]} for each i (values, limits in [0, 2^31)), by
+    the blocks of a merge-sort tree: one sort and two searches per power of two."""
+    out = np.zeros(len(ends), dtype=np.int64)
+    index = np.arange(len(values), dtype=np.int64)
+    level = 0
+    while (1 << level) <= len(values):
+        keys = ((index >> level) << 32) | values
+        order = np.argsort(keys, kind="stable")  # merges the sorted runs of the level below
+        index, values, keys = index[order], values[order], keys[order]
+        block = (ends >> level) - 1  # the block of this size in [0, end), if bit level is set
+        has = ((ends >> level) & 1) == 1
+        top = np.searchsorted(keys, (block + 1) << 32)
+        low = np.searchsorted(keys, (block << 32) | limits, side="right")
+        out += np.where(has, top - low, 0)
+        level += 1
+    return out
 
 
 def line_touches(sectors: np.ndarray, request: np.ndarray
@@ -419,7 +552,6 @@ class Simulation:
                                per[order]) + np.arange(int(per.sum())))
             request = np.repeat(np.arange(len(order)), per[order])
             lines, masks, first = line_touches(sectors[entry], request)
-            charge(len(lines) * TOUCH_UNITS, "the cache simulation", "machine")
             self.l2.touch(lines, masks, kind[order][request[first]])
         self._parts.clear()
         self._buffered = 0
