@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .model import Pattern, PatternError, load_pattern, pattern_from_dict
+from .model import Pattern, PatternError, pattern_from_dict
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.cache import ORDERS, PRESETS
 
@@ -66,9 +66,8 @@ def add_machine_flags(p: argparse.ArgumentParser) -> None:
                    help="the order requests reach the L2: warp-serial (default) or waves")
 
 
-def load_with_machine(path: str | Path, args: argparse.Namespace) -> Pattern:
-    """The pattern at `path`, its `machine` key overridden by the flags given."""
-    pattern = load_pattern(path)
+def with_machine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
+    """`pattern` with its `machine` key overridden by the flags given."""
     flags = {key: value for key, value in (("preset", args.machine),
                                            ("l2_bytes", args.l2_bytes), ("order", args.order))
              if value is not None}

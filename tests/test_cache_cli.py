@@ -87,3 +87,16 @@ def test_examples_estimate_between_the_bounds(capsys, name, order):
     assert sectors["unique_sectors"] * 32 <= crossing
     assert cache["dram_read_bytes"] <= sectors["sectors"] * 32
     assert cache["dram_write_bytes"] <= sectors["sectors"] * 32
+
+
+def test_a_run_too_big_for_the_lane_path_is_refused_in_one_line(tmp_path, capsys):
+    """Closed forms count 2^30 threads quickly; the model needs every request's sectors,
+    so the same launch with a machine is refused up front by the work budget."""
+    doc = json.loads((EXAMPLES / "vector-add.sectorviz.json").read_text())
+    doc["params"]["n"] = 2**30
+    path = tmp_path / "big.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    assert report(capsys, path, "--json")[0] == 0
+    code, out, err = report(capsys, path, "--machine", "H100-SXM")
+    assert code == 2 and not out and err.count("\n") == 1
+    assert "passes" in err or "asks for" in err

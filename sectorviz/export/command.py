@@ -16,8 +16,8 @@ from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
 from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                           load_with_machine, pattern_error_line, run_budget)
-from ..model import PatternError
+                           pattern_error_line, run_budget, with_machine)
+from ..model import PatternError, load_pattern
 from ..model.analysis import instruction_index, kernel_for
 from ..model.budget import work_budget
 from ..scene.diagrams import KINDS, DiagramSpec
@@ -97,7 +97,7 @@ def run_export(argv: list[str]) -> int:
         return fail(str(err))
     try:
         with work_budget(run_budget(args)):
-            pattern = load_with_machine(args.file, args)
+            pattern = with_machine(load_pattern(args.file), args)
             if suffix in (".csv", ".md") or args.sheet:
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
