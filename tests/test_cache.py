@@ -267,3 +267,19 @@ def test_a_wave_is_whole_blocks_of_every_sm():
     sim = Simulation(m, warps_per_block=2, threads_per_block=64)
     assert sim.wave_warps == 8  # 2 SMs x 2 blocks x 2 warps
     assert sim.chunk_warps(20) == 16 and sim.chunk_warps(3) == 8
+
+
+def test_an_atomic_in_cuda_is_a_load_then_a_store():
+    import sectorviz.frontends  # noqa: F401 - registers the CUDA front end
+    p = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [64]},
+        "arrays": {"c": {"length": 32}},
+        "kernel": {"code": "__global__ void k(int *c) { atomicAdd(&c[threadIdx.x % 32], 1); }",
+                   "function": "k"},
+        "machine": {"preset": "A100-40GB"}})
+    a = analyze(p)
+    assert [s.op for s in a.instructions] == ["red"]
+    c = a.cache.counts
+    # warp 0: 4 sectors miss, then stored (dirty); warp 1: the same 4 sectors hit
+    assert (c.load_misses, c.load_hits, c.store_sectors) == (4, 4, 8)
+    assert (c.dram_read_bytes, c.dram_write_bytes) == (128, 128)
