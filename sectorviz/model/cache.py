@@ -279,56 +279,54 @@ class L2:
 
     def _round(self, line, mask, kind, t, sets) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
-        n, ways = len(line), self.ways
-        by_old = np.argsort(self.line, kind="stable")
-        known = self.line[by_old]
-        at = np.minimum(np.searchsorted(known, line), max(len(known) - 1, 0))
-        resident = (known[at] == line) if len(known) else np.zeros(n, dtype=bool)
-        at = by_old[at] if len(known) else at  # the line's index in the state
-        r = np.where(resident, _rank_in_set(self.line % self.nsets, self.nsets)[at]
-                     if len(known) else 0, ways)
+        resident, at, rank = self._lookup(line)
         by_line = np.argsort(line, kind="stable")  # a line's touches share a set: time order
-        first = np.zeros(n, dtype=bool)
-        head = np.ones(n, dtype=bool)
+        head = np.ones(len(line), dtype=bool)  # in line order: a line's first touch
         head[1:] = line[by_line][1:] != line[by_line][:-1]
+        first = np.zeros(len(line), dtype=bool)
         first[by_line] = head
-        set_start = (np.zeros(n, dtype=np.int64) if self.nsets == 1
-                     else np.searchsorted(sets, sets))  # sorted by set: the set's first
-        before_all = _before_in_set(first, set_start)
-        before_new = _before_in_set(first & ~resident, set_start)
-        hit = ~first | (resident & (r + before_all < ways))
-        unsure = np.flatnonzero(first & resident & ~hit & (r + before_new < ways))
-        if len(unsure):
-            points = np.flatnonzero(first & resident)
-            above = _prefix_greater(r[points], np.searchsorted(points, unsure), r[unsure]) - \
-                _prefix_greater(r[points], np.searchsorted(points, set_start[unsure]),
-                                r[unsure])
-            hit[unsure] = r[unsure] + before_new[unsure] + above < ways
+        hit = _line_hits(first, resident, rank, sets, self.ways, self.nsets)
         # one residency per line in the round: carried over when its first touch hits
-        line_s, mask_s, kind_s = line[by_line], mask[by_line], kind[by_line]
         heads = np.flatnonzero(head)
-        carried = hit[by_line][heads]
-        old = at[by_line][heads]
-        was = resident[by_line][heads]
-        init_valid = np.where(carried, self.valid[old] if len(self.valid) else 0, 0)
-        init_dirty = np.where(carried, self.dirty[old] if len(self.dirty) else 0, 0)
-        evicted_before = was & ~carried
-        if evicted_before.any():
-            self.written += int(_POPS[self.dirty[old[evicted_before]]].sum())
-        group = np.cumsum(head) - 1
-        seen = init_valid[group] | _or_before(mask_s, heads, group)
-        loads = (kind_s & LOAD) != 0
-        missed = np.where(loads, mask_s & ~seen, 0)
-        self.misses += int(_POPS[missed].sum())
-        self.hits += int(_POPS[np.where(loads, mask_s, 0)].sum()) - int(_POPS[missed].sum())
-        stores = np.where((kind_s & STORE) != 0, mask_s, 0)
-        self.stored += int(_POPS[stores].sum())
-        end_valid = init_valid | np.bitwise_or.reduceat(mask_s, heads)
-        end_dirty = init_dirty | np.bitwise_or.reduceat(stores, heads)
-        last = np.append(heads[1:], n) - 1
+        carried, old, was = hit[by_line][heads], at[by_line][heads], resident[by_line][heads]
+        valid0 = np.where(carried, self.valid[old] if len(self.valid) else 0, 0)
+        dirty0 = np.where(carried, self.dirty[old] if len(self.dirty) else 0, 0)
+        self.written += int(_POPS[self.dirty[old[was & ~carried]]].sum())  # evicted earlier
+        valid, dirty = self._sectors(mask[by_line], kind[by_line], head, valid0, dirty0)
+        last = np.append(heads[1:], len(line)) - 1
         untouched = np.ones(len(self.line), dtype=bool)
         untouched[old[was]] = False
-        self._keep(line_s[heads], t[by_line][last], end_valid, end_dirty, untouched)
+        self._keep(line[by_line][heads], t[by_line][last], valid, dirty, untouched)
+
+    def _lookup(self, line: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Touched lines -> (resident, index in the state, rank in its set; `ways` when not
+        resident)."""
+        if not len(self.line):
+            return (np.zeros(len(line), dtype=bool), np.zeros(len(line), dtype=np.int64),
+                    np.full(len(line), self.ways, dtype=np.int64))
+        by_old = np.argsort(self.line, kind="stable")
+        known = self.line[by_old]
+        at = np.minimum(np.searchsorted(known, line), len(known) - 1)
+        resident = known[at] == line
+        at = by_old[at]
+        rank = _rank_in_set(self.line % self.nsets, self.nsets)[at]
+        return resident, at, np.where(resident, rank, self.ways)
+
+    def _sectors(self, mask, kind, head, valid0, dirty0) -> tuple[np.ndarray, np.ndarray]:
+        """A round's touches grouped by line (a group starts where `head`; its line starts
+        with valid and dirty bits valid0, dirty0) -> counts added; each line's valid and
+        dirty bits at the end."""
+        heads = np.flatnonzero(head)
+        group = np.cumsum(head) - 1
+        seen = valid0[group] | _or_before(mask, heads, group)
+        loads = np.where((kind & LOAD) != 0, mask, 0)
+        missed = _POPS[loads & ~seen].sum()
+        self.misses += int(missed)
+        self.hits += int(_POPS[loads].sum() - missed)
+        stores = np.where((kind & STORE) != 0, mask, 0)
+        self.stored += int(_POPS[stores].sum())
+        return (valid0 | np.bitwise_or.reduceat(mask, heads),
+                dirty0 | np.bitwise_or.reduceat(stores, heads))
 
     def _keep(self, line, time, valid, dirty, untouched) -> None:
         """The new state: untouched resident lines and the round's lines; each set keeps its
@@ -342,6 +340,26 @@ class L2:
         self.written += int(_POPS[dirty[~keep]].sum())
         self.line, self.time, self.valid, self.dirty = (
             a[keep] for a in (line, time, valid, dirty))
+
+
+def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray:
+    """A round's touches (sorted by set, then time) -> whether each finds its line
+    resident: a repeat in the round always does; a first touch when its rank plus the lines
+    first touched before it in the round that were less recent (or absent) is below `ways`.
+    Bounds decide most first touches; the rest are counted exactly (_prefix_greater)."""
+    set_start = (np.zeros(len(sets), dtype=np.int64) if nsets == 1
+                 else np.searchsorted(sets, sets))  # the index of the set's first touch
+    before_all = _before_in_set(first, set_start)
+    before_new = _before_in_set(first & ~resident, set_start)
+    hit = ~first | (resident & (rank + before_all < ways))
+    unsure = np.flatnonzero(first & resident & ~hit & (rank + before_new < ways))
+    if len(unsure):
+        points = np.flatnonzero(first & resident)
+        r = rank[points]
+        above = (_prefix_greater(r, np.searchsorted(points, unsure), rank[unsure])
+                 - _prefix_greater(r, np.searchsorted(points, set_start[unsure]), rank[unsure]))
+        hit[unsure] = rank[unsure] + before_new[unsure] + above < ways
+    return hit
 
 
 def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
