@@ -24,4 +24,12 @@ sv_export $EX/struct12-crossing.sectorviz.json -o $OUT/grid-crossing.svg
 sv_export $EX/struct12-crossing.sectorviz.json -o $OUT/grid-crossing.tex
 sv_export $EX/partial-warp.sectorviz.json -o $OUT/warps-28-32.pdf --kind warp --warps 28:32
 sv_export $EX/gather-distinct.sectorviz.json -o $OUT/sheet-gather.md
+sv_export $EX/transpose-naive.sectorviz.json --compare $EX/transpose-tiled.sectorviz.json \
+  -o $OUT/compare-transpose.png
+sv_export $EX/gather-distinct.sectorviz.json --compare $EX/vector-add.sectorviz.json \
+  -o $OUT/compare-gather-warp-dark.png --kind warp --theme dark
+sv_export $EX/aos-cuda.sectorviz.json --compare $EX/soa-cuda.sectorviz.json \
+  -o $OUT/compare-aos-soa-stacked.png --stack
+sv_export $EX/transpose-naive.sectorviz.json --compare $EX/transpose-tiled.sectorviz.json \
+  -o $OUT/compare-transpose.md
 echo "gallery written to $OUT"

@@ -1,5 +1,6 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
-`sectorviz ncu-metrics` (the Nsight Compute metrics `report --measured` compares against).
+`sectorviz compare A B` (compare_cli.py), `sectorviz ncu-metrics` (the Nsight Compute metrics
+`report --measured` compares against).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -20,13 +21,15 @@ from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machin
                           pattern_error_line, run_budget, with_machine)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
-from .model import PatternError, analyze, load_pattern, warp_detail
+from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.analysis import kernel_for
+from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
 from .model.measured import (METRICS, Measured, kernel_name, pick_launch, read_ncu_csv,
                              side_by_side)
 from .paths import default_example
+from .scene.explain import explanations
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
@@ -67,12 +70,10 @@ def run_report(argv: list[str]) -> int:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
         measured = _measured(args, pattern, analysis) if args.measured else None
+        doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
-    if args.json:
-        doc = analysis.to_json()
-        if detail is not None:
-            doc["warp"] = warp_json(pattern, detail)
+    if doc is not None:
         if measured is not None:
             doc["measured"] = [asdict(m) for m in measured]
         print(json.dumps(doc, indent=2))
@@ -108,6 +109,19 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
     if not rows:
         lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
     return "\n".join(lines)
+
+
+def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
+                budget: Budget | None = None) -> dict:
+    """The `report --json` document: the analysis, an "explanation" per instruction (about
+    `warp`, or warp 0) and, with a `warp`, its per-lane detail under "warp"."""
+    doc = analysis.to_json()
+    detail = warp_detail(pattern, warp or 0, budget)
+    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
+        ins["explanation"] = words
+    if warp is not None:
+        doc["warp"] = warp_json(pattern, detail)
+    return doc
 
 
 @contextlib.contextmanager
@@ -162,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["ncu-metrics"]:
             print(",".join(METRICS))
             return 0
+        if argv[:1] == ["compare"]:
+            from .compare_cli import run_compare
+            return run_compare(argv[1:])
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
@@ -190,6 +207,9 @@ def file_argument(argv: list[str]) -> str:
         if argv[:1] == ["export"]:
             from .export.command import export_parser
             return export_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] == ["compare"]:
+            from .compare_cli import compare_parser
+            return compare_parser().parse_known_args(argv[1:])[0].file
     except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
         pass
     return "sectorviz"

@@ -161,12 +161,22 @@ def test_work_past_the_budget_mid_run_says_what_the_whole_run_would_take():
 
 
 def test_closed_forms_cost_what_they_compute():
+    """A chunk counted in closed form costs one execution and a unit per sector id or run of
+    sectors it yields (here a run per warp), not the lanes it stands for."""
     p = pattern([{"op": "load", "array": "x", "index": "threadIdx.x"},
                  {"op": "store", "array": "x", "index": "threadIdx.x"}], grid=(64,))
     assert len(kernel_for(p).closed_forms) == 2
     b = Budget()
     analyze(p, budget=b)
-    assert b.spent == 2 * 64 * 2  # two accesses, 64 warps, WARP_UNITS each
+    assert b.spent == 2 * (BATCH_UNITS + 64)
+
+
+def test_a_launch_of_2_33_threads_in_closed_form_fits_the_default_budget():
+    p = pattern([{"op": "load", "array": "x", "index": "i"}], grid=(2**23,), block=(1024,),
+                arrays={"x": {"dtype": "float32", "length": 2**33}},
+                let={"i": "blockIdx.x * blockDim.x + threadIdx.x"})
+    b = Budget()
+    assert analyze(p, budget=b).totals.sectors == 2**33 // 8 and b.spent < 10**7
 
 
 def test_lane_path_charges_lanes_and_the_fixed_cost_of_each_execution():

@@ -20,8 +20,10 @@ from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machi
 from ..model import PatternError, load_pattern
 from ..model.analysis import instruction_index, kernel_for
 from ..model.budget import work_budget
+from ..scene.compare import SideError
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
+from .compare import comparison_file
 from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
                       sheet_bytes)
 
@@ -39,8 +41,9 @@ def export_parser() -> argparse.ArgumentParser:
                    help="0-based warp in launch order (default 0)")
     p.add_argument("--warps", metavar="A:B",
                    help="warps A to B-1: pages of one PDF, or one file per warp")
-    p.add_argument("--instruction", default="0", metavar="K",
-                   help="0-based instruction index or its name (default 0)")
+    p.add_argument("--instruction", metavar="K",
+                   help="0-based instruction index or its name (default 0; with --compare, "
+                        "the instruction whose sectors change most)")
     p.add_argument("--execution", type=int, default=0, metavar="R",
                    help="0-based execution (loop iteration) of the instruction (default 0)")
     p.add_argument("--kind", choices=KINDS, default="grid",
@@ -55,6 +58,12 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-caption", dest="caption", action="store_false",
                    help="leave out the caption")
     p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
+    p.add_argument("--compare", metavar="B",
+                   help="compare with pattern B: the two grids under the headline ratio, "
+                        "or the comparison sheet")
+    p.add_argument("--stack", action="store_true", help="with --compare: B below A")
+    p.add_argument("--explain", action="store_true",
+                   help="with --compare: say under the caption why each side costs what it costs")
     add_budget_flag(p)
     add_machine_flags(p)
     return p
@@ -80,6 +89,8 @@ def _check(args: argparse.Namespace, suffix: str) -> None:
                          f"{', '.join(sorted(set(DIAGRAM_SUFFIXES + SHEET_SUFFIXES)))}")
     if not 1 <= args.scale <= 4:
         raise UsageError(f"sectorviz export: --scale {args.scale:g} outside [1, 4]")
+    if args.compare is not None and (args.warps is not None or args.kind == "overview"):
+        raise UsageError("sectorviz export: --compare draws one grid or warp diagram per side")
     if args.warps is not None and args.kind == "overview":
         raise UsageError("sectorviz export: --warps draws grid or warp diagrams, not overview")
 
@@ -97,13 +108,18 @@ def run_export(argv: list[str]) -> int:
         return fail(str(err))
     try:
         with work_budget(run_budget(args)):
-            pattern = with_machine(load_pattern(args.file), args)
-            if suffix in (".csv", ".md") or args.sheet:
+            sheet = suffix in (".csv", ".md") or args.sheet
+            if args.compare is not None:
+                files = iter([comparison_file(args, out, suffix, sheet)])
+            elif sheet:
+                pattern = with_machine(load_pattern(args.file), args)
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
-                files = _diagrams(pattern, args, out, suffix, warps)
+                files = _diagrams(load_pattern(args.file), args, out, suffix, warps)
             for path, data in files:
                 write_atomic(path, data())
+    except SideError as err:
+        return fail(str(err))
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     except OSError as err:
@@ -116,7 +132,7 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=instruction_index(pattern, args.instruction),
+                       instruction=instruction_index(pattern, args.instruction or 0),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption)
 

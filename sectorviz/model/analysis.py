@@ -14,8 +14,8 @@ from typing import Callable
 
 import numpy as np
 
+from .budget import BATCH_UNITS, Budget, current, work_budget
 from .cache import CacheResult, floor_words, simulation
-from .budget import WARP_UNITS, Budget, current, work_budget
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
@@ -258,6 +258,14 @@ def check_widths(kernel: Kernel, sector_bytes: int) -> None:
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
 
 
+def closed_form_units(rows: RowAccount) -> int:
+    """What counting a chunk of warps in closed form costs: one execution (BATCH_UNITS) and a
+    unit per sector id and run of sectors it hands to the unique count; a chunk counted as a
+    whole costs little however many warps it stands for."""
+    runs = 0 if rows.touched_ranges is None else len(rows.touched_ranges[0])
+    return BATCH_UNITS + runs + sum(t.size for t in rows.touched)
+
+
 def chunk_lanes(memory: int) -> int:
     """A run's memory cap (bytes) -> lanes per chunk of warps (CHUNK_LANES at the default)."""
     return max(WARP_SIZE, memory // CHUNK_SHARE // LANE_BYTES)
@@ -370,8 +378,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             kernel.trace(lo, hi, skip=plans) if plans else kernel.trace(lo, hi))
         for k, batch in steps:
             if batch is None:
-                budget.charge((hi - lo) * WARP_UNITS, "this access", plans[k].place)
-                record(k, lo, hi, account_affine(plans[k], coords, sb))
+                rows = account_affine(plans[k], coords, sb)
+                budget.charge(closed_form_units(rows), "this access", plans[k].place)
+                record(k, lo, hi, rows)
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
                 if sim is not None:

@@ -10,8 +10,9 @@ is one lane-execution of a memory access, about 20 to 60 ns (a gather 17 M/s, a 
 access 44 M/s, the CUDA interpreter 56 M/s). Each execution (batch) over a chunk of warps
 costs BATCH_UNITS more, its fixed Python cost (about 90 us); an interpreter step (one
 statement or expression node run over a chunk of lanes) costs STEP_UNITS plus one unit per
-STEP_LANES lanes; a warp counted in closed form costs WARP_UNITS, what it costs to compute,
-not what it stands for. DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
+STEP_LANES lanes; a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
+sector id and run of sectors it hands to the unique count: what it costs to compute, not what
+it stands for. DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
 
 Memory is capped likewise: `reserve(nbytes, what)` is called before allocating what a run
 keeps (readable values, bitmaps of unique sectors, per-warp counts); the reservations of a
@@ -32,7 +33,7 @@ DEFAULT_MEMORY = 3 * 2**29  # bytes: 1.5 GiB for one run's arrays, bitmaps and c
 BATCH_UNITS = 2048  # one execution (batch) of an access, whatever its lanes
 STEP_UNITS = 64  # one interpreter step over a chunk, whatever its lanes ...
 STEP_LANES = 64  # ... plus one unit per this many lanes of the chunk
-WARP_UNITS = 2  # one warp's access counted in closed form
+WARP_UNITS = 2  # one warp of a repeated access counted in closed form (repeat.py)
 RAISE = "raise it with --budget N (in the app: Settings > Work Budget)"
 
 _default_work = DEFAULT_WORK

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Collection, Iterator
 import numpy as np
 from numpy.lib import format as npy_format
 
-from .budget import BATCH_UNITS, WARP_UNITS, Budget, current, reserve
+from .budget import BATCH_UNITS, Budget, current, reserve
 from .errors import PatternError
 from .expr import ExprError, evaluate, evaluate_truth
 from .files import outside, read_bytes, read_error
@@ -354,13 +354,13 @@ class Kernel(Launch):
 
     def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
         """(units of work a run over `warps` warps takes at least, what asks for them): each
-        access runs once per lane and chunk (a closed form: WARP_UNITS per warp), times the
+        access runs once per lane and chunk (a closed form: one execution), times the
         trips of its loops whose bounds are constants; a loop whose bounds vary counts once
         here, and is sized (and refused) where it starts."""
         units, parts = 0, []
         for k, access in enumerate(self.pattern.accesses):
             if k in closed:
-                units += warps * WARP_UNITS
+                units += BATCH_UNITS
                 continue
             trips = 1
             for loop in access.loops:

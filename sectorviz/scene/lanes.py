@@ -164,14 +164,19 @@ def _column_width(cw: float, column: SectorColumn | GapColumn) -> float:
     return cw if isinstance(column, SectorColumn) else max(cw * GAP_UNITS, GAP_MIN)
 
 
+def panel_units(panels: list[Panel]) -> float:
+    """Width of the panels in sector columns: a gap column GAP_UNITS, a panel not run
+    NOT_RUN_UNITS; the grid's width over this is the column width."""
+    return sum(NOT_RUN_UNITS if p.layout is None else
+               sum(1.0 if isinstance(c, SectorColumn) else GAP_UNITS for c in p.layout.columns)
+               for p in panels)
+
+
 def _geometry(panels: list[Panel], header_top: float, grid_width: float,
               th: Theme) -> Geometry:
     """Column width from how many columns share `grid_width`; label direction from their
     width."""
-    units = sum(NOT_RUN_UNITS if p.layout is None else
-                sum(1.0 if isinstance(c, SectorColumn) else GAP_UNITS for c in p.layout.columns)
-                for p in panels)
-    cw = min(CELL_MAX, max(CELL_MIN, grid_width / units))
+    cw = min(CELL_MAX, max(CELL_MIN, grid_width / panel_units(panels)))
     columns = [c for p in panels if p.layout is not None for c in p.layout.columns
                if isinstance(c, SectorColumn)]
     small = th.small_size

@@ -19,6 +19,7 @@ import numpy as np
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
 from ..model.cache import CacheResult, time_text
+from .explain import explanations
 from .grid import LINE_BYTES, run_totals
 
 
@@ -165,6 +166,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     waiting = None if analysis is not None else _answer(None, error)[0]
     so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
+    why = explanations(pattern, detail, instruction, run) if detail else ()
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = detail.executions[k] if detail else ()
         arr = kernel.arrays[ins.first_array]
@@ -189,8 +191,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                         f"{len(runs)} executions" if len(runs) > 1 else "")
             sectors.append(Row(f"{ins.name}, this warp{which}",
                                f"{spacing}: {sectors_text(ex.sectors)}, ideal "
-                               f"{run_totals([ex], sb).ideal_sectors}", all_runs,
-                               instruction=k))
+                               f"{run_totals([ex], sb).ideal_sectors}",
+                               f"{all_runs}. {why[k]}" if all_runs else why[k], instruction=k))
         if st is not None:
             sectors.append(Row(
                 f"{ins.name}, grid{so_far}",

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 from ..model import PatternError
 from ..model.detail import lane_records
 from ..scene.diagrams import DiagramSpec, diagram_scene
+from ..scene.explain import explanations
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
 from ..scene.shapes import Rect, Scene
@@ -133,6 +134,8 @@ class GridItem(QGraphicsItem):
             lines.append("crosses a sector boundary: counts in both sectors")
         if v.layout.shared[lane]:
             lines.append("shares bytes with another lane (same word, one transfer)")
+        k = v.selection.instruction
+        lines.append("why: " + explanations(v.pattern, v.detail, k, v.selection.run)[k])
         return "\n".join(lines)
 
     def hoverMoveEvent(self, ev) -> None:

@@ -18,6 +18,7 @@ from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
+from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
@@ -76,6 +77,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.store = settings()
         self.document = Document(pattern, path, self)
+        self.compare_windows: list[CompareWindow] = []
         self.grid_view = GridView(self.document)
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
@@ -148,6 +150,34 @@ class MainWindow(QMainWindow):
         self.show_message(f"opened {path}")
         return True
 
+    def compare_with(self, path: str | Path) -> CompareWindow | None:
+        """Open pattern file B beside this one (its grid steps with this one's); a broken
+        file shows its one-line error and opens nothing."""
+        try:
+            pattern = load_checked(Path(path))
+        except PatternError as err:
+            self.show_error(str(err))
+            return None
+        return self._open_comparison(pattern, Path(path))
+
+    def duplicate_as_variant(self) -> CompareWindow:
+        """A copy of the current pattern beside it, to edit and compare against the original."""
+        return self._open_comparison(self.document.pattern, None)
+
+    def _open_comparison(self, pattern: Pattern, path: Path | None) -> CompareWindow:
+        window = CompareWindow(self.document, pattern, path, THEMES[self._theme_name()])
+        self.compare_windows.append(window)
+        window.show()
+        return window
+
+    def _theme_name(self) -> str:
+        return "dark" if self.dark_action.isChecked() else "light"
+
+    def _compare_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Compare with", str(examples_dir()), FILTER)
+        if path:
+            self.compare_with(path)
+
     def open_example(self, path: Path) -> bool:
         """An example opens as an untitled copy, so saving never overwrites the bundled file."""
         pattern = load_checked(path)
@@ -197,7 +227,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.sheet):
+        for view in (self.grid_view, self.overview, self.sheet, *self.compare_windows):
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:
@@ -274,6 +304,11 @@ class MainWindow(QMainWindow):
         self._action(file, "&Save", QKeySequence.Save, self.save, "save")
         self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
         self._action(file, "&Export…", QKeySequence("Ctrl+E"), self._export, "export")
+        file.addSeparator()
+        self._action(file, "Compare &With…", QKeySequence("Ctrl+Shift+O"), self._compare_dialog,
+                     "compareWith")
+        self._action(file, "Duplicate as &Variant", QKeySequence("Ctrl+Shift+D"),
+                     self.duplicate_as_variant, "duplicateVariant")
         file.addSeparator()
         self._action(file, "&Quit", QKeySequence("Ctrl+Q"), self.close, "quit")
 
@@ -463,6 +498,8 @@ class MainWindow(QMainWindow):
         self.store.setValue("speed", self.stepper.speed.value())
         self.stepper.play.setChecked(False)
         self.document.shutdown()
+        for window in self.compare_windows:
+            window.close()
         QApplication.instance().removeEventFilter(self._keys)
         ev.accept()
 
@@ -474,4 +511,7 @@ class MainWindow(QMainWindow):
         files = [url.toLocalFile() for url in ev.mimeData().urls() if url.isLocalFile()]
         if files:
             ev.acceptProposedAction()
-            self.open_path(files[0])
+            if ev.modifiers() & Qt.ShiftModifier:  # Shift: compare with it, beside this one
+                self.compare_with(files[0])
+            else:
+                self.open_path(files[0])

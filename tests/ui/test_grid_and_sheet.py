@@ -111,3 +111,6 @@ def test_tooltip_names_lane_thread_element_and_address(open_window):
     assert "element (5, 0)" in text
     assert "address 0x" in text and "sectors" in text
     assert "bytes [0, 4) of sector" in text
+    assert text.endswith("\nwhy: Lanes walk down a column, 4,096 B apart, so every lane touches "
+                         "its own sector: 32 sectors for 128 useful bytes (12.5%). Consecutive "
+                         "lanes reading consecutive elements would need 4.")

@@ -1,0 +1,27 @@
+"""`sectorviz export A --compare B -o OUT`: the comparison slide (scene.slide) as .svg .pdf .png
+.tex, or the comparison sheet (scene.compare) as .csv .md, or .tex with --sheet."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+from ..scene.compare import comparison_sheet, load_comparison, side_instruction
+from ..scene.diagrams import DiagramSpec
+from ..scene.slide import slide_scene
+from .formats import any_sheet_bytes, scene_bytes
+
+
+def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
+                    sheet: bool) -> tuple[Path, Callable[[], bytes]]:
+    """(OUT, bytes maker) of the slide or, with `sheet`, the comparison sheet about
+    args.warp; SideError names the file at fault."""
+    c = load_comparison(args.file, args.compare, args.warp)
+    k = side_instruction(c, args.file, args.instruction)
+    if sheet:
+        return out, lambda: any_sheet_bytes(comparison_sheet(c, c.pair_of(k)), suffix)
+    spec = DiagramSpec(kind=args.kind, warp=args.warp, execution=args.execution,
+                       theme=args.theme, legend=args.legend, caption=args.caption)
+    scene = slide_scene(c, spec, args.stack, k, args.explain)
+    return out, lambda: scene_bytes(scene, suffix, args.scale, args.transparent)

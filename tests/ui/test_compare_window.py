@@ -1,0 +1,73 @@
+"""File > Compare With... and Duplicate as Variant: B beside A, stepping with A, and the
+comparison sheet from scene.compare."""
+
+import json
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from sectorviz.model import pattern_from_dict
+
+from sectorviz.paths import examples_dir
+
+
+def example(name: str):
+    return examples_dir() / f"{name}.sectorviz.json"
+
+
+def wait_both(qtbot, window, compare):
+    qtbot.waitUntil(lambda: window.document.analysis is not None
+                    and compare.b.analysis is not None)
+    qtbot.waitUntil(lambda: "→" in compare.status.text())
+
+
+def test_compare_with_steps_together_and_shows_the_ratios(open_window, qtbot):
+    window = open_window("transpose-naive")
+    compare = window.compare_with(example("transpose-tiled"))
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    assert compare.status.text() == ("sector demand 36 MiB → 8 MiB, 4.5x less; useful "
+                                     "22.2% → 100%")
+    sheet = compare.sheet.toPlainText()
+    assert "36 → 8, 4.5x less" in sheet and "32 → 4 sectors, 8x less" in sheet
+    window.set_warp(33)
+    window.set_instruction(1)
+    assert (compare.b.selection.warp, compare.b.selection.instruction) == (33, 1)
+    assert compare.grid_view.layout is not None and len(compare.grid_view.layout.sectors) == 4
+    qtbot.waitUntil(lambda: "sectors per warp (warp 33)" in compare.sheet.toPlainText())
+
+
+def test_duplicate_as_variant_compares_an_edit_live(open_window, qtbot):
+    window = open_window("vector-add")
+    compare = window.duplicate_as_variant()
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    assert compare.status.text().startswith("sector demand 12 MiB → 12 MiB, same")
+    doc = json.loads(compare.b.pattern.source)
+    doc["accesses"][0]["index"] = "(2 * i) % n"
+    compare.b.set_pattern(pattern_from_dict(doc, compare.b.pattern.base_dir), "stride 2")
+    qtbot.waitUntil(lambda: "12 MiB → 16 MiB, 1.33x more" in compare.status.text())
+    assert compare.b.modified and not window.document.modified
+
+
+def test_a_broken_file_opens_nothing(open_window, monkeypatch, tmp_path):
+    window = open_window("vector-add")
+    bad = tmp_path / "bad.sectorviz.json"
+    bad.write_text("{")
+    shown = []
+    monkeypatch.setattr(window, "show_error", lambda text: shown.append(text))
+    assert window.compare_with(bad) is None and window.compare_windows == []
+    assert str(bad) in shown[0]
+
+
+def test_a_file_dropped_with_shift_opens_beside(open_window, qtbot):
+    window = open_window("gather-distinct")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(example("vector-add")))])
+    window.dropEvent(QDropEvent(QPointF(5, 5), Qt.CopyAction, mime, Qt.LeftButton,
+                                Qt.ShiftModifier))
+    [compare] = window.compare_windows
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    assert window.document.pattern.name == "Gather, distinct sectors"
+    assert compare.status.text().startswith("sector demand 40 MiB → 12 MiB, 3.33x less")
