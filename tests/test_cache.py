@@ -283,3 +283,15 @@ def test_an_atomic_in_cuda_is_a_load_then_a_store():
     # warp 0: 4 sectors miss, then stored (dirty); warp 1: the same 4 sectors hit
     assert (c.load_misses, c.load_hits, c.store_sectors) == (4, 4, 8)
     assert (c.dram_read_bytes, c.dram_write_bytes) == (128, 128)
+
+
+def test_the_resident_lines_are_held_against_the_memory_cap():
+    from sectorviz.model.budget import Budget
+    p = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "launch": {"grid": [1024], "block": [256]},
+        "arrays": {"a": {"dtype": "float32", "length": 2**18}},
+        "accesses": [{"op": "load", "array": "a", "index": "blockIdx.x * 256 + threadIdx.x"}],
+        "machine": {"preset": "H100-SXM", "l2_bytes": 2**40}})
+    assert analyze(p).cache.counts.load_misses == 2**15  # 8,192 lines held: 1.3 MB
+    with pytest.raises(PatternError, match="the cache model's 8,192 resident lines"):
+        analyze(p, budget=Budget(memory=2**20))

@@ -47,7 +47,8 @@ MAX_BLOCKS_PER_SM = 32
 MIB = 2**20
 TOUCH_UNITS = 2  # work units per line touch simulated
 ROUND_UNITS = 2048  # work units per round of the simulation (a few sorts of the L2's lines)
-BATCH_TOUCHES = 2**20  # line touches buffered before they run
+BATCH_TOUCHES = 2**21  # line touches buffered before they run (any split gives the same counts)
+LINE_STATE_BYTES = 160  # bytes a resident line takes: 4 int64 and the sorts' temporaries
 LOAD, STORE = 1, 2
 OP_KINDS = {"load": LOAD, "store": STORE, "atom": LOAD | STORE, "red": LOAD | STORE}
 _POPS = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)  # bits of a mask
@@ -224,7 +225,8 @@ class L2:
         lines = l2_bytes // LINE_BYTES
         self.ways = ways or lines
         self.nsets = lines // self.ways
-        self.batch = max(lines, BATCH_TOUCHES)  # touches buffered before a run of rounds
+        self.batch = BATCH_TOUCHES  # touches buffered before a run of rounds
+        self._held = 0  # bytes of resident-line state reserved from the run's memory cap
         empty = np.zeros(0, dtype=np.int64)
         # resident lines, least recently used first: line, last use, valid and dirty bits
         self.line, self.time, self.valid, self.dirty = empty, empty, empty, empty
@@ -340,6 +342,10 @@ class L2:
         self.written += int(_POPS[dirty[~keep]].sum())
         self.line, self.time, self.valid, self.dirty = (
             a[keep] for a in (line, time, valid, dirty))
+        if len(self.line) * LINE_STATE_BYTES > self._held:
+            more = len(self.line) * LINE_STATE_BYTES - self._held
+            reserve(more, f"the cache model's {len(self.line):,} resident lines", "machine")
+            self._held += more
 
 
 def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray:
