@@ -38,7 +38,7 @@ def gather(n: int, offset: int = 0):
     doc["params"]["n"] = n
     doc["arrays"]["data"]["offset_bytes"] = offset
     pattern = pattern_from_dict(doc, EXAMPLE.parent)
-    kernel_for(pattern).values
+    kernel_for(pattern).whole_values()
     return pattern
 
 

@@ -34,3 +34,26 @@ shot app-float4-load.png $EX/float4-load.sectorviz.json
 shot app-stride-32B.png $EX/stride-32B.sectorviz.json
 QPA=$PROJECTOR shot app-projector-transpose-naive.png $EX/transpose-naive.sectorviz.json \
   --instruction 1
+# The comparison window (File > Compare With...): tiled transpose beside the naive one.
+QT_QPA_PLATFORM=$DESKTOP "$PY" - "$OUT/app-compare-transpose.png" <<'EOF'
+import sys, time
+from PySide6.QtWidgets import QApplication
+import sectorviz.ui  # noqa: F401  (pins pyqtgraph to PySide6)
+from sectorviz.model import load_pattern
+from sectorviz.paths import examples_dir
+from sectorviz.ui.main_window import MainWindow
+app, ex = QApplication([]), examples_dir()
+window = MainWindow(load_pattern(ex / "transpose-naive.sectorviz.json"), None, restore=False)
+compare = window.compare_with(ex / "transpose-tiled.sectorviz.json")
+window.set_instruction(1)
+start = time.time()
+while "→" not in compare.status.text() and time.time() - start < 60:
+    app.processEvents()
+    time.sleep(0.05)
+compare.resize(1600, 900)
+for _ in range(20):
+    app.processEvents()
+    time.sleep(0.05)
+compare.grab().save(sys.argv[1])
+print(sys.argv[1])
+EOF

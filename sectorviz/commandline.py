@@ -11,6 +11,7 @@ from pathlib import Path
 from .model import Pattern, PatternError, pattern_from_dict
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.cache import ORDERS, PRESETS
+from .model.errors import printable
 
 EXIT_BAD_INPUT = 2
 
@@ -27,8 +28,9 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def fail(message: str) -> int:
-    """Print the first line of `message` on stderr -> EXIT_BAD_INPUT."""
-    print(message.splitlines()[0] if message else "error", file=sys.stderr)
+    """Print `message` on stderr as one line (newlines and other unprintable characters, as
+    in a file name typed on the command line, written as escapes) -> EXIT_BAD_INPUT."""
+    print(printable(message) if message else "error", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 

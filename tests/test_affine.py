@@ -27,6 +27,7 @@ def same_result(pattern):
     assert fast.totals == slow.totals
     assert (fast.per_warp_sectors == slow.per_warp_sectors).all()
     assert (fast.per_warp_requests == slow.per_warp_requests).all()
+    assert (fast.per_warp_ideal == slow.per_warp_ideal).all()
     return fast
 
 

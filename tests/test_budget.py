@@ -201,7 +201,7 @@ def test_values_expr_is_evaluated_in_chunks():
     kernel = kernel_for(p)
     tracemalloc.start()
     try:
-        values = kernel.values["idx"]
+        values = kernel.values["idx"].whole()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

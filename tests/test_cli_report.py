@@ -139,6 +139,13 @@ def test_missing_file_and_bad_arguments(tmp_path, capsys):
     assert code == 2 and "invalid int value" in err and err.count("\n") == 1
 
 
+def test_a_file_name_with_a_newline_stays_one_line_and_whole(tmp_path, capsys):
+    code, out, err = report(capsys, tmp_path / "first\nsecond.json")
+    assert code == 2 and not out and err.count("\n") == 1
+    assert f"{tmp_path}/first\\nsecond.json: " in err
+    assert "cannot read first\\nsecond.json: No such file" in err
+
+
 def test_a_loop_past_the_budget_is_refused_before_the_run(tmp_path, capsys):
     path = write(tmp_path, base(accesses=access(index="0", loops=[{"var": "k", "start": 0, "stop": 1000}])))
     code, _, err = report(capsys, path, "--budget", "100000")

@@ -128,3 +128,13 @@ def test_the_numbers_in_the_words_are_the_brute_force_counts(stride, offset, wid
         assert words.startswith(("Lanes are", "Lanes walk"))
     if active < 32:
         assert words.endswith(f"{active}-31 are inactive." if active < 31 else "31 is inactive.")
+
+
+def test_runs_of_a_two_dimensional_block():
+    """Lanes 0-15 on one row, 16-31 on the next (a 16-wide block): two 64-byte runs."""
+    assert one_warp("(threadIdx.x / 16) * 64 + threadIdx.x % 16") == (
+        "Lanes read 2 runs of consecutive 4-byte elements: 4 sectors for 128 useful bytes "
+        "(100%), the ideal.")
+    assert one_warp("(threadIdx.x / 16) * 64 + threadIdx.x % 16 + 1") == (
+        "Lanes read 2 runs of consecutive 4-byte elements: 6 sectors for 128 useful bytes "
+        "(66.7%), ideal 4.")

@@ -132,7 +132,8 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=instruction_index(pattern, args.instruction or 0),
+                       instruction=0 if args.instruction is None
+                       else instruction_index(pattern, args.instruction),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption)
 

@@ -28,7 +28,7 @@ CHUNK_LANES = 2**18  # lanes per chunk at the default memory cap (see chunk_lane
 CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's memory cap
 LANE_BYTES = 384  # bytes a chunk holds per lane: addresses, masks, coordinates, sector ids
 MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a warp fills a chunk
-MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 1.5 GiB at most
+MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 2.5 GiB at most
 CLOSED_CHUNKS = 32  # a front end's closed forms take this many lane-path chunks at a time
 
 LOAD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
@@ -121,6 +121,7 @@ class Analysis:
     per_warp_requests: np.ndarray | None = field(default=None, compare=False)
     warps_done: int | None = field(default=None, compare=False)  # set while a run is partial
     constant: tuple[ConstantStats, ...] = ()
+    per_warp_ideal: np.ndarray | None = field(default=None, compare=False)  # like sectors
     cache: CacheResult | None = None  # the L2 model's estimate, when the pattern sets a machine
 
     def to_json(self) -> dict:
@@ -281,7 +282,8 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             progress: Callable[[int, int], None] | None = None,
             partial: Callable[[Callable[[], Analysis]], None] | None = None,
             budget: Budget | None = None) -> Analysis:
-    """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector and request counts;
+    """Pattern -> Analysis. `per_warp` keeps (instructions, warps) sector, request and ideal
+    sector counts;
     `progress(done_warps, total_warps)` is called after each chunk and may raise Cancelled;
     `partial(so_far)` too, where so_far() is the Analysis of the warps done (`warps_done`
     set, per-warp counts of those warps only). The run spends `budget` (None: the one
@@ -317,10 +319,12 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
                                      f"per-warp counts to keep (at most {MAX_PER_WARP_CELLS}); "
                                      "shrink the grid")
     if per_warp:
-        budget.reserve(12 * n * kernel.warps, f"per-warp counts of {n} instructions x "
+        budget.reserve(20 * n * kernel.warps, f"per-warp counts of {n} instructions x "
                                               f"{kernel.warps:,} warps", "launch")
     per_sectors = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
     per_requests = np.zeros((n, kernel.warps), dtype=np.int32) if per_warp else None
+    per_ideal = np.zeros((n, kernel.warps), dtype=np.int64) if per_warp else None
+    kernel.whole_values()  # read by most warps: built once, not per chunk
 
     def record(k: int, lo: int, hi: int, rows: RowAccount) -> None:
         accs[k].add(rows)
@@ -331,6 +335,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if per_warp:
             per_sectors[k, lo:hi] += rows.counts
             per_requests[k, lo:hi] += rows.requested
+            per_ideal[k, lo:hi] += -(-rows.useful // sb) * rows.requested
 
     def record_repeated(k: int, lo: int, hi: int, batch) -> None:
         acc = account_repeated(batch, widths[k], sb)
@@ -340,6 +345,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if per_warp:
             per_sectors[k, lo:hi] += acc.sectors
             per_requests[k, lo:hi] += acc.requests
+            per_ideal[k, lo:hi] += acc.ideals
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
@@ -357,7 +363,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             progress(hi, kernel.warps)
         if partial is not None and hi < kernel.warps:
             partial(lambda hi=hi: _analysis(pattern, kernel, accs, seen, per_sectors,
-                                            per_requests, hi))
+                                            per_requests, per_ideal, hi))
 
     start = 0
     while closed is not None and start < kernel.warps:
@@ -389,14 +395,14 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if sim is not None:
             sim.flush(hi)
         chunk_done(hi)
-    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, kernel.warps,
-                     sim.result() if sim is not None else None)
+    return _analysis(pattern, kernel, accs, seen, per_sectors, per_requests, per_ideal,
+                     kernel.warps, sim.result() if sim is not None else None)
 
 
 def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
               seen: list[SectorSet], per_sectors: np.ndarray | None,
-              per_requests: np.ndarray | None, done: int,
-              cache: CacheResult | None = None) -> Analysis:
+              per_requests: np.ndarray | None, per_ideal: np.ndarray | None,
+              done: int, cache: CacheResult | None = None) -> Analysis:
     """The Analysis of warps [0, done): complete when done is every warp."""
     sb = pattern.sector_bytes
     instructions = tuple(
@@ -407,11 +413,12 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
     totals = _totals(accs, seen, sb)
     if done < kernel.warps and per_sectors is not None:
         per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
+        per_ideal = per_ideal[:, :done]
     boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()), cache)
     return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
                     instructions, totals, boundaries, per_sectors, per_requests,
                     None if done == kernel.warps else done,
-                    constant_listing(kernel) if done == kernel.warps else (), cache)
+                    constant_listing(kernel) if done == kernel.warps else (), per_ideal, cache)
 
 
 def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:

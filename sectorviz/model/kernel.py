@@ -13,6 +13,7 @@ g = block_linear * warps_per_block + warp_in_block. A block whose size is not a 
 from __future__ import annotations
 
 import io
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -130,12 +131,53 @@ def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> R
     return arr
 
 
+LAZY_KINDS = ("arange", "constant", "expr")  # values computed from the index alone
+
+
+class Values:
+    """A readable array's element values (int64), read as `values[index]`. Until `whole()`
+    has built the whole array, the kinds of LAZY_KINDS are computed at the indices read only
+    (one warp reads 32: its detail costs no n-element array); other kinds, and every kind
+    after `whole()`, index the whole array, built once. Both give the same numbers."""
+
+    def __init__(self, arr: ResolvedArray, params: dict[str, int], base_dir: Path):
+        self.arr, self.params, self.base_dir = arr, params, base_dir
+        self.place = f"arrays.{arr.spec.name}.values"
+        if arr.length > MAX_VALUE_ELEMENTS:
+            raise PatternError(self.place, f"{arr.length} readable elements is over the limit "
+                                           f"of {MAX_VALUE_ELEMENTS}; use a smaller length")
+        self._whole: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self.arr.length
+
+    def whole(self) -> np.ndarray:
+        """Every element -> int64 array of `length` (built on first use, held after)."""
+        with self._lock:
+            if self._whole is None:
+                self._whole = _values(self.arr, self.params, self.base_dir)
+        return self._whole
+
+    def __getitem__(self, index) -> np.ndarray:
+        """Element indices (an integer array, in [0, length)) -> their values, same shape."""
+        v = self.arr.spec.values
+        if self._whole is not None or v["kind"] not in LAZY_KINDS or not isinstance(
+                index, (np.ndarray, np.integer)):
+            return self.whole()[index]
+        index = np.array(index, dtype=np.int64)
+        if v["kind"] == "arange":
+            return index
+        if v["kind"] == "constant":
+            return np.full(index.shape, v["value"], dtype=np.int64)
+        e = expression(v["expr"], f"{self.place}.expr")
+        out = evaluate_at(e, ConstantScope(self.params, {"i": index}), np.bool_(True))
+        return np.broadcast_to(np.asarray(out, dtype=np.int64), index.shape).copy()
+
+
 def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.ndarray:
     """The element values of a readable array -> int64 array of `length`."""
     v, n, place = arr.spec.values, arr.length, f"arrays.{arr.spec.name}.values"
-    if n > MAX_VALUE_ELEMENTS:
-        raise PatternError(place, f"{n} readable elements is over the limit of "
-                                  f"{MAX_VALUE_ELEMENTS}; use a smaller length")
     reserve(n * 8, f"{n:,} readable values", place)
     kind = v["kind"]
     if kind == "arange":
@@ -316,10 +358,16 @@ class Launch:
                                          f"({MAX_THREADS}); shrink the grid")
 
     @cached_property
-    def values(self) -> dict[str, np.ndarray]:
-        """Readable arrays -> their element values (built on first use)."""
-        return {name: _values(arr, self.params, Path(self.pattern.base_dir))
+    def values(self) -> dict[str, Values]:
+        """Readable arrays -> their element values (each evaluated where read, or whole)."""
+        return {name: Values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
+
+    def whole_values(self) -> None:
+        """Build every readable array whole (a grid-wide run reads most of them), within the
+        open budget's memory cap."""
+        for values in self.values.values():
+            values.whole()
 
     def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]:
         """(units of work a run over `warps` warps takes at least, what asks for them): every

@@ -56,6 +56,7 @@ class RepeatedAccount:
 
     sectors: np.ndarray  # (warps,) int64 sectors summed over the executions
     requests: np.ndarray  # (warps,) int64 requests (executions with an active lane)
+    ideals: np.ndarray  # (warps,) int64 ideal sectors (the useful bytes' whole sectors)
     active_lanes: int
     useful: int  # bytes
     ideal: int  # sectors
@@ -115,6 +116,7 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
     executions = batch.executions
     sectors = np.zeros(n, dtype=np.int64)
     requests = np.zeros(n, dtype=np.int64)
+    ideals = np.zeros(n, dtype=np.int64)
     histogram = np.zeros(1, dtype=np.int64)
     lanes_on = useful = ideal = 0
     full = np.flatnonzero(batch.full)
@@ -134,6 +136,7 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
         lanes_on += int((per_class * batch.valid.sum(axis=1)).sum()) * executions
         useful += int((per_class * per_useful).sum()) * executions
         ideal += int((per_class * -(-per_useful // sb)).sum()) * executions
+        ideals[full] = -(-per_useful[cls] // sb) * executions
     if len(batch.mixed):
         w = batch.mixed
         offsets = _lifted(batch.offsets[batch.cls[w]], batch.lanes, sb)
@@ -150,7 +153,8 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
         lanes_on += int(batch.lanes.sum()) * executions
         useful += int(per_useful.sum()) * executions
         ideal += int((-(-per_useful // sb)).sum()) * executions
-    return RepeatedAccount(sectors, requests, lanes_on, useful, ideal, histogram,
+        ideals[w] = -(-per_useful // sb) * executions
+    return RepeatedAccount(sectors, requests, ideals, lanes_on, useful, ideal, histogram,
                            sector_runs(batch, width, sb))
 
 

@@ -26,16 +26,13 @@ from .explain import explanations, percent
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
 
-MATCH_RULES = ("name", "line", "order")
-
-
 @dataclass(frozen=True)
 class Pair:
     """A matched pair (or a lone instruction): indices into A's and B's instructions."""
 
     a: int | None
     b: int | None
-    matched_by: str  # one of MATCH_RULES, or "only in A" / "only in B"
+    matched_by: str  # "name", "line", "order" (the rules above), "only in A" or "only in B"
 
 
 @dataclass(frozen=True)
@@ -169,20 +166,35 @@ class Comparison:
                 "headline": self.headline}
 
     @property
+    def demand_change(self) -> str:
+        """Sector demand over the grid: '36 MiB → 8 MiB, 4.5x less'."""
+        ta, tb = self.a.analysis.totals, self.b.analysis.totals
+        return _change(readable_bytes(ta.sector_traffic_bytes),
+                       readable_bytes(tb.sector_traffic_bytes),
+                       ratio(ta.sector_traffic_bytes, tb.sector_traffic_bytes))
+
+    @property
+    def useful_change(self) -> str:
+        """Useful share of the fetched bytes over the grid: '22.2% → 100%'."""
+        ta, tb = self.a.analysis.totals, self.b.analysis.totals
+        return f"{percent(ta.useful_fraction)} → {percent(tb.useful_fraction)}"
+
+    @property
     def headline(self) -> str:
         """'sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%'."""
-        ta, tb = self.a.analysis.totals, self.b.analysis.totals
-        return (f"sector demand {readable_bytes(ta.sector_traffic_bytes)} → "
-                f"{readable_bytes(tb.sector_traffic_bytes)}, "
-                f"{factor_words(ratio(ta.sector_traffic_bytes, tb.sector_traffic_bytes))}; "
-                f"useful {percent(ta.useful_fraction)} → {percent(tb.useful_fraction)}")
+        return f"sector demand {self.demand_change}; useful {self.useful_change}"
+
+    @property
+    def warp_change(self) -> str:
+        """Sectors of all instructions of the selected warp: '36 → 8, 4.5x less'."""
+        wa, wb = self.a.all_warp_sectors, self.b.all_warp_sectors
+        return _change(f"{wa:,}", f"{wb:,}", ratio(wa, wb))
 
     @property
     def warp_headline(self) -> str:
         """'36 → 8 sectors per warp (warp 0), 4.5x less'."""
         wa, wb = self.a.all_warp_sectors, self.b.all_warp_sectors
-        return (f"{wa:,} → {wb:,} sectors per warp (warp {self.warp}), "
-                f"{factor_words(ratio(wa, wb))}")
+        return _change(f"{wa:,}", f"{wb:,} sectors per warp (warp {self.warp})", ratio(wa, wb))
 
     def focus(self) -> Pair:
         """The pair that changes most in the selected warp (the slide's default): the largest
@@ -254,15 +266,11 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
     useful, sectors per warp), 1 the matched instructions, 2 why each costs what it costs
     (the selected warp), 3 the totals. `only` keeps steps 1 and 2 to one pair."""
     ta, tb = c.a.analysis.totals, c.b.analysis.totals
-    wa, wb = c.a.all_warp_sectors, c.b.all_warp_sectors
     answer = (
-        Row("sector demand", _change(readable_bytes(ta.sector_traffic_bytes),
-                                     readable_bytes(tb.sector_traffic_bytes),
-                                     ratio(ta.sector_traffic_bytes, tb.sector_traffic_bytes)),
-            f"{ta.sectors:,} → {tb.sectors:,} sectors"),
-        Row("useful", f"{percent(ta.useful_fraction)} → {percent(tb.useful_fraction)} of the "
-                      f"fetched bytes", f"{ta.useful_bytes:,} B → {tb.useful_bytes:,} B used"),
-        Row(f"sectors per warp (warp {c.warp})", _change(f"{wa:,}", f"{wb:,}", ratio(wa, wb))))
+        Row("sector demand", c.demand_change, f"{ta.sectors:,} → {tb.sectors:,} sectors"),
+        Row("useful", f"{c.useful_change} of the fetched bytes",
+            f"{ta.useful_bytes:,} B → {tb.useful_bytes:,} B used"),
+        Row(f"sectors per warp (warp {c.warp})", c.warp_change))
     pairs = [p for p in c.pairs if only is None or p == only]
     rows, why = [], []
     for p in pairs:

@@ -12,6 +12,7 @@ from .lanes import lane_scene
 from .overview import overview_scene
 from .palette import theme
 from .shapes import Scene
+from .sheet import NO_GLOBAL
 from .spec import KINDS, DiagramSpec
 
 __all__ = ["KINDS", "DiagramSpec", "diagram_scene"]
@@ -24,6 +25,9 @@ def diagram_scene(pattern: Pattern, spec: DiagramSpec) -> Scene:
         raise PatternError("--kind", f"unknown kind {spec.kind!r}; one of {', '.join(KINDS)}")
     if not 0 <= spec.warp < kernel.warps:
         raise PatternError("--warp", f"warp {spec.warp} outside [0, {kernel.warps})")
+    if not kernel.instructions:
+        raise PatternError("kernel", f"{NO_GLOBAL}: the kernel reads and writes no global "
+                                     "array, so there are no sectors to draw")
     if not 0 <= spec.instruction < len(kernel.instructions):
         raise PatternError("--instruction", f"instruction {spec.instruction} outside "
                                             f"[0, {len(kernel.instructions)})")

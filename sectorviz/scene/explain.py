@@ -11,7 +11,7 @@ an address read from an index array (data-dependent, pattern files only: a CUDA 
 loads are not traced to their sources); one spacing between adjacent active lanes (contiguous,
 then aligned or not and crossing; strided below a sector; a lane per sector, a column walk
 when the lanes' rows step by one); contiguous bytes in another lane order; lanes sharing words;
-irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
+several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
 """
 
 from __future__ import annotations
@@ -132,6 +132,12 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
             return (f"Lanes are {gap} B apart (a stride of {gap / width:g} {width}-byte elements), "
                     f"so {_sectors(s)} hold {useful}; consecutive elements would need "
                     f"{ideal}.")
+    lengths = np.diff(np.flatnonzero(np.r_[True, np.diff(distinct) != width, True]))
+    runs = len(lengths)
+    if lengths.min() >= 2:  # no lane on its own: runs of consecutive elements
+        ideal_words = "the ideal" if s == ideal else f"ideal {ideal}"
+        return (f"Lanes read {runs} runs of consecutive {width}-byte elements: {_sectors(s)} "
+                f"for {useful}, {ideal_words}.")
     apart = np.abs(np.diff(address)[pairs])
     return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart: "
             f"{_sectors(s)} for {useful}, ideal {ideal}.")

@@ -2,8 +2,9 @@
 coloured by its waste: sectors per request against the ideal (`analyze(pattern, per_warp=True)`).
 
 With more warps than bins, consecutive warps share a cell and its value is their sectors over
-their requests, against the instruction's ideal sectors per request over the grid (its Stats;
-per-warp ideals are not kept by the analysis). A cell is "ideal" when it fetches no more
+their requests, against their own ideal sectors per request (the analysis keeps each warp's
+ideal: an odd-pitch warp whose ideal is 4 is measured against 4, not the grid's average). A
+cell is "ideal" when it fetches no more
 sectors than the bytes need, so a coalesced float4 load (16 sectors, ideal 16) is ideal; the
 classes are palette.WASTE_LABELS. Warps without a request are idle.
 """
@@ -33,8 +34,8 @@ SEAM = 0.4  # cells overlap this much so antialiasing leaves no hairline between
 class OverviewBins:
     """Instructions (rows) x bins of consecutive warps: bin b holds warps edges[b]..edges[b+1]-1.
 
-    ratio: the bin's sectors per request over its instruction's ideal sectors per request
-    (NaN where its warps make no request); waste: its waste class (-1: no request)."""
+    ratio: the bin's sectors per request over its warps' ideal sectors per request, i.e. its
+    sectors over its ideal sectors (NaN where its warps make no request); waste: its waste class (-1: no request)."""
 
     edges: np.ndarray  # (bins + 1,) warp indices
     sectors_per_request: np.ndarray  # (instructions, bins) float, NaN: no request
@@ -44,8 +45,8 @@ class OverviewBins:
 
 def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
     """The one binning rule of the window and the exports: a bin's value is its sectors over
-    its requests, against the instruction's ideal sectors per request. Warps a running
-    analysis has not reached yet make no request."""
+    its requests, against its warps' ideal sectors per request. Warps a running analysis has
+    not reached yet make no request."""
     warps = analysis.warps
     bins = max(1, min(bins, warps))
     edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
@@ -53,13 +54,19 @@ def overview_bins(analysis: Analysis, bins: int) -> OverviewBins:
     sectors = np.add.reduceat(np.pad(analysis.per_warp_sectors, rest), edges[:-1], axis=1)
     requests = np.add.reduceat(np.pad(analysis.per_warp_requests.astype(np.int64), rest),
                                edges[:-1], axis=1)
-    ideal = np.array([ideal_per_request(s) for s in analysis.instructions])[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)
-        ratio = np.where(ideal > 0, per / np.where(ideal > 0, ideal, 1), np.nan)
+    ideal = np.add.reduceat(np.pad(analysis.per_warp_ideal, rest), edges[:-1], axis=1)
+    per = np.where(requests > 0, sectors / np.maximum(requests, 1), np.nan)
+    ratio = np.where((requests > 0) & (ideal > 0), sectors / np.maximum(ideal, 1), np.nan)
+    return OverviewBins(edges, per, ratio, waste_classes(ratio))
+
+
+def waste_classes(ratio: np.ndarray) -> np.ndarray:
+    """The one colour rule: sectors / ideal sectors -> waste class, an index into
+    palette.WASTE_LABELS and Theme.waste (-1 where the ratio is NaN: no request)."""
+    ratio = np.asarray(ratio, dtype=float)
     waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
                             side="right")
-    return OverviewBins(edges, per, ratio, np.where(np.isnan(ratio), -1, waste))
+    return np.where(np.isnan(ratio), -1, waste)
 
 
 @lru_cache(maxsize=4)

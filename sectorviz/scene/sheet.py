@@ -49,6 +49,7 @@ class Sheet:
 OP_WORDS = {"load": "load", "store": "store",
             "atom": "atomic read-modify-write whose old value is used",
             "red": "atomic reduction whose old value is discarded"}
+NO_GLOBAL = "no global memory instruction"  # a kernel that reads and writes no global array
 CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
                  "distinct address; no global sectors")
 
@@ -201,6 +202,9 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                 f"{st.requests:,} requests; ideal {st.ideal_sectors:,}, excess "
                 f"{st.excess_sectors:,}; useful {100 * st.useful_fraction:.1f}%",
                 instruction=k))
+    if not kernel.instructions:
+        ops.append(Row("global memory", NO_GLOBAL, "the kernel reads and writes no global "
+                                                   "array: no sectors to count"))
     if analysis is not None:
         t = analysis.totals
         logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),

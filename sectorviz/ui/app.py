@@ -38,8 +38,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", help="a *.sectorviz.json pattern (default: vector add)")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="0-based global warp, in launch order")
-    p.add_argument("--instruction", default="0", metavar="K",
-                   help="0-based instruction index in program order, or its name")
+    p.add_argument("--instruction", metavar="K",
+                   help="0-based instruction index in program order, or its name (default: "
+                        "the first, if the kernel has one)")
     p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
     p.add_argument("--smoke-test", metavar="DIR",
@@ -123,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
         warps = kernel_for(pattern).warps
         if not 0 <= args.warp < warps:
             raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-        k = instruction_index(pattern, args.instruction)
+        k = 0 if args.instruction is None else instruction_index(pattern, args.instruction)
     except PatternError as err:
         return fail(str(err))
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -9,7 +9,7 @@ Views never write model arrays: they read `pattern`, `view()` and `analysis`, an
 from __future__ import annotations
 
 import enum
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +21,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import LaneExecution, WarpDetail, kernel_for
 from ..scene.grid import GridLayout, grid_layout
+from ..scene.sheet import NO_GLOBAL
 from ..model.kernel import Instruction, Kernel
 from .worker import AnalysisRunner
 
@@ -49,7 +50,7 @@ class WarpView:
     pattern: Pattern
     kernel: Kernel
     selection: Selection
-    instruction: Instruction
+    instruction: Instruction | None  # None when the kernel has no global memory instruction
     detail: WarpDetail | None  # None when `error` says why
     runs: int  # executions of the instruction by this warp
     execution: LaneExecution | None  # None when no lane of the warp runs the instruction
@@ -61,6 +62,8 @@ class WarpView:
 def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     """(pattern, selection) -> the current warp instruction, laid out for the grid."""
     kernel = kernel_for(pattern)
+    if not kernel.instructions:
+        return WarpView(pattern, kernel, selection, None, None, 0, None, None, NO_GLOBAL)
     ins = kernel.instructions[selection.instruction]
     try:
         detail = warp_detail(pattern, selection.warp)
@@ -237,11 +240,11 @@ class Document(QObject):
     def _clamped(self, s: Selection) -> Selection:
         kernel = kernel_for(self._pattern)
         warp = min(max(s.warp, 0), kernel.warps - 1)
-        k = min(max(s.instruction, 0), len(kernel.instructions) - 1)
-        try:
-            runs = len(warp_detail(self._pattern, warp).executions[k])
-        except PatternError:
-            runs = 0
+        k = max(min(s.instruction, len(kernel.instructions) - 1), 0)
+        runs = 0
+        if kernel.instructions:  # a kernel may access no global memory
+            with suppress(PatternError):
+                runs = len(warp_detail(self._pattern, warp).executions[k])
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
     def _apply(self, pattern: Pattern) -> None:

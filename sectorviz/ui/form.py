@@ -31,6 +31,7 @@ VALUE_CHOICES = (
     ("file", lambda: {"kind": "file", "path": "values.npy"}),
 )
 NEW_ARRAY = {"dtype": "float32", "length": 1024}
+FROM_KERNEL = "from the kernel"  # a CUDA array's dtype left to its pointer parameter
 GRID_X, BLOCK_X = ("launch", "grid", 0), ("launch", "block", 0)
 
 
@@ -77,6 +78,7 @@ class PatternForm(QWidget):
         super().__init__(parent)
         self.document = document
         self.bindings: list[Binding] = []
+        self._refresh: list[Callable[[], None]] = []  # shown text derived from the kernel
         self.message = error_label("formError")
         self.scroll = QScrollArea(widgetResizable=True)
         layout = QVBoxLayout(self)
@@ -148,11 +150,13 @@ class PatternForm(QWidget):
             if b.bad:
                 b.set_error(None)
             b.show(get_in(doc, b.path))
+        for refresh in self._refresh:
+            refresh()
 
     def _rebuild(self) -> None:
         doc = normalised(self.document.pattern.to_dict())
         top = self.scroll.verticalScrollBar().value()
-        self.bindings = []
+        self.bindings, self._refresh = [], []
         body = QWidget()
         box = QVBoxLayout(body)
         box.addWidget(self._pattern_section())
@@ -222,6 +226,27 @@ class PatternForm(QWidget):
 
     # ------------------------------------------------------------ sections
 
+    def _elem_bytes(self, name: str, dtype: Any) -> int:
+        """An array's dtype (a name, {"bytes": k}, or None: the kernel's pointee) -> bytes."""
+        if isinstance(dtype, dict):
+            return dtype["bytes"]
+        return DTYPE_BYTES[dtype] if dtype is not None else self._pointee(name)[1]
+
+    def _pointee(self, name: str) -> tuple[str, int]:
+        """A CUDA kernel's array `name` -> (its element type, bytes) as the kernel gives it."""
+        spec = self.document.kernel.arrays[name].spec
+        return spec.dtype, spec.elem_bytes
+
+    def _show_pointee(self, label: QLabel, name: str) -> None:
+        """The type a CUDA array without a dtype takes from the kernel, shown beside its
+        element choice: 'from the kernel: float (4 B)'; hidden when a dtype is given."""
+        if get_in(self.document.pattern.to_dict(), ("arrays", name, "dtype")) is not None:
+            label.hide()
+            return
+        dtype, size = self._pointee(name)
+        label.setText(f"{FROM_KERNEL}: {dtype} ({size} B)")
+        label.show()
+
     def _pattern_section(self) -> QGroupBox:
         group, form = self._group("Pattern")
         self._row(form, "name", self._text(("name",)))
@@ -290,15 +315,21 @@ class PatternForm(QWidget):
             width["b"] = IntBinding(p + ("dtype",), err, self.edit,
                                     "element width in bytes (sets a custom dtype)", low=1,
                                     high=4096, suffix=" B",
-                                    decode=lambda v: v["bytes"] if isinstance(v, dict)
-                                    else DTYPE_BYTES[v], encode=lambda k: {"bytes": k})
+                                    decode=lambda v: self._elem_bytes(name, v),
+                                    encode=lambda k: {"bytes": k})
             return width["b"]
 
-        dtypes = [(d, d) for d in DTYPE_BYTES] + [
+        own = [] if named else [(FROM_KERNEL, None)]  # no dtype: the parameter's pointee type
+        dtypes = own + [(d, d) for d in DTYPE_BYTES] + [
             ("custom", lambda: {"bytes": width["b"].widget.value()})]
-        self._row(form, "element", self._choice(p + ("dtype",), dtypes, "element type",
-                                                lambda v: "custom" if isinstance(v, dict) else v),
-                  make_width)
+        error = self._row(form, "element", self._choice(
+            p + ("dtype",), dtypes, "element type",
+            lambda v: FROM_KERNEL if v is None else "custom" if isinstance(v, dict) else v),
+            make_width)
+        if not named:
+            pointee = QLabel(objectName=f"{place_of(p)}:pointee")
+            error.parentWidget().layout().insertWidget(1, pointee)
+            self._refresh.append(lambda: self._show_pointee(pointee, name))
         self._row(form, "length", self._expr(p + ("length",), "number of elements",
                                              "from shape and ld"))
         self._row(form, "shape", self._expr(p + ("shape", 0), "rows", "rows"),

@@ -1,5 +1,6 @@
 """The CUDA kernel tab: source with syntax highlighting and, per line, the predicted sectors
-per request and useful % of the global accesses on that line (like a profiler's source view).
+per request and useful % of the global accesses on that line (like a profiler's source view),
+marked in the overview's colour for the line's sectors against its ideal sectors.
 
 The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
 carries new text to whoever owns the document, `lineActivated(line)` says which source line
@@ -11,10 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighlighter,
                            QTextCharFormat, QTextCursor, QTextFormat)
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+
+from ..scene.palette import LIGHT
+from ..scene.overview import waste_classes
 
 EDIT_DEBOUNCE_MS = 400
 
@@ -36,6 +42,12 @@ class LineNote:
     sectors_per_request: float
     useful_fraction: float
     accesses: int
+    over_ideal: float  # sectors / ideal sectors of the line's accesses
+
+    @property
+    def waste(self) -> int:
+        """The line's waste class (the overview's rule and colours; -1: none)."""
+        return int(waste_classes(np.array([self.over_ideal]))[0])
 
     @property
     def text(self) -> str:
@@ -119,6 +131,7 @@ class CodeView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.notes: dict[int, LineNote] = {}
+        self.theme = LIGHT  # the diagram palette (scene.palette.Theme)
         self.error_line: int | None = None
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
@@ -132,7 +145,12 @@ class CodeView(QPlainTextEdit):
         metrics = self.fontMetrics()
         digits = len(str(max(1, self.blockCount())))
         longest = max((n.text for n in self.notes.values()), key=len, default="")
-        return metrics.horizontalAdvance("9" * digits + "  " + longest + "  ")
+        return metrics.horizontalAdvance("9" * digits + "  " + longest + "  ") + (
+            self._swatch() if self.notes else 0)
+
+    def _swatch(self) -> int:
+        """Width of the waste-class box before a note, with its gap (pixels)."""
+        return self.fontMetrics().height()
 
     def fit_gutter(self) -> None:
         """Make room for the gutter at its current width."""
@@ -170,21 +188,16 @@ class CodeView(QPlainTextEdit):
             painter.drawText(0, top, number_width, height, Qt.AlignmentFlag.AlignRight, str(line))
             note = self.notes.get(line)
             if note is not None:
-                painter.setPen(_efficiency_color(note.useful_fraction))
-                painter.drawText(number_width + metrics.horizontalAdvance("  "), top,
-                                 self.gutter.width(), height, Qt.AlignmentFlag.AlignLeft, note.text)
+                left = number_width + metrics.horizontalAdvance("  ")
+                box = self._swatch() - 4
+                colour = (self.theme.waste[note.waste] if note.waste >= 0 else self.theme.idle)
+                painter.fillRect(left, top + (height - box) // 2, box, box, QColor(colour))
+                painter.setPen(palette.text().color())
+                painter.drawText(left + self._swatch(), top, self.gutter.width(), height,
+                                 Qt.AlignmentFlag.AlignLeft, note.text)
             block = block.next()
             top += height
         painter.end()
-
-
-def _efficiency_color(useful: float) -> QColor:
-    """Useful fraction -> green (all bytes used) through orange to red (1/8 or less)."""
-    if useful >= 0.99:
-        return QColor("#2e7d32")
-    if useful >= 0.5:
-        return QColor("#ef6c00")
-    return QColor("#c62828")
 
 
 class KernelEditor(QWidget):
@@ -226,6 +239,11 @@ class KernelEditor(QWidget):
         self.view.fit_gutter()  # blockCountChanged was blocked with the rest
         self.view.gutter.update()
 
+    def set_theme(self, theme) -> None:
+        """The window theme (ui.theme.Theme): its diagram palette colours the notes."""
+        self.view.theme = theme.diagram
+        self.view.gutter.update()
+
     def set_annotations(self, notes: dict[int, LineNote]) -> None:
         self.view.notes = dict(notes)
         self.view.fit_gutter()
@@ -257,7 +275,7 @@ class KernelEditor(QWidget):
 
 def line_notes(instructions) -> dict[int, LineNote]:
     """InstructionStats with `line` set -> per-line predictions, combining a line's accesses
-    (sectors and useful bytes summed over them)."""
+    (sectors, useful bytes and ideal sectors summed over them)."""
     by_line: dict[int, list] = {}
     for s in instructions:
         if s.line is not None and s.requests:
@@ -268,6 +286,7 @@ def line_notes(instructions) -> dict[int, LineNote]:
         sectors = sum(s.sectors for s in stats)
         useful = sum(s.useful_bytes for s in stats)
         fetched = sum(s.sectors * s.sector_bytes for s in stats)
+        ideal = sum(s.ideal_sectors for s in stats)
         notes[line] = LineNote(sectors / requests, useful / fetched if fetched else 0.0,
-                               len(stats))
+                               len(stats), sectors / ideal if ideal else float("nan"))
     return notes

@@ -227,7 +227,8 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.sheet, *self.compare_windows):
+        for view in (self.grid_view, self.overview, self.sheet, self.editor.kernel,
+                     *self.compare_windows):
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:

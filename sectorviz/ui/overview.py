@@ -29,6 +29,7 @@ from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
+SYNC_PARTIAL_CELLS = 2**16  # the same for a partial result (an analysis runs beside it)
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
@@ -200,7 +201,8 @@ class OverviewView(QWidget):
             self.image.clear()
             self.status.setText(doc.analysis_error or "too many warps to show")
             return
-        if analysis.per_warp_sectors.size <= SYNC_CELLS:
+        sync = SYNC_CELLS if analysis.warps_done is None else SYNC_PARTIAL_CELLS
+        if analysis.per_warp_sectors.size <= sync:
             self._show(analysis, picture(analysis, kernel))
         else:
             self._wanted = analysis

@@ -1,8 +1,14 @@
 """The accounting sheet pane: the scene's Sheet (answer first, then the five steps) as HTML,
-live, with copy as Markdown or CSV (the same printers as the exported sheets)."""
+live, with copy as Markdown or CSV (the same printers as the exported sheets).
+
+Laying out the HTML costs tens of ms on the UI thread, so while a grid analysis streams
+partial results the pane redraws at most every PARTIAL_REFRESH_MS, and a hidden pane not
+at all until it is shown; an edit, a new selection or the finished analysis redraws at once.
+"""
 
 from __future__ import annotations
 
+import time
 from html import escape
 
 from PySide6.QtCore import QTimer
@@ -13,6 +19,8 @@ from ..export.sheets import sheet_csv, sheet_markdown
 from ..scene.sheet import Row, Sheet, accounting_sheet
 from .document import Change, Document
 from .theme import LIGHT, Theme
+
+PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
 
 
 def _code(text: str) -> str:
@@ -74,6 +82,9 @@ class SheetView(QWidget):
         layout.addWidget(self.browser, 1)
         layout.addLayout(buttons)
         self._stale = False
+        self._drawn_at = 0.0  # time.monotonic() of the last redraw
+        self._throttle = QTimer(self, singleShot=True)
+        self._throttle.timeout.connect(self._refresh_if_stale)
         document.changed.connect(self._on_changed)
         self._refresh()
 
@@ -95,13 +106,32 @@ class SheetView(QWidget):
         QGuiApplication.clipboard().setText(sheet_csv(self.sheet))
 
     def _on_changed(self, flags: int) -> None:
-        """Coalesce: the grid draws first; the sheet follows once per event-loop turn."""
-        if flags & (Change.PATTERN | Change.SELECTION | Change.ANALYSIS) and not self._stale:
-            self._stale = True
-            QTimer.singleShot(0, self._refresh)
+        """Coalesce: the grid draws first; the sheet follows once per event-loop turn, or,
+        for a partial result, once PARTIAL_REFRESH_MS have passed since the last redraw;
+        a hidden sheet waits until it is shown."""
+        if not flags & (Change.PATTERN | Change.SELECTION | Change.ANALYSIS):
+            return
+        self._stale = True
+        if not self.isVisible():
+            return
+        if flags & (Change.PATTERN | Change.SELECTION) or self.document.partial is None:
+            self._throttle.stop()
+            QTimer.singleShot(0, self._refresh_if_stale)
+        elif not self._throttle.isActive():
+            since_ms = 1000 * (time.monotonic() - self._drawn_at)
+            self._throttle.start(max(0, round(PARTIAL_REFRESH_MS - since_ms)))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._refresh_if_stale()
+
+    def _refresh_if_stale(self) -> None:
+        if self._stale:
+            self._refresh()
 
     def _refresh(self) -> None:
         self._stale = False
+        self._drawn_at = time.monotonic()
         doc, sel = self.document, self.document.selection
         self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
                                        sel.instruction, sel.run, doc.analysis_error)

@@ -34,7 +34,8 @@ def outcome(pattern, monkeypatch, lanes: bool, per_warp: bool = True):
             return str(err)
     if not per_warp:
         return a.instructions, a.totals
-    return (a.instructions, a.totals, a.per_warp_sectors.tolist(), a.per_warp_requests.tolist())
+    return (a.instructions, a.totals, a.per_warp_sectors.tolist(), a.per_warp_requests.tolist(),
+            a.per_warp_ideal.tolist())
 
 
 def same_on_both_paths(pattern, monkeypatch):

@@ -137,3 +137,19 @@ def test_same_bytes_across_processes(tmp_path):
         assert proc.returncode == 0, proc.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
+
+
+def test_a_kernel_without_global_accesses_exports_its_sheet_and_says_why_no_diagram(
+        tmp_path, capsys):
+    import json
+    path = tmp_path / "local-only.sectorviz.json"
+    path.write_text(json.dumps({
+        "format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+        "arrays": {"x": {"dtype": "int32", "length": 32}},
+        "kernel": {"function": "k", "code": "__global__ void k(int *x) { int y = 2; y++; }"}}))
+    assert run_export([str(path), "-o", str(tmp_path / "s.md")]) == 0
+    assert "no global memory instruction" in (tmp_path / "s.md").read_text()
+    assert run_export([str(path), "-o", str(tmp_path / "d.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"{path}: kernel: no global memory instruction: the kernel reads and writes "
+                   "no global array, so there are no sectors to draw\n")

@@ -46,3 +46,32 @@ def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys):
     assert app.main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
+
+
+NO_GLOBAL_KERNEL = {
+    "format": "sectorviz.pattern/1", "name": "shared only",
+    "launch": {"grid": [2], "block": [64]}, "arrays": {"out": {"dtype": "float32", "length": 128}},
+    "kernel": {"function": "k", "code": "__global__ void k(float *out)\n"
+               "{ __shared__ float s[64]; s[threadIdx.x] = threadIdx.x; }\n"}}
+
+
+def test_a_kernel_without_global_accesses_opens_with_an_empty_grid_and_sheet(
+        tmp_path, qapp, monkeypatch):
+    import json
+
+    from PySide6.QtWidgets import QTextBrowser
+    path = tmp_path / "shared-only.sectorviz.json"
+    path.write_text(json.dumps(NO_GLOBAL_KERNEL))
+    seen = []
+    monkeypatch.setattr(app, "save_when_drawn",
+                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    assert app.main([str(path), "--screenshot", str(tmp_path / "shot.png")]) == 0
+    (window,) = seen
+    assert window.grid_view.item.columns() == []
+    assert "no global memory instruction" in window.grid_view.item.error
+    sheet = window.findChild(QTextBrowser, "sheet").toPlainText()
+    assert "no global memory instruction" in sheet and "0 B requested by 128 threads" in sheet
+    window.set_warp(3)
+    assert window.document.selection.warp == 3
+    window.close()
+    assert app.main([str(path), "--instruction", "0"]) == 2  # none to select

@@ -1,8 +1,11 @@
 """Open/save round trip (atomic), the unsaved-changes prompt, and broken files."""
 
 import json
+import os
+import stat
 
 import pytest
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMessageBox, QSpinBox
 
 from sectorviz.ui.files import add_recent, recent_files
@@ -31,6 +34,36 @@ def test_save_as_and_open_round_trip(open_window, tmp_path, monkeypatch):
     assert window.document.pattern.to_dict() == json.loads(target.read_text())
     assert window.findChild(QSpinBox, "params.stride").value() == 4
     assert "mine.sectorviz.json" in window.windowTitle()
+
+
+@pytest.fixture
+def umask_027():
+    old = os.umask(0o027)
+    yield
+    os.umask(old)
+
+
+def test_saving_gives_a_new_file_the_umask_mode_and_keeps_an_existing_files(
+        open_window, tmp_path, monkeypatch, umask_027):
+    window = open_window("stride-32B")
+    save, save_as = (window.findChild(QAction, name) for name in ("save", "saveAs"))
+    target, other = tmp_path / "mine.sectorviz.json", tmp_path / "other.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    edit_stride(window, 2)
+    save.trigger()  # a bundled example: Save asks for a name, and makes a new file
+    assert window.document.path == target and stat.S_IMODE(target.stat().st_mode) == 0o640
+    target.chmod(0o600)
+    edit_stride(window, 3)
+    save.trigger()  # in place: the file keeps its mode
+    assert json.loads(target.read_text())["params"]["stride"] == 3
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    other.write_text("{}")
+    other.chmod(0o604)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(other), ""))
+    save_as.trigger()  # over an existing file: its mode stays
+    assert json.loads(other.read_text())["params"]["stride"] == 3
+    assert stat.S_IMODE(other.stat().st_mode) == 0o604
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([other.name, target.name])
 
 
 def test_save_never_overwrites_a_bundled_example(open_window, tmp_path, monkeypatch):

@@ -2,6 +2,8 @@
 
 from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import examples_dir
+from sectorviz.scene.palette import WASTE_LABELS
+from sectorviz.ui.theme import DARK, LIGHT
 from sectorviz.ui.kernel_editor import KernelEditor, line_notes
 
 EXAMPLES = examples_dir()
@@ -14,6 +16,28 @@ def test_line_notes_from_the_cuda_transpose():
     assert note.accesses == 2 and note.sectors_per_request == 18
     assert note.text == "18 sec/req · 22%"
     assert line == a.instructions[0].line
+    assert note.over_ideal == 36 / 8 and note.waste == WASTE_LABELS.index("4-8x")
+
+
+def test_a_line_is_marked_in_the_overview_colour_of_its_waste(qtbot):
+    """One colour rule: a line's box has the overview's colour for its sectors / ideal
+    (4.5: "4-8x"), in the window's theme."""
+    a = analyze(load_pattern(EXAMPLES / "transpose-naive-cuda.sectorviz.json"))
+    notes = line_notes(a.instructions)
+    editor = KernelEditor()
+    qtbot.addWidget(editor)
+    editor.resize(700, 300)
+    editor.show()
+    qtbot.waitExposed(editor)
+    editor.set_source("\n" * (max(notes) + 2))
+    editor.set_annotations(notes)
+    for theme in (LIGHT, DARK):
+        editor.set_theme(theme)
+        image = editor.view.gutter.grab().toImage()
+        colours = {image.pixelColor(x, y).name() for x in range(image.width())
+                   for y in range(image.height())}
+        assert theme.diagram.waste[WASTE_LABELS.index("4-8x")] in colours
+        assert not colours & {c for i, c in enumerate(theme.diagram.waste) if i != 3}
 
 
 def test_edits_are_debounced_and_set_source_does_not_echo(qtbot):
