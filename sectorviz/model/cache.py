@@ -295,10 +295,16 @@ class L2:
         dirty0 = np.where(carried, self.dirty[old] if len(self.dirty) else 0, 0)
         self.written += int(_POPS[self.dirty[old[was & ~carried]]].sum())  # evicted earlier
         valid, dirty = self._sectors(mask[by_line], kind[by_line], head, valid0, dirty0)
-        last = np.append(heads[1:], len(line)) - 1
+        last = by_line[np.append(heads[1:], len(line)) - 1]  # each line's last touch
+        group = np.full(len(line), -1)
+        group[last] = np.arange(len(heads))
+        recent = group[group >= 0]  # lines by last touch: touches are in time order in a set
+        if self.nsets > 1:
+            recent = recent[np.argsort(t[last][recent], kind="stable")]
         untouched = np.ones(len(self.line), dtype=bool)
         untouched[old[was]] = False
-        self._keep(line[by_line][heads], t[by_line][last], valid, dirty, untouched)
+        self._keep(*(a[recent] for a in (line[by_line][heads], t[last], valid, dirty)),
+                   untouched)
 
     def _lookup(self, line: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Touched lines -> (resident, index in the state, rank in its set; `ways` when not
@@ -331,10 +337,9 @@ class L2:
                 dirty0 | np.bitwise_or.reduceat(stores, heads))
 
     def _keep(self, line, time, valid, dirty, untouched) -> None:
-        """The new state: untouched resident lines and the round's lines; each set keeps its
-        `ways` most recent, the others write back their dirty sectors."""
-        recent = np.argsort(time, kind="stable")
-        parts = [np.concatenate((old[untouched], new[recent])) for old, new in (
+        """The new state: untouched resident lines and the round's lines (by last use);
+        each set keeps its `ways` most recent, the others write back their dirty sectors."""
+        parts = [np.concatenate((old[untouched], new)) for old, new in (
             (self.line, line), (self.time, time), (self.valid, valid), (self.dirty, dirty))]
         merged = np.argsort(parts[1], kind="stable")  # two runs in time order: merged
         line, time, valid, dirty = (a[merged] for a in parts)
