@@ -281,8 +281,8 @@ class L2:
 
     def _round(self, line, mask, kind, t, sets) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
-        resident, at, rank = self._lookup(line)
         by_line = np.argsort(line, kind="stable")  # a line's touches share a set: time order
+        resident, at, rank = self._lookup(line, by_line)
         head = np.ones(len(line), dtype=bool)  # in line order: a line's first touch
         head[1:] = line[by_line][1:] != line[by_line][:-1]
         first = np.zeros(len(line), dtype=bool)
@@ -306,15 +306,17 @@ class L2:
         self._keep(*(a[recent] for a in (line[by_line][heads], t[last], valid, dirty)),
                    untouched)
 
-    def _lookup(self, line: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Touched lines -> (resident, index in the state, rank in its set; `ways` when not
-        resident)."""
+    def _lookup(self, line: np.ndarray, by_line: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Touched lines (and the order that sorts them) -> (resident, index in the state,
+        rank in its set; `ways` when not resident)."""
         if not len(self.line):
             return (np.zeros(len(line), dtype=bool), np.zeros(len(line), dtype=np.int64),
                     np.full(len(line), self.ways, dtype=np.int64))
         by_old = np.argsort(self.line, kind="stable")
         known = self.line[by_old]
-        at = np.minimum(np.searchsorted(known, line), len(known) - 1)
+        at = np.empty(len(line), dtype=np.int64)  # sorted needles: a faster search
+        at[by_line] = np.minimum(np.searchsorted(known, line[by_line]), len(known) - 1)
         resident = known[at] == line
         at = by_old[at]
         rank = _rank_in_set(self.line % self.nsets, self.nsets)[at]
