@@ -31,35 +31,35 @@ def one_warp(index: str, dtype: str = "float32", length: int = 2048, guard: str 
 
 @pytest.mark.parametrize("index, kw, words", [
     ("threadIdx.x", {},
-     "Lanes read consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal."),
+     "Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal."),
     ("threadIdx.x + 1", {},
-     "Lanes read consecutive 4-byte elements, but the first starts 4 B into a sector, so the "
+     "Lanes access consecutive 4-byte elements, but the first starts 4 B into a sector, so the "
      "128 bytes span 5 sectors instead of 4."),
     ("2 * threadIdx.x", {},
      "Lanes are 8 B apart (a stride of 2 4-byte elements), so 8 sectors hold 128 useful bytes "
      "(50%); consecutive elements would need 4."),
     ("8 * threadIdx.x", {},
      "Lanes are 32 B apart, so every lane touches its own sector: 32 sectors for 128 useful "
-     "bytes (12.5%). Consecutive lanes reading consecutive elements would need 4."),
+     "bytes (12.5%). Consecutive lanes accessing consecutive elements would need 4."),
     ("31 - threadIdx.x", {},
-     "Lanes read consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal."),
+     "Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal."),
     ("(threadIdx.x * 7) % 32", {},
-     "Lanes read consecutive 4-byte elements in another lane order (the order does not "
+     "Lanes access consecutive 4-byte elements in another lane order (the order does not "
      "matter), aligned: 4 sectors for 128 B, the ideal."),
     ("5", {},
      "Every active lane reads the same 4-byte word: 1 sector (broadcast), 4 of its 32 bytes "
      "used."),
     ("threadIdx.x", {"guard": "threadIdx.x < 16"},
-     "Lanes read consecutive 4-byte elements, aligned: 2 sectors for 64 B, the ideal. "
+     "Lanes access consecutive 4-byte elements, aligned: 2 sectors for 64 B, the ideal. "
      "Lanes 16-31 are inactive."),
     ("threadIdx.x", {"block": 16},
-     "Lanes read consecutive 4-byte elements, aligned: 2 sectors for 64 B, the ideal. "
+     "Lanes access consecutive 4-byte elements, aligned: 2 sectors for 64 B, the ideal. "
      "Lanes 16-31 have no thread (a partial warp)."),
     ("threadIdx.x", {"dtype": "float64"},
-     "Lanes read consecutive 8-byte elements (a vector access), aligned: 8 sectors for 256 B, "
+     "Lanes access consecutive 8-byte elements (a vector access), aligned: 8 sectors for 256 B, "
      "the ideal."),
     ("threadIdx.x", {"dtype": {"bytes": 16}},
-     "Lanes read consecutive 16-byte elements (a vector access), aligned: 16 sectors for "
+     "Lanes access consecutive 16-byte elements (a vector access), aligned: 16 sectors for "
      "512 B, the ideal."),
     ("threadIdx.x / 2", {},
      "Lanes share words: 16 distinct addresses for 32 lanes, 2 sectors for 64 useful bytes "
@@ -77,10 +77,10 @@ def test_canonical_cases(index, kw, words):
 
 def test_twelve_byte_elements_cross_sectors():
     assert one_warp("threadIdx.x", dtype={"bytes": 12}) == (
-        "Lanes read consecutive 12-byte elements, aligned; 8 of 32 elements cross a sector "
+        "Lanes access consecutive 12-byte elements, aligned; 8 of 32 elements cross a sector "
         "boundary, yet together they fill whole sectors: 12 sectors for 384 B, the ideal.")
     assert one_warp("threadIdx.x + 1", dtype={"bytes": 12}) == (
-        "Lanes read consecutive 12-byte elements, but 8 of 32 cross a sector boundary: the "
+        "Lanes access consecutive 12-byte elements, but 8 of 32 cross a sector boundary: the "
         "384 bytes span 13 sectors instead of 12.")
 
 
@@ -95,9 +95,9 @@ def test_report_json_and_sheet_carry_the_explanation(capsys):
     assert main(["report", naive, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [i["explanation"] for i in doc["instructions"]] == [
-        "Lanes read consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.",
+        "Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.",
         "Lanes walk down a column, 4,096 B apart, so every lane touches its own sector: 32 "
-        "sectors for 128 useful bytes (12.5%). Consecutive lanes reading consecutive elements "
+        "sectors for 128 useful bytes (12.5%). Consecutive lanes accessing consecutive elements "
         "would need 4."]
     assert main(["report", naive]) == 0
     assert "Lanes walk down a column, 4,096 B apart" in capsys.readouterr().out
@@ -123,7 +123,7 @@ def test_the_numbers_in_the_words_are_the_brute_force_counts(stride, offset, wid
     elif stride == 0:
         assert words.startswith("Every active lane reads the same")
     elif stride == 1:
-        assert words.startswith("Lanes read consecutive")
+        assert words.startswith("Lanes access consecutive")
     else:
         assert words.startswith(("Lanes are", "Lanes walk"))
     if active < 32:
@@ -133,8 +133,8 @@ def test_the_numbers_in_the_words_are_the_brute_force_counts(stride, offset, wid
 def test_runs_of_a_two_dimensional_block():
     """Lanes 0-15 on one row, 16-31 on the next (a 16-wide block): two 64-byte runs."""
     assert one_warp("(threadIdx.x / 16) * 64 + threadIdx.x % 16") == (
-        "Lanes read 2 runs of consecutive 4-byte elements: 4 sectors for 128 useful bytes "
+        "Lanes access 2 runs of consecutive 4-byte elements: 4 sectors for 128 useful bytes "
         "(100%), the ideal.")
     assert one_warp("(threadIdx.x / 16) * 64 + threadIdx.x % 16 + 1") == (
-        "Lanes read 2 runs of consecutive 4-byte elements: 6 sectors for 128 useful bytes "
+        "Lanes access 2 runs of consecutive 4-byte elements: 6 sectors for 128 useful bytes "
         "(66.7%), ideal 4.")

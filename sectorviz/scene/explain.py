@@ -126,7 +126,7 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
             walk = "Lanes walk down a column, " if _column_walk(run, active) else "Lanes are "
             own = "sectors" if crossing else "sector"  # a crossing lane has two
             return (f"{walk}{gap:,} B apart, so every lane touches its own {own}: "
-                    f"{_sectors(s)} for {useful}. Consecutive lanes reading consecutive "
+                    f"{_sectors(s)} for {useful}. Consecutive lanes accessing consecutive "
                     f"elements would need {ideal}.")
         if gap > width:
             return (f"Lanes are {gap} B apart (a stride of {gap / width:g} {width}-byte elements), "
@@ -136,7 +136,7 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
     runs = len(lengths)
     if lengths.min() >= 2:  # no lane on its own: runs of consecutive elements
         ideal_words = "the ideal" if s == ideal else f"ideal {ideal}"
-        return (f"Lanes read {runs} runs of consecutive {width}-byte elements: {_sectors(s)} "
+        return (f"Lanes access {runs} runs of consecutive {width}-byte elements: {_sectors(s)} "
                 f"for {useful}, {ideal_words}.")
     apart = np.abs(np.diff(address)[pairs])
     return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart: "
@@ -150,14 +150,14 @@ def _contiguous(n: int, width: int, s: int, used: int, ideal: int, offset: int,
                                                    else "")
     order = "" if in_order else " in another lane order (the order does not matter)"
     if s > ideal and crossing:
-        return (f"Lanes read {what}{order}, but {crossing} of {n} cross a sector boundary: "
+        return (f"Lanes access {what}{order}, but {crossing} of {n} cross a sector boundary: "
                 f"the {used:,} bytes span {_sectors(s)} instead of {ideal}.")
     if s > ideal:
-        return (f"Lanes read {what}{order}, but the first starts {offset} B into a sector, "
+        return (f"Lanes access {what}{order}, but the first starts {offset} B into a sector, "
                 f"so the {used:,} bytes span {_sectors(s)} instead of {ideal}.")
     cross = (f"; {crossing} of {n} elements cross a sector boundary, yet together they fill "
              f"whole sectors" if crossing else "")
-    return f"Lanes read {what}{order}, aligned{cross}: {_sectors(s)} for {used:,} B, the ideal."
+    return f"Lanes access {what}{order}, aligned{cross}: {_sectors(s)} for {used:,} B, the ideal."
 
 
 def _column_walk(run: LaneExecution, active: np.ndarray) -> bool:

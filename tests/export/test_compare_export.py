@@ -132,7 +132,7 @@ def test_explain_puts_why_under_the_caption(tmp_path):
     lines = " ".join(e.text for e in root.iter() if "explanation" in e.get("class", ""))
     assert lines == ("A, load data[index[i]]: The index array sends the 32 lanes to 32 sectors "
                      "(data-dependent): 32 sectors for 128 useful bytes (12.5%), ideal 4. "
-                     "B, load b[i]: Lanes read consecutive 4-byte elements, aligned: 4 sectors "
+                     "B, load b[i]: Lanes access consecutive 4-byte elements, aligned: 4 sectors "
                      "for 128 B, the ideal.")
     assert main(["export", GATHER, "--compare", ADD, "-o", str(out)]) == 0
     assert "explanation" not in out.read_text()

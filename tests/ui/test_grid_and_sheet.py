@@ -113,4 +113,4 @@ def test_tooltip_names_lane_thread_element_and_address(open_window):
     assert "bytes [0, 4) of sector" in text
     assert text.endswith("\nwhy: Lanes walk down a column, 4,096 B apart, so every lane touches "
                          "its own sector: 32 sectors for 128 useful bytes (12.5%). Consecutive "
-                         "lanes reading consecutive elements would need 4.")
+                         "lanes accessing consecutive elements would need 4.")
