@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -137,12 +137,18 @@ def qualifiers(decl: Node) -> set[str]:
             if c.type in ("type_qualifier", "storage_class_specifier")}
 
 
-def is_group_type(node: Node) -> bool:
-    """`cg::thread_block`, `thread_block_tile<32>`, `cg::thread_block_tile<16, ...>`."""
+@dataclass(frozen=True)
+class GroupNamespace:
+    """A name standing for `cooperative_groups` in a scope: `namespace g = cooperative_groups;`
+    inside a function body."""
+
+
+def is_group_type(node: Node, namespaces: Callable[[Node | None], bool]) -> bool:
+    """`cg::thread_block`, `thread_block_tile<32>`, `cg::thread_block_tile<16, ...>`;
+    `namespaces` says whether a scope names cooperative_groups."""
     if node.type == "qualified_identifier":
-        scope = node.child_by_field_name("scope")
-        return scope is not None and text(scope) in GROUP_NAMESPACES and \
-            is_group_type(node.child_by_field_name("name"))
+        return namespaces(node.child_by_field_name("scope")) and \
+            is_group_type(node.child_by_field_name("name"), namespaces)
     if node.type == "template_type":
         node = node.child_by_field_name("name")
     return node.type in ("type_identifier", "identifier") and \
@@ -365,7 +371,7 @@ class Compiler(StructCompiler):
 
     def base_type(self, node: Node) -> C.CType:
         kind = node.type
-        if is_group_type(node):
+        if is_group_type(node, self.group_namespace):
             return C.GROUP
         if kind == "sized_type_specifier":
             words = [c.type for c in node.children if c.type in ("unsigned", "signed", "long",
@@ -394,7 +400,7 @@ class Compiler(StructCompiler):
         elif kind == "qualified_identifier":
             scope = node.child_by_field_name("scope")
             name = text(node.child_by_field_name("name"))
-            if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
+            if self.group_namespace(scope) and name in C.GROUP_TYPES:
                 return C.GROUP
             if scope is None or text(scope) in ("std", "cuda::std"):
                 return self.named_type(name, node)
@@ -435,6 +441,24 @@ class Compiler(StructCompiler):
             raise error(node, f"type '{name}' is outside the subset" + suggest(
                 name, [*C.NAMED, *self.unit.types]))
         return C.NAMED[name]
+
+    def group_namespace(self, scope: Node | None) -> bool:
+        """Whether a `scope::` names cooperative_groups: `cg`, `cooperative_groups`, or a
+        namespace alias of it declared in an enclosing block."""
+        if scope is None:
+            return False
+        name = text(scope).removeprefix("::")
+        return name in GROUP_NAMESPACES or any(
+            isinstance(s.get(name), GroupNamespace) for s in self.scopes)
+
+    def namespace_alias(self, node: Node) -> None:
+        """`namespace g = cooperative_groups;` in a block: `g::` names cooperative groups
+        until the block ends; an alias of any other namespace is outside the subset."""
+        target = node.named_children[-1]
+        if not self.group_namespace(target):
+            raise error(node, f"a namespace alias of '{text(target)}' is outside the subset "
+                              "(only cooperative_groups)")
+        self.scopes[-1][text(node.child_by_field_name("name"))] = GroupNamespace()
 
     def type_alias(self, node: Node) -> None:
         """A local `typedef` / `using X = ...`: its names become types in the current scope."""
@@ -520,6 +544,9 @@ class Compiler(StructCompiler):
         if kind in ("type_definition", "alias_declaration"):
             self.type_alias(node)
             return None
+        if kind == "namespace_alias_definition":
+            self.namespace_alias(node)
+            return None
         if kind == "static_assert_declaration":
             return None
         if kind == "if_statement":
@@ -578,7 +605,7 @@ class Compiler(StructCompiler):
             return False
         left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
         if left.type != "binary_expression" or not is_group_type(
-                left.child_by_field_name("left")):
+                left.child_by_field_name("left"), self.group_namespace):
             return False
         if right.type == "assignment_expression":
             name, init = right.child_by_field_name("left"), right.child_by_field_name("right")
@@ -1371,7 +1398,7 @@ class Compiler(StructCompiler):
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
             scope = fn.child_by_field_name("scope")
-            if scope is not None and text(scope) in GROUP_NAMESPACES:
+            if self.group_namespace(scope):
                 return builtins.cg_function(self, fn, args, node)
             if self.scope_struct(scope) is not None:
                 return self.static_call(self.scope_struct(scope),
