@@ -465,6 +465,8 @@ class Memory:
     A load or store is one site, or for a whole struct a tuple of (byte offset, site): the
     struct's copy, one access per chunk of its alignment (see compile.struct_sites)."""
 
+    blocks_guess = True  # If.guessable: not run on an unknown condition
+
     addr: Expr
     type: CType
     space: str
@@ -775,8 +777,11 @@ class If(Stmt):
     other: Stmt | None
 
     def run(self, run, mask):
-        c = known((yield from self.cond.ev(run, mask)), self.cond.pos, "a branch") != 0
-        yes = mask & c
+        c = yield from self.cond.ev(run, mask)
+        if isinstance(c, Unknown) and self.guessable:
+            yield from self.both_sides(run, mask, c)
+            return
+        yes = mask & (known(c, self.cond.pos, "a branch") != 0)
         if yes.any():
             yield from self.then.run(run, yes)
         if self.other is not None:
@@ -784,10 +789,100 @@ class If(Stmt):
             if no.any():
                 yield from self.other.run(run, no)
 
+    def both_sides(self, run: Run, mask, cond: "Unknown"):
+        """A branch on an unknown condition whose sides touch no memory and leave no loop
+        or function: each side runs on every lane of the mask from the same variables;
+        a variable either side sets keeps its value where both sides agree on every lane
+        of the mask, and becomes Unknown (because of `cond`) elsewhere."""
+        slots = assigned(self)
+        before = {k: run.slots[k] for k in slots}
+        after = []
+        for side in (self.then, self.other):
+            for k in slots:
+                run.slots[k] = before[k]
+            if side is not None:
+                with np.errstate(all="ignore"):  # lanes that would not run this side
+                    yield from side.run(run, mask)
+            after.append({k: run.slots[k] for k in slots})
+        why = Unknown(f"a variable set by the branch at line {self.cond.pos[0]} on {cond.why}")
+        for k in slots:
+            run.slots[k] = merge(mask, why, before[k]) if not agree(
+                mask, after[0][k], after[1][k]) else merge(mask, after[0][k], before[k])
+
+    @cached_property
+    def guessable(self) -> bool:
+        """Whether both sides may run on an unknown condition: no memory access, warp-wide
+        operation, per-thread array, loop, or return/break/continue of the enclosing code
+        (a return inside a called function is its own)."""
+        stack: list = [self.then, self.other]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (list, tuple)):
+                stack.extend(x)
+            elif getattr(x, "blocks_guess", False):
+                return False
+            elif isinstance(x, Call):
+                stack.extend(x.args)
+                stack.extend(leaves(x.body))
+            elif isinstance(x, (Expr, Stmt, Part)):
+                stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
+        return True
+
+
+def leaves(body: "Stmt") -> list:
+    """A called function's body with its `return`s replaced by their values (a return
+    leaves the call only)."""
+    out, stack = [], [body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Leave) and x.kind == "ret":
+            out.append(x.value)
+        elif isinstance(x, Block):
+            stack.extend(x.body)
+        elif isinstance(x, If):
+            stack.extend((x.cond, x.then, x.other))
+        else:
+            out.append(x)
+    return [x for x in out if x is not None]
+
+
+def assigned(node) -> list[int]:
+    """The variable slots an IR tree may set (assignments, declarations, calls' parameters
+    and results), in a fixed order."""
+    slots, stack = set(), [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, Assign):
+            slots.add(x.target if isinstance(x.target, int) else x.target.slot)
+            slots.update(s for s in (x.old,) if s is not None)
+        elif isinstance(x, Declare):
+            slots.add(x.slot)
+        elif isinstance(x, Call):
+            slots.update((*x.params, x.result))
+        if isinstance(x, (Expr, Stmt, Part)):
+            stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
+    return sorted(slots)
+
+
+def agree(mask, a, b) -> bool:
+    """Whether two values of a variable are equal on every lane of `mask` (Unknown or
+    unset never agree)."""
+    if a is None or b is None or isinstance(a, Unknown) or isinstance(b, Unknown):
+        return a is b
+    if isinstance(a, tuple):
+        return all(agree(mask, x, y) for x, y in zip(a, b))
+    same = np.asarray(a) == np.asarray(b)
+    return bool(np.all(same[mask] if np.ndim(same) else same))
+
 
 @dataclass
 class Loop(Stmt):
     """for / while / do: runs until every lane has left (condition false, break, return)."""
+
+    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     init: Stmt | None
     cond: Expr | None
@@ -828,6 +923,8 @@ class Loop(Stmt):
 @dataclass
 class Leave(Stmt):
     """return / break / continue: the lanes of the mask leave."""
+
+    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     kind: str  # "ret" | "brk" | "cont"
     value: Expr | None = None

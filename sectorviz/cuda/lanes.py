@@ -60,6 +60,8 @@ class Shuffle(Expr):
     """__shfl_sync / _up / _down / _xor (and tile.shfl*): each lane reads `value` from a
     source lane of its width-lane segment; a source out of the segment keeps the own value."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     kind: str  # "idx" | "up" | "down" | "xor"
     value: Expr
     arg: Expr
@@ -94,6 +96,8 @@ class Vote(Expr):
     """__ballot_sync / __any_sync / __all_sync / __activemask (and tile.ballot / any / all):
     one result per width-lane segment, the same in each of its lanes; only executing lanes
     named in the member mask take part (ballot bits count from the segment's first lane)."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     kind: str  # "ballot" | "any" | "all" | "active"
     member: Expr | None
@@ -140,6 +144,8 @@ class SegmentReduce(Expr):
     """cg::reduce(tile, v, op) and __reduce_*_sync: `op` over the executing (and member)
     lanes of each width-lane segment, the result in every lane of the segment."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     op: str  # "add" | "min" | "max" | "and" | "or" | "xor"
     value: Expr
     member: Expr | None
@@ -181,6 +187,8 @@ class Atomic(Expr):
     """atomicAdd(&a[i], v) and friends: one read-modify-write access of `mem`; the operands
     run for their accesses, and the old value it returns is unknown."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     name: str
     mem: Memory
     site: Site
@@ -215,6 +223,8 @@ class Registers:
 class LocalDeclare(Stmt):
     """`float acc[8][8] = {...};`: a fresh register array; `init` lists (element, value)."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     slot: int
     n: int
     elem: Num
@@ -240,6 +250,8 @@ class LocalDeclare(Stmt):
 class Local:
     """An lvalue element of a per-thread array: Load and Assign use it like a Memory (its
     `addr` is the flat element index; it yields no accesses)."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     slot: int
     addr: Expr
@@ -326,6 +338,8 @@ class Switch(Stmt):
 class Match(Expr):
     """__match_any_sync(mask, value): in each lane, the lanes (executing, in the mask) whose
     value equals its own, as a 32-bit mask."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     member: Expr
     value: Expr

@@ -44,3 +44,42 @@ def test_namespace_alias_of_another_namespace_is_refused_naming_it():
             namespace s = std;
             a[threadIdx.x] = 0;
         }""", arrays=BIG)
+
+
+TWO = {"a": {"dtype": "float32", "length": 4096}, "b": {"dtype": "float32", "length": 4096}}
+
+
+def test_branch_on_loaded_data_without_memory_runs_both_sides():
+    got = elements("""__device__ float flip(float d) { float r = d; if (d < 0) r = -d; return r; }
+    __global__ void k(const float *a, float *b) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        float v = a[i];
+        int lane = threadIdx.x % 8, same = 2;
+        if (v > 0.5f) { v = 1.0f - flip(v); same = 2; } else if (v < 0) same = 2;
+        b[i * same + lane] = v;
+    }""", arrays=TWO)
+    assert got == [("line 4: a[i]", list(range(32))),
+                   ("line 7: b[i * same + lane]", [2 * t + t % 8 for t in range(32)])]
+
+
+def test_a_variable_the_sides_set_differently_is_unknown_naming_the_branch():
+    with pytest.raises(PatternError, match=r"line 5.*address depends on a variable set by "
+                                           r"the branch at line 3 on data loaded by "
+                                           r"'a\[threadIdx.x\]' \(line 2\)"):
+        elements("""__global__ void k(const float *a, float *b) {
+            float v = a[threadIdx.x];
+            int j = threadIdx.x; if (v > 0) j = 0;
+            b[threadIdx.x] = v;
+            b[j] = 1;
+        }""", arrays=TWO)
+
+
+@pytest.mark.parametrize("side", ["b[threadIdx.x] = 1;", "return;", "for (;;) break;",
+                                  "x = __shfl_sync(0xffffffff, x, 0);"])
+def test_a_branch_on_loaded_data_that_touches_memory_or_leaves_still_needs_values(side):
+    with pytest.raises(PatternError, match="line 3.*a branch depends on data loaded by"):
+        elements(f"""__global__ void k(const float *a, float *b) {{
+            float v = a[threadIdx.x]; int x = 1;
+            if (v > 0) {{ {side} }}
+            b[threadIdx.x + 32] = v;
+        }}""", arrays=TWO)
