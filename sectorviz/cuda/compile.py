@@ -1403,6 +1403,9 @@ class Compiler(StructCompiler):
             if self.scope_struct(scope) is not None:
                 return self.static_call(self.scope_struct(scope),
                                         text(fn.child_by_field_name("name")), args, node)
+            found = self.namespaced_call(fn, args, node)
+            if found is not None:
+                return found
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
             arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
@@ -1468,6 +1471,19 @@ class Compiler(StructCompiler):
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
         return self.inline(fn, args, node, targs)
+
+    def namespaced_call(self, fn: Node, args: list[Node], node: Node):
+        """`ns::f(x)`, `ns::inner::f<4>(x)`: a __device__ function declared in a namespace
+        (the file's namespaces share one set of function names) -> its inlined call, or
+        None when no such function is declared."""
+        while fn.type == "qualified_identifier":
+            fn = fn.child_by_field_name("name")
+        targs = None
+        if fn.type == "template_function":
+            targs = fn.child_by_field_name("arguments").named_children
+            fn = fn.child_by_field_name("name")
+        found = self.unit.device_function(text(fn), node, len(args))
+        return None if found is None else self.inline(found, args, node, targs)
 
     def unit_uses_cg(self) -> bool:
         """Whether the file says `using namespace cooperative_groups;` (cg names unqualified)."""

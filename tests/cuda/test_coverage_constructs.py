@@ -83,3 +83,19 @@ def test_a_branch_on_loaded_data_that_touches_memory_or_leaves_still_needs_value
             if (v > 0) {{ {side} }}
             b[threadIdx.x + 32] = v;
         }}""", arrays=TWO)
+
+
+def test_namespaced_device_functions_and_templates_are_called_by_their_qualified_name():
+    got = elements("""namespace tile { namespace detail {
+    template <int S> __device__ void put(float *p, int i) { p[i * S] = 1.0f; }
+    } __device__ int twice(int i) { return 2 * i; } }
+    template <int N> __global__ void k(float *a) {
+        constexpr unsigned int s = N / 16;
+        tile::detail::put<s>(a, tile::twice(threadIdx.x));
+    }""", function="k<48>", arrays=BIG)
+    assert got == [("line 2: p[i * S]", [2 * t * 3 for t in range(32)])]
+
+
+def test_an_undeclared_namespaced_function_is_refused_naming_it():
+    with pytest.raises(PatternError, match="line 1.*call of 'ns::put<2>' is outside"):
+        elements("__global__ void k(float *a) { ns::put<2>(a, threadIdx.x); }", arrays=BIG)
