@@ -1559,8 +1559,9 @@ class Compiler(StructCompiler):
         """A call's argument compiled in the caller's scope: what a reference parameter
         aliases (a variable, memory location, array element or group), or a value."""
         x = self.expr(arg)
-        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")):
-            return x
+        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")) or \
+                isinstance(x, LocalRef) and isinstance(x.type, C.Array):
+            return x  # a per-thread array passed as a pointer: the parameter indexes it
         return self.checked(x, arg)
 
     def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
@@ -1577,12 +1578,11 @@ class Compiler(StructCompiler):
         try:
             for p, x in zip(params, bound):
                 pname, t, _ = self.declarator(p)
-                if isinstance(x, (Group, Var, LocalArray, ir.Part)) or \
-                        isinstance(x, LocalRef) and isinstance(x.type, C.Array):
+                if isinstance(x, (Group, Var, LocalArray, ir.Part)):
                     if isinstance(x, Group) and t not in (C.GROUP, C.AUTO) or \
                             not isinstance(x, Group) and t is C.GROUP:
                         raise error(p, f"the parameter {pname!r} cannot take '{text(node)}'")
-                    scope[pname] = x.array if isinstance(x, LocalRef) else x
+                    scope[pname] = x
                     continue
                 if isinstance(x, ir.Memory):
                     slot = self.slot()
@@ -1592,7 +1592,11 @@ class Compiler(StructCompiler):
                     slots.append(slot)
                     values.append(x.addr)
                     continue
-                if isinstance(x, LocalRef):
+                if isinstance(x, LocalRef):  # an element, or a (sub-)array from its start
+                    if isinstance(t, C.Pointer) and isinstance(x.type, C.Array) and \
+                            t.to != x.type.of:
+                        raise error(p, f"the parameter {pname!r} ({C.name_of(t)}) cannot "
+                                       f"point into the per-thread array '{x.array.name}'")
                     slot = self.slot()
                     scope[pname] = LocalRef(x.array, x.type, ir.Read(slot, C.LONG, x.index.pos,
                                                                      pname))

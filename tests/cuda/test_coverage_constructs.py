@@ -99,3 +99,38 @@ def test_namespaced_device_functions_and_templates_are_called_by_their_qualified
 def test_an_undeclared_namespaced_function_is_refused_naming_it():
     with pytest.raises(PatternError, match="line 1.*call of 'ns::put<2>' is outside"):
         elements("__global__ void k(float *a) { ns::put<2>(a, threadIdx.x); }", arrays=BIG)
+
+
+def per_thread_rows(t: int) -> list[list[int]]:
+    """The reference for the kernel below: row r of lane t holds base_r + 32 i + t."""
+    return [[base + 32 * i + t for i in range(4)] for base in (0, 1000)]
+
+
+def test_a_per_thread_array_passed_as_a_pointer_is_indexed_in_place():
+    got = elements("""__device__ void fill(int *r, int n, int base) {
+        for (int i = 0; i < n; ++i) r[i] = base + i * 32 + threadIdx.x;
+    }
+    __device__ int sum(const int *r, int n) {
+        int s = 0;
+        for (int i = 0; i < n; ++i) s += r[i];
+        return s;
+    }
+    __global__ void k(float *a) {
+        int acc[2][4];
+        fill(acc[0], 4, 0);
+        fill(acc[1], 4, 1000);
+        a[acc[1][2]] = 0;
+        a[sum(acc[0], 4)] = 0;
+        a[acc[0][3]] = 0;
+    }""", arrays=BIG)
+    rows = [per_thread_rows(t) for t in range(32)]
+    assert [e for _, e in got] == [[r[1][2] for r in rows], [sum(r[0]) for r in rows],
+                                   [r[0][3] for r in rows]]
+
+
+def test_a_per_thread_array_of_another_element_type_is_refused_as_a_pointer():
+    with pytest.raises(PatternError, match="line 1.*'r' \\(float \\*\\) cannot point into "
+                                           "the per-thread array 'reg'"):
+        elements("""__device__ void fill(float *r) { r[0] = 1.0f; }
+        __global__ void k(float *a) { int reg[4]; fill(reg); a[threadIdx.x] = 0; }""",
+                 arrays=BIG)
