@@ -131,6 +131,32 @@ def pos(node: Node) -> tuple[int, int]:
     return node.start_point[0] + 1, node.start_point[1] + 1
 
 
+def err_point(err: PatternError) -> tuple[int, int] | None:
+    """The 0-based (row, column) a `line L` error names, else None."""
+    line = err.place.removeprefix("line ")
+    return (int(line) - 1, err.column - 1) if line.isdigit() and err.column else None
+
+
+def relocate(root, inside: Callable[[tuple[int, int]], bool], at: tuple[int, int]) -> None:
+    """Every IR node under `root` whose place (1-based) is `inside` macro text is placed
+    `at` its use instead; nodes from elsewhere (arguments, inlined bodies) keep theirs."""
+    seen, stack = set(), [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        fields = getattr(x, "__dataclass_fields__", None)
+        if fields is None or id(x) in seen or isinstance(x, ir.Site):
+            continue
+        seen.add(id(x))
+        place = getattr(x, "pos", None)
+        if isinstance(place, tuple) and len(place) == 2 and \
+                inside((place[0] - 1, place[1] - 1)):
+            x.pos = at
+        stack.extend(getattr(x, name) for name in fields)
+
+
 def qualifiers(decl: Node) -> set[str]:
     """A declaration's qualifiers and storage classes: const, __shared__, __constant__, ..."""
     return {text(c) for c in decl.children
@@ -1009,18 +1035,37 @@ class Compiler(StructCompiler):
         return self.unit.macro(name, self._macro_point if self._expanding else node.start_point)
 
     def expand(self, macro, env: dict, node: Node):
-        """A macro use -> its text compiled where it is used, parameters bound to arguments."""
-        if not self._expanding:
+        """A macro use -> its text compiled where it is used, parameters bound to arguments.
+        What the outermost expansion compiles from macro text (its own or a nested macro's)
+        is placed at the use, for errors: the arguments keep their own places."""
+        outermost = not self._expanding
+        if outermost:
             self._macro_point = node.start_point
+            self._macro_text = []
+        if self.unit.in_source(macro):
+            self._macro_text.append((macro.value.start_point, macro.value.end_point))
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
             fragment = self.unit.fragment(macro.value)
             self.grow(fragment, node)
-            return self.expr(fragment)
+            result = self.expr(fragment)
+        except PatternError as err:
+            if not outermost or not self.in_macro_text(err_point(err)):
+                raise
+            raise error(node, f"{err.message} (in the expansion of {macro.name})") from None
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
+        if outermost:
+            relocate(result, self.in_macro_text, pos(node))
+        return result
+
+    _macro_text: list = []  # (start, end) points of the macro texts the expansion uses
+
+    def in_macro_text(self, point: tuple[int, int] | None) -> bool:
+        """Whether a 0-based (row, column) lies in the text of a macro being expanded."""
+        return point is not None and any(a <= point < b for a, b in self._macro_text)
 
     def constant_array(self, name: str, node: Node) -> ir.Memory:
         """A file-scope `__constant__` array, placed in the constant bank on first use; its

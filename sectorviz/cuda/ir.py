@@ -529,7 +529,9 @@ class Memory:
 
     def value(self, run: Run, mask, address, t: CType, source: str):
         """The value of type `t` at `address` from the arrays' configured values: a struct,
-        array or vector member by member; Unknown where an array has no values to read."""
+        array or vector member by member; Unknown where an array has no values to read. A
+        scalar inside a wider element (a component of a vector-typed array's element) reads
+        the element's value."""
         if isinstance(t, Struct):
             return tuple(self.value(run, mask, address + m.offset, m.type, source)
                          for m in t.members)
@@ -538,18 +540,20 @@ class Memory:
             return tuple(self.value(run, mask, address + k * part.size, part, source)
                          for k in range(t.n))
         names = roots(self.root)
-        values = [run.launch.readable(self.space, name, t) for name in names]
-        missing = next((n for n, v in zip(names, values) if v is None), None)
+        found = [run.launch.readable(self.space, name, t.size) if isinstance(t, Num) else
+                 None for name in names]
+        missing = next((n for n, v in zip(names, found) if v is None), None)
         if missing is not None:
             return Unknown(f"data loaded by '{source}' (line {self.pos[0]}); give "
                            f"'{missing}' values in the pattern file to read it")
         offset, which = self._locate(run, mask, address, t.size)
-        element = np.where(mask, offset // t.size, 0)
         if which is None:
-            return convert(values[0][element], t)
-        out = values[0][np.where(which == 0, element, 0)]
-        for j in range(1, len(values)):
-            out = np.where(which == j, values[j][np.where(which == j, element, 0)], out)
+            values, width = found[0]
+            return convert(values[np.where(mask, offset // width, 0)], t)
+        out = None
+        for j, (values, width) in enumerate(found):
+            mine = values[np.where(mask & (which == j), offset // width, 0)]
+            out = mine if out is None else np.where(which == j, mine, out)
         return convert(out, t)
 
     def store(self, run: Run, mask, address, value=None):

@@ -293,6 +293,10 @@ class Unit:
             found = macro
         return found
 
+    def in_source(self, macro: Macro) -> bool:
+        """Whether `macro` is defined in this unit's source (not predefined)."""
+        return any(m is macro and at != BEFORE_ALL for at, m in self._defs.get(macro.name, ()))
+
     def kernel(self, name: str) -> Function:
         """The `__global__` function `name`; PatternError at `kernel.function` otherwise."""
         kernels = {n: fs for n, fs in self.functions.items()

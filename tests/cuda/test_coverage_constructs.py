@@ -134,3 +134,40 @@ def test_a_per_thread_array_of_another_element_type_is_refused_as_a_pointer():
         elements("""__device__ void fill(float *r) { r[0] = 1.0f; }
         __global__ void k(float *a) { int reg[4]; fill(reg); a[threadIdx.x] = 0; }""",
                  arrays=BIG)
+
+
+VEC = {"a": {"dtype": "float32", "length": 4096},
+       "d": {"dtype": "uint4", "length": 64, "values": {"kind": "expr", "expr": "i * 7"}}}
+
+
+def test_values_of_a_vector_array_give_each_component_the_elements_value():
+    got = elements("""__global__ void k(const uint4 *d, float *a) {
+        uint4 v = d[threadIdx.x];
+        a[(v.x + v.w * 2) & 1023] = 0;
+        a[d[threadIdx.x + 1].y] = 0;
+    }""", arrays=VEC)
+    assert [e for name, e in got if name.startswith("line 3")] == \
+        [[(7 * t + 14 * t) & 1023 for t in range(32)]]
+    assert [e for name, e in got if name.startswith("line 4: a")] == \
+        [[7 * (t + 1) for t in range(32)]]
+
+
+def test_an_error_from_a_macros_text_names_the_use_site():
+    code = """#define TWICE(i) (2 * (i) + (int)v[i])
+    __global__ void k(const float *v, float *a) {
+        a[threadIdx.x] = 0;
+        a[TWICE(threadIdx.x)] = 1;
+    }"""
+    with pytest.raises(PatternError, match=r"^line 4, column 11: an address depends on data "
+                                           r"loaded by 'v\[i\]'"):
+        elements(code, arrays={"a": {"dtype": "float32", "length": 4096},
+                               "v": {"dtype": "float32", "length": 64}})
+
+
+def test_a_compile_error_in_a_macros_text_names_the_use_site_and_the_macro():
+    with pytest.raises(PatternError, match=r"^line 3, column 15: unknown name 'nothing' "
+                                           r"\(in the expansion of AT\)$"):
+        elements("""#define AT(i) a[(i) + nothing]
+        __global__ void k(float *a) {
+            a[AT(threadIdx.x)] = 0;
+        }""", arrays=BIG)
