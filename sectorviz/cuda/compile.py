@@ -747,7 +747,7 @@ class Compiler(StructCompiler):
                 out.append(self.local_array(decl, name, t, init))
                 continue
             if is_reference(decl):
-                out.extend(self.reference(name, init, decl))
+                out.extend(self.reference(name, init, decl, "const" in quals))
                 continue
             value = None
             if init is not None and init.type in ("initializer_list", "argument_list") and \
@@ -837,12 +837,14 @@ class Compiler(StructCompiler):
             raise error(init, f"more initializers than the {t.n * stride} elements")
         return k - start
 
-    def reference(self, name: str, init: Node | None, node: Node) -> list[ir.Stmt]:
+    def reference(self, name: str, init: Node | None, node: Node, const: bool = False
+                  ) -> list[ir.Stmt]:
         """`T &name = lvalue`: an alias of a variable, or of the memory location (or array
-        element) the initializer designates when the declaration runs."""
+        element) the initializer designates when the declaration runs; a `const` reference
+        to a vector or struct in memory is its copy (see `copied`)."""
         if init is None:
             raise error(node, f"the reference {name!r} needs an initializer")
-        target = self.expr(init)
+        target = self.copied(self.expr(init), init, const)
         if isinstance(target, (Var, Group, LocalArray)):
             self.scopes[-1][name] = target
             return []
@@ -1603,11 +1605,19 @@ class Compiler(StructCompiler):
     def argument(self, param: Node, arg: Node):
         """A call's argument compiled in the caller's scope: what a reference parameter
         aliases (a variable, memory location, array element or group), or a value."""
-        x = self.expr(arg)
+        x = self.copied(self.expr(arg), arg, "const" in qualifiers(param))
         if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")) or \
                 isinstance(x, LocalRef) and isinstance(x.type, C.Array):
             return x  # a per-thread array passed as a pointer: the parameter indexes it
         return self.checked(x, arg)
+
+    def copied(self, x, node: Node, const: bool):
+        """What a `const T &` binds to: a vector or struct in memory is loaded whole where
+        the reference is bound (one load, as for a copy: nvcc reads it with one wide load
+        and reads its members from registers); anything else is aliased."""
+        if const and isinstance(x, ir.Memory) and isinstance(x.type, (C.Vec, C.Struct)):
+            return self.checked(x, node)
+        return x
 
     def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
                     ret_t: C.CType, scope: dict, outer: list[dict], node: Node,

@@ -171,3 +171,35 @@ def test_a_compile_error_in_a_macros_text_names_the_use_site_and_the_macro():
         __global__ void k(float *a) {
             a[AT(threadIdx.x)] = 0;
         }""", arrays=BIG)
+
+
+PAIRS = {"in": {"dtype": "uint4", "length": 64}, "out": {"dtype": "uint32", "length": 64},
+         "p": {"dtype": "int32", "length": 256}}
+
+
+CONST_REF = """struct Pair { int a, b; };
+    __device__ unsigned int sum4(const uint4 &d) { return d.x + d.y + d.z + d.w; }
+    __global__ void k(const uint4 *in, unsigned int *out, Pair *p) {
+        const Pair &q = p[threadIdx.x];
+        out[threadIdx.x] = sum4(in[threadIdx.x]) + q.a + q.b;
+    }"""
+
+
+def test_a_const_reference_to_a_vector_or_struct_in_memory_loads_as_a_copy_does():
+    arrays = PAIRS | {"p": {"dtype": "int64", "length": 64}}
+    got = elements(CONST_REF, arrays=arrays)
+    copy = elements(CONST_REF.replace("const uint4 &d", "uint4 d").replace(
+        "const Pair &q", "Pair q"), arrays=arrays)
+    assert got == copy
+    lanes = list(range(32))
+    assert got == [("line 4: p[threadIdx.x].a", [2 * t for t in lanes]),
+                   ("line 4: p[threadIdx.x].b", [2 * t + 1 for t in lanes]),
+                   ("line 5: in[threadIdx.x]", lanes), ("line 5: out[threadIdx.x]", lanes)]
+
+
+def test_a_non_const_reference_still_aliases_the_memory():
+    got = elements("""__device__ void bump(uint4 &d) { d.y += 1; }
+    __global__ void k(uint4 *in, unsigned int *out) { bump(in[threadIdx.x]); }""",
+                   arrays={"in": {"dtype": "uint4", "length": 64},
+                           "out": {"dtype": "uint32", "length": 64}})
+    assert [name for name, _ in got] == ["line 1: d.y (load)", "line 1: d.y (store)"]
