@@ -721,6 +721,10 @@ class Compiler(StructCompiler):
                 raise error(value, "a function returning a reference with more than "
                                    "`return e;` must return *this")
             return ir.Leave("ret")
+        if value.type == "initializer_list":  # `return {};`: value-initialized, `{a, b}`
+            if frame.type is C.AUTO:
+                raise error(value, "a braced return value needs a declared return type")
+            return ir.Leave("ret", self.construct(frame.type, value), frame.result)
         e = self.rvalue(value)
         if frame.type is C.AUTO or isinstance(frame.type, C.Pointer) and not frame.type.root:
             frame.type = e.type
@@ -1599,8 +1603,11 @@ class Compiler(StructCompiler):
         if len(params) != len(args):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
         bound = [self.argument(p, a) for p, a in zip(params, args)]
+        trailing = None if decl is None else next(
+            (c for c in decl.named_children if c.type == "trailing_return_type"), None)
+        ret = C.AUTO if trailing is None else self.type_descriptor(trailing.named_children[0])
         return self.inline_body(fn.name, params, bound, fn.node.child_by_field_name("body"),
-                                C.AUTO, {}, fn.scopes, node)
+                                ret, {}, fn.scopes, node)
 
     def argument(self, param: Node, arg: Node):
         """A call's argument compiled in the caller's scope: what a reference parameter

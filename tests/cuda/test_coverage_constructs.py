@@ -203,3 +203,29 @@ def test_a_non_const_reference_still_aliases_the_memory():
                    arrays={"in": {"dtype": "uint4", "length": 64},
                            "out": {"dtype": "uint32", "length": 64}})
     assert [name for name, _ in got] == ["line 1: d.y (load)", "line 1: d.y (store)"]
+
+
+def test_return_of_braces_value_initializes_the_declared_return_type():
+    got = elements("""struct Slot { int at; float w; };
+    __device__ uint4 pick(uint4 a, unsigned int i) { if (i == 0) return a; return {}; }
+    __device__ Slot slot(unsigned int t) { if (t % 3 == 0) return {}; return {int(t) * 5}; }
+    __global__ void k(float *a) {
+        uint4 v = pick(make_uint4(threadIdx.x, 1, 2, 3), threadIdx.x & 1);
+        auto clamp = [](int x) -> int2 { if (x > 20) return {20, 1}; return {x}; };
+        a[v.x + v.w * 100] = 0;
+        a[slot(threadIdx.x).at + 1000] = 0;
+        a[clamp(threadIdx.x).x * 10 + clamp(threadIdx.x).y + 2000] = 0;
+    }""", arrays=BIG)
+    lanes = range(32)
+    assert [e for _, e in got] == [
+        [t + 300 if t % 2 == 0 else 0 for t in lanes],
+        [(0 if t % 3 == 0 else 5 * t) + 1000 for t in lanes],
+        [(200 + 1 if t > 20 else t * 10) + 2000 for t in lanes]]
+
+
+def test_a_braced_return_value_with_a_deduced_type_is_refused():
+    with pytest.raises(PatternError, match="line 2.*braced return value needs a declared"):
+        elements("""__global__ void k(float *a) {
+            auto f = []() { return {}; };
+            a[threadIdx.x] = 0; f();
+        }""", arrays=BIG)
