@@ -91,6 +91,16 @@ def members(run: Run, mask, member_mask) -> np.ndarray:
     return mask & ((bits & np.uint64(1)) != 0)
 
 
+def taking_part(run: Run, mask, member: Expr | None):
+    """(warps, 32) lanes that take part in a collective: the executing lanes, less those its
+    member mask leaves out; the mask's Unknown if the mask is not known."""
+    on = full(run, mask)
+    if member is None:
+        return on
+    m = yield from member.ev(run, mask)
+    return m if isinstance(m, Unknown) else members(run, on, m)
+
+
 @dataclass
 class Vote(Expr):
     """__ballot_sync / __any_sync / __all_sync / __activemask (and tile.ballot / any / all):
@@ -107,12 +117,9 @@ class Vote(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        on = full(run, mask)
-        if self.member is not None:
-            m = yield from self.member.ev(run, mask)
-            if isinstance(m, Unknown):
-                return m
-            on = members(run, on, m)
+        on = yield from taking_part(run, mask, self.member)
+        if isinstance(on, Unknown):
+            return on
         yes = on
         if self.pred is not None:
             p = yield from self.pred.ev(run, mask)
@@ -154,12 +161,9 @@ class SegmentReduce(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        on = full(run, mask)
-        if self.member is not None:
-            m = yield from self.member.ev(run, mask)
-            if isinstance(m, Unknown):
-                return m
-            on = members(run, on, m)
+        on = yield from taking_part(run, mask, self.member)
+        if isinstance(on, Unknown):
+            return on
         v = yield from self.value.ev(run, mask)
         if isinstance(v, Unknown):
             return v
