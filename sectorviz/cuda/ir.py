@@ -785,7 +785,8 @@ class If(Stmt):
         if isinstance(c, Unknown) and self.guessable:
             yield from self.both_sides(run, mask, c)
             return
-        yes = mask & (known(c, self.cond.pos, "a branch") != 0)
+        c = known(c, self.cond.pos, "a branch") != 0
+        yes = mask & c
         if yes.any():
             yield from self.then.run(run, yes)
         if self.other is not None:

@@ -229,3 +229,12 @@ def test_a_braced_return_value_with_a_deduced_type_is_refused():
             auto f = []() { return {}; };
             a[threadIdx.x] = 0; f();
         }""", arrays=BIG)
+
+
+def test_an_if_on_an_integer_sends_the_other_lanes_to_else():
+    got = elements("""__global__ void k(float *a) {
+        int flag = threadIdx.x & 6;
+        if (flag) a[threadIdx.x] = 0; else a[threadIdx.x + 100] = 0;
+    }""", arrays=BIG)
+    assert [e for _, e in got] == [[t for t in range(32) if t & 6],
+                                   [t + 100 for t in range(32) if not t & 6]]
