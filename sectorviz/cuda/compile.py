@@ -1527,13 +1527,16 @@ class Compiler(StructCompiler):
         """`ns::f(x)`, `ns::inner::f<4>(x)`: a __device__ function declared in a namespace
         (the file's namespaces share one set of function names) -> its inlined call, or
         None when no such function is declared."""
+        scopes = []
         while fn.type == "qualified_identifier":
+            if fn.child_by_field_name("scope") is not None:  # `::f`: the global namespace
+                scopes.append(text(fn.child_by_field_name("scope")))
             fn = fn.child_by_field_name("name")
         targs = None
         if fn.type == "template_function":
             targs = fn.child_by_field_name("arguments").named_children
             fn = fn.child_by_field_name("name")
-        found = self.unit.device_function(text(fn), node, len(args))
+        found = self.unit.device_function(text(fn), node, len(args), "::".join(scopes))
         return None if found is None else self.inline(found, args, node, targs)
 
     def unit_uses_cg(self) -> bool:

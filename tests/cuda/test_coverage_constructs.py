@@ -238,3 +238,16 @@ def test_an_if_on_an_integer_sends_the_other_lanes_to_else():
     }""", arrays=BIG)
     assert [e for _, e in got] == [[t for t in range(32) if t & 6],
                                    [t + 100 for t in range(32) if not t & 6]]
+
+
+def test_a_qualified_call_picks_the_function_of_that_namespace():
+    got = elements("""namespace wt {
+    template <int S> __device__ void put(float *p, int i) { p[i * S] = 0; }
+    }
+    namespace db {
+    template <int S> __device__ void put(float *p, int i) { p[i + S] = 0; }
+    }
+    __global__ void k(float *a) { db::put<5>(a, threadIdx.x); ::wt::put<2>(a, threadIdx.x); }
+    """, arrays=BIG)
+    assert got == [("line 5: p[i + S]", [t + 5 for t in range(32)]),
+                   ("line 2: p[i * S]", [2 * t for t in range(32)])]
