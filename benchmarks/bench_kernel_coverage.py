@@ -2,9 +2,9 @@
 
     python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
 
-FOLDER holds `.cu` files (kept outside the repository) and `*.sectorviz.json` patterns that
-name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu`
-file that no pattern names also gets a generated pattern (a small launch, every pointer
+FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
+patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu` or
+`.cuh` file that no pattern names also gets a generated pattern (a small launch, every pointer
 parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
 measures whether the kernel opens, not its numbers. Each case runs `sectorviz report --json`
 in its own process under a time limit; the table prints accepted / refused per kernel and
@@ -74,10 +74,16 @@ def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> d
 
 
 def reason_of(line: str) -> str:
-    """One error line -> its reason with the file, place, names and numbers blanked."""
+    """One error line -> its reason: the file, place, user names and numbers blanked, the
+    construct kept (the first quoted text of an "outside the subset" line, its template
+    arguments dropped)."""
     text = line.split(": ", 1)[-1]
     text = re.sub(r"^((\S+ )?line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ", "", text)
+    kept = re.search(r"'([^']*)'", text) if "outside the subset" in text else None
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    if kept:
+        construct = re.sub(r"<.*", "<…>", kept.group(1))[:40]
+        text = text.replace("'…'", f"'{construct}'", 1)
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 
 
@@ -109,7 +115,7 @@ def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path]]:
                    kernel.get("function", "").split("<")[0]))
         out.append((f"{pattern.relative_to(folder)}", pattern))
     if auto:
-        for cu in sorted(folder.rglob("*.cu")):
+        for cu in sorted(p for ext in ("*.cu", "*.cuh") for p in folder.rglob(ext)):
             for kernel, params in global_kernels(cu.read_bytes()):
                 if (cu.resolve(), kernel) in named:
                     continue

@@ -1,5 +1,6 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
-`sectorviz compare A B` (compare_cli.py).
+`sectorviz compare A B` (compare_cli.py), `sectorviz ncu-metrics` (the Nsight Compute metrics
+`report --measured` compares against).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -13,10 +14,11 @@ import contextlib
 import json
 import os
 import sys
+from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
-                          run_budget)
+from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
+                          pattern_error_line, run_budget, with_machine)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
@@ -24,6 +26,8 @@ from .model.analysis import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
+from .model.measured import (METRICS, Measured, kernel_name, pick_launch, read_ncu_csv,
+                             side_by_side)
 from .paths import default_example
 from .scene.explain import explanations
 from .scene.sheet import accounting_sheet
@@ -39,6 +43,14 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
+    add_machine_flags(p)
+    p.add_argument("--measured", metavar="CSV",
+                   help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
+                        "--metrics $(sectorviz ncu-metrics)`")
+    p.add_argument("--kernel", metavar="NAME",
+                   help="the kernel's name in the CSV (default: the pattern's kernel function)")
+    p.add_argument("--launch", type=int, default=0, metavar="K",
+                   help="0-based launch of that kernel in the CSV (default 0)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
     return p
@@ -48,7 +60,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = load_pattern(args.file)
+        pattern = with_machine(load_pattern(args.file), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
@@ -57,17 +69,46 @@ def run_report(argv: list[str]) -> int:
             if not 0 <= args.warp < warps:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
+        measured = _measured(args, pattern, analysis) if args.measured else None
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     if doc is not None:
+        if measured is not None:
+            doc["measured"] = [asdict(m) for m in measured]
         print(json.dumps(doc, indent=2))
     else:
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
         if detail is not None:
             print()
             print(plain_text(_warp_text(warp_json(pattern, detail))))
+        if measured is not None:
+            print()
+            print(plain_text(_measured_text(args.measured, measured)))
     return 0
+
+
+def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:
+    """The boundaries against launch --launch of the kernel in the --measured CSV."""
+    name = args.kernel or (pattern.kernel or {}).get("function")
+    if name is None:
+        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
+                                       "to find its launch in the CSV")
+    kernel = kernel_for(pattern)
+    launch = pick_launch(read_ncu_csv(args.measured), kernel_name(name), args.launch,
+                         kernel.grid, kernel.block)
+    return side_by_side(analysis, launch)
+
+
+def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
+    lines = [f"predicted against measured ({path}); ratio = measured / predicted"]
+    for m in rows:
+        ratio = "-" if m.ratio is None else f"{m.ratio:.3f}"
+        lines.append(f"  {m.boundary:40s} predicted {m.predicted_bytes:>14,} B  measured "
+                     f"{m.measured_bytes:>16,.0f} B  ratio {ratio}  ({m.metric})")
+    if not rows:
+        lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
+    return "\n".join(lines)
 
 
 def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
@@ -132,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["export"]:
             from .export.command import run_export
             return run_export(argv[1:])
+        if argv[:1] == ["ncu-metrics"]:
+            print(",".join(METRICS))
+            return 0
         if argv[:1] == ["compare"]:
             from .compare_cli import run_compare
             return run_compare(argv[1:])

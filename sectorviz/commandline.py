@@ -1,5 +1,6 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
-arguments: one-line argument errors, the exit status for bad input (2), the --budget flag."""
+arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
+the cache model's --machine, --l2-bytes and --order flags."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .model import PatternError
+from .model import Pattern, PatternError, pattern_from_dict
 from .model.budget import DEFAULT_WORK, Budget, parse_units
+from .model.cache import ORDERS, PRESETS
 from .model.errors import printable
 
 EXIT_BAD_INPUT = 2
@@ -54,3 +56,28 @@ def _units(text: str) -> int:
 def run_budget(args: argparse.Namespace) -> Budget:
     """The work budget of one command: --budget N, or the default."""
     return Budget(args.budget) if args.budget else Budget()
+
+
+def add_machine_flags(p: argparse.ArgumentParser) -> None:
+    """`--machine NAME`, `--l2-bytes N`, `--order ORDER`: the cache model's machine, over
+    the pattern's `machine` key (each flag overrides that key)."""
+    p.add_argument("--machine", choices=list(PRESETS), metavar="NAME",
+                   help=f"estimate DRAM bytes with the L2 model of a GPU: {', '.join(PRESETS)}")
+    p.add_argument("--l2-bytes", type=int, metavar="N", help="the model's L2 size in bytes")
+    p.add_argument("--order", choices=ORDERS,
+                   help="the order requests reach the L2: warp-serial (default) or waves")
+
+
+def with_machine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
+    """`pattern` with its `machine` key overridden by the flags given."""
+    flags = {key: value for key, value in (("preset", args.machine),
+                                           ("l2_bytes", args.l2_bytes), ("order", args.order))
+             if value is not None}
+    if not flags:
+        return pattern
+    doc = pattern.to_dict()
+    if "machine" not in doc and args.machine is None:
+        flag = "--l2-bytes" if args.l2_bytes is not None else "--order"
+        raise PatternError(flag, "needs --machine NAME (or a 'machine' key in the pattern)")
+    doc["machine"] = {**doc.get("machine", {}), **flags}
+    return pattern_from_dict(doc, pattern.base_dir)

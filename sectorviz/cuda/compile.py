@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -131,18 +131,50 @@ def pos(node: Node) -> tuple[int, int]:
     return node.start_point[0] + 1, node.start_point[1] + 1
 
 
+def err_point(err: PatternError) -> tuple[int, int] | None:
+    """The 0-based (row, column) a `line L` error names, else None."""
+    line = err.place.removeprefix("line ")
+    return (int(line) - 1, err.column - 1) if line.isdigit() and err.column else None
+
+
+def relocate(root, inside: Callable[[tuple[int, int]], bool], at: tuple[int, int]) -> None:
+    """Every IR node under `root` whose place (1-based) is `inside` macro text is placed
+    `at` its use instead; nodes from elsewhere (arguments, inlined bodies) keep theirs."""
+    seen, stack = set(), [root]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        fields = getattr(x, "__dataclass_fields__", None)
+        if fields is None or id(x) in seen or isinstance(x, ir.Site):
+            continue
+        seen.add(id(x))
+        place = getattr(x, "pos", None)
+        if isinstance(place, tuple) and len(place) == 2 and \
+                inside((place[0] - 1, place[1] - 1)):
+            x.pos = at
+        stack.extend(getattr(x, name) for name in fields)
+
+
 def qualifiers(decl: Node) -> set[str]:
     """A declaration's qualifiers and storage classes: const, __shared__, __constant__, ..."""
     return {text(c) for c in decl.children
             if c.type in ("type_qualifier", "storage_class_specifier")}
 
 
-def is_group_type(node: Node) -> bool:
-    """`cg::thread_block`, `thread_block_tile<32>`, `cg::thread_block_tile<16, ...>`."""
+@dataclass(frozen=True)
+class GroupNamespace:
+    """A name standing for `cooperative_groups` in a scope: `namespace g = cooperative_groups;`
+    inside a function body."""
+
+
+def is_group_type(node: Node, namespaces: Callable[[Node | None], bool]) -> bool:
+    """`cg::thread_block`, `thread_block_tile<32>`, `cg::thread_block_tile<16, ...>`;
+    `namespaces` says whether a scope names cooperative_groups."""
     if node.type == "qualified_identifier":
-        scope = node.child_by_field_name("scope")
-        return scope is not None and text(scope) in GROUP_NAMESPACES and \
-            is_group_type(node.child_by_field_name("name"))
+        return namespaces(node.child_by_field_name("scope")) and \
+            is_group_type(node.child_by_field_name("name"), namespaces)
     if node.type == "template_type":
         node = node.child_by_field_name("name")
     return node.type in ("type_identifier", "identifier") and \
@@ -365,7 +397,7 @@ class Compiler(StructCompiler):
 
     def base_type(self, node: Node) -> C.CType:
         kind = node.type
-        if is_group_type(node):
+        if is_group_type(node, self.group_namespace):
             return C.GROUP
         if kind == "sized_type_specifier":
             words = [c.type for c in node.children if c.type in ("unsigned", "signed", "long",
@@ -394,7 +426,7 @@ class Compiler(StructCompiler):
         elif kind == "qualified_identifier":
             scope = node.child_by_field_name("scope")
             name = text(node.child_by_field_name("name"))
-            if scope is not None and text(scope) in GROUP_NAMESPACES and name in C.GROUP_TYPES:
+            if self.group_namespace(scope) and name in C.GROUP_TYPES:
                 return C.GROUP
             if scope is None or text(scope) in ("std", "cuda::std"):
                 return self.named_type(name, node)
@@ -435,6 +467,24 @@ class Compiler(StructCompiler):
             raise error(node, f"type '{name}' is outside the subset" + suggest(
                 name, [*C.NAMED, *self.unit.types]))
         return C.NAMED[name]
+
+    def group_namespace(self, scope: Node | None) -> bool:
+        """Whether a `scope::` names cooperative_groups: `cg`, `cooperative_groups`, or a
+        namespace alias of it declared in an enclosing block."""
+        if scope is None:
+            return False
+        name = text(scope).removeprefix("::")
+        return name in GROUP_NAMESPACES or any(
+            isinstance(s.get(name), GroupNamespace) for s in self.scopes)
+
+    def namespace_alias(self, node: Node) -> None:
+        """`namespace g = cooperative_groups;` in a block: `g::` names cooperative groups
+        until the block ends; an alias of any other namespace is outside the subset."""
+        target = node.named_children[-1]
+        if not self.group_namespace(target):
+            raise error(node, f"a namespace alias of '{text(target)}' is outside the subset "
+                              "(only cooperative_groups)")
+        self.scopes[-1][text(node.child_by_field_name("name"))] = GroupNamespace()
 
     def type_alias(self, node: Node) -> None:
         """A local `typedef` / `using X = ...`: its names become types in the current scope."""
@@ -520,6 +570,9 @@ class Compiler(StructCompiler):
         if kind in ("type_definition", "alias_declaration"):
             self.type_alias(node)
             return None
+        if kind == "namespace_alias_definition":
+            self.namespace_alias(node)
+            return None
         if kind == "static_assert_declaration":
             return None
         if kind == "if_statement":
@@ -578,7 +631,7 @@ class Compiler(StructCompiler):
             return False
         left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
         if left.type != "binary_expression" or not is_group_type(
-                left.child_by_field_name("left")):
+                left.child_by_field_name("left"), self.group_namespace):
             return False
         if right.type == "assignment_expression":
             name, init = right.child_by_field_name("left"), right.child_by_field_name("right")
@@ -668,6 +721,10 @@ class Compiler(StructCompiler):
                 raise error(value, "a function returning a reference with more than "
                                    "`return e;` must return *this")
             return ir.Leave("ret")
+        if value.type == "initializer_list":  # `return {};`: value-initialized, `{a, b}`
+            if frame.type is C.AUTO:
+                raise error(value, "a braced return value needs a declared return type")
+            return ir.Leave("ret", self.construct(frame.type, value), frame.result)
         e = self.rvalue(value)
         if frame.type is C.AUTO or isinstance(frame.type, C.Pointer) and not frame.type.root:
             frame.type = e.type
@@ -694,7 +751,7 @@ class Compiler(StructCompiler):
                 out.append(self.local_array(decl, name, t, init))
                 continue
             if is_reference(decl):
-                out.extend(self.reference(name, init, decl))
+                out.extend(self.reference(name, init, decl, "const" in quals))
                 continue
             value = None
             if init is not None and init.type in ("initializer_list", "argument_list") and \
@@ -784,12 +841,14 @@ class Compiler(StructCompiler):
             raise error(init, f"more initializers than the {t.n * stride} elements")
         return k - start
 
-    def reference(self, name: str, init: Node | None, node: Node) -> list[ir.Stmt]:
+    def reference(self, name: str, init: Node | None, node: Node, const: bool = False
+                  ) -> list[ir.Stmt]:
         """`T &name = lvalue`: an alias of a variable, or of the memory location (or array
-        element) the initializer designates when the declaration runs."""
+        element) the initializer designates when the declaration runs; a `const` reference
+        to a vector or struct in memory is its copy (see `copied`)."""
         if init is None:
             raise error(node, f"the reference {name!r} needs an initializer")
-        target = self.expr(init)
+        target = self.copied(self.expr(init), init, const)
         if isinstance(target, (Var, Group, LocalArray)):
             self.scopes[-1][name] = target
             return []
@@ -982,18 +1041,37 @@ class Compiler(StructCompiler):
         return self.unit.macro(name, self._macro_point if self._expanding else node.start_point)
 
     def expand(self, macro, env: dict, node: Node):
-        """A macro use -> its text compiled where it is used, parameters bound to arguments."""
-        if not self._expanding:
+        """A macro use -> its text compiled where it is used, parameters bound to arguments.
+        What the outermost expansion compiles from macro text (its own or a nested macro's)
+        is placed at the use, for errors: the arguments keep their own places."""
+        outermost = not self._expanding
+        if outermost:
             self._macro_point = node.start_point
+            self._macro_text = []
+        if self.unit.in_source(macro):
+            self._macro_text.append((macro.value.start_point, macro.value.end_point))
         self._expanding.add(macro.name)
         saved, self.macro_env = self.macro_env, env
         try:
             fragment = self.unit.fragment(macro.value)
             self.grow(fragment, node)
-            return self.expr(fragment)
+            result = self.expr(fragment)
+        except PatternError as err:
+            if not outermost or not self.in_macro_text(err_point(err)):
+                raise
+            raise error(node, f"{err.message} (in the expansion of {macro.name})") from None
         finally:
             self.macro_env = saved
             self._expanding.discard(macro.name)
+        if outermost:
+            relocate(result, self.in_macro_text, pos(node))
+        return result
+
+    _macro_text: list = []  # (start, end) points of the macro texts the expansion uses
+
+    def in_macro_text(self, point: tuple[int, int] | None) -> bool:
+        """Whether a 0-based (row, column) lies in the text of a macro being expanded."""
+        return point is not None and any(a <= point < b for a, b in self._macro_text)
 
     def constant_array(self, name: str, node: Node) -> ir.Memory:
         """A file-scope `__constant__` array, placed in the constant bank on first use; its
@@ -1371,11 +1449,14 @@ class Compiler(StructCompiler):
             return self.explicit_cast(self.rvalue(args[0]), self.type_descriptor(targs[0]), node)
         if fn.type == "qualified_identifier":
             scope = fn.child_by_field_name("scope")
-            if scope is not None and text(scope) in GROUP_NAMESPACES:
+            if self.group_namespace(scope):
                 return builtins.cg_function(self, fn, args, node)
             if self.scope_struct(scope) is not None:
                 return self.static_call(self.scope_struct(scope),
                                         text(fn.child_by_field_name("name")), args, node)
+            found = self.namespaced_call(fn, args, node)
+            if found is not None:
+                return found
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type == "field_expression":
             arg, method = fn.child_by_field_name("argument"), text(fn.child_by_field_name("field"))
@@ -1441,6 +1522,22 @@ class Compiler(StructCompiler):
         if fn is None:
             raise error(node, f"call of '{name}<...>' is outside the subset")
         return self.inline(fn, args, node, targs)
+
+    def namespaced_call(self, fn: Node, args: list[Node], node: Node):
+        """`ns::f(x)`, `ns::inner::f<4>(x)`: a __device__ function declared in a namespace
+        (the file's namespaces share one set of function names) -> its inlined call, or
+        None when no such function is declared."""
+        scopes = []
+        while fn.type == "qualified_identifier":
+            if fn.child_by_field_name("scope") is not None:  # `::f`: the global namespace
+                scopes.append(text(fn.child_by_field_name("scope")))
+            fn = fn.child_by_field_name("name")
+        targs = None
+        if fn.type == "template_function":
+            targs = fn.child_by_field_name("arguments").named_children
+            fn = fn.child_by_field_name("name")
+        found = self.unit.device_function(text(fn), node, len(args), "::".join(scopes))
+        return None if found is None else self.inline(found, args, node, targs)
 
     def unit_uses_cg(self) -> bool:
         """Whether the file says `using namespace cooperative_groups;` (cg names unqualified)."""
@@ -1509,16 +1606,28 @@ class Compiler(StructCompiler):
         if len(params) != len(args):
             raise error(node, f"{fn.name!r} takes {len(params)} arguments, got {len(args)}")
         bound = [self.argument(p, a) for p, a in zip(params, args)]
+        trailing = None if decl is None else next(
+            (c for c in decl.named_children if c.type == "trailing_return_type"), None)
+        ret = C.AUTO if trailing is None else self.type_descriptor(trailing.named_children[0])
         return self.inline_body(fn.name, params, bound, fn.node.child_by_field_name("body"),
-                                C.AUTO, {}, fn.scopes, node)
+                                ret, {}, fn.scopes, node)
 
     def argument(self, param: Node, arg: Node):
         """A call's argument compiled in the caller's scope: what a reference parameter
         aliases (a variable, memory location, array element or group), or a value."""
-        x = self.expr(arg)
-        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")):
-            return x
+        x = self.copied(self.expr(arg), arg, "const" in qualifiers(param))
+        if isinstance(x, Group) or is_reference(param.child_by_field_name("declarator")) or \
+                isinstance(x, LocalRef) and isinstance(x.type, C.Array):
+            return x  # a per-thread array passed as a pointer: the parameter indexes it
         return self.checked(x, arg)
+
+    def copied(self, x, node: Node, const: bool):
+        """What a `const T &` binds to: a vector or struct in memory is loaded whole where
+        the reference is bound (one load, as for a copy: nvcc reads it with one wide load
+        and reads its members from registers); anything else is aliased."""
+        if const and isinstance(x, ir.Memory) and isinstance(x.type, (C.Vec, C.Struct)):
+            return self.checked(x, node)
+        return x
 
     def inline_body(self, name: str, params: list[Node], bound: list, body_node: Node,
                     ret_t: C.CType, scope: dict, outer: list[dict], node: Node,
@@ -1534,12 +1643,11 @@ class Compiler(StructCompiler):
         try:
             for p, x in zip(params, bound):
                 pname, t, _ = self.declarator(p)
-                if isinstance(x, (Group, Var, LocalArray, ir.Part)) or \
-                        isinstance(x, LocalRef) and isinstance(x.type, C.Array):
+                if isinstance(x, (Group, Var, LocalArray, ir.Part)):
                     if isinstance(x, Group) and t not in (C.GROUP, C.AUTO) or \
                             not isinstance(x, Group) and t is C.GROUP:
                         raise error(p, f"the parameter {pname!r} cannot take '{text(node)}'")
-                    scope[pname] = x.array if isinstance(x, LocalRef) else x
+                    scope[pname] = x
                     continue
                 if isinstance(x, ir.Memory):
                     slot = self.slot()
@@ -1549,7 +1657,11 @@ class Compiler(StructCompiler):
                     slots.append(slot)
                     values.append(x.addr)
                     continue
-                if isinstance(x, LocalRef):
+                if isinstance(x, LocalRef):  # an element, or a (sub-)array from its start
+                    if isinstance(t, C.Pointer) and isinstance(x.type, C.Array) and \
+                            t.to != x.type.of:
+                        raise error(p, f"the parameter {pname!r} ({C.name_of(t)}) cannot "
+                                       f"point into the per-thread array '{x.array.name}'")
                     slot = self.slot()
                     scope[pname] = LocalRef(x.array, x.type, ir.Read(slot, C.LONG, x.index.pos,
                                                                      pname))

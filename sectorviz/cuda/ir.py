@@ -465,6 +465,8 @@ class Memory:
     A load or store is one site, or for a whole struct a tuple of (byte offset, site): the
     struct's copy, one access per chunk of its alignment (see compile.struct_sites)."""
 
+    blocks_guess = True  # If.guessable: not run on an unknown condition
+
     addr: Expr
     type: CType
     space: str
@@ -527,7 +529,9 @@ class Memory:
 
     def value(self, run: Run, mask, address, t: CType, source: str):
         """The value of type `t` at `address` from the arrays' configured values: a struct,
-        array or vector member by member; Unknown where an array has no values to read."""
+        array or vector member by member; Unknown where an array has no values to read. A
+        scalar inside a wider element (a component of a vector-typed array's element) reads
+        the element's value."""
         if isinstance(t, Struct):
             return tuple(self.value(run, mask, address + m.offset, m.type, source)
                          for m in t.members)
@@ -536,18 +540,20 @@ class Memory:
             return tuple(self.value(run, mask, address + k * part.size, part, source)
                          for k in range(t.n))
         names = roots(self.root)
-        values = [run.launch.readable(self.space, name, t) for name in names]
-        missing = next((n for n, v in zip(names, values) if v is None), None)
+        found = [run.launch.readable(self.space, name, t.size) if isinstance(t, Num) else
+                 None for name in names]
+        missing = next((n for n, v in zip(names, found) if v is None), None)
         if missing is not None:
             return Unknown(f"data loaded by '{source}' (line {self.pos[0]}); give "
                            f"'{missing}' values in the pattern file to read it")
         offset, which = self._locate(run, mask, address, t.size)
-        element = np.where(mask, offset // t.size, 0)
         if which is None:
-            return convert(values[0][element], t)
-        out = values[0][np.where(which == 0, element, 0)]
-        for j in range(1, len(values)):
-            out = np.where(which == j, values[j][np.where(which == j, element, 0)], out)
+            values, width = found[0]
+            return convert(values[np.where(mask, offset // width, 0)], t)
+        out = None
+        for j, (values, width) in enumerate(found):
+            mine = values[np.where(mask & (which == j), offset // width, 0)]
+            out = mine if out is None else np.where(which == j, mine, out)
         return convert(out, t)
 
     def store(self, run: Run, mask, address, value=None):
@@ -775,7 +781,11 @@ class If(Stmt):
     other: Stmt | None
 
     def run(self, run, mask):
-        c = known((yield from self.cond.ev(run, mask)), self.cond.pos, "a branch") != 0
+        c = yield from self.cond.ev(run, mask)
+        if isinstance(c, Unknown) and self.guessable:
+            yield from self.both_sides(run, mask, c)
+            return
+        c = known(c, self.cond.pos, "a branch") != 0
         yes = mask & c
         if yes.any():
             yield from self.then.run(run, yes)
@@ -784,10 +794,100 @@ class If(Stmt):
             if no.any():
                 yield from self.other.run(run, no)
 
+    def both_sides(self, run: Run, mask, cond: "Unknown"):
+        """A branch on an unknown condition whose sides touch no memory and leave no loop
+        or function: each side runs on every lane of the mask from the same variables;
+        a variable either side sets keeps its value where both sides agree on every lane
+        of the mask, and becomes Unknown (because of `cond`) elsewhere."""
+        slots = assigned(self)
+        before = {k: run.slots[k] for k in slots}
+        after = []
+        for side in (self.then, self.other):
+            for k in slots:
+                run.slots[k] = before[k]
+            if side is not None:
+                with np.errstate(all="ignore"):  # lanes that would not run this side
+                    yield from side.run(run, mask)
+            after.append({k: run.slots[k] for k in slots})
+        why = Unknown(f"a variable set by the branch at line {self.cond.pos[0]} on {cond.why}")
+        for k in slots:
+            run.slots[k] = merge(mask, why, before[k]) if not agree(
+                mask, after[0][k], after[1][k]) else merge(mask, after[0][k], before[k])
+
+    @cached_property
+    def guessable(self) -> bool:
+        """Whether both sides may run on an unknown condition: no memory access, warp-wide
+        operation, per-thread array, loop, or return/break/continue of the enclosing code
+        (a return inside a called function is its own)."""
+        stack: list = [self.then, self.other]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, (list, tuple)):
+                stack.extend(x)
+            elif getattr(x, "blocks_guess", False):
+                return False
+            elif isinstance(x, Call):
+                stack.extend(x.args)
+                stack.extend(leaves(x.body))
+            elif isinstance(x, (Expr, Stmt, Part)):
+                stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
+        return True
+
+
+def leaves(body: "Stmt") -> list:
+    """A called function's body with its `return`s replaced by their values (a return
+    leaves the call only)."""
+    out, stack = [], [body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Leave) and x.kind == "ret":
+            out.append(x.value)
+        elif isinstance(x, Block):
+            stack.extend(x.body)
+        elif isinstance(x, If):
+            stack.extend((x.cond, x.then, x.other))
+        else:
+            out.append(x)
+    return [x for x in out if x is not None]
+
+
+def assigned(node) -> list[int]:
+    """The variable slots an IR tree may set (assignments, declarations, calls' parameters
+    and results), in a fixed order."""
+    slots, stack = set(), [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if isinstance(x, Assign):
+            slots.add(x.target if isinstance(x.target, int) else x.target.slot)
+            slots.update(s for s in (x.old,) if s is not None)
+        elif isinstance(x, Declare):
+            slots.add(x.slot)
+        elif isinstance(x, Call):
+            slots.update((*x.params, x.result))
+        if isinstance(x, (Expr, Stmt, Part)):
+            stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
+    return sorted(slots)
+
+
+def agree(mask, a, b) -> bool:
+    """Whether two values of a variable are equal on every lane of `mask` (Unknown or
+    unset never agree)."""
+    if a is None or b is None or isinstance(a, Unknown) or isinstance(b, Unknown):
+        return a is b
+    if isinstance(a, tuple):
+        return all(agree(mask, x, y) for x, y in zip(a, b))
+    same = np.asarray(a) == np.asarray(b)
+    return bool(np.all(same[mask] if np.ndim(same) else same))
+
 
 @dataclass
 class Loop(Stmt):
     """for / while / do: runs until every lane has left (condition false, break, return)."""
+
+    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     init: Stmt | None
     cond: Expr | None
@@ -828,6 +928,8 @@ class Loop(Stmt):
 @dataclass
 class Leave(Stmt):
     """return / break / continue: the lanes of the mask leave."""
+
+    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     kind: str  # "ret" | "brk" | "cont"
     value: Expr | None = None

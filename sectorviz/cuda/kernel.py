@@ -135,15 +135,21 @@ class CudaKernel(Launch):
         arr = self.arrays[root]
         return arr.address0, arr.length * arr.spec.elem_bytes
 
-    def readable(self, space: str, root: str, t: C.CType) -> np.ndarray | None:
-        """The values of a global or __constant__ array read as `t`, if the model has them:
-        the pattern's, else a __constant__ array's initializer in the source."""
-        if not isinstance(t, C.Num) or space not in ("global", "constant"):
+    def readable(self, space: str, root: str, nbytes: int) -> tuple[np.ndarray, int] | None:
+        """(element values, element bytes) of a global or __constant__ array, for a scalar
+        of `nbytes` read inside one of its elements, if the model has them: the pattern's,
+        else a __constant__ array's initializer in the source. An element wider than the
+        read (a vector's component, a struct's member) gives its value to each scalar."""
+        if space not in ("global", "constant"):
             return None
-        if root not in self.values:
-            values = self.program.constant_values.get(root) if space == "constant" else None
-            return values if values is not None and values.dtype.itemsize == t.size else None
-        return self.values[root] if t.size == self.arrays[root].spec.elem_bytes else None
+        if root in self.values:
+            values, width = self.values[root], self.arrays[root].spec.elem_bytes
+        elif space == "constant" and root in self.program.constant_values:
+            values = self.program.constant_values[root]
+            width = values.dtype.itemsize
+        else:
+            return None
+        return (values, width) if width % nbytes == 0 else None
 
     def events(self, lo: int, hi: int, threads: Threads | None = None
                ) -> Iterator[tuple[str, int, Batch]]:

@@ -60,6 +60,8 @@ class Shuffle(Expr):
     """__shfl_sync / _up / _down / _xor (and tile.shfl*): each lane reads `value` from a
     source lane of its width-lane segment; a source out of the segment keeps the own value."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     kind: str  # "idx" | "up" | "down" | "xor"
     value: Expr
     arg: Expr
@@ -89,11 +91,23 @@ def members(run: Run, mask, member_mask) -> np.ndarray:
     return mask & ((bits & np.uint64(1)) != 0)
 
 
+def taking_part(run: Run, mask, member: Expr | None):
+    """(warps, 32) lanes that take part in a collective: the executing lanes, less those its
+    member mask leaves out; the mask's Unknown if the mask is not known."""
+    on = full(run, mask)
+    if member is None:
+        return on
+    m = yield from member.ev(run, mask)
+    return m if isinstance(m, Unknown) else members(run, on, m)
+
+
 @dataclass
 class Vote(Expr):
     """__ballot_sync / __any_sync / __all_sync / __activemask (and tile.ballot / any / all):
     one result per width-lane segment, the same in each of its lanes; only executing lanes
     named in the member mask take part (ballot bits count from the segment's first lane)."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     kind: str  # "ballot" | "any" | "all" | "active"
     member: Expr | None
@@ -103,12 +117,9 @@ class Vote(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        on = full(run, mask)
-        if self.member is not None:
-            m = yield from self.member.ev(run, mask)
-            if isinstance(m, Unknown):
-                return m
-            on = members(run, on, m)
+        on = yield from taking_part(run, mask, self.member)
+        if isinstance(on, Unknown):
+            return on
         yes = on
         if self.pred is not None:
             p = yield from self.pred.ev(run, mask)
@@ -140,6 +151,8 @@ class SegmentReduce(Expr):
     """cg::reduce(tile, v, op) and __reduce_*_sync: `op` over the executing (and member)
     lanes of each width-lane segment, the result in every lane of the segment."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     op: str  # "add" | "min" | "max" | "and" | "or" | "xor"
     value: Expr
     member: Expr | None
@@ -148,12 +161,9 @@ class SegmentReduce(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        on = full(run, mask)
-        if self.member is not None:
-            m = yield from self.member.ev(run, mask)
-            if isinstance(m, Unknown):
-                return m
-            on = members(run, on, m)
+        on = yield from taking_part(run, mask, self.member)
+        if isinstance(on, Unknown):
+            return on
         v = yield from self.value.ev(run, mask)
         if isinstance(v, Unknown):
             return v
@@ -180,6 +190,8 @@ class Opaque(Expr):
 class Atomic(Expr):
     """atomicAdd(&a[i], v) and friends: one read-modify-write access of `mem`; the operands
     run for their accesses, and the old value it returns is unknown."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     name: str
     mem: Memory
@@ -215,6 +227,8 @@ class Registers:
 class LocalDeclare(Stmt):
     """`float acc[8][8] = {...};`: a fresh register array; `init` lists (element, value)."""
 
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
     slot: int
     n: int
     elem: Num
@@ -240,6 +254,8 @@ class LocalDeclare(Stmt):
 class Local:
     """An lvalue element of a per-thread array: Load and Assign use it like a Memory (its
     `addr` is the flat element index; it yields no accesses)."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     slot: int
     addr: Expr
@@ -326,6 +342,8 @@ class Switch(Stmt):
 class Match(Expr):
     """__match_any_sync(mask, value): in each lane, the lanes (executing, in the mask) whose
     value equals its own, as a 32-bit mask."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     member: Expr
     value: Expr

@@ -137,6 +137,17 @@ def predefined_macros() -> dict[str, "Macro"]:
 BEFORE_ALL = (-1, -1)  # where the predefined macros are defined
 
 
+def namespace_of(node: Node) -> str:
+    """The namespaces a declaration is inside, outermost first: `a::b` ('' for none; an
+    anonymous namespace adds no name)."""
+    names = []
+    while node is not None:
+        if node.type == "namespace_definition" and node.child_by_field_name("name"):
+            names.append(text(node.child_by_field_name("name")))
+        node = node.parent
+    return "::".join(reversed(names))
+
+
 class Unit:
     """A parsed translation unit: functions by name, macros, file-scope declarations and type
     aliases, and the host code's kernel launches."""
@@ -293,6 +304,10 @@ class Unit:
             found = macro
         return found
 
+    def in_source(self, macro: Macro) -> bool:
+        """Whether `macro` is defined in this unit's source (not predefined)."""
+        return any(m is macro and at != BEFORE_ALL for at, m in self._defs.get(macro.name, ()))
+
     def kernel(self, name: str) -> Function:
         """The `__global__` function `name`; PatternError at `kernel.function` otherwise."""
         kernels = {n: fs for n, fs in self.functions.items()
@@ -308,13 +323,16 @@ class Unit:
         check_syntax(found[0].node)
         return found[0]
 
-    def device_function(self, name: str, call: Node, nargs: int | None = None
-                        ) -> Function | None:
+    def device_function(self, name: str, call: Node, nargs: int | None = None,
+                        namespace: str = "") -> Function | None:
         """A `__device__` function callable from a kernel, or None if `name` is not one;
-        overloads are told apart by how many arguments they take (`nargs`)."""
+        overloads are told apart by how many arguments they take (`nargs`) and, for a
+        qualified call `ns::f`, by the namespace they are declared in (`ns`)."""
         found = [f for f in self.functions.get(name, []) if "__device__" in f.qualifiers]
         if len(found) > 1 and nargs is not None:
             found = [f for f in found if f.takes(nargs)]
+        if len(found) > 1 and namespace:
+            found = [f for f in found if f"::{namespace_of(f.node)}".endswith(f"::{namespace}")]
         if not found:
             return None
         if len(found) > 1:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, fail, pattern_error_line,
-                           run_budget)
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
+                           pattern_error_line, run_budget, with_machine)
 from ..model import PatternError, load_pattern
 from ..model.analysis import instruction_index, kernel_for
 from ..model.budget import work_budget
@@ -67,6 +67,7 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true",
                    help="with --compare: say under the caption why each side costs what it costs")
     add_budget_flag(p)
+    add_machine_flags(p)
     return p
 
 
@@ -113,7 +114,7 @@ def run_export(argv: list[str]) -> int:
             if args.compare is not None:
                 files = iter([comparison_file(args, out, suffix, sheet)])
             elif sheet:
-                pattern = load_pattern(args.file)
+                pattern = with_machine(load_pattern(args.file), args)
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
                 files = _diagrams(load_pattern(args.file), args, out, suffix, warps)

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from .budget import BATCH_UNITS, Budget, current, work_budget
+from .cache import CacheResult, floor_words, simulation
 from .errors import PatternError
 from .kernel import Kernel
 from .pattern import Pattern, suggest
@@ -126,6 +127,8 @@ class Analysis:
     shared_totals: SharedStats | None = None
     # with per_warp: (3, shared instructions, warps) wavefronts, ideal wavefronts, requests
     per_warp_shared: np.ndarray | None = field(default=None, compare=False)
+    cache: CacheResult | None = None  # the L2 model's estimate, when the pattern sets a machine
+    shared_note: str | None = None  # why the shared instructions were not counted, if not
 
     def to_json(self) -> dict:
         """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
@@ -141,7 +144,8 @@ class Analysis:
             "constant": [asdict(c) for c in self.constant],
             "shared": [asdict(s) for s in self.shared],
             "shared_totals": None if self.shared_totals is None else asdict(self.shared_totals),
-        }
+            "shared_note": self.shared_note,
+        } | ({"cache": self.cache.to_json()} if self.cache is not None else {})
 
 
 class _Accumulator:
@@ -317,6 +321,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     widths = [ins.width for ins in kernel.instructions]
     plans = getattr(kernel, "closed_forms", {})
     closed = getattr(kernel, "closed_trace", None)
+    sim = simulation(pattern.machine, kernel, sb)
+    if sim is not None:  # the cache model takes every request's sectors: the lane path
+        plans, closed = {}, None
     if closed is None:
         budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
     accs = [_Accumulator(w, sb) for w in widths]
@@ -362,6 +369,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     all_closed = len(plans) == n and not shared.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in widths]))
+    chunk = sim.chunk_warps(chunk) if sim is not None else chunk
     # a CUDA kernel's closed forms count whole loop runs, a multiple of the lane path's
     # chunks at a time; where they do not apply, the lane path takes over from that chunk
 
@@ -397,15 +405,21 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
                 record(k, lo, hi, rows)
             else:
                 record(k, lo, hi, account_rows(batch.address, widths[k], batch.active, sb))
+                if sim is not None:
+                    sim.add(lo, kernel.instructions[k].op, widths[k], batch.address,
+                            batch.active)
+        if sim is not None:
+            sim.flush(hi)
         chunk_done(hi)
     return shared.added_to(_analysis(pattern, kernel, accs, seen, per_sectors, per_requests,
-                                     per_ideal, kernel.warps))
+                                     per_ideal, kernel.warps,
+                                     sim.result() if sim is not None else None))
 
 
 def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
               seen: list[SectorSet], per_sectors: np.ndarray | None,
               per_requests: np.ndarray | None, per_ideal: np.ndarray | None,
-              done: int) -> Analysis:
+              done: int, cache: CacheResult | None = None) -> Analysis:
     """The Analysis of warps [0, done): complete when done is every warp."""
     sb = pattern.sector_bytes
     instructions = tuple(
@@ -417,11 +431,12 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
     if done < kernel.warps and per_sectors is not None:
         per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
         per_ideal = per_ideal[:, :done]
-    boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()))
+    boundaries = _boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()), cache)
     return Analysis(pattern.name, sb, kernel.warps, kernel.blocks * kernel.threads_per_block,
                     instructions, totals, boundaries, per_sectors, per_requests,
                     None if done == kernel.warps else done,
-                    constant_listing(kernel) if done == kernel.warps else (), per_ideal)
+                    constant_listing(kernel) if done == kernel.warps else (), per_ideal,
+                    cache=cache)
 
 
 def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -459,11 +474,15 @@ def _totals(accs: list[_Accumulator], seen: list[SectorSet], sb: int) -> Stats:
                   seen[0].union_count(seen) if seen else 0)
 
 
-def _boundaries(instructions, totals: Stats, sb: int,
-                assumptions: tuple[str, ...] = ()) -> tuple[Boundary, ...]:
+def _boundaries(instructions, totals: Stats, sb: int, assumptions: tuple[str, ...] = (),
+                cache: CacheResult | None = None) -> tuple[Boundary, ...]:
     """The named boundaries; `assumptions` (the front end's, e.g. about per-thread arrays)
     are added to the request side's. Atomics and reductions get their own request-side
-    boundary when the kernel has them."""
+    boundary when the kernel has them; a cache model's estimate sits between the bounds,
+    which then carry their time floors too."""
+    def floor(n: int) -> str:
+        return f"; {floor_words(n * sb, cache.machine)}" if cache is not None else ""
+
     def side(op: str) -> int:
         return sum(s.sectors for s in instructions if s.op == op)
 
@@ -488,10 +507,11 @@ def _boundaries(instructions, totals: Stats, sb: int,
         *rmw,
         Boundary("below L1, no reuse", totals.sectors * sb, totals.sectors,
                  "upper bound: no cache serves any sector twice, so every requested sector "
-                 "crosses (equals the request-side demand)", L2_SECTORS),
+                 "crosses (equals the request-side demand)" + floor(totals.sectors), L2_SECTORS),
+        *(Boundary(*row) for row in (cache.boundary_rows() if cache is not None else ())),
         Boundary("below L1, perfect reuse", totals.unique_sectors * sb, totals.unique_sectors,
                  "lower bound: each distinct sector crosses once; caches keep everything "
-                 "for the whole kernel", DRAM_BYTES),
+                 "for the whole kernel" + floor(totals.unique_sectors), DRAM_BYTES),
     )
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .cache import Machine, machine
 from .errors import PatternError
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
                    plain_names_in, subscripts_in)
@@ -38,7 +39,7 @@ VALUE_KINDS = {
     "uniform": {"low", "high", "seed"}, "file": {"path"},
 }
 TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
-            "let", "guard", "accesses", "kernel"}
+            "let", "guard", "accesses", "kernel", "machine"}
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
 MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
@@ -146,6 +147,7 @@ class Pattern:
     source: str
     base_dir: str
     kernel: dict | None = None  # {"source" or "code", "function"}: a CUDA kernel instead of accesses
+    machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pattern) and (self.source, self.base_dir) == (
@@ -441,7 +443,8 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
-        source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel)
+        source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel,
+        machine=machine(doc["machine"]) if "machine" in doc else None)
     _check_all_names(pattern)
     _check_depths(pattern)
     return pattern

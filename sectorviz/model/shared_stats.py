@@ -15,11 +15,15 @@ from typing import TYPE_CHECKING, Collection, Iterator
 import numpy as np
 
 from .banks import BankRows, bank_rows
-from .budget import reserve
+from .budget import current, reserve
 from .kernel import Batch
 
 if TYPE_CHECKING:
     from .analysis import Analysis
+
+
+class SharedTooCostly(Exception):
+    """Counting the shared accesses on the lane path would pass the work budget."""
 
 
 @dataclass(frozen=True)
@@ -133,19 +137,35 @@ class SharedCounter:
         self.done = hi
 
     def _catch_up(self, hi: int) -> None:
-        """Count the shared accesses of warps [done, hi) that no global pass ran."""
+        """Count the shared accesses of warps [done, hi) that no global pass ran (the lane
+        path). SharedTooCostly, before the budget runs out, if the chunks run so far say the
+        rest would pass it: the global figures, counted in closed form, still stand."""
         if not self.instructions:
             self.done = max(self.done, hi)
+        budget = current()
+        start, spent, step = self.done, budget.spent, 1  # chunks grow from one warp
         while self.done < hi:
-            top = min(hi, self.done + self.chunk)
+            top = min(hi, self.done + step)
+            step = min(self.chunk, 8 * step)
             for space, k, batch in self.kernel.events(self.done, top):
                 if space == "shared":
                     self._add(k, self.done, batch)
             self.done = top
+            rest = (budget.spent - spent) * (hi - top) // (top - start)
+            if budget.spent + rest > budget.work:
+                raise SharedTooCostly(
+                    f"not counted: the shared accesses of {hi - start:,} warps need the lane "
+                    f"path, about {budget.spent - spent + rest:,} units of work, over the "
+                    f"{budget.work - spent:,} left of the budget (--budget N raises it); "
+                    "the global figures above are exact")
 
     def added_to(self, analysis: "Analysis") -> "Analysis":
-        """`analysis` of the whole launch with its shared instructions and totals."""
-        self._catch_up(analysis.warps)
+        """`analysis` of the whole launch with its shared instructions and totals (or, where
+        counting them would pass the work budget, the note that says so)."""
+        try:
+            self._catch_up(analysis.warps)
+        except SharedTooCostly as why:
+            return replace(analysis, shared_note=str(why))
         listing = tuple(
             SharedInstructionStats(**asdict(s.stats()), name=ins.name, op=ins.op,
                                    array=ins.array, width=ins.width, line=ins.line,

@@ -21,6 +21,7 @@ from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
 from ..model.banks import LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS
 from ..model.shared_stats import SharedStats
+from ..model.cache import CacheResult, time_text
 from .explain import explanations
 from .grid import LINE_BYTES, run_totals
 
@@ -117,6 +118,16 @@ def lane_spacing(execution: LaneExecution) -> str:
     return f"irregular: adjacent lanes {int(gaps.min())} to {int(gaps.max())} B apart"
 
 
+def cache_row(cache: CacheResult) -> Row:
+    """The cache model's assumption in words: the row under the boundaries it estimates."""
+    m = cache.machine
+    return Row("cache model (an estimate under assumptions)",
+               f"{m.name}, {m.order}, {readable_bytes(m.l2_bytes)} L2",
+               f"assumes {cache.assumption}; DRAM bytes take at least "
+               f"{time_text(cache.time_floor_s)} at peak bandwidth (a lower bound, not a "
+               f"runtime)")
+
+
 def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> str:
     first = int(np.asarray(execution.address)[np.asarray(execution.active)][0])
     return (f"first lane at 0x{first:x} (array + {first - address0} B): "
@@ -167,6 +178,8 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
     conflicts, the totals, the bank model and the conflict metrics (once the run is done)."""
     if analysis is None:
         return (waiting,)
+    if analysis.shared_note is not None:
+        return (Row("shared memory", "not counted", analysis.shared_note),)
     if analysis.shared_totals is None:
         return (Row("shared memory", "counted when the run completes"),)
     rows = [Row(s.name, _wavefronts(s),
@@ -254,6 +267,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                       f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
         bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
                    for c in analysis.constant]
+        if analysis.cache is not None:
+            bounds.append(cache_row(analysis.cache))
     else:
         logical.append(waiting)
         sectors.append(waiting)

@@ -13,6 +13,7 @@ def test_partial_results_redraw_the_sheet_sparingly(open_window, qtbot, monkeypa
     window = open_window("vector-add")
     doc = window.document
     browser = window.findChild(QTextBrowser, "sheet")
+    qtbot.wait(200)  # let the opening's own queued redraws land before counting
     drawn = []
     real = browser.setHtml
     monkeypatch.setattr(browser, "setHtml", lambda html: (drawn.append(html), real(html)))

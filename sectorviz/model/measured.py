@@ -1,0 +1,151 @@
+"""Measured counters side by side: an Nsight Compute CSV -> each boundary's predicted bytes
+against what the profiler measured, with the ratio.
+
+The CSV is what `ncu --csv --page raw --metrics M1,M2,... ./app` writes (the metric list is
+`METRICS`, printed by `sectorviz ncu-metrics`): a header row of column names ("ID", "Kernel
+Name", "Grid Size", "Block Size", ... then one column per metric), a units row ("" for the
+identifying columns, "byte", "Kbyte", "sector", ... for the metrics), then one row per kernel
+launch. Values may carry thousands separators ("12,582,912"). A launch is picked by kernel
+name (demangled, template arguments kept: a leading "void " and the parameter list are
+dropped) and by its index among the launches of that name.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .analysis import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
+                       RED_SECTORS, STORE_REQUESTS, STORE_SECTORS, Analysis)
+from .cache import DRAM_READ, DRAM_WRITE, L2_READ_HITS, L2_READ_MISSES, L2_READ_SECTORS
+from .errors import PatternError
+from .files import read_text
+
+L2_WRITE_SECTORS = "lts__t_sectors_srcunit_tex_op_write.sum"
+METRICS = (LOAD_SECTORS, STORE_SECTORS, ATOM_SECTORS, RED_SECTORS, LOAD_REQUESTS,
+           STORE_REQUESTS, ATOM_REQUESTS, RED_REQUESTS, L2_READ_SECTORS, L2_WRITE_SECTORS,
+           L2_READ_HITS, L2_READ_MISSES, DRAM_READ, DRAM_WRITE)
+UNIT_BYTES = {"byte": 1, "Kbyte": 10**3, "Mbyte": 10**6, "Gbyte": 10**9, "Tbyte": 10**12,
+              "KB": 10**3, "MB": 10**6, "GB": 10**9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+SECTOR_UNITS = {"sector": 32, "Ksector": 32 * 10**3, "Msector": 32 * 10**6}
+MAX_CSV_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One boundary: predicted and measured bytes, measured / predicted."""
+
+    boundary: str
+    metric: str
+    predicted_bytes: int
+    measured_bytes: float
+    ratio: float | None  # None where nothing was predicted
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One row of the CSV: kernel name, grid and block as (x, y, z), metric -> bytes."""
+
+    name: str
+    grid: tuple[int, ...] | None
+    block: tuple[int, ...] | None
+    values: dict[str, float]  # in bytes: sector counts times 32
+
+
+def kernel_name(text: str) -> str:
+    """'void reduce<float, 256>(float*, int)' -> 'reduce<float, 256>'."""
+    name = text.strip()
+    if name.startswith("void "):
+        name = name[5:].strip()
+    depth = 0
+    for i, c in enumerate(name):
+        depth += (c == "<") - (c == ">")
+        if c == "(" and depth == 0:
+            return name[:i].strip()
+    return name
+
+
+def _number(text: str, place: str) -> float:
+    cleaned = text.replace(",", "").strip()
+    try:
+        return float(cleaned)
+    except ValueError:
+        raise PatternError(place, f"{text!r} is not a number") from None
+
+
+def _dims(text: str | None) -> tuple[int, ...] | None:
+    """'(4096, 1, 1)' -> (4096, 1, 1); None when absent or not of that form."""
+    if not text:
+        return None
+    parts = re.findall(r"\d+", text)
+    return tuple(int(p) for p in parts) if parts else None
+
+
+def read_ncu_csv(path: str | Path) -> list[Launch]:
+    """An `ncu --csv --page raw` file -> its launches; PatternError ('--measured, row R:
+    ...') for a file that does not follow the format."""
+    place = "--measured"
+    rows = list(csv.reader(io.StringIO(read_text(path, place, MAX_CSV_BYTES))))
+    start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if start is None or len(rows) < start + 2:
+        raise PatternError(place, "not an Nsight Compute raw CSV: no header row with "
+                                  "'Kernel Name' followed by a units row")
+    header, units = rows[start], rows[start + 1]
+    if len(units) != len(header):
+        raise PatternError(f"{place}, row {start + 2}", "the units row does not match the header")
+    launches = []
+    for r, row in enumerate(rows[start + 2:], start + 3):
+        if not any(row):
+            continue
+        if len(row) != len(header):
+            raise PatternError(f"{place}, row {r}", f"{len(row)} columns, the header has "
+                                                    f"{len(header)}")
+        cells = dict(zip(header, row))
+        values = {}
+        for column, unit, cell in zip(header, units, row):
+            if column not in METRICS or cell.strip() in ("", "n/a"):
+                continue
+            scale = UNIT_BYTES.get(unit) or SECTOR_UNITS.get(unit)
+            if scale is None and unit == "":
+                scale = 1  # a count (requests)
+            if scale is None:
+                raise PatternError(f"{place}, row {r}", f"unknown unit {unit!r} of {column}")
+            values[column] = _number(cell, f"{place}, row {r}, {column}") * scale
+        launches.append(Launch(kernel_name(cells["Kernel Name"]), _dims(cells.get("Grid Size")),
+                               _dims(cells.get("Block Size")), values))
+    return launches
+
+
+def pick_launch(launches: list[Launch], name: str, index: int,
+                grid: tuple[int, int, int], block: tuple[int, int, int]) -> Launch:
+    """Launch `index` of kernel `name`; a missing name, index or a grid or block other than
+    the pattern's is a one-line PatternError."""
+    named = [x for x in launches if x.name == name]
+    if not named:
+        found = sorted({x.name for x in launches})
+        raise PatternError("--measured", f"no launch of kernel {name!r} in the CSV (it has "
+                                         f"{', '.join(map(repr, found)) or 'none'})")
+    if not 0 <= index < len(named):
+        raise PatternError("--launch", f"launch {index} of {name!r} outside [0, {len(named)})")
+    launch = named[index]
+    for what, theirs, ours in (("grid", launch.grid, grid), ("block", launch.block, block)):
+        if theirs is not None and theirs != tuple(ours):
+            raise PatternError("--measured", f"the measured launch of {name!r} has {what} "
+                                             f"{theirs}, the pattern {tuple(ours)}")
+    return launch
+
+
+def side_by_side(analysis: Analysis, launch: Launch) -> tuple[Measured, ...]:
+    """Each boundary whose metric (a sum of metrics) the launch measured -> predicted
+    against measured bytes."""
+    out = []
+    for b in analysis.boundaries:
+        names = [m.strip() for m in b.metric.split("+")]
+        if not all(m in launch.values for m in names):
+            continue
+        got = sum(launch.values[m] for m in names)
+        out.append(Measured(b.name, b.metric, b.bytes, got, got / b.bytes if b.bytes else None))
+    return tuple(out)
