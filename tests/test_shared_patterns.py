@@ -4,6 +4,7 @@ reference written here (lane by lane from the kernels they describe), report and
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import asdict
 
@@ -342,3 +343,21 @@ def test_per_warp_wavefronts_and_the_overview_rows():
     assert cells.ratio[3, :4].tolist() == [37 / 8, 3.0, 2.0, 2.0]
     assert np.isnan(cells.ratio[3, 4])
     assert analyze(p).per_warp_shared is None
+
+
+
+def test_shared_accesses_past_the_budget_leave_a_note_and_the_global_figures(capsys):
+    """Closed forms count the global side of a big launch cheaply; its shared side needs the
+    lane path: past the budget it is not counted, says why, and the global numbers stand."""
+    path = EXAMPLES / "transpose-tiled-cuda.sectorviz.json"
+    small = analyze(load_pattern(path), budget=Budget(work=3_000_000))
+    full = analyze(load_pattern(path))
+    assert small.shared == () and small.shared_totals is None
+    assert small.shared_note.startswith("not counted: the shared accesses of 32,768 warps")
+    assert small.totals == full.totals and full.shared_note is None
+    assert full.shared_totals.wavefronts == 65536
+    assert main(["report", str(path), "--budget", "3000000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["shared_note"] == small.shared_note
+    assert main(["report", str(path), "--budget", "3000000"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  shared memory +not counted$", out, re.M) and small.shared_note in out

@@ -26,6 +26,15 @@ class SharedTooCostly(Exception):
     """Counting the shared accesses on the lane path would pass the work budget."""
 
 
+def _rest_cost(probes: list[tuple[int, int]], warps: int, chunk: int) -> int:
+    """Units that `warps` more warps in chunks of `chunk` would take, from the (warps, units)
+    of the last two chunks run: a fixed cost per chunk plus a cost per warp."""
+    (w0, u0), (w1, u1) = probes
+    per_warp = max((u1 - u0) / (w1 - w0) if w1 != w0 else u1 / w1, 0.0)
+    fixed = max(u1 - per_warp * w1, 0.0)
+    return int(-(-warps // chunk) * fixed + warps * per_warp)
+
+
 @dataclass(frozen=True)
 class SharedStats:
     """Bank accounting of one shared instruction (or of all of them, for the totals)."""
@@ -138,26 +147,28 @@ class SharedCounter:
 
     def _catch_up(self, hi: int) -> None:
         """Count the shared accesses of warps [done, hi) that no global pass ran (the lane
-        path). SharedTooCostly, before the budget runs out, if the chunks run so far say the
-        rest would pass it: the global figures, counted in closed form, still stand."""
+        path), in chunks that grow from one warp. SharedTooCostly, before the budget runs
+        out, when the chunks run so far (a fixed cost per chunk plus a cost per warp, fitted
+        to the last two) say the rest would pass it: the closed-form global figures stand."""
         if not self.instructions:
             self.done = max(self.done, hi)
         budget = current()
-        start, spent, step = self.done, budget.spent, 1  # chunks grow from one warp
+        start, step, probes = self.done, 1, [(0, 0)]  # (warps, units) of the last chunks
         while self.done < hi:
             top = min(hi, self.done + step)
-            step = min(self.chunk, 8 * step)
+            before = budget.spent
             for space, k, batch in self.kernel.events(self.done, top):
                 if space == "shared":
                     self._add(k, self.done, batch)
-            self.done = top
-            rest = (budget.spent - spent) * (hi - top) // (top - start)
+            probes = [probes[-1], (top - self.done, budget.spent - before)]
+            self.done, step = top, min(self.chunk, 8 * step)
+            rest = _rest_cost(probes, hi - top, step) if probes[0][0] else 0  # two to fit
             if budget.spent + rest > budget.work:
                 raise SharedTooCostly(
                     f"not counted: the shared accesses of {hi - start:,} warps need the lane "
-                    f"path, about {budget.spent - spent + rest:,} units of work, over the "
-                    f"{budget.work - spent:,} left of the budget (--budget N raises it); "
-                    "the global figures above are exact")
+                    f"path, about {budget.spent + rest:,} units of work in all, over the "
+                    f"budget of {budget.work:,} (--budget N raises it); the global figures "
+                    "above are exact")
 
     def added_to(self, analysis: "Analysis") -> "Analysis":
         """`analysis` of the whole launch with its shared instructions and totals (or, where
