@@ -53,6 +53,9 @@ def report_parser() -> argparse.ArgumentParser:
                    help="0-based launch of that kernel in the CSV (default 0)")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+    p.add_argument("--explain", action="store_true",
+                   help="end with why each instruction costs what it costs, in warp N "
+                        "(--warp, default 0)")
     return p
 
 
@@ -70,6 +73,8 @@ def run_report(argv: list[str]) -> int:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
         measured = _measured(args, pattern, analysis) if args.measured else None
+        why = (_why_text(pattern, args.warp or 0, budget) if args.explain and not args.json
+               else None)
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
@@ -85,7 +90,19 @@ def run_report(argv: list[str]) -> int:
         if measured is not None:
             print()
             print(plain_text(_measured_text(args.measured, measured)))
+        if why is not None:
+            print()
+            print(plain_text(why))
     return 0
+
+
+def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
+    """`report --explain`: each instruction's explanation in `warp`, one paragraph each."""
+    words = explanations(pattern, warp_detail(pattern, warp, budget))
+    lines = [f"Why (warp {warp})"]
+    for ins, why in zip(kernel_for(pattern).instructions, words):
+        lines += [f"  {ins.name}", f"      {why}"]
+    return "\n".join(lines)
 
 
 def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:

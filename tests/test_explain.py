@@ -103,6 +103,23 @@ def test_report_json_and_sheet_carry_the_explanation(capsys):
     assert "Lanes walk down a column, 4,096 B apart" in capsys.readouterr().out
 
 
+def test_report_explain_ends_with_each_instructions_why_in_the_chosen_warp(capsys):
+    gather = str(Path(__file__).parents[1] / "resources/examples/gather-distinct.sectorviz.json")
+    assert main(["report", gather, "--explain", "--warp", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "Why (warp 3)\n"
+        "  load index[i]\n"
+        "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.\n"
+        "  load data[index[i]]\n"
+        "      The index array sends the 32 lanes to 32 sectors (data-dependent): 32 sectors for "
+        "128 useful bytes (12.5%), ideal 4.\n"
+        "  store out[i]\n"
+        "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.\n")
+    assert main(["report", gather]) == 0
+    assert "Why (warp" not in capsys.readouterr().out
+
+
 @settings(max_examples=60, deadline=None)
 @given(stride=st.integers(0, 40), offset=st.integers(0, 40), width=st.sampled_from([4, 8, 12, 16]),
        active=st.integers(1, 32))
