@@ -276,7 +276,7 @@ class MainWindow(QMainWindow):
         self.move(available.x() + (available.width() - w) // 2,
                   available.y() + (available.height() - h) // 2)
         self._share_docks(w * 24 // 100)
-        QTimer.singleShot(0, self._widen_editor)  # once laid out, the code's chrome is known
+        QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
