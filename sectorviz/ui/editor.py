@@ -93,6 +93,9 @@ class JsonEditor(QWidget):
             self._show_error(None)
 
 
+KERNEL_COLUMNS = 80  # the code width the Kernel tab asks for (characters)
+
+
 class PatternEditor(QTabWidget):
     """Tabs: the structured form, the CUDA kernel (only for kernel patterns), the raw JSON."""
 
@@ -111,6 +114,14 @@ class PatternEditor(QTabWidget):
         self._has_kernel: bool | None = None
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.ANALYSIS)
+
+    def preferred_width(self, share: int, chrome: int) -> int:
+        """The dock width (pixels) for this editor given the window's `share`: on the Kernel
+        tab wide enough for KERNEL_COLUMNS characters of code, `chrome` being what the dock
+        adds around the code viewport (frames, gutter, scroll bar)."""
+        if self.currentIndex() == self.kernel_tab:
+            return max(share, self.kernel.code_width(KERNEL_COLUMNS) + chrome)
+        return share
 
     def _on_changed(self, flags: int) -> None:
         pattern = self.document.pattern

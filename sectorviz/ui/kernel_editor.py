@@ -1,6 +1,8 @@
-"""The CUDA kernel tab: source with syntax highlighting and, per line, the predicted sectors
-per request and useful % of the global accesses on that line (like a profiler's source view),
-marked in the overview's colour for the line's sectors against its ideal sectors.
+"""The CUDA kernel tab: source with syntax highlighting and, painted after each line's text,
+the predicted sectors per request of each global access on that line ("4 · 32 sec/req", like
+a profiler's source view), each number in the overview's colour for that access's sectors
+against its ideal sectors; the line's tooltip says it in words with the useful %. The gutter
+holds only line numbers, so the code keeps the editor's width.
 
 The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
 carries new text to whoever owns the document, `lineActivated(line)` says which source line
@@ -14,10 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighlighter,
                            QTextCharFormat, QTextCursor, QTextFormat)
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QLabel, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout,
+                               QWidget)
 
 from ..scene.palette import LIGHT
 from ..scene.overview import waste_classes
@@ -36,22 +39,44 @@ _CUDA = ("__global__ __device__ __host__ __shared__ __constant__ __syncthreads _
 
 
 @dataclass(frozen=True)
-class LineNote:
-    """What the model predicts for the global accesses of one source line."""
+class AccessNote:
+    """What the model predicts for one global access (instruction) of a source line."""
 
     sectors_per_request: float
     useful_fraction: float
-    accesses: int
-    over_ideal: float  # sectors / ideal sectors of the line's accesses
+    over_ideal: float  # the access's sectors / its ideal sectors
 
     @property
     def waste(self) -> int:
-        """The line's waste class (the overview's rule and colours; -1: none)."""
+        """The access's waste class (the overview's rule and colours; -1: none)."""
         return int(waste_classes(np.array([self.over_ideal]))[0])
 
     @property
+    def number(self) -> str:
+        return f"{self.sectors_per_request:.4g}"
+
+    @property
+    def words(self) -> str:
+        return f"{self.number} sectors per request, {100 * self.useful_fraction:.0f}% useful"
+
+
+@dataclass(frozen=True)
+class LineNote:
+    """The predictions of a source line's global accesses, in source order."""
+
+    accesses: tuple[AccessNote, ...]
+
+    @property
     def text(self) -> str:
-        return f"{self.sectors_per_request:.4g} sec/req · {100 * self.useful_fraction:.0f}%"
+        """The numbers painted after the line, e.g. "4 · 32 sec/req"."""
+        return NOTE_SEPARATOR.join(a.number for a in self.accesses) + NOTE_UNIT
+
+    @property
+    def tooltip(self) -> str:
+        return "\n".join(f"access {k + 1}: {a.words}" for k, a in enumerate(self.accesses))
+
+
+NOTE_SEPARATOR, NOTE_UNIT = " · ", " sec/req"
 
 
 def _format(color: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -106,7 +131,7 @@ class CudaHighlighter(QSyntaxHighlighter):
 
 
 class _Gutter(QWidget):
-    """Line numbers and per-line predictions, painted beside the text."""
+    """Line numbers, painted beside the text."""
 
     def __init__(self, editor: "CodeView"):
         super().__init__(editor)
@@ -124,7 +149,9 @@ class _Gutter(QWidget):
 
 
 class CodeView(QPlainTextEdit):
-    """A plain-text editor with a gutter of line numbers and model annotations."""
+    """A plain-text editor with a gutter of line numbers; each annotated line ends with its
+    accesses' predictions, painted after the text, one number per access in its waste colour
+    (the words are the line's tooltip)."""
 
     lineActivated = Signal(int)  # 1-based source line
 
@@ -141,16 +168,9 @@ class CodeView(QPlainTextEdit):
         self.fit_gutter()
 
     def gutter_width(self) -> int:
-        """Room for the line numbers and the longest note (none: just the numbers)."""
-        metrics = self.fontMetrics()
+        """Room for the line numbers and a gap (pixels)."""
         digits = len(str(max(1, self.blockCount())))
-        longest = max((n.text for n in self.notes.values()), key=len, default="")
-        return metrics.horizontalAdvance("9" * digits + "  " + longest + "  ") + (
-            self._swatch() if self.notes else 0)
-
-    def _swatch(self) -> int:
-        """Width of the waste-class box before a note, with its gap (pixels)."""
-        return self.fontMetrics().height()
+        return self.fontMetrics().horizontalAdvance("9" * digits + "  ")
 
     def fit_gutter(self) -> None:
         """Make room for the gutter at its current width."""
@@ -173,28 +193,70 @@ class CodeView(QPlainTextEdit):
         super().mouseDoubleClickEvent(event)
         self.lineActivated.emit(self.textCursor().blockNumber() + 1)
 
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            line = self.cursorForPosition(
+                self.viewport().mapFrom(self, event.pos())).blockNumber() + 1
+            note = self.notes.get(line)
+            if note is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(event.globalPos(), note.tooltip, self)
+            return True
+        return super().event(event)
+
+    def note_spans(self, block) -> list[tuple[int, str, str]]:
+        """(x in viewport pixels, text, colour) of the pieces of the note after `block`'s text:
+        each access's number in its waste colour, then the separators and unit."""
+        note = self.notes.get(block.blockNumber() + 1)
+        if note is None:
+            return []
+        metrics = self.fontMetrics()
+        geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        x = round(geometry.left() + self.document().documentMargin()
+                  + block.layout().lineAt(0).naturalTextWidth()
+                  + metrics.horizontalAdvance("  "))
+        plain = self.palette().placeholderText().color().name()
+        spans = []
+        for k, access in enumerate(note.accesses):
+            if k:
+                spans.append((x, NOTE_SEPARATOR, plain))
+                x += metrics.horizontalAdvance(NOTE_SEPARATOR)
+            colour = self.theme.waste[access.waste] if access.waste >= 0 else self.theme.idle
+            spans.append((x, access.number, colour))
+            x += metrics.horizontalAdvance(access.number)
+        spans.append((x, NOTE_UNIT, plain))
+        return spans
+
+    def paintEvent(self, event) -> None:
+        super().paintEvent(event)
+        painter = QPainter(self.viewport())
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            if geometry.top() > event.rect().bottom():
+                break
+            for x, text, colour in self.note_spans(block):
+                painter.setPen(QColor(colour))
+                painter.drawText(x, round(geometry.top()), 10_000, round(geometry.height()),
+                                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                                 text)
+            block = block.next()
+        painter.end()
+
     def paint_gutter(self, event) -> None:
         painter = QPainter(self.gutter)
         palette = self.palette()
         painter.fillRect(event.rect(), palette.alternateBase())
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        metrics = self.fontMetrics()
-        number_width = metrics.horizontalAdvance("9" * len(str(max(1, self.blockCount()))))
+        number_width = self.fontMetrics().horizontalAdvance(
+            "9" * len(str(max(1, self.blockCount()))))
+        painter.setPen(palette.placeholderText().color())
         while block.isValid() and top <= event.rect().bottom():
             height = round(self.blockBoundingRect(block).height())
-            line = block.blockNumber() + 1
-            painter.setPen(palette.placeholderText().color())
-            painter.drawText(0, top, number_width, height, Qt.AlignmentFlag.AlignRight, str(line))
-            note = self.notes.get(line)
-            if note is not None:
-                left = number_width + metrics.horizontalAdvance("  ")
-                box = self._swatch() - 4
-                colour = (self.theme.waste[note.waste] if note.waste >= 0 else self.theme.idle)
-                painter.fillRect(left, top + (height - box) // 2, box, box, QColor(colour))
-                painter.setPen(palette.text().color())
-                painter.drawText(left + self._swatch(), top, self.gutter.width(), height,
-                                 Qt.AlignmentFlag.AlignLeft, note.text)
+            painter.drawText(0, top, number_width, height, Qt.AlignmentFlag.AlignRight,
+                             str(block.blockNumber() + 1))
             block = block.next()
             top += height
         painter.end()
@@ -227,6 +289,12 @@ class KernelEditor(QWidget):
     def source(self) -> str:
         return self.view.toPlainText()
 
+    def code_width(self, columns: int) -> int:
+        """Pixels of the code viewport that show `columns` characters of code."""
+        view = self.view
+        return (view.fontMetrics().horizontalAdvance("x" * columns)
+                + round(2 * view.document().documentMargin()))
+
     def set_source(self, text: str) -> None:
         """Show `text` without reporting it back as an edit (no echo)."""
         if text == self.view.toPlainText():
@@ -242,12 +310,11 @@ class KernelEditor(QWidget):
     def set_theme(self, theme) -> None:
         """The window theme (ui.theme.Theme): its diagram palette colours the notes."""
         self.view.theme = theme.diagram
-        self.view.gutter.update()
+        self.view.viewport().update()
 
     def set_annotations(self, notes: dict[int, LineNote]) -> None:
         self.view.notes = dict(notes)
-        self.view.fit_gutter()
-        self.view.gutter.update()
+        self.view.viewport().update()
 
     def set_error(self, message: str | None, line: int | None = None,
                   column: int | None = None) -> None:
@@ -274,19 +341,13 @@ class KernelEditor(QWidget):
 
 
 def line_notes(instructions) -> dict[int, LineNote]:
-    """InstructionStats with `line` set -> per-line predictions, combining a line's accesses
-    (sectors, useful bytes and ideal sectors summed over them)."""
-    by_line: dict[int, list] = {}
+    """InstructionStats with `line` set -> per-line predictions, one AccessNote per access
+    (instruction) on the line, in instruction order."""
+    by_line: dict[int, list[AccessNote]] = {}
     for s in instructions:
         if s.line is not None and s.requests:
-            by_line.setdefault(s.line, []).append(s)
-    notes = {}
-    for line, stats in by_line.items():
-        requests = sum(s.requests for s in stats)
-        sectors = sum(s.sectors for s in stats)
-        useful = sum(s.useful_bytes for s in stats)
-        fetched = sum(s.sectors * s.sector_bytes for s in stats)
-        ideal = sum(s.ideal_sectors for s in stats)
-        notes[line] = LineNote(sectors / requests, useful / fetched if fetched else 0.0,
-                               len(stats), sectors / ideal if ideal else float("nan"))
-    return notes
+            fetched = s.sectors * s.sector_bytes
+            by_line.setdefault(s.line, []).append(AccessNote(
+                s.sectors / s.requests, s.useful_bytes / fetched if fetched else 0.0,
+                s.sectors / s.ideal_sectors if s.ideal_sectors else float("nan")))
+    return {line: LineNote(tuple(accesses)) for line, accesses in by_line.items()}

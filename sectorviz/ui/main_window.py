@@ -41,6 +41,7 @@ NEW_PATTERN = """{
 }"""
 DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
 SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
+EDITOR_MAX_FRACTION = 0.4  # the widest the editor dock opens or widens to, of the window
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
@@ -260,6 +261,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
         self.fit_to_screen()
+        self.editor.currentChanged.connect(self._widen_editor)
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Open at DEFAULT_SIZE, or at most SCREEN_FRACTION of the screen's available
@@ -273,8 +275,28 @@ class MainWindow(QMainWindow):
         self.resize(w, h)
         self.move(available.x() + (available.width() - w) // 2,
                   available.y() + (available.height() - h) // 2)
-        self.resizeDocks([self.editor_dock, self.sheet_dock], [w * 24 // 100, w * 28 // 100],
-                         Qt.Horizontal)
+        self._share_docks(w * 24 // 100)
+        QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
+
+    def _share_docks(self, editor: int) -> None:
+        """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
+        Kernel tab, where the sheet gives up to 4% of the window for it."""
+        w = self.width()
+        editor = self._editor_share(editor)
+        sheet = max(w * 24 // 100, w * 52 // 100 - editor)
+        self.resizeDocks([self.editor_dock, self.sheet_dock], [editor, sheet], Qt.Horizontal)
+
+    def _editor_share(self, share: int) -> int:
+        """The editor dock's width: `share`, or what the Kernel tab asks for up to
+        EDITOR_MAX_FRACTION of the window."""
+        chrome = self.editor_dock.width() - self.editor.kernel.view.viewport().width()
+        return min(self.editor.preferred_width(share, chrome),
+                   int(self.width() * EDITOR_MAX_FRACTION))
+
+    def _widen_editor(self) -> None:
+        """Showing the Kernel tab widens a narrower editor dock to fit its code."""
+        if self._editor_share(self.editor_dock.width()) > self.editor_dock.width():
+            self._share_docks(self.editor_dock.width())
 
     def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self, objectName=name)

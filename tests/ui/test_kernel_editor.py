@@ -10,34 +10,52 @@ EXAMPLES = examples_dir()
 
 
 def test_line_notes_from_the_cuda_transpose():
+    """Both accesses of the transpose's one line keep their own numbers: the coalesced load
+    (4 sectors, ideal) and the strided store (32 sectors, 8x its ideal 4)."""
     a = analyze(load_pattern(EXAMPLES / "transpose-naive-cuda.sectorviz.json"))
     notes = line_notes(a.instructions)
     (line, note), = notes.items()  # both accesses sit on one source line
-    assert note.accesses == 2 and note.sectors_per_request == 18
-    assert note.text == "18 sec/req · 22%"
     assert line == a.instructions[0].line
-    assert note.over_ideal == 36 / 8 and note.waste == WASTE_LABELS.index("4-8x")
+    load, store = note.accesses
+    assert (load.sectors_per_request, load.useful_fraction, load.over_ideal) == (4, 1.0, 1.0)
+    assert (store.sectors_per_request, store.useful_fraction, store.over_ideal) == (32, 1 / 8, 8)
+    assert (load.waste, store.waste) == (WASTE_LABELS.index("ideal"), WASTE_LABELS.index("8x+"))
+    assert note.text == "4 · 32 sec/req"
+    assert note.tooltip == ("access 1: 4 sectors per request, 100% useful\n"
+                            "access 2: 32 sectors per request, 12% useful")
 
 
-def test_a_line_is_marked_in_the_overview_colour_of_its_waste(qtbot):
-    """One colour rule: a line's box has the overview's colour for its sectors / ideal
-    (4.5: "4-8x"), in the window's theme."""
+def _colours(image) -> set[str]:
+    return {image.pixelColor(x, y).name() for x in range(image.width())
+            for y in range(image.height())}
+
+
+def test_each_access_is_drawn_after_its_line_in_its_own_waste_colour(qtbot):
+    """One colour rule: each number has the overview's colour for its access's sectors / ideal
+    (the load "ideal", the store "8x+"), in the window's theme, painted after the code."""
     a = analyze(load_pattern(EXAMPLES / "transpose-naive-cuda.sectorviz.json"))
     notes = line_notes(a.instructions)
+    (line,) = notes
     editor = KernelEditor()
     qtbot.addWidget(editor)
     editor.resize(700, 300)
     editor.show()
     qtbot.waitExposed(editor)
-    editor.set_source("\n" * (max(notes) + 2))
+    code = "out[j * n + i] = in[i * n + j];"
+    editor.set_source("\n" * (line - 1) + code + "\n")
     editor.set_annotations(notes)
+    view = editor.view
+    block = view.document().findBlockByNumber(line - 1)
+    spans = view.note_spans(block)
+    assert [text for _x, text, _c in spans] == ["4", " · ", "32", " sec/req"]
+    assert spans[0][0] > view.fontMetrics().horizontalAdvance(code)  # after the text
     for theme in (LIGHT, DARK):
         editor.set_theme(theme)
-        image = editor.view.gutter.grab().toImage()
-        colours = {image.pixelColor(x, y).name() for x in range(image.width())
-                   for y in range(image.height())}
-        assert theme.diagram.waste[WASTE_LABELS.index("4-8x")] in colours
-        assert not colours & {c for i, c in enumerate(theme.diagram.waste) if i != 3}
+        colours = _colours(view.viewport().grab().toImage())
+        waste = theme.diagram.waste
+        assert {waste[WASTE_LABELS.index("ideal")], waste[WASTE_LABELS.index("8x+")]} <= colours
+        assert not colours & {waste[i] for i in (1, 2, 3)}
+        assert not _colours(view.gutter.grab().toImage()) & set(waste)  # numbers only
 
 
 def test_edits_are_debounced_and_set_source_does_not_echo(qtbot):

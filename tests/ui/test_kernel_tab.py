@@ -34,3 +34,22 @@ def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analys
 def test_kernel_tab_hidden_for_access_patterns(open_window):
     window = open_window("stride-32B")
     assert not window.editor.isTabVisible(window.editor.kernel_tab)
+
+
+def test_the_code_keeps_80_columns_and_each_access_its_number(open_window, qtbot):
+    """At the default window size (a 1778 x 1089 screen, as docs/make_screenshots.sh) the
+    Kernel tab shows 80 columns of code beside the line numbers, and the transpose's line with
+    a 4-sector load and a 32-sector store ends with both numbers."""
+    from PySide6.QtCore import QRect
+
+    window = open_window("transpose-naive-cuda")
+    window.fit_to_screen(QRect(0, 0, 1778, 1089))
+    assert (window.width(), window.height()) == (1600, 980)
+    qtbot.wait(50)  # the docks take their widths in the next layout pass
+    view = window.editor.kernel.view
+    code = view.viewport().width() - round(2 * view.document().documentMargin())
+    assert code >= view.fontMetrics().horizontalAdvance("x" * 80)
+    line = window.document.kernel.instructions[0].line
+    assert view.notes[line].text == "4 · 32 sec/req"
+    block = view.document().findBlockByNumber(line - 1)
+    assert [text for _x, text, _c in view.note_spans(block)] == ["4", " · ", "32", " sec/req"]
