@@ -49,9 +49,9 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=KINDS, default="grid",
                    help="grid: one instruction; warp: all instructions of the warp; "
                         "overview: the kernel strip; histogram: one instruction's requests "
-                        "by sectors per request over all warps; banks: one shared-memory instruction's "
-                        "lanes against its 32 banks, --instruction counting the shared ones "
-                        "(default grid)")
+                        "by sectors per request over all warps; banks: one shared-memory "
+                        "instruction's lanes against its 32 banks, --instruction counting "
+                        "the shared ones (default grid)")
     p.add_argument("--scale", type=float, default=DEFAULT_SCALE, metavar="S",
                    help=f"PNG pixels per diagram unit, 1 to 4 (default {DEFAULT_SCALE:g})")
     p.add_argument("--theme", choices=sorted(THEMES), default=DEFAULT_THEME,

@@ -86,7 +86,8 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     shapes.append(Text(left - 8, top + PLOT_HEIGHT / 2, "requests", small, th.muted,
                        anchor="end", css="axis"))
     ideal_x = left + (bars.ideal + 0.5) * slot
-    shapes.append(Line(ideal_x, top - 1.4 * small, ideal_x, bottom, th.text, 1.0, dash=True, css="ideal"))
+    shapes.append(Line(ideal_x, top - 1.4 * small, ideal_x, bottom, th.text, 1.0, dash=True,
+                       css="ideal"))
     shapes.append(Text(ideal_x, top - 1.6 * small, f"ideal {bars.ideal:.2f}", small, th.text,
                        anchor="middle", css="ideal"))
     shapes.append(Text(left + PLOT_WIDTH / 2, bottom + 8 + 2.4 * small, "sectors per request",
