@@ -32,4 +32,8 @@ sv_export $EX/aos-cuda.sectorviz.json --compare $EX/soa-cuda.sectorviz.json \
   -o $OUT/compare-aos-soa-stacked.png --stack
 sv_export $EX/transpose-naive.sectorviz.json --compare $EX/transpose-tiled.sectorviz.json \
   -o $OUT/compare-transpose.md
+sv_export $EX/shared-tile-column.sectorviz.json -o $OUT/banks-tile-column-32way.png --kind banks \
+  --instruction 'load tile[tx][ty]'
+sv_export $EX/shared-tile-column.sectorviz.json -o $OUT/banks-tile-column-32way.svg --kind banks \
+  --instruction 'load tile[tx][ty]'
 echo "gallery written to $OUT"

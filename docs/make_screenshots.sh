@@ -28,6 +28,7 @@ shot app-transpose-naive-dark.png $EX/transpose-naive.sectorviz.json --warp 0 --
 shot app-struct12-crossing.png $EX/struct12-crossing.sectorviz.json
 shot app-gather-repeated.png $EX/gather-repeated.sectorviz.json --instruction 'load data[index[i]]'
 shot app-partial-warp.png $EX/partial-warp.sectorviz.json --warp 31
+shot app-transpose-tiled-banks.png $EX/transpose-tiled.sectorviz.json --instruction 'load tile[tx][ty]'
 shot app-row-sum-loop.png $EX/row-sum-loop.sectorviz.json --warp 2 --instruction 'load a[r][k]'
 shot app-transpose-naive-cuda.png $EX/transpose-naive-cuda.sectorviz.json --instruction 1
 shot app-float4-load.png $EX/float4-load.sectorviz.json

@@ -17,7 +17,8 @@ EXAMPLES = examples_dir()
 
 VECTOR_ADD = str(EXAMPLES / "vector-add.sectorviz.json")
 STAT_KEYS = {"requests", "active_lanes", "logical_bytes", "useful_bytes", "sectors",
-             "sector_bytes", "ideal_sectors", "excess_sectors", "sectors_per_request",
+             "sector_size", "sector_bytes", "ideal_sectors", "excess_sectors",
+             "sectors_per_request",
              "useful_fraction", "min", "max", "mode", "unique_sectors"}
 
 
@@ -46,6 +47,9 @@ def test_json_keys(capsys):
         assert STAT_KEYS | {"name", "op", "array", "width"} <= set(ins)
     assert STAT_KEYS <= set(doc["totals"])
     assert doc["totals"]["sectors"] == 393216
+    assert doc["sector_size"] == doc["totals"]["sector_size"] == 32
+    assert doc["totals"]["sector_bytes"] == 393216 * 32
+    assert [i["sector_bytes"] for i in doc["instructions"]] == [131072 * 32] * 3
     assert [b["metric"] for b in doc["boundaries"]][:2] == [
         "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
         "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]

@@ -71,6 +71,14 @@ class Stats:
     def sector_traffic_bytes(self) -> int:
         return self.sectors * self.sector_bytes
 
+    def to_json(self) -> dict:
+        """The JSON figures: the fields, with `sector_size` the granularity (bytes) and
+        `sector_bytes` the sector traffic in bytes (sectors x sector size)."""
+        doc = asdict(self)
+        doc["sector_size"] = doc.pop("sector_bytes")
+        doc["sector_bytes"] = self.sector_traffic_bytes
+        return doc
+
 
 @dataclass(frozen=True)
 class InstructionStats(Stats):
@@ -133,15 +141,16 @@ class Analysis:
     histograms: tuple[np.ndarray, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict:
-        """The `--json` document: `instructions` (a list), `totals`, `boundaries`,
+        """The `--json` document: `sector_size` (bytes), `instructions` (a list), `totals`
+        (both with `sector_size` and `sector_bytes` = sectors x sector size), `boundaries`,
         `constant` (reads of __constant__ arrays); `shared` and `shared_totals` (banks)."""
         return {
             "pattern": self.pattern_name,
-            "sector_bytes": self.sector_bytes,
+            "sector_size": self.sector_bytes,
             "warps": self.warps,
             "threads": self.threads,
-            "instructions": [asdict(s) for s in self.instructions],
-            "totals": asdict(self.totals),
+            "instructions": [s.to_json() for s in self.instructions],
+            "totals": self.totals.to_json(),
             "boundaries": [asdict(b) for b in self.boundaries],
             "constant": [asdict(c) for c in self.constant],
             "shared": [asdict(s) for s in self.shared],

@@ -38,7 +38,7 @@ VALUE_KINDS = {
     "arange": set(), "expr": {"expr"}, "constant": {"value"}, "permutation": {"seed"},
     "uniform": {"low", "high", "seed"}, "file": {"path"},
 }
-TOP_KEYS = {"format", "name", "notes", "sector_bytes", "launch", "params", "arrays",
+TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine"}
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
 MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
@@ -391,17 +391,26 @@ def _check_names(expr: Expr | None, known: set[str], readable: set[str],
 # ---------------------------------------------------------------- entry points
 
 
+def _sector_size(doc: dict) -> int:
+    """The sector size in bytes: key `sector_size`, or its old name `sector_bytes` (not both)."""
+    if "sector_size" in doc and "sector_bytes" in doc:
+        raise PatternError("sector_bytes", "give sector_size or its old name sector_bytes, not both")
+    key = "sector_bytes" if "sector_bytes" in doc else "sector_size"
+    size = _int(doc.get(key, 32), key, low=1)
+    if size & (size - 1):
+        raise PatternError(key, f"must be a power of two, got {size}")
+    if size > MAX_SECTOR_BYTES:
+        raise PatternError(key, f"must be at most {MAX_SECTOR_BYTES}, got {size}")
+    return size
+
+
 def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
     """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
     _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays"))
     kernel = _kernel(doc)
     if doc["format"] != FORMAT:
         raise PatternError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
-    sector_bytes = _int(doc.get("sector_bytes", 32), "sector_bytes", low=1)
-    if sector_bytes & (sector_bytes - 1):
-        raise PatternError("sector_bytes", f"must be a power of two, got {sector_bytes}")
-    if sector_bytes > MAX_SECTOR_BYTES:
-        raise PatternError("sector_bytes", f"must be at most {MAX_SECTOR_BYTES}, got {sector_bytes}")
+    sector_bytes = _sector_size(doc)
     grid, block = _launch(doc["launch"])
     taken: dict[str, str] = {}
     params = []

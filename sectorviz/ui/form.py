@@ -159,7 +159,7 @@ class PatternForm(QWidget):
         self.bindings, self._refresh = [], []
         body = QWidget()
         box = QVBoxLayout(body)
-        box.addWidget(self._pattern_section())
+        box.addWidget(self._pattern_section(doc))
         box.addWidget(self._launch_section(doc))
         box.addWidget(self._params_section(doc))
         for name in doc["arrays"]:
@@ -247,11 +247,13 @@ class PatternForm(QWidget):
         label.setText(f"{FROM_KERNEL}: {dtype} ({size} B)")
         label.show()
 
-    def _pattern_section(self) -> QGroupBox:
+    def _pattern_section(self, doc: dict) -> QGroupBox:
+        """Name, notes and the sector size (edited under its old key where the file uses it)."""
         group, form = self._group("Pattern")
+        key = "sector_bytes" if "sector_bytes" in doc else "sector_size"
         self._row(form, "name", self._text(("name",)))
         self._row(form, "notes", self._text(("notes",), optional=True))
-        self._row(form, "sector", self._int(("sector_bytes",), "sector size in bytes (a power "
+        self._row(form, "sector", self._int((key,), "sector size in bytes (a power "
                                             "of two; 32 on NVIDIA GPUs)", low=1, high=4096,
                                             suffix=" B", decode=lambda v: v or 32))
         return group

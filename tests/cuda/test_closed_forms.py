@@ -131,7 +131,7 @@ def test_matrix_multiply_matches_the_lane_path(monkeypatch, n, block, sector):
     doc["params"].update(n=n, block=block[0])
     doc["launch"]["block"] = [block[0], block[1]]
     doc["launch"]["grid"] = [f"(n + {block[0] - 1}) / {block[0]}", f"(n + {block[1] - 1}) / {block[1]}"]
-    doc["sector_bytes"] = sector
+    doc["sector_size"] = sector
     p = pattern_from_dict(doc, base_dir=examples_dir())
     same_on_both_paths(p, monkeypatch)
     assert used_closed_forms(p)
@@ -164,7 +164,7 @@ def test_rows_and_columns_by_division_match_the_lane_path(monkeypatch, width, ro
     p = kernel_pattern(code, arrays={"a": vector, "c": vector},
                        params={"w": width, "rows": rows},
                        grid=(-(-width * rows // block),), block=(block,))
-    p = pattern_from_dict({**json.loads(p.source), "sector_bytes": sector})
+    p = pattern_from_dict({**json.loads(p.source), "sector_size": sector})
     same_on_both_paths(p, monkeypatch)
 
 
