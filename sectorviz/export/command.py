@@ -48,9 +48,10 @@ def export_parser() -> argparse.ArgumentParser:
                    help="0-based execution (loop iteration) of the instruction (default 0)")
     p.add_argument("--kind", choices=KINDS, default="grid",
                    help="grid: one instruction; warp: all instructions of the warp; "
-                        "overview: the kernel strip; banks: one shared-memory instruction's "
-                        "lanes against its 32 banks, --instruction counting the shared ones "
-                        "(default grid)")
+                        "overview: the kernel strip; histogram: one instruction's requests "
+                        "by sectors per request over all warps; banks: one shared-memory "
+                        "instruction's lanes against its 32 banks, --instruction counting "
+                        "the shared ones (default grid)")
     p.add_argument("--scale", type=float, default=DEFAULT_SCALE, metavar="S",
                    help=f"PNG pixels per diagram unit, 1 to 4 (default {DEFAULT_SCALE:g})")
     p.add_argument("--theme", choices=sorted(THEMES), default=DEFAULT_THEME,
@@ -91,10 +92,12 @@ def _check(args: argparse.Namespace, suffix: str) -> None:
                          f"{', '.join(sorted(set(DIAGRAM_SUFFIXES + SHEET_SUFFIXES)))}")
     if not 1 <= args.scale <= 4:
         raise UsageError(f"sectorviz export: --scale {args.scale:g} outside [1, 4]")
-    if args.compare is not None and (args.warps is not None or args.kind == "overview"):
+    if args.compare is not None and (args.warps is not None
+                                     or args.kind in ("overview", "histogram")):
         raise UsageError("sectorviz export: --compare draws one grid or warp diagram per side")
-    if args.warps is not None and args.kind == "overview":
-        raise UsageError("sectorviz export: --warps draws grid or warp diagrams, not overview")
+    if args.warps is not None and args.kind in ("overview", "histogram"):
+        raise UsageError("sectorviz export: --warps draws grid or warp diagrams, "
+                         f"not {args.kind}")
 
 
 def run_export(argv: list[str]) -> int:

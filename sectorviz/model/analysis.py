@@ -137,6 +137,8 @@ class Analysis:
     per_warp_shared: np.ndarray | None = field(default=None, compare=False)
     cache: CacheResult | None = None  # the L2 model's estimate, when the pattern sets a machine
     shared_note: str | None = None  # why the shared instructions were not counted, if not
+    # per global instruction: requests by sectors per request (entry s: requests of s sectors)
+    histograms: tuple[np.ndarray, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict:
         """The `--json` document: `sector_size` (bytes), `instructions` (a list), `totals`
@@ -445,7 +447,7 @@ def _analysis(pattern: Pattern, kernel: Kernel, accs: list[_Accumulator],
                     instructions, totals, boundaries, per_sectors, per_requests,
                     None if done == kernel.warps else done,
                     constant_listing(kernel) if done == kernel.warps else (), per_ideal,
-                    cache=cache)
+                    cache=cache, histograms=tuple(acc.histogram.copy() for acc in accs))
 
 
 def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:

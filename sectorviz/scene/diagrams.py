@@ -1,6 +1,7 @@
 """(pattern, DiagramSpec) -> Scene for every diagram kind, after checking the spec's indices.
 
-grid and warp: lanes.py; overview: overview.py; banks: banks.py. Formats (svg.py, tikz.py, raster.py) only
+grid and warp: lanes.py; overview: overview.py; histogram: histogram.py;
+banks: banks.py. Formats (svg.py, tikz.py, raster.py) only
 write out the scene, so every format of one spec shows the same drawing.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from ..model import Pattern, PatternError
 from ..model.analysis import kernel_for
 from .banks import bank_scene
+from .histogram import histogram_scene
 from .lanes import lane_scene
 from .overview import overview_scene
 from .palette import theme
@@ -46,5 +48,6 @@ def diagram_scene(pattern: Pattern, spec: DiagramSpec) -> Scene:
         raise PatternError("--instruction", f"instruction {spec.instruction} outside "
                                             f"[0, {len(listed)})" + " of the shared ones" * (
                                                 spec.kind == "banks"))
-    build = {"overview": overview_scene, "banks": bank_scene}.get(spec.kind, lane_scene)
+    build = {"overview": overview_scene, "banks": bank_scene,
+             "histogram": histogram_scene}.get(spec.kind, lane_scene)
     return build(pattern, spec, theme(spec.theme))

@@ -6,17 +6,18 @@ from dataclasses import dataclass
 
 from .palette import DEFAULT_THEME
 
-KINDS = ("grid", "warp", "overview", "banks")
+KINDS = ("grid", "warp", "overview", "banks", "histogram")
 GRID_WIDTH = 900.0  # width the sector columns of all panels aim to fill together, units
 
 
 @dataclass(frozen=True)
 class DiagramSpec:
     """What to draw: `kind` (grid: one instruction of one warp; warp: all its instructions;
-    overview: the kernel strip; banks: one shared instruction's lanes against banks), 0-based
-    `warp` in launch order, `instruction` (of the shared instructions for banks) and
-    `execution` (loop iteration, grid and banks only) indices, theme name, whether to draw legend and caption, and
-    the width (diagram units) the sector columns aim to fill (the window fits it to its pane;
+    overview: the kernel strip; histogram: one instruction's requests by sectors per request
+    over all warps; banks: one shared instruction's lanes against banks), 0-based `warp` in
+    launch order, `instruction` (of the shared instructions for banks) and `execution` (loop
+    iteration, grid and banks only) indices, theme name, whether to draw legend and caption,
+    and the width (diagram units) the sector columns aim to fill (the window fits it to its pane;
     the exports keep GRID_WIDTH)."""
 
     kind: str = "grid"

@@ -1,5 +1,6 @@
-"""The main window: editor (left), warp stepper, grid and overview (centre), accounting sheet
-(right); menus with a shortcut for every action; files, undo/redo, themes and settings."""
+"""The main window: editor (left), warp stepper, grid, overview and sectors-per-request
+histogram (centre), accounting sheet (right); menus with a shortcut for every action; files,
+undo/redo, themes and settings."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from .editor import PatternEditor
 from .fields import ERROR_COLOUR
 from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
 from .grid_view import ZOOM_STEP, GridView
+from .histogram_view import HistogramView
 from .overview import OverviewView
 from .sheet_view import SheetView
 from .stepper import Stepper
@@ -82,6 +84,7 @@ class MainWindow(QMainWindow):
         self.grid_view = GridView(self.document)
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
+        self.histogram = HistogramView(self.document)
         self.sheet = SheetView(self.document)
         self.editor = PatternEditor(self.document)
         self.message = QLabel(objectName="statusMessage")
@@ -231,7 +234,7 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.sheet, self.editor.kernel,
+        for view in (self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
                      *self.compare_windows):
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
@@ -244,9 +247,11 @@ class MainWindow(QMainWindow):
         split = QSplitter(Qt.Vertical, objectName="centreSplit")
         split.addWidget(self.grid_view)
         split.addWidget(self.overview)
+        split.addWidget(self.histogram)
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 1)
-        split.setSizes([700, 170])
+        split.setStretchFactor(2, 1)
+        split.setSizes([700, 170, 150])
         centre = QWidget()
         box = QVBoxLayout(centre)
         box.setContentsMargins(0, 0, 0, 0)

@@ -1,0 +1,81 @@
+"""Sectors per request of the selected global instruction over all warps: bars = requests by
+sectors per request (scene.histogram.histogram_bars, the exported histogram's numbers and
+waste colours), a dashed line at the ideal; follows the selection and each partial result."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..scene.histogram import histogram_bars
+from .document import Change, Document
+from .theme import LIGHT, Theme
+
+
+class HistogramView(QWidget):
+    """Listens to the document's analysis and selection; draws nothing for a shared one."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.document = document
+        self.theme = LIGHT
+        self.setObjectName("histogram")
+        self.plot = pg.PlotWidget(background=LIGHT.base)
+        self.plot.setObjectName("histogramPlot")
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.setLabel("bottom", "sectors per request")
+        self.plot.setLabel("left", "requests")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
+        self.plot.addItem(self.bars)
+        self.ideal = pg.InfiniteLine(angle=90, movable=False,
+                                     pen=pg.mkPen(LIGHT.text, width=1, style=Qt.DashLine))
+        self.plot.addItem(self.ideal)
+        self.status = QLabel(objectName="histogramStatus")
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
+        head = QHBoxLayout()
+        head.addWidget(QLabel("<b>Sectors per request, all warps</b>"))
+        head.addWidget(self.status, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.setSpacing(2)
+        layout.addLayout(head)
+        layout.addWidget(self.plot, 1)
+        document.changed.connect(self._on_changed)
+        self._on_changed(Change.ANALYSIS)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.plot.setBackground(theme.base)
+        self.ideal.setPen(pg.mkPen(theme.text, width=1, style=Qt.DashLine))
+        for axis in ("left", "bottom"):
+            self.plot.getAxis(axis).setTextPen(theme.text)
+            self.plot.getAxis(axis).setPen(theme.muted)
+        self._on_changed(Change.ANALYSIS)
+
+    def _on_changed(self, flags: int) -> None:
+        if flags & (Change.ANALYSIS | Change.SELECTION | Change.PATTERN):
+            self._draw()
+
+    def _draw(self) -> None:
+        doc = self.document
+        analysis = doc.analysis or doc.partial
+        k = doc.selection.instruction
+        if analysis is None or not 0 <= k < len(analysis.histograms):
+            self.bars.setOpts(x=[], height=[], brushes=[])
+            self.ideal.hide()
+            self.status.setText(doc.analysis_error or ("" if analysis is None
+                                                      else "a shared instruction: see banks"))
+            return
+        bars = histogram_bars(analysis, k)
+        waste = self.theme.diagram.waste
+        self.bars.setOpts(x=bars.sectors, height=bars.requests, width=0.8,
+                          brushes=[pg.mkBrush(waste[w]) for w in bars.waste.tolist()])
+        self.ideal.setPos(bars.ideal)
+        self.ideal.show()
+        stats = analysis.instructions[k]
+        done = "" if analysis.warps_done is None else " so far"
+        self.status.setText(f"{stats.name}: {stats.requests:,} requests, min {stats.min}, "
+                            f"mode {stats.mode}, max {stats.max}, ideal {bars.ideal:.2f}{done}")

@@ -1,0 +1,32 @@
+"""The window's histogram shows the selected instruction's bars, the export's numbers."""
+
+from sectorviz.model import analyze, load_pattern
+from sectorviz.paths import examples_dir
+from sectorviz.scene.histogram import histogram_bars
+from sectorviz.scene.palette import LIGHT
+
+
+def drawn(window) -> dict[int, int]:
+    opts = window.histogram.bars.opts
+    return dict(zip((int(x) for x in opts["x"]), (int(h) for h in opts["height"])))
+
+
+def test_histogram_follows_the_selected_instruction(open_window):
+    window = open_window("gather-distinct")
+    analysis = analyze(load_pattern(examples_dir() / "gather-distinct.sectorviz.json"))
+    for k in (1, 0):
+        window.document.select(instruction=k)
+        bars = histogram_bars(analysis, k)
+        assert drawn(window) == dict(zip(bars.sectors.tolist(), bars.requests.tolist()))
+        assert window.histogram.ideal.value() == bars.ideal
+    assert drawn(window) == {4: 32768}  # load index[i]: every warp 4 sectors
+    window.document.select(instruction=1)
+    assert drawn(window) == {32: 32768}
+    assert [b.color().name() for b in window.histogram.bars.opts["brushes"]] == [LIGHT.waste[-1]]
+
+
+def test_partial_warp_shows_the_last_warp(open_window):
+    window = open_window("partial-warp")
+    window.document.select(warp=31, instruction=1)
+    assert drawn(window) == {1: 1, 4: 31}
+    assert "min 1, mode 4, max 4" in window.histogram.status.text()
