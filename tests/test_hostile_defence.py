@@ -4,22 +4,10 @@ the app keeps the document as it was."""
 
 import pytest
 
+from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
 from sectorviz.cli import main
-from sectorviz.paths import examples_dir
 
-VECTOR_ADD = str(examples_dir() / "vector-add.sectorviz.json")
 KINDS = [RuntimeError("boom\nsecond line"), RecursionError(), MemoryError(), KeyError("k")]
-
-
-def raising(err):
-    def fail(*_args, **_kwargs):
-        raise err
-    return fail
-
-
-def assert_internal_error(code, err, name, kind):
-    assert code == 2 and "Traceback" not in err
-    assert err == f"{name}: internal error: {kind}; please report\n"
 
 
 @pytest.mark.parametrize("err", KINDS, ids=lambda e: type(e).__name__)

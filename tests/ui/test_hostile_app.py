@@ -10,22 +10,10 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
-from sectorviz.paths import examples_dir
+from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
 from sectorviz.ui import app, worker
 from sectorviz.ui.app import ErrorReporter
 
-VECTOR_ADD = str(examples_dir() / "vector-add.sectorviz.json")
-
-
-def raising(err):
-    def fail(*_args, **_kwargs):
-        raise err
-    return fail
-
-
-def assert_internal_error(code, err, name, kind):
-    assert code == 2 and "Traceback" not in err
-    assert err == f"{name}: internal error: {kind}; please report\n"
 
 
 def test_app_before_the_window_opens(tmp_path, capsys, monkeypatch, qapp):
