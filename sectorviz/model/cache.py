@@ -267,12 +267,12 @@ class L2:
             pieces = [slice(lo, lo + self.ways) for lo in range(0, len(line), self.ways)]
         else:
             sets = line % self.nsets
-            by_set = np.argsort(sets, kind="stable")
+            by_set = stable_order(sets)
             counts = np.bincount(sets, minlength=self.nsets)
             starts = np.cumsum(counts) - counts
             rnd = np.empty(len(line), dtype=np.int64)
             rnd[by_set] = (np.arange(len(line)) - starts[sets[by_set]]) // self.ways
-            order = np.lexsort((t, sets, rnd))  # by round, then set, then time
+            order = stable_order(sets, rnd)  # by round, then set, then time (t ascends)
             pieces = np.split(order, np.flatnonzero(np.diff(rnd[order])) + 1)
         charge(len(pieces) * ROUND_UNITS + len(line) * TOUCH_UNITS, "the cache simulation",
                "machine")
@@ -281,7 +281,7 @@ class L2:
 
     def _round(self, line, mask, kind, t, sets) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
-        by_line = np.argsort(line, kind="stable")  # a line's touches share a set: time order
+        by_line = stable_order(line)  # a line's touches share a set: time order
         resident, at, rank = self._lookup(line, by_line)
         head = np.ones(len(line), dtype=bool)  # in line order: a line's first touch
         head[1:] = line[by_line][1:] != line[by_line][:-1]
@@ -300,7 +300,7 @@ class L2:
         group[last] = np.arange(len(heads))
         recent = group[group >= 0]  # lines by last touch: touches are in time order in a set
         if self.nsets > 1:
-            recent = recent[np.argsort(t[last][recent], kind="stable")]
+            recent = recent[stable_order(t[last][recent])]
         untouched = np.ones(len(self.line), dtype=bool)
         untouched[old[was]] = False
         self._keep(*(a[recent] for a in (line[by_line][heads], t[last], valid, dirty)),
@@ -313,7 +313,7 @@ class L2:
         if not len(self.line):
             return (np.zeros(len(line), dtype=bool), np.zeros(len(line), dtype=np.int64),
                     np.full(len(line), self.ways, dtype=np.int64))
-        by_old = np.argsort(self.line, kind="stable")
+        by_old = stable_order(self.line)
         known = self.line[by_old]
         at = np.empty(len(line), dtype=np.int64)  # sorted needles: a faster search
         at[by_line] = np.minimum(np.searchsorted(known, line[by_line]), len(known) - 1)
@@ -380,7 +380,7 @@ def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
     same set were used later."""
     if nsets == 1:
         return np.arange(len(sets) - 1, -1, -1, dtype=np.int64)
-    order = np.argsort(sets, kind="stable")
+    order = stable_order(sets)
     counts = np.bincount(sets, minlength=nsets)
     starts = np.cumsum(counts) - counts
     rank = np.empty(len(sets), dtype=np.int64)
@@ -403,6 +403,22 @@ def _or_before(masks: np.ndarray, heads: np.ndarray, group: np.ndarray) -> np.nd
         before = np.cumsum(on) - on
         out |= ((before - before[heads][group]) > 0).astype(np.int64) << bit
     return out
+
+
+def stable_order(*keys: np.ndarray) -> np.ndarray:
+    """Non-negative integer keys, the last primary (as np.lexsort takes them) -> the stable
+    order that sorts by them, by 16-bit least-significant-digit passes: numpy sorts 16-bit
+    keys by radix, a few times faster than a comparison sort of 64-bit ones."""
+    order = np.arange(len(keys[0]), dtype=np.int64)
+    for key in keys:
+        top = int(key.max()) if len(key) else 0
+        shift = 0
+        while True:
+            order = order[np.argsort((key[order] >> shift).astype(np.uint16), kind="stable")]
+            shift += 16
+            if top >> shift == 0:
+                break
+    return order
 
 
 def _prefix_greater(values: np.ndarray, ends: np.ndarray, limits: np.ndarray) -> np.ndarray:
@@ -574,9 +590,9 @@ class Simulation:
         if self._parts:
             warp, seq, kind, sectors, per = (np.concatenate(a) for a in zip(*self._parts))
             if self.machine.order == "warp-serial":
-                order = np.lexsort((seq, warp))
+                order = stable_order(seq, warp)
             else:
-                order = np.lexsort((warp, seq, warp // self.wave_warps))
+                order = stable_order(warp, seq, warp // self.wave_warps)
             starts = np.concatenate(([0], np.cumsum(per)[:-1]))
             # every entry of request r, in request order
             entry = (np.repeat(starts[order] - np.cumsum(np.concatenate(([0], per[order][:-1]))),
