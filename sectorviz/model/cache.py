@@ -409,15 +409,13 @@ def stable_order(*keys: np.ndarray) -> np.ndarray:
     """Non-negative integer keys, the last primary (as np.lexsort takes them) -> the stable
     order that sorts by them, by 16-bit least-significant-digit passes: numpy sorts 16-bit
     keys by radix, a few times faster than a comparison sort of 64-bit ones."""
-    order = np.arange(len(keys[0]), dtype=np.int64)
+    order = None
     for key in keys:
         top = int(key.max()) if len(key) else 0
-        shift = 0
-        while True:
-            order = order[np.argsort((key[order] >> shift).astype(np.uint16), kind="stable")]
-            shift += 16
-            if top >> shift == 0:
-                break
+        for shift in range(0, max(top.bit_length(), 1), 16):
+            digit = ((key if order is None else key[order]) >> shift).astype(np.uint16)
+            step = np.argsort(digit, kind="stable")
+            order = step if order is None else order[step]
     return order
 
 
