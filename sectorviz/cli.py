@@ -26,8 +26,7 @@ from .model.analysis import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
-from .model.measured import (METRICS, Measured, kernel_name, pick_launch, read_ncu_csv,
-                             side_by_side)
+from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations
 from .scene.sheet import accounting_sheet
@@ -107,14 +106,7 @@ def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
 
 def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:
     """The boundaries against launch --launch of the kernel in the --measured CSV."""
-    name = args.kernel or (pattern.kernel or {}).get("function")
-    if name is None:
-        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
-                                       "to find its launch in the CSV")
-    kernel = kernel_for(pattern)
-    launch = pick_launch(read_ncu_csv(args.measured), kernel_name(name), args.launch,
-                         kernel.grid, kernel.block)
-    return side_by_side(analysis, launch)
+    return compare(pattern, analysis, read_ncu_csv(args.measured), args.kernel, args.launch)
 
 
 def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:

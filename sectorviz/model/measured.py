@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
-                       RED_SECTORS, STORE_REQUESTS, STORE_SECTORS, Analysis)
+                       RED_SECTORS, STORE_REQUESTS, STORE_SECTORS, Analysis, kernel_for)
 from .cache import DRAM_READ, DRAM_WRITE, L2_READ_HITS, L2_READ_MISSES, L2_READ_SECTORS
 from .errors import PatternError
 from .files import read_text
+from .pattern import Pattern
 
 L2_WRITE_SECTORS = "lts__t_sectors_srcunit_tex_op_write.sum"
 METRICS = (LOAD_SECTORS, STORE_SECTORS, ATOM_SECTORS, RED_SECTORS, LOAD_REQUESTS,
@@ -84,10 +85,9 @@ def _dims(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts) if parts else None
 
 
-def read_ncu_csv(path: str | Path) -> list[Launch]:
-    """An `ncu --csv --page raw` file -> its launches; PatternError ('--measured, row R:
-    ...') for a file that does not follow the format."""
-    place = "--measured"
+def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
+    """An `ncu --csv --page raw` file -> its launches; PatternError ('PLACE, row R: ...')
+    for a file that does not follow the format."""
     rows = list(csv.reader(io.StringIO(read_text(path, place, MAX_CSV_BYTES))))
     start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if start is None or len(rows) < start + 2:
@@ -136,6 +136,19 @@ def pick_launch(launches: list[Launch], name: str, index: int,
             raise PatternError("--measured", f"the measured launch of {name!r} has {what} "
                                              f"{theirs}, the pattern {tuple(ours)}")
     return launch
+
+
+def compare(pattern: Pattern, analysis: Analysis, launches: list[Launch], name: str | None,
+            index: int = 0) -> tuple[Measured, ...]:
+    """Launch `index` of kernel `name` (None: the pattern's CUDA kernel; a pattern without one
+    needs a name) against the analysis' boundaries; one-line PatternError on a mismatch."""
+    name = name or (pattern.kernel or {}).get("function")
+    if name is None:
+        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
+                                       "to find its launch in the CSV")
+    kernel = kernel_for(pattern)
+    return side_by_side(analysis, pick_launch(launches, kernel_name(name), index, kernel.grid,
+                                              kernel.block))
 
 
 def side_by_side(analysis: Analysis, launch: Launch) -> tuple[Measured, ...]:

@@ -22,6 +22,7 @@ from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
 from ..model.banks import LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS
 from ..model.shared_stats import SharedStats
 from ..model.cache import CacheResult, time_text
+from ..model.measured import Measured
 from .explain import explanations
 from .grid import LINE_BYTES, run_totals
 
@@ -126,6 +127,26 @@ def cache_row(cache: CacheResult) -> Row:
                f"assumes {cache.assumption}; DRAM bytes take at least "
                f"{time_text(cache.time_floor_s)} at peak bandwidth (a lower bound, not a "
                f"runtime)")
+
+
+def measured_step(number: int, source: str, rows: tuple[Measured, ...] | None,
+                  error: str | None = None) -> Step:
+    """Step `number`: each boundary's prediction against what Nsight Compute measured (CSV
+    `source`), ratio = measured / predicted; or why nothing is compared (`error`)."""
+    title = f"Predicted against measured ({source}, Nsight Compute)"
+    if rows is None:
+        return Step(number, title, (Row("measured", "not compared", error or ""),))
+    if not rows:
+        return Step(number, title, (Row("measured", "no boundary's metric in the CSV",
+                                        "profile with the metrics `sectorviz ncu-metrics` "
+                                        "prints"),))
+    return Step(number, title, tuple(
+        Row(m.boundary, f"measured {readable_bytes(round(m.measured_bytes))} / predicted "
+                        f"{readable_bytes(m.predicted_bytes)} = "
+                        + ("-" if m.ratio is None else f"{m.ratio:.3f}"),
+            f"{m.measured_bytes:,.0f} B measured, {m.predicted_bytes:,} B predicted"
+            + ("; nothing predicted" if m.ratio is None else ""), m.metric)
+        for m in rows))
 
 
 def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> str:

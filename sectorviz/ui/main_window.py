@@ -177,6 +177,23 @@ class MainWindow(QMainWindow):
         window.show()
         return window
 
+    def import_measurements(self, path: str | Path) -> bool:
+        """Nsight Compute's raw CSV beside the predictions (the sheet's last step); a bad file
+        shows its one-line error and keeps what was imported before."""
+        try:
+            self.sheet.measurements.load(path)
+        except PatternError as err:
+            self.show_error(str(err))
+            return False
+        self.show_message(f"measurements from {Path(path).name}: see the sheet's last step")
+        return True
+
+    def _import_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import Nsight Compute measurements", "",
+                                              "ncu --csv --page raw (*.csv);;All files (*)")
+        if path:
+            self.import_measurements(path)
+
     def _theme_name(self) -> str:
         return "dark" if self.dark_action.isChecked() else "light"
 
@@ -335,6 +352,8 @@ class MainWindow(QMainWindow):
         self._action(file, "&Save", QKeySequence.Save, self.save, "save")
         self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
         self._action(file, "&Export…", QKeySequence("Ctrl+E"), self._export, "export")
+        self._action(file, "Import &Measurements…", QKeySequence("Ctrl+Shift+I"),
+                     self._import_dialog, "importMeasurements")
         file.addSeparator()
         self._action(file, "Compare &With…", QKeySequence("Ctrl+Shift+O"), self._compare_dialog,
                      "compareWith")
