@@ -20,6 +20,7 @@ from .fields import ERROR_COLOUR
 NONE, CUSTOM = "none", "custom"
 WAYS = (0, 4, 8, 16, 32)  # offered; 0 = fully associative (a file's other value is shown too)
 KIB = 1024
+MIN_CHARS = 6  # the fewest characters a box keeps when the sheet's dock is narrow
 DEFAULT_PRESET = "H100-SXM"  # whose numbers custom values start from, and the L2 box shows idle
 
 
@@ -65,6 +66,9 @@ class MachineBar(QWidget):
         self.order = QComboBox(objectName="machineOrder",
                                toolTip="The order warp requests reach the L2")
         self.order.addItems(list(ORDERS))
+        for combo in (self.preset, self.ways, self.order):  # narrow docks may squeeze them
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(MIN_CHARS)
         self.error = QLabel(objectName="machineError", wordWrap=True)
         self.error.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.error.hide()
