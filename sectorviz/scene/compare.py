@@ -21,7 +21,9 @@ from functools import cached_property
 from typing import Callable
 
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
-from ..model.analysis import InstructionStats, WarpDetail, instruction_index, kernel_for
+from ..model.frontend import instruction_index, kernel_for
+from ..model.one_warp import WarpDetail
+from ..model.results import InstructionStats
 from .explain import explanations, percent
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution
+from ..model.results import ConstantStats, Stats
 from ..model.banks import LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS
 from ..model.shared_stats import SharedStats
 from ..model.cache import CacheResult, time_text

@@ -13,7 +13,7 @@ import pytest
 
 from sectorviz.cli import main
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import resources_dir
 from sectorviz.scene.compare import compare
 from sectorviz.scene.grid import grid_layout
