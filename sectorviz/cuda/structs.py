@@ -26,6 +26,7 @@ from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, templates
 from .source import Function, Node, error, text
+from .symbols import Var
 
 
 @dataclass
@@ -397,7 +398,6 @@ class StructCompiler:
         return self.struct_def_of(t).own or t.name
 
     def temporary(self, t: C.CType, node: Node):
-        from .compile import Var  # the compiler's variable record
         return Var(self.slot(), t, "(temporary)")
 
     # ------------------------------------------------------------ calls
@@ -535,7 +535,6 @@ class StructCompiler:
         return None
 
     def is_var(self, obj) -> bool:
-        from .compile import Var  # the compiler's variable record
         return isinstance(obj, Var)
 
 
