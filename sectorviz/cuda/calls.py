@@ -49,6 +49,9 @@ class CallCompiler:
                 return self.static_call(self.scope_struct(scope),
                                         text(fn.child_by_field_name("name")), args, node)
             found = self.namespaced_call(fn, args, node)
+            if found is None and text(scope) in builtins.LIBCUDACXX:
+                found = builtins.libcudacxx_call(self, text(fn.child_by_field_name("name")),
+                                                 args, node)
             if found is not None:
                 return found
             raise error(node, f"call of '{text(fn)}' is outside the subset")
@@ -61,6 +64,8 @@ class CallCompiler:
                 target = self.deref(self.value_of(target, arg), fn)
             if isinstance(getattr(target, "type", None), C.Struct):
                 return self.method_call(target, method, args, node)
+            if getattr(target, "type", None) == C.BARRIER:
+                return builtins.barrier_method(self, method, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type != "identifier":
             raise error(node, f"call of '{text(fn)}' is outside the subset")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, templates
-from .builtins import GROUP_NAMESPACES
+from .builtins import GROUP_NAMESPACES, LIBCUDACXX
 from .source import MAX_NESTING, Node, alias_names, error, text
 from .symbols import GroupNamespace, is_group_type
 from .templates import TypeName
@@ -47,6 +47,9 @@ class TypeCompiler:
             name = text(node.child_by_field_name("name"))
             if self.group_namespace(scope) and name in C.GROUP_TYPES:
                 return C.GROUP
+            library = self.library_type(scope, node.child_by_field_name("name"))
+            if library is not None:
+                return library
             if scope is None or text(scope) in ("std", "cuda::std"):
                 return self.named_type(name, node)
         else:
@@ -54,6 +57,18 @@ class TypeCompiler:
         if name not in C.NAMED:
             raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
         return C.NAMED[name]
+
+    def library_type(self, scope: Node | None, name: Node) -> C.CType | None:
+        """`cuda::barrier<scope>` and `cg::block_tile_memory<N>` (objects that only order
+        threads or hold cooperative groups' scratch) -> their type, else None."""
+        if name.type != "template_type" or scope is None:
+            return None
+        template = text(name.child_by_field_name("name"))
+        if text(scope) in LIBCUDACXX and template == "barrier":
+            return C.BARRIER
+        if self.group_namespace(scope) and template == "block_tile_memory":
+            return C.TILE_MEMORY
+        return None
 
     def named_type(self, name: str, node: Node) -> C.CType:
         """A type's name -> its type: a template parameter or local typedef in scope, a
