@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from sectorviz.model import load_pattern
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import examples_dir
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 
 import sectorviz.frontends  # noqa: E402,F401 - registers the CUDA front end
 from sectorviz.model import load_pattern  # noqa: E402
-from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 
 
 def write_values(pattern: Path, array: str, dtype: str, out: Path) -> int:
