@@ -3,12 +3,13 @@ execution orders, presets and the machine key."""
 
 import json
 from importlib import resources
+from unittest.mock import patch
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sectorviz.model import PatternError, analyze, pattern_from_dict
+from sectorviz.model import PatternError, analyze, cache, pattern_from_dict
 from sectorviz.model.cache import (L2, LOAD, MACHINE_KEYS, PRESETS, STORE, Machine,
                                    Simulation, line_touches, machine,
                                    stable_order)
@@ -103,24 +104,28 @@ def observed(l2, nsets):
     return c.load_hits, c.load_misses, c.dram_write_bytes, lru
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.integers(1, 6), TOUCHES, st.integers(1, 8))
-def test_the_model_matches_a_brute_force_lru(lines, touches, batch):
-    """Fully associative; the touches arrive in pieces and run `batch` at a time."""
-    l2 = L2(lines * LINE)
-    l2.batch = batch
-    for i in range(0, len(touches), 5):
-        l2.touch(*zip(*touches[i:i + 5]))
-    l2.finish()
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), TOUCHES, st.integers(1, 8), st.sampled_from([0, 64]))
+def test_the_model_matches_a_brute_force_lru(lines, touches, batch, window):
+    """Fully associative; the touches arrive in pieces and run `batch` at a time; rounds
+    counted by comparing touches directly (up to `window` ways) or by the merge-sort tree."""
+    with patch.object(cache, "WINDOW_WAYS", window):
+        l2 = L2(lines * LINE)
+        l2.batch = batch
+        for i in range(0, len(touches), 5):
+            l2.touch(*zip(*touches[i:i + 5]))
+        l2.finish()
     assert observed(l2, 1) == reference(1, lines, touches)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES)
-def test_set_associative_matches_a_brute_force_lru(shape, touches):
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES,
+       st.sampled_from([0, 64]))
+def test_set_associative_matches_a_brute_force_lru(shape, touches, window):
     lines, ways = shape
     l2 = L2(lines * LINE, ways=ways)
-    run(l2, touches)
+    with patch.object(cache, "WINDOW_WAYS", window):
+        run(l2, touches)
     assert observed(l2, lines // ways) == reference(lines // ways, ways, touches)
 
 

@@ -47,6 +47,7 @@ MAX_BLOCKS_PER_SM = 32
 MIB = 2**20
 TOUCH_UNITS = 2  # work units per line touch simulated
 ROUND_UNITS = 2048  # work units per round of the simulation (a few sorts of the L2's lines)
+WINDOW_WAYS = 64  # up to this many ways a round's counts compare each touch with its set's others
 BATCH_TOUCHES = 2**21  # line touches buffered before they run (any split gives the same counts)
 LINE_STATE_BYTES = 160  # bytes a resident line takes: 4 int64 and the sorts' temporaries
 LOAD, STORE = 1, 2
@@ -359,20 +360,38 @@ def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray
     """A round's touches (sorted by set, then time) -> whether each finds its line
     resident: a repeat in the round always does; a first touch when its rank plus the lines
     first touched before it in the round that were less recent (or absent) is below `ways`.
-    Bounds decide most first touches; the rest are counted exactly (_prefix_greater)."""
-    set_start = (np.zeros(len(sets), dtype=np.int64) if nsets == 1
-                 else np.searchsorted(sets, sets))  # the index of the set's first touch
+    Bounds decide most first touches; the rest are counted exactly (_above)."""
+    if nsets == 1:
+        set_start = np.zeros(len(sets), dtype=np.int64)
+    else:  # the index of the set's first touch
+        starts = np.ones(len(sets), dtype=bool)
+        starts[1:] = sets[1:] != sets[:-1]
+        set_start = np.maximum.accumulate(np.where(starts, np.arange(len(sets)), 0))
     before_all = _before_in_set(first, set_start)
     before_new = _before_in_set(first & ~resident, set_start)
     hit = ~first | (resident & (rank + before_all < ways))
     unsure = np.flatnonzero(first & resident & ~hit & (rank + before_new < ways))
     if len(unsure):
-        points = np.flatnonzero(first & resident)
-        r = rank[points]
-        above = (_prefix_greater(r, np.searchsorted(points, unsure), rank[unsure])
-                 - _prefix_greater(r, np.searchsorted(points, set_start[unsure]), rank[unsure]))
+        above = _above(first & resident, rank, unsure, set_start, ways)
         hit[unsure] = rank[unsure] + before_new[unsure] + above < ways
     return hit
+
+
+def _above(points: np.ndarray, rank: np.ndarray, at: np.ndarray, set_start: np.ndarray,
+           ways: int) -> np.ndarray:
+    """For each index in `at`: how many `points` (flags) before it in its set in the round
+    have a greater rank. A round holds at most `ways` touches of a set: with few ways the ways - 1
+    touches before each are compared directly, else by _prefix_greater."""
+    if ways <= WINDOW_WAYS:
+        out = np.zeros(len(at), dtype=np.int64)
+        for back in range(1, ways):
+            j = np.maximum(at - back, 0)
+            out += (at - back >= set_start[at]) & points[j] & (rank[j] > rank[at])
+        return out
+    where = np.flatnonzero(points)
+    r = rank[where]
+    return (_prefix_greater(r, np.searchsorted(where, at), rank[at])
+            - _prefix_greater(r, np.searchsorted(where, set_start[at]), rank[at]))
 
 
 def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:

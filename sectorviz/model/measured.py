@@ -121,36 +121,37 @@ def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
     return launches
 
 
-def pick_launch(launches: list[Launch], name: str, index: int,
-                grid: tuple[int, int, int], block: tuple[int, int, int]) -> Launch:
+def pick_launch(launches: list[Launch], name: str, index: int, grid: tuple[int, int, int],
+                block: tuple[int, int, int], place: str = "--measured") -> Launch:
     """Launch `index` of kernel `name`; a missing name, index or a grid or block other than
-    the pattern's is a one-line PatternError."""
+    the pattern's is a one-line PatternError (at `place`, the CSV's)."""
     named = [x for x in launches if x.name == name]
     if not named:
         found = sorted({x.name for x in launches})
-        raise PatternError("--measured", f"no launch of kernel {name!r} in the CSV (it has "
-                                         f"{', '.join(map(repr, found)) or 'none'})")
+        raise PatternError(place, f"no launch of kernel {name!r} in the CSV (it has "
+                                  f"{', '.join(map(repr, found)) or 'none'})")
     if not 0 <= index < len(named):
         raise PatternError("--launch", f"launch {index} of {name!r} outside [0, {len(named)})")
     launch = named[index]
     for what, theirs, ours in (("grid", launch.grid, grid), ("block", launch.block, block)):
         if theirs is not None and theirs != tuple(ours):
-            raise PatternError("--measured", f"the measured launch of {name!r} has {what} "
-                                             f"{theirs}, the pattern {tuple(ours)}")
+            raise PatternError(place, f"the measured launch of {name!r} has {what} {theirs}, "
+                                      f"the pattern {tuple(ours)}")
     return launch
 
 
 def compare(pattern: Pattern, analysis: Analysis, launches: list[Launch], name: str | None,
-            index: int = 0) -> tuple[Measured, ...]:
+            index: int = 0, place: str = "--measured") -> tuple[Measured, ...]:
     """Launch `index` of kernel `name` (None: the pattern's CUDA kernel; a pattern without one
-    needs a name) against the analysis' boundaries; one-line PatternError on a mismatch."""
+    needs a name) against the analysis' boundaries; one-line PatternError on a mismatch (at
+    `place`, the CSV's)."""
     name = name or (pattern.kernel or {}).get("function")
     if name is None:
         raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
                                        "to find its launch in the CSV")
     kernel = kernel_for(pattern)
     return side_by_side(analysis, pick_launch(launches, kernel_name(name), index, kernel.grid,
-                                              kernel.block))
+                                              kernel.block, place))
 
 
 def side_by_side(analysis: Analysis, launch: Launch) -> tuple[Measured, ...]:

@@ -52,7 +52,7 @@ class Measurements(QObject):
         names = {x.name for x in self.launches}
         name = next(iter(names)) if pattern.kernel is None and len(names) == 1 else None
         try:
-            rows = compare(pattern, analysis, self.launches, name)
+            rows = compare(pattern, analysis, self.launches, name, place=self.path.name)
         except PatternError as err:
             return measured_step(number, self.path.name, None, str(err))
         return measured_step(number, self.path.name, rows)

@@ -134,5 +134,5 @@ def test_a_grid_other_than_the_measured_one_says_so_in_the_sheet(open_window):
     window.import_measurements(FIXTURE)
     (row,) = window.sheet.sheet.steps[-1].rows
     assert (row.label, row.value) == ("measured", "not compared")
-    assert row.note.startswith("--measured: the measured launch of 'vectorAdd' has grid "
-                               "(4096, 1, 1), the pattern (")
+    assert row.note.startswith("vector-add.ncu.csv: the measured launch of 'vectorAdd' has "
+                               "grid (4096, 1, 1), the pattern (")
