@@ -9,8 +9,7 @@ was and shows the model's one-line error.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QGridLayout, QLabel, QWidget
 
 from ..model import PatternError, pattern_from_dict
 from ..model.cache import ORDERS, PRESETS, Machine, machine
@@ -72,15 +71,15 @@ class MachineBar(QWidget):
         self.error = QLabel(objectName="machineError", wordWrap=True)
         self.error.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.error.hide()
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        for widget in (self.l2, self.ways, self.order):
-            row.addWidget(widget)
-        form = QFormLayout(self)
-        form.setContentsMargins(4, 4, 4, 0)
-        form.addRow("Cache model", self.preset)
-        form.addRow("L2, ways, order", row)
-        form.addRow(self.error)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(4, 4, 4, 0)
+        for i, (label, widget) in enumerate((("Cache model", self.preset), ("L2", self.l2),
+                                              ("Ways", self.ways), ("Order", self.order))):
+            grid.addWidget(QLabel(label), i // 2, 2 * (i % 2))
+            grid.addWidget(widget, i // 2, 2 * (i % 2) + 1)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+        grid.addWidget(self.error, 2, 0, 1, 4)
         self.preset.activated.connect(self._on_preset)
         self.l2.valueChanged.connect(self._on_l2)
         self.ways.activated.connect(self._on_ways)
