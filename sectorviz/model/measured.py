@@ -5,9 +5,11 @@ The CSV is what `ncu --csv --page raw --metrics M1,M2,... ./app` writes (the met
 `METRICS`, printed by `sectorviz ncu-metrics`): a header row of column names ("ID", "Kernel
 Name", "Grid Size", "Block Size", ... then one column per metric), a units row ("" for the
 identifying columns, "byte", "Kbyte", "sector", ... for the metrics), then one row per kernel
-launch. Values may carry thousands separators ("12,582,912"). A launch is picked by kernel
-name (demangled, template arguments kept: a leading "void " and the parameter list are
-dropped) and by its index among the launches of that name.
+launch. Values may carry thousands separators ("12,582,912"). Lines of ncu's own messages
+("==PROF== Connected to process ...", "==WARNING== ..."), which share its standard output with
+the report, are skipped. A launch is picked by kernel name (demangled, template arguments
+kept: a leading "void " and the parameter list are dropped) and by its index among the
+launches of that name.
 """
 
 from __future__ import annotations
@@ -90,7 +92,10 @@ def _dims(text: str | None) -> tuple[int, ...] | None:
 def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
     """An `ncu --csv --page raw` file -> its launches; PatternError ('PLACE, row R: ...')
     for a file that does not follow the format."""
-    rows = list(csv.reader(io.StringIO(read_text(path, place, MAX_CSV_BYTES))))
+    text = read_text(path, place, MAX_CSV_BYTES)
+    lines = ["\n" if line.startswith("==") else line  # blank: rows keep their numbers
+             for line in text.splitlines(keepends=True)]
+    rows = list(csv.reader(io.StringIO("".join(lines))))
     start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if start is None or len(rows) < start + 2:
         raise PatternError(place, "not an Nsight Compute raw CSV: no header row with "
