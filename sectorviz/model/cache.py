@@ -273,7 +273,7 @@ class L2:
             starts = np.cumsum(counts) - counts
             rnd = np.empty(len(line), dtype=np.int64)
             rnd[by_set] = (np.arange(len(line)) - starts[sets[by_set]]) // self.ways
-            order = stable_order(sets, rnd)  # by round, then set, then time (t ascends)
+            order = by_set[stable_order(rnd[by_set])]  # by round, then set, then time
             pieces = np.split(order, np.flatnonzero(np.diff(rnd[order])) + 1)
         charge(len(pieces) * ROUND_UNITS + len(line) * TOUCH_UNITS, "the cache simulation",
                "machine")
