@@ -120,6 +120,7 @@ class SetPattern(QUndoCommand):
         if not isinstance(other, SetPattern) or other.id() != self.id():
             return False
         self.after = other.after
+        self.setText(other.text())  # the entry names the value the field holds now
         self.setObsolete(self.after == self.before)
         return True
 

@@ -460,8 +460,12 @@ class MainWindow(QMainWindow):
                           "touches, and counts them for the whole grid.")
 
     def _title_name(self) -> str:
-        path = self.document.path
-        return path.name if path else f"{self.document.pattern.name} (unsaved)"
+        """The file's name; without a file the pattern's name, "(unsaved)" once edited (an
+        example or a new pattern opened and not touched has nothing to save)."""
+        doc = self.document
+        if doc.path:
+            return doc.path.name
+        return doc.pattern.name + (" (unsaved)" if doc.modified else "")
 
     def _on_changed(self, flags: int) -> None:
         if flags & Change.FILE:
