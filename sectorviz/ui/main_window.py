@@ -23,6 +23,7 @@ from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
+from .help import show_about, show_guide
 from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
 from .grid_view import ZOOM_STEP, GridView
 from .histogram_view import HistogramView
@@ -400,7 +401,9 @@ class MainWindow(QMainWindow):
         self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
 
         help_ = bar.addMenu("&Help")
-        self._action(help_, "&About sectorviz", QKeySequence.HelpContents, self._about, "about")
+        self._action(help_, "&Guide", QKeySequence.HelpContents,
+                     lambda: show_guide(self, self.actions()), "guide")
+        self._action(help_, "&About sectorviz", None, lambda: show_about(self), "about")
 
     # ------------------------------------------------------------ handlers
 
@@ -453,11 +456,6 @@ class MainWindow(QMainWindow):
         sel = self.document.selection
         copy_diagram(self.document.pattern, sel.warp, sel.instruction)
         self.show_message(f"copied warp {sel.warp}, instruction {sel.instruction} as PNG and SVG")
-
-    def _about(self) -> None:
-        QMessageBox.about(self, "About sectorviz",
-                          "sectorviz shows which 32-byte sectors each lane of a CUDA warp "
-                          "touches, and counts them for the whole grid.")
 
     def _title_name(self) -> str:
         """The file's name; without a file the pattern's name, "(unsaved)" once edited (an
