@@ -3,14 +3,13 @@ at their field on one line, the Help menu, counts in the singular, the grid's he
 legend, and an overview that never shows another file's picture or cuts its title."""
 
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QDialog, QLabel, QLineEdit, QMessageBox, QSpinBox, QStyle, \
-    QTextBrowser, QToolButton
+from PySide6.QtWidgets import (QDialog, QLabel, QLineEdit, QMessageBox, QSpinBox, QStyle,
+                               QTextBrowser, QToolButton)
 
 from sectorviz import __version__
 from sectorviz.model import load_pattern
 from sectorviz.scene.shapes import Text
 from sectorviz.scene.words import counted
-from sectorviz.ui.fields import MarkedEdit, OneLineLabel
 from sectorviz.ui.grid_view import TOP_TRIM
 from sectorviz.ui.overview import OverviewView
 
@@ -56,26 +55,6 @@ def test_undo_entries_name_the_change_in_words(open_window):
     window.document.undo_stack.undo()
     redo = next(a for a in window.actions() if a.text().startswith("&Redo"))
     assert redo.text() == "&Redo Change guard of load x[stride*lane] to threadIdx.x < 16"
-
-
-def test_a_field_error_points_at_its_column_on_one_line(open_window, qtbot):
-    window = open_window("stride-32B")
-    field = window.findChild(QLineEdit, "accesses[0].index")
-    field.setFocus()
-    field.clear()
-    qtbot.keyClicks(field, "stride * lane")
-    error = window.findChild(QLabel, "accesses[0].index:error")
-    assert isinstance(error, OneLineLabel) and not error.wordWrap()
-    assert error.text() == "column 10: unknown name 'lane'"
-    assert isinstance(field, MarkedEdit) and field.mark_span() == (9, 13)  # 'lane'
-    error.resize(60, error.height())
-    assert error.shown_text().endswith("…") and error.toolTip() == error.text()
-    qtbot.keyClicks(field, " +")  # a missing value: the place after the end
-    assert error.text().startswith("column 16: expected a value")
-    assert field.mark_span() == (15, 16)
-    field.clear()
-    qtbot.keyClicks(field, "stride * threadIdx.x")
-    assert field.mark_span() is None and error.isHidden()
 
 
 def test_help_has_a_guide_and_about_names_the_version(open_window, monkeypatch):
