@@ -51,7 +51,8 @@ class InstructionStats(InstructionNamed, Stats):
 
 @dataclass(frozen=True)
 class Boundary:
-    """Traffic at a named boundary, with the assumption it rests on and the metric that measures it."""
+    """Traffic at a named boundary (bytes, sectors), with the assumption it rests on and the
+    metric that measures it."""
 
     name: str
     bytes: int

@@ -36,7 +36,8 @@ class OneLineLabel(QLabel):
 
     def shown_text(self) -> str:
         """The text as drawn: elided to the label's width."""
-        return self.fontMetrics().elidedText(self.text(), Qt.ElideRight, self.contentsRect().width())
+        return self.fontMetrics().elidedText(self.text(), Qt.ElideRight,
+                                             self.contentsRect().width())
 
     def paintEvent(self, ev) -> None:
         painter = QPainter(self)
@@ -64,8 +65,8 @@ FIELD_WORDS = {"sector_bytes": "sector size", "sector_size": "sector size", "dty
                "ld": "leading dimension", "offset_bytes": "offset", "base": "base address",
                "at": "(row, col)", "var": "variable",
                "path": "values file"}
-PART_WORDS = {"shape": ("rows", "cols"), "at": ("row", "col"), "grid": ("grid x", "grid y", "grid z"),
-              "block": ("block x", "block y", "block z")}
+PART_WORDS = {"shape": ("rows", "cols"), "at": ("row", "col"),
+              "grid": ("grid x", "grid y", "grid z"), "block": ("block x", "block y", "block z")}
 SINGULAR = {"loops": "loop"}
 SHOWN_CHARS = 24  # of a value in an undo entry
 

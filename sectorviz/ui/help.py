@@ -20,9 +20,10 @@ PICTURE = (
     "is fetched anyway). A dashed column stands for untouched sectors skipped; a dark rule "
     "marks where a 128-byte line starts; grey rows are inactive lanes.",
     "The <b>kernel overview</b> below runs across every warp of the launch (one row per "
-    "instruction): a column's colour is its sectors per request against the ideal, "
-    f"{', '.join(WASTE_LABELS)}. Click it to select that warp. The top row marks atypical "
-    "warps. The histogram counts requests by how many sectors they take.")
+    "instruction): a column's colour is its sectors per request over the ideal, from "
+    f"{escape(WASTE_LABELS[0])} (green) through {escape(', '.join(WASTE_LABELS[1:-1]))} to "
+    f"{escape(WASTE_LABELS[-1])} (red). Click it to select that warp. The top row marks "
+    "atypical warps. The histogram counts requests by how many sectors they take.")
 SHEET = (
     "The <b>accounting sheet</b> starts with the answer: sector demand against the ideal, "
     "the useful share of the fetched bytes and the worst instruction. Then five steps: "

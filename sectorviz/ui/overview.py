@@ -31,7 +31,7 @@ from .theme import LIGHT, Theme
 MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
 SYNC_PARTIAL_CELLS = 2**16  # the same for a partial result (an analysis runs beside it)
-AXIS_PIXELS = 48  # the warp axis, its label and the plot's margins, pixels
+AXIS_PIXELS = 58  # the warp axis, its label and the plot's margins, pixels
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
@@ -165,6 +165,7 @@ class OverviewView(QWidget):
                 + spacing <= self.contentsRect().width() - 8)
         if fits == self.legend_below():
             (self.head if fits else self.below).addWidget(self.legend)
+            self.layout().activate()  # placed now, not at the next event: a grab shows it
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
@@ -254,6 +255,8 @@ class OverviewView(QWidget):
             self._show(analysis, picture(analysis, kernel))
         else:
             self._wanted = analysis
+            if self._shown != self._shape():
+                self._set_status("drawing…")
             self._pool.start(_Binning(self, analysis, kernel))
 
     def _on_binned(self, analysis: Analysis, pic: Picture) -> None:
