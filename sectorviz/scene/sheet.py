@@ -1,6 +1,7 @@
 """The accounting sheet: (pattern, analysis, selected warp) -> the answer and five steps as
-rows of text. The one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the
-exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
+rows of text, each with its figures as plain numbers and their unit (what the CSV holds). The
+one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the exported sheets
+print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
 
 Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
 operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request

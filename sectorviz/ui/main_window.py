@@ -23,9 +23,9 @@ from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .help import show_about, show_guide
 from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
 from .grid_view import ZOOM_STEP, GridView
+from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .overview import OverviewView
 from .sheet_view import SheetView
