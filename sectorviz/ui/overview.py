@@ -104,6 +104,8 @@ class _Binning(QRunnable):
 class OverviewView(QWidget):
     """Listens to the document's analysis and selection; clicking selects a warp."""
 
+    drawn = Signal()  # a binned analysis is on screen
+
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
@@ -259,8 +261,14 @@ class OverviewView(QWidget):
                 self._set_status("drawing…")
             self._pool.start(_Binning(self, analysis, kernel))
 
+    @property
+    def drawing(self) -> bool:
+        """True while an analysis is being binned off the UI thread."""
+        return self._wanted is not None
+
     def _on_binned(self, analysis: Analysis, pic: Picture) -> None:
         if analysis is self._wanted:
+            self._wanted = None
             self._show(analysis, pic)
 
     def _show(self, analysis: Analysis, pic: Picture) -> None:
@@ -281,6 +289,7 @@ class OverviewView(QWidget):
         done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
         self._set_status(f"{done}{counted(kernel.warps, 'warp')}, {count:,} atypical{per}"
                          + (" so far" if done else ""))
+        self.drawn.emit()
 
     def _legend_html(self) -> str:
         th = self.theme
