@@ -293,14 +293,13 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.editor_dock, self.sheet_dock], [editor, sheet], Qt.Horizontal)
 
     def _editor_share(self, share: int) -> int:
-        """The editor dock's width: `share`, or what the Kernel tab asks for up to
+        """The editor dock's width: `share`, or what the Kernel or Form tab asks for up to
         EDITOR_MAX_FRACTION of the window."""
-        chrome = self.editor_dock.width() - self.editor.kernel.view.viewport().width()
-        return min(self.editor.preferred_width(share, chrome),
+        return min(self.editor.preferred_width(share, self.editor_dock.width()),
                    int(self.width() * EDITOR_MAX_FRACTION))
 
     def _widen_editor(self) -> None:
-        """Showing the Kernel tab widens a narrower editor dock to fit its code."""
+        """Showing the Kernel or Form tab widens a narrower editor dock to fit it."""
         if self._editor_share(self.editor_dock.width()) > self.editor_dock.width():
             self._share_docks(self.editor_dock.width())
 
