@@ -16,10 +16,10 @@ from ..model.cache import ORDERS, PRESETS, Machine, machine
 from .document import Change, Document
 from .fields import ERROR_COLOUR
 
-NONE, CUSTOM = "none", "custom"
+NONE, CUSTOM = "no cache model", "custom"
 WAYS = (0, 4, 8, 16, 32)  # offered; 0 = fully associative (a file's other value is shown too)
 KIB = 1024
-MIN_CHARS = 6  # the fewest characters a box keeps when the sheet's dock is narrow
+MIN_CHARS = 4  # the fewest characters a box keeps when the sheet's dock is narrow
 DEFAULT_PRESET = "H100-SXM"  # whose numbers custom values start from, and the L2 box shows idle
 
 
@@ -28,7 +28,7 @@ def ways_text(ways: int) -> str:
 
 
 def machine_spec(pattern_doc: dict, choice: str, current: Machine | None) -> dict | None:
-    """The "machine" key for a choice in the machine box: None for "none", a preset with the
+    """The "machine" key for a choice in the machine box: None for NONE, a preset with the
     ways and order kept, or custom values starting from the current machine (H100-SXM's
     numbers without one)."""
     kept = {k: v for k, v in pattern_doc.get("machine", {}).items() if k in ("ways", "order")}
@@ -55,8 +55,8 @@ class MachineBar(QWidget):
         super().__init__(parent)
         self.document = document
         self.preset = QComboBox(objectName="machinePreset",
-                                toolTip="The GPU whose L2 the cache model assumes (none: the "
-                                        "two bounds only)")
+                                toolTip="The GPU whose L2 the cache model assumes (without "
+                                        "one, step 5 gives the two bounds only)")
         self.preset.addItems([NONE, *PRESETS, CUSTOM])
         self.l2 = KibBox(objectName="machineL2", suffix=" KiB", decimals=3, minimum=0.125,
                          maximum=2**21, singleStep=KIB, keyboardTracking=False,
@@ -71,15 +71,13 @@ class MachineBar(QWidget):
         self.error = QLabel(objectName="machineError", wordWrap=True)
         self.error.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.error.hide()
-        grid = QGridLayout(self)
-        grid.setContentsMargins(4, 4, 4, 0)
-        for i, (label, widget) in enumerate((("Cache model", self.preset), ("L2", self.l2),
-                                              ("Ways", self.ways), ("Order", self.order))):
-            grid.addWidget(QLabel(label), i // 2, 2 * (i % 2))
-            grid.addWidget(widget, i // 2, 2 * (i % 2) + 1)
-        grid.setColumnStretch(1, 3)
-        grid.setColumnStretch(3, 2)
-        grid.addWidget(self.error, 2, 0, 1, 4)
+        grid = QGridLayout(self)  # no labels: the boxes say what they hold (and the dock stays
+        grid.setContentsMargins(4, 4, 4, 0)  # as narrow as the sheet's buttons)
+        for i, widget in enumerate((self.preset, self.l2, self.ways, self.order)):
+            grid.addWidget(widget, i // 2, i % 2)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        grid.addWidget(self.error, 2, 0, 1, 2)
         self.preset.activated.connect(self._on_preset)
         self.l2.valueChanged.connect(self._on_l2)
         self.ways.activated.connect(self._on_ways)

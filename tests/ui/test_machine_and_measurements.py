@@ -41,7 +41,7 @@ def step5_labels(window) -> list[str]:
 def test_the_patterns_machine_shows_in_the_widgets(open_window):
     window = open_window("stride-32B")
     preset, l2, ways, order = widgets(window)
-    assert (preset.currentText(), l2.isEnabled(), ways.isEnabled()) == ("none", False, False)
+    assert (preset.currentText(), l2.isEnabled(), ways.isEnabled()) == ("no cache model", False, False)
     doc = window.document
     doc.set_pattern(with_machine(doc.pattern, {"preset": "A100-80GB", "ways": 16,
                                                "order": "waves"}), "machine")
@@ -49,7 +49,7 @@ def test_the_patterns_machine_shows_in_the_widgets(open_window):
         "A100-80GB", 40 * 1024, 16, "waves")
     assert l2.isEnabled() and l2.text() == "40960 KiB"
     doc.undo_stack.undo()
-    assert (preset.currentText(), order.isEnabled()) == ("none", False)
+    assert (preset.currentText(), order.isEnabled()) == ("no cache model", False)
 
 
 def test_picking_a_preset_edits_the_pattern_and_the_sheet_shows_the_estimate(
@@ -74,7 +74,7 @@ def test_picking_a_preset_edits_the_pattern_and_the_sheet_shows_the_estimate(
     m = doc.pattern.machine
     assert (m.name, m.l2_bytes, m.ways, m.order, m.sms) == ("custom", 2**20, 16, "waves", 132)
     assert doc.undo_stack.count() == 5
-    choose(preset, "none")
+    choose(preset, "no cache model")
     assert "machine" not in doc.pattern.to_dict()
     wait_analysis(window)
     assert CACHE_READS not in step5_labels(window)
