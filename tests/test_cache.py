@@ -317,3 +317,22 @@ def test_the_resident_lines_are_held_against_the_memory_cap():
     assert analyze(p).cache.counts.load_misses == 2**15  # 8,192 lines held: 1.3 MB
     with pytest.raises(PatternError, match="the cache model's 8,192 resident lines"):
         analyze(p, budget=Budget(memory=2**20))
+
+
+@pytest.mark.parametrize("lines, ways, window", [(40, 0, 64), (40, 0, 0), (64, 8, 64),
+                                                 (64, 8, 0), (96, 32, 64)])
+def test_long_traces_match_the_brute_force_lru(lines, ways, window):
+    """3,000 touches over about twice the cache, in batches of 700 (many rounds, lines carried
+    across batches), by either way of counting a round."""
+    rng = np.random.default_rng(lines + ways + window)
+    touches = list(zip(rng.integers(0, 2 * lines, 3000).tolist(),
+                       rng.integers(1, 16, 3000).tolist(),
+                       rng.choice([LOAD, STORE, LOAD | STORE], 3000).tolist()))
+    with patch.object(cache, "WINDOW_WAYS", window):
+        l2 = L2(lines * LINE, ways=ways)
+        l2.batch = 700
+        for i in range(0, len(touches), 700):
+            l2.touch(*zip(*touches[i:i + 700]))
+        l2.finish()
+    nsets = lines // ways if ways else 1
+    assert observed(l2, nsets) == reference(nsets, ways or lines, touches)
