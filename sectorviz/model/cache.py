@@ -47,6 +47,7 @@ MAX_BLOCKS_PER_SM = 32
 MIB = 2**20
 TOUCH_UNITS = 2  # work units per line touch simulated
 ROUND_UNITS = 2048  # work units per round of the simulation (a few sorts of the L2's lines)
+RUN_LENGTH = 64  # keys whose ascending runs average this long are merged, not radix sorted
 WINDOW_WAYS = 64  # up to this many ways a round's counts compare each touch with its set's others
 BATCH_TOUCHES = 2**21  # line touches buffered before they run (any split gives the same counts)
 LINE_STATE_BYTES = 160  # bytes a resident line takes: 4 int64 and the sorts' temporaries
@@ -427,14 +428,22 @@ def _or_before(masks: np.ndarray, heads: np.ndarray, group: np.ndarray) -> np.nd
 def stable_order(*keys: np.ndarray) -> np.ndarray:
     """Non-negative integer keys, the last primary (as np.lexsort takes them) -> the stable
     order that sorts by them, by 16-bit least-significant-digit passes: numpy sorts 16-bit
-    keys by radix, a few times faster than a comparison sort of 64-bit ones."""
-    order = None
+    keys by radix, a few times faster than a comparison sort of 64-bit ones on random keys.
+    A key in few ascending runs (streams of lines) is merged by numpy's own stable sort, and
+    a key already in order costs one comparison pass: every way gives the same order."""
+    order = np.arange(len(keys[0]), dtype=np.int64)
     for key in keys:
-        top = int(key.max()) if len(key) else 0
-        for shift in range(0, max(top.bit_length(), 1), 16):
-            digit = ((key if order is None else key[order]) >> shift).astype(np.uint16)
-            step = np.argsort(digit, kind="stable")
-            order = step if order is None else order[step]
+        key = key[order]
+        descents = np.count_nonzero(key[1:] < key[:-1])
+        if descents == 0:
+            continue
+        if descents * RUN_LENGTH < len(key):
+            order = order[np.argsort(key, kind="stable")]
+            continue
+        top = int(key.max())
+        for shift in range(0, top.bit_length(), 16):
+            step = np.argsort((key >> shift).astype(np.uint16), kind="stable")
+            order, key = order[step], key[step]
     return order
 
 
