@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Pattern
-from ..model.analysis import LaneExecution, kernel_for
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
 from ..model.sectors import WARP_SIZE
 from .grid import run_totals
