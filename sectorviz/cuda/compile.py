@@ -10,7 +10,8 @@ not know is a PatternError at `line L`, with the column.
 are mixins, one module each: declarators (types), statements (control flow), declarations
 (locals, per-thread arrays, __shared__), names (scopes, macros, constants), memory (loads and
 stores), operators (expressions and conversions), calls (built-ins and inlined device
-functions), structs (members, methods, constructors).
+functions), structs (members, methods, constructors); symbols holds what scopes name, and
+common_loads makes a statement's identical loads one instruction.
 """
 
 from __future__ import annotations
