@@ -24,6 +24,7 @@ from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
 from ..model.sectors import WARP_SIZE
 from .grid import run_totals
+from .words import counted
 
 
 def percent(fraction: float) -> str:
@@ -32,7 +33,7 @@ def percent(fraction: float) -> str:
 
 
 def _sectors(n: int) -> str:
-    return f"{n:,} sector" + "s" * (n != 1)
+    return counted(n, "sector")
 
 
 def _lanes(lanes: np.ndarray) -> list[str]:

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..scene.histogram import histogram_bars
+from ..scene.words import counted
 from .document import Change, Document
 from .theme import LIGHT, Theme
 
@@ -77,5 +78,5 @@ class HistogramView(QWidget):
         self.ideal.show()
         stats = analysis.instructions[k]
         done = "" if analysis.warps_done is None else " so far"
-        self.status.setText(f"{stats.name}: {stats.requests:,} requests, min {stats.min}, "
+        self.status.setText(f"{stats.name}: {counted(stats.requests, 'request')}, min {stats.min}, "
                             f"mode {stats.mode}, max {stats.max}, ideal {bars.ideal:.2f}{done}")
