@@ -22,7 +22,8 @@ from ..model.analysis import LaneExecution, WarpDetail, kernel_for
 from ..model.sectors import WARP_SIZE
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix
-from .parts import MARGIN, caption, caption_width, legend
+from .explain import explanations
+from .parts import MARGIN, caption, caption_width, legend, paragraph, paragraph_width
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
 
@@ -73,6 +74,9 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     shapes: list[Shape] = []
     wrap = spec.grid_width + CAPTION_SLACK
     y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
+    why = _why(pattern, detail, spec) if spec.explain else []
+    for words in why:
+        y = paragraph(shapes, words, y, wrap + 2 * MARGIN, th)
     titled = spec.kind == "warp"
     titles = [_title(p) if titled else "" for p in panels]
     if titled:
@@ -99,12 +103,23 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         ry = geo.body_top + k * ROW_H
         shapes.append(Line(left - 4, ry, grid_right, ry, th.rule, 0.75, css="lane-group"))
 
-    width = max(right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0)
+    width = max([right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0]
+                + [paragraph_width(words, wrap + 2 * MARGIN, th) for words in why])
     y = geo.body_top + BODY_H + th.small_size * 1.4 + 16
     if spec.legend:
         y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def _why(pattern: Pattern, detail: WarpDetail, spec: DiagramSpec) -> list[str]:
+    """Why the drawn instruction (grid) or each instruction (warp, by name) costs what it
+    costs in this warp (scene.explain), a paragraph each."""
+    why = explanations(pattern, detail, spec.instruction, spec.execution)
+    if spec.kind == "grid":
+        return [why[spec.instruction]]
+    names = [ins.name for ins in kernel_for(pattern).instructions]
+    return [f"{name}: {words}" for name, words in zip(names, why)]
 
 
 def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel:
