@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from sectorviz.cli import main
 from sectorviz.export.formats import diagram_svg
-from sectorviz.model import load_pattern, pattern_from_dict
+from sectorviz.model import load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.analysis import kernel_for
 from sectorviz.paths import examples_dir
 from sectorviz.scene.banks import shared_runs
 from sectorviz.scene.diagrams import DiagramSpec
-from sectorviz.scene.explain import shared_explanations
+from sectorviz.scene.explain import explanations, shared_explanations
 from sectorviz.scene.sheet import accounting_sheet
 from test_banks import reference
 
@@ -206,3 +206,19 @@ def test_export_banks_and_grid_with_explain(tmp_path):
     grid = diagram_svg(example("transpose-naive"), DiagramSpec(instruction=1, explain=True))
     assert "Lanes walk down a column, 4,096 B apart" in grid
     assert main(["export", TILE, "-o", str(out), "--kind", "overview", "--explain"]) == 2
+
+
+def test_a_gather_after_a_shared_access_is_found_by_its_global_index():
+    """Accesses: load g (global 0), store s (shared 0), load g[ix[i]] (global 1)."""
+    p = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "case", "launch": {"grid": [1], "block": [32]},
+        "arrays": {"g": {"dtype": "float32", "length": 1024},
+                   "ix": {"dtype": "int32", "length": 32,
+                          "values": {"kind": "expr", "expr": "i * 8"}},
+                   "s": {"space": "shared", "dtype": "float32", "length": 32}},
+        "accesses": [{"name": "load g", "op": "load", "array": "g", "index": "threadIdx.x"},
+                     {"name": "store s", "op": "store", "array": "s", "index": "threadIdx.x"},
+                     {"name": "gather", "op": "load", "array": "g",
+                      "index": "ix[threadIdx.x]"}]}, None)
+    assert explanations(p, warp_detail(p, 0))[1].startswith(
+        "The index array sends the 32 lanes to 32 sectors (data-dependent)")
