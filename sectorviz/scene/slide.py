@@ -17,7 +17,7 @@ from .compare import Comparison, Pair, Side, factor_words, ratio
 from .lanes import Panel, lane_scene, panel, panel_units
 from .palette import Theme, theme
 from .parts import MARGIN, caption, caption_width, paragraph
-from .shapes import Scene, Shape
+from .shapes import Scene, Shape, Text
 from .spec import DiagramSpec
 
 SIDE_GAP = 24.0  # between the two diagrams, units
