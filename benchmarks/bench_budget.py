@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail  # noqa: E402
-from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.model.budget import DEFAULT_WORK, Budget  # noqa: E402
 
 F = "sectorviz.pattern/1"

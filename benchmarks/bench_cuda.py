@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from sectorviz.model import analyze, load_pattern
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 TARGET = 10.0

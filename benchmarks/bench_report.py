@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sectorviz.model import analyze, load_pattern  # noqa: E402
-from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 
 EXAMPLE = ROOT / "resources" / "examples" / "vector-add.sectorviz.json"
 

@@ -23,7 +23,7 @@ from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from sectorviz.model import pattern_from_dict  # noqa: E402
-from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
 from sectorviz.ui.main_window import MainWindow  # noqa: E402
 

@@ -22,7 +22,7 @@ from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machin
 from .export.escape import plain_text
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
-from .model.analysis import kernel_for
+from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error

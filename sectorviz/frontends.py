@@ -7,7 +7,7 @@ the first kernel, not at start-up); any other pattern -> the model's own Kernel.
 
 from __future__ import annotations
 
-from .model.analysis import register_kernel_factory
+from .model.frontend import register_kernel_factory
 from .model.errors import PatternError
 from .model.kernel import Kernel
 from .model.pattern import Pattern

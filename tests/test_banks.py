@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import PatternError, load_pattern
-from sectorviz.model.analysis import instruction_index
+from sectorviz.model.frontend import instruction_index
 from sectorviz.model.banks import bank_rows, phase_lanes
 from sectorviz.paths import examples_dir
 from sectorviz.scene.banks import bank_grid

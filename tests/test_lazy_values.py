@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import examples_dir
 
 N = 2**24

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from test_affine import lane_path_only
 
 VARS = ["threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z",

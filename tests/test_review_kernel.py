@@ -5,7 +5,7 @@ import tracemalloc
 import pytest
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.model.detail import warp_json
 
 F = "sectorviz.pattern/1"

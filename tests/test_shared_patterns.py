@@ -13,7 +13,7 @@ import pytest
 
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, load_pattern, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.model.budget import Budget
 from sectorviz.model.shared_stats import SharedCounter
 from sectorviz.paths import examples_dir

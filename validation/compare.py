@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 import sectorviz.frontends  # noqa: E402,F401 - registers the CUDA front end
 from sectorviz.commandline import with_machine  # noqa: E402
 from sectorviz.model import PatternError, analyze, load_pattern  # noqa: E402
-from sectorviz.model.analysis import kernel_for  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.model.budget import Budget  # noqa: E402
 from sectorviz.model.measured import (kernel_name, pick_launch, read_ncu_csv,  # noqa: E402
                                       side_by_side)

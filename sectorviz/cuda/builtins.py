@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
+from ..model.errors import PatternError
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, lanes
+from .async_copy import memcpy_async
 from .conversions import saturated
 from .source import Node, error, text
 
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 
 GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block",
-         "__threadfence_system"}
+         "__threadfence_system", "__pipeline_commit", "__pipeline_wait_prior"}
 IGNORED = {"printf", "assert", "__assert_fail", "__nanosleep", "__prof_trigger"}
 OPAQUE = {"clock": C.INT, "clock64": C.LLONG, "__globaltimer": C.ULLONG}
 LOADS = {"__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"}
@@ -37,7 +39,14 @@ TILE_SHUFFLES = {"shfl": "idx", "shfl_up": "up", "shfl_down": "down", "shfl_xor"
 VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
            "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
-CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid"}
+CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid",
+                "memcpy_async", "wait", "wait_prior"}
+LIBCUDACXX = {"cuda", "::cuda"}  # the namespace of cuda::memcpy_async, cuda::barrier
+BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop", "wait"}  # order only: no bytes move
+MAX_TILE = 1024  # threads: the largest thread block, and cg's largest tile
+WIDE_TILES = ("collectives of tiles wider than a warp (shfl, votes, reduce) give values "
+              "sectorviz does not compute (warps run apart); the traffic through cg's "
+              "block_tile_memory scratch that they use is not counted")
 CG_OPS = {"plus": "add", "less": "min", "greater": "max", "bit_and": "and", "bit_or": "or",
           "bit_xor": "xor"}
 ATOMICS = {"atomicAdd": 2, "atomicSub": 2, "atomicExch": 2, "atomicMin": 2, "atomicMax": 2,
@@ -242,6 +251,10 @@ def call(comp: "Compiler", name: str, args: list[Node], node: Node):
             raise error(node, f"{name} needs an integer value")
         return lanes.SegmentReduce(REDUCES[name], comp.cast(value, t), comp.rvalue(args[0]), 32,
                                    t, comp_pos(node))
+    if name == "__pipeline_memcpy_async" and len(args) == 3:
+        return memcpy_async(comp, args, node, _uint(0, node), _uint(1, node))
+    if name == "init" and len(args) == 2 and is_barrier(comp, args[0], node):
+        return ir.Comma(comp.rvalue(args[1]), void(node), C.VOID, comp_pos(node))
     base = name.removesuffix("_block").removesuffix("_system")
     if base in ATOMICS:
         return atomic(comp, base, args, node)
@@ -249,6 +262,46 @@ def call(comp: "Compiler", name: str, args: list[Node], node: Node):
         if name.startswith(prefix):
             raise error(node, f"{name} ({what}) is outside the subset")
     return None
+
+
+def is_barrier(comp: "Compiler", arg: Node, node: Node) -> bool:
+    """Whether `arg` points to a cuda::barrier (`init(&bar, n)` sets one up)."""
+    try:
+        return getattr(pointee(comp, arg, node), "type", None) == C.BARRIER
+    except PatternError:
+        return False
+
+
+def libcudacxx_call(comp: "Compiler", name: str, args: list[Node], node: Node):
+    """`cuda::memcpy_async(dst, src, size, barrier)` (each thread its own bytes) or
+    `cuda::memcpy_async(group, dst, src, size, barrier)` -> the copy; None for other names."""
+    if name != "memcpy_async":
+        return None
+    if len(args) == 5:
+        return group_copy(comp, args[0], args[1:], node)
+    if len(args) != 4:
+        raise error(node, "cuda::memcpy_async takes ([group,] dst, src, size, barrier)")
+    return memcpy_async(comp, args, node, _uint(0, node), _uint(1, node))
+
+
+def group_copy(comp: "Compiler", group_node: Node, args: list[Node], node: Node):
+    """A group's memcpy_async: the group's threads share the chunks (async_copy)."""
+    group = comp.expr(group_node)
+    if not isinstance(group, Group):
+        raise error(group_node, "a group's memcpy_async needs a group first")
+    return memcpy_async(comp, args, node, group_method(comp, group, "thread_rank", [], node),
+                        group_method(comp, group, "size", [], node))
+
+
+def barrier_method(comp: "Compiler", method: str, args: list[Node], node: Node) -> ir.Expr:
+    """`bar.arrive_and_wait()` and the other waits of a cuda::barrier: they order the
+    threads like __syncthreads and move no bytes."""
+    if method not in BARRIER_WAITS:
+        raise error(node, f"{method}() of a cuda::barrier is outside the subset"
+                    + suggest(method, BARRIER_WAITS))
+    for a in args:
+        comp.expr(a)
+    return void(node)
 
 
 def pointee(comp: "Compiler", arg: Node, node: Node):
@@ -340,20 +393,33 @@ def atomic(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.A
 
 def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: Node) -> int:
     if targs is not None and len(targs.named_children) == 1 and len(args) == 1:
-        n = comp.constant_int(targs.named_children[0])
+        n = template_int(comp, targs.named_children[0])
     elif targs is None and len(args) == 2:
         n = comp.constant_int(args[1])
     else:
         raise error(node, "tiled_partition takes (group, N) or <N>(group)")
-    if n not in (1, 2, 4, 8, 16, 32):
-        raise error(node, f"tiles of {n} threads: sectorviz models tiles of 1 to 32 (a power "
-                          "of 2)")
+    if n < 1 or n > MAX_TILE or n & (n - 1):
+        raise error(node, f"tiles of {n} threads: sectorviz models tiles of 1 to {MAX_TILE} "
+                          "threads (a power of 2)")
     group = comp.expr(args[0])
     if not isinstance(group, Group):
         raise error(args[0], "tiled_partition needs a thread block or a tile")
     if group.tile is not None and group.tile < n:
         raise error(node, f"a tile of {n} threads from a tile of {group.tile}")
     return n
+
+
+def template_int(comp: "Compiler", node: Node) -> int:
+    """An integer template argument; a bare name (`tiled_partition<TileSize>`) is one that
+    tree-sitter took for a type."""
+    inner = node.child_by_field_name("type") if node.type == "type_descriptor" else None
+    if inner is None or inner.type != "type_identifier" or \
+            node.child_by_field_name("declarator") is not None:
+        return comp.constant_int(node)
+    e = comp.value_of(comp.x_identifier(inner), inner)
+    if not e.const or not C.is_int(e.type):
+        raise error(node, f"'{text(node)}' must be an integer constant")
+    return int(ir.constant_value(e))
 
 
 def cg_name(fn: Node) -> tuple[str, Node | None]:
@@ -369,19 +435,29 @@ def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
     """cg::this_thread_block(), cg::tiled_partition, cg::reduce, cg::sync (also unqualified,
     after `using namespace cooperative_groups`) -> a node or Group."""
     name, targs = cg_name(fn)
-    if name == "this_thread_block" and not args:
+    if name == "this_thread_block" and len(args) <= 1:
+        if args and getattr(comp.expr(args[0]), "type", None) != C.TILE_MEMORY:
+            raise error(args[0], "this_thread_block takes no argument or a block_tile_memory")
         return Group(None)
     if name == "tiled_partition":
-        return Group(_group_size(comp, targs, args, node))
+        group = Group(_group_size(comp, targs, args, node))
+        if group.tile > lanes.LANES and WIDE_TILES not in comp.assumptions:
+            comp.assumptions.append(WIDE_TILES)
+        return group
     if name == "sync" and len(args) == 1:
         comp.expr(args[0])
         return void(node)
     if name == "reduce" and len(args) == 3:
         return cg_reduce(comp, args, node)
+    if name == "memcpy_async" and len(args) == 4:
+        return group_copy(comp, args[0], args[1:], node)
+    if name in ("wait", "wait_prior") and len(args) == 1:  # the group's copies are done
+        comp.expr(args[0])
+        return void(node)
     if name in ("this_grid", "this_multi_grid", "this_cluster"):
         raise error(node, f"cg::{name}() (groups wider than a block) is outside the subset")
     raise error(node, f"cg::{name} is outside the subset"
-                + suggest(name, ["this_thread_block", "tiled_partition", "reduce", "sync"]))
+                + suggest(name, sorted(CG_FUNCTIONS - {"this_grid"})))
 
 
 def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentReduce:
@@ -401,7 +477,17 @@ def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentRe
                                                                              "xor")):
         raise error(args[1], f"cg::reduce of {C.name_of(value.type)}")
     t = C.promote(value.type)
+    if group.tile > lanes.LANES:
+        return spanning_warps(value, "cg::reduce", group.tile, t, node)
     return lanes.SegmentReduce(op, comp.cast(value, t), None, group.tile, t, comp_pos(node))
+
+
+def spanning_warps(operand: ir.Expr, what: str, tile: int, t: C.CType, node: Node) -> ir.Expr:
+    """A collective of a tile wider than a warp: `operand` runs (for its accesses), and the
+    value, which comes from other warps, is unknown."""
+    why = f"the value {what} returns over a tile of {tile} threads (line {comp_pos(node)[0]})"
+    return ir.Comma(operand, lanes.Opaque(why + ", which spans warps", t, comp_pos(node)), t,
+                    comp_pos(node))
 
 
 def _builtin(name: str, node: Node) -> ir.Builtin:
@@ -457,10 +543,16 @@ def group_method(comp: "Compiler", group: Group, method: str, args: list[Node], 
         return ir.Binary("/", ir.Binary("+", block_size(node), _uint(n - 1, node), C.UINT, p),
                          _uint(n, node), C.UINT, p)
     if n is not None and method in TILE_SHUFFLES and len(args) == 2:
-        return tile_shuffle(comp, TILE_SHUFFLES[method], args, node, ir.Const(
-            np.int32(n), C.INT, p))
+        shuffle = tile_shuffle(comp, TILE_SHUFFLES[method], args, node, ir.Const(
+            np.int32(min(n, lanes.LANES)), C.INT, p))
+        if n > lanes.LANES:
+            both = ir.Comma(shuffle.value, shuffle.arg, shuffle.arg.type, p)
+            return spanning_warps(both, f"{method}()", n, shuffle.type, node)
+        return shuffle
     if n is not None and method in ("any", "all", "ballot") and len(args) == 1:
         t = C.UINT if method == "ballot" else C.INT
+        if n > lanes.LANES:
+            return spanning_warps(comp.condition(args[0]), f"{method}()", n, t, node)
         return lanes.Vote(method, None, comp.condition(args[0]), n, t, p)
     what = "thread block" if n is None else f"tile of {n}"
     raise error(node, f"{method}() of a {what} is outside the subset")

@@ -96,10 +96,11 @@ class Struct:
 
 @dataclass(frozen=True)
 class Opaque:
-    """A type with no arithmetic: void, a cooperative group handle."""
+    """A type with no arithmetic: void, a cooperative group handle, a barrier; `size` bytes
+    when it is an object in memory."""
 
     name: str
-    size = 0
+    size: int = 0
 
 
 CType = Num | Vec | Pointer | Array | Struct | Opaque
@@ -122,6 +123,8 @@ DOUBLE = Num("double", 8, floating=True)
 VOID = Opaque("void")
 GROUP = Opaque("thread_block")
 AUTO = Opaque("auto")  # a declaration's type, taken from its initializer
+BARRIER = Opaque("cuda::barrier", 8)  # libcu++'s block-scope barrier: one 8-byte mbarrier
+TILE_MEMORY = Opaque("cg::block_tile_memory")  # cg's scratch for tiles wider than a warp
 
 NAMED: dict[str, Num | Opaque] = {
     "bool": BOOL, "char": CHAR, "signed char": CHAR, "unsigned char": UCHAR,

@@ -21,7 +21,6 @@ from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
-from . import ctype as C
 from .closed import NotClosed, Varies, block_box, closed_events
 from .compile import Compiler
 from .ir import Run, Site

@@ -148,6 +148,18 @@ def namespace_of(node: Node) -> str:
     return "::".join(reversed(names))
 
 
+def visible(found: list[Function], caller: str) -> list[Function]:
+    """The functions an unqualified call from namespace `caller` finds, as C++ looks names
+    up: in the innermost enclosing namespace that declares one (the global namespace and
+    anonymous namespaces last); functions of other namespaces are not seen."""
+    def depth(f: Function) -> int:
+        ns = namespace_of(f.node)
+        inside = not ns or caller == ns or caller.startswith(ns + "::")
+        return ns.count("::") + bool(ns) if inside else -1
+    best = max(depth(f) for f in found)
+    return [f for f in found if depth(f) == best] if best >= 0 else found
+
+
 class Unit:
     """A parsed translation unit: functions by name, macros, file-scope declarations and type
     aliases, and the host code's kernel launches."""
@@ -333,6 +345,8 @@ class Unit:
             found = [f for f in found if f.takes(nargs)]
         if len(found) > 1 and namespace:
             found = [f for f in found if f"::{namespace_of(f.node)}".endswith(f"::{namespace}")]
+        elif len(found) > 1:
+            found = visible(found, namespace_of(call))
         if not found:
             return None
         if len(found) > 1:

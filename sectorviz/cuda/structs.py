@@ -26,6 +26,7 @@ from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, templates
 from .source import Function, Node, error, text
+from .symbols import LocalRef, Var
 
 
 @dataclass
@@ -397,7 +398,6 @@ class StructCompiler:
         return self.struct_def_of(t).own or t.name
 
     def temporary(self, t: C.CType, node: Node):
-        from .compile import Var  # the compiler's variable record
         return Var(self.slot(), t, "(temporary)")
 
     # ------------------------------------------------------------ calls
@@ -510,19 +510,39 @@ class StructCompiler:
         return out
 
     def memcpy(self, args: list[Node], node: Node) -> ir.Expr:
-        """memcpy(&dst, &src, n) between local variables of n bytes each (a packed vector
-        type's int4 constructor): dst takes src's bytes. Memory is not copied this way."""
+        """memcpy(&dst, src, n) into a local variable of n bytes from a local variable of n
+        bytes (a packed vector type's int4 constructor) or from n bytes of a per-thread
+        array (`memcpy(&out, regs, sizeof(out))`): dst takes src's bytes. Memory is not
+        copied this way."""
         if len(args) != 3:
             raise error(node, "memcpy takes (destination, source, bytes)")
         dst, src = (self.local_object(a) for a in args[:2])
         n = self.constant_int(args[2])
-        if dst is None or src is None or not dst.type.size == src.type.size == n:
-            raise error(node, "memcpy is in the subset between two local variables of "
-                              "its byte count")
-        whole = ir.PartRead(src, src.type, ir_pos(args[1])) if isinstance(src, ir.Part) \
-            else ir.Read(src.slot, src.type, ir_pos(args[1]), src.name)
-        value = ir.Reinterpret(whole, dst.type, ir_pos(node))
+        if isinstance(src, LocalRef):
+            src = self.registers(src, n, args[1])
+        elif src is not None and src.type.size == n:
+            src = ir.PartRead(src, src.type, ir_pos(args[1])) if isinstance(src, ir.Part) \
+                else ir.Read(src.slot, src.type, ir_pos(args[1]), src.name)
+        if dst is None or isinstance(dst, LocalRef) or src is None or \
+                src.type.size != n or dst.type.size != n:
+            raise error(node, "memcpy is in the subset into a local variable of its byte "
+                              "count, from another or from a per-thread array")
+        value = ir.Reinterpret(src, dst.type, ir_pos(node))
         return self.assignment(dst, value, node, args[0])
+
+    def registers(self, ref: LocalRef, n: int, node: Node) -> ir.Expr | None:
+        """n bytes of a per-thread array from element `ref` (a constant index) on, as one
+        value (a tuple of its elements); None when they are not whole elements in it."""
+        elem = ref.array.elem
+        count, start = n // elem.size, ref.index
+        if n % elem.size or not start.const:
+            return None
+        first = int(ir.constant_value(start))
+        if first + count > ref.array.type.size // elem.size:
+            return None
+        return ir.Vector([self.value_of(LocalRef(ref.array, elem, ir.Const(
+            np.int64(first + k), C.LONG, ir_pos(node))), node) for k in range(count)],
+            C.Array(elem, count), ir_pos(node))
 
     def local_object(self, node: Node):
         """`&x`, `x` (an array member) or `&x.m` naming a local -> that lvalue, else None."""
@@ -530,12 +550,11 @@ class StructCompiler:
                 node.child_by_field_name("operator").type == "&":
             node = node.child_by_field_name("argument")
         target = self.expr(node)
-        if isinstance(target, ir.Part) or self.is_var(target):
+        if isinstance(target, ir.Part | LocalRef) or self.is_var(target):
             return target
         return None
 
     def is_var(self, obj) -> bool:
-        from .compile import Var  # the compiler's variable record
         return isinstance(obj, Var)
 
 

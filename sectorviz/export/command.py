@@ -18,7 +18,7 @@ from ..atomic import write_atomic
 from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
                            pattern_error_line, run_budget, with_machine)
 from ..model import PatternError, load_pattern
-from ..model.analysis import instruction_index, kernel_for
+from ..model.frontend import instruction_index, kernel_for
 from ..model.budget import work_budget
 from ..scene.compare import SideError
 from ..scene.diagrams import KINDS, DiagramSpec

@@ -2,15 +2,18 @@
 
 Every format prints the same rows in the same order: the answer, then the five steps; cells
 are the scene's text unchanged, made safe for the format (export/escape.py), so `report`, the
-app's pane, its copies and these files agree.
+app's pane, its copies and these files agree. The CSV holds each row's figures as plain
+numbers (no thousands separators, the unit in its own column) where the others show its text.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
+from numbers import Integral
 
-from ..scene.sheet import Sheet, sheet_table
+from ..scene.sheet import Cell, Sheet, sheet_table
 from .escape import csv_cell, latex_text, plain_text
 
 NOTE_INDENT = 4  # text: notes and metrics sit this far right of the value column
@@ -32,11 +35,30 @@ def sheet_text(sheet: Sheet) -> str:
     return plain_text("\n".join(lines) + "\n")
 
 
+THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma of 1,024
+
+
+def plain_number(cell: Cell) -> str:
+    """A figure -> CSV text: an integer as its digits, a float as Python's shortest exact
+    form (12, 0.25, 33.333333333333336)."""
+    return str(int(cell)) if isinstance(cell, Integral) else repr(float(cell))
+
+
+def _csv_row(row: list[Cell], prose: range) -> list[str]:
+    """A table row -> CSV cells: figures as plain numbers; text made safe (csv_cell), and
+    in the `prose` columns (value text, note) numbers without thousands separators."""
+    return [plain_number(c) if not isinstance(c, str) else
+            csv_cell(THOUSANDS.sub("", c) if i in prose else c) for i, c in enumerate(row)]
+
+
 def sheet_csv(sheet: Sheet) -> str:
-    """One line per row: section, item, value, note, metric (header first)."""
+    """One line per row: section, item, the sheet's figure columns (plain numbers, or the
+    text of a row without figures), unit, note, metric (header first)."""
+    table = sheet_table(sheet)
+    figures = len(sheet.columns)
+    prose = range(2, 2 + figures + 2)  # the figure columns, unit and note
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows(
-        [csv_cell(c) for c in row] for row in sheet_table(sheet))
+    csv.writer(out, lineterminator="\n").writerows(_csv_row(row, prose) for row in table)
     return out.getvalue()
 
 

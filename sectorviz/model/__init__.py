@@ -1,8 +1,10 @@
 """The sector model: numpy only, no Qt. Pattern (value) -> analysis (pure function) -> views."""
 
-from .analysis import Analysis, Cancelled, analyze, warp_detail
+from .analysis import Cancelled, analyze
 from .errors import PatternError
+from .one_warp import warp_detail
 from .pattern import Pattern, load_pattern, pattern_from_dict, pattern_from_text
+from .results import Analysis
 from .sectors import sector_counts
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .analysis import WarpDetail, kernel_for
+from .frontend import kernel_for
+from .one_warp import WarpDetail
 from .pattern import Pattern
 from .sectors import WARP_SIZE
 

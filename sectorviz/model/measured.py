@@ -18,11 +18,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
-                       RED_SECTORS, STORE_REQUESTS, STORE_SECTORS, Analysis)
+from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
+                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
 from .cache import DRAM_READ, DRAM_WRITE, L2_READ_HITS, L2_READ_MISSES, L2_READ_SECTORS
 from .errors import PatternError
 from .files import read_text
+from .results import Analysis
 
 L2_WRITE_SECTORS = "lts__t_sectors_srcunit_tex_op_write.sum"
 METRICS = (LOAD_SECTORS, STORE_SECTORS, ATOM_SECTORS, RED_SECTORS, LOAD_REQUESTS,

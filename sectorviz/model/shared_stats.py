@@ -19,7 +19,7 @@ from .budget import current, reserve
 from .kernel import Batch
 
 if TYPE_CHECKING:
-    from .analysis import Analysis
+    from .results import Analysis
 
 
 class SharedTooCostly(Exception):

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import Pattern, PatternError
-from ..model.analysis import kernel_for
+from ..model.frontend import kernel_for
 from ..model.banks import BANK_BYTES, BANKS, bank_rows, phase_lanes
 from ..model.budget import work_budget
 from ..model.kernel import Batch

@@ -21,7 +21,9 @@ from functools import cached_property
 from typing import Callable
 
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
-from ..model.analysis import InstructionStats, WarpDetail, instruction_index, kernel_for
+from ..model.frontend import instruction_index, kernel_for
+from ..model.one_warp import WarpDetail
+from ..model.results import InstructionStats
 from .explain import explanations, percent
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
@@ -266,11 +268,16 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
     useful, sectors per warp), 1 the matched instructions, 2 why each costs what it costs
     (the selected warp), 3 the totals. `only` keeps steps 1 and 2 to one pair."""
     ta, tb = c.a.analysis.totals, c.b.analysis.totals
+    wa, wb = c.a.all_warp_sectors, c.b.all_warp_sectors
+    demand = (ta.sector_traffic_bytes, tb.sector_traffic_bytes)
     answer = (
-        Row("sector demand", c.demand_change, f"{ta.sectors:,} → {tb.sectors:,} sectors"),
+        Row("sector demand", c.demand_change, f"{ta.sectors:,} → {tb.sectors:,} sectors",
+            figures=(*demand, ratio(*demand)), unit="B"),
         Row("useful", f"{c.useful_change} of the fetched bytes",
-            f"{ta.useful_bytes:,} B → {tb.useful_bytes:,} B used"),
-        Row(f"sectors per warp (warp {c.warp})", c.warp_change))
+            f"{ta.useful_bytes:,} B → {tb.useful_bytes:,} B used",
+            figures=(100 * ta.useful_fraction, 100 * tb.useful_fraction, None), unit="%"),
+        Row(f"sectors per warp (warp {c.warp})", c.warp_change, figures=(wa, wb, ratio(wa, wb)),
+            unit="sectors"))
     pairs = [p for p in c.pairs if only is None or p == only]
     rows, why = [], []
     for p in pairs:
@@ -286,20 +293,25 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
         else:
             value = f"{fa if fb is None else fb:,} sectors"
             note = p.matched_by
-        rows.append(Row(_pair_label(c, p), value, note))
+        rows.append(Row(_pair_label(c, p), value, note, unit="sectors",
+                        figures=(fa, fb, doc["warp_sectors_ratio"])))
         why += [Row(f"{side}: {s.name}", words) for side, s, words
                 in (("A", sa, doc["explanation"][0]), ("B", sb, doc["explanation"][1]))
                 if s is not None]
-    totals = [Row(label, _change(f"{x:,}", f"{y:,}", ratio(x, y)))
-              for label, x, y in (("sectors", ta.sectors, tb.sectors),
-                                  ("ideal sectors", ta.ideal_sectors, tb.ideal_sectors),
-                                  ("excess sectors", ta.excess_sectors, tb.excess_sectors),
-                                  ("requests", ta.requests, tb.requests))]
+    totals = [Row(label, _change(f"{x:,}", f"{y:,}", ratio(x, y)), figures=(x, y, ratio(x, y)),
+                  unit=unit)
+              for label, x, y, unit in (
+                  ("sectors", ta.sectors, tb.sectors, "sectors"),
+                  ("ideal sectors", ta.ideal_sectors, tb.ideal_sectors, "sectors"),
+                  ("excess sectors", ta.excess_sectors, tb.excess_sectors, "sectors"),
+                  ("requests", ta.requests, tb.requests, "requests"))]
     totals.append(Row("sectors per request", f"{ta.sectors_per_request:.2f} → "
-                                             f"{tb.sectors_per_request:.2f}"))
+                                             f"{tb.sectors_per_request:.2f}",
+                      figures=(ta.sectors_per_request, tb.sectors_per_request, None),
+                      unit="sectors per request"))
     title = (f"{c.a.pattern.name} (A) → {c.b.pattern.name} (B): "
              f"{c.a.pattern.sector_bytes}-byte sectors")
     return Sheet(title, answer, (
         Step(1, f"Instructions, A → B (sectors in warp {c.warp})", tuple(rows)),
         Step(2, f"Why (warp {c.warp})", tuple(why)),
-        Step(3, "Totals over the grid, A → B", tuple(totals))))
+        Step(3, "Totals over the grid, A → B", tuple(totals))), columns=("A", "B", "B / A"))

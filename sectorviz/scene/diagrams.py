@@ -8,7 +8,7 @@ write out the scene, so every format of one spec shows the same drawing.
 from __future__ import annotations
 
 from ..model import Pattern, PatternError
-from ..model.analysis import kernel_for
+from ..model.frontend import kernel_for
 from .banks import bank_scene
 from .histogram import histogram_scene
 from .lanes import lane_scene

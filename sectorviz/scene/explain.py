@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Pattern
-from ..model.analysis import LaneExecution, kernel_for
 from ..model.banks import BANK_BYTES, BANKS, bank_rows
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
 from ..model.kernel import Batch, Instruction, ResolvedArray
 from ..model.sectors import WARP_SIZE

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.analysis import LaneExecution
+from ..model.one_warp import LaneExecution
 from ..model.sectors import WARP_SIZE
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B

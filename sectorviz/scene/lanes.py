@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Pattern, PatternError, warp_detail
-from ..model.analysis import LaneExecution, WarpDetail, kernel_for
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution, WarpDetail
 from ..model.sectors import WARP_SIZE
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.analysis import ConstantStats, LaneExecution, Stats, kernel_for
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution
+from ..model.results import ConstantStats, Stats
 from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS,
                            bank_rows)
 from ..model.shared_stats import SharedStats
@@ -28,13 +30,22 @@ from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 
 
+Figure = int | float | None  # a plain number (None: no such figure, e.g. a lone side)
+
+
 @dataclass(frozen=True)
 class Row:
+    """One line of a sheet: `value` is the text the text, Markdown and LaTeX printers show;
+    `figures` are the same value as plain numbers in `unit` (one per column of the sheet's
+    `columns`), what the CSV holds; a row without figures is text only."""
+
     label: str
     value: str
     note: str = ""
     code: str = ""  # a copyable identifier (a profiler metric), shown in monospace
     instruction: int | None = None  # the instruction the row is about, if one
+    figures: tuple[Figure, ...] = ()
+    unit: str = ""  # of the figures: "sectors", "B", "%", "requests", ...
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,7 @@ class Sheet:
     title: str  # one line: pattern, threads, warps, sector size
     answer: tuple[Row, ...]
     steps: tuple[Step, ...]
+    columns: tuple[str, ...] = ("value",)  # what each of a row's figures is
 
 
 OP_WORDS = {"load": "load", "store": "store",
@@ -150,12 +162,15 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
         return (Row("grid", "failed" if error else "computing…", error or
                     "runs in the background"),)
     t = analysis.totals
+    useful = 100 * t.useful_fraction
     rows = [Row(f"sector demand{_so_far(analysis)}",
                 f"{readable_bytes(t.sector_traffic_bytes)} ({sectors_text(t.sectors)}), "
                 f"ideal {t.ideal_sectors:,}",
-                f"{t.sectors / t.ideal_sectors:.2f}x the ideal" if t.ideal_sectors else ""),
-            Row("useful", f"{100 * t.useful_fraction:.1f}% of the fetched bytes",
-                f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B")]
+                f"{t.sectors / t.ideal_sectors:.2f}x the ideal" if t.ideal_sectors else "",
+                figures=(t.sectors,), unit="sectors"),
+            Row("useful", f"{useful:.1f}% of the fetched bytes",
+                f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B",
+                figures=(useful,), unit="%")]
     ran = [(k, s) for k, s in enumerate(analysis.instructions) if s.requests]
     if ran:
         k, worst = max(ran, key=lambda ks: (ks[1].excess_sectors, -ks[0]))
@@ -187,15 +202,17 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
     rows = [Row(s.name, _wavefronts(s),
                 f"{s.bank_conflicts:,} bank conflicts; n-way typical {s.mode}, min {s.min}, "
                 f"max {s.max}; {op_words(s.op)}, {s.width} B per lane, array {s.array}",
-                SHARED_WAVEFRONTS.get(s.op, "")) for s in analysis.shared]
+                SHARED_WAVEFRONTS.get(s.op, ""), figures=(s.wavefronts,), unit="wavefronts")
+            for s in analysis.shared]
     t = analysis.shared_totals
-    rows += [Row("total", _wavefronts(t), f"{t.bank_conflicts:,} bank conflicts"),
+    rows += [Row("total", _wavefronts(t), f"{t.bank_conflicts:,} bank conflicts",
+                 figures=(t.wavefronts,), unit="wavefronts"),
              Row("bank model", "32 banks of 4 B, phases by access width",
-                 f"assumes {SHARED_MODEL}"),
-             Row("bank conflicts, loads", f"{_conflicts(analysis, 'load'):,}", CONFLICTS_NOTE,
-                 LOAD_CONFLICTS),
-             Row("bank conflicts, stores", f"{_conflicts(analysis, 'store'):,}",
-                 CONFLICTS_NOTE, STORE_CONFLICTS)]
+                 f"assumes {SHARED_MODEL}")]
+    rows += [Row(f"bank conflicts, {op}s", f"{n:,}", CONFLICTS_NOTE, metric, figures=(n,),
+                 unit="bank conflicts")
+             for op, n, metric in (("load", _conflicts(analysis, "load"), LOAD_CONFLICTS),
+                                   ("store", _conflicts(analysis, "store"), STORE_CONFLICTS))]
     return tuple(rows)
 
 
@@ -223,7 +240,8 @@ def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
         w = int(banks.wavefronts[0])
         rows.append(Row(f"{ins.name}, this warp{which}",
                         f"{w} wavefront{'s' * (w != 1)}, ideal {int(banks.ideal[0])}, "
-                        f"{int(banks.ways[0])}-way", why[k], instruction=at))
+                        f"{int(banks.ways[0])}-way", why[k], instruction=at, figures=(w,),
+                        unit="wavefronts"))
     return tuple(rows)
 
 
@@ -255,7 +273,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         if st is not None:
             logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
                                f"{st.active_lanes:,} active lanes × {ins.width} B",
-                               instruction=k))
+                               instruction=k, figures=(st.logical_bytes,), unit="B"))
         j = run if k == instruction else 0
         ex = runs[j] if 0 <= j < len(runs) else None
         if ex is None:
@@ -271,7 +289,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
             sectors.append(Row(f"{ins.name}, this warp{which}",
                                f"{spacing}: {sectors_text(ex.sectors)}, ideal "
                                f"{run_totals([ex], sb).ideal_sectors}",
-                               f"{all_runs}. {why[k]}" if all_runs else why[k], instruction=k))
+                               f"{all_runs}. {why[k]}" if all_runs else why[k], instruction=k,
+                               figures=(ex.sectors,), unit="sectors"))
         if st is not None:
             sectors.append(Row(
                 f"{ins.name}, grid{so_far}",
@@ -279,23 +298,27 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                 f"{sectors_text(st.sectors)} ({readable_bytes(st.sector_traffic_bytes)}) in "
                 f"{st.requests:,} requests; ideal {st.ideal_sectors:,}, excess "
                 f"{st.excess_sectors:,}; useful {100 * st.useful_fraction:.1f}%",
-                instruction=k))
+                instruction=k, figures=(st.sectors,), unit="sectors"))
     if not kernel.instructions:
         ops.append(Row("global memory", NO_GLOBAL, "the kernel reads and writes no global "
                                                    "array: no sectors to count"))
     if analysis is not None:
         t = analysis.totals
         logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),
-                           f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads"))
+                           f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads",
+                           figures=(t.logical_bytes,), unit="B"))
         sectors.append(Row(f"total, grid{so_far}", f"{sectors_text(t.sectors)} = "
                                           f"{readable_bytes(t.sector_traffic_bytes)}",
                            f"ideal {t.ideal_sectors:,}, excess {t.excess_sectors:,}, useful "
                            f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} "
-                           f"sectors per request; unique sectors {t.unique_sectors:,}"))
+                           f"sectors per request; unique sectors {t.unique_sectors:,}",
+                           figures=(t.sectors,), unit="sectors"))
         bounds = [Row(f"{b.name}{so_far}",
                       f"{readable_bytes(b.bytes)} ({sectors_text(b.sectors)})",
-                      f"assumes {b.assumption}", b.metric) for b in analysis.boundaries]
-        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE)
+                      f"assumes {b.assumption}", b.metric, figures=(b.bytes,), unit="B")
+                  for b in analysis.boundaries]
+        bounds += [Row(f"{c.instruction} (constant cache)", constant_summary(c), CONSTANT_NOTE,
+                       figures=(c.distinct_addresses,), unit="distinct addresses")
                    for c in analysis.constant]
         if analysis.cache is not None:
             bounds.append(cache_row(analysis.cache))
@@ -325,11 +348,24 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     return Sheet(title, _answer(analysis, error), tuple(steps))
 
 
-def sheet_table(sheet: Sheet) -> list[list[str]]:
-    """The sheet as one table (header first): section, item, value, note, metric; the answer
-    rows are section 'answer'. What the CSV and the other flat printers hold."""
-    rows = [["section", "item", "value", "note", "metric"]]
-    rows += [["answer", r.label, r.value, r.note, r.code] for r in sheet.answer]
-    rows += [[f"{s.number}. {s.title}", r.label, r.value, r.note, r.code]
-             for s in sheet.steps for r in s.rows]
+Cell = str | int | float
+
+
+def _cells(sheet: Sheet, r: Row) -> list[Cell]:
+    """A row's figure columns: its plain numbers ("" for a missing one), or its text in the
+    first column when it has no figures."""
+    if not r.figures:
+        return [r.value] + [""] * (len(sheet.columns) - 1)
+    return ["" if f is None else f for f in r.figures]
+
+
+def sheet_table(sheet: Sheet) -> list[list[Cell]]:
+    """The sheet as one table (header first): section, item, the sheet's figure columns
+    (plain numbers), unit, note, metric; the answer rows are section 'answer'. What the CSV
+    holds."""
+    rows: list[list[Cell]] = [["section", "item", *sheet.columns, "unit", "note", "metric"]]
+    sections = [("answer", r) for r in sheet.answer]
+    sections += [(f"{s.number}. {s.title}", r) for s in sheet.steps for r in s.rows]
+    rows += [[section, r.label, *_cells(sheet, r), r.unit, r.note, r.code]
+             for section, r in sections]
     return rows

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 from ..commandline import OneLineParser, UsageError, fail
 from ..model import PatternError
 from ..model.errors import internal_error
-from ..model.analysis import instruction_index, kernel_for
+from ..model.frontend import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
 from .document import Change
 from .main_window import MainWindow, load_checked

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTextBrowser
 
 from ..model import Pattern, PatternError
-from ..model.analysis import kernel_for
+from ..model.frontend import kernel_for
 from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
 from .document import Change, Document
 from .editor import PatternEditor

@@ -19,7 +19,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.analysis import LaneExecution, WarpDetail, kernel_for
+from ..model.frontend import kernel_for
+from ..model.one_warp import LaneExecution, WarpDetail
 from ..scene.banks import shared_executions
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL

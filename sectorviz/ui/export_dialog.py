@@ -21,7 +21,7 @@ from ..export.raster import render_image, svg_size
 from ..scene.diagrams import KINDS, DiagramSpec, selected_spec
 from ..scene.palette import DEFAULT_THEME, THEMES
 from ..model import Pattern, PatternError
-from ..model.analysis import kernel_for
+from ..model.frontend import kernel_for
 
 PREVIEW_SIZE = (720, 420)  # smallest preview; it grows with the dialog
 COPY_SCALE = 2

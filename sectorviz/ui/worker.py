@@ -16,7 +16,7 @@ from collections import OrderedDict
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
-from ..model.analysis import kernel_for
+from ..model.frontend import kernel_for
 from ..model.errors import internal_error
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sectorviz.model import analyze, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 
 
 def kernel_pattern(code: str, function: str = "k", arrays: dict | None = None,

@@ -338,7 +338,7 @@ def test_lambdas_reference_parameters_and_hinted_accesses():
                                        "writes) is outside the subset"),
     ("cg::grid_group g = cg::this_grid();", "cg::this_grid() (groups wider than a block)"),
     ("int y = __shfl_sync(0xffffffff, 1, 0, 12);", "a shuffle width of 12"),
-    ("auto g = cg::tiled_partition<64>(cg::this_thread_block());", "tiles of 64 threads"),
+    ("auto g = cg::tiled_partition<48>(cg::this_thread_block());", "tiles of 48 threads"),
     ("int s = cg::reduce(cg::this_thread_block(), 1, cg::plus<int>());",
      "cg::reduce needs a tile"),
     ("switch (threadIdx.x) { case 1: continue; }", "'continue;' outside a loop"),

@@ -16,7 +16,7 @@ from cuda_helpers import kernel_pattern
 from sectorviz.cli import main
 from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import examples_dir
 
 

@@ -21,7 +21,7 @@ from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.model.budget import DEFAULT_WORK, Budget
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from sectorviz.cli import main
 from sectorviz.cuda import preprocess as pre
 from sectorviz.cuda.compile import MAX_COMPILED_NODES
 from sectorviz.model import PatternError, analyze, load_pattern
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 
 T32 = list(range(32))
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cuda_helpers import elements, kernel_pattern, run
 from sectorviz.model import analyze
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.model.errors import PatternError
 
 SIZES = {"char": (1, 1), "short": (2, 2), "int": (4, 4), "float": (4, 4), "double": (8, 8),

@@ -9,7 +9,7 @@ import pytest
 from cuda_helpers import elements, kernel_pattern, run
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 
 T32 = list(range(32))
 

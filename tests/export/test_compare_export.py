@@ -13,7 +13,7 @@ import pytest
 
 from sectorviz.cli import main
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import resources_dir
 from sectorviz.scene.compare import compare
 from sectorviz.scene.grid import grid_layout
@@ -86,8 +86,19 @@ def test_comparison_sheets(tmp_path, capsys):
         assert main(["export", NAIVE, "--compare", TILED, "-o", str(path)]
                     + ["--sheet"] * (suffix == ".tex")) == 0
     rows = list(csv.reader(io.StringIO(paths[".csv"].read_text())))
-    assert rows[1] == ["answer", "sector demand", "36 MiB → 8 MiB, 4.5x less",
-                       "1,179,648 → 262,144 sectors", ""]
+    assert rows[0] == ["section", "item", "A", "B", "B / A", "unit", "note", "metric"]
+    assert rows[1] == ["answer", "sector demand", str(totals["sector_bytes"][0]),
+                       str(totals["sector_bytes"][1]), repr(totals["sector_bytes_ratio"]), "B",
+                       "1179648 → 262144 sectors", ""]
+    by_item = {(r[0][:1], r[1]): r for r in rows[1:]}
+    sectors = by_item["3", "sectors"]
+    assert [int(sectors[2]), int(sectors[3]), float(sectors[4])] == \
+        totals["sectors"] + [totals["sectors_ratio"]]
+    assert by_item["a", "useful"][2:6] == [repr(100 * f) for f in totals["useful_fraction"]] + \
+        ["", "%"]
+    warp = by_item["a", "sectors per warp (warp 0)"]
+    assert [int(warp[2]), int(warp[3]), float(warp[4])] == \
+        totals["warp_sectors"] + [totals["warp_sectors_ratio"]]
     assert totals["sectors"] == [1179648, 262144]
     assert "| store c[col][row] → store c[out_row][out_col] | 32 → 4 sectors, 8x less |" in \
         paths[".md"].read_text()

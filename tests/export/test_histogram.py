@@ -9,7 +9,7 @@ import pytest
 from sectorviz.export.command import run_export
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import analyze, pattern_from_dict
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.histogram import histogram_bars
 from sectorviz.scene.overview import per_warp_analysis

@@ -3,10 +3,14 @@ no name can break them."""
 
 import csv
 import io
+import re
+
+import numpy as np
+import pytest
 
 from sectorviz.cli import main
 from sectorviz.export.escape import csv_cell, latex_text, plain_text, xml_text
-from sectorviz.export.sheets import sheet_csv, sheet_latex, sheet_markdown, sheet_text
+from sectorviz.export.sheets import plain_number, sheet_csv, sheet_latex, sheet_markdown, sheet_text
 from sectorviz.model import analyze
 from sectorviz.paths import examples_dir
 from sectorviz.scene.sheet import accounting_sheet, sheet_table
@@ -19,11 +23,52 @@ def sheet_of(pattern, warp=0):
 def test_csv_is_the_sheet_table(gather):
     sheet = sheet_of(gather)
     rows = list(csv.reader(io.StringIO(sheet_csv(sheet))))
-    assert rows == sheet_table(sheet)
-    assert rows[0] == ["section", "item", "value", "note", "metric"]
+    assert [r[:2] + r[3:4] + r[5:] for r in rows] == \
+        [[str(c) for c in r[:2] + r[3:4] + r[5:]] for r in sheet_table(sheet)]
+    assert rows[0] == ["section", "item", "value", "unit", "note", "metric"]
     assert [r[1] for r in rows if r[0] == "answer"] == ["sector demand", "useful",
                                                         "worst instruction"]
     assert len(rows) == 1 + len(sheet.answer) + sum(len(s.rows) for s in sheet.steps)
+
+
+def csv_rows(sheet) -> dict[tuple[str, str], list[str]]:
+    """(section, item) -> the CSV row of a sheet, parsed by the csv module."""
+    rows = list(csv.reader(io.StringIO(sheet_csv(sheet))))
+    return {(r[0].split(" ", 1)[-1] if r[0][0].isdigit() else r[0], r[1]): r for r in rows[1:]}
+
+
+@pytest.mark.parametrize("name", ["transpose-naive", "struct12-crossing", "shared-strides",
+                                  "histogram-shared-cuda", "partial-warp"])
+def test_csv_figures_are_the_models_plain_numbers(example, name):
+    pattern = example(name)
+    analysis = analyze(pattern)
+    rows = csv_rows(accounting_sheet(pattern, analysis, 0))
+    t = analysis.totals
+    assert rows["answer", "sector demand"][2:4] == [str(t.sectors), "sectors"]
+    assert float(rows["answer", "useful"][2]) == 100 * t.useful_fraction
+    for s in analysis.instructions:
+        grid = next(r for (sec, item), r in rows.items() if item == f"{s.name}, grid")
+        assert grid[2:4] == [str(s.sectors), "sectors"]
+        assert rows["Logical bytes", s.name][2:4] == [str(s.logical_bytes), "B"]
+    for b in analysis.boundaries:
+        bound = next(r for (sec, item), r in rows.items() if item == b.name)
+        assert bound[2:4] == [str(b.bytes), "B"] and bound[5] == b.metric
+    for s in analysis.shared:
+        shared = next(r for (sec, item), r in rows.items() if sec.startswith("Shared memory")
+                      and item == s.name)
+        assert shared[2:4] == [str(s.wavefronts), "wavefronts"]
+    for row in rows.values():  # no cell holds a thousands separator or a glued-on unit
+        assert not re.search(r"\d,\d{3}", ",".join(row)), row
+        if row[3]:
+            float(row[2])
+
+
+def test_csv_floats_round_trip(example):
+    pattern = example("struct12-crossing")
+    analysis = analyze(pattern)
+    useful = csv_rows(accounting_sheet(pattern, analysis))["answer", "useful"]
+    assert useful[2] == repr(100 * analysis.totals.useful_fraction) and useful[3] == "%"
+    assert plain_number(np.int64(7)) == "7" and plain_number(np.float64(0.5)) == "0.5"
 
 
 def test_markdown_and_latex_hold_every_row(crossing):

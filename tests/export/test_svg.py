@@ -10,7 +10,7 @@ from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_svg
 from sectorviz.scene.palette import THEMES
 from sectorviz.model import PatternError, pattern_from_dict, warp_detail
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 from sectorviz.scene.grid import GapColumn, grid_layout
 
 NS = "{http://www.w3.org/2000/svg}"

@@ -1,6 +1,6 @@
 """The Kernel tab of the pattern editor, for patterns that name a CUDA kernel."""
 
-from sectorviz.model.analysis import kernel_for
+from sectorviz.model.frontend import kernel_for
 
 
 def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analysis):

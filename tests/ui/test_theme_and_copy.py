@@ -6,9 +6,8 @@ import io
 from PySide6.QtGui import QColor, QGuiApplication
 
 from sectorviz.cli import main
-from sectorviz.export.sheets import sheet_markdown, sheet_text
+from sectorviz.export.sheets import sheet_csv, sheet_markdown, sheet_text
 from sectorviz.paths import examples_dir
-from sectorviz.scene.sheet import sheet_table
 from sectorviz.ui.theme import DARK, LIGHT
 
 
@@ -35,17 +34,17 @@ def test_copy_sheet_as_markdown_and_csv(open_window, tmp_path, capsys):
     assert "| store c[col][row], this warp | lanes 4096 B apart: 32 sectors, ideal 4 |" in text
     assert text == sheet_markdown(sheet)
     window.sheet.copy_csv()
-    copied = list(csv.reader(io.StringIO(QGuiApplication.clipboard().text())))
-    assert copied[0] == ["section", "item", "value", "note", "metric"]
-    assert copied == sheet_table(sheet)
+    copied = QGuiApplication.clipboard().text()
+    assert copied == sheet_csv(sheet)
+    assert list(csv.reader(io.StringIO(copied)))[0] == \
+        ["section", "item", "value", "unit", "note", "metric"]
     pane = window.sheet.browser.toPlainText()
-    for row in sheet_table(sheet)[1:]:
-        assert row[1] in pane and row[2] in pane
+    for row in sheet.answer + tuple(r for s in sheet.steps for r in s.rows):
+        assert row.label in pane and row.value in pane
     path = str(examples_dir() / "transpose-naive.sectorviz.json")
     out = tmp_path / "s.csv"
     assert main(["export", path, "-o", str(out), "--warp", "33"]) == 0
-    exported = list(csv.reader(io.StringIO(out.read_text())))
     # the export's sheet is about the first execution of every instruction of warp 33
-    assert exported == sheet_table(window.sheet.sheet)
+    assert out.read_text() == sheet_csv(window.sheet.sheet)
     assert main(["report", path, "--warp", "33"]) == 0
     assert capsys.readouterr().out.startswith(sheet_text(sheet))

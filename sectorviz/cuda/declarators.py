@@ -1,0 +1,172 @@
+"""Declared types: type names, declarators and type aliases -> C types."""
+
+from __future__ import annotations
+
+from ..model.pattern import suggest
+from . import ctype as C
+from . import ir, templates
+from .builtins import GROUP_NAMESPACES, LIBCUDACXX
+from .source import MAX_NESTING, Node, alias_names, error, text
+from .symbols import GroupNamespace, is_group_type
+from .templates import TypeName
+
+
+class TypeCompiler:
+    """Compiler mixin: the type a declaration, cast or `sizeof` names."""
+
+    def base_type(self, node: Node) -> C.CType:
+        kind = node.type
+        if is_group_type(node, self.group_namespace):
+            return C.GROUP
+        if kind == "sized_type_specifier":
+            words = [c.type for c in node.children if c.type in ("unsigned", "signed", "long",
+                                                                  "short")]
+            inner = node.child_by_field_name("type")
+            base = text(inner) if inner is not None else "int"
+            longs = words.count("long")
+            if base == "char":
+                name = "unsigned char" if "unsigned" in words else "char"
+            elif base == "int":
+                size = "short" if "short" in words else ("long " * longs).strip() or "int"
+                name = ("unsigned " if "unsigned" in words else "") + size
+            else:
+                name = " ".join(words + [base])
+        elif kind in ("struct_specifier", "class_specifier"):
+            return self.struct_type(node)
+        elif kind == "template_type" and text(node.child_by_field_name("name")) in \
+                self.unit.struct_templates:
+            return self.struct_type(node)
+        elif kind == "primitive_type":
+            name = text(node)
+        elif kind == "type_identifier":
+            return self.named_type(text(node), node)
+        elif kind == "placeholder_type_specifier":
+            return C.AUTO
+        elif kind == "qualified_identifier":
+            scope = node.child_by_field_name("scope")
+            name = text(node.child_by_field_name("name"))
+            if self.group_namespace(scope) and name in C.GROUP_TYPES:
+                return C.GROUP
+            library = self.library_type(scope, node.child_by_field_name("name"))
+            if library is not None:
+                return library
+            if scope is None or text(scope) in ("std", "cuda::std"):
+                return self.named_type(name, node)
+        else:
+            raise error(node, f"type '{text(node)}' is outside the subset")
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(name, C.NAMED))
+        return C.NAMED[name]
+
+    def library_type(self, scope: Node | None, name: Node) -> C.CType | None:
+        """`cuda::barrier<scope>` and `cg::block_tile_memory<N>` (objects that only order
+        threads or hold cooperative groups' scratch) -> their type, else None."""
+        if name.type != "template_type" or scope is None:
+            return None
+        template = text(name.child_by_field_name("name"))
+        if text(scope) in LIBCUDACXX and template == "barrier":
+            return C.BARRIER
+        if self.group_namespace(scope) and template == "block_tile_memory":
+            return C.TILE_MEMORY
+        return None
+
+    def named_type(self, name: str, node: Node) -> C.CType:
+        """A type's name -> its type: a template parameter or local typedef in scope, a
+        file-scope typedef / using, a macro whose text is a type, or a built-in name."""
+        for scope in reversed(self.scopes):
+            if isinstance(scope.get(name), TypeName):
+                return scope[name].type
+        if name in self.unit.structs:
+            return self.struct_type(node)
+        macro = self.macro(name, node)
+        alias = self.unit.types.get(name)
+        if alias is not None or (macro is not None and macro.params is None and
+                                 name not in self._expanding):
+            if name in self._expanding:
+                raise error(node, f"the type {name!r} is defined in terms of itself")
+            if len(self._expanding) >= MAX_NESTING:
+                raise error(node, f"type names and macros nested more than {MAX_NESTING} "
+                                  "levels deep")
+            if not self._expanding:
+                self._macro_point = node.start_point
+            self._expanding.add(name)
+            try:
+                if alias is None:
+                    return templates.macro_type(self, macro.value, node)
+                with templates.file_scope(self):
+                    return templates.alias_type(self, alias, name)
+            finally:
+                self._expanding.discard(name)
+        if name not in C.NAMED:
+            raise error(node, f"type '{name}' is outside the subset" + suggest(
+                name, [*C.NAMED, *self.unit.types]))
+        return C.NAMED[name]
+
+    def group_namespace(self, scope: Node | None) -> bool:
+        """Whether a `scope::` names cooperative_groups: `cg`, `cooperative_groups`, or a
+        namespace alias of it declared in an enclosing block."""
+        if scope is None:
+            return False
+        name = text(scope).removeprefix("::")
+        return name in GROUP_NAMESPACES or any(
+            isinstance(s.get(name), GroupNamespace) for s in self.scopes)
+
+    def namespace_alias(self, node: Node) -> None:
+        """`namespace g = cooperative_groups;` in a block: `g::` names cooperative groups
+        until the block ends; an alias of any other namespace is outside the subset."""
+        target = node.named_children[-1]
+        if not self.group_namespace(target):
+            raise error(node, f"a namespace alias of '{text(target)}' is outside the subset "
+                              "(only cooperative_groups)")
+        self.scopes[-1][text(node.child_by_field_name("name"))] = GroupNamespace()
+
+    def type_alias(self, node: Node) -> None:
+        """A local `typedef` / `using X = ...`: its names become types in the current scope."""
+        for name in alias_names(node):
+            self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
+
+    def declarator(self, node: Node):
+        """A declaration-like node (parameter_declaration, declaration + one declarator,
+        type_descriptor) -> (name or None, type, init node or None)."""
+        t = self.base_type(node.child_by_field_name("type"))
+        decl = node.child_by_field_name("declarator")
+        return self.unwrap(decl, t)
+
+    def unwrap(self, decl: Node | None, t: C.CType):
+        """Declarator -> (name, type, init node): pointers get their array when set."""
+        init = None
+        sizes: list[Node] = []
+        name = None
+        while decl is not None:
+            kind = decl.type
+            if kind == "init_declarator":
+                init = decl.child_by_field_name("value")
+            elif kind in ("pointer_declarator", "abstract_pointer_declarator"):
+                if isinstance(t, C.Pointer):
+                    raise error(decl, "pointers to pointers are outside the subset")
+                t = C.Pointer(t, "", "")
+            elif kind in ("array_declarator", "abstract_array_declarator"):
+                sizes.append(decl)
+            elif kind in ("identifier", "field_identifier"):
+                name = text(decl)
+                break
+            elif kind == "reference_declarator":  # bound by `reference`
+                decl = decl.named_children[-1]
+                continue
+            else:
+                raise error(decl, f"declarator '{text(decl)}' is outside the subset")
+            decl = decl.child_by_field_name("declarator")
+        for a in sizes:
+            size = a.child_by_field_name("size")
+            t = C.Array(t, 0 if size is None else self.constant_int(size))
+        return name, t, init
+
+    def constant_int(self, node: Node) -> int:
+        e = self.rvalue(node)
+        if not e.const or not C.is_int(e.type):
+            raise error(node, f"'{text(node)}' must be an integer constant")
+        return int(ir.constant_value(e))
+
+    def type_descriptor(self, node: Node) -> C.CType:
+        _, t, _ = self.declarator(node)
+        return t
