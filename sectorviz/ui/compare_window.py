@@ -2,20 +2,25 @@
 and grid; its grid follows A's selection (the same warp, A's instruction's match by the rule of
 scene.compare); the comparison sheet (scene.compare.comparison_sheet) follows both analyses.
 Made by File > Compare With... (B from a file) and File > Duplicate as Variant (B a copy of
-A, to edit against the original)."""
+A, to edit against the original). B is saved by Save Variant (As...) through ui.files (an
+atomic write); closing the window with unsaved changes to B asks first."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTextBrowser
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter,
+                               QTextBrowser)
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
+from ..paths import examples_dir
 from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
 from .document import Change, Document
 from .editor import PatternEditor
+from .files import FILTER, SUFFIX, save_document
 from .grid_view import GridView
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
@@ -60,12 +65,23 @@ class CompareWindow(QMainWindow):
         split.setSizes([360, 760, 480])
         self.setCentralWidget(split)
         self.statusBar().addWidget(self.status, 1)
-        self.setWindowTitle(f"B: {pattern.name} — compared with A: {a.pattern.name}")
+        file = self.menuBar().addMenu("&File")
+        for text, keys, slot, name in (
+                ("&Save Variant", QKeySequence.Save, self.save_variant, "saveVariant"),
+                ("Save Variant &As…", QKeySequence("Ctrl+Shift+S"), self.save_variant_as,
+                 "saveVariantAs"),
+                ("&Close", QKeySequence.Close, self.close, "closeVariant")):
+            action = file.addAction(text)
+            action.setShortcut(keys)
+            action.setObjectName(name)
+            action.triggered.connect(slot)
         self.resize(1600, 900)
         self._stale = False
         a.changed.connect(self._on_a_changed)
         a.changed.connect(self._on_changed)
         self.b.changed.connect(self._on_changed)
+        self.b.changed.connect(self._on_b_file)
+        self._on_b_file(Change.FILE)
         self._follow()
         self._refresh()
 
@@ -101,6 +117,57 @@ class CompareWindow(QMainWindow):
         self.grid_view.set_theme(theme)
         self._refresh()
 
+    # ------------------------------------------------------------ B's file
+
+    def _b_name(self) -> str:
+        path = self.b.path
+        return path.name if path else f"{self.b.pattern.name} (unsaved variant)"
+
+    def _on_b_file(self, flags: int) -> None:
+        if flags & (Change.FILE | Change.PATTERN):
+            self.setWindowTitle(f"B: {self._b_name()}[*] — compared with A: "
+                                f"{self.a.pattern.name}")
+            self.setWindowModified(self.b.modified)
+
+    def save_variant(self) -> bool:
+        """Save B in place; an unsaved variant or a bundled example asks for a name."""
+        path = self.b.path
+        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
+            return self.save_variant_as()
+        return self._write(path)
+
+    def save_variant_as(self) -> bool:
+        """Ask for a file name and save B there (False when cancelled or it failed); an
+        unsaved variant is offered beside A's file."""
+        folder = (self.b.path or self.a.path or Path.cwd() / "x").parent
+        start = self.b.path or folder / f"{self.b.pattern.name} variant{SUFFIX}"
+        name, _ = QFileDialog.getSaveFileName(self, "Save variant as", str(start), FILTER)
+        return bool(name) and self._write(Path(name))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            moved = save_document(self.b, path)
+        except OSError as err:
+            self.statusBar().showMessage(f"{path}: cannot save: {err.strerror or err}")
+            return False
+        self.statusBar().showMessage(f"saved {path}" + (f"; rewrote {', '.join(moved)}"
+                                                        if moved else ""), 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes to B: True to go on (saved or discarded), False to stay."""
+        if not self.b.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved variant", f"Save the changes to {self._b_name()} first?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save_variant()
+        return answer == QMessageBox.Discard
+
     def closeEvent(self, ev) -> None:
+        if self.isVisible() and not self.maybe_save():  # once closed, it never asks again
+            ev.ignore()
+            return
         self.b.shutdown()
         ev.accept()
