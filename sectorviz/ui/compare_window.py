@@ -11,8 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter,
-                               QTextBrowser)
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
+                               QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
@@ -24,6 +24,9 @@ from .files import FILTER, SUFFIX, save_document
 from .grid_view import GridView
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
+
+
+HEAD_SCALE = 1.35  # the headline's font against the window's
 
 
 def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
@@ -58,13 +61,29 @@ class CompareWindow(QMainWindow):
         self.grid_view.set_theme(theme)
         self.editor = PatternEditor(self.b)
         self.sheet = QTextBrowser(objectName="comparisonSheet")
-        self.status = QLabel(objectName="compareStatus")
+        self.names = QLabel(objectName="compareNames")
+        self.status = QLabel(objectName="compareStatus")  # the headline, or why there is none
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
+        head = QHBoxLayout()
+        head.setContentsMargins(8, 6, 8, 6)
+        head.setSpacing(16)
+        for label in (self.names, self.status):
+            font = label.font()
+            font.setPointSizeF(font.pointSizeF() * HEAD_SCALE)
+            font.setBold(label is self.names)
+            label.setFont(font)
+            head.addWidget(label, label is self.status)
         split = QSplitter(Qt.Horizontal, objectName="compareSplit")
         for widget in (self.editor, self.grid_view, self.sheet):
             split.addWidget(widget)
         split.setSizes([360, 760, 480])
-        self.setCentralWidget(split)
-        self.statusBar().addWidget(self.status, 1)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(head)
+        layout.addWidget(split, 1)
+        self.setCentralWidget(central)
         file = self.menuBar().addMenu("&File")
         for text, keys, slot, name in (
                 ("&Save Variant", QKeySequence.Save, self.save_variant, "saveVariant"),
@@ -88,6 +107,8 @@ class CompareWindow(QMainWindow):
     def _on_a_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):
             self._follow()
+        if flags & Change.PATTERN:
+            self._on_b_file(Change.PATTERN)  # A's name
 
     def _follow(self) -> None:
         """B's grid shows A's warp and the match of A's instruction (B's first without one)."""
@@ -127,6 +148,8 @@ class CompareWindow(QMainWindow):
         if flags & (Change.FILE | Change.PATTERN):
             self.setWindowTitle(f"B: {self._b_name()}[*] — compared with A: "
                                 f"{self.a.pattern.name}")
+            self.names.setText(f"A: {self.a.pattern.name} → B: {self.b.pattern.name}"
+                               f"{' *' if self.b.modified else ''}")
             self.setWindowModified(self.b.modified)
 
     def save_variant(self) -> bool:
