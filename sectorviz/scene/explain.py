@@ -12,6 +12,14 @@ loads are not traced to their sources); one spacing between adjacent active lane
 then aligned or not and crossing; strided below a sector; a lane per sector, a column walk
 when the lanes' rows step by one); contiguous bytes in another lane order; lanes sharing words;
 several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
+
+Shared-memory requests (`shared_explanations`) are explained by model/banks.py's rule, from the
+lanes' 4-byte words and their banks (scene.banks.bank_grid): no active lane; a broadcast (every
+lane on one word); an index array's words; consecutive elements (one phase of 32 lanes, or 2 or
+4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column walk, with the padding
+(found by trying it on the bank model) that would make a conflict go away, or the padding that
+already did; shared words; irregular spacing. Each names where the words fall (the worst
+phase's banks) and the wavefronts against the ideal, and the n-way conflict if there is one.
 """
 
 from __future__ import annotations
@@ -257,9 +265,10 @@ def _where(grid: BankGrid, width: int) -> str:
 
 
 def _padding(address: np.ndarray, active: np.ndarray, width: int, gap: int,
-             column: bool) -> str:
+             column: bool, padded_already: bool = False) -> str:
     """For lanes `gap` bytes apart in a conflict: the fewest elements of padding per step that
-    would make the request conflict-free, computed with the bank model; '' if none up to 8."""
+    would make the request conflict-free, computed with the bank model (`column`: rows of a
+    tile, `padded_already`: rows padded already, by too little); '' if none up to 8."""
     rank = np.cumsum(active) - 1
     first = int(address[active][0])
     for pad in range(1, 9):
@@ -268,7 +277,8 @@ def _padding(address: np.ndarray, active: np.ndarray, width: int, gap: int,
         rows = bank_rows(padded[None, :], width, active[None, :])
         if rows.wavefronts[0] == rows.ideal[0]:
             spread = _bank_spread(bank_grid(padded, width, active))
-            elements = f"{'one' if pad == 1 else pad} element" + "s" * (pad != 1)
+            elements = (f"{'one' if pad == 1 else pad}{' more' * padded_already} element"
+                        + "s" * (pad != 1))
             if column:
                 return (f" Padding each row by {elements} (stride {step / BANK_BYTES:g} words) "
                         f"spreads them {spread}.")
@@ -313,12 +323,17 @@ def _shared_cause(address: np.ndarray, active: np.ndarray, ins: Instruction,
     lanes = _lane_words(np.flatnonzero(active))
     words = {c.word for c in grid.cells}
     element = "word" if width == BANK_BYTES else f"{width}-byte element"
-    if len(np.unique(address[active])) == 1:
-        bank = int(address[active][0]) // BANK_BYTES % BANKS
+    distinct = np.unique(address[active])
+    if len(distinct) == 1:
+        banks = sorted({c.bank for c in grid.cells})
+        where = f"bank {banks[0]}" if len(banks) == 1 else f"banks {', '.join(map(str, banks))}"
+        if n == 1:
+            return f"One lane is active: one {element} ({where}), {_waves(grid.wavefronts)}."
+        phases = len({c.phase for c in grid.cells})
+        each = f" in each of its {phases} phases" if phases > 1 else ""
         wins = "; one store wins" if ins.op == "store" else ""
-        return (f"Every active lane {verb}s the same {element} (bank {bank}"
-                f"{'' if width <= BANK_BYTES else ' on'}): {_waves(grid.wavefronts)} "
-                f"(a broadcast{wins}).")
+        return (f"Every active lane {verb}s the same {element} ({where}): "
+                f"{_waves(grid.wavefronts)} (a broadcast{each}{wins}).")
     if gather:
         return (f"The index array sends the {n} lanes to {len(words)} distinct words{where}"
                 f"{cost}.")
@@ -326,6 +341,9 @@ def _shared_cause(address: np.ndarray, active: np.ndarray, ins: Instruction,
     gaps = np.unique(np.abs(np.diff(address)[pairs]))
     if len(gaps) == 1 and int(gaps[0]) == width:
         return f"{lanes} {verb} consecutive {width}-byte elements{where}{cost}."
+    if len(distinct) == n and (np.diff(distinct) == width).all():
+        return (f"{lanes} {verb} consecutive {width}-byte elements in another lane order"
+                f"{where}{cost}.")
     if len(gaps) == 1 and int(gaps[0]) > width:
         return _strided(address, active, ins, array, batch, grid, int(gaps[0]), lanes, verb)
     if len(words) < n * -(-width // BANK_BYTES):
@@ -357,8 +375,9 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
         head += f": the {n} {what} are {gap:,} B apart"
     else:
         head = f"{lanes} are {gap:,} B apart ({gap / BANK_BYTES:g} words)"
+    padded = array is not None and array.ld != array.cols
     pad = "" if grid.wavefronts == grid.ideal else _padding(address, active, width, gap,
-                                                            column is not None)
+                                                            column is not None, padded)
     return f"{head}{where}{cost}.{pad}"
 
 
