@@ -130,6 +130,12 @@ def depth(node: Node, names: dict[str, int] | None = None) -> int:
     return deepest
 
 
+def name_column(node: Node, name: str) -> int | None:
+    """The 1-based column of the first place a tree names `name` (a value or an array)."""
+    return min((n.col for n in walk(node) if isinstance(n, Name) and n.name == name
+                or isinstance(n, Subscript) and n.array == name), default=None)
+
+
 def subscripts_in(node: Node) -> set[str]:
     """The names of the arrays a tree reads with `name[expr]`."""
     return {n.array for n in walk(node) if isinstance(n, Subscript)}

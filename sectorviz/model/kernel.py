@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import io
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Iterator
@@ -304,6 +304,25 @@ class Instruction:
     def first_array(self) -> str:
         """The (lowest placed) array the instruction touches: where its offsets count from."""
         return self.array.split(", ")[0]
+
+
+@dataclass(frozen=True)
+class InstructionNamed:
+    """Which instruction a row of figures is about: an Instruction's fields (mixed in before
+    the figures' class, so they follow its fields: `class X(InstructionNamed, Figures)`)."""
+
+    name: str = ""
+    op: str = ""
+    array: str = ""
+    width: int = 0
+    line: int | None = None
+    column: int | None = None
+    source: str | None = None
+
+
+def instruction_fields(ins: Instruction) -> dict:
+    """An Instruction -> the InstructionNamed fields, as keywords."""
+    return {f.name: getattr(ins, f.name) for f in fields(InstructionNamed)}
 
 
 @dataclass(frozen=True)

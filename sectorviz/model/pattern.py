@@ -17,8 +17,8 @@ from typing import Any
 
 from .cache import Machine, machine
 from .errors import PatternError
-from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, names_in, parse_at,
-                   plain_names_in, subscripts_in)
+from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
+                   parse_at, plain_names_in, subscripts_in)
 from .files import MAX_TEXT_BYTES, read_text
 
 FORMAT = "sectorviz.pattern/1"
@@ -375,17 +375,20 @@ def _check_names(expr: Expr | None, known: set[str], readable: set[str],
     if expr is None:
         return
     for sub in sorted(subscripts_in(expr.tree)):
+        col = name_column(expr.tree, sub)
         if sub in arrays and sub not in readable:
             raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be "
-                                           "read inside an expression")
+                                           "read inside an expression", col)
         if sub not in readable:
-            raise PatternError(expr.place, f"unknown array {sub!r}" + suggest(sub, readable))
+            raise PatternError(expr.place, f"unknown array {sub!r}" + suggest(sub, readable),
+                               col)
     for name in sorted(plain_names_in(expr.tree)):
+        col = name_column(expr.tree, name)
         if name in arrays:
             raise PatternError(expr.place, f"{name!r} is an array; read an element as "
-                                           f"{name}[index]")
+                                           f"{name}[index]", col)
         if name not in known:
-            raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known))
+            raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known), col)
 
 
 # ---------------------------------------------------------------- entry points

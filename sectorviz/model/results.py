@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .cache import CacheResult
+from .kernel import InstructionNamed
 from .shared_stats import SharedInstructionStats, SharedStats
 
 
@@ -44,19 +45,14 @@ class Stats:
 
 
 @dataclass(frozen=True)
-class InstructionStats(Stats):
-    name: str = ""
-    op: str = ""
-    array: str = ""
-    width: int = 0
-    line: int | None = None
-    column: int | None = None
-    source: str | None = None
+class InstructionStats(InstructionNamed, Stats):
+    """Accounting of one instruction, with the instruction's name and place."""
 
 
 @dataclass(frozen=True)
 class Boundary:
-    """Traffic at a named boundary, with the assumption it rests on and the metric that measures it."""
+    """Traffic at a named boundary (bytes, sectors), with the assumption it rests on and the
+    metric that measures it."""
 
     name: str
     bytes: int

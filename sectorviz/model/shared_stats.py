@@ -16,7 +16,7 @@ import numpy as np
 
 from .banks import BankRows, bank_rows
 from .budget import current, reserve
-from .kernel import Batch
+from .kernel import Batch, InstructionNamed, instruction_fields
 
 if TYPE_CHECKING:
     from .results import Analysis
@@ -51,14 +51,8 @@ class SharedStats:
 
 
 @dataclass(frozen=True)
-class SharedInstructionStats(SharedStats):
-    name: str = ""
-    op: str = ""
-    array: str = ""
-    width: int = 0
-    line: int | None = None
-    column: int | None = None
-    source: str | None = None
+class SharedInstructionStats(InstructionNamed, SharedStats):
+    """Bank accounting of one shared instruction, with its name and place."""
 
 
 class _Sums:
@@ -178,9 +172,7 @@ class SharedCounter:
         except SharedTooCostly as why:
             return replace(analysis, shared_note=str(why))
         listing = tuple(
-            SharedInstructionStats(**asdict(s.stats()), name=ins.name, op=ins.op,
-                                   array=ins.array, width=ins.width, line=ins.line,
-                                   column=ins.column, source=ins.source)
+            SharedInstructionStats(**asdict(s.stats()), **instruction_fields(ins))
             for s, ins in zip(self._sums, self.instructions))
         return replace(analysis, shared=listing, shared_totals=self.totals(),
                        per_warp_shared=self.per_warp)

@@ -13,7 +13,7 @@ from .cache import CacheResult
 from .constant_reads import constant_listing
 from .errors import PatternError
 from .instruction_sums import InstructionSums, total_stats
-from .kernel import Kernel
+from .kernel import Kernel, instruction_fields
 from .pattern import Pattern
 from .repeat import account_repeated
 from .results import Analysis, InstructionStats
@@ -72,9 +72,7 @@ class Tally:
         """The Analysis of warps [0, done): complete when done is every warp."""
         kernel, sb = self.kernel, self.sb
         instructions = tuple(
-            InstructionStats(**asdict(acc.stats(s.count())), name=ins.name, op=ins.op,
-                             array=ins.array, width=ins.width, line=ins.line,
-                             column=ins.column, source=ins.source)
+            InstructionStats(**asdict(acc.stats(s.count())), **instruction_fields(ins))
             for acc, s, ins in zip(self.sums, self.seen, kernel.instructions))
         totals = total_stats(self.sums, self.seen, sb)
         per_sectors, per_requests, per_ideal = self.per_sectors, self.per_requests, self.per_ideal

@@ -25,6 +25,7 @@ from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend, paragraph
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
+from .words import counted
 
 CELL_W, ROW_H = 30.0, 14.0  # one bank column, one lane row (diagram units)
 
@@ -108,7 +109,7 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     if runs:
         b = runs[spec.execution]
         grid = bank_grid(np.broadcast_to(b.address, b.active.shape)[0], ins.width, b.active[0])
-        stats = (f"{grid.wavefronts} wavefront{'s' * (grid.wavefronts != 1)}, ideal "
+        stats = (f"{counted(grid.wavefronts, 'wavefront')}, ideal "
                  f"{grid.ideal}, {grid.wavefronts - grid.ideal} bank conflicts, "
                  f"{grid.ways}-way, {ins.width} B per lane in phases of {grid.phase_lanes} lanes")
     else:

@@ -35,6 +35,7 @@ from ..model.kernel import Batch, Instruction, ResolvedArray
 from ..model.sectors import WARP_SIZE
 from .banks import BankGrid, bank_grid, shared_runs
 from .grid import run_totals
+from .words import counted
 
 
 def percent(fraction: float) -> str:
@@ -43,7 +44,7 @@ def percent(fraction: float) -> str:
 
 
 def _sectors(n: int) -> str:
-    return f"{n:,} sector" + "s" * (n != 1)
+    return counted(n, "sector")
 
 
 def _lanes(lanes: np.ndarray) -> list[str]:

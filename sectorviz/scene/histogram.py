@@ -23,6 +23,7 @@ from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request
 from .spec import DiagramSpec
+from .words import counted
 
 PLOT_WIDTH = 600.0  # the sectors-per-request axis, units
 PLOT_HEIGHT = 240.0  # the tallest bar, units
@@ -96,9 +97,10 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     stats = analysis.instructions[spec.instruction]
     bars = histogram_bars(analysis, spec.instruction)
     label, small = th.label_size, th.small_size
-    head = f"{pattern.name}: {stats.name}, sectors per request over {analysis.warps:,} warps"
-    words = (f"{stats.requests:,} requests, {stats.sectors_per_request:.2f} sectors per request "
-             f"({bars.ideal_words()}), min {stats.min}, mode {stats.mode}, max {stats.max}")
+    head = (f"{pattern.name}: {stats.name}, sectors per request over "
+            f"{counted(analysis.warps, 'warp')}")
+    words = (f"{counted(stats.requests, 'request')}, {stats.sectors_per_request:.2f} sectors per "
+             f"request ({bars.ideal_words()}), min {stats.min}, mode {stats.mode}, max {stats.max}")
     width = 2 * MARGIN + AXIS_LEFT + PLOT_WIDTH
     shapes: list[Shape] = []
     y = MARGIN

@@ -27,6 +27,7 @@ from .explain import explanations
 from .parts import MARGIN, caption, caption_width, legend, paragraph, paragraph_width
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
+from .words import counted
 
 ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
@@ -107,8 +108,11 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     width = max([right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0]
                 + [paragraph_width(words, wrap + 2 * MARGIN, th) for words in why])
     y = geo.body_top + BODY_H + th.small_size * 1.4 + 16
-    if spec.legend:
-        y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
+    if spec.legend:  # on one line where the width the grid may take allows
+        y = legend(shapes, _legend_entries(present, th), MARGIN, y,
+                   max(width, MARGIN + wrap) - MARGIN, th)
+        width = max([width] + [s.x + text_width(s.text, s.size) + MARGIN for s in shapes
+                               if isinstance(s, Text) and s.css == "legend"])
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
 
@@ -139,14 +143,10 @@ def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel
     return Panel(ins.name, ins.array, layout, run, len(runs), iteration)
 
 
-def _sectors(n: int) -> str:
-    return f"{n} sector{'s' * (n != 1)}"
-
-
 def _stats(runs: list[LaneExecution], sector_bytes: int) -> str:
     """Sectors, ideal sectors and useful % of runs."""
     t = run_totals(runs, sector_bytes)
-    return (f"{_sectors(t.sectors)} (ideal {t.ideal_sectors}), useful "
+    return (f"{counted(t.sectors, 'sector')} (ideal {t.ideal_sectors}), useful "
             f"{100 * t.useful_fraction:.1f}% ({t.useful_bytes:,} B used of "
             f"{t.fetched_bytes:,} B fetched)")
 
@@ -154,11 +154,11 @@ def _stats(runs: list[LaneExecution], sector_bytes: int) -> str:
 def _caption_text(pattern: Pattern, spec: DiagramSpec, panels: list[Panel]) -> tuple[str, str]:
     """(title line, stats line): pattern, warp, instruction; sectors, ideal, useful %."""
     if spec.kind == "grid":
-        head = f"{pattern.name}: warp {spec.warp}, {panels[0].name}"
+        head = f"{pattern.name}: warp {spec.warp}, {panels[0].name} (array {panels[0].array})"
         head += f", {panels[0].iteration}" if panels[0].iteration else ""
     else:
         n = len(panels)
-        head = f"{pattern.name}: warp {spec.warp}, {n} instruction{'s' * (n != 1)}"
+        head = f"{pattern.name}: warp {spec.warp}, {counted(n, 'instruction')}"
     runs = [p.run for p in panels if p.run is not None]
     if not runs:
         what = "this instruction" if spec.kind == "grid" else "any instruction"
@@ -173,7 +173,7 @@ def _title(p: Panel) -> str:
     if p.run is None:
         return f"{p.name}: not run"
     first = f", first of {p.runs}" if p.runs > 1 else ""
-    return f"{p.name}{first}: {_sectors(p.run.sectors)}"
+    return f"{p.name}{first}: {counted(p.run.sectors, 'sector')}"
 
 
 def _column_width(cw: float, column: SectorColumn | GapColumn) -> float:

@@ -25,6 +25,7 @@ from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request
 from .spec import DiagramSpec
+from .words import counted
 
 STRIP_WIDTH = 700.0  # the warp axis
 STRIP_ROW = 30.0  # one instruction
@@ -110,8 +111,7 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         f"{s.ideal_wavefronts / max(s.requests, 1):.2f}" for s in analysis.shared]
     left = MARGIN + max(text_width(n, label) for n in names) + 12
     t = analysis.totals
-    head = (f"{pattern.name}: {warps:,} warp{'s' * (warps != 1)}, {len(names)} "
-            f"instruction{'s' * (len(names) != 1)}")
+    head = f"{pattern.name}: {counted(warps, 'warp')}, {counted(len(names), 'instruction')}"
     stats = (f"{t.sectors:,} sectors (ideal {t.ideal_sectors:,}), useful "
              f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} sectors per request")
     width = left + STRIP_WIDTH + 12 + max(text_width(n, small) for n in notes) + MARGIN

@@ -1,6 +1,7 @@
 """The accounting sheet: (pattern, analysis, selected warp) -> the answer and five steps as
-rows of text. The one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the
-exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
+rows of text, each with its figures as plain numbers and their unit (what the CSV holds). The
+one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the exported sheets
+print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
 
 Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
 operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request
@@ -28,6 +29,7 @@ from ..model.cache import CacheResult, time_text
 from .banks import shared_runs
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
+from .words import counted
 
 
 Figure = int | float | None  # a plain number (None: no such figure, e.g. a lone side)
@@ -93,8 +95,9 @@ def per_request(c: ConstantStats) -> float:
 
 
 def constant_summary(c: ConstantStats) -> str:
-    """A __constant__ read's passes: '8 distinct addresses in 1 requests (8.00 per request)'."""
-    return (f"{c.distinct_addresses:,} distinct addresses in {c.requests:,} requests "
+    """A __constant__ read's passes: '8 distinct addresses in 1 request (8.00 per request)'."""
+    return (f"{counted(c.distinct_addresses, 'distinct address', 'distinct addresses')} in "
+            f"{counted(c.requests, 'request')} "
             f"({per_request(c):.2f} per request)")
 
 
@@ -109,7 +112,7 @@ def readable_bytes(n: int) -> str:
 
 def sectors_text(n: int) -> str:
     """12 -> '12 sectors', 1 -> '1 sector'."""
-    return f"{n:,} sector" + ("" if n == 1 else "s")
+    return counted(n, "sector")
 
 
 def ideal_per_request(stats: Stats) -> float:
@@ -153,7 +156,7 @@ def _so_far(analysis: Analysis | None) -> str:
     """'' for a finished analysis; ' so far (done of all warps)' while a run goes on."""
     if analysis is None or analysis.warps_done is None:
         return ""
-    return f" so far ({analysis.warps_done:,} of {analysis.warps:,} warps)"
+    return f" so far ({analysis.warps_done:,} of {counted(analysis.warps, 'warp')})"
 
 
 def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
@@ -185,8 +188,8 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
 
 
 def _wavefronts(s: SharedStats) -> str:
-    return (f"{s.wavefronts:,} wavefront{'s' * (s.wavefronts != 1)} in {s.requests:,} "
-            f"requests ({s.wavefronts_per_request:.2f} per request), ideal "
+    return (f"{counted(s.wavefronts, 'wavefront')} in {counted(s.requests, 'request')} "
+            f"({s.wavefronts_per_request:.2f} per request), ideal "
             f"{s.ideal_wavefronts:,}")
 
 
@@ -296,7 +299,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                 f"{ins.name}, grid{so_far}",
                 f"typical {st.mode}, min {st.min}, max {st.max} sectors per request",
                 f"{sectors_text(st.sectors)} ({readable_bytes(st.sector_traffic_bytes)}) in "
-                f"{st.requests:,} requests; ideal {st.ideal_sectors:,}, excess "
+                f"{counted(st.requests, 'request')}; ideal {st.ideal_sectors:,}, excess "
                 f"{st.excess_sectors:,}; useful {100 * st.useful_fraction:.1f}%",
                 instruction=k, figures=(st.sectors,), unit="sectors"))
     if not kernel.instructions:
@@ -305,7 +308,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     if analysis is not None:
         t = analysis.totals
         logical.append(Row(f"total{so_far}", readable_bytes(t.logical_bytes),
-                           f"{t.logical_bytes:,} B requested by {analysis.threads:,} threads",
+                           f"{t.logical_bytes:,} B requested by "
+                           f"{counted(analysis.threads, 'thread')}",
                            figures=(t.logical_bytes,), unit="B"))
         sectors.append(Row(f"total, grid{so_far}", f"{sectors_text(t.sectors)} = "
                                           f"{readable_bytes(t.sector_traffic_bytes)}",
@@ -329,8 +333,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     block = "" if detail is None else f", block {tuple(detail.block)}"
     warp_rows = expansion if detail is not None else [Row("warp", "error", warp_error or "")]
     threads = kernel.blocks * kernel.threads_per_block
-    title = (f"{pattern.name}: {threads:,} thread{'s' * (threads != 1)} in {kernel.warps:,} "
-             f"warp{'s' * (kernel.warps != 1)}, {sb}-byte sectors")
+    title = (f"{pattern.name}: {counted(threads, 'thread')} in "
+             f"{counted(kernel.warps, 'warp')}, {sb}-byte sectors")
     steps = [
         Step(1, "Memory operations", tuple(ops)),
         Step(2, "Logical bytes", tuple(logical)),

@@ -49,11 +49,12 @@ def parser() -> argparse.ArgumentParser:
 
 
 def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
-    """Grab the window once the analysis is in and the event queue has drained."""
+    """Grab the window once the analysis is in, the overview is drawn and the event queue
+    has drained."""
     done = []
 
     def grab() -> None:
-        if done or window.document.analysis_running:
+        if done or window.document.analysis_running or window.overview.drawing:
             return
         done.append(True)
         app.processEvents()
@@ -62,6 +63,7 @@ def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
 
     window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
                                     QTimer.singleShot(0, grab))
+    window.overview.drawn.connect(lambda: QTimer.singleShot(0, grab))
     QTimer.singleShot(0, grab)
 
 

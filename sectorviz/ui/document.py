@@ -120,6 +120,7 @@ class SetPattern(QUndoCommand):
         if not isinstance(other, SetPattern) or other.id() != self.id():
             return False
         self.after = other.after
+        self.setText(other.text())  # the entry names the value the field holds now
         self.setObsolete(self.after == self.before)
         return True
 
@@ -140,6 +141,7 @@ class Document(QObject):
                  parent: QObject | None = None):
         super().__init__(parent)
         self._pattern, self._path, self._selection = pattern, path, Selection()
+        self.opened = 0  # counts the files opened (resets): which file a view's picture is of
         self.analysis: Analysis | None = None
         self.analysis_error: str | None = None
         self.partial: Analysis | None = None  # the warps done so far while a run goes on
@@ -193,6 +195,7 @@ class Document(QObject):
         with self.batch():
             self._path = path
             self._selection = Selection()
+            self.opened += 1
             self._apply(pattern)
             self.undo_stack.clear()
             self._notify(Change.FILE | Change.SELECTION)

@@ -115,13 +115,20 @@ class PatternEditor(QTabWidget):
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.ANALYSIS)
 
-    def preferred_width(self, share: int, chrome: int) -> int:
-        """The dock width (pixels) for this editor given the window's `share`: on the Kernel
-        tab wide enough for KERNEL_COLUMNS characters of code, `chrome` being what the dock
-        adds around the code viewport (frames, gutter, scroll bar)."""
+    def preferred_width(self, share: int, dock_width: int) -> int:
+        """The dock width (pixels) for this editor given the window's `share` and the dock's
+        present `dock_width`: on the Kernel tab wide enough for KERNEL_COLUMNS characters of
+        code, on the Form tab for the form's narrowest layout (no sideways scrolling); what
+        the dock adds around the tab's viewport (frames, gutter, scroll bar) is measured."""
         if self.currentIndex() == self.kernel_tab:
-            return max(share, self.kernel.code_width(KERNEL_COLUMNS) + chrome)
-        return share
+            view = self.kernel.view.viewport()
+            need = self.kernel.code_width(KERNEL_COLUMNS)
+        elif self.currentWidget() is self.form:
+            view = self.form.scroll.viewport()
+            need = self.form.scroll.widget().minimumSizeHint().width()
+        else:
+            return share
+        return max(share, need + dock_width - view.width())
 
     def _on_changed(self, flags: int) -> None:
         pattern = self.document.pattern

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpinBox, QWidget
+from PySide6.QtCore import QPointF, QSignalBlocker, Qt
+from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 
 Path = tuple  # of str keys and int indices
 OnEdit = Callable[["Binding", Any], None]  # (binding, new JSON value or None)
@@ -21,9 +22,32 @@ ERROR_COLOUR = "#d62f2f"  # readable on the light and the dark theme
 INVALID_STYLE = f"border: 1px solid {ERROR_COLOUR}; border-bottom-width: 2px;"
 
 
+class OneLineLabel(QLabel):
+    """A label that keeps to one line: text wider than the label ends in '…', the whole of
+    it in the tooltip; it never widens its pane."""
+
+    def __init__(self, name: str = ""):
+        super().__init__(objectName=name)
+        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(text)
+
+    def shown_text(self) -> str:
+        """The text as drawn: elided to the label's width."""
+        return self.fontMetrics().elidedText(self.text(), Qt.ElideRight,
+                                             self.contentsRect().width())
+
+    def paintEvent(self, ev) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), Qt.AlignLeft | Qt.AlignVCenter, self.shown_text())
+
+
 def error_label(name: str = "") -> QLabel:
-    """A hidden, word-wrapped label for one-line model errors."""
-    label = QLabel(objectName=name, wordWrap=True)
+    """A hidden one-line label for model errors (in the error colour)."""
+    label = OneLineLabel(name)
     label.setStyleSheet(f"color: {ERROR_COLOUR};")
     label.hide()
     return label
@@ -35,6 +59,58 @@ def place_of(path: Path) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
     return out
+
+
+FIELD_WORDS = {"sector_bytes": "sector size", "sector_size": "sector size", "dtype": "element",
+               "ld": "leading dimension", "offset_bytes": "offset", "base": "base address",
+               "at": "(row, col)", "var": "variable",
+               "path": "values file"}
+PART_WORDS = {"shape": ("rows", "cols"), "at": ("row", "col"),
+              "grid": ("grid x", "grid y", "grid z"), "block": ("block x", "block y", "block z")}
+SINGULAR = {"loops": "loop"}
+SHOWN_CHARS = 24  # of a value in an undo entry
+
+
+def _part_words(path: Path) -> str:
+    """A path inside one object -> words: ('offset_bytes',) -> 'offset', ('shape', 0) ->
+    'rows', ('loops', 0, 'stop') -> 'loop 0 stop'."""
+    words: list[str] = []
+    for prev, part in zip((None,) + tuple(path), path):
+        if isinstance(part, int):
+            words[-1] = (PART_WORDS[prev][part] if prev in PART_WORDS
+                         else f"{SINGULAR.get(prev, prev)} {part}")
+        else:
+            words.append(FIELD_WORDS.get(part, part))
+    return " ".join(words)
+
+
+def field_words(doc: Any, path: Path) -> str:
+    """A place -> what a user calls it: ('params', 'stride') -> 'stride', ('arrays', 'a',
+    'offset_bytes') -> 'offset of a', ('launch', 'grid', 0) -> 'grid x', ('accesses', 1,
+    'loops', 0, 'stop') -> 'loop 0 stop of load x[i]' (the access by its name)."""
+    head = path[0]
+    if head in ("params", "let") and len(path) == 2:
+        return str(path[1])
+    if head == "arrays" and len(path) > 2:
+        return f"{_part_words(path[2:])} of {path[1]}"
+    if head == "accesses" and len(path) > 2:
+        owner = get_in(doc, path[:2], {}).get("name") or f"access {path[1]}"
+        return f"{_part_words(path[2:])} of {owner}"
+    return _part_words(path[1:] if head == "launch" else path)
+
+
+def edit_words(doc: Any, path: Path, value: Any) -> str:
+    """An edit of the value at `path` of `doc` (before the edit) -> its undo entry:
+    'Change stride to 4', 'Change offset of a to 16', 'Clear guard of load x[i]'."""
+    subject = field_words(doc, path)
+    if value is None:
+        return f"Clear {subject}"
+    if isinstance(value, dict):
+        value = value.get("kind") or (f"{value['bytes']} B" if "bytes" in value else "…")
+    text = str(value)
+    if len(text) > SHOWN_CHARS:
+        text = text[:SHOWN_CHARS - 1] + "…"
+    return f"Change {subject} to {text}"
 
 
 def get_in(doc: Any, path: Path, default: Any = None) -> Any:
@@ -83,7 +159,48 @@ def expr_value(text: str) -> int | str | None:
     return int(text) if INT_RE.match(text) else text
 
 
-class ExprEdit(QLineEdit):
+class MarkedEdit(QLineEdit):
+    """A line edit that can point at a column of its text: a red wavy underline from that
+    character to the end of its word (an error's place in what the user typed)."""
+
+    mark: int | None = None  # 0-based character index, None: no mark
+
+    def set_mark(self, column: int | None) -> None:
+        """Underline from the 1-based `column` (None: clear)."""
+        self.mark = None if column is None else max(column - 1, 0)
+        self.update()
+
+    def mark_span(self) -> tuple[int, int] | None:
+        """[start, end) characters the mark underlines: the word at the column, at least one
+        character (past the end: the place where something is missing)."""
+        if self.mark is None:
+            return None
+        text, start = self.text(), min(self.mark, len(self.text()))
+        end = start
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        return start, max(end, start + 1)
+
+    def paintEvent(self, ev) -> None:
+        super().paintEvent(ev)
+        span = self.mark_span()
+        if span is None:
+            return
+        x0 = self.cursorRect().center().x()  # offsets of the characters, as drawn now
+        cursor = self.cursorPosition()
+        left = x0 + self.fontMetrics().horizontalAdvance(self.text()[:span[0]]) - \
+            self.fontMetrics().horizontalAdvance(self.text()[:cursor])
+        width = max(self.fontMetrics().horizontalAdvance(self.text()[span[0]:span[1]]),
+                    self.fontMetrics().averageCharWidth())
+        y = self.rect().bottom() - 4
+        painter = QPainter(self)
+        painter.setPen(QPen(QColor(ERROR_COLOUR), 1.5))
+        step = 2
+        points = [QPointF(left + i * step, y + (i % 2) * 2) for i in range(int(width // step) + 1)]
+        painter.drawPolyline(points)
+
+
+class ExprEdit(MarkedEdit):
     """An expression line edit; when it holds an integer, Up/Down and the wheel step it."""
 
     def _step(self, delta: int) -> bool:
@@ -130,11 +247,14 @@ class Binding:
     def _show(self, value: Any) -> None:
         raise NotImplementedError
 
-    def set_error(self, message: str | None) -> None:
-        """Underline the field and show `message` under it; None clears both."""
+    def set_error(self, message: str | None, column: int | None = None) -> None:
+        """Underline the field and show `message` under it, on one line; `column` (1-based,
+        in the field's text) points at the place; None clears all."""
         self.bad = message is not None
         self.widget.setProperty("invalid", self.bad)
         self.widget.setStyleSheet(INVALID_STYLE if self.bad else "")
+        if isinstance(self.widget, MarkedEdit):
+            self.widget.set_mark(column if self.bad else None)
         self.error.setText(message or "")
         self.error.setVisible(self.bad)
 
@@ -160,7 +280,7 @@ class ExprBinding(Binding):
 class TextBinding(Binding):
     def __init__(self, path, error, on_edit, tip: str = "", optional: bool = False):
         super().__init__(path, error, on_edit)
-        edit = self.setup(QLineEdit(), tip)
+        edit = self.setup(MarkedEdit(), tip)
         edit.textEdited.connect(lambda t: on_edit(self, None if optional and not t else t))
 
     def _show(self, value: Any) -> None:

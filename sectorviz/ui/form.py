@@ -21,7 +21,7 @@ from ..model.pattern import DTYPE_BYTES
 from .document import Change, Document, checked
 from .expr_text import cover_grid, cover_n, fresh_name, rename, rename_refusal, uses
 from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, OnEdit, TextBinding,
-                     error_label, get_in, place_of, set_in)
+                     edit_words, error_label, get_in, place_of, set_in)
 
 VALUE_CHOICES = (
     ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),
@@ -64,6 +64,16 @@ def launch_cover(doc: dict) -> str | None:
     return cover_n(get_in(doc, GRID_X), get_in(doc, BLOCK_X))
 
 
+def field_error(err: PatternError, binding: Binding) -> tuple[str, int | None]:
+    """An error as its field shows it: about the field's own text, the column and message
+    ('column 10: unknown name 'lane'', the column marked in the field); about another place
+    (or text the field shows decoded, as n threads), the whole line."""
+    if err.place != binding.place or binding.path == GRID_X:
+        return str(err), None
+    where = f"column {err.column}: " if err.column is not None else ""
+    return where + err.message, err.column
+
+
 def _button(text: str, tip: str, slot: Callable[[], None], name: str = "") -> QToolButton:
     b = QToolButton(text=text, toolTip=tip, objectName=name)
     b.setAutoRaise(True)
@@ -96,8 +106,9 @@ class PatternForm(QWidget):
         if len(path) > 2 and path[-2] == "shape" and value is None:
             path = path[:-1]  # clearing rows or cols removes the shape
         doc = normalised(self.document.pattern.to_dict())
+        words = edit_words(doc, path, value)
         set_in(doc, path, value)
-        self.apply(doc, f"Edit {binding.place}", binding.place, binding)
+        self.apply(doc, words, binding.place, binding)
 
     def restructure(self, change: Callable[[dict], None], text: str) -> None:
         doc = normalised(self.document.pattern.to_dict())
@@ -117,7 +128,7 @@ class PatternForm(QWidget):
             elif isinstance(origin, ChoiceBinding):
                 self._sync(keep_bad=False)  # a refused choice snaps back to the document's
             if origin is not None:
-                origin.set_error(str(err))
+                origin.set_error(*field_error(err, origin))
             elsewhere = origin is None or not err.place.startswith(origin.place)
             self.message.setText(str(err))  # the banner names problems away from the field
             self.message.setVisible(elsewhere)
@@ -499,8 +510,10 @@ class PatternForm(QWidget):
             n = value
         else:
             set_in(doc, BLOCK_X, value)
+        words = (f"Change n threads to {value}" if binding.path == GRID_X
+                 else edit_words(doc, BLOCK_X, value))
         set_in(doc, GRID_X, cover_grid(n, get_in(doc, BLOCK_X)))
-        self.apply(doc, f"Edit {binding.place}", binding.place, binding)
+        self.apply(doc, words, binding.place, binding)
 
     def _add_access(self) -> None:
         def add(doc: dict) -> None:

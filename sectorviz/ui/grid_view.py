@@ -21,6 +21,7 @@ from ..scene.diagrams import diagram_scene, selected_spec
 from ..scene.explain import explanations, shared_explanations
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
+from ..scene.parts import MARGIN
 from ..scene.shapes import Rect, Scene
 from .document import Change, Document, WarpView
 from .painter import paint_scene
@@ -31,6 +32,7 @@ MAX_ZOOM = 16.0  # times the fitted scale
 MAX_FIT = 1.5  # the fitted scale never enlarges more than this
 READABLE = 0.85  # fitting the height never shrinks text below this scale; the pane scrolls
 SIDE_UNITS = 220.0  # lane labels, tags and margins beside the sector columns, units
+TOP_TRIM = MARGIN - 6.0  # of the scene's top margin, units: the pane starts at the caption
 
 
 class GridItem(QGraphicsItem):
@@ -212,15 +214,20 @@ class GridView(QGraphicsView):
         self.zoom = 1.0
         self._fit()
 
+    def shown_rect(self) -> QRectF:
+        """The part of the scene the pane shows: all of it but the top margin (the export's
+        white space, an empty band in a pane)."""
+        return self.item.boundingRect().adjusted(0, TOP_TRIM, 0, 0)
+
     def fitted_scale(self) -> float:
         """Scene units -> pixels that show the grid's width in the pane and its height too
         unless that needs a scale below READABLE (then the pane scrolls); at most MAX_FIT."""
-        r = self.item.boundingRect()
+        r = self.shown_rect()
         w, h = max(self.viewport().width(), 1), max(self.viewport().height(), 1)
         return min(MAX_FIT, w / r.width(), max(h / r.height(), READABLE))
 
     def _fit(self) -> None:
-        self.scene().setSceneRect(self.item.boundingRect())
+        self.scene().setSceneRect(self.shown_rect())
         s = self.fitted_scale() * self.zoom
         self.resetTransform()
         self.scale(s, s)

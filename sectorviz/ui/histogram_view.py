@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..scene.histogram import BAR, band_colour, histogram_bars
+from ..scene.words import counted
 from .document import Change, Document
 from .theme import LIGHT, Theme
 
@@ -88,5 +89,6 @@ class HistogramView(QWidget):
             self.band.show()
         stats = analysis.instructions[k]
         done = "" if analysis.warps_done is None else " so far"
-        self.status.setText(f"{stats.name}: {stats.requests:,} requests, min {stats.min}, "
-                            f"mode {stats.mode}, max {stats.max}, {bars.ideal_words()}{done}")
+        self.status.setText(f"{stats.name}: {counted(stats.requests, 'request')}, "
+                            f"min {stats.min}, mode {stats.mode}, max {stats.max}, "
+                            f"{bars.ideal_words()}{done}")

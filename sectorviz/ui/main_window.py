@@ -24,6 +24,7 @@ from .editor import PatternEditor
 from .fields import ERROR_COLOUR
 from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, settings
 from .grid_view import ZOOM_STEP, GridView
+from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .overview import OverviewView
 from .sheet_view import SheetView
@@ -291,14 +292,13 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.editor_dock, self.sheet_dock], [editor, sheet], Qt.Horizontal)
 
     def _editor_share(self, share: int) -> int:
-        """The editor dock's width: `share`, or what the Kernel tab asks for up to
+        """The editor dock's width: `share`, or what the Kernel or Form tab asks for up to
         EDITOR_MAX_FRACTION of the window."""
-        chrome = self.editor_dock.width() - self.editor.kernel.view.viewport().width()
-        return min(self.editor.preferred_width(share, chrome),
+        return min(self.editor.preferred_width(share, self.editor_dock.width()),
                    int(self.width() * EDITOR_MAX_FRACTION))
 
     def _widen_editor(self) -> None:
-        """Showing the Kernel tab widens a narrower editor dock to fit its code."""
+        """Showing the Kernel or Form tab widens a narrower editor dock to fit it."""
         if self._editor_share(self.editor_dock.width()) > self.editor_dock.width():
             self._share_docks(self.editor_dock.width())
 
@@ -399,7 +399,9 @@ class MainWindow(QMainWindow):
         self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
 
         help_ = bar.addMenu("&Help")
-        self._action(help_, "&About sectorviz", QKeySequence.HelpContents, self._about, "about")
+        self._action(help_, "&Guide", QKeySequence.HelpContents,
+                     lambda: show_guide(self, self.actions()), "guide")
+        self._action(help_, "&About sectorviz", None, lambda: show_about(self), "about")
 
     # ------------------------------------------------------------ handlers
 
@@ -439,14 +441,13 @@ class MainWindow(QMainWindow):
         copy_diagram(self.document.pattern, sel.warp, sel.instruction)
         self.show_message(f"copied warp {sel.warp}, instruction {sel.instruction} as PNG and SVG")
 
-    def _about(self) -> None:
-        QMessageBox.about(self, "About sectorviz",
-                          "sectorviz shows which 32-byte sectors each lane of a CUDA warp "
-                          "touches, and counts them for the whole grid.")
-
     def _title_name(self) -> str:
-        path = self.document.path
-        return path.name if path else f"{self.document.pattern.name} (unsaved)"
+        """The file's name; without a file the pattern's name, "(unsaved)" once edited (an
+        example or a new pattern opened and not touched has nothing to save)."""
+        doc = self.document
+        if doc.path:
+            return doc.path.name
+        return doc.pattern.name + (" (unsaved)" if doc.modified else "")
 
     def _on_changed(self, flags: int) -> None:
         if flags & Change.FILE:

@@ -24,12 +24,14 @@ from ..model.kernel import Kernel
 from ..model.sectors import WARP_SIZE
 from ..scene import palette
 from ..scene.overview import overview_bins
+from ..scene.words import counted
 from .document import Change, Document, instruction_names
 from .theme import LIGHT, Theme
 
 MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
 SYNC_PARTIAL_CELLS = 2**16  # the same for a partial result (an analysis runs beside it)
+AXIS_PIXELS = 58  # the warp axis, its label and the plot's margins, pixels
 
 
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
@@ -102,6 +104,8 @@ class _Binning(QRunnable):
 class OverviewView(QWidget):
     """Listens to the document's analysis and selection; clicking selects a warp."""
 
+    drawn = Signal()  # a binned analysis is on screen
+
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
         self.document = document
@@ -127,14 +131,17 @@ class OverviewView(QWidget):
                                "sectors per request unlike the instruction's typical count)")
         self.status = QLabel(objectName="overviewStatus")
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
-        head = QHBoxLayout()
-        head.addWidget(QLabel("<b>Kernel overview</b>"))
-        head.addWidget(self.status, 1)
-        head.addWidget(self.legend)
+        self.title = QLabel("<b>Kernel overview</b>", objectName="overviewTitle")
+        self.head = QHBoxLayout()
+        self.head.addWidget(self.title)
+        self.head.addWidget(self.status, 1)
+        self.head.addWidget(self.legend)
+        self.below = QHBoxLayout()  # the legend's line when the pane is too narrow for one
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.setSpacing(2)
-        layout.addLayout(head)
+        layout.addLayout(self.head)
+        layout.addLayout(self.below)
         layout.addWidget(self.plot, 1)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self._wanted: Analysis | None = None  # the analysis being binned off the UI thread
@@ -142,8 +149,33 @@ class OverviewView(QWidget):
         self._pool.setMaxThreadCount(1)
         self._binned = _Binned(self)
         self._binned.done.connect(self._on_binned)
+        self._shown: tuple | None = None  # the _shape() of the strip drawn
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
+
+    def legend_below(self) -> bool:
+        """Whether the legend sits on a line of its own (the pane is too narrow for the
+        title, the status and the legend on one line)."""
+        return self.below.indexOf(self.legend) >= 0
+
+    def _place_legend(self) -> None:
+        """The legend right of the title and status where they fit on one line, else on
+        the line below: the title and status are never cut by it."""
+        status = self.status.fontMetrics().horizontalAdvance(self.status.text())
+        spacing = 2 * self.head.spacing() + 12
+        fits = (self.title.sizeHint().width() + status + self.legend.sizeHint().width()
+                + spacing <= self.contentsRect().width() - 8)
+        if fits == self.legend_below():
+            (self.head if fits else self.below).addWidget(self.legend)
+            self.layout().activate()  # placed now, not at the next event: a grab shows it
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._place_legend()
+
+    def _set_status(self, text: str) -> None:
+        self.status.setText(text)
+        self._place_legend()
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -182,34 +214,61 @@ class OverviewView(QWidget):
         ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {name}"[:24])
                                         for k, name in enumerate(instruction_names(kernel))]
         left.setTicks([ticks])
-        left.setWidth(max(QFontMetrics(left.font()).horizontalAdvance(t) for _, t in ticks) + 14)
+        metrics = QFontMetrics(left.font())
+        left.setWidth(max(metrics.horizontalAdvance(t) for _, t in ticks) + 14)
+        # every row's name readable: a line of text a row, above the warp axis
+        self.plot.setMinimumHeight(len(ticks) * (metrics.height() + 2) + AXIS_PIXELS)
         self.plot.setLabel("bottom", "warp (launch order)")
+        self.plot.setXRange(0, kernel.warps, padding=0)
+        self.plot.setYRange(-1, len(ticks) - 1, padding=0)
         step = max(1, kernel.warps // 16)
         self.plot.getAxis("bottom").setTicks(
             [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
             else None)
         self.legend.setText(self._legend_html())
 
+    def _shape(self) -> tuple:
+        """What a strip is drawn against: the file, the kernel's warps and instruction rows."""
+        kernel = self.document.kernel
+        return self.document.opened, kernel.warps, tuple(instruction_names(kernel))
+
+    def _clear(self, status: str) -> None:
+        self.image.clear()
+        self._shown = None
+        self._set_status(status)
+
     def _draw_analysis(self) -> None:
+        """The analysis, partial or complete; while one runs, the last strip stays only if
+        it is of the same file and drawn against the same axes, else the strip is blank."""
         doc = self.document
         kernel, analysis = doc.kernel, doc.analysis or doc.partial
         self._wanted = None
         if analysis is None and doc.analysis_running:
-            self.status.setText("updating…")  # the last picture stays until the new one
+            if self._shown != self._shape():
+                self._clear("analysing…")
+            else:
+                self._set_status("updating…")  # the last picture stays until the new one
             return
         if analysis is None or analysis.per_warp_sectors is None:
-            self.image.clear()
-            self.status.setText(doc.analysis_error or "too many warps to show")
+            self._clear(doc.analysis_error or "too many warps to show")
             return
         sync = SYNC_CELLS if analysis.warps_done is None else SYNC_PARTIAL_CELLS
         if analysis.per_warp_sectors.size <= sync:
             self._show(analysis, picture(analysis, kernel))
         else:
             self._wanted = analysis
+            if self._shown != self._shape():
+                self._set_status("drawing…")
             self._pool.start(_Binning(self, analysis, kernel))
+
+    @property
+    def drawing(self) -> bool:
+        """True while an analysis is being binned off the UI thread."""
+        return self._wanted is not None
 
     def _on_binned(self, analysis: Analysis, pic: Picture) -> None:
         if analysis is self._wanted:
+            self._wanted = None
             self._show(analysis, pic)
 
     def _show(self, analysis: Analysis, pic: Picture) -> None:
@@ -221,14 +280,16 @@ class OverviewView(QWidget):
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
         marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
         self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
+        self._shown = self._shape()
         self.image.setRect(QRectF(0, -1, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(-1, n, padding=0)
         count = pic.atypical
         per = f", {self.bin:.4g} warps per column" if self.bin > 1 else ""
         done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
-        self.status.setText(f"{done}{kernel.warps:,} warp{'s' * (kernel.warps != 1)}, "
-                            f"{count:,} atypical{per}" + (" so far" if done else ""))
+        self._set_status(f"{done}{counted(kernel.warps, 'warp')}, {count:,} atypical{per}"
+                         + (" so far" if done else ""))
+        self.drawn.emit()
 
     def _legend_html(self) -> str:
         th = self.theme

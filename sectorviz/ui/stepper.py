@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QSlider, QSpinBox,
-                               QToolButton, QWidget)
+                               QStyle, QToolButton, QWidget)
 
 from ..model.kernel import Kernel
 from .document import Change, Document, instruction_names
@@ -56,7 +56,8 @@ class Stepper(QWidget):
         self.run = _spin("executionSpin", "execution of the instruction by this warp "
                                           "(loop iteration; Ctrl+Left/Right)")
         self.runs_label = QLabel()
-        self.play = QToolButton(objectName="playButton", checkable=True, text="▶ Play")
+        self.play = QToolButton(objectName="playButton", checkable=True)
+        self.play.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
         self.play.setToolTip("step through executions and warps (Space)")
         self.speed = _spin("speedSpin", "steps per second")
         self.speed.setRange(1, 60)
@@ -73,6 +74,7 @@ class Stepper(QWidget):
         self.play.toggled.connect(self._toggled)
         self.speed.valueChanged.connect(lambda _: self._toggled(self.play.isChecked()))
         self.timer.timeout.connect(self.step_forward)
+        self._show_play(False)
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.SELECTION)
 
@@ -133,8 +135,15 @@ class Stepper(QWidget):
         else:
             self.play.setChecked(False)
 
+    def _show_play(self, playing: bool) -> None:
+        """The play control: a pause icon and 'Pause' while playing, else play and 'Play'
+        (the style's icons: a font may lack the media glyphs)."""
+        icon = QStyle.SP_MediaPause if playing else QStyle.SP_MediaPlay
+        self.play.setIcon(self.style().standardIcon(icon))
+        self.play.setText("Pause" if playing else "Play")
+
     def _toggled(self, on: bool) -> None:
-        self.play.setText("⏸ Pause" if on else "▶ Play")
+        self._show_play(on)
         if on:
             self.timer.start(int(1000 / self.speed.value()))
         else:
@@ -175,5 +184,5 @@ class Stepper(QWidget):
         self.run.setRange(1, max(view.runs, 1))
         self.run.setEnabled(view.runs > 1)
         self.run.setValue(sel.run + 1)
-        self.runs_label.setText(f"of {view.runs}")
+        self.runs_label.setText(f"of {view.runs:,}")
         del blockers

@@ -56,7 +56,7 @@ def test_report_text_and_json_list_constant_reads(tmp_path, capsys):
     text = sheet_text(accounting_sheet(pattern, a))
     assert "__constant__ reads, through the constant cache" in text
     row = next(r for r in text.splitlines() if "line 8: offsets[t % 8] (constant cache)" in r)
-    assert row.endswith("8 distinct addresses in 1 requests (8.00 per request)")
+    assert row.endswith("8 distinct addresses in 1 request (8.00 per request)")
     doc = {"format": "sectorviz.pattern/1", "name": "c", "launch": {"grid": [1], "block": [32]},
            "params": {"n": 1}, "arrays": ARRAYS, "kernel": {"code": CODE, "function": "k"}}
     path = tmp_path / "c.sectorviz.json"

@@ -24,6 +24,6 @@ def test_steps_show_atomic_ops_and_constant_reads():
                    "atomic reduction whose old value is discarded, 4 B per lane"}
     bounds = {r.label: (r.value, r.note) for r in steps[4].rows}
     value, note = bounds["line 3: offset[threadIdx.x % 4] (constant cache)"]
-    assert value == "4 distinct addresses in 1 requests (4.00 per request)"
+    assert value == "4 distinct addresses in 1 request (4.00 per request)"
     assert "one pass per distinct address" in note
     assert bounds["L1 request side, atomics"][0] == "128 B (4 sectors)"

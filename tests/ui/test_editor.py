@@ -6,6 +6,7 @@ import json
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QSpinBox
 
 from sectorviz.model import pattern_from_dict
+from sectorviz.ui.fields import MarkedEdit, OneLineLabel
 
 
 def test_expression_typed_in_the_form_reaches_the_model(open_window, qtbot):
@@ -29,13 +30,22 @@ def test_bad_expression_keeps_last_good_state_and_shows_message_inline(open_wind
     assert field.text() == "stride * lane"
     assert field.property("invalid") is True
     error = window.findChild(QLabel, "accesses[0].index:error")
-    assert not error.isHidden() and "unknown name 'lane'" in error.text()
+    # at the field, on one line: the column, marked in the text typed
+    assert not error.isHidden() and error.text() == "column 10: unknown name 'lane'"
+    assert isinstance(error, OneLineLabel) and not error.wordWrap()
+    assert isinstance(field, MarkedEdit) and field.mark_span() == (9, 13)  # 'lane'
+    error.resize(60, error.height())
+    assert error.shown_text().endswith("…") and error.toolTip() == error.text()
     assert window.document.undo_stack.count() == 1  # one field, one undo step
     qtbot.keyClicks(field, "x")
     assert "unknown name 'lanex'" in error.text()
+    qtbot.keyClicks(field, " +")  # a missing value: the place after the end
+    assert error.text().startswith("column 17: expected a value")
+    assert field.mark_span() == (16, 17)
     field.clear()
     qtbot.keyClicks(field, "stride * threadIdx.x + 1")
     assert field.property("invalid") is False and error.isHidden()
+    assert field.mark_span() is None
     assert window.document.pattern.to_dict()["accesses"][0]["index"] == "stride * threadIdx.x + 1"
 
 

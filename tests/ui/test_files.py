@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMessageBox, QSpinBox
 
+from sectorviz.model import pattern_from_dict
 from sectorviz.ui.files import add_recent, recent_files
 
 
@@ -152,8 +153,27 @@ def test_examples_open_as_untitled_copies(open_window):
     from sectorviz.paths import example_paths
     window = open_window("stride-32B")
     assert window.open_example(example_paths()[0])
-    assert window.document.path is None
-    assert "(unsaved)" in window.windowTitle()
+    doc = window.document
+    assert doc.path is None
+    # untouched, it has nothing to save: its name, not "(unsaved)"
+    assert window.windowTitle() == f"{doc.pattern.name}[*] — sectorviz"
+    assert not window.isWindowModified()
+    edited = doc.pattern.to_dict() | {"name": "mine"}
+    doc.set_pattern(pattern_from_dict(edited, doc.pattern.base_dir), "Change name to mine")
+    assert window.windowTitle() == "mine (unsaved)[*] — sectorviz" and window.isWindowModified()
+    doc.undo_stack.undo()
+    assert "(unsaved)" not in window.windowTitle()
+
+
+def test_the_example_opened_at_start_is_not_unsaved(qtbot):
+    """`sectorviz` without a file opens the default example as an untitled copy."""
+    from sectorviz.model import load_pattern
+    from sectorviz.paths import default_example
+    from sectorviz.ui.main_window import MainWindow
+    window = MainWindow(load_pattern(default_example()), None, restore=False)
+    qtbot.addWidget(window)
+    assert window.windowTitle() == f"{window.document.pattern.name}[*] — sectorviz"
+    window.document.shutdown()
 
 
 def test_drop_a_pattern_file_opens_it(open_window):

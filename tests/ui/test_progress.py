@@ -120,3 +120,15 @@ def test_a_large_overview_is_binned_off_the_ui_thread(open_window, qtbot, monkey
     qtbot.waitUntil(lambda: window.overview.status.text() == "32,768 warps, 0 atypical, "
                                                             "16 warps per column")
     assert window.overview.image.image.shape == (4, 2048, 4)  # atypical row + 3 instructions
+
+
+def test_the_overview_says_when_a_binned_picture_is_drawn(open_window, qtbot, monkeypatch):
+    from sectorviz.ui import overview
+    monkeypatch.setattr(overview, "SYNC_CELLS", 0)
+    window = open_window("vector-add")
+    qtbot.waitUntil(lambda: not window.document.analysis_running)
+    if window.overview.drawing:  # binning off the UI thread: wait for the picture
+        with qtbot.waitSignal(window.overview.drawn):
+            pass
+    assert not window.overview.drawing  # what a screenshot waits for
+    assert window.overview.image.image.shape == (4, 2048, 4)

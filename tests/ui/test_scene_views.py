@@ -131,6 +131,9 @@ def test_window_fits_a_1280_by_720_projector(open_window, qtbot):
         assert window.rect().contains(box), name
     assert window.width() <= 0.9 * 1280 and window.height() <= 0.9 * 720
     assert np.isclose(window.grid_view.fitted_scale(), window.grid_view.transform().m11())
+    form = window.editor.form.scroll
+    qtbot.waitUntil(lambda: form.viewport().width() >= form.widget().minimumSizeHint().width())
+    assert form.horizontalScrollBar().maximum() == 0  # the form never scrolls sideways
 
 
 def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
