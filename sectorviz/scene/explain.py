@@ -2,7 +2,8 @@
 two sentences naming the cause and the ideal, computed from the lanes' addresses.
 
 The one place these words are made; the sheet (`report`, the app's pane, exported sheets),
-`report --json` ("explanation") and the comparison print them. Numbers: sectors are the
+`report --json` ("explanation"), `report --explain`, the grid and banks tooltips, `export
+--explain` and the comparison print them. Numbers: sectors are the
 pattern's `sector_bytes`-byte sectors, "useful" bytes are the distinct bytes the active lanes
 use, the ideal is the whole sectors those bytes need (scene.grid.run_totals).
 
@@ -11,12 +12,13 @@ an address read from an index array (data-dependent, pattern files only: a CUDA 
 loads are not traced to their sources); one spacing between adjacent active lanes (contiguous,
 then aligned or not and crossing; strided below a sector; a lane per sector, a column walk
 when the lanes' rows step by one); contiguous bytes in another lane order; lanes sharing words;
-several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
+several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and
+missing lanes and loops whose executions differ add a sentence.
 
 Shared-memory requests (`shared_explanations`) are explained by model/banks.py's rule, from the
-lanes' 4-byte words and their banks (scene.banks.bank_grid): no active lane; a broadcast (every
-lane on one word); an index array's words; consecutive elements (one phase of 32 lanes, or 2 or
-4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column walk, with the padding
+lanes' 4-byte words and their banks (scene.banks.bank_grid): no active lane; one; a broadcast
+(every lane on one word); an index array's words; consecutive elements, in lane order or not
+(one phase of 32 lanes, or 2 or 4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column walk, with the padding
 (found by trying it on the bank model) that would make a conflict go away, or the padding that
 already did; shared words; irregular spacing. Each names where the words fall (the worst
 phase's banks) and the wavefronts against the ideal, and the n-way conflict if there is one.
