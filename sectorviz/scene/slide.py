@@ -72,8 +72,8 @@ def _explain(shapes: list[Shape], c: Comparison, pair: Pair, y: float, width: fl
     returns the y below."""
     for tag, side, k in (("A", c.a, pair.a), ("B", c.b, pair.b)):
         y = paragraph(shapes, f"{tag}, {side.analysis.instructions[k].name}: {side.why[k]}",
-                      y, width, th) - 10
-    return y + 10
+                      y, width, th) - 4  # 6 units between A and B
+    return y + 4
 
 
 def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
