@@ -42,7 +42,7 @@ REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max
 CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid",
                 "memcpy_async", "wait", "wait_prior"}
 LIBCUDACXX = {"cuda", "::cuda"}  # the namespace of cuda::memcpy_async, cuda::barrier
-BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop", "wait"}  # order only: no bytes move
+BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop"}  # they order threads, move no bytes
 MAX_TILE = 1024  # threads: the largest thread block, and cg's largest tile
 WIDE_TILES = ("collectives of tiles wider than a warp (shfl, votes, reduce) give values "
               "sectorviz does not compute (warps run apart); the traffic through cg's "

@@ -10,7 +10,8 @@ not know is a PatternError at `line L`, with the column.
 are mixins, one module each: declarators (types), statements (control flow), declarations
 (locals, per-thread arrays, __shared__), names (scopes, macros, constants), memory (loads and
 stores), operators (expressions and conversions), calls (built-ins and inlined device
-functions), structs (members, methods, constructors).
+functions), structs (members, methods, constructors); symbols holds what scopes name, and
+common_loads makes a statement's identical loads one instruction.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ..model.pattern import suggest
 from . import ctype as C
 from . import ir
 from .calls import CallCompiler
+from .common_loads import sites_in
 from .declarations import DeclarationCompiler
 from .declarators import TypeCompiler
 from .memory import MemoryCompiler
@@ -93,6 +95,7 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
         self.compiled = 0  # syntax nodes taken in, with every inlined body and macro text
         self.depth = 0  # statements and expressions being compiled, one inside the other
         self.widened: dict[int, str] = {}  # pointer variable slot -> arrays it also points into
+        self.dropped_loads: list[ir.Load] = []  # loads made one with an identical load
 
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
         """The compiled kernel. A pointer variable set to point into another array than its
@@ -140,7 +143,7 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
                                      f"of '{fn.name}'" + suggest(name, seen))
         self.grow(fn.body, fn.node)
         body = self.block(fn.body, scope=False)
-        return Program(self.slots, inits, body, self._ordered_sites(), self.shared,
+        return Program(self.slots, inits, body, self._ordered_sites(body), self.shared,
                        self.constants, tuple(self.assumptions), self.constant_values)
 
     def grow(self, code: Node, use: Node) -> None:
@@ -224,7 +227,13 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
             raise error(node, f"params.{name} = {value} does not fit {t.name}")
         return t.dtype.type(value)
 
-    def _ordered_sites(self) -> dict[str, list[ir.Site]]:
+    def _ordered_sites(self, body: ir.Stmt) -> dict[str, list[ir.Site]]:
+        """The sites in instruction order, less those only loads made one with an
+        identical load used."""
+        if self.dropped_loads:
+            used = sites_in(body)
+            for space, sites in self.sites.items():
+                self.sites[space] = [s for s in sites if id(s) in used]
         for sites in self.sites.values():
             # within a line, loads run before the atomics and stores they feed
             sites.sort(key=lambda s: (s.line, OP_ORDER.get(s.op, 1), s.column, s.array))

@@ -64,6 +64,7 @@ class DeclarationCompiler:
                 if constant is not None:
                     self.scopes[-1][name] = constant
                     continue
+                value = self.one_load_each(value)
             elif C.AUTO in (t, getattr(t, "to", None)):
                 raise error(decl, "'auto' needs an initializer")
             var = Var(self.slot(), t, name)

@@ -10,12 +10,24 @@ from ..model.expr import BUILTIN_VECTORS
 from . import ctype as C
 from . import ir, lanes
 from .builtins import Group
+from .common_loads import MERGED_LOADS, merge_loads
 from .source import Node, error, text
 from .symbols import Lambda, LocalArray, LocalRef, Var, pos
 
 
 class MemoryCompiler:
     """Compiler mixin: lvalues in memory and the sites that load and store them."""
+
+    def one_load_each(self, e: ir.Expr) -> ir.Expr:
+        """A statement's expression with its identical loads made one load instruction
+        (common_loads states when); none are in a file that declares anything volatile."""
+        if b"volatile" in self.unit.tree.root_node.text:
+            return e
+        dropped = merge_loads(e, self.slot)
+        if dropped and MERGED_LOADS not in self.assumptions:
+            self.assumptions.append(MERGED_LOADS)
+        self.dropped_loads.extend(dropped)
+        return e
 
     def effect(self, node: Node) -> ir.Expr:
         """An expression evaluated for its effects (statement, for-update)."""

@@ -41,7 +41,7 @@ class StatementCompiler:
             expr = node.named_children[0] if node.named_children else None
             if expr is not None and self.group_declaration(expr):
                 return None
-            return None if expr is None else ir.Eval(self.effect(expr))
+            return None if expr is None else ir.Eval(self.one_load_each(self.effect(expr)))
         if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
             return self.if_constexpr(node)
         if kind in ("type_definition", "alias_declaration"):
