@@ -28,7 +28,7 @@ from .model.detail import warp_json
 from .model.errors import internal_error
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
-from .scene.explain import explanations
+from .scene.explain import explanations, shared_explanations
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
@@ -97,10 +97,13 @@ def run_report(argv: list[str]) -> int:
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
     """`report --explain`: each instruction's explanation in `warp`, one paragraph each."""
+    kernel = kernel_for(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
-    for ins, why in zip(kernel_for(pattern).instructions, words):
+    for ins, why in zip(kernel.instructions, words):
         lines += [f"  {ins.name}", f"      {why}"]
+    for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
+        lines += [f"  {ins.name} (shared)", f"      {why}"]
     return "\n".join(lines)
 
 
@@ -127,6 +130,8 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     doc = analysis.to_json()
     detail = warp_detail(pattern, warp or 0, budget)
     for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
+        ins["explanation"] = words
+    for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
         ins["explanation"] = words
     if warp is not None:
         doc["warp"] = warp_json(pattern, detail)
