@@ -341,9 +341,9 @@ def test_the_compiled_engines_slots_are_held_against_the_memory_cap(monkeypatch)
         "accesses": [{"op": "load", "array": "a", "index": "blockIdx.x * 256 + threadIdx.x"}],
         "machine": {"preset": "H100-SXM", "l2_bytes": 2**40}})
     assert analyze(p).cache.counts.load_misses == 2**15
-    # 8,192 slots of 32 bytes and a table of 16,384 entries of 16 bytes: 512 KiB
+    # 8,192 slots of 32 bytes and a table of 16,384 entries of 8 bytes: 384 KiB
     with pytest.raises(PatternError, match="the cache model's 8,192 line slots"):
-        analyze(p, budget=Budget(memory=2**19))
+        analyze(p, budget=Budget(memory=2**18))
 
 
 @pytest.mark.parametrize("lines, ways, window", [(40, 0, 64), (40, 0, 0), (64, 8, 64),

@@ -1,13 +1,17 @@
 """The L2 model of cache.py as a compiled per-touch loop (numba, the optional `fast` extra):
 the same semantics touch by touch, a few times faster than the numpy rounds on random traces.
 
-State: one slot per resident line, a 32-byte record (its line id, last use with its valid and
-dirty 4-bit masks, and two links): each set is a circular doubly linked list of its slots from
-least to most recent; an open-addressing hash table (linear probing, backward-shift deletion)
-of (line id, slot) pairs finds a line's slot. A random trace's cost is memory latency: a touch
-reads a table entry and a few records, so each is one aligned block. A slot, once used, stays
-resident: an eviction hands the evicted line's slot to the new line. numba is imported and the loop compiled on the first use (never at import); the compiled code
-is cached on disk next to this file when its folder is writable."""
+State: one slot per resident line, a 32-byte aligned record (its line id, last use with its
+valid and dirty 4-bit masks, and two links): each set is a circular doubly linked list of its
+slots from least to most recent. An open-addressing hash table (linear probing, backward-shift
+deletion) finds a line's slot: each entry is one int64, the line's home entry (the top bits of
+line x HASH) above its slot, so a probe skips other homes without reading their records. A slot,
+once used, stays resident: an eviction hands the evicted line's slot to the new line.
+
+A large trace's cost is memory latency, so before every AHEAD touches run, their table entries,
+records and the lines their misses would evict are read side by side (_ahead). numba is
+imported and the loop compiled on the first use (never at import); the compiled code is cached
+on disk next to this file when its folder is writable."""
 
 from __future__ import annotations
 
@@ -18,9 +22,10 @@ from pathlib import Path
 import numpy as np
 
 SLOT_BYTES = 32  # bytes of state per line slot: four int64, one cache line's half
-ENTRY_BYTES = 16  # bytes per hash table entry: line id and slot (int64)
+ENTRY_BYTES = 8  # bytes per hash table entry: the line's home entry and slot in one int64
 SET_BYTES = 16  # bytes of state per set: its least recent slot, lines held (int64)
 HASH = 0x9E3779B97F4A7C15  # Fibonacci hashing: the top bits of line x HASH
+AHEAD = 32  # touches whose memory is read side by side before they run
 # a slot's record (4 int64, one 32-byte aligned block: one memory access per slot)
 LINE, STAMP, PREV, NEXT = range(4)  # STAMP: last use << 8 | dirty mask << 4 | valid mask
 
@@ -35,20 +40,32 @@ def available() -> bool:
     return True
 
 
-def _lru(line, mask, kind, t0, nsets, ways, shift, table, rec, head, held, state):
+def _lru(line, mask, kind, t0, nsets, ways, bits, table, rec, head, held, state):
     """Touches (line ids, 4-bit masks, kinds: 1 load, 2 store) one at a time through the LRU
     -> state[1:5] += load hits, load misses, store sectors, sectors written back on eviction.
-    state[0]: slots in use; rec: slot k's record at 4k; table: (line id, slot) pairs, line
-    -1 where empty."""
-    top = len(table) // 2 - 1
-    for i in range(len(line)):
+    state[0]: slots in use; rec: slot k's record at 4k; table: 2^bits entries, -1 or a line's
+    home entry << (63 - bits) | its slot. state[5:7]: the walk ahead of a fully associative
+    L2's next evictions (slot reached, lines left before the evictions catch up)."""
+    top = len(table) - 1
+    shift = 64 - bits
+    low = 63 - bits
+    slots = (1 << low) - 1
+    n = len(line)
+    for i in range(n):
+        if i % AHEAD == 0:
+            state[7] += _ahead(line, i, min(i + AHEAD, n), nsets, ways, shift, low, slots,
+                               table, rec, head, held, state)
         x = line[i]
         s = x % nsets
-        h = np.int64((np.uint64(x) * np.uint64(HASH)) >> np.uint64(shift))
-        while table[2 * h] != -1 and table[2 * h] != x:
+        home = np.int64((np.uint64(x) * np.uint64(HASH)) >> np.uint64(shift))
+        h = home
+        k = -1
+        while table[h] != -1:
+            if table[h] >> low == home and rec[4 * (table[h] & slots) + LINE] == x:
+                k = table[h] & slots
+                break
             h = (h + 1) & top
-        if table[2 * h] == x:  # resident: to most recent
-            k = table[2 * h + 1]
+        if k >= 0:  # resident: to most recent
             first = head[s]
             if k == first:
                 head[s] = rec[4 * k + NEXT]
@@ -61,31 +78,30 @@ def _lru(line, mask, kind, t0, nsets, ways, shift, table, rec, head, held, state
                 rec[4 * k + PREV] = last
                 rec[4 * k + NEXT] = first
                 rec[4 * first + PREV] = k
-            bits = rec[4 * k + STAMP] & 255
+            bits_now = rec[4 * k + STAMP] & 255
         else:
             if held[s] == ways:  # evict the least recent: its slot becomes the most recent
                 k = head[s]
                 d = rec[4 * k + STAMP] >> 4 & 15
                 state[4] += (d & 1) + (d >> 1 & 1) + (d >> 2 & 1) + (d >> 3 & 1)
-                old = rec[4 * k + LINE]
-                g = np.int64((np.uint64(old) * np.uint64(HASH)) >> np.uint64(shift))
-                while table[2 * g] != old:
+                old = np.int64((np.uint64(rec[4 * k + LINE]) * np.uint64(HASH))
+                               >> np.uint64(shift))
+                g = old
+                while table[g] != (old << low | k):
                     g = (g + 1) & top
                 j = g
                 while True:  # backward-shift deletion keeps every probe run unbroken
                     j = (j + 1) & top
-                    if table[2 * j] == -1:
+                    if table[j] == -1:
                         break
-                    home = np.int64((np.uint64(table[2 * j]) * np.uint64(HASH))
-                                    >> np.uint64(shift))
-                    if (j - home) & top >= (j - g) & top:
-                        table[2 * g] = table[2 * j]
-                        table[2 * g + 1] = table[2 * j + 1]
+                    if (j - (table[j] >> low)) & top >= (j - g) & top:
+                        table[g] = table[j]
                         g = j
-                table[2 * g] = -1
+                table[g] = -1
                 head[s] = rec[4 * k + NEXT]
-                h = np.int64((np.uint64(x) * np.uint64(HASH)) >> np.uint64(shift))
-                while table[2 * h] != -1:
+                state[6] -= 1
+                h = home
+                while table[h] != -1:
                     h = (h + 1) & top
             else:
                 k = state[0]
@@ -102,12 +118,11 @@ def _lru(line, mask, kind, t0, nsets, ways, shift, table, rec, head, held, state
                     rec[4 * k + NEXT] = first
                     rec[4 * first + PREV] = k
                 held[s] += 1
-            table[2 * h] = x
-            table[2 * h + 1] = k
+            table[h] = home << low | k
             rec[4 * k + LINE] = x
-            bits = 0
+            bits_now = 0
         m = mask[i]
-        valid, dirty = bits & 15, bits >> 4
+        valid, dirty = bits_now & 15, bits_now >> 4
         if kind[i] & 1:
             hit, miss = m & valid, m & ~valid
             state[1] += (hit & 1) + (hit >> 1 & 1) + (hit >> 2 & 1) + (hit >> 3 & 1)
@@ -118,16 +133,44 @@ def _lru(line, mask, kind, t0, nsets, ways, shift, table, rec, head, held, state
         rec[4 * k + STAMP] = (t0 + i) << 8 | dirty << 4 | valid | m
 
 
-def _rehash(table, rec, used, shift):
-    """Slots [0, used) -> an empty table (line -1 everywhere) filled with their line ids."""
-    top = len(table) // 2 - 1
+def _ahead(line, lo, hi, nsets, ways, shift, low, slots, table, rec, head, held, state):
+    """Touches [lo, hi): read their table entries, their records and the entries of the
+    lines their misses would evict, side by side (independent reads the processor overlaps,
+    where the loop's reads wait on each other) -> a checksum the caller keeps, so that the
+    reads stay. Reads only: the counts do not depend on it."""
+    top = len(table) - 1
+    used = max(state[0], 1)
+    seen = 0
+    for j in range(lo, hi):
+        seen += table[np.int64((np.uint64(line[j]) * np.uint64(HASH)) >> np.uint64(shift))]
+    for j in range(lo, hi):
+        e = table[np.int64((np.uint64(line[j]) * np.uint64(HASH)) >> np.uint64(shift))]
+        seen += rec[4 * min(max(e & slots, 0), used - 1)]
+    if nsets == 1 and held[0] == ways:  # the next lines to evict, down the list from the LRU
+        if state[6] <= 0:
+            state[5] = head[0]
+            state[6] = 0
+        c = state[5]
+        while state[6] < hi - lo:
+            seen += table[np.int64((np.uint64(rec[4 * c + LINE]) * np.uint64(HASH))
+                                   >> np.uint64(shift)) & top]
+            c = rec[4 * c + NEXT]
+            state[6] += 1
+        state[5] = c
+    return seen & 1
+
+
+def _rehash(table, rec, used, bits):
+    """Slots [0, used) -> an empty table (-1 everywhere) filled with their entries."""
+    top = len(table) - 1
+    shift = 64 - bits
+    low = 63 - bits
     for k in range(used):
-        x = rec[4 * k + LINE]
-        h = np.int64((np.uint64(x) * np.uint64(HASH)) >> np.uint64(shift))
-        while table[2 * h] != -1:
+        home = np.int64((np.uint64(rec[4 * k + LINE]) * np.uint64(HASH)) >> np.uint64(shift))
+        h = home
+        while table[h] != -1:
             h = (h + 1) & top
-        table[2 * h] = x
-        table[2 * h + 1] = k
+        table[h] = home << low | k
 
 
 def _table_bits(slots: int) -> int:
@@ -147,8 +190,9 @@ def _kernels():
     """numba's compiled _lru and _rehash (compiled at their first call)."""
     import numba
     disk = os.access(Path(__file__).parent, os.W_OK)
-    return (numba.njit(cache=disk, nogil=True)(_lru),
-            numba.njit(cache=disk, nogil=True)(_rehash))
+    jit = numba.njit(cache=disk, nogil=True)
+    globals()["_ahead"] = jit(_ahead)  # the name _lru calls, compiled before _lru is
+    return jit(_lru), jit(_rehash)
 
 
 class JitLRU:
@@ -158,7 +202,8 @@ class JitLRU:
     def __init__(self, lines: int, ways: int, nsets: int):
         self.lines, self.ways, self.nsets = lines, ways, nsets
         self.lru, self.rehash = _kernels()
-        self.state = np.zeros(5, dtype=np.int64)  # slots used, hits, misses, stored, written
+        # slots used, hits, misses, stored, written back, the walk ahead (_lru), checksum
+        self.state = np.zeros(8, dtype=np.int64)
         self.head = np.full(nsets, -1, dtype=np.int64)
         self.held = np.zeros(nsets, dtype=np.int64)
         self.rec = np.zeros(0, dtype=np.int64)
@@ -171,10 +216,10 @@ class JitLRU:
         rec = _aligned(4 * n)
         rec[:4 * used] = self.rec[:4 * used]
         self.rec = rec
-        bits = _table_bits(n)
-        self.shift = 64 - bits
-        self.table = np.full(2 << bits, -1, dtype=np.int64)
-        self.rehash(self.table, self.rec, used, self.shift)
+        self.bits = _table_bits(n)
+        self.table = np.full(1 << self.bits, -1, dtype=np.int64)
+        self.rehash(self.table, self.rec, used, self.bits)
+        self.state[6] = 0  # the walk ahead starts again
 
     def slots_for(self, touches: int) -> int:
         """Slots needed before `touches` more touches run (each may bring a new line)."""
@@ -194,10 +239,10 @@ class JitLRU:
         slots = self.slots_for(len(line))
         if slots > len(self.rec) // 4:
             self._grow(slots)
-        before = self.state[1:].copy()
-        self.lru(line, mask, kind, t0, self.nsets, self.ways, self.shift, self.table,
+        before = self.state[1:5].copy()
+        self.lru(line, mask, kind, t0, self.nsets, self.ways, self.bits, self.table,
                  self.rec, self.head, self.held, self.state)
-        return tuple(int(v) for v in self.state[1:] - before)
+        return tuple(int(v) for v in self.state[1:5] - before)
 
     def resident(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(line ids, valid masks, dirty masks) of the resident lines, least recent first."""
