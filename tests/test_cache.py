@@ -424,8 +424,10 @@ def test_the_engine_is_chosen_in_one_place(monkeypatch):
     monkeypatch.delenv(ENGINE_VARIABLE)
     assert cache_engine(2**30, 1) == "numpy"
     monkeypatch.setenv(ENGINE_VARIABLE, "numba")
-    with pytest.raises(ValueError, match=r"numba does not import; .*sectorviz\[fast\]"):
+    with pytest.raises(PatternError, match=r"SECTORVIZ_CACHE_ENGINE: numba is asked for but "
+                                           r"does not import; .*sectorviz\[fast\]"):
         cache_engine(1, 1)
     monkeypatch.setenv(ENGINE_VARIABLE, "fast")
-    with pytest.raises(ValueError, match="'fast': expected numpy or numba"):
+    with pytest.raises(PatternError, match="SECTORVIZ_CACHE_ENGINE: expected numpy or numba, "
+                                           "got 'fast'"):
         cache_engine(1, 1)

@@ -220,17 +220,18 @@ def cache_engine(touches: int, nsets: int) -> str:
     sets -> the engine that runs them: "numba" (cache_jit's compiled loop) when numba imports,
     the kernel has at least JIT_MIN_TOUCHES touches and at most JIT_MAX_SETS sets, else
     "numpy" (the rounds). SECTORVIZ_CACHE_ENGINE=numpy|numba forces one (numba at any size,
-    still only up to JIT_MAX_SETS sets); both give the same counts."""
+    still only up to JIT_MAX_SETS sets; PatternError naming the variable for another value, or
+    numba when it does not import); both give the same counts."""
     forced = os.environ.get(ENGINE_VARIABLE, "")
     if forced not in ("", "numpy", "numba"):
-        raise ValueError(f"{ENGINE_VARIABLE}={forced!r}: expected numpy or numba")
+        raise PatternError(ENGINE_VARIABLE, f"expected numpy or numba, got {forced!r}")
     if forced == "numpy" or nsets > JIT_MAX_SETS or (not forced and touches < JIT_MIN_TOUCHES):
         return "numpy"
     if cache_jit.available():
         return "numba"
     if forced:
-        raise ValueError(f"{ENGINE_VARIABLE}=numba but numba does not import; install it with "
-                         "pip install sectorviz[fast]")
+        raise PatternError(ENGINE_VARIABLE, "numba is asked for but does not import; install "
+                                            "it with pip install sectorviz[fast]")
     return "numpy"
 
 
