@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
                                QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
@@ -62,7 +62,9 @@ class _EditingKeys(QObject):
     everywhere else they step warps and instructions."""
 
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
-        if (ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
+        # isinstance first: an application-wide filter can be handed an object PySide does
+        # not wrap as an event while widgets are being torn down
+        if (isinstance(ev, QKeyEvent) and ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
                 and not ev.modifiers() & Qt.ControlModifier
                 and isinstance(obj, (QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit))):
             ev.accept()
