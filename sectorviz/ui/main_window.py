@@ -22,7 +22,8 @@ from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, settings
+from .files import (FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place,
+                    settings)
 from .grid_view import ZOOM_STEP, GridView
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
@@ -220,9 +221,7 @@ class MainWindow(QMainWindow):
     def save(self) -> bool:
         """Save in place; an untitled pattern or a bundled example asks for a new name."""
         path = self.document.path
-        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
-            return self.save_as()
-        return self._write(path)
+        return self._write(path) if saves_in_place(path) else self.save_as()
 
     def save_as(self) -> bool:
         start = str(self.document.path or Path.cwd() / f"{self.document.pattern.name}{SUFFIX}")
