@@ -1,7 +1,9 @@
 """`sectorviz compare A B`: the side-by-side sheet of two patterns (scene.compare), or with
 --json {"a": A's report, "b": B's report, "warp", "instructions": matched pairs with ratios,
-"totals"}, where each report is exactly what `sectorviz report FILE --json` prints (with
---warp N: `report FILE --json --warp N`). Bad input: exit 2, one line naming the file.
+"shared": matched shared-memory pairs (wavefronts, ideal, bank conflicts, per warp),
+"totals" (the shared ones prefixed "shared_" and "warp_shared_")}, where each report is
+exactly what `sectorviz report FILE --json` prints (with --warp N: `report FILE --json
+--warp N`). Bad input: exit 2, one line naming the file.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from .commandline import OneLineParser, add_budget_flag, fail, run_budget
 from .export.sheets import sheet_text
 from .model.budget import work_budget
 from .scene.compare import (Comparison, Pair, SideError, comparison_sheet, load_comparison,
-                            side_instruction)
+                            side_pair)
 
 
 def compare_parser() -> argparse.ArgumentParser:
@@ -26,16 +28,20 @@ def compare_parser() -> argparse.ArgumentParser:
     p.add_argument("--warp", type=int, metavar="N",
                    help="the warp whose sectors and explanations are shown (default 0)")
     p.add_argument("--instruction", metavar="K",
-                   help="only A's instruction K (0-based index or name) and its match")
+                   help="only A's instruction K (0-based index or name; a shared one by "
+                        "name) and its match")
     add_budget_flag(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
 
 def comparison_json(c: Comparison, reports: tuple[dict, dict], only: Pair | None = None) -> dict:
-    """The `compare --json` document: the two reports, the warp, the pairs, the totals."""
+    """The `compare --json` document: the two reports, the warp, the global and shared pairs,
+    the totals."""
     return {"a": reports[0], "b": reports[1], "warp": c.warp,
             "instructions": [c.pair_json(p) for p in c.pairs if only is None or p == only],
+            "shared": [c.shared_pair_json(p) for p in c.shared_pairs
+                       if only is None or p == only],
             "totals": c.totals_json()}
 
 
@@ -45,7 +51,7 @@ def run_compare(argv: list[str]) -> int:
     try:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
             c = load_comparison(args.file, args.other, args.warp or 0, progress)
-            only = c.pair_of(side_instruction(c, args.file, args.instruction))
+            only = side_pair(c, args.file, args.instruction)
             doc = None
             if args.json:
                 reports = tuple(report_json(s.pattern, s.analysis, args.warp) for s in (c.a, c.b))

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from ..scene.compare import comparison_sheet, load_comparison, side_instruction
+from ..scene.compare import comparison_sheet, load_comparison, side_pair
 from ..scene.diagrams import DiagramSpec
 from ..scene.slide import slide_scene
 from .formats import any_sheet_bytes, scene_bytes
@@ -18,10 +18,10 @@ def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
     """(OUT, bytes maker) of the slide or, with `sheet`, the comparison sheet about
     args.warp; SideError names the file at fault."""
     c = load_comparison(args.file, args.compare, args.warp)
-    k = side_instruction(c, args.file, args.instruction)
+    pair = side_pair(c, args.file, args.instruction)
     if sheet:
-        return out, lambda: any_sheet_bytes(comparison_sheet(c, c.pair_of(k)), suffix)
+        return out, lambda: any_sheet_bytes(comparison_sheet(c, pair), suffix)
     spec = DiagramSpec(kind=args.kind, warp=args.warp, execution=args.execution,
                        theme=args.theme, legend=args.legend, caption=args.caption)
-    scene = slide_scene(c, spec, args.stack, k, args.explain)
+    scene = slide_scene(c, spec, args.stack, pair, args.explain)
     return out, lambda: scene_bytes(scene, suffix, args.scale, args.transparent)

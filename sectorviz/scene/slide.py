@@ -3,8 +3,8 @@ caption carrying the headline ratio (scene.compare), in any theme; one Scene, so
 (SVG, PDF, PNG, TikZ) shows the same drawing.
 
 Both sides share one sector-column width, so the wider grid is the one that touches more
-sectors. The grids show the pair holding A's instruction `spec.instruction` when one is asked for,
-else the pair whose sectors in the selected warp change most (Comparison.focus).
+sectors. The grids show the pair asked for (a global instruction of A and its match), else
+the pair whose sectors in the selected warp change most (Comparison.focus).
 """
 
 from __future__ import annotations
@@ -31,14 +31,16 @@ def moved(shape: Shape, dx: float, dy: float) -> Shape:
                              for f in fields(shape) if f.name in X_FIELDS | Y_FIELDS})
 
 
-def slide_pair(c: Comparison, instruction: int | None) -> Pair:
-    """The pair the slide draws: A's instruction `instruction` and its match, or the focus;
-    PatternError when that instruction has no match in B."""
-    if instruction is None:
+def slide_pair(c: Comparison, pair: Pair | None) -> Pair:
+    """The pair the slide draws: `pair`, or the focus; PatternError when `pair` is a shared
+    one (the slide draws sector grids) or A's instruction has no match in B."""
+    if pair is None:
         return c.focus()
-    pair = c.pair_of(instruction)
+    if pair.space == "shared":
+        raise PatternError("--instruction", f"{c.names(pair)[0]} is a shared instruction: the "
+                                            "comparison slide draws global ones")
     if pair.b is None:
-        raise PatternError("--instruction", f"instruction {instruction} of A has no match in B")
+        raise PatternError("--instruction", f"instruction {pair.a} of A has no match in B")
     return pair
 
 
@@ -77,14 +79,15 @@ def _explain(shapes: list[Shape], c: Comparison, pair: Pair, y: float, width: fl
 
 
 def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
-                instruction: int | None = None, explain: bool = False) -> Scene:
+                drawn: Pair | None = None, explain: bool = False) -> Scene:
     """A's and B's diagrams of kind spec.kind ('grid' or 'warp') for warp c.warp, side by
-    side (stacked with `stack`), under the comparison caption (with spec.caption) and, with
-    `explain`, why the drawn pair (a warp diagram: the focus) costs what it costs."""
+    side (stacked with `stack`), of pair `drawn` (None: the focus), under the comparison
+    caption (with spec.caption) and, with `explain`, why the drawn pair (a warp diagram: the
+    focus) costs what it costs."""
     if spec.kind not in ("grid", "warp"):
         raise PatternError("--kind", f"a comparison draws grid or warp diagrams, not {spec.kind}")
     th = theme(spec.theme)
-    pair = slide_pair(c, instruction)
+    pair = slide_pair(c, drawn)
     sides = [(side, replace(spec, warp=c.warp, instruction=k))
              for side, k in ((c.a, pair.a), (c.b, pair.b))]
     units = [panel_units(_panels(side, s)) for side, s in sides]

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QM
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
-from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
+from ..scene.compare import (Comparison, compare, comparison_sheet, match_instructions,
+                             match_shared)
 from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place
@@ -29,8 +30,13 @@ HEAD_SCALE = 1.35  # the headline's font against the window's
 
 
 def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
-    """B's instruction matched with A's instruction k (None: A's k has no match)."""
-    return next((p.b for p in match_instructions(a, b) if p.a == k), None)
+    """B's instruction matched with A's instruction k, both counted as the app counts them
+    (the global instructions, then the shared ones); None: A's k has no match."""
+    first_a = len(kernel_for(a).instructions)
+    if k < first_a:
+        return next((p.b for p in match_instructions(a, b) if p.a == k), None)
+    j = next((p.b for p in match_shared(a, b) if p.a == k - first_a), None)
+    return None if j is None else len(kernel_for(b).instructions) + j
 
 
 def window_comparison(a: Document, b: Document) -> Comparison | str:

@@ -147,3 +147,43 @@ def test_explain_puts_why_under_the_caption(tmp_path):
                      "for 128 B, the ideal.")
     assert main(["export", GATHER, "--compare", ADD, "-o", str(out)]) == 0
     assert "explanation" not in out.read_text()
+
+
+def test_comparison_sheets_carry_shared_memory(tmp_path, capsys):
+    """The shared rows of the CSV hold `compare --json`'s numbers, plain; Markdown and LaTeX
+    print the same rows; the slide's caption carries the shared headline."""
+    assert main(["compare", NAIVE, TILED, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    t = doc["totals"]
+    paths = {s: tmp_path / f"sheet{s}" for s in (".csv", ".md", ".tex")}
+    for suffix, path in paths.items():
+        assert main(["export", NAIVE, "--compare", TILED, "-o", str(path)]
+                    + ["--sheet"] * (suffix == ".tex")) == 0
+    rows = list(csv.reader(io.StringIO(paths[".csv"].read_text())))
+    by_item = {(r[0][:1], r[1]): r for r in rows[1:]}
+    assert by_item["a", "shared wavefronts"][2:6] == ["", str(t["shared_wavefronts"][1]), "",
+                                                     "wavefronts"]
+    assert by_item["a", "shared wavefronts per warp (warp 0)"][2:6] == [
+        "", str(t["warp_shared_wavefronts"][1]), "", "wavefronts"]
+    for pair in doc["shared"]:
+        row = by_item["4", f"{pair['name'][1]} (only in B)"]
+        assert row[2:6] == ["", str(pair["warp_wavefronts"][1]), "", "wavefronts"]
+    assert by_item["4", "bank conflicts"][2:4] == ["", str(t["shared_bank_conflicts"][1])]
+    assert by_item["4", "wavefronts"][3] == "65536"
+    md = paths[".md"].read_text()
+    assert "- **shared wavefronts** — → 65,536, conflict-free" in md
+    assert "### 4. Shared memory, A → B (bank wavefronts in warp 0)" in md
+    assert "| B: load tile[tx][ty] (shared) | Lanes 0-31 read column 0" in md
+    assert r"\textbf{4. Shared memory" in paths[".tex"].read_text()
+    out = tmp_path / "slide.svg"
+    assert main(["export", NAIVE, "--compare", TILED, "-o", str(out)]) == 0
+    assert f"whole grid: {t['headline']}" in out.read_text()
+    assert t["headline"].endswith("; shared wavefronts — → 65,536, conflict-free")
+
+
+def test_a_slide_of_a_shared_instruction_is_one_line(tmp_path, capsys):
+    assert main(["export", TILED, "--compare", NAIVE, "-o", str(tmp_path / "x.svg"),
+                 "--instruction", "load tile[tx][ty]"]) == 2
+    assert capsys.readouterr().err == (
+        f"{TILED}: --instruction: load tile[tx][ty] is a shared instruction: the comparison "
+        "slide draws global ones\n")

@@ -28,9 +28,11 @@ def test_compare_with_steps_together_and_shows_the_ratios(open_window, qtbot):
     qtbot.addWidget(compare)
     wait_both(qtbot, window, compare)
     assert compare.status.text() == ("sector demand 36 MiB → 8 MiB, 4.5x less; useful "
-                                     "22.2% → 100%")
+                                     "22.2% → 100%; shared wavefronts — → 65,536, "
+                                     "conflict-free")
     sheet = compare.sheet.toPlainText()
     assert "36 → 8, 4.5x less" in sheet and "32 → 4 sectors, 8x less" in sheet
+    assert "— → 2, conflict-free" in sheet and "B: load tile[tx][ty] (shared)" in sheet
     window.set_warp(33)
     window.set_instruction(1)
     assert (compare.b.selection.warp, compare.b.selection.instruction) == (33, 1)
@@ -142,3 +144,22 @@ def test_closing_a_modified_variant_asks(open_window, qtbot, monkeypatch, tmp_pa
     again = edited_variant(window, qtbot)
     answer[0] = QMessageBox.Discard
     assert window.close() and not again.isVisible()
+
+
+def test_b_follows_a_shared_instruction_to_its_match(open_window, qtbot, tmp_path):
+    """A's shared instruction selects B's match (counted as the app counts: global, then
+    shared), here B without the tile's padding."""
+    window = open_window("shared-tile-column")
+    doc = json.loads(example("shared-tile-column").read_text())
+    doc["accesses"] = [doc["accesses"][0]] + doc["accesses"][3:]  # the padded tile only
+    path = tmp_path / "padded.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    compare = window.compare_with(path)
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    window.set_instruction(4)  # load padded[tx][ty]
+    assert compare.b.selection.instruction == 2
+    window.set_instruction(2)  # load tile[tx][ty]: B has no such instruction
+    assert compare.b.selection.instruction == 0
+    sheet = compare.sheet.toPlainText()
+    assert "load tile[tx][ty] (only in A)" in sheet and "32 → —, none left" in sheet
