@@ -61,6 +61,13 @@ def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
     return found
 
 
+def first_launch(source: bytes, kernel: str) -> str:
+    """`kernel` -> the first instantiation the file launches (`name<args><<<`), else `kernel`:
+    a template kernel launched with several instantiations opens as the first one."""
+    found = re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*<([^<>;{}]*)>\s*<<<", source)
+    return kernel if found is None else f"{kernel}<{found.group(1).decode(errors='replace')}>"
+
+
 def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> dict:
     """A pattern that opens `kernel` of `source` with a small launch and default sizes."""
     return {
@@ -69,7 +76,8 @@ def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> d
         "params": {name: SCALAR_VALUE for name, pointer in params if not pointer},
         "launch": AUTO_LAUNCH,
         "arrays": {name: {"length": ARRAY_ELEMENTS} for name, pointer in params if pointer},
-        "kernel": {"source": str(source.resolve()), "function": kernel},
+        "kernel": {"source": str(source.resolve()),
+                   "function": first_launch(source.read_bytes(), kernel)},
     }
 
 

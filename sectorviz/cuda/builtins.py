@@ -30,7 +30,7 @@ GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block",
          "__threadfence_system", "__pipeline_commit", "__pipeline_wait_prior"}
 IGNORED = {"printf", "assert", "__assert_fail", "__nanosleep", "__prof_trigger"}
-OPAQUE = {"clock": C.INT, "clock64": C.LLONG, "__globaltimer": C.ULLONG}
+OPAQUE = {"clock": C.NAMED["clock_t"], "clock64": C.LLONG, "__globaltimer": C.ULLONG}
 LOADS = {"__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"}
 STORES = {"__stcs", "__stcg", "__stwb", "__stwt"}
 SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
@@ -62,9 +62,11 @@ REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
 
 @dataclass(frozen=True)
 class Group:
-    """A cooperative-groups handle: the thread block (tile None) or a tile of `tile` lanes."""
+    """A cooperative-groups handle: the thread block (tile None), a tile of `tile` lanes, or
+    the whole grid (`grid`: cg::this_grid())."""
 
     tile: int | None = None
+    grid: bool = False
 
 
 # ------------------------------------------------------------------ math
@@ -287,8 +289,8 @@ def libcudacxx_call(comp: "Compiler", name: str, args: list[Node], node: Node):
 def group_copy(comp: "Compiler", group_node: Node, args: list[Node], node: Node):
     """A group's memcpy_async: the group's threads share the chunks (async_copy)."""
     group = comp.expr(group_node)
-    if not isinstance(group, Group):
-        raise error(group_node, "a group's memcpy_async needs a group first")
+    if not isinstance(group, Group) or group.grid:
+        raise error(group_node, "a group's memcpy_async needs a thread block or a tile first")
     return memcpy_async(comp, args, node, group_method(comp, group, "thread_rank", [], node),
                         group_method(comp, group, "size", [], node))
 
@@ -402,7 +404,7 @@ def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: No
         raise error(node, f"tiles of {n} threads: sectorviz models tiles of 1 to {MAX_TILE} "
                           "threads (a power of 2)")
     group = comp.expr(args[0])
-    if not isinstance(group, Group):
+    if not isinstance(group, Group) or group.grid:
         raise error(args[0], "tiled_partition needs a thread block or a tile")
     if group.tile is not None and group.tile < n:
         raise error(node, f"a tile of {n} threads from a tile of {group.tile}")
@@ -454,10 +456,12 @@ def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
     if name in ("wait", "wait_prior") and len(args) == 1:  # the group's copies are done
         comp.expr(args[0])
         return void(node)
-    if name in ("this_grid", "this_multi_grid", "this_cluster"):
+    if name == "this_grid" and not args:
+        return Group(None, grid=True)
+    if name in ("this_multi_grid", "this_cluster"):
         raise error(node, f"cg::{name}() (groups wider than a block) is outside the subset")
     raise error(node, f"cg::{name} is outside the subset"
-                + suggest(name, sorted(CG_FUNCTIONS - {"this_grid"})))
+                + suggest(name, sorted(CG_FUNCTIONS)))
 
 
 def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentReduce:
@@ -516,6 +520,49 @@ def block_size(node: Node) -> ir.Expr:
                      _builtin("blockDim.z", node), C.UINT, p)
 
 
+def grid_block_rank(node: Node) -> ir.Expr:
+    """blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y, as
+    grid_group::block_rank() numbers the blocks (x fastest)."""
+    p = comp_pos(node)
+    b = _builtin
+
+    def mul(x, y):
+        return ir.Binary("*", x, y, C.UINT, p)
+    gx, gy = b("gridDim.x", node), b("gridDim.y", node)
+    return ir.Binary("+", ir.Binary("+", b("blockIdx.x", node), mul(b("blockIdx.y", node), gx),
+                                    C.UINT, p),
+                     mul(b("blockIdx.z", node), mul(gx, gy)), C.UINT, p)
+
+
+def grid_method(group_method_name: str, node: Node) -> ir.Expr | None:
+    """A method of cg::this_grid() -> its value: thread_rank() = block_rank() * threads per
+    block + the block's thread rank and size() = blocks * threads per block (unsigned long
+    long, in threads), block_rank()/num_blocks() in blocks, block_index()/dim_blocks() the
+    blockIdx/gridDim vectors; None for other methods."""
+    p = comp_pos(node)
+
+    def wide(x):
+        return ir.Convert(x, C.ULLONG, p)
+
+    def blocks():
+        gx, gy, gz = (_builtin(f"gridDim.{a}", node) for a in "xyz")
+        return ir.Binary("*", ir.Binary("*", gx, gy, C.UINT, p), gz, C.UINT, p)
+    if group_method_name == "thread_rank":
+        return ir.Binary("+", ir.Binary("*", wide(grid_block_rank(node)),
+                                        wide(block_size(node)), C.ULLONG, p),
+                         wide(block_rank(node)), C.ULLONG, p)
+    if group_method_name in ("size", "num_threads"):
+        return ir.Binary("*", wide(blocks()), wide(block_size(node)), C.ULLONG, p)
+    if group_method_name == "block_rank":
+        return grid_block_rank(node)
+    if group_method_name == "num_blocks":
+        return blocks()
+    if group_method_name in ("block_index", "dim_blocks"):
+        vector = "blockIdx" if group_method_name == "block_index" else "gridDim"
+        return ir.Vector([_builtin(f"{vector}.{a}", node) for a in "xyz"], C.NAMED["uint3"], p)
+    return None
+
+
 def _uint(n: int, node: Node) -> ir.Const:
     return ir.Const(np.uint32(n), C.UINT, comp_pos(node))
 
@@ -526,6 +573,11 @@ def group_method(comp: "Compiler", group: Group, method: str, args: list[Node], 
     n = group.tile
     if method == "sync" and not args:
         return void(node)
+    if group.grid:
+        value = None if args else grid_method(method, node)
+        if value is None:
+            raise error(node, f"{method}() of a grid group is outside the subset")
+        return value
     if method == "thread_rank" and not args:
         rank = block_rank(node)
         return rank if n is None else ir.Binary("&", rank, _uint(n - 1, node), C.UINT, p)
