@@ -147,7 +147,6 @@ _VEC_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "i
 for _prefix, _base in _VEC_BASES.items():
     for _n in (1, 2, 3, 4):
         NAMED[f"{_prefix}{_n}"] = Vec(f"{_prefix}{_n}", _base, _n)
-NAMED["dim3"] = NAMED["uint3"]  # uint3's layout: 12 bytes, x y z unsigned (no dim3(...) calls)
 NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
 NAMED["__nv_bfloat162"] = NAMED["nv_bfloat162"] = Vec("__nv_bfloat162", BF16, 2)
 GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}

@@ -72,7 +72,7 @@ def test_grid_methods_give_the_blocks_and_threads_of_the_launch():
     got = elements("""#include <cooperative_groups.h>
     __global__ void k(float *a) {
         auto g = cooperative_groups::this_grid();
-        dim3 at = g.block_index(), blocks = g.dim_blocks();
+        uint3 at = g.block_index(), blocks = g.dim_blocks();
         a[g.num_threads() + at.x * 100 + blocks.y * 10 + g.block_rank()] = 0;
     }""", arrays={"a": {"dtype": "float32", "length": 4096}}, grid=(3, 2), block=(32,))
     assert got == [("line 5: a[g.num_threads() + at.x * 100 + blocks.y * 10 + g.block_rank()]",
