@@ -6,9 +6,10 @@ FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorv
 patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu` or
 `.cuh` file that no pattern names also gets a generated pattern (a small launch, every pointer
 parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
-measures whether the kernel opens, not its numbers. Each case runs `sectorviz report --json`
-in its own process under a time limit; the table prints accepted / refused per kernel and
-the refusals grouped by reason (the message with names, numbers and places blanked).
+measures whether the kernel opens, not its numbers (a template kernel opens as the first
+instantiation its file launches). Each case runs `sectorviz report --json` in its own process
+under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
+refused per kernel and the rest grouped by reason (names, numbers and places blanked).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ import tree_sitter_cuda
 ARRAY_ELEMENTS = 1 << 22
 SCALAR_VALUE = 64
 AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
+# Refusals that a pattern answers (array values, the dynamic shared size, which instantiation,
+# an array to count):
+# the kernel's code is inside the subset; a generated pattern just lacks what the user gives.
+NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
+                         r"name the instantiation|"
+                         r"with at least one array")
 
 
 def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
@@ -96,7 +103,8 @@ def reason_of(line: str) -> str:
 
 
 def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
-    """-> ("accepted" | "refused" | "timeout" | "crashed", detail, seconds)."""
+    """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
+    refused for what the pattern must give (NEEDS_INPUT), not for the code."""
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
@@ -109,7 +117,7 @@ def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
         return "accepted", f"{len(doc['instructions'])} instructions", took
     lines = proc.stderr.strip().splitlines()
     if proc.returncode == 2 and len(lines) == 1:
-        return "refused", lines[0], took
+        return "input" if NEEDS_INPUT.search(lines[0]) else "refused", lines[0], took
     return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
 
 
