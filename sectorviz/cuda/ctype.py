@@ -149,7 +149,7 @@ for _prefix, _base in _VEC_BASES.items():
         NAMED[f"{_prefix}{_n}"] = Vec(f"{_prefix}{_n}", _base, _n)
 NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
 NAMED["__nv_bfloat162"] = NAMED["nv_bfloat162"] = Vec("__nv_bfloat162", BF16, 2)
-GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
+GROUP_TYPES = {"thread_block", "thread_group", "grid_group", "coalesced_group"}
 
 FIELDS = "xyzw"
 
