@@ -2,8 +2,12 @@
 the model, on line-touch streams of the shapes kernels make, and through a whole analysis.
 
 Target: at least 10^7 sector accesses per second through the model (L2.touch + finish). The
-end-to-end rows show what an analysis with a machine costs against one without (the model
-runs every access on the lane path and orders the requests). Run on an idle machine:
+model is numpy only: it needs no compilation, so its first call costs what any call does (the
+first row prints it). numba is not used: the one-folder bundle measured 178 MiB without it and
+355 MiB with numba 0.68.1 (llvmlite's library alone is 171 MiB, 152 MiB stripped), and issue 13
+allows the dependency only while the bundle stays under 250 MiB. The end-to-end rows show what an
+analysis with a machine costs against one without (the model runs every access on the lane
+path and orders the requests). Run on an idle machine:
 .venv/bin/python benchmarks/bench_cache.py [--touches N]
 """
 
@@ -40,6 +44,15 @@ def streams(n: int, lines: int) -> dict[str, tuple[np.ndarray, np.ndarray, np.nd
                                                1 << rng.integers(0, 4, n), loads),
         "loads and stores over 1.5x the L2": (np.arange(n) % (3 * lines // 2), full, half),
     }
+
+
+def first_call_s() -> float:
+    """Seconds of the model's first call in this process: one touch and the kernel's end."""
+    start = time.perf_counter()
+    l2 = L2(H100)
+    l2.touch([0], [1], [LOAD])
+    l2.finish()
+    return time.perf_counter() - start
 
 
 def model_rows(n: int) -> list[tuple[str, float]]:
@@ -81,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--touches", type=int, default=2**22, help="line touches per stream")
     args = parser.parse_args()
+    print(f"first call (one touch, nothing compiled): {first_call_s() * 1e3:.1f} ms")
     print(f"L2 model, H100-SXM size ({H100 // 2**20} MiB), {args.touches:,} line touches "
           f"per stream; target {TARGET:.0e} sector accesses/s")
     for name, rate in model_rows(args.touches):

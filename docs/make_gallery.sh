@@ -32,8 +32,12 @@ sv_export $EX/aos-cuda.sectorviz.json --compare $EX/soa-cuda.sectorviz.json \
   -o $OUT/compare-aos-soa-stacked.png --stack
 sv_export $EX/transpose-naive.sectorviz.json --compare $EX/transpose-tiled.sectorviz.json \
   -o $OUT/compare-transpose.md
+sv_export $EX/transpose-naive.sectorviz.json --compare $EX/transpose-tiled.sectorviz.json \
+  -o $OUT/compare-transpose-explain.png --explain
+sv_export $EX/partial-warp.sectorviz.json -o $OUT/histogram-partial-warp.png --kind histogram \
+  --instruction 'store y[i]'
 sv_export $EX/shared-tile-column.sectorviz.json -o $OUT/banks-tile-column-32way.png --kind banks \
-  --instruction 'load tile[tx][ty]'
+  --instruction 'load tile[tx][ty]' --explain
 sv_export $EX/shared-tile-column.sectorviz.json -o $OUT/banks-tile-column-32way.svg --kind banks \
   --instruction 'load tile[tx][ty]'
 echo "gallery written to $OUT"

@@ -26,10 +26,9 @@ from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
-from .model.measured import (METRICS, Measured, kernel_name, pick_launch, read_ncu_csv,
-                             side_by_side)
+from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
-from .scene.explain import explanations
+from .scene.explain import explanations, shared_explanations
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
@@ -98,23 +97,19 @@ def run_report(argv: list[str]) -> int:
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
     """`report --explain`: each instruction's explanation in `warp`, one paragraph each."""
+    kernel = kernel_for(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
-    for ins, why in zip(kernel_for(pattern).instructions, words):
+    for ins, why in zip(kernel.instructions, words):
         lines += [f"  {ins.name}", f"      {why}"]
+    for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
+        lines += [f"  {ins.name} (shared)", f"      {why}"]
     return "\n".join(lines)
 
 
 def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:
     """The boundaries against launch --launch of the kernel in the --measured CSV."""
-    name = args.kernel or (pattern.kernel or {}).get("function")
-    if name is None:
-        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
-                                       "to find its launch in the CSV")
-    kernel = kernel_for(pattern)
-    launch = pick_launch(read_ncu_csv(args.measured), kernel_name(name), args.launch,
-                         kernel.grid, kernel.block)
-    return side_by_side(analysis, launch)
+    return compare(pattern, analysis, read_ncu_csv(args.measured), args.kernel, args.launch)
 
 
 def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
@@ -135,6 +130,8 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     doc = analysis.to_json()
     detail = warp_detail(pattern, warp or 0, budget)
     for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
+        ins["explanation"] = words
+    for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
         ins["explanation"] = words
     if warp is not None:
         doc["warp"] = warp_json(pattern, detail)

@@ -3,14 +3,16 @@ execution orders, presets and the machine key."""
 
 import json
 from importlib import resources
+from unittest.mock import patch
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from sectorviz.model import PatternError, analyze, pattern_from_dict
+from sectorviz.model import PatternError, analyze, cache, pattern_from_dict
 from sectorviz.model.cache import (L2, LOAD, MACHINE_KEYS, PRESETS, STORE, Machine,
-                                   Simulation, line_touches, machine)
+                                   Simulation, line_touches, machine,
+                                   stable_order)
 
 LINE = 128
 
@@ -85,34 +87,54 @@ def reference(nsets, ways, touches):
         if kind & STORE:
             dirty.setdefault(line, set()).update(sectors)
     written += sum(len(d) for d in dirty.values())
-    return hits, misses, written * 32
+    return hits, misses, written * 32, lru
 
 
-TOUCHES = st.lists(st.tuples(st.integers(0, 12), st.integers(1, 15),
+# line ids across the 16-bit digits the model's sorts take apart
+SPREAD = [0, 1, 2, 3, 5, 8, 13, 65535, 65536, 65539, 2**32 - 1, 2**32 + 4, 2**40 + 7]
+TOUCHES = st.lists(st.tuples(st.sampled_from(SPREAD), st.integers(1, 15),
                              st.sampled_from([LOAD, STORE, LOAD | STORE])),
                    min_size=1, max_size=60)
 
 
-@settings(max_examples=150, deadline=None)
-@given(st.integers(1, 6), TOUCHES, st.integers(1, 8))
-def test_the_model_matches_a_brute_force_lru(lines, touches, batch):
-    """Fully associative; the touches arrive in pieces and run `batch` at a time."""
-    l2 = L2(lines * LINE)
-    l2.batch = batch
-    for i in range(0, len(touches), 5):
-        l2.touch(*zip(*touches[i:i + 5]))
-    l2.finish()
+def observed(l2, nsets):
+    """The model's counts and its resident lines per set, least recent first."""
     c = l2.counts()
-    assert (c.load_hits, c.load_misses, c.dram_write_bytes) == reference(1, lines, touches)
+    lru = [[int(x) for x in l2.line if x % nsets == s] for s in range(nsets)]
+    return c.load_hits, c.load_misses, c.dram_write_bytes, lru
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), TOUCHES, st.integers(1, 8), st.sampled_from([0, 64]))
+def test_the_model_matches_a_brute_force_lru(lines, touches, batch, window):
+    """Fully associative; the touches arrive in pieces and run `batch` at a time; rounds
+    counted by comparing touches directly (up to `window` ways) or by the merge-sort tree."""
+    with patch.object(cache, "WINDOW_WAYS", window):
+        l2 = L2(lines * LINE)
+        l2.batch = batch
+        for i in range(0, len(touches), 5):
+            l2.touch(*zip(*touches[i:i + 5]))
+        l2.finish()
+    assert observed(l2, 1) == reference(1, lines, touches)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES,
+       st.sampled_from([0, 64]))
+def test_set_associative_matches_a_brute_force_lru(shape, touches, window):
+    lines, ways = shape
+    l2 = L2(lines * LINE, ways=ways)
+    with patch.object(cache, "WINDOW_WAYS", window):
+        run(l2, touches)
+    assert observed(l2, lines // ways) == reference(lines // ways, ways, touches)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES)
-def test_set_associative_matches_a_brute_force_lru(shape, touches):
-    lines, ways = shape
-    c = run(L2(lines * LINE, ways=ways), touches)
-    assert (c.load_hits, c.load_misses, c.dram_write_bytes) == reference(
-        lines // ways, ways, touches)
+@given(st.lists(st.tuples(st.integers(0, 2**48), st.integers(0, 3), st.integers(0, 70000)),
+                max_size=40))
+def test_stable_order_is_lexsorts_order(rows):
+    keys = [np.array(k, dtype=np.int64) for k in zip(*rows)] or [np.zeros(0, np.int64)] * 3
+    assert stable_order(*keys).tolist() == np.lexsort(keys).tolist()
 
 
 def test_line_touches_group_each_requests_sectors_by_line():
@@ -295,3 +317,22 @@ def test_the_resident_lines_are_held_against_the_memory_cap():
     assert analyze(p).cache.counts.load_misses == 2**15  # 8,192 lines held: 1.3 MB
     with pytest.raises(PatternError, match="the cache model's 8,192 resident lines"):
         analyze(p, budget=Budget(memory=2**20))
+
+
+@pytest.mark.parametrize("lines, ways, window", [(40, 0, 64), (40, 0, 0), (64, 8, 64),
+                                                 (64, 8, 0), (96, 32, 64)])
+def test_long_traces_match_the_brute_force_lru(lines, ways, window):
+    """3,000 touches over about twice the cache, in batches of 700 (many rounds, lines carried
+    across batches), by either way of counting a round."""
+    rng = np.random.default_rng(lines + ways + window)
+    touches = list(zip(rng.integers(0, 2 * lines, 3000).tolist(),
+                       rng.integers(1, 16, 3000).tolist(),
+                       rng.choice([LOAD, STORE, LOAD | STORE], 3000).tolist()))
+    with patch.object(cache, "WINDOW_WAYS", window):
+        l2 = L2(lines * LINE, ways=ways)
+        l2.batch = 700
+        for i in range(0, len(touches), 700):
+            l2.touch(*zip(*touches[i:i + 700]))
+        l2.finish()
+    nsets = lines // ways if ways else 1
+    assert observed(l2, nsets) == reference(nsets, ways or lines, touches)

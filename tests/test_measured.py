@@ -40,6 +40,14 @@ def test_the_csv_is_read_with_its_units():
     assert second.grid == (16, 1, 1)
 
 
+def test_ncus_own_messages_around_the_report_are_skipped(tmp_path):
+    csv = tmp_path / "with-messages.csv"
+    csv.write_text("==PROF== Connected to process 4242 (/tmp/vector-add)\n"
+                   "==PROF== Profiling \"vectorAdd\" - 0: 0%....50%....100% - 9 passes\n"
+                   + FIXTURE.read_text() + "==PROF== Disconnected from process 4242\n")
+    assert read_ncu_csv(csv) == read_ncu_csv(FIXTURE)
+
+
 def test_predicted_against_measured_per_boundary(capsys):
     code, out, err = report(capsys, VECTOR_ADD, "--json", "--measured", FIXTURE,
                             "--machine", "H100-SXM")

@@ -290,6 +290,8 @@ def test_json_keeps_instructions_global_and_adds_shared(capsys):
     assert [i["name"] for i in out["instructions"]] == ["load a[row][col]",
                                                         "store c[out_row][out_col]"]
     assert out["totals"]["sectors"] == 8 * out["warps"]
+    assert "32 different banks: 1 wavefront, conflict-free" in out["shared"][1].pop(
+        "explanation")
     assert out["shared"][1] == {
         "name": "load tile[tx][ty]", "op": "load", "array": "tile", "width": 4, "line": None,
         "column": None, "source": None, "requests": 32768, "active_lanes": 32768 * 32,

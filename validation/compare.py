@@ -1,58 +1,80 @@
-"""Predicted against measured for every CUDA example: for each *-cuda.sectorviz.json pattern,
-the CSV that validation/run.sh wrote for its .cu file, compared boundary by boundary.
+"""Predicted against measured for every run of the manifest: `sectorviz report PATTERN
+--measured OUT/PATTERN.ncu.csv --machine M --order O` (with --kernel where the manifest names
+the kernel), its comparison printed under the pattern's name.
 
 Usage: python validation/compare.py OUT_FOLDER [--machine NAME] [--order ORDER]
-Expected: the request side equals l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum
-exactly (ratio 1.000); DRAM bytes between the perfect-reuse and no-reuse bounds. A pattern
-whose host code fills its index arrays other than the pattern's `values` differs in the
-gathers (compare the .cu's fill with the pattern before reading those rows).
+Expected: the L1 request side equals l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum
+exactly (ratio 1.000); DRAM bytes between the perfect-reuse and no-reuse bounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import NamedTuple
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
 
-import sectorviz.frontends  # noqa: E402,F401 - registers the CUDA front end
-from sectorviz.commandline import with_machine  # noqa: E402
-from sectorviz.model import PatternError, analyze, load_pattern  # noqa: E402
-from sectorviz.model.frontend import kernel_for  # noqa: E402
-from sectorviz.model.budget import Budget  # noqa: E402
-from sectorviz.model.measured import (kernel_name, pick_launch, read_ncu_csv,  # noqa: E402
-                                      side_by_side)
+from sectorviz.cli import main as sectorviz  # noqa: E402
+from sectorviz.model.cache import ORDERS, PRESETS  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
+
+MANIFEST = HERE / "manifest.tsv"
+HEADING = "predicted against measured"
+
+
+class Run(NamedTuple):
+    """One line of the manifest."""
+
+    pattern: str  # name in resources/examples, without .sectorviz.json
+    host: str  # the .cu to build, from validation/
+    kernel: str | None  # the kernel's name in the CSV, where not the pattern's
+    values: tuple[str, str] | None  # (array, numpy dtype) the program reads from a file
+    args: tuple[str, ...]
+
+
+def runs(manifest: Path = MANIFEST) -> list[Run]:
+    """The manifest's lines (tab-separated; '#' starts a comment line)."""
+    out = []
+    for line in manifest.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        pattern, host, kernel, values, *args = line.split("\t")
+        out.append(Run(pattern, host, None if kernel == "-" else kernel,
+                       None if values == "-" else tuple(values.split(":")), tuple(args)))
+    return out
+
+
+def report(run: Run, csv: Path, machine: str, order: str) -> str:
+    """The comparison `sectorviz report --measured` prints for `run`, or its one-line error."""
+    argv = ["report", str(examples_dir() / f"{run.pattern}.sectorviz.json"), "--measured",
+            str(csv), "--machine", machine, "--order", order]
+    if run.kernel:
+        argv += ["--kernel", run.kernel]
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = sectorviz(argv)
+    text = out.getvalue()
+    if code != 0:
+        return err.getvalue().strip() or f"sectorviz report exited {code}"
+    return text[text.index(HEADING):].rstrip()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="the folder of NAME.ncu.csv files")
-    parser.add_argument("--machine", default="H200-SXM", help="preset of the cache model")
-    parser.add_argument("--order", default="waves", choices=["warp-serial", "waves"])
+    parser.add_argument("out", type=Path, help="the folder of PATTERN.ncu.csv files")
+    parser.add_argument("--machine", default="H200-SXM", choices=list(PRESETS))
+    parser.add_argument("--order", default="waves", choices=list(ORDERS))
     args = parser.parse_args()
-    flags = argparse.Namespace(machine=args.machine, l2_bytes=None, order=args.order)
-    for path in sorted(examples_dir().glob("*-cuda.sectorviz.json")):
-        pattern = with_machine(load_pattern(path), flags)
-        csv = args.out / (Path(pattern.kernel["source"]).stem + ".ncu.csv")
-        print(f"{path.name} ({csv.name})")
-        if not csv.exists():
-            print("  no CSV: not profiled")
-            continue
-        try:
-            kernel = kernel_for(pattern)
-            launch = pick_launch(read_ncu_csv(csv), kernel_name(pattern.kernel["function"]),
-                                 0, kernel.grid, kernel.block)
-            rows = side_by_side(analyze(pattern, budget=Budget(2**34)), launch)
-        except PatternError as err:
-            print(f"  {err}")
-            continue
-        for m in rows:
-            ratio = "-" if m.ratio is None else f"{m.ratio:.3f}"
-            print(f"  {m.boundary:40s} predicted {m.predicted_bytes:>14,} B  measured "
-                  f"{m.measured_bytes:>16,.0f} B  ratio {ratio}")
+    for run in runs():
+        csv = args.out / f"{run.pattern}.ncu.csv"
+        print(f"== {run.pattern}")
+        print(report(run, csv, args.machine, args.order) if csv.exists()
+              else f"  no {csv.name}: not profiled")
     return 0
 
 

@@ -66,7 +66,8 @@ def export_parser() -> argparse.ArgumentParser:
                         "or the comparison sheet")
     p.add_argument("--stack", action="store_true", help="with --compare: B below A")
     p.add_argument("--explain", action="store_true",
-                   help="with --compare: say under the caption why each side costs what it costs")
+                   help="say under the caption why the instruction (grid, banks; each one: "
+                        "warp; with --compare, each side's) costs what it costs")
     add_budget_flag(p)
     add_machine_flags(p)
     return p
@@ -95,6 +96,9 @@ def _check(args: argparse.Namespace, suffix: str) -> None:
     if args.compare is not None and (args.warps is not None
                                      or args.kind in ("overview", "histogram")):
         raise UsageError("sectorviz export: --compare draws one grid or warp diagram per side")
+    if args.explain and args.compare is None and args.kind in ("overview", "histogram"):
+        raise UsageError("sectorviz export: --explain explains grid, warp and banks diagrams, "
+                         f"not {args.kind}")
     if args.warps is not None and args.kind in ("overview", "histogram"):
         raise UsageError("sectorviz export: --warps draws grid or warp diagrams, "
                          f"not {args.kind}")
@@ -141,7 +145,7 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
                            pattern, args.instruction,
                            "shared" if args.kind == "banks" else "global"),
                        execution=args.execution, theme=args.theme, legend=args.legend,
-                       caption=args.caption)
+                       caption=args.caption, explain=args.explain)
 
     def draw(specs: Sequence[DiagramSpec]) -> Callable[[], bytes]:
         return lambda: diagram_bytes(pattern, specs, suffix, args.scale, args.transparent)

@@ -47,6 +47,8 @@ MAX_BLOCKS_PER_SM = 32
 MIB = 2**20
 TOUCH_UNITS = 2  # work units per line touch simulated
 ROUND_UNITS = 2048  # work units per round of the simulation (a few sorts of the L2's lines)
+RUN_LENGTH = 64  # keys whose ascending runs average this long are merged, not radix sorted
+WINDOW_WAYS = 64  # up to this many ways a round's counts compare each touch with its set's others
 BATCH_TOUCHES = 2**21  # line touches buffered before they run (any split gives the same counts)
 LINE_STATE_BYTES = 160  # bytes a resident line takes: 4 int64 and the sorts' temporaries
 LOAD, STORE = 1, 2
@@ -267,12 +269,12 @@ class L2:
             pieces = [slice(lo, lo + self.ways) for lo in range(0, len(line), self.ways)]
         else:
             sets = line % self.nsets
-            by_set = np.argsort(sets, kind="stable")
+            by_set = stable_order(sets)
             counts = np.bincount(sets, minlength=self.nsets)
             starts = np.cumsum(counts) - counts
             rnd = np.empty(len(line), dtype=np.int64)
             rnd[by_set] = (np.arange(len(line)) - starts[sets[by_set]]) // self.ways
-            order = np.lexsort((t, sets, rnd))  # by round, then set, then time
+            order = by_set[stable_order(rnd[by_set])]  # by round, then set, then time
             pieces = np.split(order, np.flatnonzero(np.diff(rnd[order])) + 1)
         charge(len(pieces) * ROUND_UNITS + len(line) * TOUCH_UNITS, "the cache simulation",
                "machine")
@@ -281,7 +283,7 @@ class L2:
 
     def _round(self, line, mask, kind, t, sets) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
-        by_line = np.argsort(line, kind="stable")  # a line's touches share a set: time order
+        by_line = stable_order(line)  # a line's touches share a set: time order
         resident, at, rank = self._lookup(line, by_line)
         head = np.ones(len(line), dtype=bool)  # in line order: a line's first touch
         head[1:] = line[by_line][1:] != line[by_line][:-1]
@@ -300,7 +302,7 @@ class L2:
         group[last] = np.arange(len(heads))
         recent = group[group >= 0]  # lines by last touch: touches are in time order in a set
         if self.nsets > 1:
-            recent = recent[np.argsort(t[last][recent], kind="stable")]
+            recent = recent[stable_order(t[last][recent])]
         untouched = np.ones(len(self.line), dtype=bool)
         untouched[old[was]] = False
         self._keep(*(a[recent] for a in (line[by_line][heads], t[last], valid, dirty)),
@@ -313,7 +315,7 @@ class L2:
         if not len(self.line):
             return (np.zeros(len(line), dtype=bool), np.zeros(len(line), dtype=np.int64),
                     np.full(len(line), self.ways, dtype=np.int64))
-        by_old = np.argsort(self.line, kind="stable")
+        by_old = stable_order(self.line)
         known = self.line[by_old]
         at = np.empty(len(line), dtype=np.int64)  # sorted needles: a faster search
         at[by_line] = np.minimum(np.searchsorted(known, line[by_line]), len(known) - 1)
@@ -359,20 +361,38 @@ def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray
     """A round's touches (sorted by set, then time) -> whether each finds its line
     resident: a repeat in the round always does; a first touch when its rank plus the lines
     first touched before it in the round that were less recent (or absent) is below `ways`.
-    Bounds decide most first touches; the rest are counted exactly (_prefix_greater)."""
-    set_start = (np.zeros(len(sets), dtype=np.int64) if nsets == 1
-                 else np.searchsorted(sets, sets))  # the index of the set's first touch
+    Bounds decide most first touches; the rest are counted exactly (_above)."""
+    if nsets == 1:
+        set_start = np.zeros(len(sets), dtype=np.int64)
+    else:  # the index of the set's first touch
+        starts = np.ones(len(sets), dtype=bool)
+        starts[1:] = sets[1:] != sets[:-1]
+        set_start = np.maximum.accumulate(np.where(starts, np.arange(len(sets)), 0))
     before_all = _before_in_set(first, set_start)
     before_new = _before_in_set(first & ~resident, set_start)
     hit = ~first | (resident & (rank + before_all < ways))
     unsure = np.flatnonzero(first & resident & ~hit & (rank + before_new < ways))
     if len(unsure):
-        points = np.flatnonzero(first & resident)
-        r = rank[points]
-        above = (_prefix_greater(r, np.searchsorted(points, unsure), rank[unsure])
-                 - _prefix_greater(r, np.searchsorted(points, set_start[unsure]), rank[unsure]))
+        above = _above(first & resident, rank, unsure, set_start, ways)
         hit[unsure] = rank[unsure] + before_new[unsure] + above < ways
     return hit
+
+
+def _above(points: np.ndarray, rank: np.ndarray, at: np.ndarray, set_start: np.ndarray,
+           ways: int) -> np.ndarray:
+    """For each index in `at`: how many `points` (flags) before it in its set in the round
+    have a greater rank. A round holds at most `ways` touches of a set: with few ways the ways - 1
+    touches before each are compared directly, else by _prefix_greater."""
+    if ways <= WINDOW_WAYS:
+        out = np.zeros(len(at), dtype=np.int64)
+        for back in range(1, ways):
+            j = np.maximum(at - back, 0)
+            out += (at - back >= set_start[at]) & points[j] & (rank[j] > rank[at])
+        return out
+    where = np.flatnonzero(points)
+    r = rank[where]
+    return (_prefix_greater(r, np.searchsorted(where, at), rank[at])
+            - _prefix_greater(r, np.searchsorted(where, set_start[at]), rank[at]))
 
 
 def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
@@ -380,7 +400,7 @@ def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
     same set were used later."""
     if nsets == 1:
         return np.arange(len(sets) - 1, -1, -1, dtype=np.int64)
-    order = np.argsort(sets, kind="stable")
+    order = stable_order(sets)
     counts = np.bincount(sets, minlength=nsets)
     starts = np.cumsum(counts) - counts
     rank = np.empty(len(sets), dtype=np.int64)
@@ -403,6 +423,28 @@ def _or_before(masks: np.ndarray, heads: np.ndarray, group: np.ndarray) -> np.nd
         before = np.cumsum(on) - on
         out |= ((before - before[heads][group]) > 0).astype(np.int64) << bit
     return out
+
+
+def stable_order(*keys: np.ndarray) -> np.ndarray:
+    """Non-negative integer keys, the last primary (as np.lexsort takes them) -> the stable
+    order that sorts by them, by 16-bit least-significant-digit passes: numpy sorts 16-bit
+    keys by radix, a few times faster than a comparison sort of 64-bit ones on random keys.
+    A key in few ascending runs (streams of lines) is merged by numpy's own stable sort, and
+    a key already in order costs one comparison pass: every way gives the same order."""
+    order = np.arange(len(keys[0]), dtype=np.int64)
+    for key in keys:
+        key = key[order]
+        descents = np.count_nonzero(key[1:] < key[:-1])
+        if descents == 0:
+            continue
+        if descents * RUN_LENGTH < len(key):
+            order = order[np.argsort(key, kind="stable")]
+            continue
+        top = int(key.max())
+        for shift in range(0, top.bit_length(), 16):
+            step = np.argsort((key >> shift).astype(np.uint16), kind="stable")
+            order, key = order[step], key[step]
+    return order
 
 
 def _prefix_greater(values: np.ndarray, ends: np.ndarray, limits: np.ndarray) -> np.ndarray:
@@ -574,9 +616,9 @@ class Simulation:
         if self._parts:
             warp, seq, kind, sectors, per = (np.concatenate(a) for a in zip(*self._parts))
             if self.machine.order == "warp-serial":
-                order = np.lexsort((seq, warp))
+                order = stable_order(seq, warp)
             else:
-                order = np.lexsort((warp, seq, warp // self.wave_warps))
+                order = stable_order(warp, seq, warp // self.wave_warps)
             starts = np.concatenate(([0], np.cumsum(per)[:-1]))
             # every entry of request r, in request order
             entry = (np.repeat(starts[order] - np.cumsum(np.concatenate(([0], per[order][:-1]))),

@@ -5,9 +5,11 @@ The CSV is what `ncu --csv --page raw --metrics M1,M2,... ./app` writes (the met
 `METRICS`, printed by `sectorviz ncu-metrics`): a header row of column names ("ID", "Kernel
 Name", "Grid Size", "Block Size", ... then one column per metric), a units row ("" for the
 identifying columns, "byte", "Kbyte", "sector", ... for the metrics), then one row per kernel
-launch. Values may carry thousands separators ("12,582,912"). A launch is picked by kernel
-name (demangled, template arguments kept: a leading "void " and the parameter list are
-dropped) and by its index among the launches of that name.
+launch. Values may carry thousands separators ("12,582,912"). Lines of ncu's own messages
+("==PROF== Connected to process ...", "==WARNING== ..."), which share its standard output with
+the report, are skipped. A launch is picked by kernel name (demangled, template arguments
+kept: a leading "void " and the parameter list are dropped) and by its index among the
+launches of that name.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
-                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
 from .cache import DRAM_READ, DRAM_WRITE, L2_READ_HITS, L2_READ_MISSES, L2_READ_SECTORS
 from .errors import PatternError
 from .files import read_text
+from .frontend import kernel_for
+from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
+                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
+from .pattern import Pattern
 from .results import Analysis
 
 L2_WRITE_SECTORS = "lts__t_sectors_srcunit_tex_op_write.sum"
@@ -85,11 +89,13 @@ def _dims(text: str | None) -> tuple[int, ...] | None:
     return tuple(int(p) for p in parts) if parts else None
 
 
-def read_ncu_csv(path: str | Path) -> list[Launch]:
-    """An `ncu --csv --page raw` file -> its launches; PatternError ('--measured, row R:
-    ...') for a file that does not follow the format."""
-    place = "--measured"
-    rows = list(csv.reader(io.StringIO(read_text(path, place, MAX_CSV_BYTES))))
+def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
+    """An `ncu --csv --page raw` file -> its launches; PatternError ('PLACE, row R: ...')
+    for a file that does not follow the format."""
+    text = read_text(path, place, MAX_CSV_BYTES)
+    lines = ["\n" if line.startswith("==") else line  # blank: rows keep their numbers
+             for line in text.splitlines(keepends=True)]
+    rows = list(csv.reader(io.StringIO("".join(lines))))
     start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if start is None or len(rows) < start + 2:
         raise PatternError(place, "not an Nsight Compute raw CSV: no header row with "
@@ -120,23 +126,37 @@ def read_ncu_csv(path: str | Path) -> list[Launch]:
     return launches
 
 
-def pick_launch(launches: list[Launch], name: str, index: int,
-                grid: tuple[int, int, int], block: tuple[int, int, int]) -> Launch:
+def pick_launch(launches: list[Launch], name: str, index: int, grid: tuple[int, int, int],
+                block: tuple[int, int, int], place: str = "--measured") -> Launch:
     """Launch `index` of kernel `name`; a missing name, index or a grid or block other than
-    the pattern's is a one-line PatternError."""
+    the pattern's is a one-line PatternError (at `place`, the CSV's)."""
     named = [x for x in launches if x.name == name]
     if not named:
         found = sorted({x.name for x in launches})
-        raise PatternError("--measured", f"no launch of kernel {name!r} in the CSV (it has "
-                                         f"{', '.join(map(repr, found)) or 'none'})")
+        raise PatternError(place, f"no launch of kernel {name!r} in the CSV (it has "
+                                  f"{', '.join(map(repr, found)) or 'none'})")
     if not 0 <= index < len(named):
         raise PatternError("--launch", f"launch {index} of {name!r} outside [0, {len(named)})")
     launch = named[index]
     for what, theirs, ours in (("grid", launch.grid, grid), ("block", launch.block, block)):
         if theirs is not None and theirs != tuple(ours):
-            raise PatternError("--measured", f"the measured launch of {name!r} has {what} "
-                                             f"{theirs}, the pattern {tuple(ours)}")
+            raise PatternError(place, f"the measured launch of {name!r} has {what} {theirs}, "
+                                      f"the pattern {tuple(ours)}")
     return launch
+
+
+def compare(pattern: Pattern, analysis: Analysis, launches: list[Launch], name: str | None,
+            index: int = 0, place: str = "--measured") -> tuple[Measured, ...]:
+    """Launch `index` of kernel `name` (None: the pattern's CUDA kernel; a pattern without one
+    needs a name) against the analysis' boundaries; one-line PatternError on a mismatch (at
+    `place`, the CSV's)."""
+    name = name or (pattern.kernel or {}).get("function")
+    if name is None:
+        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
+                                       "to find its launch in the CSV")
+    kernel = kernel_for(pattern)
+    return side_by_side(analysis, pick_launch(launches, kernel_name(name), index, kernel.grid,
+                                              kernel.block, place))
 
 
 def side_by_side(analysis: Analysis, launch: Launch) -> tuple[Measured, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..model.budget import work_budget
 from ..model.kernel import Batch
 from ..model.sectors import WARP_SIZE
 from .palette import Theme, mix
-from .parts import MARGIN, caption, caption_width, legend
+from .parts import MARGIN, caption, caption_width, legend, paragraph
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
 from .words import counted
@@ -79,12 +80,21 @@ def bank_grid(address: np.ndarray, width: int, active: np.ndarray) -> BankGrid:
                     int(rows.wavefronts[0]), int(rows.ideal[0]), int(rows.ways[0]))
 
 
+@lru_cache(maxsize=64)
+def shared_runs(pattern: Pattern, warp: int) -> tuple[tuple[Batch, ...], ...]:
+    """Every shared instruction's executions by `warp` (one row each), in program order."""
+    kernel = kernel_for(pattern)
+    runs: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
+    with work_budget(None):
+        for space, k, b in kernel.events(warp, warp + 1):
+            if space == "shared":
+                runs[k].append(b)
+    return tuple(tuple(r) for r in runs)
+
+
 def shared_executions(pattern: Pattern, warp: int, instruction: int) -> list[Batch]:
     """Shared instruction `instruction`'s executions by `warp`, in program order."""
-    kernel = kernel_for(pattern)
-    with work_budget(None):
-        return [b for space, k, b in kernel.events(warp, warp + 1)
-                if space == "shared" and k == instruction]
+    return list(shared_runs(pattern, warp)[instruction])
 
 
 def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
@@ -106,6 +116,10 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         grid, stats = None, "not run by this warp"
     shapes: list[Shape] = []
     y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
+    right = MARGIN + text_width("lane 31", th.small_size) + 8 + BANKS * CELL_W
+    why = _why(pattern, spec) if spec.explain and runs else ""
+    if why:
+        y = paragraph(shapes, why, y, right + MARGIN, th)
     left = MARGIN + text_width("lane 31", th.small_size) + 8
     top = y + th.small_size + 6
     _axes(shapes, left, top, th)
@@ -124,6 +138,14 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         y = legend(shapes, _legend_entries(present, th), MARGIN, y, width - MARGIN, th)
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def _why(pattern: Pattern, spec: DiagramSpec) -> str:
+    """Why the drawn execution takes its wavefronts (scene.explain, which draws on this
+    module's layout: imported here)."""
+    from .explain import shared_explanations
+    return shared_explanations(pattern, spec.warp, spec.instruction,
+                               spec.execution)[spec.instruction]
 
 
 def _axes(shapes: list[Shape], left: float, top: float, th: Theme) -> None:

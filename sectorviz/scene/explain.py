@@ -2,7 +2,8 @@
 two sentences naming the cause and the ideal, computed from the lanes' addresses.
 
 The one place these words are made; the sheet (`report`, the app's pane, exported sheets),
-`report --json` ("explanation") and the comparison print them. Numbers: sectors are the
+`report --json` ("explanation"), `report --explain`, the grid and banks tooltips, `export
+--explain` and the comparison print them. Numbers: sectors are the
 pattern's `sector_bytes`-byte sectors, "useful" bytes are the distinct bytes the active lanes
 use, the ideal is the whole sectors those bytes need (scene.grid.run_totals).
 
@@ -11,7 +12,16 @@ an address read from an index array (data-dependent, pattern files only: a CUDA 
 loads are not traced to their sources); one spacing between adjacent active lanes (contiguous,
 then aligned or not and crossing; strided below a sector; a lane per sector, a column walk
 when the lanes' rows step by one); contiguous bytes in another lane order; lanes sharing words;
-several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and missing lanes and loops whose executions differ add a sentence.
+several runs of consecutive elements (a 2-D block's rows); irregular spacing. Inactive and
+missing lanes and loops whose executions differ add a sentence.
+
+Shared-memory requests (`shared_explanations`) are explained by model/banks.py's rule, from the
+lanes' 4-byte words and their banks (scene.banks.bank_grid): no active lane; one; a broadcast
+(every lane on one word); an index array's words; consecutive elements, in lane order or not
+(one phase of 32 lanes, or 2 or 4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column walk, with the padding
+(found by trying it on the bank model) that would make a conflict go away, or the padding that
+already did; shared words; irregular spacing. Each names where the words fall (the worst
+phase's banks) and the wavefronts against the ideal, and the n-way conflict if there is one.
 """
 
 from __future__ import annotations
@@ -19,10 +29,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..model import Pattern
+from ..model.banks import BANK_BYTES, BANKS, bank_rows
 from ..model.frontend import kernel_for
 from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
+from ..model.kernel import Batch, Instruction, ResolvedArray
 from ..model.sectors import WARP_SIZE
+from .banks import BankGrid, bank_grid, shared_runs
 from .grid import run_totals
 from .words import counted
 
@@ -56,12 +69,14 @@ def _lane_words(lanes: np.ndarray) -> str:
     return ("Lane " if one else "Lanes ") + ", ".join(runs)
 
 
-def data_dependent(pattern: Pattern, k: int) -> bool:
-    """Instruction k of a pattern file takes its index from an array's values (a gather or
-    scatter), through the lets it reads; False for CUDA kernels (not traced)."""
+def data_dependent(pattern: Pattern, k: int, space: str = "global") -> bool:
+    """Instruction k of a pattern file (k-th of the `space` ones) takes its index from an
+    array's values (a gather or scatter), through the lets it reads; False for CUDA kernels
+    (not traced)."""
     if pattern.kernel is not None:
         return False
-    access = pattern.accesses[k]
+    spaces = kernel_for(pattern).spaces
+    access = pattern.accesses[spaces.index((space, k))]
     lets = {name: e.tree for name, e in pattern.lets}
     todo = [e.tree for e in ((access.index,) if access.index is not None else access.at)]
     seen: set[str] = set()
@@ -83,14 +98,19 @@ def explain_execution(run: LaneExecution, width: int, sector_bytes: int,
     active = np.asarray(run.active, dtype=bool)
     valid = np.ones(WARP_SIZE, dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
     main = _cause(run, active, width, sector_bytes, gather)
-    extra = []
+    return " ".join([main] + _lane_notes(active, valid))
+
+
+def _lane_notes(active: np.ndarray, valid: np.ndarray) -> list[str]:
+    """The sentences about lanes without a thread and inactive lanes (none if all run)."""
+    notes = []
     inactive, missing = np.flatnonzero(valid & ~active), np.flatnonzero(~valid)
     if len(missing):
-        extra.append(f"{_lane_words(missing)} have no thread (a partial warp).")
+        notes.append(f"{_lane_words(missing)} have no thread (a partial warp).")
     if len(inactive) and active.any():
-        extra.append(f"{_lane_words(inactive)} {'is' if len(inactive) == 1 else 'are'} "
+        notes.append(f"{_lane_words(inactive)} {'is' if len(inactive) == 1 else 'are'} "
                      f"inactive.")
-    return " ".join([main] + extra)
+    return notes
 
 
 def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: bool) -> str:
@@ -189,5 +209,200 @@ def explanations(pattern: Pattern, detail, instruction: int | None = None,
         if min(counts) != max(counts):
             words += (f" Over its {len(runs)} executions in this warp it takes "
                       f"{min(counts)} to {max(counts)} sectors.")
+        out.append(words)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- shared memory
+
+
+def _waves(n: int) -> str:
+    return f"{n:,} wavefront" + "s" * (n != 1)
+
+
+def _bank_cost(grid: BankGrid, width: int) -> str:
+    """': 1 wavefront, conflict-free' or ', so the request takes 32 wavefronts where 1 would
+    do (32-way conflict)': the request's wavefronts against the ideal."""
+    if grid.wavefronts == grid.ideal:
+        why = (f", the ideal for {width}-byte accesses" if grid.phase_lanes < WARP_SIZE
+               else "")
+        return f": {_waves(grid.wavefronts)}, conflict-free{why}"
+    return (f", so the request takes {_waves(grid.wavefronts)} where {grid.ideal} would do "
+            f"({grid.ways}-way conflict)")
+
+
+def _phase_banks(grid: BankGrid) -> tuple[dict[int, set[int]], int]:
+    """The phase with the most distinct words in one bank -> (bank -> its distinct words in
+    that phase, the worst bank)."""
+    phases: dict[int, dict[int, set[int]]] = {}
+    for c in grid.cells:
+        phases.setdefault(c.phase, {}).setdefault(c.bank, set()).add(c.word)
+    banks = max(phases.values(), key=lambda b: (max(len(w) for w in b.values()), -len(b)))
+    return banks, max(banks, key=lambda b: (len(banks[b]), -b))
+
+
+def _bank_spread(grid: BankGrid) -> str:
+    """Where the words of the worst phase fall: 'all in bank 0', 'in 16 banks, 2 words
+    each', 'one per bank over all 32 banks', ..."""
+    banks, worst = _phase_banks(grid)
+    counts = sorted({len(w) for w in banks.values()})
+    words = sum(len(w) for w in banks.values())
+    if len(banks) == 1:
+        return f"all in bank {worst}"
+    if counts == [1]:
+        return ("one per bank over all 32 banks" if len(banks) == BANKS
+                else f"one per bank in {len(banks)} banks")
+    if len(counts) == 1:
+        return f"in {len(banks)} banks, {counts[0]} words each"
+    return f"{words} words in {len(banks)} banks, bank {worst} serving {len(banks[worst])}"
+
+
+def _where(grid: BankGrid, width: int) -> str:
+    """Where the words fall, by phase for accesses wider than 4 bytes: ', one per bank over
+    all 32 banks' or '; 8-byte accesses are served in 2 phases of 16 lanes, and in each the
+    words fall in 16 banks, 2 words each'."""
+    if grid.phase_lanes == WARP_SIZE:
+        return f", {_bank_spread(grid)}"
+    return (f"; {width}-byte accesses are served in {WARP_SIZE // grid.phase_lanes} phases of "
+            f"{grid.phase_lanes} lanes, and in each the words fall {_bank_spread(grid)}")
+
+
+def _padding(address: np.ndarray, active: np.ndarray, width: int, gap: int,
+             column: bool, padded_already: bool = False) -> str:
+    """For lanes `gap` bytes apart in a conflict: the fewest elements of padding per step that
+    would make the request conflict-free, computed with the bank model (`column`: rows of a
+    tile, `padded_already`: rows padded already, by too little); '' if none up to 8."""
+    rank = np.cumsum(active) - 1
+    first = int(address[active][0])
+    for pad in range(1, 9):
+        step = gap + pad * width
+        padded = first + rank * step
+        rows = bank_rows(padded[None, :], width, active[None, :])
+        if rows.wavefronts[0] == rows.ideal[0]:
+            spread = _bank_spread(bank_grid(padded, width, active))
+            elements = (f"{'one' if pad == 1 else pad}{' more' * padded_already} element"
+                        + "s" * (pad != 1))
+            if column:
+                return (f" Padding each row by {elements} (stride {step / BANK_BYTES:g} words) "
+                        f"spreads them {spread}.")
+            return (f" A stride of {step / BANK_BYTES:g} words ({elements} more) would "
+                    f"spread them {spread}.")
+    return ""
+
+
+def _column(row: np.ndarray | None, col: np.ndarray | None, active: np.ndarray
+            ) -> int | None:
+    """The column the active lanes walk down one row at a time, None if they do not."""
+    if row is None or col is None:
+        return None
+    r, c = np.asarray(row)[active], np.asarray(col)[active]
+    if (c == c[0]).all() and (np.diff(r) == 1).all():
+        return int(c[0])
+    return None
+
+
+def explain_shared(batch: Batch, ins: Instruction, array: ResolvedArray | None = None,
+                   valid: np.ndarray | None = None, gather: bool = False) -> str:
+    """One execution of shared instruction `ins` by one warp (row 0 of `batch`: byte offsets
+    in the block's shared memory) -> why it takes its wavefronts, by model/banks.py; `array`
+    (a pattern file's) names a 2-D tile's column walk and padding, `gather` an index read
+    from an array."""
+    active = np.asarray(batch.active[0], dtype=bool)
+    address = np.broadcast_to(batch.address, batch.active.shape)[0].astype(np.int64)
+    valid = np.ones(WARP_SIZE, dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
+    main = _shared_cause(address, active, ins, array, batch, gather)
+    return " ".join([main] + _lane_notes(active, valid))
+
+
+def _shared_cause(address: np.ndarray, active: np.ndarray, ins: Instruction,
+                  array: ResolvedArray | None, batch: Batch, gather: bool) -> str:
+    """The main sentence about a shared request: the lanes' words, their banks, the cost."""
+    width, n = ins.width, int(active.sum())
+    verb = "write" if ins.op == "store" else "read"
+    if n == 0:
+        return "No lane of this warp is active: no request."
+    grid = bank_grid(address, width, active)
+    cost, where = _bank_cost(grid, width), _where(grid, width)
+    lanes = _lane_words(np.flatnonzero(active))
+    words = {c.word for c in grid.cells}
+    element = "word" if width == BANK_BYTES else f"{width}-byte element"
+    distinct = np.unique(address[active])
+    if len(distinct) == 1:
+        banks = sorted({c.bank for c in grid.cells})
+        where = f"bank {banks[0]}" if len(banks) == 1 else f"banks {', '.join(map(str, banks))}"
+        if n == 1:
+            return f"One lane is active: one {element} ({where}), {_waves(grid.wavefronts)}."
+        phases = len({c.phase for c in grid.cells})
+        each = f" in each of its {phases} phases" if phases > 1 else ""
+        wins = "; one store wins" if ins.op == "store" else ""
+        return (f"Every active lane {verb}s the same {element} ({where}): "
+                f"{_waves(grid.wavefronts)} (a broadcast{each}{wins}).")
+    if gather:
+        return (f"The index array sends the {n} lanes to {len(words)} distinct words{where}"
+                f"{cost}.")
+    pairs = active[:-1] & active[1:]
+    gaps = np.unique(np.abs(np.diff(address)[pairs]))
+    if len(gaps) == 1 and int(gaps[0]) == width:
+        return f"{lanes} {verb} consecutive {width}-byte elements{where}{cost}."
+    if len(distinct) == n and (np.diff(distinct) == width).all():
+        return (f"{lanes} {verb} consecutive {width}-byte elements in another lane order"
+                f"{where}{cost}.")
+    if len(gaps) == 1 and int(gaps[0]) > width:
+        return _strided(address, active, ins, array, batch, grid, int(gaps[0]), lanes, verb)
+    if len(words) < n * -(-width // BANK_BYTES):
+        return (f"Lanes share words: {len(words)} distinct words for {n} lanes (each served "
+                f"once, a broadcast){where}{cost}.")
+    apart = np.abs(np.diff(address)[pairs]) if pairs.any() else gaps
+    return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart"
+            f"{where}{cost}.")
+
+
+def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
+             array: ResolvedArray | None, batch: Batch, grid: BankGrid, gap: int, lanes: str,
+             verb: str) -> str:
+    """Lanes `gap` bytes apart (more than an element): a column walk of a 2-D tile or a
+    stride, their banks, the cost and, in a conflict, the padding that removes it."""
+    width, n = ins.width, int(active.sum())
+    cost, where = _bank_cost(grid, width), _where(grid, width)
+    column = _column(batch.row[0] if batch.row is not None else None,
+                     batch.col[0] if batch.col is not None else None, active)
+    what = "words" if width == BANK_BYTES else f"{width}-byte elements"
+    if column is not None and array is not None and array.rows is not None:
+        head = (f"{lanes} {verb} column {column} of a {array.rows}x{array.cols} "
+                f"{array.spec.dtype or f'{width}-byte'} tile")
+        if grid.wavefronts == grid.ideal and array.ld != array.cols:
+            words = "" if width == BANK_BYTES else f" ({gap // BANK_BYTES} words)"
+            return (f"{head}; each row is padded to {array.ld} elements{words}, so the column "
+                    f"walk hits {len(_phase_banks(grid)[0])} different banks"
+                    f"{' per phase' if grid.phase_lanes < WARP_SIZE else ''}{cost}.")
+        head += f": the {n} {what} are {gap:,} B apart"
+    else:
+        head = f"{lanes} are {gap:,} B apart ({gap / BANK_BYTES:g} words)"
+    padded = array is not None and array.ld != array.cols
+    pad = "" if grid.wavefronts == grid.ideal else _padding(address, active, width, gap,
+                                                            column is not None, padded)
+    return f"{head}{where}{cost}.{pad}"
+
+
+def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = None,
+                        run: int = 0) -> tuple[str, ...]:
+    """The explanation of every shared instruction in `warp`: execution `run` of shared
+    instruction `instruction`, the first execution of the others; a loop whose executions
+    differ in wavefronts says by how much."""
+    kernel = kernel_for(pattern)
+    valid = kernel.threads(warp, warp + 1).valid[0]
+    out = []
+    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions, shared_runs(pattern, warp))):
+        j = run if k == instruction else 0
+        if not 0 <= j < len(runs):
+            out.append("Not run by this warp.")
+            continue
+        words = explain_shared(runs[j], ins, kernel.arrays.get(ins.first_array), valid,
+                               data_dependent(pattern, k, "shared"))
+        counts = [int(bank_rows(np.broadcast_to(b.address, b.active.shape), ins.width,
+                                b.active).wavefronts[0]) for b in runs]
+        if min(counts) != max(counts):
+            words += (f" Over its {len(runs)} executions in this warp it takes "
+                      f"{min(counts)} to {max(counts)} wavefronts.")
         out.append(words)
     return tuple(out)

@@ -1,8 +1,12 @@
 """One global instruction over all warps: requests (bar height) by sectors per request (bar),
 so uneven warps (a partial last warp, divergent loops) show as bars apart from the main one.
 
-Bars come from Analysis.histograms; each is coloured by its waste class (its sectors over the
-instruction's ideal sectors per request, overview.waste_classes), and the ideal is a dashed line.
+Bars come from Analysis.histograms. The ideal is per warp (Analysis.per_warp_ideal over
+per_warp_requests: the whole sectors each warp's used bytes need, per request): a dashed line
+at the typical one (the ideal of the most requests) and, where warps differ in ideal (boundary
+warps), a shaded band over the bars from the lowest warp's ideal to the highest's. Each bar is
+coloured by its waste class against the typical ideal (overview.waste_classes). Without
+per-warp counts the instruction's average ideal stands for every warp.
 """
 
 from __future__ import annotations
@@ -14,9 +18,9 @@ import numpy as np
 
 from ..model import Analysis, Pattern
 from .overview import per_warp_analysis, waste_classes
-from .palette import WASTE_LABELS, Theme
+from .palette import WASTE_LABELS, Theme, mix
 from .parts import MARGIN, caption, caption_width, legend
-from .shapes import Line, Rect, Scene, Shape, Text
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request
 from .spec import DiagramSpec
 from .words import counted
@@ -24,27 +28,67 @@ from .words import counted
 PLOT_WIDTH = 600.0  # the sectors-per-request axis, units
 PLOT_HEIGHT = 240.0  # the tallest bar, units
 AXIS_LEFT = 64.0  # room for the request counts left of the plot
+BAR = 0.8  # a bar's width, in sectors per request (the slot between bars is 1)
 
 
 @dataclass(frozen=True)
 class HistogramBars:
     """Bars of one instruction: sectors[i] sectors per request, made by requests[i] requests
-    (only counts with a request); waste[i] its class; ideal: ideal sectors per request."""
+    (only counts with a request); waste[i] its class against `ideal`, the typical warp's
+    ideal sectors per request; `low` and `high` the lowest and highest warp's (equal to
+    `ideal` when every warp has the same)."""
 
     sectors: np.ndarray  # (bars,) int
     requests: np.ndarray  # (bars,) int
     waste: np.ndarray  # (bars,) int, index into palette.WASTE_LABELS
     ideal: float
+    low: float
+    high: float
+
+    @property
+    def band(self) -> tuple[float, float] | None:
+        """The shaded ideal band in sectors per request (bar centres at whole numbers): from
+        the left edge of a bar at `low` to the right edge of one at `high`; None when every
+        warp has one ideal."""
+        return None if self.low == self.high else (self.low - BAR / 2, self.high + BAR / 2)
+
+    def ideal_words(self) -> str:
+        """'ideal 4' or 'ideal 4, warps 1 to 4' (sectors per request)."""
+        words = f"ideal {self.ideal:.4g}"
+        return words if self.band is None else (f"{words}, warps {self.low:.4g} to "
+                                                f"{self.high:.4g}")
+
+
+def band_colour(th: Theme) -> str:
+    """The shaded ideal band: a little of the text colour over the background."""
+    return mix(th.text, th.background, 0.07)
+
+
+def warp_ideals(analysis: Analysis, instruction: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(ideal sectors per request, requests) of each warp that ran the instruction, rounded
+    to 0.01 sectors; None without per-warp counts."""
+    if analysis.per_warp_ideal is None or analysis.per_warp_requests is None:
+        return None
+    requests = analysis.per_warp_requests[instruction].astype(np.int64)
+    ran = requests > 0
+    ideal = np.round(analysis.per_warp_ideal[instruction][ran] / requests[ran], 2)
+    return ideal, requests[ran]
 
 
 def histogram_bars(analysis: Analysis, instruction: int) -> HistogramBars:
     """Analysis.histograms[instruction] -> the bars with a request, classed against the
-    instruction's ideal sectors per request (a bar of 0 sectors is ideal)."""
+    typical warp's ideal sectors per request (a bar of 0 sectors is ideal)."""
     counts = analysis.histograms[instruction]
     sectors = np.flatnonzero(counts)
-    ideal = ideal_per_request(analysis.instructions[instruction])
+    ideal = low = high = ideal_per_request(analysis.instructions[instruction])
+    per_warp = warp_ideals(analysis, instruction)
+    if per_warp is not None and len(per_warp[0]):
+        values, at = np.unique(per_warp[0], return_inverse=True)
+        ideal = float(values[np.argmax(np.bincount(at, weights=per_warp[1]))])
+        low, high = float(values[0]), float(values[-1])
     ratio = sectors / ideal if ideal else np.ones(len(sectors))
-    return HistogramBars(sectors, counts[sectors], waste_classes(np.maximum(ratio, 1.0)), ideal)
+    return HistogramBars(sectors, counts[sectors], waste_classes(np.maximum(ratio, 1.0)), ideal,
+                         low, high)
 
 
 def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
@@ -56,22 +100,33 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     head = (f"{pattern.name}: {stats.name}, sectors per request over "
             f"{counted(analysis.warps, 'warp')}")
     words = (f"{counted(stats.requests, 'request')}, {stats.sectors_per_request:.2f} sectors per "
-             "request "
-             f"(ideal {bars.ideal:.2f}), min {stats.min}, mode {stats.mode}, max {stats.max}")
+             f"request ({bars.ideal_words()}), min {stats.min}, mode {stats.mode}, max {stats.max}")
     width = 2 * MARGIN + AXIS_LEFT + PLOT_WIDTH
     shapes: list[Shape] = []
     y = MARGIN
     if spec.caption:
         y = caption(shapes, head, words, y, th)
         width = max(width, caption_width(head, words, th))
-    top, left = y + 2.6 * small, MARGIN + AXIS_LEFT
+    top, left = y + 3.4 * small, MARGIN + AXIS_LEFT
     bottom = top + PLOT_HEIGHT
-    slots = max(int(bars.sectors.max()) if len(bars.sectors) else 0, math.ceil(bars.ideal)) + 1
+    slots = max(int(bars.sectors.max()) if len(bars.sectors) else 0, math.ceil(bars.high)) + 1
     slot = PLOT_WIDTH / slots
     tallest = int(bars.requests.max()) if len(bars.requests) else 1
+    if bars.band is not None:
+        lo, hi = bars.band
+        shapes.append(Rect(left + (lo + 0.5) * slot, top, (hi - lo) * slot, PLOT_HEIGHT,
+                           band_colour(th), css="ideal-band",
+                           data=(("low", f"{bars.low:g}"), ("high", f"{bars.high:g}"))))
+    ideal_x = left + (bars.ideal + 0.5) * slot  # under the bars, over the band
+    shapes.append(Line(ideal_x, top, ideal_x, bottom, th.text, 1.0, dash=True,
+                       css="ideal"))
+    half = text_width(bars.ideal_words(), small) / 2  # the label stays over the plot
+    shapes.append(Text(min(max(ideal_x, left + half), left + PLOT_WIDTH - half), top - 2.4 * small,
+                       bars.ideal_words(), small, th.text, anchor="middle", css="ideal"))
     for s, r, w in zip(bars.sectors.tolist(), bars.requests.tolist(), bars.waste.tolist()):
         h = PLOT_HEIGHT * r / tallest
-        shapes.append(Rect(left + s * slot + slot * 0.1, bottom - h, slot * 0.8, h, th.waste[w],
+        shapes.append(Rect(left + (s + 0.5 - BAR / 2) * slot, bottom - h, slot * BAR, h,
+                           th.waste[w],
                            css="bar", data=(("sectors", str(s)), ("requests", str(r)),
                                             ("waste", WASTE_LABELS[w]))))
         shapes.append(Text(left + (s + 0.5) * slot, bottom - h - 3, f"{r:,}", small, th.text,
@@ -88,17 +143,15 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     shapes.append(Text(left - 8, bottom, "0", small, th.muted, anchor="end", css="tick-label"))
     shapes.append(Text(left - 8, top + PLOT_HEIGHT / 2, "requests", small, th.muted,
                        anchor="end", css="axis"))
-    ideal_x = left + (bars.ideal + 0.5) * slot
-    shapes.append(Line(ideal_x, top - 1.4 * small, ideal_x, bottom, th.text, 1.0, dash=True,
-                       css="ideal"))
-    shapes.append(Text(ideal_x, top - 1.6 * small, f"ideal {bars.ideal:.2f}", small, th.text,
-                       anchor="middle", css="ideal"))
     shapes.append(Text(left + PLOT_WIDTH / 2, bottom + 8 + 2.4 * small, "sectors per request",
                        small, th.muted, anchor="middle", css="axis"))
     y = bottom + 14 + 3.4 * small
     if spec.legend:
         entries = [("box", c, w) for c, w in zip(th.waste, WASTE_LABELS)]
-        entries.append(("dash", th.text, "ideal sectors per request"))
+        entries.append(("dash", th.text, "ideal sectors per request (typical warp)"))
+        if bars.band is not None:
+            entries.append(("box", band_colour(th),
+                            "range of the warps' ideals (boundary warps)"))
         y = legend(shapes, entries, MARGIN, y, width - MARGIN, th)
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {words}", tuple(shapes))

@@ -23,7 +23,8 @@ from ..model.one_warp import LaneExecution, WarpDetail
 from ..model.sectors import WARP_SIZE
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix
-from .parts import MARGIN, caption, caption_width, legend
+from .explain import explanations
+from .parts import MARGIN, caption, caption_width, legend, paragraph, paragraph_width
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
 from .words import counted
@@ -33,7 +34,7 @@ CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
 GAP_UNITS, GAP_MIN = 0.6, 14.0  # width of a gap column, in sector columns and at least
 NOT_RUN_UNITS = 8.0  # width of a panel whose instruction the warp does not run
 PANEL_GAP = 28.0
-CAPTION_SLACK = 120.0  # the stats line wraps past the grid's width plus this, units
+CAPTION_SLACK = 120.0  # the stats line wraps past the grid's width plus this (or the title's)
 BODY_H = WARP_SIZE * ROW_H
 
 
@@ -73,8 +74,11 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         panels = [panel(pattern, detail, k, 0) for k in range(len(detail.executions))]
     head, stats = _caption_text(pattern, spec, panels)
     shapes: list[Shape] = []
-    wrap = spec.grid_width + CAPTION_SLACK
+    wrap = max(spec.grid_width + CAPTION_SLACK, text_width(head, th.title_size))  # as the title
     y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
+    why = _why(pattern, detail, spec) if spec.explain else []
+    for words in why:
+        y = paragraph(shapes, words, y, wrap + 2 * MARGIN, th)
     titled = spec.kind == "warp"
     titles = [_title(p) if titled else "" for p in panels]
     if titled:
@@ -101,7 +105,8 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         ry = geo.body_top + k * ROW_H
         shapes.append(Line(left - 4, ry, grid_right, ry, th.rule, 0.75, css="lane-group"))
 
-    width = max(right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0)
+    width = max([right + MARGIN, caption_width(head, stats, th, wrap) if spec.caption else 0.0]
+                + [paragraph_width(words, wrap + 2 * MARGIN, th) for words in why])
     y = geo.body_top + BODY_H + th.small_size * 1.4 + 16
     if spec.legend:  # on one line where the width the grid may take allows
         y = legend(shapes, _legend_entries(present, th), MARGIN, y,
@@ -110,6 +115,16 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                                if isinstance(s, Text) and s.css == "legend"])
     return Scene(math.ceil(width), math.ceil(y + MARGIN - 10), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def _why(pattern: Pattern, detail: WarpDetail, spec: DiagramSpec) -> list[str]:
+    """Why the drawn instruction (grid) or each instruction (warp, by name) costs what it
+    costs in this warp (scene.explain), a paragraph each."""
+    why = explanations(pattern, detail, spec.instruction, spec.execution)
+    if spec.kind == "grid":
+        return [why[spec.instruction]]
+    names = [ins.name for ins in kernel_for(pattern).instructions]
+    return [f"{name}: {words}" for name, words in zip(names, why)]
 
 
 def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel:

@@ -35,6 +35,33 @@ def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme,
     return y + 10
 
 
+def wrapped(text: str, width: float, size: float) -> list[str]:
+    """`text` broken at spaces into lines no wider than `width` units at `size`."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and text_width(f"{lines[-1]} {word}", size) <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def paragraph(shapes: list[Shape], text: str, y: float, width: float, th: Theme) -> float:
+    """`text` (an explanation) from y under the caption, wrapped to a canvas `width` units
+    wide (margins included); returns the y below."""
+    for line in wrapped(text, width - 2 * MARGIN, th.label_size):
+        shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.text,
+                           css="explanation"))
+        y += th.label_size * 1.35
+    return y + 10
+
+
+def paragraph_width(text: str, width: float, th: Theme) -> float:
+    """Canvas width `paragraph` needs for `text` wrapped to `width`, margins included."""
+    return 2 * MARGIN + max(text_width(line, th.label_size)
+                            for line in wrapped(text, width - 2 * MARGIN, th.label_size))
+
+
 def caption_width(head: str, stats: str, th: Theme, width: float = float("inf")) -> float:
     """Canvas width the caption needs, margins included."""
     return 2 * MARGIN + max([text_width(head, th.title_size)]

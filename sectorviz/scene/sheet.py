@@ -22,10 +22,13 @@ from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.frontend import kernel_for
 from ..model.one_warp import LaneExecution
 from ..model.results import ConstantStats, Stats
-from ..model.banks import LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS
+from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS,
+                           bank_rows)
 from ..model.shared_stats import SharedStats
 from ..model.cache import CacheResult, time_text
-from .explain import explanations
+from ..model.measured import Measured
+from .banks import shared_runs
+from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .words import counted
 
@@ -143,6 +146,27 @@ def cache_row(cache: CacheResult) -> Row:
                f"runtime)")
 
 
+def measured_step(number: int, source: str, rows: tuple[Measured, ...] | None,
+                  error: str | None = None) -> Step:
+    """Step `number`: each boundary's prediction against what Nsight Compute measured (CSV
+    `source`), ratio = measured / predicted; or why nothing is compared (`error`)."""
+    title = f"Predicted against measured ({source}, Nsight Compute)"
+    if rows is None:
+        return Step(number, title, (Row("measured", "not compared", error or ""),))
+    if not rows:
+        return Step(number, title, (Row("measured", "no boundary's metric in the CSV",
+                                        "profile with the metrics `sectorviz ncu-metrics` "
+                                        "prints"),))
+    return Step(number, title, tuple(
+        Row(m.boundary, f"measured {readable_bytes(round(m.measured_bytes))} / predicted "
+                        f"{readable_bytes(m.predicted_bytes)} = "
+                        + ("-" if m.ratio is None else f"{m.ratio:.3f}"),
+            f"{m.measured_bytes:,.0f} B measured, {m.predicted_bytes:,} B predicted"
+            + ("; nothing predicted" if m.ratio is None else ""), m.metric,
+            figures=(m.ratio,), unit="measured / predicted")
+        for m in rows))
+
+
 def _alignment(execution: LaneExecution, address0: int, sector_bytes: int) -> str:
     first = int(np.asarray(execution.address)[np.asarray(execution.active)][0])
     return (f"first lane at 0x{first:x} (array + {first - address0} B): "
@@ -214,6 +238,35 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
                  unit="bank conflicts")
              for op, n, metric in (("load", _conflicts(analysis, "load"), LOAD_CONFLICTS),
                                    ("store", _conflicts(analysis, "store"), STORE_CONFLICTS))]
+    return tuple(rows)
+
+
+def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
+                      ) -> tuple[Row, ...]:
+    """Step 6 about `warp`: each shared instruction's wavefronts in execution `run` of
+    shared instruction `instruction` (the first of the others), and why (scene.explain)."""
+    kernel = kernel_for(pattern)
+    try:
+        runs, why = shared_runs(pattern, warp), shared_explanations(pattern, warp, instruction,
+                                                                    run)
+    except PatternError as err:
+        return (Row(f"warp {warp}", "error", str(err)),)
+    rows = []
+    for k, (ins, executions) in enumerate(zip(kernel.shared_instructions, runs)):
+        j = run if k == instruction else 0
+        at = len(kernel.instructions) + k
+        if not 0 <= j < len(executions):
+            rows.append(Row(f"{ins.name}, this warp", "not run by this warp", instruction=at))
+            continue
+        b = executions[j]
+        banks = bank_rows(np.broadcast_to(b.address, b.active.shape)[:1], ins.width,
+                          b.active[:1])
+        which = f", execution {j + 1} of {len(executions)}" if len(executions) > 1 else ""
+        w = int(banks.wavefronts[0])
+        rows.append(Row(f"{ins.name}, this warp{which}",
+                        f"{w} wavefront{'s' * (w != 1)}, ideal {int(banks.ideal[0])}, "
+                        f"{int(banks.ways[0])}-way", why[k], instruction=at, figures=(w,),
+                        unit="wavefronts"))
     return tuple(rows)
 
 
@@ -313,8 +366,11 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
              tuple(bounds)),
     ]
     if getattr(kernel, "shared_instructions", ()):
+        shared = instruction - len(kernel.instructions)
         steps.append(Step(6, "Shared memory: bank wavefronts per warp request (per block, not "
-                             "global sectors)", _shared_rows(analysis, waiting)))
+                             "global sectors)",
+                          _shared_rows(analysis, waiting)
+                          + _shared_warp_rows(pattern, warp, shared, run)))
     return Sheet(title, _answer(analysis, error), tuple(steps))
 
 

@@ -16,8 +16,8 @@ from ..model import PatternError
 from .compare import Comparison, Pair, Side, factor_words, ratio
 from .lanes import Panel, lane_scene, panel, panel_units
 from .palette import Theme, theme
-from .parts import MARGIN, caption, caption_width
-from .shapes import Scene, Shape, Text, text_width
+from .parts import MARGIN, caption, caption_width, paragraph
+from .shapes import Scene, Shape, Text
 from .spec import DiagramSpec
 
 SIDE_GAP = 24.0  # between the two diagrams, units
@@ -66,28 +66,14 @@ def slide_caption(c: Comparison, pair: Pair, kind: str) -> tuple[str, str]:
     return f"{names}: {c.warp_headline}", f"whole grid: {c.headline}"
 
 
-def wrapped(text: str, width: float, size: float) -> list[str]:
-    """`text` broken at spaces into lines no wider than `width` units at `size`."""
-    lines: list[str] = []
-    for word in text.split(" "):
-        if lines and text_width(f"{lines[-1]} {word}", size) <= width:
-            lines[-1] = f"{lines[-1]} {word}"
-        else:
-            lines.append(word)
-    return lines
-
-
 def _explain(shapes: list[Shape], c: Comparison, pair: Pair, y: float, width: float,
              th: Theme) -> float:
     """'A: why', 'B: why' of the drawn pair (scene.explain) from y, wrapped at `width`;
     returns the y below."""
     for tag, side, k in (("A", c.a, pair.a), ("B", c.b, pair.b)):
-        words = f"{tag}, {side.analysis.instructions[k].name}: {side.why[k]}"
-        for line in wrapped(words, width - 2 * MARGIN, th.label_size):
-            shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.text,
-                               css="explanation"))
-            y += th.label_size * 1.35
-    return y + 10
+        y = paragraph(shapes, f"{tag}, {side.analysis.instructions[k].name}: {side.why[k]}",
+                      y, width, th) - 4  # 6 units between A and B
+    return y + 4
 
 
 def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,

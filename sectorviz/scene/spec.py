@@ -16,7 +16,8 @@ class DiagramSpec:
     overview: the kernel strip; histogram: one instruction's requests by sectors per request
     over all warps; banks: one shared instruction's lanes against banks), 0-based `warp` in
     launch order, `instruction` (of the shared instructions for banks) and `execution` (loop
-    iteration, grid and banks only) indices, theme name, whether to draw legend and caption,
+    iteration, grid and banks only) indices, theme name, whether to draw legend and caption
+    and (grid, warp and banks) why each instruction costs what it costs under the caption,
     and the width (diagram units) the sector columns aim to fill (the window fits it to its pane;
     the exports keep GRID_WIDTH)."""
 
@@ -27,4 +28,5 @@ class DiagramSpec:
     theme: str = DEFAULT_THEME
     legend: bool = True
     caption: bool = True
+    explain: bool = False
     grid_width: float = GRID_WIDTH

@@ -2,23 +2,31 @@
 and grid; its grid follows A's selection (the same warp, A's instruction's match by the rule of
 scene.compare); the comparison sheet (scene.compare.comparison_sheet) follows both analyses.
 Made by File > Compare With... (B from a file) and File > Duplicate as Variant (B a copy of
-A, to edit against the original)."""
+A, to edit against the original). B is saved by Save Variant (As...) through ui.files (an
+atomic write); closing the window with unsaved changes to B asks first."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTextBrowser
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
+                               QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
+from ..paths import examples_dir
 from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
 from .document import Change, Document
 from .editor import PatternEditor
+from .files import FILTER, SUFFIX, save_document
 from .grid_view import GridView
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
+
+
+HEAD_SCALE = 1.35  # the headline's font against the window's
 
 
 def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
@@ -53,25 +61,54 @@ class CompareWindow(QMainWindow):
         self.grid_view.set_theme(theme)
         self.editor = PatternEditor(self.b)
         self.sheet = QTextBrowser(objectName="comparisonSheet")
-        self.status = QLabel(objectName="compareStatus")
+        self.names = QLabel(objectName="compareNames")
+        self.status = QLabel(objectName="compareStatus")  # the headline, or why there is none
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
+        head = QHBoxLayout()
+        head.setContentsMargins(8, 6, 8, 6)
+        head.setSpacing(16)
+        for label in (self.names, self.status):
+            font = label.font()
+            font.setPointSizeF(font.pointSizeF() * HEAD_SCALE)
+            font.setBold(label is self.names)
+            label.setFont(font)
+            head.addWidget(label, label is self.status)
         split = QSplitter(Qt.Horizontal, objectName="compareSplit")
         for widget in (self.editor, self.grid_view, self.sheet):
             split.addWidget(widget)
         split.setSizes([360, 760, 480])
-        self.setCentralWidget(split)
-        self.statusBar().addWidget(self.status, 1)
-        self.setWindowTitle(f"B: {pattern.name} — compared with A: {a.pattern.name}")
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(head)
+        layout.addWidget(split, 1)
+        self.setCentralWidget(central)
+        file = self.menuBar().addMenu("&File")
+        for text, keys, slot, name in (
+                ("&Save Variant", QKeySequence.Save, self.save_variant, "saveVariant"),
+                ("Save Variant &As…", QKeySequence("Ctrl+Shift+S"), self.save_variant_as,
+                 "saveVariantAs"),
+                ("&Close", QKeySequence.Close, self.close, "closeVariant")):
+            action = file.addAction(text)
+            action.setShortcut(keys)
+            action.setObjectName(name)
+            action.triggered.connect(slot)
         self.resize(1600, 900)
         self._stale = False
         a.changed.connect(self._on_a_changed)
         a.changed.connect(self._on_changed)
         self.b.changed.connect(self._on_changed)
+        self.b.changed.connect(self._on_b_file)
+        self._on_b_file(Change.FILE)
         self._follow()
         self._refresh()
 
     def _on_a_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):
             self._follow()
+        if flags & Change.PATTERN:
+            self._on_b_file(Change.PATTERN)  # A's name
 
     def _follow(self) -> None:
         """B's grid shows A's warp and the match of A's instruction (B's first without one)."""
@@ -101,6 +138,59 @@ class CompareWindow(QMainWindow):
         self.grid_view.set_theme(theme)
         self._refresh()
 
+    # ------------------------------------------------------------ B's file
+
+    def _b_name(self) -> str:
+        path = self.b.path
+        return path.name if path else f"{self.b.pattern.name} (unsaved variant)"
+
+    def _on_b_file(self, flags: int) -> None:
+        if flags & (Change.FILE | Change.PATTERN):
+            self.setWindowTitle(f"B: {self._b_name()}[*] — compared with A: "
+                                f"{self.a.pattern.name}")
+            self.names.setText(f"A: {self.a.pattern.name} → B: {self.b.pattern.name}"
+                               f"{' *' if self.b.modified else ''}")
+            self.setWindowModified(self.b.modified)
+
+    def save_variant(self) -> bool:
+        """Save B in place; an unsaved variant or a bundled example asks for a name."""
+        path = self.b.path
+        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
+            return self.save_variant_as()
+        return self._write(path)
+
+    def save_variant_as(self) -> bool:
+        """Ask for a file name and save B there (False when cancelled or it failed); an
+        unsaved variant is offered beside A's file."""
+        folder = (self.b.path or self.a.path or Path.cwd() / "x").parent
+        start = self.b.path or folder / f"{self.b.pattern.name} variant{SUFFIX}"
+        name, _ = QFileDialog.getSaveFileName(self, "Save variant as", str(start), FILTER)
+        return bool(name) and self._write(Path(name))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            moved = save_document(self.b, path)
+        except OSError as err:
+            self.statusBar().showMessage(f"{path}: cannot save: {err.strerror or err}")
+            return False
+        self.statusBar().showMessage(f"saved {path}" + (f"; rewrote {', '.join(moved)}"
+                                                        if moved else ""), 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Ask about unsaved changes to B: True to go on (saved or discarded), False to stay."""
+        if not self.b.modified:
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved variant", f"Save the changes to {self._b_name()} first?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save_variant()
+        return answer == QMessageBox.Discard
+
     def closeEvent(self, ev) -> None:
+        if self.isVisible() and not self.maybe_save():  # once closed, it never asks again
+            ev.ignore()
+            return
         self.b.shutdown()
         ev.accept()

@@ -83,10 +83,11 @@ class ExportDialog(QDialog):
         self.transparent = self._check("exportTransparent", "transparent background", False)
         self.legend = self._check("exportLegend", "legend", True)
         self.caption = self._check("exportCaption", "caption", True)
+        self.explain = self._check("exportExplain", "why, under the caption", False)
         for signal in (self.kind.currentIndexChanged, self.theme.currentIndexChanged,
                        self.warp.valueChanged, self.instruction.currentIndexChanged,
                        self.execution.valueChanged, self.transparent.toggled,
-                       self.legend.toggled, self.caption.toggled):
+                       self.legend.toggled, self.caption.toggled, self.explain.toggled):
             signal.connect(self.refresh)
 
         form = QFormLayout()
@@ -96,7 +97,7 @@ class ExportDialog(QDialog):
         form.addRow("Instruction", self.instruction)
         form.addRow("Loop iteration", self.execution)
         form.addRow("PNG scale", self.scale)
-        for box in (self.transparent, self.legend, self.caption):
+        for box in (self.transparent, self.legend, self.caption, self.explain):
             form.addRow(box)
         self.status = QLabel(objectName="exportStatus", wordWrap=True)
         form.addRow(self.status)
@@ -160,14 +161,16 @@ class ExportDialog(QDialog):
         return DiagramSpec(kind=self.kind.currentText(), warp=self.warp.value(),
                            instruction=self.instruction.currentIndex(),
                            execution=self.execution.value(), theme=self.theme.currentText(),
-                           legend=self.legend.isChecked(), caption=self.caption.isChecked())
+                           legend=self.legend.isChecked(), caption=self.caption.isChecked(),
+                           explain=self.explain.isChecked() and self.explain.isEnabled())
 
     def refresh(self) -> None:
         """Redraw the preview from the controls; a bad combination shows its message."""
         self._list_instructions(self.kind.currentText() == "banks")
-        per_instruction = self.kind.currentText() in ("grid", "banks")
-        self.execution.setEnabled(per_instruction)
-        self.instruction.setEnabled(per_instruction)
+        kind = self.kind.currentText()
+        self.execution.setEnabled(kind in ("grid", "banks"))
+        self.instruction.setEnabled(kind in ("grid", "banks", "histogram"))
+        self.explain.setEnabled(kind in ("grid", "warp", "banks"))
         try:
             self.svg = diagram_svg(self.pattern, self.spec(), self.transparent.isChecked())
         except PatternError as err:

@@ -1,12 +1,20 @@
-"""Pattern files on disk: the files a pattern names relative to its folder, and the
-recent-files list (kept in QSettings). Saves are written by sectorviz.atomic."""
+"""Pattern files on disk: saving a document, the files a pattern names relative to its folder,
+and the recent-files list (kept in QSettings). Saves are written by sectorviz.atomic."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QSettings
+
+from ..atomic import write_atomic
+from ..model import Pattern, pattern_from_dict
+
+if TYPE_CHECKING:
+    from .document import Document
 
 MAX_RECENT = 8
 SUFFIX = ".sectorviz.json"
@@ -42,6 +50,29 @@ def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:
             holder[key] = new
             changes.append(f"{place} {old} → {new}")
     return changes
+
+
+def relocated(pattern: Pattern, folder: Path) -> tuple[Pattern, list[str]]:
+    """`pattern` as it is to be saved in `folder` (its relative paths rewritten to name the
+    same files from there), and what was rewritten."""
+    if Path(pattern.base_dir).resolve() == folder.resolve():
+        return pattern, []
+    doc = pattern.to_dict()
+    moved = relocate(doc, pattern.base_dir, folder)
+    return pattern_from_dict(doc, folder), moved
+
+
+def save_document(document: "Document", path: Path) -> list[str]:
+    """Write the document's pattern to `path` (atomically: a temporary file and a rename) and
+    mark it saved there; saved into another folder, its relative paths are rewritten, in the
+    file and in the document. Returns what was rewritten; OSError leaves the document as it
+    was."""
+    pattern, moved = relocated(document.pattern, path.parent)
+    write_atomic(path, pattern.source + "\n")
+    with document.batch():
+        document.relocate(pattern)
+        document.mark_saved(path)
+    return moved
 
 
 def recent_files(store: QSettings) -> list[Path]:

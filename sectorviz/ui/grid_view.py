@@ -15,9 +15,10 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
 
 from ..model import PatternError
+from ..model.banks import BANK_BYTES
 from ..model.detail import lane_records
 from ..scene.diagrams import diagram_scene, selected_spec
-from ..scene.explain import explanations
+from ..scene.explain import explanations, shared_explanations
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
 from ..scene.parts import MARGIN
@@ -105,6 +106,8 @@ class GridItem(QGraphicsItem):
         """Lane, thread, block, element, address and sectors of the lane under `pos`."""
         where = self.hit_at(pos)
         v = self.view
+        if v is not None and v.detail is not None and v.execution is None and v.runs:
+            return self.bank_tooltip_at(pos)
         if where is None or v is None or v.execution is None:
             return ""
         lane, j = where
@@ -138,6 +141,22 @@ class GridItem(QGraphicsItem):
         k = v.selection.instruction
         lines.append("why: " + explanations(v.pattern, v.detail, k, v.selection.run)[k])
         return "\n".join(lines)
+
+    def bank_tooltip_at(self, pos: QPointF) -> str:
+        """A shared instruction's banks diagram: the word under `pos` (lane, bank, word,
+        wavefront) and why the request takes its wavefronts (scene.explain)."""
+        v = self.view
+        cell = next((dict(s.data) for s in self.scene_.shapes if isinstance(s, Rect)
+                     and "hit" in s.css.split() and s.x <= pos.x() < s.x + s.w
+                     and s.y <= pos.y() < s.y + s.h), None)
+        if cell is None:
+            return ""
+        k = v.selection.instruction - len(v.kernel.instructions)
+        word = int(cell["word"])
+        return (f"lane {cell['lane']}: word {word} (byte offset {BANK_BYTES * word}) in bank "
+                f"{cell['bank']}, served in its bank's wavefront {int(cell['wavefront']) + 1}"
+                f"\nwhy: "
+                + shared_explanations(v.pattern, v.selection.warp, k, v.selection.run)[k])
 
     def hoverMoveEvent(self, ev) -> None:
         self.setToolTip(self.tooltip_at(ev.pos()))

@@ -32,7 +32,10 @@ SHEET = (
     "5 the traffic at named boundaries, each with the assumption it rests on and the "
     "Nsight Compute metric that measures it (copy it to profile). Kernels with shared memory "
     "add step 6, bank wavefronts. Copy it as Markdown or CSV from its buttons or the Edit "
-    "menu.")
+    "menu. The boxes above the sheet set a <b>cache model</b> (a GPU's L2, its ways and the "
+    "order warps reach it): step 5 then adds the DRAM bytes it estimates, between the two "
+    "bounds. File > Import Measurements reads an Nsight Compute CSV and adds a last step: "
+    "each boundary measured against its prediction, with the ratio.")
 GLOSSARY = (
     ("sector", "32 bytes, the unit the L1 cache fetches from memory"),
     ("request", "one warp executing one memory instruction (lanes with the guard on)"),

@@ -1,6 +1,7 @@
 """Sectors per request of the selected global instruction over all warps: bars = requests by
 sectors per request (scene.histogram.histogram_bars, the exported histogram's numbers and
-waste colours), a dashed line at the ideal; follows the selection and each partial result."""
+waste colours), a dashed line at the typical warp's ideal and, where warps differ in ideal, the
+shaded band of their ideals; follows the selection and each partial result."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from ..scene.histogram import histogram_bars
+from ..scene.histogram import BAR, band_colour, histogram_bars
 from ..scene.words import counted
 from .document import Change, Document
 from .theme import LIGHT, Theme
@@ -29,7 +30,10 @@ class HistogramView(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.setLabel("bottom", "sectors per request")
         self.plot.setLabel("left", "requests")
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
+        self.band = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
+        self.band.setZValue(-10)
+        self.plot.addItem(self.band)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=BAR)
         self.plot.addItem(self.bars)
         self.ideal = pg.InfiniteLine(angle=90, movable=False,
                                      pen=pg.mkPen(LIGHT.text, width=1, style=Qt.DashLine))
@@ -67,16 +71,24 @@ class HistogramView(QWidget):
         if analysis is None or not 0 <= k < len(analysis.histograms):
             self.bars.setOpts(x=[], height=[], brushes=[])
             self.ideal.hide()
+            self.band.hide()
             self.status.setText(doc.analysis_error or ("" if analysis is None
                                                       else "a shared instruction: see banks"))
             return
         bars = histogram_bars(analysis, k)
         waste = self.theme.diagram.waste
-        self.bars.setOpts(x=bars.sectors, height=bars.requests, width=0.8,
+        self.bars.setOpts(x=bars.sectors, height=bars.requests, width=BAR,
                           brushes=[pg.mkBrush(waste[w]) for w in bars.waste.tolist()])
         self.ideal.setPos(bars.ideal)
         self.ideal.show()
+        if bars.band is None:
+            self.band.hide()
+        else:
+            self.band.setRegion(bars.band)
+            self.band.setBrush(pg.mkBrush(band_colour(self.theme.diagram)))
+            self.band.show()
         stats = analysis.instructions[k]
         done = "" if analysis.warps_done is None else " so far"
-        self.status.setText(f"{stats.name}: {counted(stats.requests, 'request')}, min {stats.min}, "
-                            f"mode {stats.mode}, max {stats.max}, ideal {bars.ideal:.2f}{done}")
+        self.status.setText(f"{stats.name}: {counted(stats.requests, 'request')}, "
+                            f"min {stats.min}, mode {stats.mode}, max {stats.max}, "
+                            f"{bars.ideal_words()}{done}")

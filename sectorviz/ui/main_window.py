@@ -13,8 +13,7 @@ from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockW
                                QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
                                QVBoxLayout, QWidget)
 
-from ..atomic import write_atomic
-from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
+from ..model import Pattern, PatternError, load_pattern, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
@@ -23,7 +22,7 @@ from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, relocate, settings
+from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, settings
 from .grid_view import ZOOM_STEP, GridView
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
@@ -177,6 +176,23 @@ class MainWindow(QMainWindow):
         self.compare_windows.append(window)
         window.show()
         return window
+
+    def import_measurements(self, path: str | Path) -> bool:
+        """Nsight Compute's raw CSV beside the predictions (the sheet's last step); a bad file
+        shows its one-line error and keeps what was imported before."""
+        try:
+            self.sheet.measurements.load(path)
+        except PatternError as err:
+            self.show_error(str(err))
+            return False
+        self.show_message(f"measurements from {Path(path).name}: see the sheet's last step")
+        return True
+
+    def _import_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Import Nsight Compute measurements", "",
+                                              "ncu --csv --page raw (*.csv);;All files (*)")
+        if path:
+            self.import_measurements(path)
 
     def _theme_name(self) -> str:
         return "dark" if self.dark_action.isChecked() else "light"
@@ -335,6 +351,8 @@ class MainWindow(QMainWindow):
         self._action(file, "&Save", QKeySequence.Save, self.save, "save")
         self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
         self._action(file, "&Export…", QKeySequence("Ctrl+E"), self._export, "export")
+        self._action(file, "Import &Measurements…", QKeySequence("Ctrl+Shift+I"),
+                     self._import_dialog, "importMeasurements")
         file.addSeparator()
         self._action(file, "Compare &With…", QKeySequence("Ctrl+Shift+O"), self._compare_dialog,
                      "compareWith")
@@ -421,29 +439,15 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none)").setEnabled(False)
 
     def _write(self, path: Path) -> bool:
-        """Save to `path`; saved into another folder, the pattern's relative paths are
-        rewritten to name the same files from there, in the file and in the document."""
-        pattern, moved = self._relocated(path.parent)
+        """Save to `path` (ui.files.save_document: relative paths follow the new folder)."""
         try:
-            write_atomic(path, pattern.source + "\n")
+            moved = save_document(self.document, path)
         except OSError as err:
             self.show_error(f"{path}: cannot save: {err.strerror or err}")
             return False
-        with self.document.batch():
-            self.document.relocate(pattern)
-            self.document.mark_saved(path)
         add_recent(self.store, path)
         self.show_message(f"saved {path}" + (f"; rewrote {', '.join(moved)}" if moved else ""))
         return True
-
-    def _relocated(self, folder: Path) -> tuple[Pattern, list[str]]:
-        """The current pattern as it is to be saved in `folder`, and what was rewritten."""
-        pattern = self.document.pattern
-        if Path(pattern.base_dir).resolve() == folder.resolve():
-            return pattern, []
-        doc = pattern.to_dict()
-        moved = relocate(doc, pattern.base_dir, folder)
-        return pattern_from_dict(doc, folder), moved
 
     def _export(self) -> None:
         from .export_dialog import ExportDialog  # loaded on first use, not at start-up
@@ -522,7 +526,8 @@ class MainWindow(QMainWindow):
             set_default_work(DEFAULT_WORK)
 
     def closeEvent(self, ev) -> None:
-        if not self.maybe_save():
+        variants = (w.close() for w in self.compare_windows if w.isVisible())  # each may ask
+        if not self.maybe_save() or not all(variants):
             ev.ignore()
             return
         self.store.setValue("geometry", self.saveGeometry())
@@ -530,8 +535,6 @@ class MainWindow(QMainWindow):
         self.store.setValue("speed", self.stepper.speed.value())
         self.stepper.play.setChecked(False)
         self.document.shutdown()
-        for window in self.compare_windows:
-            window.close()
         QApplication.instance().removeEventFilter(self._keys)
         ev.accept()
 

@@ -9,6 +9,7 @@ at all until it is shown; an edit, a new selection or the finished analysis redr
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from html import escape
 
 from PySide6.QtCore import QTimer
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayou
 from ..export.sheets import sheet_csv, sheet_markdown
 from ..scene.sheet import Row, Sheet, accounting_sheet
 from .document import Change, Document
+from .machine_bar import MachineBar
+from .measurements import Measurements
 from .theme import LIGHT, Theme
 
 PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
@@ -67,6 +70,8 @@ class SheetView(QWidget):
         self.document = document
         self.theme = LIGHT
         self._sheet: Sheet | None = None
+        self.machine = MachineBar(document)
+        self.measurements = Measurements(self)
         self.browser = QTextBrowser(objectName="sheet")
         self.browser.setOpenLinks(False)
         copy_md = QPushButton("Copy Markdown", objectName="copyMarkdown")
@@ -79,6 +84,7 @@ class SheetView(QWidget):
         buttons.addWidget(copy_csv)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.machine)
         layout.addWidget(self.browser, 1)
         layout.addLayout(buttons)
         self._stale = False
@@ -86,6 +92,7 @@ class SheetView(QWidget):
         self._throttle = QTimer(self, singleShot=True)
         self._throttle.timeout.connect(self._refresh_if_stale)
         document.changed.connect(self._on_changed)
+        self.measurements.changed.connect(self._refresh)
         self._refresh()
 
     @property
@@ -135,6 +142,9 @@ class SheetView(QWidget):
         doc, sel = self.document, self.document.selection
         self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
                                        sel.instruction, sel.run, doc.analysis_error)
+        measured = self.measurements.step(len(self._sheet.steps) + 1, doc.pattern, doc.analysis)
+        if measured is not None:
+            self._sheet = replace(self._sheet, steps=self._sheet.steps + (measured,))
         bar = self.browser.verticalScrollBar()
         top = bar.value()
         self.browser.setHtml(sheet_html(self._sheet, self.theme, sel.instruction))

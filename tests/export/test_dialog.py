@@ -42,3 +42,17 @@ def test_copy_puts_png_and_svg_on_the_clipboard(qtbot, crossing):
     mime = QApplication.clipboard().mimeData()
     assert mime.hasImage() and not mime.imageData().isNull()
     assert bytes(mime.data(SVG_MIME)).startswith(b"<?xml")
+
+
+def test_dialog_explains_grid_warp_and_banks_only(qtbot, gather):
+    dialog = ExportDialog(gather, warp=3, instruction=1)
+    qtbot.addWidget(dialog)
+    explain = dialog.findChild(QCheckBox, "exportExplain")
+    assert not explain.isChecked() and 'class="explanation"' not in dialog.svg
+    explain.setChecked(True)
+    assert dialog.spec() == DiagramSpec(warp=3, instruction=1, explain=True)
+    assert "The index array sends the 32 lanes to 32 sectors" in dialog.svg
+    dialog.findChild(QComboBox, "exportKind").setCurrentText("histogram")
+    assert not explain.isEnabled() and not dialog.spec().explain
+    assert dialog.instruction.isEnabled() and not dialog.execution.isEnabled()
+    assert 'class="bar"' in dialog.svg and dialog.spec().instruction == 1

@@ -12,6 +12,7 @@ from sectorviz.model import analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.histogram import histogram_bars
+from sectorviz.scene.overview import per_warp_analysis
 
 GATHER = {
     "format": "sectorviz.pattern/1", "name": "small gather",
@@ -73,7 +74,47 @@ def test_svg_bars_carry_sectors_and_requests(example):
     heights = [float(e.get("height")) for e in bars]
     assert heights[1] == pytest.approx(31 * heights[0], abs=0.2)  # two decimals in SVG
     ideal = [e for e in root.iter() if "ideal" in e.get("class", "").split()]
-    assert any(e.text == "ideal 3.91" for e in ideal)
+    assert any(e.text == "ideal 4, warps 1 to 4" for e in ideal)  # not the average, 3.91
+    band = [e for e in root.iter() if e.get("class") == "ideal-band"]
+    assert [(e.get("data-low"), e.get("data-high")) for e in band] == [("1", "4")]
+    x = lambda e: float(e.get("x"))  # noqa: E731
+    assert x(band[0]) == pytest.approx(x(bars[0]), abs=0.02)  # from the 1-sector bar's edge
+    assert x(band[0]) + float(band[0].get("width")) == pytest.approx(
+        x(bars[1]) + float(bars[1].get("width")), abs=0.02)  # to the 4-sector bar's edge
+
+
+def brute_force_ideals(pattern, k: int) -> list[tuple[float, int]]:
+    """(ideal sectors per request, requests) of each warp running instruction k: the whole
+    sectors each request's distinct used bytes need, averaged over the warp's requests."""
+    kernel = kernel_for(pattern)
+    sb, width = pattern.sector_bytes, kernel.instructions[k].width
+    per_warp = []
+    for warp in range(kernel.warps):
+        ideal = requests = 0
+        for j, batch in kernel.trace(warp, warp + 1):
+            address, active = np.broadcast_to(batch.address, batch.active.shape)[0], \
+                batch.active[0]
+            if j == k and active.any():
+                used = {b for a in address[active].tolist() for b in range(a, a + width)}
+                ideal, requests = ideal + -(-len(used) // sb), requests + 1
+        if requests:
+            per_warp.append((round(ideal / requests, 2), requests))
+    return per_warp
+
+
+@pytest.mark.parametrize("name, k, ideal, low, high", [
+    ("partial-warp", 1, 4, 1, 4), ("gather-distinct", 1, 4, 4, 4), ("row-sum-loop", 0, 4, 4, 4)])
+def test_the_ideal_is_the_typical_warps_with_the_band_of_the_others(example, name, k, ideal,
+                                                                    low, high):
+    pattern = example(name)
+    bars = histogram_bars(per_warp_analysis(pattern), k)
+    counted = Counter()
+    for value, requests in brute_force_ideals(pattern, k):
+        counted[value] += requests
+    assert (bars.ideal, bars.low, bars.high) == (counted.most_common(1)[0][0], min(counted),
+                                                 max(counted)) == (ideal, low, high)
+    assert bars.band == (None if low == high else (low - 0.4, high + 0.4))
+    assert histogram_bars(analyze(pattern), k).band is None  # no per-warp counts: the average
 
 
 def test_gather_bars_are_coloured_by_waste():

@@ -4,9 +4,10 @@ comparison sheet from scene.compare."""
 import json
 
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtGui import QAction, QDropEvent
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from sectorviz.model import pattern_from_dict
+from sectorviz.model import load_pattern, pattern_from_dict
 
 from sectorviz.paths import examples_dir
 
@@ -37,7 +38,7 @@ def test_compare_with_steps_together_and_shows_the_ratios(open_window, qtbot):
     qtbot.waitUntil(lambda: "sectors per warp (warp 33)" in compare.sheet.toPlainText())
 
 
-def test_duplicate_as_variant_compares_an_edit_live(open_window, qtbot):
+def test_duplicate_as_variant_compares_an_edit_live(open_window, qtbot, monkeypatch):
     window = open_window("vector-add")
     compare = window.duplicate_as_variant()
     qtbot.addWidget(compare)
@@ -48,6 +49,12 @@ def test_duplicate_as_variant_compares_an_edit_live(open_window, qtbot):
     compare.b.set_pattern(pattern_from_dict(doc, compare.b.pattern.base_dir), "stride 2")
     qtbot.waitUntil(lambda: "12 MiB → 16 MiB, 1.33x more" in compare.status.text())
     assert compare.b.modified and not window.document.modified
+    assert compare.isWindowModified() and "(unsaved variant)" in compare.windowTitle()
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: asked.append(a[2]) or QMessageBox.Discard)
+    assert compare.close() and asked == ["Save the changes to Vector add (unsaved variant) "
+                                         "first?"]
 
 
 def test_a_broken_file_opens_nothing(open_window, monkeypatch, tmp_path):
@@ -71,3 +78,67 @@ def test_a_file_dropped_with_shift_opens_beside(open_window, qtbot):
     wait_both(qtbot, window, compare)
     assert window.document.pattern.name == "Gather, distinct sectors"
     assert compare.status.text().startswith("sector demand 40 MiB → 12 MiB, 3.33x less")
+
+
+def edited_variant(window, qtbot):
+    """A variant of vector-add whose first access reads every other element."""
+    compare = window.duplicate_as_variant()
+    qtbot.addWidget(compare)
+    doc = json.loads(compare.b.pattern.source)
+    doc["accesses"][0]["index"] = "(2 * i) % n"
+    compare.b.set_pattern(pattern_from_dict(doc, compare.b.pattern.base_dir), "stride 2")
+    return compare
+
+
+def test_save_variant_as_writes_the_variant_atomically(open_window, qtbot, monkeypatch,
+                                                       tmp_path):
+    window = open_window("vector-add")
+    compare = edited_variant(window, qtbot)
+    offered = []
+    out = tmp_path / "stride2.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: offered.append(a[2]) or (str(out), ""))
+    compare.findChild(QAction, "saveVariantAs").trigger()
+    assert offered == [str(examples_dir() / "Vector add variant.sectorviz.json")]
+    assert load_pattern(out) == compare.b.pattern and compare.b.path == out
+    assert not compare.b.modified and not compare.isWindowModified()
+    assert compare.windowTitle() == "B: stride2.sectorviz.json[*] — compared with A: Vector add"
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary file left
+    assert "saved" in compare.statusBar().currentMessage()
+    assert not window.document.modified and window.document.path == example("vector-add")
+    closes = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: closes.append(a) or
+                        QMessageBox.Cancel)
+    assert compare.close() and closes == []  # saved: nothing to ask
+
+
+def test_a_failed_save_keeps_the_variant_modified(open_window, qtbot, monkeypatch, tmp_path):
+    window = open_window("vector-add")
+    compare = edited_variant(window, qtbot)
+    out = tmp_path / "missing" / "v.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    assert not compare.save_variant_as()
+    assert compare.b.modified and compare.b.path is None and not out.parent.exists()
+    assert compare.statusBar().currentMessage().startswith(f"{out}: cannot save")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: ("", ""))
+    assert not compare.save_variant_as() and compare.b.modified  # cancelled
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+
+
+def test_closing_a_modified_variant_asks(open_window, qtbot, monkeypatch, tmp_path):
+    """Cancel keeps the window (and the main window, closing, stays open too); Save saves
+    through Save Variant As; Discard closes."""
+    window = open_window("vector-add")
+    compare = edited_variant(window, qtbot)
+    answer = [QMessageBox.Cancel]
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: answer[0])
+    assert not compare.close() and compare.isVisible()
+    assert not window.close() and window.isVisible() and compare.isVisible()
+    out = tmp_path / "v.sectorviz.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    answer[0] = QMessageBox.Save
+    assert compare.close() and not compare.isVisible()
+    assert load_pattern(out) == compare.b.pattern
+    again = edited_variant(window, qtbot)
+    answer[0] = QMessageBox.Discard
+    assert window.close() and not again.isVisible()

@@ -1,5 +1,7 @@
 """The window's histogram shows the selected instruction's bars, the export's numbers."""
 
+import pytest
+
 from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import examples_dir
 from sectorviz.scene.histogram import histogram_bars
@@ -30,3 +32,19 @@ def test_partial_warp_shows_the_last_warp(open_window):
     window.document.select(warp=31, instruction=1)
     assert drawn(window) == {1: 1, 4: 31}
     assert "min 1, mode 4, max 4" in window.histogram.status.text()
+
+
+def test_the_ideal_is_the_typical_warps_and_boundary_warps_shade_a_band(open_window,
+                                                                         wait_analysis):
+    """partial-warp: 31 warps ideal 4 sectors per request, the last one 1 (8 lanes): the line
+    at 4 (not the average 3.91), the band over the bars from 1 to 4; vector-add: no band."""
+    window = open_window("partial-warp")
+    window.document.select(instruction=1)
+    view = window.histogram
+    assert view.ideal.value() == 4 and view.band.isVisible()
+    assert view.band.getRegion() == pytest.approx((0.6, 4.4))
+    assert "ideal 4, warps 1 to 4" in view.status.text()
+    assert window.open_path(examples_dir() / "vector-add.sectorviz.json")
+    wait_analysis(window)
+    assert view.ideal.value() == 4 and not view.band.isVisible()
+    assert view.status.text().endswith("ideal 4")

@@ -62,3 +62,21 @@ def test_overview_rows_of_shared_instructions(open_window, qtbot):
     pos = overview.plot.mapFromScene(vb.mapViewToScene(QPointF(7.5, 2.5)))
     qtbot.mouseClick(overview.plot.viewport(), Qt.LeftButton, pos=pos)
     assert (window.document.selection.warp, window.document.selection.instruction) == (7, 2)
+
+
+def test_bank_cell_tooltip_says_why(open_window):
+    """A word of the banks diagram: its lane, bank and wavefront, and why the request takes
+    its wavefronts (scene.explain), for the selected warp and execution."""
+    window = open_window("shared-tile-column")
+    window.document.select(warp=1, instruction=2)  # load tile[tx][ty]: column 1, bank 1
+    item = window.grid_view.item
+    cell = next(s for s in item.scene_.shapes if isinstance(s, Rect)
+                and s.css.startswith("hit ") and dict(s.data)["lane"] == "3")
+    text = item.tooltip_at(QPointF(cell.x + cell.w / 2, cell.y + cell.h / 2))
+    assert text.splitlines() == [
+        "lane 3: word 97 (byte offset 388) in bank 1, served in its bank's wavefront 4",
+        "why: Lanes 0-31 read column 1 of a 32x32 float32 tile: the 32 words are 128 B apart, "
+        "all in bank 1, so the request takes 32 wavefronts where 1 would do (32-way conflict). "
+        "Padding each row by one element (stride 33 words) spreads them one per bank over all "
+        "32 banks."]
+    assert item.tooltip_at(QPointF(cell.x + cell.w * 3, cell.y + cell.h / 2)) == ""
