@@ -52,6 +52,16 @@ class HistogramBars:
         warp has one ideal."""
         return None if self.low == self.high else (self.low - BAR / 2, self.high + BAR / 2)
 
+    @property
+    def slots(self) -> int:
+        """Slots of the sectors-per-request axis: 0 to the largest bar or ideal, one each."""
+        top = int(self.sectors.max()) if len(self.sectors) else 0
+        return max(top, math.ceil(self.high)) + 1
+
+    def ticks(self) -> range:
+        """The labelled sectors-per-request values: every slot, or a step giving at most 16."""
+        return range(0, self.slots, max(1, math.ceil(self.slots / 16)))
+
     def ideal_words(self) -> str:
         """'ideal 4' or 'ideal 4, warps 1 to 4' (sectors per request)."""
         words = f"ideal {self.ideal:.4g}"
@@ -109,8 +119,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         width = max(width, caption_width(head, words, th))
     top, left = y + 3.4 * small, MARGIN + AXIS_LEFT
     bottom = top + PLOT_HEIGHT
-    slots = max(int(bars.sectors.max()) if len(bars.sectors) else 0, math.ceil(bars.high)) + 1
-    slot = PLOT_WIDTH / slots
+    slot = PLOT_WIDTH / bars.slots
     tallest = int(bars.requests.max()) if len(bars.requests) else 1
     if bars.band is not None:
         lo, hi = bars.band
@@ -132,8 +141,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         shapes.append(Text(left + (s + 0.5) * slot, bottom - h - 3, f"{r:,}", small, th.text,
                            anchor="middle", css="bar-label"))
     shapes.append(Line(left, bottom, left + PLOT_WIDTH, bottom, th.muted, 1.0, css="axis"))
-    step = max(1, math.ceil(slots / 16))
-    for s in range(0, slots, step):
+    for s in bars.ticks():
         x = left + (s + 0.5) * slot
         shapes.append(Line(x, bottom, x, bottom + 4, th.muted, 1.0, css="tick"))
         shapes.append(Text(x, bottom + 5 + small, str(s), small, th.muted, anchor="middle",

@@ -34,7 +34,8 @@ CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
 GAP_UNITS, GAP_MIN = 0.6, 14.0  # width of a gap column, in sector columns and at least
 NOT_RUN_UNITS = 8.0  # width of a panel whose instruction the warp does not run
 PANEL_GAP = 28.0
-CAPTION_SLACK = 120.0  # the stats line wraps past the grid's width plus this (or the title's)
+CAPTION_SLACK = 120.0  # title and stats wrap past the grid's width plus this, units
+CAPTION_MIN = 480.0  # ... but never narrower than this (a narrow side of a slide)
 BODY_H = WARP_SIZE * ROW_H
 
 
@@ -74,7 +75,7 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         panels = [panel(pattern, detail, k, 0) for k in range(len(detail.executions))]
     head, stats = _caption_text(pattern, spec, panels)
     shapes: list[Shape] = []
-    wrap = max(spec.grid_width + CAPTION_SLACK, text_width(head, th.title_size))  # as the title
+    wrap = max(spec.grid_width + CAPTION_SLACK, CAPTION_MIN)
     y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
     why = _why(pattern, detail, spec) if spec.explain else []
     for words in why:

@@ -23,11 +23,12 @@ def stats_lines(stats: str, width: float, th: Theme) -> list[str]:
 
 def caption(shapes: list[Shape], head: str, stats: str, y: float, th: Theme,
             width: float = float("inf")) -> float:
-    """Title line (bold) and stats (muted, wrapped at `width` units) from the top margin;
+    """Title (bold) and stats (muted), each wrapped at `width` units, from the top margin;
     returns the y below."""
-    shapes.append(Text(MARGIN, y + th.title_size, head, th.title_size, th.text, bold=True,
-                       css="caption title"))
-    y += th.title_size * 1.35
+    for line in wrapped(head, width, th.title_size):
+        shapes.append(Text(MARGIN, y + th.title_size, line, th.title_size, th.text, bold=True,
+                           css="caption title"))
+        y += th.title_size * 1.35
     for line in stats_lines(stats, width, th):
         shapes.append(Text(MARGIN, y + th.label_size, line, th.label_size, th.muted,
                            css="caption stats"))
@@ -64,8 +65,9 @@ def paragraph_width(text: str, width: float, th: Theme) -> float:
 
 def caption_width(head: str, stats: str, th: Theme, width: float = float("inf")) -> float:
     """Canvas width the caption needs, margins included."""
-    return 2 * MARGIN + max([text_width(head, th.title_size)]
-                            + [text_width(s, th.label_size) for s in stats_lines(stats, width, th)])
+    titles = [text_width(line, th.title_size) for line in wrapped(head, width, th.title_size)]
+    return 2 * MARGIN + max(titles + [text_width(line, th.label_size)
+                                      for line in stats_lines(stats, width, th)])
 
 
 def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, y: float,

@@ -16,11 +16,10 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QM
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
-from ..paths import examples_dir
 from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions
 from .document import Change, Document
 from .editor import PatternEditor
-from .files import FILTER, SUFFIX, save_document
+from .files import FILTER, SUFFIX, save_document, saves_in_place
 from .grid_view import GridView
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
@@ -155,9 +154,7 @@ class CompareWindow(QMainWindow):
     def save_variant(self) -> bool:
         """Save B in place; an unsaved variant or a bundled example asks for a name."""
         path = self.b.path
-        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
-            return self.save_variant_as()
-        return self._write(path)
+        return self._write(path) if saves_in_place(path) else self.save_variant_as()
 
     def save_variant_as(self) -> bool:
         """Ask for a file name and save B there (False when cancelled or it failed); an

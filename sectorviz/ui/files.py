@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 
 from ..atomic import write_atomic
 from ..model import Pattern, pattern_from_dict
+from ..paths import examples_dir
 
 if TYPE_CHECKING:
     from .document import Document
@@ -19,6 +20,12 @@ if TYPE_CHECKING:
 MAX_RECENT = 8
 SUFFIX = ".sectorviz.json"
 FILTER = "sectorviz patterns (*.sectorviz.json *.json);;All files (*)"
+
+
+def saves_in_place(path: Path | None) -> bool:
+    """Whether Save may write `path` as it is: False for an untitled document or a bundled
+    example (those ask for a name)."""
+    return path is not None and not path.resolve().is_relative_to(examples_dir().resolve())
 
 
 def settings() -> QSettings:

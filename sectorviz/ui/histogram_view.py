@@ -79,6 +79,8 @@ class HistogramView(QWidget):
         waste = self.theme.diagram.waste
         self.bars.setOpts(x=bars.sectors, height=bars.requests, width=BAR,
                           brushes=[pg.mkBrush(waste[w]) for w in bars.waste.tolist()])
+        self.plot.setXRange(-0.5, bars.slots - 0.5, padding=0)  # the export's axis
+        self.plot.getAxis("bottom").setTicks([[(s, str(s)) for s in bars.ticks()]])
         self.ideal.setPos(bars.ideal)
         self.ideal.show()
         if bars.band is None:

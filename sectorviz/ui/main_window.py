@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
                                QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
@@ -22,7 +22,8 @@ from .compare_window import CompareWindow
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, settings
+from .files import (FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place,
+                    settings)
 from .grid_view import ZOOM_STEP, GridView
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
@@ -62,7 +63,9 @@ class _EditingKeys(QObject):
     everywhere else they step warps and instructions."""
 
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
-        if (ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
+        # isinstance first: an application-wide filter can be handed an object PySide does
+        # not wrap as an event while widgets are being torn down
+        if (isinstance(ev, QKeyEvent) and ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
                 and not ev.modifiers() & Qt.ControlModifier
                 and isinstance(obj, (QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit))):
             ev.accept()
@@ -218,9 +221,7 @@ class MainWindow(QMainWindow):
     def save(self) -> bool:
         """Save in place; an untitled pattern or a bundled example asks for a new name."""
         path = self.document.path
-        if path is None or path.resolve().is_relative_to(examples_dir().resolve()):
-            return self.save_as()
-        return self._write(path)
+        return self._write(path) if saves_in_place(path) else self.save_as()
 
     def save_as(self) -> bool:
         start = str(self.document.path or Path.cwd() / f"{self.document.pattern.name}{SUFFIX}")

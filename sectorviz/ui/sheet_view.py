@@ -24,6 +24,7 @@ from .measurements import Measurements
 from .theme import LIGHT, Theme
 
 PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
+NARROW_PX = 380  # below this browser width each row stacks its label over its value
 
 
 def _code(text: str) -> str:
@@ -34,29 +35,37 @@ def _code(text: str) -> str:
             f"<code>{names}</code></td></tr>")
 
 
-def _row(r: Row, current: int | None) -> str:
+def _row(r: Row, current: int | None, narrow: bool) -> str:
+    """One row: label beside value (label above it when `narrow`), then note and metric."""
     mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
-    out = (f"<tr><td width='38%'{mark}>{'▸ ' if mark else ''}{escape(r.label)}</td>"
-           f"<td class='value'>{escape(r.value)}</td></tr>")
+    label = f"{'▸ ' if mark else ''}{escape(r.label)}"
+    if narrow:
+        out = (f"<tr><td colspan='2'{mark}>{label}</td></tr>"
+               f"<tr><td width='4%'></td><td class='value'>{escape(r.value)}</td></tr>")
+    else:
+        out = (f"<tr><td width='38%'{mark}>{label}</td>"
+               f"<td class='value'>{escape(r.value)}</td></tr>")
     if r.note:
         out += f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>"
     return out + (_code(r.code) if r.code else "")
 
 
-def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None) -> str:
+def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None,
+               narrow: bool = False) -> str:
     """Sheet -> HTML: the answer in a box, then a heading and an item/value table per step
-    (note and metric below the value). Rows about instruction `current` get the accent."""
+    (note and metric below the value; `narrow`: each label on a line above its value). Rows
+    about instruction `current` get the accent."""
     parts = [f"<style>h3 {{ margin: 10px 0 2px 0; }} td {{ padding: 2px 6px; "
              f"vertical-align: top; }} .note {{ color: {theme.muted}; }} "
              f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }} "
              f".metric {{ color: {theme.muted}; font-size: small; padding-left: 18px; }} "
              f".answer {{ background: {theme.window}; }}</style>",
              f"<p><b>{escape(sheet.title)}</b></p><table class='answer' width='100%'>"]
-    parts += [_row(r, current) for r in sheet.answer]
+    parts += [_row(r, current, narrow) for r in sheet.answer]
     parts.append("</table>")
     for step in sheet.steps:
         parts.append(f"<h3>{step.number}. {escape(step.title)}</h3><table width='100%'>")
-        parts += [_row(r, current) for r in step.rows]
+        parts += [_row(r, current, narrow) for r in step.rows]
         parts.append("</table>")
     return "".join(parts)
 
@@ -88,6 +97,7 @@ class SheetView(QWidget):
         layout.addWidget(self.browser, 1)
         layout.addLayout(buttons)
         self._stale = False
+        self._narrow = False  # the layout drawn: labels above values
         self._drawn_at = 0.0  # time.monotonic() of the last redraw
         self._throttle = QTimer(self, singleShot=True)
         self._throttle.timeout.connect(self._refresh_if_stale)
@@ -128,6 +138,16 @@ class SheetView(QWidget):
             since_ms = 1000 * (time.monotonic() - self._drawn_at)
             self._throttle.start(max(0, round(PARTIAL_REFRESH_MS - since_ms)))
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self._sheet is not None and self.narrow != self._narrow:
+            self._redraw()
+
+    @property
+    def narrow(self) -> bool:
+        """Whether the pane is too narrow for labels beside values."""
+        return self.browser.viewport().width() < NARROW_PX
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._refresh_if_stale()
@@ -145,7 +165,14 @@ class SheetView(QWidget):
         measured = self.measurements.step(len(self._sheet.steps) + 1, doc.pattern, doc.analysis)
         if measured is not None:
             self._sheet = replace(self._sheet, steps=self._sheet.steps + (measured,))
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """The sheet on screen as HTML, in the layout the pane's width asks for, keeping the
+        scroll position."""
+        self._narrow = self.narrow
         bar = self.browser.verticalScrollBar()
         top = bar.value()
-        self.browser.setHtml(sheet_html(self._sheet, self.theme, sel.instruction))
+        current = self.document.selection.instruction
+        self.browser.setHtml(sheet_html(self._sheet, self.theme, current, self._narrow))
         bar.setValue(top)

@@ -1,11 +1,12 @@
 """Edits of a stride, an offset and a layout reach the grid (model and pixels) and the sheet."""
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox, QSpinBox
+from PySide6.QtWidgets import QComboBox, QDockWidget, QSpinBox, QTextBrowser
 
 from sectorviz.scene.grid import GapColumn, SectorColumn
 from sectorviz.scene.palette import mix
+from sectorviz.ui.sheet_view import NARROW_PX
 
 
 def sheet_values(window) -> list[str]:
@@ -114,3 +115,21 @@ def test_tooltip_names_lane_thread_element_and_address(open_window):
     assert text.endswith("\nwhy: Lanes walk down a column, 4,096 B apart, so every lane touches "
                          "its own sector: 32 sectors for 128 useful bytes (12.5%). Consecutive "
                          "lanes accessing consecutive elements would need 4.")
+
+
+def test_a_narrow_sheet_stacks_each_label_over_its_value(open_window, qtbot, monkeypatch):
+    """Wide: 'useful' and its value share a table row; narrower than NARROW_PX the label
+    gets a row of its own (no word broken to fit a column), and back again when widened."""
+    window = open_window("vector-add")
+    window.resize(1600, 900)
+    dock = window.findChild(QDockWidget, "sheetDock")
+    browser = window.findChild(QTextBrowser, "sheet")
+    drawn = []
+    real = browser.setHtml
+    monkeypatch.setattr(browser, "setHtml", lambda html: (drawn.append(html), real(html)))
+    for width, narrow in ((NARROW_PX + 200, False), (NARROW_PX - 100, True),
+                          (NARROW_PX + 200, False)):
+        window.resizeDocks([dock], [width], Qt.Horizontal)
+        qtbot.waitUntil(lambda: window.sheet.narrow == narrow)
+        qtbot.waitUntil(lambda: drawn and ("<td colspan='2'>useful</td>" in drawn[-1]) == narrow)
+        assert ("<td width='38%'>useful</td>" in drawn[-1]) != narrow

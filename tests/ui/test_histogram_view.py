@@ -27,6 +27,20 @@ def test_histogram_follows_the_selected_instruction(open_window):
     assert [b.color().name() for b in window.histogram.bars.opts["brushes"]] == [LIGHT.waste[-1]]
 
 
+def test_the_axis_is_the_exports_whole_sectors_per_request(open_window):
+    """gather-distinct's load index[i]: every request 4 sectors; the axis runs over slots
+    0..4 with a label at each whole number (not a zoom into 3.6..4.4)."""
+    window = open_window("gather-distinct")
+    window.document.select(instruction=0)
+    (lo, hi), _ = window.histogram.plot.getViewBox().viewRange()
+    assert (lo, hi) == (-0.5, 4.5)
+    ticks = window.histogram.plot.getAxis("bottom")._tickLevels[0]
+    assert [value for value, _ in ticks] == [0, 1, 2, 3, 4]
+    window.document.select(instruction=1)  # 32 sectors per request: a label every 3 slots
+    assert window.histogram.plot.getViewBox().viewRange()[0] == [-0.5, 32.5]
+    assert [v for v, _ in window.histogram.plot.getAxis("bottom")._tickLevels[0]][:3] == [0, 3, 6]
+
+
 def test_partial_warp_shows_the_last_warp(open_window):
     window = open_window("partial-warp")
     window.document.select(warp=31, instruction=1)
