@@ -14,7 +14,11 @@ stamp="$venv/.sectorviz-installed"
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     "$venv/bin/python" -m pip install -q --upgrade pip
-    "$venv/bin/python" -m pip install -q -e ".[test,cuda]"
+    # numba (the `fast` extra: the cache model's compiled engine, tested beside numpy) where
+    # its wheels install; elsewhere the model runs on numpy and numba's tests skip
+    "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast]" ||
+        { echo "bootstrap: numba did not install; the cache model runs on numpy" >&2
+          "$venv/bin/python" -m pip install -q -e ".[test,cuda]"; }
     echo "$want" > "$stamp"
 fi
 cmd=${1:-run}

@@ -7,14 +7,25 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sectorviz.model import PatternError, analyze, cache, pattern_from_dict
-from sectorviz.model.cache import (L2, LOAD, MACHINE_KEYS, PRESETS, STORE, Machine,
-                                   Simulation, line_touches, machine,
+from sectorviz.model.cache import (ENGINE_VARIABLE, L2, LOAD, MACHINE_KEYS, PRESETS, STORE,
+                                   Machine, Simulation, cache_engine, line_touches, machine,
                                    stable_order)
 
 LINE = 128
+# the engine's variable is the same for every example a property test draws
+ONE_ENGINE = [HealthCheck.function_scoped_fixture]
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def engine(request, monkeypatch):
+    """Each L2 of the test runs on this engine (numba's skip when it is not installed)."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    monkeypatch.setenv(ENGINE_VARIABLE, request.param)
+    return request.param
 
 
 def run(l2, touches):
@@ -25,7 +36,7 @@ def run(l2, touches):
     return l2.counts()
 
 
-def test_loads_hit_only_valid_sectors_of_resident_lines():
+def test_loads_hit_only_valid_sectors_of_resident_lines(engine):
     # 2 lines. A: line 0 sector 0 misses; line 1 sector 0 misses; line 0 sectors 0,1:
     # 0 hits, 1 misses (the line is resident, the sector is not); line 2 evicts the least
     # recent, line 1; line 1 again evicts line 0
@@ -34,14 +45,14 @@ def test_loads_hit_only_valid_sectors_of_resident_lines():
     assert (c.load_hits, c.load_misses, c.dram_read_bytes, c.dram_write_bytes) == (1, 5, 160, 0)
 
 
-def test_a_touch_moves_its_line_to_most_recent():
+def test_a_touch_moves_its_line_to_most_recent(engine):
     # 2 lines: 0, 1, 0 (0 is now most recent), 2 evicts 1, so 0 still hits
     c = run(L2(2 * LINE), [(0, 1, LOAD), (1, 1, LOAD), (0, 1, LOAD), (2, 1, LOAD),
                            (0, 1, LOAD)])
     assert (c.load_hits, c.load_misses) == (2, 3)
 
 
-def test_stores_write_back_on_eviction_and_at_the_end_without_reading():
+def test_stores_write_back_on_eviction_and_at_the_end_without_reading(engine):
     # 1 line: store 2 sectors of line 0 (no read), load one of them (hit), line 1 evicts
     # line 0 (2 dirty sectors written), store 1 sector of line 1 (written at the end)
     c = run(L2(LINE), [(0, 0b0101, STORE), (0, 0b0001, LOAD), (1, 0b1000, STORE)])
@@ -49,13 +60,13 @@ def test_stores_write_back_on_eviction_and_at_the_end_without_reading():
     assert (c.dram_read_bytes, c.dram_write_bytes) == (0, 96)
 
 
-def test_an_atomic_loads_then_stores_its_sectors():
+def test_an_atomic_loads_then_stores_its_sectors(engine):
     c = run(L2(LINE), [(0, 0b0011, LOAD | STORE), (0, 0b0011, LOAD | STORE)])
     assert (c.load_hits, c.load_misses, c.store_sectors) == (2, 2, 4)
     assert (c.dram_read_bytes, c.dram_write_bytes) == (64, 64)  # written once, at the end
 
 
-def test_ways_split_lines_into_sets():
+def test_ways_split_lines_into_sets(engine):
     # 4 lines, 2 ways: 2 sets, line L in set L % 2. Lines 0, 2, 4 share set 0 (4 evicts 0);
     # line 1 goes to set 1 and evicts nothing, so 2 still hits; fully associative, 0 hits
     touches = [(0, 1, LOAD), (2, 1, LOAD), (1, 1, LOAD), (4, 1, LOAD), (2, 1, LOAD),
@@ -100,13 +111,13 @@ TOUCHES = st.lists(st.tuples(st.sampled_from(SPREAD), st.integers(1, 15),
 def observed(l2, nsets):
     """The model's counts and its resident lines per set, least recent first."""
     c = l2.counts()
-    lru = [[int(x) for x in l2.line if x % nsets == s] for s in range(nsets)]
+    lru = [[int(x) for x in l2.resident() if x % nsets == s] for s in range(nsets)]
     return c.load_hits, c.load_misses, c.dram_write_bytes, lru
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=ONE_ENGINE)
 @given(st.integers(1, 6), TOUCHES, st.integers(1, 8), st.sampled_from([0, 64]))
-def test_the_model_matches_a_brute_force_lru(lines, touches, batch, window):
+def test_the_model_matches_a_brute_force_lru(engine, lines, touches, batch, window):
     """Fully associative; the touches arrive in pieces and run `batch` at a time; rounds
     counted by comparing touches directly (up to `window` ways) or by the merge-sort tree."""
     with patch.object(cache, "WINDOW_WAYS", window):
@@ -115,13 +126,14 @@ def test_the_model_matches_a_brute_force_lru(lines, touches, batch, window):
         for i in range(0, len(touches), 5):
             l2.touch(*zip(*touches[i:i + 5]))
         l2.finish()
+    assert l2.engine == engine
     assert observed(l2, 1) == reference(1, lines, touches)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=ONE_ENGINE)
 @given(st.sampled_from([(4, 1), (4, 2), (6, 3), (8, 2), (8, 4)]), TOUCHES,
        st.sampled_from([0, 64]))
-def test_set_associative_matches_a_brute_force_lru(shape, touches, window):
+def test_set_associative_matches_a_brute_force_lru(engine, shape, touches, window):
     lines, ways = shape
     l2 = L2(lines * LINE, ways=ways)
     with patch.object(cache, "WINDOW_WAYS", window):
@@ -319,9 +331,24 @@ def test_the_resident_lines_are_held_against_the_memory_cap():
         analyze(p, budget=Budget(memory=2**20))
 
 
+def test_the_compiled_engines_slots_are_held_against_the_memory_cap(monkeypatch):
+    pytest.importorskip("numba")
+    from sectorviz.model.budget import Budget
+    monkeypatch.setenv(ENGINE_VARIABLE, "numba")
+    p = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "launch": {"grid": [1024], "block": [256]},
+        "arrays": {"a": {"dtype": "float32", "length": 2**18}},
+        "accesses": [{"op": "load", "array": "a", "index": "blockIdx.x * 256 + threadIdx.x"}],
+        "machine": {"preset": "H100-SXM", "l2_bytes": 2**40}})
+    assert analyze(p).cache.counts.load_misses == 2**15
+    # 8,192 slots of 32 bytes and a table of 16,384 entries of 8 bytes: 384 KiB
+    with pytest.raises(PatternError, match="the cache model's 8,192 line slots"):
+        analyze(p, budget=Budget(memory=2**18))
+
+
 @pytest.mark.parametrize("lines, ways, window", [(40, 0, 64), (40, 0, 0), (64, 8, 64),
                                                  (64, 8, 0), (96, 32, 64)])
-def test_long_traces_match_the_brute_force_lru(lines, ways, window):
+def test_long_traces_match_the_brute_force_lru(engine, lines, ways, window):
     """3,000 touches over about twice the cache, in batches of 700 (many rounds, lines carried
     across batches), by either way of counting a round."""
     rng = np.random.default_rng(lines + ways + window)
@@ -334,5 +361,73 @@ def test_long_traces_match_the_brute_force_lru(lines, ways, window):
         for i in range(0, len(touches), 700):
             l2.touch(*zip(*touches[i:i + 700]))
         l2.finish()
+    assert l2.engine == engine
     nsets = lines // ways if ways else 1
     assert observed(l2, nsets) == reference(nsets, ways or lines, touches)
+
+
+def benchmark_shaped(n: int, lines: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The benchmark's streams (benchmarks/bench_cache.py) at a small size: n touches over an
+    L2 of `lines` lines."""
+    rng = np.random.default_rng(n)
+    full, loads = np.full(n, 15), np.full(n, LOAD)
+    return [(np.arange(n), full, loads),
+            (rng.integers(0, lines // 2, n), full, loads),
+            (rng.integers(0, 2 * lines, n), 1 << rng.integers(0, 4, n), loads),
+            (np.arange(n) % (3 * lines // 2), full, np.where(np.arange(n) % 2, LOAD, STORE)),
+            (rng.integers(0, 3 * lines, n), rng.integers(1, 16, n),
+             rng.choice([LOAD, STORE, LOAD | STORE], n))]
+
+
+@pytest.mark.parametrize("ways", [0, 16])
+def test_both_engines_count_the_benchmark_traces_alike(ways, monkeypatch):
+    pytest.importorskip("numba")
+    for trace in benchmark_shaped(30000, 1024):
+        seen = []
+        for name in ("numpy", "numba"):
+            monkeypatch.setenv(ENGINE_VARIABLE, name)
+            l2 = L2(1024 * LINE, ways)
+            l2.batch = 7000  # several runs: state carried from one to the next
+            for lo in range(0, 30000, 10000):
+                l2.touch(*(a[lo:lo + 10000] for a in trace))
+            l2.finish()
+            assert l2.engine == name
+            seen.append((l2.counts(), l2.resident().tolist()))
+        assert seen[0] == seen[1]
+        assert seen[0][0].load_misses > 0
+
+
+def test_both_engines_give_an_analysis_the_same_estimate(monkeypatch):
+    pytest.importorskip("numba")
+    results = []
+    for name in ("numpy", "numba"):
+        monkeypatch.setenv(ENGINE_VARIABLE, name)
+        for order in ("warp-serial", "waves"):
+            p = pattern(order, grid=40, loads=6, l2_bytes=16 * LINE, ways=4, sms=4,
+                        index="(w % 9) * 1024 + (j % 4) * 32 + threadIdx.x % 32")
+            results.append(analyze(p).cache.counts)
+    assert results[:2] == results[2:]
+    assert results[0] != results[1]
+
+
+def test_the_engine_is_chosen_in_one_place(monkeypatch):
+    monkeypatch.delenv(ENGINE_VARIABLE, raising=False)
+    monkeypatch.setattr(cache.cache_jit, "available", lambda: True)
+    assert cache_engine(cache.JIT_MIN_TOUCHES - 1, 1) == "numpy"  # no compile for small runs
+    assert cache_engine(cache.JIT_MIN_TOUCHES, 1) == "numba"
+    assert cache_engine(cache.JIT_MIN_TOUCHES, cache.JIT_MAX_SETS + 1) == "numpy"
+    monkeypatch.setenv(ENGINE_VARIABLE, "numba")
+    assert cache_engine(1, 1) == "numba"
+    monkeypatch.setenv(ENGINE_VARIABLE, "numpy")
+    assert cache_engine(2**30, 1) == "numpy"
+    monkeypatch.setattr(cache.cache_jit, "available", lambda: False)
+    monkeypatch.delenv(ENGINE_VARIABLE)
+    assert cache_engine(2**30, 1) == "numpy"
+    monkeypatch.setenv(ENGINE_VARIABLE, "numba")
+    with pytest.raises(PatternError, match=r"SECTORVIZ_CACHE_ENGINE: numba is asked for but "
+                                           r"does not import; .*sectorviz\[fast\]"):
+        cache_engine(1, 1)
+    monkeypatch.setenv(ENGINE_VARIABLE, "fast")
+    with pytest.raises(PatternError, match="SECTORVIZ_CACHE_ENGINE: expected numpy or numba, "
+                                           "got 'fast'"):
+        cache_engine(1, 1)

@@ -69,6 +69,7 @@ def test_spec_is_one_folder_without_upx_and_unused_qt(spec):
         assert module in excludes
     assert not excludes & {"PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets",
                            "PySide6.QtSvg"}
+    assert {"numba", "llvmlite"} <= excludes  # the bundle runs the cache model on numpy
     assert (str(ROOT / "resources"), "resources") in analysis.kwargs["datas"]
     assert "sectorviz.smoke" in analysis.kwargs["hiddenimports"]
 

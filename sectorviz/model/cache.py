@@ -30,11 +30,13 @@ Execution orders (the order requests reach the L2):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from . import cache_jit
 from .budget import charge, reserve
 from .errors import PatternError
 from .sectors import WARP_SIZE, touched_sector_ids
@@ -51,6 +53,10 @@ RUN_LENGTH = 64  # keys whose ascending runs average this long are merged, not r
 WINDOW_WAYS = 64  # up to this many ways a round's counts compare each touch with its set's others
 BATCH_TOUCHES = 2**21  # line touches buffered before they run (any split gives the same counts)
 LINE_STATE_BYTES = 160  # bytes a resident line takes: 4 int64 and the sorts' temporaries
+ENGINE_VARIABLE = "SECTORVIZ_CACHE_ENGINE"  # "numpy" or "numba" forces an engine
+JIT_MIN_TOUCHES = 2**21  # fewer line touches in a kernel stay on numpy (at most about a second
+# there, less than importing numba and loading or compiling its loop costs)
+JIT_MAX_SETS = 2**22  # the compiled loop keeps per-set state: more sets stay on numpy
 LOAD, STORE = 1, 2
 OP_KINDS = {"load": LOAD, "store": STORE, "atom": LOAD | STORE, "red": LOAD | STORE}
 _POPS = np.array([bin(m).count("1") for m in range(16)], dtype=np.int64)  # bits of a mask
@@ -209,6 +215,26 @@ class CacheCounts:
     dram_write_bytes: int
 
 
+def cache_engine(touches: int, nsets: int) -> str:
+    """Line touches of a kernel's first run (all of them when fewer than a batch) and the L2's
+    sets -> the engine that runs them: "numba" (cache_jit's compiled loop) when numba imports,
+    the kernel has at least JIT_MIN_TOUCHES touches and at most JIT_MAX_SETS sets, else
+    "numpy" (the rounds). SECTORVIZ_CACHE_ENGINE=numpy|numba forces one (numba at any size,
+    still only up to JIT_MAX_SETS sets; PatternError naming the variable for another value, or
+    numba when it does not import); both give the same counts."""
+    forced = os.environ.get(ENGINE_VARIABLE, "")
+    if forced not in ("", "numpy", "numba"):
+        raise PatternError(ENGINE_VARIABLE, f"expected numpy or numba, got {forced!r}")
+    if forced == "numpy" or nsets > JIT_MAX_SETS or (not forced and touches < JIT_MIN_TOUCHES):
+        return "numpy"
+    if cache_jit.available():
+        return "numba"
+    if forced:
+        raise PatternError(ENGINE_VARIABLE, "numba is asked for but does not import; install "
+                                            "it with pip install sectorviz[fast]")
+    return "numpy"
+
+
 class L2:
     """The L2 of the module's doc. `touch(lines, masks, kinds)` takes line touches in order:
     line ids, 4-bit masks of the line's sectors the request touches (bit i: sector 4L + i),
@@ -221,7 +247,11 @@ class L2:
     were less recent than it, or absent) < ways -- LRU keeps the `ways` most recently used
     lines of a set. Each line has one residency per round (it can only miss at its first
     touch), so valid and dirty bits follow from prefix ORs; after the round a set keeps its
-    `ways` most recent lines and the others write back their dirty sectors."""
+    `ways` most recent lines and the others write back their dirty sectors.
+
+    The first run picks the engine (cache_engine): with "numba" every run goes through
+    cache_jit's per-touch loop instead of the rounds, and `line`, `valid`, `dirty` stay empty
+    (`resident()` reads either)."""
 
     def __init__(self, l2_bytes: int, ways: int = 0):
         lines = l2_bytes // LINE_BYTES
@@ -236,6 +266,8 @@ class L2:
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._count = 0
         self.hits = self.misses = self.stored = self.written = 0
+        self.engine: str | None = None  # chosen at the first run
+        self._jit: cache_jit.JitLRU | None = None
 
     def touch(self, lines, masks, kinds) -> None:
         """Line touches in order (sequences or arrays of ints), see the class doc."""
@@ -248,8 +280,14 @@ class L2:
     def finish(self) -> None:
         """End of the kernel: every dirty sector is written back (lines stay resident)."""
         self._run()
+        if self._jit is not None:
+            self.written += int(_POPS[self._jit.write_back()].sum())
         self.written += int(_POPS[self.dirty].sum())
         self.dirty = np.zeros_like(self.dirty)
+
+    def resident(self) -> np.ndarray:
+        """The resident lines' ids, least recently used first."""
+        return self.line if self._jit is None else self._jit.resident()[0]
 
     def counts(self) -> CacheCounts:
         return CacheCounts(self.hits, self.misses, self.stored, self.misses * SECTOR_BYTES,
@@ -262,6 +300,11 @@ class L2:
         line, mask, kind = (np.concatenate(a) for a in zip(*self._pending))
         self._pending.clear()
         self._count = 0
+        if self.engine is None:
+            self.engine = cache_engine(len(line), self.nsets)
+        if self.engine == "numba":
+            self._run_jit(line, mask, kind)
+            return
         t = self.clock + np.arange(len(line), dtype=np.int64)
         self.clock += len(line)
         if self.nsets == 1:  # rounds are runs of `ways` touches
@@ -280,6 +323,23 @@ class L2:
                "machine")
         for piece in pieces:
             self._round(line[piece], mask[piece], kind[piece], t[piece], sets[piece])
+
+    def _run_jit(self, line, mask, kind) -> None:
+        """The buffered touches through the compiled loop, its slots held against the cap."""
+        if self._jit is None:
+            self._jit = cache_jit.JitLRU(self.nsets * self.ways, self.ways, self.nsets)
+        charge(len(line) * TOUCH_UNITS, "the cache simulation", "machine")
+        slots = self._jit.slots_for(len(line))
+        more = self._jit.nbytes(slots) - self._held
+        if more > 0:
+            reserve(more, f"the cache model's {slots:,} line slots", "machine")
+            self._held += more
+        hits, misses, stored, written = self._jit.run(line, mask, kind, self.clock)
+        self.clock += len(line)
+        self.hits += hits
+        self.misses += misses
+        self.stored += stored
+        self.written += written
 
     def _round(self, line, mask, kind, t, sets) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
