@@ -6,9 +6,10 @@ FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorv
 patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu` or
 `.cuh` file that no pattern names also gets a generated pattern (a small launch, every pointer
 parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
-measures whether the kernel opens, not its numbers. Each case runs `sectorviz report --json`
-in its own process under a time limit; the table prints accepted / refused per kernel and
-the refusals grouped by reason (the message with names, numbers and places blanked).
+measures whether the kernel opens, not its numbers (a template kernel opens as the first
+instantiation its file launches). Each case runs `sectorviz report --json` in its own process
+under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
+refused per kernel and the rest grouped by reason (names, numbers and places blanked).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ import tree_sitter_cuda
 ARRAY_ELEMENTS = 1 << 22
 SCALAR_VALUE = 64
 AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
+# Refusals that a pattern answers (array values, the dynamic shared size, which instantiation,
+# an array to count):
+# the kernel's code is inside the subset; a generated pattern just lacks what the user gives.
+NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
+                         r"name the instantiation|"
+                         r"with at least one array")
 
 
 def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
@@ -61,6 +68,13 @@ def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
     return found
 
 
+def first_launch(source: bytes, kernel: str) -> str:
+    """`kernel` -> the first instantiation the file launches (`name<args><<<`), else `kernel`:
+    a template kernel launched with several instantiations opens as the first one."""
+    found = re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*<([^<>;{}]*)>\s*<<<", source)
+    return kernel if found is None else f"{kernel}<{found.group(1).decode(errors='replace')}>"
+
+
 def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> dict:
     """A pattern that opens `kernel` of `source` with a small launch and default sizes."""
     return {
@@ -69,7 +83,8 @@ def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> d
         "params": {name: SCALAR_VALUE for name, pointer in params if not pointer},
         "launch": AUTO_LAUNCH,
         "arrays": {name: {"length": ARRAY_ELEMENTS} for name, pointer in params if pointer},
-        "kernel": {"source": str(source.resolve()), "function": kernel},
+        "kernel": {"source": str(source.resolve()),
+                   "function": first_launch(source.read_bytes(), kernel)},
     }
 
 
@@ -88,7 +103,8 @@ def reason_of(line: str) -> str:
 
 
 def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
-    """-> ("accepted" | "refused" | "timeout" | "crashed", detail, seconds)."""
+    """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
+    refused for what the pattern must give (NEEDS_INPUT), not for the code."""
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
@@ -101,7 +117,7 @@ def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
         return "accepted", f"{len(doc['instructions'])} instructions", took
     lines = proc.stderr.strip().splitlines()
     if proc.returncode == 2 and len(lines) == 1:
-        return "refused", lines[0], took
+        return "input" if NEEDS_INPUT.search(lines[0]) else "refused", lines[0], took
     return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
 
 

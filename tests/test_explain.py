@@ -155,3 +155,11 @@ def test_runs_of_a_two_dimensional_block():
     assert one_warp("(threadIdx.x / 16) * 64 + threadIdx.x % 16 + 1") == (
         "Lanes access 2 runs of consecutive 4-byte elements: 6 sectors for 128 useful bytes "
         "(66.7%), ideal 4.")
+
+
+def test_no_two_active_lanes_adjacent():
+    """Even lanes only, 4 B each at their thread's element: 8 B between consecutive active
+    lanes, 4 sectors for 64 useful bytes."""
+    words = one_warp("threadIdx.x", guard="threadIdx.x % 2 == 0")
+    assert words.startswith("Consecutive active lanes are 8 B apart: 4 sectors for 64 useful "
+                            "bytes (50%), ideal 2.")

@@ -239,3 +239,12 @@ def test_too_little_padding_one_lane_a_wide_broadcast_and_a_permutation():
     assert why(shared_pattern({"index": "(threadIdx.x * 7) % 32"})) == (
         "Lanes 0-31 read consecutive 4-byte elements in another lane order, one per bank over "
         "all 32 banks: 1 wavefront, conflict-free.")
+
+
+def test_no_two_active_lanes_adjacent():
+    """reduce0's first step: the even lanes read words 8 B apart (no two active lanes are
+    neighbours, so the spacing is between consecutive active lanes)."""
+    assert why(shared_pattern({"index": "threadIdx.x"}, guard="threadIdx.x % 2 == 0")) == (
+        "Consecutive active lanes are 8 B apart, one per bank in 16 banks: 1 wavefront, "
+        "conflict-free. Lanes 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 are "
+        "inactive.")

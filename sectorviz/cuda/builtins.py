@@ -10,7 +10,7 @@ kernel launches from a kernel, grid-wide groups) are refused with one line namin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
@@ -30,7 +30,7 @@ GROUP_NAMESPACES = {"cg", "cooperative_groups"}
 SYNCS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block",
          "__threadfence_system", "__pipeline_commit", "__pipeline_wait_prior"}
 IGNORED = {"printf", "assert", "__assert_fail", "__nanosleep", "__prof_trigger"}
-OPAQUE = {"clock": C.INT, "clock64": C.LLONG, "__globaltimer": C.ULLONG}
+OPAQUE = {"clock": C.NAMED["clock_t"], "clock64": C.LLONG, "__globaltimer": C.ULLONG}
 LOADS = {"__ldg", "__ldcs", "__ldcg", "__ldca", "__ldlu", "__ldcv"}
 STORES = {"__stcs", "__stcg", "__stwb", "__stwt"}
 SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
@@ -40,7 +40,8 @@ VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 REDUCES = {"__reduce_add_sync": "add", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
            "__reduce_and_sync": "and", "__reduce_or_sync": "or", "__reduce_xor_sync": "xor"}
 CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_grid",
-                "memcpy_async", "wait", "wait_prior"}
+                "memcpy_async", "wait", "wait_prior", "coalesced_threads", "labeled_partition",
+                "binary_partition"}
 LIBCUDACXX = {"cuda", "::cuda"}  # the namespace of cuda::memcpy_async, cuda::barrier
 BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop"}  # they order threads, move no bytes
 MAX_TILE = 1024  # threads: the largest thread block, and cg's largest tile
@@ -62,9 +63,13 @@ REFUSED = (("tex", "texture fetches"), ("surf", "surface reads and writes"),
 
 @dataclass(frozen=True)
 class Group:
-    """A cooperative-groups handle: the thread block (tile None) or a tile of `tile` lanes."""
+    """A cooperative-groups handle: the thread block (tile None), a tile of `tile` lanes, the
+    whole grid (`grid`: cg::this_grid()), or the lanes of a warp in each lane's 32-bit member
+    `mask` (cg::coalesced_threads(), cg::labeled_partition, cg::binary_partition)."""
 
     tile: int | None = None
+    grid: bool = False
+    mask: ir.Expr | None = field(default=None, compare=False)
 
 
 # ------------------------------------------------------------------ math
@@ -287,8 +292,8 @@ def libcudacxx_call(comp: "Compiler", name: str, args: list[Node], node: Node):
 def group_copy(comp: "Compiler", group_node: Node, args: list[Node], node: Node):
     """A group's memcpy_async: the group's threads share the chunks (async_copy)."""
     group = comp.expr(group_node)
-    if not isinstance(group, Group):
-        raise error(group_node, "a group's memcpy_async needs a group first")
+    if not isinstance(group, Group) or group.grid or group.mask is not None:
+        raise error(group_node, "a group's memcpy_async needs a thread block or a tile first")
     return memcpy_async(comp, args, node, group_method(comp, group, "thread_rank", [], node),
                         group_method(comp, group, "size", [], node))
 
@@ -402,7 +407,7 @@ def _group_size(comp: "Compiler", targs: Node | None, args: list[Node], node: No
         raise error(node, f"tiles of {n} threads: sectorviz models tiles of 1 to {MAX_TILE} "
                           "threads (a power of 2)")
     group = comp.expr(args[0])
-    if not isinstance(group, Group):
+    if not isinstance(group, Group) or group.grid or group.mask is not None:
         raise error(args[0], "tiled_partition needs a thread block or a tile")
     if group.tile is not None and group.tile < n:
         raise error(node, f"a tile of {n} threads from a tile of {group.tile}")
@@ -454,16 +459,78 @@ def cg_function(comp: "Compiler", fn: Node, args: list[Node], node: Node):
     if name in ("wait", "wait_prior") and len(args) == 1:  # the group's copies are done
         comp.expr(args[0])
         return void(node)
-    if name in ("this_grid", "this_multi_grid", "this_cluster"):
+    if name == "this_grid" and not args:
+        return Group(None, grid=True)
+    if name == "coalesced_threads" and not args:
+        return Group(None, mask=lanes.Vote("active", None, None, lanes.LANES, C.UINT,
+                                           comp_pos(node)))
+    if name in ("labeled_partition", "binary_partition") and len(args) == 2:
+        return partition(comp, name, args, node)
+    if name in ("this_multi_grid", "this_cluster"):
         raise error(node, f"cg::{name}() (groups wider than a block) is outside the subset")
     raise error(node, f"cg::{name} is outside the subset"
-                + suggest(name, sorted(CG_FUNCTIONS - {"this_grid"})))
+                + suggest(name, sorted(CG_FUNCTIONS)))
+
+
+def partition(comp: "Compiler", name: str, args: list[Node], node: Node) -> Group:
+    """cg::labeled_partition(parent, label) / cg::binary_partition(parent, pred) of a
+    coalesced group or a tile of up to 32 threads -> the group whose member mask holds, in
+    each lane, the parent's executing members with the same label (__match_any_sync)."""
+    parent = comp.expr(args[0])
+    p = comp_pos(node)
+    if isinstance(parent, Group) and parent.mask is not None:
+        within = parent.mask
+    elif isinstance(parent, Group) and parent.tile is not None and parent.tile <= lanes.LANES:
+        n = parent.tile
+        first = ir.Binary("&", lane_id(node), _uint(lanes.LANES - n, node), C.UINT, p)
+        within = ir.Binary("<<", _uint(2 ** n - 1, node), first, C.UINT, p)
+    else:
+        raise error(args[0], f"cg::{name} needs a coalesced group or a tile of up to 32 "
+                             "threads")
+    if name == "binary_partition":
+        label = ir.Convert(comp.condition(args[1]), C.UINT, p)
+    else:
+        label = comp.rvalue(args[1])
+        if not C.is_int(label.type):
+            raise error(args[1], f"cg::labeled_partition needs an integer label, not "
+                                 f"{C.name_of(label.type)}")
+    return Group(None, mask=lanes.Match(within, label, C.UINT, p))
+
+
+def lane_id(node: Node) -> ir.Expr:
+    """The lane of a thread in its warp: its rank in the block modulo 32."""
+    return ir.Binary("&", block_rank(node), _uint(lanes.LANES - 1, node), C.UINT, comp_pos(node))
+
+
+def masked_method(group: Group, method: str, args: list, node: Node):
+    """thread_rank() (members below the lane) and size() / num_threads() (members) of a
+    coalesced group or a partition, from each lane's member mask; None for other methods."""
+    p = comp_pos(node)
+    if args or method not in ("thread_rank", "size", "num_threads"):
+        return None
+    members = group.mask
+    if method == "thread_rank":
+        below = ir.Binary("-", ir.Binary("<<", _uint(1, node), lane_id(node), C.UINT, p),
+                          _uint(1, node), C.UINT, p)
+        members = ir.Binary("&", group.mask, below, C.UINT, p)
+    return ir.Math(np.bitwise_count, [members], C.UINT, p)
 
 
 def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentReduce:
     group = comp.expr(args[0])
+    if isinstance(group, Group) and group.mask is not None:
+        op, value, t = reduce_operation(comp, args)
+        return lanes.GroupReduce(op, comp.cast(value, t), group.mask, t, comp_pos(node))
     if not isinstance(group, Group) or group.tile is None:
         raise error(args[0], "cg::reduce needs a tile (cg::tiled_partition<N>)")
+    op, value, t = reduce_operation(comp, args)
+    if group.tile > lanes.LANES:
+        return spanning_warps(value, "cg::reduce", group.tile, t, node)
+    return lanes.SegmentReduce(op, comp.cast(value, t), None, group.tile, t, comp_pos(node))
+
+
+def reduce_operation(comp: "Compiler", args: list[Node]) -> tuple[str, ir.Expr, C.Num]:
+    """cg::reduce(group, value, op)'s (operation, value, promoted type)."""
     op_node = args[2]  # cg::plus<T>() or cg::plus<T>{}
     fn = op_node.child_by_field_name({"call_expression": "function",
                                       "compound_literal_expression": "type"}.get(
@@ -476,10 +543,7 @@ def cg_reduce(comp: "Compiler", args: list[Node], node: Node) -> lanes.SegmentRe
     if not isinstance(value.type, C.Num) or (value.type.floating and op in ("and", "or",
                                                                              "xor")):
         raise error(args[1], f"cg::reduce of {C.name_of(value.type)}")
-    t = C.promote(value.type)
-    if group.tile > lanes.LANES:
-        return spanning_warps(value, "cg::reduce", group.tile, t, node)
-    return lanes.SegmentReduce(op, comp.cast(value, t), None, group.tile, t, comp_pos(node))
+    return op, value, C.promote(value.type)
 
 
 def spanning_warps(operand: ir.Expr, what: str, tile: int, t: C.CType, node: Node) -> ir.Expr:
@@ -516,6 +580,49 @@ def block_size(node: Node) -> ir.Expr:
                      _builtin("blockDim.z", node), C.UINT, p)
 
 
+def grid_block_rank(node: Node) -> ir.Expr:
+    """blockIdx.x + blockIdx.y * gridDim.x + blockIdx.z * gridDim.x * gridDim.y, as
+    grid_group::block_rank() numbers the blocks (x fastest)."""
+    p = comp_pos(node)
+    b = _builtin
+
+    def mul(x, y):
+        return ir.Binary("*", x, y, C.UINT, p)
+    gx, gy = b("gridDim.x", node), b("gridDim.y", node)
+    return ir.Binary("+", ir.Binary("+", b("blockIdx.x", node), mul(b("blockIdx.y", node), gx),
+                                    C.UINT, p),
+                     mul(b("blockIdx.z", node), mul(gx, gy)), C.UINT, p)
+
+
+def grid_method(group_method_name: str, node: Node) -> ir.Expr | None:
+    """A method of cg::this_grid() -> its value: thread_rank() = block_rank() * threads per
+    block + the block's thread rank and size() = blocks * threads per block (unsigned long
+    long, in threads), block_rank()/num_blocks() in blocks, block_index()/dim_blocks() the
+    blockIdx/gridDim vectors; None for other methods."""
+    p = comp_pos(node)
+
+    def wide(x):
+        return ir.Convert(x, C.ULLONG, p)
+
+    def blocks():
+        gx, gy, gz = (_builtin(f"gridDim.{a}", node) for a in "xyz")
+        return ir.Binary("*", ir.Binary("*", gx, gy, C.UINT, p), gz, C.UINT, p)
+    if group_method_name == "thread_rank":
+        return ir.Binary("+", ir.Binary("*", wide(grid_block_rank(node)),
+                                        wide(block_size(node)), C.ULLONG, p),
+                         wide(block_rank(node)), C.ULLONG, p)
+    if group_method_name in ("size", "num_threads"):
+        return ir.Binary("*", wide(blocks()), wide(block_size(node)), C.ULLONG, p)
+    if group_method_name == "block_rank":
+        return grid_block_rank(node)
+    if group_method_name == "num_blocks":
+        return blocks()
+    if group_method_name in ("block_index", "dim_blocks"):
+        vector = "blockIdx" if group_method_name == "block_index" else "gridDim"
+        return ir.Vector([_builtin(f"{vector}.{a}", node) for a in "xyz"], C.NAMED["uint3"], p)
+    return None
+
+
 def _uint(n: int, node: Node) -> ir.Const:
     return ir.Const(np.uint32(n), C.UINT, comp_pos(node))
 
@@ -526,6 +633,21 @@ def group_method(comp: "Compiler", group: Group, method: str, args: list[Node], 
     n = group.tile
     if method == "sync" and not args:
         return void(node)
+    if group.grid:
+        value = None if args else grid_method(method, node)
+        if value is None:
+            raise error(node, f"{method}() of a grid group is outside the subset")
+        return value
+    if group.mask is not None:
+        if method == "shfl" and len(args) == 2:
+            value = comp.rvalue(args[0])
+            return lanes.GroupShuffle(value, group.mask, comp.cast(comp.rvalue(args[1]),
+                                                                   C.UINT), value.type, p)
+        value = masked_method(group, method, args, node)
+        if value is None:
+            raise error(node, f"{method}() of a coalesced group or partition is outside the "
+                              "subset")
+        return value
     if method == "thread_rank" and not args:
         rank = block_rank(node)
         return rank if n is None else ir.Binary("&", rank, _uint(n - 1, node), C.UINT, p)

@@ -27,7 +27,7 @@ MERGED_LOADS = ("identical loads in one statement with no other effect (no store
                 "instruction, as nvcc's common-subexpression elimination issues them")
 BARRIERS = (ir.Logic, ir.Select, ir.Call, ir.Comma, ir.Assign, ir.Part, ir.PartRead,
             lanes.Atomic, lanes.Shuffle, lanes.Vote, lanes.SegmentReduce, lanes.Match,
-            lanes.Opaque, AsyncCopy)
+            lanes.GroupShuffle, lanes.GroupReduce, lanes.Opaque, AsyncCopy)
 COSMETIC = {"pos", "name"}  # fields that do not change what a node computes (but Builtin's)
 
 

@@ -138,7 +138,8 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
             self.scopes[0][name] = Var(slot, t, name)
             self.widen_known(self.scopes[0][name])
         for name in pattern_arrays:
-            if name not in seen and name not in self.unit_constants():
+            if name not in seen and name not in self.unit_constants() and \
+                    name not in self.unit_device_variables():
                 raise error(fn.node, f"the pattern's array {name!r} is not a pointer parameter "
                                      f"of '{fn.name}'" + suggest(name, seen))
         self.grow(fn.body, fn.node)
@@ -171,16 +172,26 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
             name, t, _ = self.declarator(p)
             if name is not None and isinstance(t, C.Pointer) and t.to.size:
                 found[name] = (C.name_of(t.to), t.to.size)
-        for name, (elem, _) in self.unit_constants().items():
+        for name, (elem, _) in {**self.unit_constants(), **self.unit_device_variables()}.items():
             found.setdefault(name, (C.name_of(elem), elem.size))
         return found
+
+    def unit_device_variables(self) -> dict[str, tuple[C.CType, int]]:
+        """File-scope `__device__` variables of numeric (array) types, global memory the
+        pattern places like a pointer parameter's array -> (element type, elements)."""
+        return self.file_arrays(lambda decl: any(c.type == "__device__" for c in decl.children))
 
     def unit_constants(self) -> dict[str, tuple[C.CType, int]]:
         """File-scope `__constant__` variables of numeric (array) types -> (element type,
         elements); others are refused where they are used."""
+        return self.file_arrays(lambda decl: "__constant__" in qualifiers(decl))
+
+    def file_arrays(self, chosen) -> dict[str, tuple[C.CType, int]]:
+        """File-scope variables whose declaration `chosen` says yes to, of numeric (array)
+        types -> (element type, elements)."""
         found = {}
         for name, decl in self.unit.globals.items():
-            if "__constant__" not in qualifiers(decl):
+            if not chosen(decl):
                 continue
             try:
                 t = self.constant_type(name, decl)

@@ -1,6 +1,7 @@
 """The conversion intrinsics of cuda_fp16.h, cuda_bf16.h and the math API: value conversions
-(with their rounding), bit reinterpretations, and packing / unpacking of half2 and
-__nv_bfloat162 -> ir expressions of the compiler's types."""
+(with their rounding), bit reinterpretations, packing / unpacking of half2 and
+__nv_bfloat162, and their arithmetic intrinsics (`__hadd2`, `__hfma2`, ...) -> ir expressions
+of the compiler's types."""
 
 from __future__ import annotations
 
@@ -56,19 +57,18 @@ UNPACK = {"__half22float2": (H2, F2, (0, 1)), "__float22half2_rn": (F2, H2, (0, 
           "__lows2half2": (H2, H2, (0, 0)), "__highs2half2": (H2, H2, (1, 1)),
           "__lowhigh2highlow": (H2, H2, (1, 0))}
 
-CONVERSIONS = {*VALUE, *BITS, *PACK, *UNPACK}
+# name -> C operator: __half / __nv_bfloat16 arithmetic, and its half2 / bfloat162 forms
+# (component by component); each result rounded once to the 2-byte type
+PAIRED = {"__hadd": "+", "__hsub": "-", "__hmul": "*", "__hdiv": "/",
+          "__hadd2": "+", "__hsub2": "-", "__hmul2": "*", "__h2div": "/"}
+FMA = {"__hfma", "__hfma2"}  # a * b + c, rounded once
+
+CONVERSIONS = {*VALUE, *BITS, *PACK, *UNPACK, *PAIRED, *FMA}
 
 
 def saturated(rounding: Callable, t: C.Num) -> Callable:
     """float -> integer `t` as the GPU converts: rounded, clamped to range, NaN to 0."""
-    info = np.iinfo(t.dtype)
-
-    def convert(x):
-        x = np.asarray(x, dtype=np.float64)
-        r = np.clip(np.nan_to_num(rounding(x), nan=0.0), info.min, info.max)
-        big = r >= 2.0 ** (t.size * 8 - t.signed)  # the top of the range rounds up in float
-        return np.where(big, info.max, r.astype(t.dtype, copy=False))[()]
-    return convert
+    return lambda x: ir.float_to_int(rounding(np.asarray(x, dtype=np.float64)), t)
 
 
 def _bits(src: C.Num, dst: C.Num) -> Callable:
@@ -77,6 +77,13 @@ def _bits(src: C.Num, dst: C.Num) -> Callable:
 
 def conversion(compiler: "Compiler", name: str, args: list[ir.Expr], node: Node) -> ir.Expr:
     """A conversion intrinsic applied to compiled arguments -> its expression."""
+    if name in PAIRED:
+        _count(name, args, 2, node)
+        return compiler.binary(PAIRED[name], args[0], args[1], node)
+    if name in FMA:
+        _count(name, args, 3, node)
+        return compiler.componentwise(args, node, lambda x, y, z: ir.Math(
+            _fused, [x, y, z], x.type, x.pos))
     if name in PACK:
         types, result = PACK[name]
         _count(name, args, len(types), node)
@@ -100,6 +107,12 @@ def conversion(compiler: "Compiler", name: str, args: list[ir.Expr], node: Node)
     if rounding is not None:  # float to integer: rounded, then saturated as the GPU does
         return compiler.fold(ir.Math(saturated(rounding, dst), [value], dst, value.pos))
     return compiler.cast(value, dst)
+
+
+def _fused(a, b, c):
+    """a * b + c of 2-byte floats rounded once: the product and sum are exact in float64."""
+    return np.asarray(np.asarray(a, np.float64) * np.asarray(b, np.float64)
+                      + np.asarray(c, np.float64)).astype(np.asarray(a).dtype)[()]
 
 
 def _count(name: str, args: list, n: int, node: Node) -> None:

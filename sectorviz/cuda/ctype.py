@@ -140,6 +140,7 @@ for _bits, (_signed, _unsigned) in {8: (CHAR, UCHAR), 16: (SHORT, USHORT), 32: (
     for _kind in ("", "_least", "_fast"):
         NAMED[f"int{_kind}{_bits}_t"], NAMED[f"uint{_kind}{_bits}_t"] = _signed, _unsigned
 NAMED["intmax_t"], NAMED["uintmax_t"] = LONG, ULONG
+NAMED["clock_t"] = LONG  # what clock() returns (a long on 64-bit Linux)
 _VEC_BASES = {"char": CHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT,
               "uint": UINT, "long": LONG, "ulong": ULONG, "longlong": LLONG,
               "ulonglong": ULLONG, "float": FLOAT, "double": DOUBLE}
@@ -148,7 +149,7 @@ for _prefix, _base in _VEC_BASES.items():
         NAMED[f"{_prefix}{_n}"] = Vec(f"{_prefix}{_n}", _base, _n)
 NAMED["__half2"] = NAMED["half2"] = Vec("half2", HALF, 2)
 NAMED["__nv_bfloat162"] = NAMED["nv_bfloat162"] = Vec("__nv_bfloat162", BF16, 2)
-GROUP_TYPES = {"thread_block", "thread_group", "grid_group"}
+GROUP_TYPES = {"thread_block", "thread_group", "grid_group", "coalesced_group"}
 
 FIELDS = "xyzw"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..model.kernel import SHARED_ALIGN
 from . import ctype as C
 from . import ir, lanes, templates
@@ -16,6 +18,16 @@ LOCAL_ARRAYS = ("per-thread arrays are registers (no memory traffic); nvcc may s
 class DeclarationCompiler:
     """Compiler mixin: local and __shared__ declarations."""
 
+    def named_group(self, name: str, group: Group) -> list[ir.Stmt]:
+        """Binds `name` to `group`; the member mask of a coalesced group or partition is kept
+        in a variable: the members are the lanes that made the group, not those that use it."""
+        if group.mask is None or isinstance(group.mask, ir.Read):
+            self.scopes[-1][name] = group
+            return []
+        slot = self.slot()
+        self.scopes[-1][name] = replace(group, mask=ir.Read(slot, C.UINT, group.mask.pos, name))
+        return [ir.Declare(slot, group.mask, name)]
+
     def declaration(self, node: Node) -> ir.Block:
         quals = {text(c) for c in node.children
                  if c.type in ("type_qualifier", "storage_class_specifier")}
@@ -29,7 +41,7 @@ class DeclarationCompiler:
             if "static" in quals or "__constant__" in quals:
                 raise error(node, f"'{' '.join(sorted(quals))}' variables are outside the subset")
             if t is C.GROUP:
-                self.scopes[-1][name] = self.group(init)
+                out.extend(self.named_group(name, self.group(init)))
                 continue
             if isinstance(t, C.Array):
                 out.append(self.local_array(decl, name, t, init))
@@ -52,7 +64,7 @@ class DeclarationCompiler:
                     init = items[0]
                 found = self.expr(init)
                 if isinstance(found, Group):
-                    self.scopes[-1][name] = found
+                    out.extend(self.named_group(name, found))
                     continue
                 value = self.checked(found, init)
                 if t is C.AUTO or t == C.Pointer(C.AUTO, "", ""):

@@ -11,6 +11,10 @@ from .symbols import GroupNamespace, is_group_type
 from .templates import TypeName
 
 
+WMMA_REFUSED = ("warp matrix fragments (nvcuda::wmma) are outside the subset: NVIDIA leaves "
+                "unspecified which lane moves which element and in how many instructions")
+
+
 class TypeCompiler:
     """Compiler mixin: the type a declaration, cast or `sizeof` names."""
 
@@ -36,6 +40,8 @@ class TypeCompiler:
         elif kind == "template_type" and text(node.child_by_field_name("name")) in \
                 self.unit.struct_templates:
             return self.struct_type(node)
+        elif kind == "template_type" and text(node.child_by_field_name("name")) == "fragment":
+            raise error(node, WMMA_REFUSED)
         elif kind == "primitive_type":
             name = text(node)
         elif kind == "type_identifier":
@@ -47,6 +53,8 @@ class TypeCompiler:
             name = text(node.child_by_field_name("name"))
             if self.group_namespace(scope) and name in C.GROUP_TYPES:
                 return C.GROUP
+            if text(node).replace(" ", "").startswith(("wmma::", "nvcuda::wmma::")):
+                raise error(node, WMMA_REFUSED)
             library = self.library_type(scope, node.child_by_field_name("name"))
             if library is not None:
                 return library

@@ -126,7 +126,19 @@ def convert(value, to: CType):
         return value
     if to is BOOL:
         return (np.asarray(value) != 0).astype(np.uint8)
+    if not to.floating and np.asarray(value).dtype.kind == "f":
+        return float_to_int(np.trunc(value), to)
     return value.astype(to.dtype) if hasattr(value, "astype") else to.dtype.type(value)
+
+
+def float_to_int(x, to: Num):
+    """Whole floats -> integer type `to` as the GPU converts (cvt.sat): clamped to the range
+    (infinities to its ends), NaN to 0."""
+    info = np.iinfo(to.dtype)
+    x = np.asarray(x, dtype=np.float64)
+    r = np.clip(np.nan_to_num(x, nan=0.0), info.min, info.max)
+    big = r >= 2.0 ** (to.size * 8 - to.signed)  # the top of the range rounds up in float
+    return np.where(big, info.max, r.astype(to.dtype, copy=False))[()]
 
 
 # ------------------------------------------------------------------ expressions

@@ -173,6 +173,73 @@ class SegmentReduce(Expr):
         return np.repeat(out, self.width, axis=1).astype(self.type.dtype)
 
 
+def mask_bits(m) -> np.ndarray:
+    """(warps, 32) 32-bit lane masks -> (warps, 32, 32) booleans: lane j is in lane i's mask."""
+    m = np.asarray(m).astype(np.uint64)
+    return ((m[..., None] >> lane_ids().astype(np.uint64)) & np.uint64(1)) != 0
+
+
+@dataclass
+class GroupShuffle(Expr):
+    """coalesced_group::shfl(v, rank) (also of a labeled or binary partition): each lane reads
+    `value` from the member of its group whose rank (the count of members below it) is
+    `rank`; `mask` is each lane's member mask."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
+    value: Expr
+    mask: Expr
+    rank: Expr
+    type: CType
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        v = yield from self.value.ev(run, mask)
+        m = yield from self.mask.ev(run, mask)
+        k = yield from self.rank.ev(run, mask)
+        unknown = next((x for x in (v, m, k) if isinstance(x, Unknown)), None)
+        if unknown is not None:
+            return unknown
+        inside = mask_bits(full(run, m))
+        ranks = np.cumsum(inside, axis=2) - 1  # rank of member j in lane i's group
+        k = full(run, np.asarray(k).astype(np.int64))
+        hit = inside & (ranks == k[..., None])
+        bad = mask & ~hit.any(axis=2)
+        if bad.any():
+            w, lane = map(int, np.argwhere(bad)[0])
+            raise fail(self.pos, f"shfl from rank {int(k[w, lane])} of a group of "
+                                 f"{int(inside[w, lane].sum())} threads (warp {w} lane {lane})")
+        src = np.where(bad, lane_ids(), hit.argmax(axis=2))
+
+        def take(c):
+            return np.take_along_axis(full(run, c), src, axis=1)
+        return tuple(take(c) for c in v) if isinstance(v, tuple) else take(v)
+
+
+@dataclass
+class GroupReduce(Expr):
+    """cg::reduce over a coalesced group or a labeled / binary partition: `op` over the
+    executing lanes in each lane's member `mask`, the result in each member."""
+
+    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
+
+    op: str  # "add" | "min" | "max" | "and" | "or" | "xor"
+    value: Expr
+    mask: Expr
+    type: Num
+    pos: tuple[int, int]
+
+    def ev(self, run, mask):
+        m = yield from self.mask.ev(run, mask)
+        v = yield from self.value.ev(run, mask)
+        if isinstance(m, Unknown) or isinstance(v, Unknown):
+            return m if isinstance(m, Unknown) else v
+        inside = mask_bits(full(run, m)) & full(run, mask)[:, None, :]
+        ident = self.type.dtype.type(_IDENTITY[self.op](self.type))
+        parts = np.where(inside, full(run, v).astype(self.type.dtype)[:, None, :], ident)
+        return _REDUCE[self.op].reduce(parts, axis=2, dtype=self.type.dtype)
+
+
 @dataclass
 class Opaque(Expr):
     """A value the model cannot know before running (clock(), clock64())."""

@@ -159,6 +159,25 @@ class NameCompiler:
         return ir.Memory(ir.Const(np.int64(self.constants[name][0]), C.LONG, pos(node)), t,
                          "constant", name, pos(node), tuple(self.loops))
 
+    def device_variable(self, name: str, node: Node) -> ir.Memory:
+        """A file-scope `__device__` variable (or array): global memory at the pattern's array
+        of that name, which must hold its elements of its element type."""
+        elem, n = self.unit_device_variables().get(name, (None, 0))
+        t = self.constant_type(name, self.unit.globals[name])
+        if elem is None:
+            raise error(node, f"a __device__ {C.name_of(t)} is outside the subset (numbers and "
+                              "arrays of numbers are in it)")
+        if name not in self.arrays:
+            raise error(node, f"the __device__ variable {name!r} needs an entry in the "
+                              f"pattern's arrays ({n} x {C.name_of(elem)})")
+        arr = self.arrays[name]
+        if arr.spec.elem_bytes != elem.size or arr.length < n:
+            raise error(node, f"arrays.{name} must hold the __device__ variable's {n} "
+                              f"{C.name_of(elem)} ({elem.size} bytes each), not {arr.length} "
+                              f"of {arr.spec.elem_bytes} bytes")
+        return ir.Memory(ir.Const(np.int64(arr.address0), C.LONG, pos(node)), t, "global", name,
+                         pos(node), tuple(self.loops))
+
     def constant_initializer(self, init: Node, t: C.CType, elem: C.Num, n: int) -> np.ndarray:
         """`__constant__ float c[4] = {1, 2};` (or `int k = 3;`) -> its n values (unlisted
         ones 0)."""
@@ -186,6 +205,8 @@ class NameCompiler:
         quals = qualifiers(decl)
         if "__constant__" in quals:
             return self.constant_array(name, node)
+        if any(c.type == "__device__" for c in decl.children) and "const" not in quals:
+            return self.device_variable(name, node)
         if not quals & {"const", "constexpr"}:
             raise error(node, f"{name!r} is a file-scope variable; only const and constexpr "
                               "ones are in the subset")

@@ -12,6 +12,7 @@ from .source import Node, error, text
 from .symbols import Var, Widened, pos
 
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+PACKED = (C.NAMED["half2"], C.NAMED["__nv_bfloat162"])  # the vector types with operators
 
 
 def literal(node: Node) -> ir.Const:
@@ -117,6 +118,8 @@ class OperatorCompiler:
                 return ir.Binary("/", diff, ir.Const(np.int64(ta.to.size or 1), C.LONG),
                                  C.LONG, pos(node))
             raise error(node, f"'{op}' of {C.name_of(ta)} and {C.name_of(tb)}")
+        if op in ("+", "-", "*", "/") and ta == tb and ta in PACKED:
+            return self.componentwise([a, b], node, lambda x, y: self.binary(op, x, y, node))
         if not isinstance(ta, C.Num) or not isinstance(tb, C.Num):
             raise error(node, f"'{op}' of {C.name_of(ta)} and {C.name_of(tb)} is outside "
                               "the subset")
@@ -130,6 +133,26 @@ class OperatorCompiler:
             raise error(node, f"'{op}' needs integers")
         result = C.INT if op in _COMPARE else t
         return self.fold(ir.Binary(op, self.cast(a, t), self.cast(b, t), result, pos(node)))
+
+    def componentwise(self, args: list[ir.Expr], node: Node, fn) -> ir.Expr:
+        """`fn` of numbers, or of half2 / __nv_bfloat162 values component by component (each
+        value read once, into a temporary) -> its expression; CUDA's operators and
+        arithmetic intrinsics of those types work this way."""
+        t = args[0].type
+        if t in (C.HALF, C.BF16) and all(isinstance(a.type, C.Num) for a in args):
+            return self.fold(fn(*[self.cast(a, t) for a in args]))
+        if any(a.type != t for a in args) or t not in PACKED:
+            raise error(node, "arithmetic of " + ", ".join(C.name_of(a.type) for a in args)
+                        + " is outside the subset (half, __nv_bfloat16, half2 or "
+                          "__nv_bfloat162 alike)")
+        p = pos(node)
+        temps = [Var(self.slot(), t, "(temporary)") for _ in args]
+        parts = [self.cast(fn(*[ir.Field(ir.Read(v.slot, t, p, v.name), i, t.base, p)
+                                for v in temps]), t.base) for i in range(t.n)]
+        out: ir.Expr = ir.Vector(parts, t, p)
+        for v, a in reversed(list(zip(temps, args))):
+            out = ir.Comma(ir.Assign(v.slot, a, t, p), out, t, p)
+        return out
 
     def cast(self, e: ir.Expr, t: C.CType) -> ir.Expr:
         """`e` converted to `t` (no node when it already has that type)."""

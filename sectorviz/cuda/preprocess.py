@@ -6,7 +6,9 @@ pattern's folder; recursively, with `#pragma once` and include guards; a file ou
 pattern's folder is read as files.py reads such paths, never probed, no reason named), and
 the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer
 expressions (with `defined`), which need `#define` / `#undef` tracked in order.
-Angle-bracket includes are skipped; `__align__(N)` becomes the `alignas(N)` the grammar
+Angle-bracket includes are skipped, and so is a CUDA toolkit header named in quotes
+(`#include "cuda_runtime.h"`, TOOLKIT_HEADERS, as editors' CUDA templates write it);
+`__align__(N)` becomes the `alignas(N)` the grammar
 reads. Everything else stays for the compiler: `#define` and `#undef` lines are kept (macros
 are expanded where they are used, so an instruction's text is the text the user wrote);
 inactive lines and other directives are left blank, so every kept line keeps its line and
@@ -26,6 +28,12 @@ from ..model.errors import PatternError
 from ..model.files import MAX_TEXT_BYTES, outside, read_text
 
 MAX_INCLUDE_BYTES = 4 * 2**20  # one included file
+# The toolkit's headers that kernels include in quotes as often as in angle brackets.
+TOOLKIT_HEADERS = frozenset({
+    "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
+    "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_pipeline.h", "cuda_awbarrier.h",
+    "cooperative_groups.h", "mma.h", "vector_types.h", "math_constants.h",
+    "device_functions.h", "curand_kernel.h"})
 MAX_INCLUDE_DEPTH = 40  # files open at once (an include cycle without guards stops here)
 MAX_EXPANSION_TOKENS = 100_000  # tokens one `#if` line may expand to
 MAX_CONDITION_DEPTH = 100  # parentheses, operators or macros nested in one `#if`
@@ -398,12 +406,15 @@ class _Preprocessor:
 
     def _resolve(self, rest: str, path: Path | None, fail) -> Path | None:
         """`"file"` -> its path (the including file's folder, then the pattern's folder);
-        `<file>` -> None: the toolkit's and the standard library's headers are not read."""
+        `<file>` or a toolkit header in quotes -> None: the toolkit's and the standard
+        library's headers are not read."""
         found = _INCLUDE.match(rest)
         if found is None:
             raise fail("an #include names a file in quotes or angle brackets")
         quoted = found.group(1)
         if quoted is None:
+            return None
+        if quoted in TOOLKIT_HEADERS:
             return None
         here = path.parent if path is not None else self.folder
         for folder in dict.fromkeys((here, self.folder)):
@@ -495,7 +506,7 @@ class _Preprocessor:
     def _has_include(self, header: str, path: Path | None) -> str:
         """`__has_include(<h>)` -> 1 (a toolkit or system header, there in a real build);
         `__has_include("h")` -> whether the file is where #include would look."""
-        if header.startswith("<"):
+        if header.startswith("<") or header[1:-1] in TOOLKIT_HEADERS:
             return "1"
         here = path.parent if path is not None else self.folder
         return "1" if any(os.path.isfile(folder / header[1:-1])

@@ -176,6 +176,12 @@ class Unit:
         self.enumerators: dict[str, tuple[Node, int]] = {}  # name -> (enum_specifier, index)
         self.structs: dict[str, Node] = {}  # struct / class name -> its specifier with a body
         self.struct_templates: dict[str, tuple[Node, Node]] = {}  # -> (specifier, parameters)
+        # `template <> struct X<args> {...}`: name -> [(specifier, template_argument_list)]
+        self.struct_specializations: dict[str, list[tuple[Node, Node]]] = {}
+        self.partial_specializations: dict[str, Node] = {}  # `template <class T> struct X<T*>`
+        # `template <> R f<args>(...) {...}`: name -> [(template_argument_list, Function)]
+        self.function_specializations: dict[str, list[tuple[Node, Function]]] = {}
+        self.unnamed_specializations: dict[str, Node] = {}  # `template <> R f(...)`: args deduced
         self.launches: list[Launch] = []
         self._collect(self.tree.root_node, None)
         self._directives()
@@ -256,6 +262,14 @@ class Unit:
                 spec.child_by_field_name("body") is None:
             return
         name = spec.child_by_field_name("name")
+        if name is not None and name.type == "template_type":
+            base = text(name.child_by_field_name("name"))
+            if is_explicit_specialization(template):
+                self.struct_specializations.setdefault(base, []).append(
+                    (spec, name.child_by_field_name("arguments")))
+            else:
+                self.partial_specializations.setdefault(base, spec)
+            return
         names = [text(name)] if name is not None else []
         if node.type == "type_definition":
             names += [text(d) for d in node.children_by_field_name("declarator")
@@ -273,8 +287,18 @@ class Unit:
         quals = frozenset(c.type for c in node.children if c.type in
                           ("__global__", "__device__", "__host__"))
         decl = node.child_by_field_name("declarator")
-        name = declared_name(decl) if decl is not None else None
-        if name:
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        named = decl.child_by_field_name("declarator") if decl is not None else None
+        if named is not None and named.type == "template_function":  # f<args>(...)
+            name = text(named.child_by_field_name("name"))
+            self.function_specializations.setdefault(name, []).append(
+                (named.child_by_field_name("arguments"), Function(node, name, quals)))
+            return
+        name = declared_name(node.child_by_field_name("declarator"))
+        if name and is_explicit_specialization(template):
+            self.unnamed_specializations.setdefault(name, node)
+        elif name:
             self.functions.setdefault(name, []).append(Function(node, name, quals, template))
 
     def _directives(self) -> None:
@@ -340,6 +364,10 @@ class Unit:
         """A `__device__` function callable from a kernel, or None if `name` is not one;
         overloads are told apart by how many arguments they take (`nargs`) and, for a
         qualified call `ns::f`, by the namespace they are declared in (`ns`)."""
+        if name in self.unnamed_specializations:
+            raise error(self.unnamed_specializations[name], f"a specialization of {name!r} "
+                        f"that does not name its template arguments ({name}<...>) is outside "
+                        "the subset")
         found = [f for f in self.functions.get(name, []) if "__device__" in f.qualifiers]
         if len(found) > 1 and nargs is not None:
             found = [f for f in found if f.takes(nargs)]
@@ -379,6 +407,12 @@ def alias_names(node: Node) -> list[str]:
         if decl is not None:
             names.append(text(decl))
     return names
+
+
+def is_explicit_specialization(template: Node | None) -> bool:
+    """Whether a template_parameter_list is the empty `template <>` of a specialization."""
+    return template is not None and not [c for c in template.named_children
+                                         if c.type != "comment"]
 
 
 def declared_name(decl: Node) -> str | None:

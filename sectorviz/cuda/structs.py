@@ -80,6 +80,7 @@ class StructCompiler:
             bindings = templates.bind(self, plist, templates.arguments(
                 node.child_by_field_name("arguments")), {}, node, repr(own))
             name = f"{own}<{', '.join(map(_label, bindings.values()))}>"
+            spec, bindings = self.specialization(own, plist, spec, bindings, node)
         elif node.type in ("type_identifier", "identifier", "namespace_identifier") or \
                 node.child_by_field_name("body") is None:
             name_node = node if node.child_count == 0 else node.child_by_field_name("name")
@@ -104,6 +105,22 @@ class StructCompiler:
             finally:
                 self._laying_out.discard(key)
         return defs[key]
+
+    def specialization(self, own: str, plist: Node, spec: Node, bindings: dict,
+                       node: Node) -> tuple[Node, dict]:
+        """Class template `own` with `bindings` -> (specifier, bindings) of the explicit
+        specialization for those arguments (`template <> struct own<args> {...}`: no
+        bindings), else of the primary template; a partial specialization is refused."""
+        if own in self.unit.partial_specializations:
+            raise error(self.unit.partial_specializations[own], "a partial specialization of "
+                        f"the class template '{own}' is outside the subset")
+        for special, args in self.unit.struct_specializations.get(own, []):
+            with templates.file_scope(self):
+                theirs = templates.bind(self, plist, templates.arguments(args), {}, args,
+                                        repr(own))
+            if [_key(v) for v in theirs.values()] == [_key(v) for v in bindings.values()]:
+                return special, {}
+        return spec, bindings
 
     def _layout(self, spec: Node, name: str | None, bindings: tuple, own: str) -> StructDef:
         """Members at C's offsets; member types and sizes see the template's arguments and

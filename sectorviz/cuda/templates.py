@@ -230,6 +230,19 @@ def instantiate(compiler: "Compiler", fn: Function, explicit: list[Node],
             raise error(node, f"{fn.name!r} is not a template")
         return fn
     bindings = bind(compiler, fn.template, explicit, deduce(fn, args), node, repr(fn.name))
+    return instance(compiler, fn, bindings)
+
+
+def instance(compiler: "Compiler", fn: Function, bindings: dict) -> Function:
+    """Template `fn` with `bindings` -> its explicit specialization for those arguments
+    (`template <> R f<args>(...)`) when the unit has one, else `fn` with the bindings."""
+    for args, special in compiler.unit.function_specializations.get(fn.name, []):
+        with file_scope(compiler):
+            theirs = bind(compiler, fn.template, arguments(args), {}, args, repr(fn.name))
+        if _key(theirs) == _key(bindings) and \
+                special.qualifiers & {"__global__", "__device__"} == \
+                fn.qualifiers & {"__global__", "__device__"}:
+            return special
     return replace(fn, bindings=tuple(bindings.items()))
 
 
@@ -297,7 +310,7 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
                                 fn.node, repr(name))
         except PatternError as err:
             raise PatternError("kernel.function", err.message) from None
-        return replace(fn, bindings=tuple(bindings.items()))
+        return instance(compiler, fn, bindings)
     launched: dict[tuple | str, tuple[str, dict | None]] = {}  # one per instantiation
     for launch in unit.launches:
         if launch.name == name and launch.targs is not None:
@@ -315,7 +328,7 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
             raise PatternError("kernel.function", f"the launch of {name}{targs} has template "
                                                   "arguments that are not constants; name the "
                                                   f"instantiation, e.g. \"{name}<...>\"")
-        return replace(fn, bindings=tuple(bindings.items()))
+        return instance(compiler, fn, bindings)
     try:
         with file_scope(compiler):
             bindings = bind(compiler, fn.template, [], {}, fn.node, repr(name))
@@ -323,7 +336,7 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
         raise PatternError("kernel.function", f"{name!r} is a template kernel that the file "
                                               f"does not launch; name the instantiation, "
                                               f"e.g. \"{name}<...>\"") from None
-    return replace(fn, bindings=tuple(bindings.items()))
+    return instance(compiler, fn, bindings)
 
 
 def launch_shared_bytes(compiler: "Compiler", unit: Unit, fn: Function) -> int | None:

@@ -160,9 +160,20 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
         ideal_words = "the ideal" if s == ideal else f"ideal {ideal}"
         return (f"Lanes access {runs} runs of consecutive {width}-byte elements: {_sectors(s)} "
                 f"for {useful}, {ideal_words}.")
-    apart = np.abs(np.diff(address)[pairs])
-    return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart: "
-            f"{_sectors(s)} for {useful}, ideal {ideal}.")
+    return f"{_apart(address, active)}: {_sectors(s)} for {useful}, ideal {ideal}."
+
+
+def _apart(address: np.ndarray, active: np.ndarray) -> str:
+    """'Adjacent lanes are 4 to 64 B apart': the byte distances between adjacent active lanes,
+    or between consecutive active ones where no two active lanes are adjacent (at least two
+    lanes active)."""
+    pairs = active[:-1] & active[1:]
+    if pairs.any():
+        who, apart = "Adjacent lanes", np.abs(np.diff(address)[pairs])
+    else:
+        who, apart = "Consecutive active lanes", np.abs(np.diff(address[active]))
+    low, high = int(apart.min()), int(apart.max())
+    return f"{who} are {low:,} B apart" if low == high else f"{who} are {low:,} to {high:,} B apart"
 
 
 def _contiguous(n: int, width: int, s: int, used: int, ideal: int, offset: int,
@@ -352,9 +363,7 @@ def _shared_cause(address: np.ndarray, active: np.ndarray, ins: Instruction,
     if len(words) < n * -(-width // BANK_BYTES):
         return (f"Lanes share words: {len(words)} distinct words for {n} lanes (each served "
                 f"once, a broadcast){where}{cost}.")
-    apart = np.abs(np.diff(address)[pairs]) if pairs.any() else gaps
-    return (f"Adjacent lanes are {int(apart.min()):,} to {int(apart.max()):,} B apart"
-            f"{where}{cost}.")
+    return f"{_apart(address, active)}{where}{cost}."
 
 
 def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,

@@ -68,12 +68,12 @@ class HistogramView(QWidget):
         doc = self.document
         analysis = doc.analysis or doc.partial
         k = doc.selection.instruction
-        if analysis is None or not 0 <= k < len(analysis.histograms):
+        shown = analysis is not None and 0 <= k < len(analysis.histograms)
+        self.plot.setVisible(shown)  # no empty axes for a shared instruction or no analysis
+        if not shown:
             self.bars.setOpts(x=[], height=[], brushes=[])
-            self.ideal.hide()
-            self.band.hide()
-            self.status.setText(doc.analysis_error or ("" if analysis is None
-                                                      else "a shared instruction: see banks"))
+            self.status.setText(doc.analysis_error or ("" if analysis is None else
+                                "a shared instruction: its bank wavefronts are in the grid"))
             return
         bars = histogram_bars(analysis, k)
         waste = self.theme.diagram.waste

@@ -336,7 +336,9 @@ def test_lambdas_reference_parameters_and_hinted_accesses():
     ("float t = tex2D<float>(obj, 0, 0);", "outside the subset"),
     ("surf2Dwrite(1.0f, obj, 0, 0);", "line 4, column 9: surf2Dwrite (surface reads and "
                                        "writes) is outside the subset"),
-    ("cg::grid_group g = cg::this_grid();", "cg::this_grid() (groups wider than a block)"),
+    ("auto g = cg::this_cluster();", "cg::this_cluster() (groups wider than a block)"),
+    ("nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;",
+     "line 4, column 9: warp matrix fragments (nvcuda::wmma) are outside the subset"),
     ("int y = __shfl_sync(0xffffffff, 1, 0, 12);", "a shuffle width of 12"),
     ("auto g = cg::tiled_partition<48>(cg::this_thread_block());", "tiles of 48 threads"),
     ("int s = cg::reduce(cg::this_thread_block(), 1, cg::plus<int>());",

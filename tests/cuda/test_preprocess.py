@@ -319,3 +319,15 @@ def test_hostile_conditions_are_one_line_errors(text, message):
     with pytest.raises(PatternError) as info:
         pre.preprocess(text + "\n#endif\n", None, ".")
     assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_toolkit_headers_named_in_quotes_are_skipped_like_angle_includes(tmp_path):
+    write(tmp_path, {"k.cu": '#include "cuda_runtime.h"\n#include "device_launch_parameters.h"\n'
+                             '#if __has_include("cuda_fp16.h")\n#define STEP 3\n#endif\n'
+                             '#include "gone.h"\n__global__ void k(float *a) '
+                             '{ a[STEP * threadIdx.x] = 0; }\n'})
+    with pytest.raises(PatternError, match='^line 6, column 1: cannot find the include "gone.h"'):
+        kernel_for(pattern(tmp_path))
+    write(tmp_path, {"gone.h": "// here after all\n"})
+    kernel = kernel_for(pattern(tmp_path))
+    assert [int(e) for e in next(kernel.trace(0, 1))[1].element[0]] == [3 * t for t in T32]

@@ -220,3 +220,15 @@ def test_constants_fold_without_numpy_warnings():
         got = elements("__global__ void k(float *a) { a[__float2int_rn(INFINITY) * 0 + "
                        "(int)(1.0f / 0.0f) * 0 + (int)NAN * 0 + threadIdx.x] = 0; }")
     assert got[0][1] == T32
+
+
+def test_float_to_integer_casts_saturate_as_the_gpu_converts():
+    got = elements("""__global__ void k(float *a, float z) {
+        a[(int)(1.0f / z) % 64 + 64] = 0;
+        a[(unsigned)(-1.0f / z) % 64 + 200] = 0;
+        a[(int)(0.0f / z) + 300] = 0;
+        a[(short)(1e6f * (z + 1.0f)) % 1000 + 1000] = 0;
+        a[(int)(-3.7f - z) + 400] = 0;
+    }""", params={"z": 0}, arrays={"a": {"dtype": "float32", "length": 4096}})
+    # cvt.rzi: +inf -> INT_MAX, -inf -> 0 unsigned, NaN -> 0, 1e6 -> SHRT_MAX, truncation
+    assert [e[0] for _, e in got] == [64 + (2**31 - 1) % 64, 200, 300, 1000 + 32767 % 1000, 397]

@@ -62,3 +62,15 @@ def test_the_ideal_is_the_typical_warps_and_boundary_warps_shade_a_band(open_win
     wait_analysis(window)
     assert view.ideal.value() == 4 and not view.band.isVisible()
     assert view.status.text().endswith("ideal 4")
+
+
+def test_a_shared_instruction_shows_no_empty_axes(open_window):
+    """transpose-tiled: instruction 3 reads the shared tile, which has no sectors per request:
+    the plot hides (no axes from 0 to 1) and the status points at the grid; a global one
+    shows it again."""
+    window = open_window("transpose-tiled")
+    window.document.select(instruction=3)
+    assert not window.histogram.plot.isVisible()
+    assert "shared instruction" in window.histogram.status.text()
+    window.document.select(instruction=0)
+    assert window.histogram.plot.isVisible() and drawn(window) == {4: 32768}
