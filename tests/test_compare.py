@@ -249,3 +249,22 @@ def shared_small(names):
     doc["accesses"] += [{"name": n, "op": n.split()[0], "array": "s", "index": "threadIdx.x"}
                         for n in names]
     return doc
+
+
+def test_shared_past_the_budget_is_not_counted_and_says_so(capsys):
+    """Past the work budget B's shared side is not counted (its report's shared_note): the
+    comparison says 'not counted' where the grid figures would be; the warp's stand."""
+    budget = ["--budget", "3000000"]
+    code, out, _ = run(capsys, "compare", NAIVE_CUDA, TILED_CUDA, "--json", *budget)
+    doc = json.loads(out)
+    note = doc["b"]["shared_note"]
+    assert code == 0 and note.startswith("not counted: the shared accesses of 32,768 warps")
+    t = doc["totals"]
+    assert t["shared_wavefronts"] == [0, None] and t["warp_shared_wavefronts"] == [0, 2]
+    assert t["headline"].endswith("; shared wavefronts — → not counted")
+    assert [p["wavefronts"] for p in doc["shared"]] == [[None, None]] * 2
+    code, out, _ = run(capsys, "compare", NAIVE_CUDA, TILED_CUDA, *budget)
+    assert f"shared wavefronts — → not counted (ideal wavefronts — → not counted; B: {note})" \
+        in out
+    assert values(out, "bank conflicts") == ["— → not counted"]
+    assert "shared wavefronts per warp (warp 0) — → 2, conflict-free" in out

@@ -292,8 +292,13 @@ class Comparison:
 
     @property
     def shared_change(self) -> str:
-        """Shared wavefronts over the grid: '— → 65,536, conflict-free'."""
-        return shared_change(*(side.grid_wavefronts for side in (self.a, self.b)))
+        """Shared wavefronts over the grid: '— → 65,536, conflict-free'; where a side's were
+        not counted (past the work budget), '— → not counted'."""
+        sides = (self.a, self.b)
+        if "not counted" in map(_missing, sides):
+            return " → ".join(_missing(s) if s.grid_wavefronts is None else
+                              f"{s.grid_wavefronts[0]:,}" for s in sides)
+        return shared_change(*(side.grid_wavefronts for side in sides))
 
     @property
     def warp_shared_change(self) -> str:
@@ -524,9 +529,10 @@ def _shared_answer(c: Comparison) -> tuple[Row, ...]:
             for side, w in zip((c.a, c.b), doc["shared_wavefronts"])]
     warp = [w if side.has_shared else None
             for side, w in zip((c.a, c.b), doc["warp_shared_wavefronts"])]
-    notes = [f"ideal wavefronts {_figure(doc['shared_ideal_wavefronts'][0], grid[0])} → "
-             f"{_figure(doc['shared_ideal_wavefronts'][1], grid[1])}"]
-    notes += [f"{tag} not counted: {side.analysis.shared_note}"
+    ideal = [None if g is None else i for g, i in zip(grid, doc["shared_ideal_wavefronts"])]
+    notes = ["ideal wavefronts " + " → ".join(_figure(i, _missing(side))
+                                              for i, side in zip(ideal, (c.a, c.b)))]
+    notes += [f"{tag}: {side.analysis.shared_note}"
               for tag, side in (("A", c.a), ("B", c.b)) if side.analysis.shared_note]
     return (Row("shared wavefronts", c.shared_change, "; ".join(notes),
                 figures=(*grid, _ratio_of(grid)), unit="wavefronts"),
@@ -534,27 +540,33 @@ def _shared_answer(c: Comparison) -> tuple[Row, ...]:
                 figures=(*warp, _ratio_of(warp)), unit="wavefronts"))
 
 
-def _figure(x: int | float | None, shown: object, digits: int | None = None) -> str:
-    """A figure as text ('1,024', '1.00' with `digits`), '—' where `shown` is None (the side
-    has no shared instructions, or they were not counted)."""
-    if shown is None or x is None:
-        return "—"
+def _missing(side: Side | None) -> str:
+    """What a side shows for a shared grid figure it lacks: 'not counted' where its shared
+    instructions were not counted (analysis.shared_note), else '—' (it has none)."""
+    counted_not = side is not None and side.has_shared and side.analysis.shared_totals is None
+    return "not counted" if counted_not else "—"
+
+
+def _figure(x: int | float | None, missing: str, digits: int | None = None) -> str:
+    """A figure as text ('1,024', '1.00' with `digits`), `missing` where there is none."""
+    if x is None:
+        return missing
     return f"{x:,}" if digits is None else f"{x:.{digits}f}"
 
 
 def _shared_pair_row(c: Comparison, pair: Pair) -> Row:
     """One shared pair: its wavefronts in the selected warp, A → B; the grid's in the note."""
     doc = c.shared_pair_json(pair)
-    warp = c.warp_wavefronts(pair)
-    grid = doc["wavefronts"]
-    note = (f"grid {_figure(grid[0], grid[0])} → {_figure(grid[1], grid[1])} wavefronts, "
-            f"ideal {_figure(doc['ideal_wavefronts'][0], grid[0])} → "
-            f"{_figure(doc['ideal_wavefronts'][1], grid[1])}; per request "
-            f"{_figure(doc['wavefronts_per_request'][0], grid[0], 2)} → "
-            f"{_figure(doc['wavefronts_per_request'][1], grid[1], 2)}; "
-            f"{_matched(pair)}")
-    return Row(_pair_label(c, pair), shared_change(*warp, noun="wavefront"), note,
-               figures=(*doc["warp_wavefronts"], doc["warp_wavefronts_ratio"]),
+    missing = [_missing(None if k is None else side)
+               for k, side in ((pair.a, c.a), (pair.b, c.b))]
+
+    def change(key: str, digits: int | None = None) -> str:
+        return " → ".join(_figure(x, m, digits) for x, m in zip(doc[key], missing))
+
+    note = (f"grid wavefronts {change('wavefronts')}, ideal {change('ideal_wavefronts')}; "
+            f"per request {change('wavefronts_per_request', 2)}; {_matched(pair)}")
+    return Row(_pair_label(c, pair), shared_change(*c.warp_wavefronts(pair), noun="wavefront"),
+               note, figures=(*doc["warp_wavefronts"], doc["warp_wavefronts_ratio"]),
                unit="wavefronts")
 
 
@@ -573,7 +585,7 @@ def _shared_totals_rows(c: Comparison) -> tuple[Row, ...]:
              2),
             ("conflict ratio (wavefronts / ideal)", "shared_conflict_ratio", "ratio", 2)):
         x, y = (v if s is not None else None for v, s in zip(doc[key], shown))
-        value = f"{_figure(x, x, digits)} → {_figure(y, y, digits)}"
+        value = f"{_figure(x, _missing(c.a), digits)} → {_figure(y, _missing(c.b), digits)}"
         if digits is None and None not in (x, y):
             value += f", {change_words(x, y)}"
         rows.append(Row(label, value, figures=(x, y, _ratio_of([x, y]) if digits is None
