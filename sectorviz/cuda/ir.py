@@ -555,6 +555,9 @@ class Memory:
         found = [run.launch.readable(self.space, name, t.size) if isinstance(t, Num) else
                  None for name in names]
         missing = next((n for n, v in zip(names, found) if v is None), None)
+        if missing is not None and self.space not in ("global", "constant"):
+            return Unknown(f"data read from {self.space} memory by '{source}' (line "
+                           f"{self.pos[0]}); what a kernel stores there is not tracked")
         if missing is not None:
             return Unknown(f"data loaded by '{source}' (line {self.pos[0]}); give "
                            f"'{missing}' values in the pattern file to read it")

@@ -45,6 +45,9 @@ def error_of(code: str, **kw) -> str:
     ("a[(int)a[threadIdx.x]] = 0;", "line 2, column 16: an address depends on data loaded by "
                                     "'a[threadIdx.x]' (line 2); give 'a' values"),
     ("if (a[0] > 0) a[1] = 0;", "line 2, column 13: a branch depends on data loaded by 'a[0]'"),
+    ("__shared__ bool last; last = threadIdx.x == 0; if (last) a[1] = 0;",
+     "a branch depends on data read from shared memory by 'last' (line 2); what a kernel "
+     "stores there is not tracked"),
     ("int q; a[q] = 0;", "line 2, column 18: 'q' is read before it is set"),
     ("a[1 << 40] = 0;", "shift count outside [0, 32)"),
     ("a[threadIdx.x] = 0 @ 1;", "line 2, column 28: syntax error"),
