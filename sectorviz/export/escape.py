@@ -19,7 +19,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _XML_INVALID = re.compile("[\ufffe\uffff]")
 LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+                  "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+                  # the sheets' own non-ASCII signs, so pdflatex needs no Unicode set-up
+                  "→": r"$\rightarrow$", "—": "---", "…": r"\ldots{}", "×": r"$\times$"}
 FORMULA_STARTS = ("=", "+", "-", "@")
 
 
