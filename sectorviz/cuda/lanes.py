@@ -55,6 +55,15 @@ def check_width(mask, width, pos: tuple[int, int]):
     return np.where(bad, LANES, w) if np.ndim(w) else w
 
 
+def evaluated(run: Run, mask, *exprs: Expr):
+    """Evaluate `exprs` in order (their memory events pass through) -> (their values, the
+    first Unknown among them or None)."""
+    values = []
+    for e in exprs:
+        values.append((yield from e.ev(run, mask)))
+    return values, next((x for x in values if isinstance(x, Unknown)), None)
+
+
 @dataclass
 class Shuffle(Expr):
     """__shfl_sync / _up / _down / _xor (and tile.shfl*): each lane reads `value` from a
@@ -70,10 +79,8 @@ class Shuffle(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        v = yield from self.value.ev(run, mask)
-        k = yield from self.arg.ev(run, mask)
-        width = yield from self.width.ev(run, mask)
-        unknown = next((x for x in (v, k, width) if isinstance(x, Unknown)), None)
+        (v, k, width), unknown = yield from evaluated(run, mask, self.value, self.arg,
+                                                      self.width)
         if unknown is not None:
             return unknown
         width = check_width(mask, width, self.width.pos)
@@ -194,10 +201,7 @@ class GroupShuffle(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        v = yield from self.value.ev(run, mask)
-        m = yield from self.mask.ev(run, mask)
-        k = yield from self.rank.ev(run, mask)
-        unknown = next((x for x in (v, m, k) if isinstance(x, Unknown)), None)
+        (v, m, k), unknown = yield from evaluated(run, mask, self.value, self.mask, self.rank)
         if unknown is not None:
             return unknown
         inside = mask_bits(full(run, m))
