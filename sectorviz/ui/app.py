@@ -48,6 +48,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have settled
+
+
 def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
     """Grab the window once the analysis is in, the overview is drawn and the event queue
     has drained."""
@@ -57,7 +60,9 @@ def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
         if done or window.document.analysis_running or window.overview.drawing:
             return
         done.append(True)
-        app.processEvents()
+        for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
+            app.sendPostedEvents()
+            app.processEvents()
         ok = window.grab().save(str(out))
         app.exit(0 if ok else 2)
 
