@@ -80,21 +80,10 @@ class AsyncCopy(Expr):
 
 
 def byte_count(comp: "Compiler", node: Node) -> tuple[ir.Expr, int | None]:
-    """A copy's size argument -> (bytes, A of `cuda::aligned_size_t<A>(bytes)` or None)."""
-    fn = node.child_by_field_name("function") if node.type == "call_expression" else None
-    if fn is not None and fn.type == "qualified_identifier":
-        fn = fn.child_by_field_name("name")
-    if fn is None or fn.type != "template_function" or \
-            text(fn.child_by_field_name("name")) != "aligned_size_t":
-        return comp.rvalue(node), None
-    targs = fn.child_by_field_name("arguments").named_children
-    args = node.child_by_field_name("arguments").named_children
-    if len(targs) != 1 or len(args) != 1:
-        raise error(node, "cuda::aligned_size_t<A>(bytes) takes one alignment and one size")
-    align = comp.constant_int(targs[0])
-    if align <= 0 or align & (align - 1):
-        raise error(node, f"an alignment of {align} bytes: it must be a power of 2")
-    return comp.rvalue(args[0]), align
+    """A copy's size argument -> (bytes, A when it is a `cuda::aligned_size_t<A>`, else
+    None)."""
+    count = comp.rvalue(node)
+    return count, getattr(count.type, "align", None)
 
 
 def chunk_width(count: ir.Expr, align: int | None, *pointees: C.CType) -> int:

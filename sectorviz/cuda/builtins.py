@@ -43,7 +43,11 @@ CG_FUNCTIONS = {"this_thread_block", "tiled_partition", "reduce", "sync", "this_
                 "memcpy_async", "wait", "wait_prior", "coalesced_threads", "labeled_partition",
                 "binary_partition"}
 LIBCUDACXX = {"cuda", "::cuda"}  # the namespace of cuda::memcpy_async, cuda::barrier
-BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop"}  # they order threads, move no bytes
+BARRIER_WAITS = {"arrive_and_wait", "arrive_and_drop", "wait"}  # order threads, move no bytes
+PIPELINE_METHODS = {"producer_acquire", "producer_commit", "consumer_wait", "consumer_release",
+                    "quit"}  # a pipeline's stage calls: they order threads, move no bytes
+PIPELINE_FUNCTIONS = {"pipeline_consumer_wait_prior", "pipeline_producer_commit"}
+PIPELINE_ROLES = {"producer": 0, "consumer": 1}  # cuda::pipeline_role's enumerators
 MAX_TILE = 1024  # threads: the largest thread block, and cg's largest tile
 WIDE_TILES = ("collectives of tiles wider than a warp (shfl, votes, reduce) give values "
               "sectorviz does not compute (warps run apart); the traffic through cg's "
@@ -277,9 +281,26 @@ def is_barrier(comp: "Compiler", arg: Node, node: Node) -> bool:
         return False
 
 
-def libcudacxx_call(comp: "Compiler", name: str, args: list[Node], node: Node):
-    """`cuda::memcpy_async(dst, src, size, barrier)` (each thread its own bytes) or
-    `cuda::memcpy_async(group, dst, src, size, barrier)` -> the copy; None for other names."""
+def libcudacxx_call(comp: "Compiler", fn: Node, args: list[Node], node: Node):
+    """`cuda::memcpy_async([group,] dst, src, size, barrier or pipeline)`,
+    `cuda::aligned_size_t<A>(bytes)`, `cuda::make_pipeline(...)` and the pipeline's free
+    functions (`pipeline_consumer_wait_prior<N>`, `pipeline_producer_commit`) -> the node;
+    None for other names."""
+    targs = None
+    if fn.type == "template_function":
+        targs = fn.child_by_field_name("arguments").named_children
+        fn = fn.child_by_field_name("name")
+    name = text(fn)
+    if name == "aligned_size_t" and targs is not None:
+        return aligned_size(comp, targs, args, node)
+    if name == "make_pipeline":
+        return make_pipeline(comp, args, node)
+    if name in PIPELINE_FUNCTIONS:
+        if not args or getattr(comp.expr(args[0]), "type", None) != C.PIPELINE:
+            raise error(node, f"cuda::{name} takes a cuda::pipeline first")
+        for a in args[1:]:
+            comp.expr(a)
+        return void(node)
     if name != "memcpy_async":
         return None
     if len(args) == 5:
@@ -287,6 +308,60 @@ def libcudacxx_call(comp: "Compiler", name: str, args: list[Node], node: Node):
     if len(args) != 4:
         raise error(node, "cuda::memcpy_async takes ([group,] dst, src, size, barrier)")
     return memcpy_async(comp, args, node, _uint(0, node), _uint(1, node))
+
+
+def pipeline_role(node: Node) -> ir.Const | None:
+    """`cuda::pipeline_role::producer` / `consumer` -> its enumerator's value, else None."""
+    scope = node.child_by_field_name("scope")
+    inner = node.child_by_field_name("name")
+    if text(scope) not in LIBCUDACXX or inner.type != "qualified_identifier" or \
+            text(inner.child_by_field_name("scope")) != "pipeline_role":
+        return None
+    role = text(inner.child_by_field_name("name"))
+    if role not in PIPELINE_ROLES:
+        raise error(node, f"cuda::pipeline_role has no {role!r}"
+                    + suggest(role, PIPELINE_ROLES))
+    return ir.Const(np.int32(PIPELINE_ROLES[role]), C.INT, comp_pos(node))
+
+
+def aligned_size(comp: "Compiler", targs: list[Node], args: list[Node], node: Node) -> ir.Expr:
+    """`cuda::aligned_size_t<A>(bytes)` -> the bytes as a size_t that carries A."""
+    if len(targs) != 1 or len(args) != 1:
+        raise error(node, "cuda::aligned_size_t<A>(bytes) takes one alignment and one size")
+    align = comp.constant_int(targs[0])
+    if align <= 0 or align & (align - 1):
+        raise error(node, f"an alignment of {align} bytes: it must be a power of 2")
+    count = comp.rvalue(args[0])
+    if not C.is_int(count.type):
+        raise error(args[0], "a copy's size must be an integer")
+    return comp.cast(count, C.aligned_size(align))
+
+
+def make_pipeline(comp: "Compiler", args: list[Node], node: Node) -> ir.Const:
+    """`cuda::make_pipeline()` (the thread's own) or `cuda::make_pipeline(group,
+    &shared_state[, role or producer count])` -> a pipeline handle: it moves no bytes."""
+    if len(args) not in (0, 2, 3):
+        raise error(node, "cuda::make_pipeline takes () or (group, &shared_state[, role])")
+    if args:
+        if not isinstance(comp.expr(args[0]), Group):
+            raise error(args[0], "cuda::make_pipeline needs a thread block or a tile first")
+        state = getattr(pointee(comp, args[1], node), "type", None)
+        if getattr(state, "name", None) != "cuda::pipeline_shared_state":
+            raise error(args[1], "cuda::make_pipeline needs a pipeline_shared_state's address")
+        for a in args[2:]:
+            comp.expr(a)
+    return ir.Const(0, C.PIPELINE, comp_pos(node))
+
+
+def pipeline_method(comp: "Compiler", method: str, args: list[Node], node: Node) -> ir.Expr:
+    """`pipe.producer_acquire()` and the other stage calls of a cuda::pipeline: they order
+    the threads and move no bytes (its copies do)."""
+    if method not in PIPELINE_METHODS:
+        raise error(node, f"{method}() of a cuda::pipeline is outside the subset"
+                    + suggest(method, PIPELINE_METHODS))
+    for a in args:
+        comp.expr(a)
+    return void(node)
 
 
 def group_copy(comp: "Compiler", group_node: Node, args: list[Node], node: Node):
@@ -299,8 +374,10 @@ def group_copy(comp: "Compiler", group_node: Node, args: list[Node], node: Node)
 
 
 def barrier_method(comp: "Compiler", method: str, args: list[Node], node: Node) -> ir.Expr:
-    """`bar.arrive_and_wait()` and the other waits of a cuda::barrier: they order the
-    threads like __syncthreads and move no bytes."""
+    """`bar.arrive_and_wait()`, `bar.arrive()` (a token) and `bar.wait(token)` of a
+    cuda::barrier: they order the threads like __syncthreads and move no bytes."""
+    if method == "arrive" and not args:
+        return ir.Const(0, C.ARRIVAL_TOKEN, comp_pos(node))
     if method not in BARRIER_WAITS:
         raise error(node, f"{method}() of a cuda::barrier is outside the subset"
                     + suggest(method, BARRIER_WAITS))

@@ -49,9 +49,12 @@ class CallCompiler:
                 return self.static_call(self.scope_struct(scope),
                                         text(fn.child_by_field_name("name")), args, node)
             found = self.namespaced_call(fn, args, node)
+            if found is None and text(scope) in ("std", "cuda::std") and len(args) == 1 and \
+                    text(fn.child_by_field_name("name")) == "move":
+                return self.expr(args[0])  # std::move(x): x itself, as an rvalue reference
             if found is None and text(scope) in builtins.LIBCUDACXX:
-                found = builtins.libcudacxx_call(self, text(fn.child_by_field_name("name")),
-                                                 args, node)
+                found = builtins.libcudacxx_call(self, fn.child_by_field_name("name"), args,
+                                                 node)
             if found is not None:
                 return found
             raise error(node, f"call of '{text(fn)}' is outside the subset")
@@ -66,6 +69,8 @@ class CallCompiler:
                 return self.method_call(target, method, args, node)
             if getattr(target, "type", None) == C.BARRIER:
                 return builtins.barrier_method(self, method, args, node)
+            if getattr(target, "type", None) == C.PIPELINE:
+                return builtins.pipeline_method(self, method, args, node)
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         if fn.type != "identifier":
             raise error(node, f"call of '{text(fn)}' is outside the subset")

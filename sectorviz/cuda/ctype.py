@@ -34,6 +34,18 @@ class Num:
 
 
 @dataclass(frozen=True)
+class AlignedSize(Num):
+    """`cuda::aligned_size_t<align>`: a byte count (size_t) that promises both pointers of
+    a copy are `align`-byte aligned; arithmetic on it gives a plain size_t."""
+
+    align: int = 1
+
+
+def aligned_size(align: int) -> AlignedSize:
+    return AlignedSize(f"cuda::aligned_size_t<{align}>", 8, signed=False, rank=4, align=align)
+
+
+@dataclass(frozen=True)
 class Vec:
     """A CUDA vector type (float4, int2, ...): n components of `base`, fields x, y, z, w."""
 
@@ -124,6 +136,18 @@ VOID = Opaque("void")
 GROUP = Opaque("thread_block")
 AUTO = Opaque("auto")  # a declaration's type, taken from its initializer
 BARRIER = Opaque("cuda::barrier", 8)  # libcu++'s block-scope barrier: one 8-byte mbarrier
+PIPELINE = Opaque("cuda::pipeline")  # a handle: its calls order threads, move no bytes
+PIPELINE_STAGE = 16  # bytes of a pipeline_shared_state per stage: its two 8-byte barriers
+PIPELINE_COUNT = 8  # bytes: pipeline_shared_state's 4-byte thread count, padded to 8
+
+
+def pipeline_shared_state(stages: int) -> Opaque:
+    """`cuda::pipeline_shared_state<scope, stages>`: shared memory, its size as libcu++ lays
+    it out (a produced and a consumed barrier per stage, then a counter)."""
+    return Opaque("cuda::pipeline_shared_state", PIPELINE_STAGE * stages + PIPELINE_COUNT)
+
+
+ARRIVAL_TOKEN = Opaque("cuda::barrier::arrival_token")  # what bar.arrive() gives bar.wait()
 TILE_MEMORY = Opaque("cg::block_tile_memory")  # cg's scratch for tiles wider than a warp
 
 NAMED: dict[str, Num | Opaque] = {
@@ -188,7 +212,9 @@ def name_of(t: CType) -> str:
 
 
 def promote(t: Num) -> Num:
-    """Integer promotion: types narrower than int become int."""
+    """Integer promotion: types narrower than int become int (an aligned size, size_t)."""
+    if isinstance(t, AlignedSize):
+        return ULONG
     return INT if not t.floating and t.rank < INT.rank else t
 
 

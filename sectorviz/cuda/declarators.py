@@ -10,6 +10,11 @@ from .source import MAX_NESTING, Node, alias_names, error, text
 from .symbols import GroupNamespace, is_group_type
 from .templates import TypeName
 
+PIPELINE_STATE = (f"a cuda::pipeline_shared_state<scope, N> takes {C.PIPELINE_STAGE} N + "
+                  f"{C.PIPELINE_COUNT} bytes of shared memory, as libcu++ lays it out (a "
+                  "produced and a consumed 8-byte barrier per stage, then a thread count); "
+                  "a pipeline's calls only order threads (its copies move the bytes)")
+
 
 WMMA_REFUSED = ("warp matrix fragments (nvcuda::wmma) are outside the subset: NVIDIA leaves "
                 "unspecified which lane moves which element and in how many instructions")
@@ -67,13 +72,28 @@ class TypeCompiler:
         return C.NAMED[name]
 
     def library_type(self, scope: Node | None, name: Node) -> C.CType | None:
-        """`cuda::barrier<scope>` and `cg::block_tile_memory<N>` (objects that only order
-        threads or hold cooperative groups' scratch) -> their type, else None."""
+        """`cuda::barrier<scope>` (and its `::arrival_token`), `cuda::pipeline<scope>`,
+        `cuda::pipeline_shared_state<scope, N>` and `cg::block_tile_memory<N>` (objects that
+        only order threads or hold cooperative groups' scratch) -> their type, else None."""
+        if scope is not None and text(scope) in LIBCUDACXX and \
+                name.type == "qualified_identifier" and \
+                text(name.child_by_field_name("name")) == "arrival_token" and \
+                self.library_type(scope, name.child_by_field_name("scope")) == C.BARRIER:
+            return C.ARRIVAL_TOKEN
         if name.type != "template_type" or scope is None:
             return None
         template = text(name.child_by_field_name("name"))
         if text(scope) in LIBCUDACXX and template == "barrier":
             return C.BARRIER
+        if text(scope) in LIBCUDACXX and template == "pipeline":
+            return C.PIPELINE
+        if text(scope) in LIBCUDACXX and template == "pipeline_shared_state":
+            targs = name.child_by_field_name("arguments").named_children
+            if len(targs) != 2:
+                raise error(name, "cuda::pipeline_shared_state takes <scope, stages>")
+            if PIPELINE_STATE not in self.assumptions:
+                self.assumptions.append(PIPELINE_STATE)
+            return C.pipeline_shared_state(self.template_int(targs[1]))
         if self.group_namespace(scope) and template == "block_tile_memory":
             return C.TILE_MEMORY
         return None
@@ -174,6 +194,17 @@ class TypeCompiler:
         if not e.const or not C.is_int(e.type):
             raise error(node, f"'{text(node)}' must be an integer constant")
         return int(ir.constant_value(e))
+
+    def template_int(self, node: Node) -> int:
+        """A template's integer argument, also a constant's name the grammar took for a type
+        (`pipeline_shared_state<scope, kStages>`) -> its value."""
+        inner = node.child_by_field_name("type") if node.type == "type_descriptor" else None
+        if inner is not None and inner.type == "type_identifier" and \
+                node.child_by_field_name("declarator") is None:
+            e = self.value_of(self.x_identifier(inner), inner)
+            if e.const and C.is_int(e.type):
+                return int(ir.constant_value(e))
+        return self.constant_int(node)
 
     def type_descriptor(self, node: Node) -> C.CType:
         _, t, _ = self.declarator(node)

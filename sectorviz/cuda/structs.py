@@ -24,7 +24,7 @@ import numpy as np
 
 from ..model.pattern import suggest
 from . import ctype as C
-from . import ir, templates
+from . import builtins, ir, templates
 from .source import Function, Node, error, text
 from .symbols import LocalRef, Var
 
@@ -270,12 +270,16 @@ class StructCompiler:
         return ir.Const(ir.constant_value(e), e.type, ir_pos(node))
 
     def x_qualified_identifier(self, node):
-        """`T::size`: a static member of a struct (named, aliased or a template's)."""
+        """`T::size`: a static member of a struct (named, aliased or a template's); a
+    `cuda::pipeline_role` enumerator."""
         t = self.scope_struct(node.child_by_field_name("scope"))
         name = text(node.child_by_field_name("name"))
         if t is not None and name in self.struct_def_of(t).statics:
             d = self.struct_def_of(t)
             return self.static_member(_Static(t.name, d.statics, name, d.bindings), node)
+        role = builtins.pipeline_role(node)
+        if role is not None:
+            return role
         raise error(node, f"'{text(node)}' is outside the subset")
 
     def scope_struct(self, scope: Node | None) -> C.Struct | None:

@@ -265,3 +265,146 @@ def test_a_copy_that_is_not_whole_chunks_is_an_error_naming_the_lane():
         }""", params={"n": 20})
     assert "a copy of 20 bytes is not a whole number of its 16-byte chunks" in \
         str(info.value)
+
+
+PIPELINE_HEAD = """#include <cuda/pipeline>
+#include <cuda/barrier>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+"""
+
+STAGED = PIPELINE_HEAD + """
+constexpr int kStages = 3;
+
+template <int TILE>
+__global__ void staged(const float *__restrict__ in, float *out, int tiles, int skip) {
+  __shared__ alignas(alignof(float4)) float buf[kStages][TILE * 4];
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const auto chunk = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));
+  const float *base = in + (blockIdx.x * tiles * TILE + skip) * 4;
+  int fetched = 0;
+  for (int t = 0; t < tiles; ++t) {
+    for (; fetched < tiles && fetched < t + kStages; ++fetched) {
+      pipe.producer_acquire();
+      if (threadIdx.x < TILE)
+        cuda::memcpy_async(&buf[fetched % kStages][threadIdx.x * 4],
+                           base + (fetched * TILE + threadIdx.x) * 4, chunk, pipe);
+      pipe.producer_commit();
+    }
+    cuda::pipeline_consumer_wait_prior<kStages - 1>(pipe);
+    __syncthreads();
+    out[(blockIdx.x * tiles + t) * blockDim.x + threadIdx.x] =
+        buf[t % kStages][threadIdx.x % (TILE * 4)];
+    pipe.consumer_release();
+    __syncthreads();
+  }
+}
+"""
+
+
+@settings(max_examples=15, deadline=None)
+@given(tile=st.sampled_from([8, 24, 32, 48]), tiles=st.integers(1, 6), skip=st.integers(0, 5))
+def test_a_thread_pipelines_copies_are_its_chunks_and_its_calls_move_nothing(tile, tiles, skip):
+    arrays = {"in": {"dtype": "float32", "length": 2 * 6 * 48 * 4 + 32},
+              "out": {"dtype": "float32", "length": 2 * 6 * 64}}
+    a, kernel = run(STAGED, function=f"staged<{tile}>", arrays=arrays,
+                    params={"tiles": tiles, "skip": skip}, grid=(2,), block=(64,))
+    assert [(ins.op, ins.width) for ins in kernel.instructions] == \
+        [("load", 16), ("store", 4)]
+    requests = total = 0
+    for block in range(2):
+        for f in range(tiles):
+            for warp in range(2):
+                addrs = [16 * (block * tiles * tile + skip + f * tile + t)
+                         for t in range(warp * 32, warp * 32 + 32) if t < tile]
+                if addrs:
+                    requests, total = requests + 1, total + sectors(addrs, 16)
+    assert (a.instructions[0].requests, a.instructions[0].sectors) == (requests, total)
+    assert a.instructions[1].requests == 2 * 2 * tiles  # the consumers' stores: no more
+
+
+ROLES = PIPELINE_HEAD + """
+__global__ void roles(const double *in, double *out, int tiles) {
+  constexpr int stages = 2;
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, stages> state;
+  __shared__ double tile[stages][96];
+  auto block = cg::this_thread_block();
+  auto warp = cg::tiled_partition<32>(block);
+  const auto role = warp.meta_group_rank() == 0 ? cuda::pipeline_role::producer
+                                                : cuda::pipeline_role::consumer;
+  auto pipe = cuda::make_pipeline(block, &state, role);
+  for (int t = 0; t < tiles; ++t) {
+    if (role == cuda::pipeline_role::producer) {
+      pipe.producer_acquire();
+      cuda::memcpy_async(warp, tile[t % stages], in + (blockIdx.x * tiles + t) * 96 + 1,
+                         sizeof(double) * 96, pipe);
+      pipe.producer_commit();
+    } else {
+      pipe.consumer_wait();
+      out[(blockIdx.x * tiles + t) * 96 + threadIdx.x - 32] = tile[t % stages][threadIdx.x - 32];
+      pipe.consumer_release();
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("tiles", [1, 3])
+def test_a_block_pipelines_producer_warp_copies_with_its_group(tiles):
+    arrays = {"in": {"dtype": "float64", "length": 2 * 3 * 96 + 8},
+              "out": {"dtype": "float64", "length": 2 * 3 * 96}}
+    a, kernel = run(ROLES, function="roles", arrays=arrays, params={"tiles": tiles},
+                    grid=(2,), block=(128,))
+    requests = total = 0
+    for block in range(2):
+        for t in range(tiles):  # warp 0 copies 768 bytes in 8-byte chunks (a double's alignment)
+            r, s = group_copy_reference(1, 128, 32, 768, 8,
+                                        lambda _: 8 * ((block * tiles + t) * 96 + 1))
+            requests, total = requests + r, total + s
+    assert (a.instructions[0].requests, a.instructions[0].sectors) == (requests, total)
+    assert (requests, a.instructions[1].requests) == (2 * tiles * 3, 2 * tiles * 3)
+    # the shared state takes 16 bytes per stage and 8 more; the next array starts at 16 bytes
+    assert kernel.program.shared["state"] == (0, 2 * 16 + 8)
+    assert kernel.program.shared["tile"][0] == 48
+    assert "pipeline_shared_state<scope, N> takes 16 N + 8 bytes" in \
+        " ".join(b.assumption for b in a.boundaries)
+
+
+def test_a_barriers_arrival_token_and_wait_order_only():
+    code = PIPELINE_HEAD + """
+    __global__ void k(const float *a, float *out) {
+      __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+      __shared__ float s[64];
+      if (threadIdx.x == 0) init(&bar, blockDim.x);
+      __syncthreads();
+      cuda::memcpy_async(s + threadIdx.x, a + threadIdx.x * 3, sizeof(float), bar);
+      cuda::barrier<cuda::thread_scope_block>::arrival_token token = bar.arrive();
+      bar.wait(std::move(token));
+      auto again = bar.arrive();
+      bar.wait(std::move(again));
+      out[threadIdx.x] = s[63 - threadIdx.x];
+    }"""
+    a, _ = run(code, arrays={"a": {"dtype": "float32", "length": 256},
+                             "out": {"dtype": "float32", "length": 64}}, block=(64,))
+    addrs = [[12 * t for t in range(w * 32, w * 32 + 32)] for w in range(2)]
+    assert (a.instructions[0].requests, a.instructions[0].sectors) == \
+        (2, sum(sectors(x, 4) for x in addrs))
+    assert (a.instructions[1].requests, a.instructions[1].sectors) == (2, 8)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("auto pipe = cuda::make_pipeline(); pipe.producer_aquire();",
+     "producer_aquire() of a cuda::pipeline is outside the subset"),
+    ("__shared__ float s[4]; auto pipe = cuda::make_pipeline(cg::this_thread_block(), s);",
+     "cuda::make_pipeline needs a pipeline_shared_state's address"),
+    ("auto pipe = cuda::make_pipeline(1, 2, 3, 4);",
+     "cuda::make_pipeline takes () or (group, &shared_state[, role])"),
+    ("int r = cuda::pipeline_role::observer;", "cuda::pipeline_role has no 'observer'"),
+    ("cuda::pipeline_consumer_wait_prior<0>(a);",
+     "cuda::pipeline_consumer_wait_prior takes a cuda::pipeline first"),
+])
+def test_pipeline_refusals_are_one_line(body, message):
+    with pytest.raises(PatternError) as info:
+        run(PIPELINE_HEAD + f"__global__ void k(float* a) {{\n  {body}\n}}")
+    text = str(info.value)
+    assert message in text and "\n" not in text and text.startswith("line ")
