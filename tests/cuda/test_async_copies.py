@@ -408,3 +408,17 @@ def test_pipeline_refusals_are_one_line(body, message):
         run(PIPELINE_HEAD + f"__global__ void k(float* a) {{\n  {body}\n}}")
     text = str(info.value)
     assert message in text and "\n" not in text and text.startswith("line ")
+
+
+@pytest.mark.parametrize("size, width", [("shape", 16), ("(shape)", 16), ("shape * 1", 4),
+                                         ("sizeof(float4)", 4)])
+def test_an_aligned_size_in_a_variable_keeps_its_alignment_and_arithmetic_drops_it(size, width):
+    code = PIPELINE_HEAD + f"""
+    __global__ void k(const float *a) {{
+      __shared__ alignas(16) float s[128];
+      const auto shape = cuda::aligned_size_t<16>(sizeof(float4));
+      cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+      cuda::memcpy_async(s + threadIdx.x * 4, a + threadIdx.x * 4, {size}, pipe);
+    }}"""
+    _, kernel = run(code, arrays={"a": {"dtype": "float32", "length": 128}})
+    assert kernel.instructions[0].width == width
