@@ -248,3 +248,13 @@ def test_no_two_active_lanes_adjacent():
         "Consecutive active lanes are 8 B apart, one per bank in 16 banks: 1 wavefront, "
         "conflict-free. Lanes 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 are "
         "inactive.")
+
+
+def test_a_row_walk_of_a_padded_tile_asks_for_one_element_more_once():
+    """Lanes 16 B apart along a row of a tile whose rows are padded: the padding of the rows
+    is not the cure here, so the advice is a stride, said once ("one element more")."""
+    p = shared_pattern({"at": ["0", "4 * threadIdx.x"]}, shape=["32", "128"], ld="130")
+    assert why(p) == (
+        "Lanes 0-31 are 16 B apart (4 words), in 8 banks, 4 words each, so the request takes "
+        "4 wavefronts where 1 would do (4-way conflict). A stride of 5 words (one element more) "
+        "would spread them one per bank over all 32 banks.")

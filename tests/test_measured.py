@@ -76,11 +76,19 @@ def test_mismatches_are_one_line(capsys, args, message):
     assert code == 2 and not out and message in err and err.count("\n") == 1
 
 
-def test_a_pattern_without_a_kernel_needs_its_name(capsys):
+def test_a_pattern_without_a_kernel_takes_the_csvs_only_kernel_or_names_the_choices(
+        capsys, tmp_path):
     pattern = examples_dir() / "vector-add.sectorviz.json"
-    code, _, err = report(capsys, pattern, "--measured", FIXTURE)
-    assert code == 2 and "--kernel NAME" in err
-    assert report(capsys, pattern, "--measured", FIXTURE, "--kernel", "vectorAdd")[0] == 0
+    code, out, _ = report(capsys, pattern, "--measured", FIXTURE)
+    assert code == 0 and out == report(capsys, pattern, "--measured", FIXTURE,
+                                       "--kernel", "vectorAdd")[1]
+    two = tmp_path / "two.csv"
+    lines = FIXTURE.read_text().splitlines(keepends=True)
+    two.write_text("".join(lines + [lines[-1].replace('"vectorAdd(', '"other(')]))
+    code, _, err = report(capsys, pattern, "--measured", two)
+    assert code == 2 and err.count("\n") == 1
+    assert "the CSV holds kernels 'other', 'vectorAdd'; a pattern without a CUDA kernel must " \
+           "name one (report --kernel NAME)" in err
 
 
 @pytest.mark.parametrize("text, message", [

@@ -110,9 +110,10 @@ def conversion(compiler: "Compiler", name: str, args: list[ir.Expr], node: Node)
 
 
 def _fused(a, b, c):
-    """a * b + c of 2-byte floats rounded once: the product and sum are exact in float64."""
-    return np.asarray(np.asarray(a, np.float64) * np.asarray(b, np.float64)
-                      + np.asarray(c, np.float64)).astype(np.asarray(a).dtype)[()]
+    """a * b + c of 2-byte floats in float64, where the product and sum are exact (for
+    bfloat16 unless the exponents are far apart); the Math node rounds it once to the type."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64)
+            + np.asarray(c, np.float64))[()]
 
 
 def _count(name: str, args: list, n: int, node: Node) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from ..model.errors import PatternError
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
 from ..model.kernel import Batch, Threads
-from .ctype import BOOL, INT, Array, CType, Num, Struct, Vec, roots
+from .ctype import BF16, BOOL, INT, Array, CType, Num, Struct, Vec, roots
 
 if TYPE_CHECKING:
     from .kernel import CudaKernel
@@ -128,7 +128,17 @@ def convert(value, to: CType):
         return (np.asarray(value) != 0).astype(np.uint8)
     if not to.floating and np.asarray(value).dtype.kind == "f":
         return float_to_int(np.trunc(value), to)
+    if to == BF16:
+        return round_bf16(value)
     return value.astype(to.dtype) if hasattr(value, "astype") else to.dtype.type(value)
+
+
+def round_bf16(x):
+    """Numbers -> the nearest bfloat16 (8 significant bits, ties to even, as __float2bfloat16
+    and bf16 arithmetic round), kept in float32 (numpy has no bfloat16)."""
+    significand, exponent = np.frexp(np.asarray(x, dtype=np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.ldexp(np.round(np.ldexp(significand, 8)), exponent - 8).astype(np.float32)[()]
 
 
 def float_to_int(x, to: Num):
@@ -248,9 +258,12 @@ class Binary(Pair):
         op = self.op
         if op in _ARITH:
             out = _ARITH[op](a, b)
+            if self.type == BF16:
+                return round_bf16(out)
             return out.astype(INT.dtype) if out.dtype == np.bool_ else out
         if op in ("/", "%"):
-            return self._divide(run, a, b, mask)
+            out = self._divide(run, a, b, mask)
+            return round_bf16(out) if self.type == BF16 else out
         bits = self.type.size * 8
         bad = (b < 0) | (b >= bits)
         if np.any(bad & mask):  # undefined in C: an error only if it decides an address

@@ -234,10 +234,9 @@ class GroupReduce(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        m = yield from self.mask.ev(run, mask)
-        v = yield from self.value.ev(run, mask)
-        if isinstance(m, Unknown) or isinstance(v, Unknown):
-            return m if isinstance(m, Unknown) else v
+        (m, v), unknown = yield from evaluated(run, mask, self.mask, self.value)
+        if unknown is not None:
+            return unknown
         inside = mask_bits(full(run, m)) & full(run, mask)[:, None, :]
         ident = self.type.dtype.type(_IDENTITY[self.op](self.type))
         parts = np.where(inside, full(run, v).astype(self.type.dtype)[:, None, :], ident)
@@ -422,10 +421,9 @@ class Match(Expr):
     pos: tuple[int, int]
 
     def ev(self, run, mask):
-        m = yield from self.member.ev(run, mask)
-        v = yield from self.value.ev(run, mask)
-        if isinstance(m, Unknown) or isinstance(v, Unknown):
-            return m if isinstance(m, Unknown) else v
+        (m, v), unknown = yield from evaluated(run, mask, self.member, self.value)
+        if unknown is not None:
+            return unknown
         on = members(run, full(run, mask), m)
         v = full(run, v)
         same = (v[:, :, None] == v[:, None, :]) & on[:, None, :]

@@ -147,13 +147,17 @@ def pick_launch(launches: list[Launch], name: str, index: int, grid: tuple[int, 
 
 def compare(pattern: Pattern, analysis: Analysis, launches: list[Launch], name: str | None,
             index: int = 0, place: str = "--measured") -> tuple[Measured, ...]:
-    """Launch `index` of kernel `name` (None: the pattern's CUDA kernel; a pattern without one
-    needs a name) against the analysis' boundaries; one-line PatternError on a mismatch (at
+    """Launch `index` of kernel `name` (None: the pattern's CUDA kernel, else the CSV's only
+    kernel) against the analysis' boundaries; one-line PatternError on a mismatch (at
     `place`, the CSV's)."""
     name = name or (pattern.kernel or {}).get("function")
     if name is None:
-        raise PatternError("--kernel", "a pattern without a CUDA kernel needs --kernel NAME "
-                                       "to find its launch in the CSV")
+        found = sorted({x.name for x in launches})
+        if len(found) != 1:
+            raise PatternError(place, f"the CSV holds kernels {', '.join(map(repr, found)) or 'none'}; "
+                                      f"a pattern without a CUDA kernel must name one "
+                                      f"(report --kernel NAME)")
+        name = found[0]
     kernel = kernel_for(pattern)
     return side_by_side(analysis, pick_launch(launches, kernel_name(name), index, kernel.grid,
                                               kernel.block, place))

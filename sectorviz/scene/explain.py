@@ -228,7 +228,7 @@ def explanations(pattern: Pattern, detail, instruction: int | None = None,
 
 
 def _waves(n: int) -> str:
-    return f"{n:,} wavefront" + "s" * (n != 1)
+    return counted(n, "wavefront")
 
 
 def _bank_cost(grid: BankGrid, width: int) -> str:
@@ -387,7 +387,7 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
         head += f": the {n} {what} are {gap:,} B apart"
     else:
         head = f"{lanes} are {gap:,} B apart ({gap / BANK_BYTES:g} words)"
-    padded = array is not None and array.ld != array.cols
+    padded = column is not None and array is not None and array.ld != array.cols
     pad = "" if grid.wavefronts == grid.ideal else _padding(address, active, width, gap,
                                                             column is not None, padded)
     return f"{head}{where}{cost}.{pad}"

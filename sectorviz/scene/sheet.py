@@ -264,7 +264,7 @@ def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
         which = f", execution {j + 1} of {len(executions)}" if len(executions) > 1 else ""
         w = int(banks.wavefronts[0])
         rows.append(Row(f"{ins.name}, this warp{which}",
-                        f"{w} wavefront{'s' * (w != 1)}, ideal {int(banks.ideal[0])}, "
+                        f"{counted(w, 'wavefront')}, ideal {int(banks.ideal[0])}, "
                         f"{int(banks.ways[0])}-way", why[k], instruction=at, figures=(w,),
                         unit="wavefronts"))
     return tuple(rows)
@@ -297,7 +297,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                        f"array {ins.array} ({arr.spec.dtype})" + loops, instruction=k))
         if st is not None:
             logical.append(Row(ins.name, readable_bytes(st.logical_bytes),
-                               f"{st.active_lanes:,} active lanes × {ins.width} B",
+                               f"{counted(st.active_lanes, 'active lane')} × {ins.width} B",
                                instruction=k, figures=(st.logical_bytes,), unit="B"))
         j = run if k == instruction else 0
         ex = runs[j] if 0 <= j < len(runs) else None

@@ -65,3 +65,34 @@ def test_arithmetic_of_mismatched_packed_types_is_refused_in_one_line():
             a[(int)__low2float(__hadd2(x, y))] = 0;
         }""")
     assert str(info.value) == "line 4, column 32: '+' of half2 and float2 is outside the subset"
+
+
+def bf16_reference(x: float) -> float:
+    """x rounded to bfloat16 by its bits: float32, then the top 16 bits, ties to even (what
+    __float2bfloat16 and bf16 arithmetic do for finite values)."""
+    bits = int(np.array(x, dtype=np.float32).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.array(bits, dtype=np.uint32).view(np.float32))
+
+
+BF16_CODE = """#include "cuda_bf16.h"
+__global__ void k(float *out) {
+    float x = 1.0f + threadIdx.x / 128.0f;
+    __nv_bfloat16 a = __float2bfloat16(1.5f), b = __float2bfloat16(x);
+    __nv_bfloat16 zero = __float2bfloat16(0.0f);
+    out[(int)(__bfloat162float(a * b) * 256.0f) - 300] = 0;
+    out[(int)(__bfloat162float(__hmul(a, b)) * 256.0f) - 300] = 0;
+    out[(int)(__bfloat162float(__hfma(a, b, zero)) * 256.0f) - 300] = 0;
+    out[(int)(__bfloat162float(__float2bfloat16(x * 1.5f)) * 256.0f) - 300] = 0;
+}"""
+
+
+def test_bfloat16_results_round_to_8_significant_bits_ties_to_even():
+    """x = 1 + k/128 (exact in bf16); 1.5 x needs 9 bits for odd k: the GPU rounds the tie
+    to even (k = 1: 1.51171875 -> 1.515625, element 388 - 300, not 387 - 300)."""
+    xs = [1 + k / 128 for k in range(32)]
+    got = elements(BF16_CODE, arrays={"out": {"dtype": "float32", "length": 1024}})
+    stores = [e for _, e in got]
+    want = [int(bf16_reference(1.5 * x) * 256) - 300 for x in xs]
+    assert stores == [want] * 4
+    assert want[1] == 388 - 300
