@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWi
 from ..scene.histogram import BAR, band_colour, histogram_bars
 from ..scene.words import counted
 from .document import Change, Document
-from .theme import LIGHT, Theme
+from .theme import LIGHT, Theme, fixed_plot, theme_plot
 
 
 class HistogramView(QWidget):
@@ -23,11 +23,7 @@ class HistogramView(QWidget):
         self.document = document
         self.theme = LIGHT
         self.setObjectName("histogram")
-        self.plot = pg.PlotWidget(background=LIGHT.base)
-        self.plot.setObjectName("histogramPlot")
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMenuEnabled(False)
+        self.plot = fixed_plot("histogramPlot")
         self.plot.setLabel("bottom", "sectors per request")
         self.plot.setLabel("left", "requests")
         self.band = pg.LinearRegionItem(movable=False, pen=pg.mkPen(None))
@@ -53,11 +49,8 @@ class HistogramView(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        self.plot.setBackground(theme.base)
+        theme_plot(self.plot, theme)
         self.ideal.setPen(pg.mkPen(theme.text, width=1, style=Qt.DashLine))
-        for axis in ("left", "bottom"):
-            self.plot.getAxis(axis).setTextPen(theme.text)
-            self.plot.getAxis(axis).setPen(theme.muted)
         self._on_changed(Change.ANALYSIS)
 
     def _on_changed(self, flags: int) -> None:

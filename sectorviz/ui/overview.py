@@ -26,7 +26,7 @@ from ..scene import palette
 from ..scene.overview import overview_bins
 from ..scene.words import counted
 from .document import Change, Document, instruction_names
-from .theme import LIGHT, Theme
+from .theme import LIGHT, Theme, fixed_plot, theme_plot
 
 MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
@@ -112,11 +112,7 @@ class OverviewView(QWidget):
         self.theme = LIGHT
         self.bin = 1
         self.setObjectName("overview")
-        self.plot = pg.PlotWidget(background=LIGHT.base)
-        self.plot.setObjectName("overviewPlot")
-        self.plot.setMouseEnabled(x=False, y=False)
-        self.plot.hideButtons()
-        self.plot.setMenuEnabled(False)
+        self.plot = fixed_plot("overviewPlot")
         self.plot.invertY(True)
         self.plot.getPlotItem().setContentsMargins(2, 2, 8, 2)
         self.image = pg.ImageItem(axisOrder="row-major")
@@ -179,11 +175,8 @@ class OverviewView(QWidget):
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        self.plot.setBackground(theme.base)
+        theme_plot(self.plot, theme)
         self.cursor.setPen(pg.mkPen(theme.text, width=1.5))
-        for axis in ("left", "bottom"):
-            self.plot.getAxis(axis).setTextPen(theme.text)
-            self.plot.getAxis(axis).setPen(theme.muted)
         self._on_changed(Change.PATTERN | Change.ANALYSIS | Change.SELECTION)
 
     def warp_at(self, x: float) -> int:

@@ -54,3 +54,22 @@ def apply_theme(app: QApplication, theme: Theme) -> None:
         pal.setColor(QPalette.Disabled, role, QColor(theme.muted))
     app.setPalette(pal)
     pg.setConfigOptions(background=theme.base, foreground=theme.text, antialias=True)
+
+
+def fixed_plot(name: str) -> pg.PlotWidget:
+    """A pyqtgraph plot the user reads but does not pan, zoom or open a menu on (the overview
+    and histogram panes), with objectName `name`, in the light theme until themed."""
+    plot = pg.PlotWidget(background=LIGHT.base)
+    plot.setObjectName(name)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    plot.setMenuEnabled(False)
+    return plot
+
+
+def theme_plot(plot: pg.PlotWidget, theme: Theme) -> None:
+    """A plot's background and both axes (labels in the text colour, lines muted) in `theme`."""
+    plot.setBackground(theme.base)
+    for axis in ("left", "bottom"):
+        plot.getAxis(axis).setTextPen(theme.text)
+        plot.getAxis(axis).setPen(theme.muted)
