@@ -131,8 +131,7 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
     if gather:
         return (f"The index array sends the {n} lanes to {_sectors(s)} "
                 f"(data-dependent): {_sectors(s)} for {useful}, ideal {ideal}.")
-    pairs = active[:-1] & active[1:]
-    gaps = np.unique(np.diff(address)[pairs])
+    gaps = np.unique(_adjacent_steps(address, active))
     first_offset = int(distinct[0]) % sb
     crossing = int((active & (np.asarray(run.last_sector) > np.asarray(run.first_sector))).sum())
     contiguous = bool((np.diff(distinct) == width).all())
@@ -163,13 +162,19 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
     return f"{_apart(address, active)}: {_sectors(s)} for {useful}, ideal {ideal}."
 
 
+def _adjacent_steps(address: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Byte steps from each active lane to the next lane where that one is active too (lane
+    order, signed)."""
+    return np.diff(address)[active[:-1] & active[1:]]
+
+
 def _apart(address: np.ndarray, active: np.ndarray) -> str:
     """'Adjacent lanes are 4 to 64 B apart': the byte distances between adjacent active lanes,
     or between consecutive active ones where no two active lanes are adjacent (at least two
     lanes active)."""
-    pairs = active[:-1] & active[1:]
-    if pairs.any():
-        who, apart = "Adjacent lanes", np.abs(np.diff(address)[pairs])
+    steps = _adjacent_steps(address, active)
+    if len(steps):
+        who, apart = "Adjacent lanes", np.abs(steps)
     else:
         who, apart = "Consecutive active lanes", np.abs(np.diff(address[active]))
     low, high = int(apart.min()), int(apart.max())
@@ -351,8 +356,7 @@ def _shared_cause(address: np.ndarray, active: np.ndarray, ins: Instruction,
     if gather:
         return (f"The index array sends the {n} lanes to {len(words)} distinct words{where}"
                 f"{cost}.")
-    pairs = active[:-1] & active[1:]
-    gaps = np.unique(np.abs(np.diff(address)[pairs]))
+    gaps = np.unique(np.abs(_adjacent_steps(address, active)))
     if len(gaps) == 1 and int(gaps[0]) == width:
         return f"{lanes} {verb} consecutive {width}-byte elements{where}{cost}."
     if len(distinct) == n and (np.diff(distinct) == width).all():
