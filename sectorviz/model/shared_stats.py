@@ -107,7 +107,7 @@ class SharedCounter:
 
     def __init__(self, kernel, chunk: int, per_warp: bool = False):
         self.kernel = kernel
-        self.instructions = tuple(getattr(kernel, "shared_instructions", ()))
+        self.instructions = kernel.shared_instructions
         self.chunk = max(1, chunk)
         self.done = 0  # warps [0, done) are counted
         self._sums = [_Sums() for _ in self.instructions]
