@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from .affine import WarpCoordinates, account_affine
+from .boundaries import with_local
 from .budget import Budget, work_budget
 from .cache import simulation
 from .chunks import (CLOSED_CHUNKS, LANE_BYTES, check_widths, chunk_lanes, closed_form_units,
@@ -75,8 +76,8 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     # a CUDA kernel's variables hold kernel.lane_bytes more per lane: fewer lanes per chunk
     lanes = chunk_lanes(budget.memory * LANE_BYTES // (LANE_BYTES + kernel.lane_bytes))
-    shared = SharedCounter(kernel, lanes // WARP_SIZE, per_warp)  # run lane by lane
-    all_closed = len(plans) == n and not shared.instructions
+    shared = SharedCounter(kernel, lanes // WARP_SIZE, per_warp, sb)  # run lane by lane
+    all_closed = len(plans) == n and not shared.instructions and not shared.local.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in tally.widths]))
     chunk = sim.chunk_warps(chunk) if sim is not None else chunk
@@ -121,5 +122,5 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if sim is not None:
             sim.flush(hi)
         chunk_done(hi)
-    return shared.added_to(tally.analysis(kernel.warps,
-                                          sim.result() if sim is not None else None))
+    return with_local(shared.added_to(tally.analysis(
+        kernel.warps, sim.result() if sim is not None else None)))
