@@ -102,7 +102,8 @@ class Memo:
         if entry is not None:
             for s in entry.files:  # a value computed from this one depends on its files
                 note_read(s.path)
-            return entry.value
+            value: T = entry.value
+            return value
         with recording() as read:
             value = compute()
         self.put(kind, key, value, stamps([*read, *files()]))
@@ -112,9 +113,9 @@ class Memo:
         """The valid entry of (kind, key), or None (a stale one is dropped)."""
         with self._lock:
             entries = self._kinds.get(kind)
-            entry = None if entries is None else entries.get(key)
-            if entry is None:
+            if entries is None or key not in entries:
                 return None
+            entry = entries[key]
             if changed(entry.files):
                 del entries[key]
                 return None
@@ -138,8 +139,10 @@ class Memo:
     def files(self, kind: str, key: Hashable) -> tuple[FileStamp, ...]:
         """The stamps the entry of (kind, key) was computed from (() if none is cached)."""
         with self._lock:
-            entry = self._kinds.get(kind, {}).get(key)
-            return () if entry is None else entry.files
+            entries = self._kinds.get(kind)
+            if entries is None or key not in entries:
+                return ()
+            return entries[key].files
 
     def clear(self) -> None:
         """Forget every entry."""
