@@ -3,7 +3,7 @@
 Launch, params and array placement come from the pattern (`Launch`, shared with pattern-file
 kernels); the instructions and their executions come from interpreting the function for all
 lanes of a chunk of warps at once. Global accesses are the `instructions` that `trace`
-yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `shared_trace`.
+yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `space_trace("shared", ...)`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import contextlib
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
+from typing import Collection, Iterator
 
 import numpy as np
 
@@ -150,9 +150,11 @@ class CudaKernel(Launch):
             return None
         return (values, width) if width % nbytes == 0 else None
 
-    def events(self, lo: int, hi: int, threads: Threads | None = None
-               ) -> Iterator[tuple[str, int, Batch]]:
-        """Every (space, site index, execution) of warps [lo, hi), in program order."""
+    def events(self, lo: int, hi: int, threads: Threads | None = None,
+               skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
+        """Every (space, site index, execution) of warps [lo, hi), in program order (`skip`
+        is always empty: this front end has no per-instruction closed forms)."""
+        assert not skip, "CudaKernel has no closed_forms to skip"
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
@@ -185,24 +187,3 @@ class CudaKernel(Launch):
                 return hi, closed_events(self, lo, hi, sector_bytes)
             except GIVE_WAY:
                 return None
-
-    def trace(self, lo: int, hi: int, threads: Threads | None = None
-              ) -> Iterator[tuple[int, Batch]]:
-        """Every (global instruction index, execution) of warps [lo, hi)."""
-        for space, k, batch in self.events(lo, hi, threads):
-            if space == "global":
-                yield k, batch
-
-    def shared_trace(self, lo: int, hi: int, threads: Threads | None = None
-                     ) -> Iterator[tuple[int, Batch]]:
-        """Every (shared instruction index, execution) of warps [lo, hi); addresses are byte
-        offsets in the block's shared memory."""
-        return self.space_trace("shared", lo, hi, threads)
-
-    def space_trace(self, space: str, lo: int, hi: int, threads: Threads | None = None
-                    ) -> Iterator[tuple[int, Batch]]:
-        """Every (instruction index, execution) in `space` ("shared", "constant": byte
-        offsets in that memory) of warps [lo, hi)."""
-        for where, k, batch in self.events(lo, hi, threads):
-            if where == space:
-                yield k, batch

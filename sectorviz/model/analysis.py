@@ -8,19 +8,24 @@ a work budget and reports progress; the sums live in tally.py, the values in res
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from .affine import WarpCoordinates, account_affine
+from .boundaries import with_local
 from .budget import Budget, work_budget
 from .cache import simulation
 from .chunks import (CLOSED_CHUNKS, LANE_BYTES, check_widths, chunk_lanes, closed_form_units,
                      warp_chunks)
 from .frontend import kernel_for
+from .memo import MEMO
 from .pattern import Pattern
 from .results import Analysis
 from .sectors import WARP_SIZE, account_rows
 from .shared_stats import SharedCounter
 from .tally import Tally
+
+if TYPE_CHECKING:
+    from .affine import AffinePlan
 
 
 class Cancelled(Exception):
@@ -46,6 +51,13 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             spend.progress = None
 
 
+def analyzed(pattern: Pattern, per_warp: bool = False) -> Analysis:
+    """analyze(pattern, per_warp) within the default budget, kept in the one cache while the
+    files it read are unchanged (the next theme, warp or view of the same pattern)."""
+    kind = "per-warp analysis" if per_warp else "analysis"
+    return MEMO.get(kind, pattern, lambda: analyze(pattern, per_warp))
+
+
 def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,
              partial: Callable[[Callable[[], Analysis]], None] | None,
              budget: Budget) -> Analysis:
@@ -53,22 +65,19 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
     n = len(kernel.instructions)
-    plans = getattr(kernel, "closed_forms", {})
-    closed = getattr(kernel, "closed_trace", None)
+    plans: Mapping[int, AffinePlan] = kernel.closed_forms
     sim = simulation(pattern.machine, kernel, sb)
-    if sim is not None:  # the cache model takes every request's sectors: the lane path
-        plans, closed = {}, None
-    if closed is None:
-        budget.check(*kernel.work_estimate(kernel.warps, plans), place="launch")
+    closed = sim is None  # the cache model takes every request's sectors: the lane path
+    if not closed:
+        plans = {}
     tally = Tally(pattern, kernel, per_warp, budget)
-    kernel.whole_values()  # read by most warps: built once, not per chunk
 
     # closed forms work per warp, not per lane: they take chunks 32 times larger; an element
     # wider than a sector touches up to width / sector_bytes + 1 sectors per lane: fewer warps
     # a CUDA kernel's variables hold kernel.lane_bytes more per lane: fewer lanes per chunk
     lanes = chunk_lanes(budget.memory * LANE_BYTES // (LANE_BYTES + kernel.lane_bytes))
-    shared = SharedCounter(kernel, lanes // WARP_SIZE, per_warp)  # run lane by lane
-    all_closed = len(plans) == n and not shared.instructions
+    shared = SharedCounter(kernel, lanes // WARP_SIZE, per_warp, sb)  # run lane by lane
+    all_closed = len(plans) == n and not shared.instructions and not shared.local.instructions
     chunk = lanes if all_closed else max(1, lanes // WARP_SIZE)
     chunk = max(1, chunk // max([1] + [-(-w // sb) for w in tally.widths]))
     chunk = sim.chunk_warps(chunk) if sim is not None else chunk
@@ -83,8 +92,8 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             partial(lambda hi=hi: tally.analysis(hi))
 
     start = 0
-    while closed is not None and start < kernel.warps:
-        step = closed(start, chunk * CLOSED_CHUNKS, sb, per_warp)
+    while closed and start < kernel.warps:
+        step = kernel.closed_trace(start, chunk * CLOSED_CHUNKS, sb, per_warp)
         if step is None:
             break
         hi, events = step
@@ -92,8 +101,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             tally.record_repeated(k, start, hi, batch)
         start = hi
         chunk_done(hi)
-    if closed is not None and start < kernel.warps:  # the lane path takes over: size it
+    if start < kernel.warps:  # the lane path takes over (or runs every warp): size it
         budget.check(*kernel.work_estimate(kernel.warps - start, plans), place="launch")
+        kernel.whole_values()  # read by most warps: built once, not per chunk
     for lo, hi in warp_chunks(kernel.warps - start, chunk, start):
         coords = WarpCoordinates(kernel, lo, hi) if plans else None
         # in program order, so that the first error is the one the lane path would raise
@@ -112,5 +122,5 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if sim is not None:
             sim.flush(hi)
         chunk_done(hi)
-    return shared.added_to(tally.analysis(kernel.warps,
-                                          sim.result() if sim is not None else None))
+    return with_local(shared.added_to(tally.analysis(
+        kernel.warps, sim.result() if sim is not None else None)))

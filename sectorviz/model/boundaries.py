@@ -3,10 +3,17 @@ sectors) at the L1 request side and below L1, each with its assumption and Nsigh
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from .cache import CacheResult, floor_words
 from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, DRAM_BYTES, L2_SECTORS, LOAD_REQUESTS,
-                      LOAD_SECTORS, RED_REQUESTS, RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
-from .results import Boundary, InstructionStats, Stats
+                      LOAD_SECTORS, LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS, RED_REQUESTS,
+                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
+from .results import Analysis, Boundary, InstructionStats, Stats
+
+if TYPE_CHECKING:
+    from .local_stats import LocalInstructionStats
 
 
 def boundaries(instructions: tuple[InstructionStats, ...], totals: Stats, sb: int,
@@ -49,3 +56,31 @@ def boundaries(instructions: tuple[InstructionStats, ...], totals: Stats, sb: in
                  "lower bound: each distinct sector crosses once; caches keep everything "
                  "for the whole kernel" + floor(totals.unique_sectors), DRAM_BYTES),
     )
+
+
+def local_boundaries(local: tuple["LocalInstructionStats", ...], sb: int
+                     ) -> tuple[Boundary, ...]:
+    """The local-memory boundary rows (loads, stores) of a kernel that has local accesses."""
+    rows = []
+    for op, metric in (("load", LOCAL_LOAD_SECTORS), ("store", LOCAL_STORE_SECTORS)):
+        mine = [s for s in local if s.op == op]
+        if mine:
+            n = sum(s.sectors for s in mine)
+            requests = sum(s.requests for s in mine)
+            rows.append(Boundary(
+                f"L1 request side, local {op}s", n * sb, n,
+                f"every warp local {op} instruction's distinct sectors ({requests:,} "
+                "requests), per-thread words interleaved across the warp's lanes; these "
+                "usually hit in L1, and the bounds below L1 count global accesses only",
+                metric))
+    return tuple(rows)
+
+
+def with_local(analysis: Analysis) -> Analysis:
+    """`analysis` with its local-memory rows among the request-side boundaries."""
+    rows = local_boundaries(analysis.local, analysis.sector_bytes)
+    if not rows:
+        return analysis
+    bounds = analysis.boundaries
+    below = next((i for i, b in enumerate(bounds) if b.name.startswith("below L1")), len(bounds))
+    return replace(analysis, boundaries=bounds[:below] + rows + bounds[below:])

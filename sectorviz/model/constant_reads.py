@@ -23,7 +23,7 @@ def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
 def constant_listing(kernel: Kernel) -> tuple[ConstantStats, ...]:
     """A kernel's reads of __constant__ arrays (`constant_instructions`, traced by
     `space_trace("constant", ...)`) -> requests and distinct addresses per instruction."""
-    instructions = getattr(kernel, "constant_instructions", ())
+    instructions = kernel.constant_instructions
     sums = np.zeros((len(instructions), 2), dtype=np.int64)  # requests, distinct addresses
     if instructions:
         for lo, hi in warp_chunks(kernel.warps, max(1, CHUNK_LANES // WARP_SIZE)):

@@ -20,6 +20,7 @@ import stat
 from pathlib import Path
 
 from .errors import PatternError
+from .memo import note_read
 
 MAX_TEXT_BYTES = 16 * 2**20  # pattern files and kernel sources
 _OPEN_FLAGS = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
@@ -64,6 +65,7 @@ def read_bytes(path: str | Path, limit: int, place: str, folder: str | Path | No
     names no regular file or cannot be read; see the module notes for `folder`."""
     path = _checked_path(path, place)
     hidden = outside(path, folder)
+    note_read(path)  # the cache's stamps: a change to this file invalidates what used it
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):  # devices and pipes are never opened

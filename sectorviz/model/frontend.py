@@ -1,37 +1,127 @@
-"""Which Kernel interprets a pattern: the model's own, or the front end registered for
-patterns with a `kernel` key (the model never imports one), and instructions by name."""
+"""What a front end supplies (`FrontEnd`), which one interprets a pattern, and instructions
+by name.
+
+A pattern without a `kernel` key is run by the model's own `Kernel`; one with a `kernel` key
+by the factory registered here (the model never imports a front end: sectorviz.frontends
+registers the CUDA ones). Resolved kernels live in the one cache (memo.MEMO), keyed by the
+pattern and valid while every file the front end read (source, includes, values, PTX) is
+unchanged.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Collection, Iterator, Mapping, Protocol
 
 from .errors import PatternError
-from .kernel import Kernel
+from .kernel import Batch, Instruction, Kernel, ResolvedArray, Threads, Values
+from .memo import MEMO
 from .pattern import Pattern, suggest
 
-KernelFactory = Callable[[Pattern], Kernel]
+if TYPE_CHECKING:
+    from .affine import AffinePlan
+    from .repeat import RepeatedBatch
+
+#: (hi, every global access of warps [lo, hi) in program order as closed-form batches)
+ClosedStep = tuple[int, list[tuple[int, "RepeatedBatch"]]]
+
+
+class FrontEnd(Protocol):
+    """A pattern's launch, its memory instructions per space, and their executions.
+
+    Spaces: "global" (`instructions`, byte addresses), "shared" (byte offsets in the
+    block's shared memory), "constant" (offsets in constant memory), "local" (per-thread
+    local memory, byte addresses of the interleaved words). `Launch` gives the launch
+    attributes and the defaults of the optional parts (no closed forms, no constant or local
+    instructions, no assumptions, the pattern's value files as the files read)."""
+
+    pattern: Pattern
+    params: dict[str, int]
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    threads_per_block: int
+    warps_per_block: int
+    blocks: int
+    warps: int
+    arrays: dict[str, ResolvedArray]
+    lane_bytes: int
+    instructions: tuple[Instruction, ...]
+    shared_instructions: tuple[Instruction, ...]
+
+    @property
+    def constant_instructions(self) -> tuple[Instruction, ...]: ...
+
+    @property
+    def local_instructions(self) -> tuple[Instruction, ...]: ...
+
+    @property
+    def assumptions(self) -> tuple[str, ...]: ...
+
+    @property
+    def files_read(self) -> tuple[Path, ...]:
+        """Files the front end read other than through files.read_bytes, or reads later."""
+
+    @property
+    def values(self) -> dict[str, Values]: ...
+
+    @property
+    def closed_forms(self) -> Mapping[int, "AffinePlan"]:
+        """Global instructions counted per warp by affine plans (none by default)."""
+
+    def closed_trace(self, lo: int, most: int, sector_bytes: int,
+                     per_warp: bool = False) -> ClosedStep | None:
+        """Closed-form batches of warps [lo, hi <= lo + most), or None: the lane path."""
+
+    def threads(self, lo: int, hi: int) -> Threads: ...
+
+    def whole_values(self) -> None: ...
+
+    def work_estimate(self, warps: int, closed: Collection[int] = ()) -> tuple[int, str]: ...
+
+    def events(self, lo: int, hi: int, threads: Threads | None = None,
+               skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
+        """Every (space, index among that space's instructions, execution) of warps
+        [lo, hi) in program order; a global instruction in `skip` (one the caller counts
+        by its closed form) yields once, with None, where it first executes."""
+
+    def trace(self, lo: int, hi: int, threads: Threads | None = None
+              ) -> Iterator[tuple[int, Batch | None]]:
+        """The global events of `events`, as (instruction index, execution)."""
+
+    def space_trace(self, space: str, lo: int, hi: int, threads: Threads | None = None
+                    ) -> Iterator[tuple[int, Batch]]:
+        """The events of one space, as (instruction index, execution)."""
+
+
+KernelFactory = Callable[[Pattern], FrontEnd]
 _kernel_factories: list[KernelFactory] = []
 
 
 def register_kernel_factory(factory: KernelFactory) -> None:
-    """Set the front end that turns a pattern with a `kernel` key into a Kernel (the model
-    never imports one: sectorviz.frontends registers the CUDA front end here)."""
+    """Set the front end that turns a pattern with a `kernel` key into a FrontEnd (the model
+    never imports one: sectorviz.frontends registers the CUDA front ends here)."""
     _kernel_factories[:] = [factory]
-    kernel_for.cache_clear()
+    MEMO.clear()
 
 
-@lru_cache(maxsize=8)
-def kernel_for(pattern: Pattern) -> Kernel:
-    """The resolved kernel of a pattern (cached: patterns are immutable values). A pattern
-    with a `kernel` key is interpreted by the registered front end, which has Kernel's
-    interface."""
+def _resolve(pattern: Pattern) -> FrontEnd:
     if pattern.kernel is not None:
         if not _kernel_factories:
             raise PatternError("kernel", "no front end for kernels is loaded "
                                          "(import sectorviz.frontends)")
         return _kernel_factories[0](pattern)
     return Kernel(pattern)
+
+
+def kernel_for(pattern: Pattern) -> FrontEnd:
+    """The resolved kernel of a pattern, cached while the files it read are unchanged."""
+    holder: list[FrontEnd] = []
+
+    def build() -> FrontEnd:
+        holder.append(_resolve(pattern))
+        return holder[0]
+
+    return MEMO.get("kernel", pattern, build, lambda: holder[0].files_read)
 
 
 def instruction_index(pattern: Pattern, key: int | str, space: str = "global") -> int:

@@ -17,7 +17,8 @@ import threading
 from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Collection, Iterator
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Collection, Iterator, Mapping
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -31,6 +32,7 @@ from .sectors import WARP_SIZE
 
 if TYPE_CHECKING:
     from .affine import AffinePlan
+    from .frontend import ClosedStep
 
 MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -343,6 +345,11 @@ class Launch:
     base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
 
     lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
+    # the optional parts of a front end (frontend.FrontEnd), none unless a front end has them
+    constant_instructions: tuple[Instruction, ...] = ()
+    local_instructions: tuple[Instruction, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    closed_forms: Mapping[int, "AffinePlan"] = MappingProxyType({})
 
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
@@ -383,6 +390,40 @@ class Launch:
         """Readable arrays -> their element values (each evaluated where read, or whole)."""
         return {name: Values(arr, self.params, Path(self.pattern.base_dir))
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
+
+    @property
+    def files_read(self) -> tuple[Path, ...]:
+        """The `.npy` files the pattern's arrays take their values from (read when used)."""
+        return tuple(Path(self.pattern.base_dir) / arr.spec.values["path"]
+                     for arr in self.arrays.values()
+                     if arr.spec.values is not None and "path" in arr.spec.values)
+
+    def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                     ) -> "ClosedStep | None":
+        """No closed-form run of whole warps: the lane path counts every warp."""
+        return None
+
+    def events(self, lo: int, hi: int, threads: Threads | None = None,
+               skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
+        """Every (space, instruction index in that space, execution) of warps [lo, hi)."""
+        raise NotImplementedError
+
+    def trace(self, lo: int, hi: int, threads: Threads | None = None,
+              skip: Collection[int] = ()) -> Iterator[tuple[int, Batch | None]]:
+        """Every (global instruction index, execution) of warps [lo, hi), in program order;
+        each loop iteration of an access is one more execution. An instruction in `skip`
+        yields (index, None) once instead, where the caller counts it by other means."""
+        for space, k, batch in self.events(lo, hi, threads, skip):
+            if space == "global":
+                yield k, batch
+
+    def space_trace(self, space: str, lo: int, hi: int, threads: Threads | None = None
+                    ) -> Iterator[tuple[int, Batch]]:
+        """Every (instruction index, execution) of warps [lo, hi) in `space` ("shared",
+        "constant", "local": byte offsets or addresses in that memory)."""
+        for where, k, batch in self.events(lo, hi, threads):
+            if where == space and batch is not None:
+                yield k, batch
 
     def whole_values(self) -> None:
         """Build every readable array whole (a grid-wide run reads most of them), within the
@@ -454,15 +495,6 @@ class Kernel(Launch):
         plans = {k: plan_access(self, a) for a, (space, k) in enumerate(self.spaces)
                  if space == "global"}
         return {k: plan for k, plan in plans.items() if plan is not None}
-
-    def trace(self, lo: int, hi: int, threads: Threads | None = None,
-              skip: Collection[int] = ()) -> Iterator[tuple[int, Batch | None]]:
-        """Every (global instruction index, execution) of warps [lo, hi), in program order;
-        each loop iteration of an access is one more execution. An instruction in `skip`
-        yields (index, None) once instead, where the caller counts it by other means."""
-        for space, k, batch in self.events(lo, hi, threads, skip):
-            if space == "global":
-                yield k, batch
 
     def events(self, lo: int, hi: int, threads: Threads | None = None,
                skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:

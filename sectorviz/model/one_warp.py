@@ -1,16 +1,19 @@
-"""One warp's per-lane view: (pattern, global warp index) -> each instruction's executions
-with lane addresses (bytes), sector spans and counts, without touching the other warps."""
+"""One warp's per-lane view: (pattern, global warp index) -> each global instruction's
+executions with lane addresses (bytes), sector spans and counts, and each shared
+instruction's executions (byte offsets in the block's shared memory), without touching the
+other warps. Both are kept in the one cache (memo.MEMO)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from .budget import Budget, current, work_budget
 from .chunks import check_widths
 from .frontend import kernel_for
+from .kernel import Batch
+from .memo import MEMO
 from .pattern import Pattern
 from .sectors import lane_sector_spans, sector_counts, useful_bytes
 
@@ -46,10 +49,26 @@ def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> Wa
     """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
     (None: the one already open, or a default one)."""
     with work_budget(budget):
-        return _warp_detail(pattern, warp)
+        return MEMO.get("warp detail", (pattern, warp), lambda: _warp_detail(pattern, warp))
 
 
-@lru_cache(maxsize=256)
+def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
+                       ) -> tuple[tuple[Batch, ...], ...]:
+    """(pattern, global warp index) -> every shared instruction's executions by that warp
+    (one row each), in program order, spending `budget` (None: the one open, or a default)."""
+    with work_budget(budget):
+        return MEMO.get("shared warp detail", (pattern, warp),
+                        lambda: _shared_warp_detail(pattern, warp))
+
+
+def _shared_warp_detail(pattern: Pattern, warp: int) -> tuple[tuple[Batch, ...], ...]:
+    kernel = kernel_for(pattern)
+    runs: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
+    for k, b in kernel.space_trace("shared", warp, warp + 1):
+        runs[k].append(b)
+    return tuple(tuple(r) for r in runs)
+
+
 def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)

@@ -4,12 +4,16 @@ at each named boundary (bytes for *_bytes, sectors of `sector_bytes` bytes for *
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .cache import CacheResult
 from .kernel import InstructionNamed
 from .shared_stats import SharedInstructionStats, SharedStats
+
+if TYPE_CHECKING:
+    from .local_stats import LocalInstructionStats
 
 
 @dataclass(frozen=True)
@@ -98,11 +102,13 @@ class Analysis:
     shared_note: str | None = None  # why the shared instructions were not counted, if not
     # per global instruction: requests by sectors per request (entry s: requests of s sectors)
     histograms: tuple[np.ndarray, ...] = field(default=(), compare=False)
+    local: tuple["LocalInstructionStats", ...] = ()  # per-thread local memory, once complete
 
     def to_json(self) -> dict:
         """The `--json` document: `sector_size` (bytes), `instructions` (a list), `totals`
         (both with `sector_size` and `sector_bytes` = sectors x sector size), `boundaries`,
-        `constant` (reads of __constant__ arrays); `shared` and `shared_totals` (banks)."""
+        `constant` (reads of __constant__ arrays); `shared` and `shared_totals` (banks);
+        `local` (per-thread local memory: requests and sectors per instruction)."""
         return {
             "pattern": self.pattern_name,
             "sector_size": self.sector_bytes,
@@ -115,4 +121,5 @@ class Analysis:
             "shared": [asdict(s) for s in self.shared],
             "shared_totals": None if self.shared_totals is None else asdict(self.shared_totals),
             "shared_note": self.shared_note,
+            "local": [asdict(s) for s in self.local],
         } | ({"cache": self.cache.to_json()} if self.cache is not None else {})

@@ -4,7 +4,8 @@ Units: one request per warp execution of a shared instruction with an active lan
 and ideal wavefronts as banks.py defines them, summed over requests; `min`, `max` and `mode`
 are of the requests' n-way conflicts (the worst phase's wavefronts: 1 is conflict-free).
 A front end's kernel yields ("shared", k, Batch) events, Batch addresses being byte offsets in
-the block's shared memory; global events pass through to the sector accounting.
+the block's shared memory; global events pass through to the sector accounting, and
+("local", k, Batch) events are counted by local_stats.LocalCounter in the same pass.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import numpy as np
 from .banks import BankRows, bank_rows
 from .budget import current, reserve
 from .kernel import Batch, InstructionNamed, instruction_fields
+from .local_stats import LocalCounter
 
 if TYPE_CHECKING:
+    from .frontend import FrontEnd
     from .results import Analysis
 
 
@@ -105,9 +108,11 @@ class SharedCounter:
     (3, shared instructions, warps) counts are kept too: wavefronts, ideal, requests.
     """
 
-    def __init__(self, kernel, chunk: int, per_warp: bool = False):
+    def __init__(self, kernel: "FrontEnd", chunk: int, per_warp: bool = False,
+                 sector_bytes: int = 32):
         self.kernel = kernel
-        self.instructions = tuple(getattr(kernel, "shared_instructions", ()))
+        self.instructions = kernel.shared_instructions
+        self.local = LocalCounter(kernel.local_instructions, sector_bytes)  # run alongside
         self.chunk = max(1, chunk)
         self.done = 0  # warps [0, done) are counted
         self._sums = [_Sums() for _ in self.instructions]
@@ -135,6 +140,8 @@ class SharedCounter:
         for space, k, batch in events:
             if space == "shared":
                 self._add(k, lo, batch)
+            elif space == "local":
+                self.local.add(k, batch)
             elif space == "global":
                 yield k, batch
         self.done = hi
@@ -144,7 +151,7 @@ class SharedCounter:
         path), in chunks that grow from one warp. SharedTooCostly, before the budget runs
         out, when the chunks run so far (a fixed cost per chunk plus a cost per warp, fitted
         to the last two) say the rest would pass it: the closed-form global figures stand."""
-        if not self.instructions:
+        if not self.instructions and not self.local.instructions:
             self.done = max(self.done, hi)
         budget = current()
         start, step, probes = self.done, 1, [(0, 0)]  # (warps, units) of the last chunks
@@ -154,6 +161,8 @@ class SharedCounter:
             for space, k, batch in self.kernel.events(self.done, top):
                 if space == "shared":
                     self._add(k, self.done, batch)
+                elif space == "local":
+                    self.local.add(k, batch)
             probes = [probes[-1], (top - self.done, budget.spent - before)]
             self.done, step = top, min(self.chunk, 8 * step)
             rest = _rest_cost(probes, hi - top, step) if probes[0][0] else 0  # two to fit
@@ -175,7 +184,7 @@ class SharedCounter:
             SharedInstructionStats(**asdict(s.stats()), **instruction_fields(ins))
             for s, ins in zip(self._sums, self.instructions))
         return replace(analysis, shared=listing, shared_totals=self.totals(),
-                       per_warp_shared=self.per_warp)
+                       per_warp_shared=self.per_warp, local=self.local.listing())
 
     def totals(self) -> SharedStats:
         total = _Sums()

@@ -79,7 +79,7 @@ class Tally:
         if done < kernel.warps and per_sectors is not None:
             per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
             per_ideal = per_ideal[:, :done]
-        bounds = boundaries(instructions, totals, sb, getattr(kernel, "assumptions", ()), cache)
+        bounds = boundaries(instructions, totals, sb, kernel.assumptions, cache)
         complete = done == kernel.warps
         return Analysis(self.pattern.name, sb, kernel.warps,
                         kernel.blocks * kernel.threads_per_block, instructions, totals, bounds,

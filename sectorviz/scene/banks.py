@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
 from ..model.banks import BANK_BYTES, BANKS, bank_rows, phase_lanes
-from ..model.budget import work_budget
 from ..model.kernel import Batch
+from ..model.one_warp import shared_warp_detail
 from ..model.sectors import WARP_SIZE
 from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend, paragraph
@@ -80,21 +79,9 @@ def bank_grid(address: np.ndarray, width: int, active: np.ndarray) -> BankGrid:
                     int(rows.wavefronts[0]), int(rows.ideal[0]), int(rows.ways[0]))
 
 
-@lru_cache(maxsize=64)
-def shared_runs(pattern: Pattern, warp: int) -> tuple[tuple[Batch, ...], ...]:
-    """Every shared instruction's executions by `warp` (one row each), in program order."""
-    kernel = kernel_for(pattern)
-    runs: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
-    with work_budget(None):
-        for space, k, b in kernel.events(warp, warp + 1):
-            if space == "shared":
-                runs[k].append(b)
-    return tuple(tuple(r) for r in runs)
-
-
 def shared_executions(pattern: Pattern, warp: int, instruction: int) -> list[Batch]:
     """Shared instruction `instruction`'s executions by `warp`, in program order."""
-    return list(shared_runs(pattern, warp)[instruction])
+    return list(shared_warp_detail(pattern, warp)[instruction])
 
 
 def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:

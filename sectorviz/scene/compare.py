@@ -34,7 +34,7 @@ from ..model.kernel import Instruction
 from ..model.one_warp import WarpDetail
 from ..model.results import InstructionStats
 from ..model.shared_stats import SharedInstructionStats, SharedStats
-from .banks import shared_runs
+from ..model.one_warp import shared_warp_detail
 from .explain import explanations, percent, shared_explanations
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
@@ -85,7 +85,7 @@ class Side:
         selected warp (model/banks.py)."""
         width = kernel_for(self.pattern).shared_instructions[k].width
         rows = [bank_rows(np.broadcast_to(b.address, b.active.shape)[:1], width, b.active[:1])
-                for b in shared_runs(self.pattern, self.detail.warp)[k]]
+                for b in shared_warp_detail(self.pattern, self.detail.warp)[k]]
         return (sum(int(r.wavefronts[0]) for r in rows), sum(int(r.ideal[0]) for r in rows))
 
     @property

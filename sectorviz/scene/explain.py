@@ -35,7 +35,8 @@ from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
 from ..model.kernel import Batch, Instruction, ResolvedArray
 from ..model.sectors import WARP_SIZE
-from .banks import BankGrid, bank_grid, shared_runs
+from ..model.one_warp import shared_warp_detail
+from .banks import BankGrid, bank_grid
 from .grid import run_totals
 from .words import counted
 
@@ -405,7 +406,7 @@ def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = N
     kernel = kernel_for(pattern)
     valid = kernel.threads(warp, warp + 1).valid[0]
     out = []
-    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions, shared_runs(pattern, warp))):
+    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions, shared_warp_detail(pattern, warp))):
         j = run if k == instruction else 0
         if not 0 <= j < len(runs):
             out.append("Not run by this warp.")

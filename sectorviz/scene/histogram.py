@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern
-from .overview import per_warp_analysis, waste_classes
+from ..model.analysis import analyzed
+from .overview import waste_classes
 from .palette import WASTE_LABELS, Theme, mix
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
@@ -103,7 +104,7 @@ def histogram_bars(analysis: Analysis, instruction: int) -> HistogramBars:
 
 def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     """The bars of spec.instruction, x: sectors per request 0..max, y: requests."""
-    analysis = per_warp_analysis(pattern)
+    analysis = analyzed(pattern, per_warp=True)
     stats = analysis.instructions[spec.instruction]
     bars = histogram_bars(analysis, spec.instruction)
     label, small = th.label_size, th.small_size

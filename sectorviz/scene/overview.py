@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from ..model import Analysis, Pattern, analyze
+from ..model import Analysis, Pattern
+from ..model.analysis import analyzed
 from .palette import WASTE_EDGES, WASTE_LABELS, Theme
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
@@ -89,15 +89,9 @@ def _shared_bins(analysis: Analysis, rows: int, edges: np.ndarray
                 np.where(ideal > 0, waves / np.maximum(ideal, 1), np.nan))
 
 
-@lru_cache(maxsize=4)
-def per_warp_analysis(pattern: Pattern) -> Analysis:
-    """analyze(pattern, per_warp=True), kept for the next theme or warp of the same pattern."""
-    return analyze(pattern, per_warp=True)
-
-
 def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     """The strip, with spec.warp marked."""
-    analysis = per_warp_analysis(pattern)
+    analysis = analyzed(pattern, per_warp=True)
     warps = analysis.warps
     cells = overview_bins(analysis, MAX_BINS, len(analysis.shared))
     edges, bins = cells.edges, len(cells.edges) - 1

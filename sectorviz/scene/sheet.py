@@ -27,7 +27,7 @@ from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STO
 from ..model.shared_stats import SharedStats
 from ..model.cache import CacheResult, time_text
 from ..model.measured import Measured
-from .banks import shared_runs
+from ..model.one_warp import shared_warp_detail
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .words import counted
@@ -247,7 +247,7 @@ def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
     shared instruction `instruction` (the first of the others), and why (scene.explain)."""
     kernel = kernel_for(pattern)
     try:
-        runs, why = shared_runs(pattern, warp), shared_explanations(pattern, warp, instruction,
+        runs, why = shared_warp_detail(pattern, warp), shared_explanations(pattern, warp, instruction,
                                                                     run)
     except PatternError as err:
         return (Row(f"warp {warp}", "error", str(err)),)
@@ -365,7 +365,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         Step(5, "Traffic at named boundaries (request-side demand, not a DRAM measurement)",
              tuple(bounds)),
     ]
-    if getattr(kernel, "shared_instructions", ()):
+    if kernel.shared_instructions:
         shared = instruction - len(kernel.instructions)
         steps.append(Step(6, "Shared memory: bank wavefronts per warp request (per block, not "
                              "global sectors)",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import enum
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
 
@@ -19,12 +18,14 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.frontend import kernel_for
+from ..model.frontend import FrontEnd, kernel_for
+from ..model.memo import MEMO
 from ..model.one_warp import LaneExecution, WarpDetail
 from ..scene.banks import shared_executions
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
-from ..model.kernel import Instruction, Kernel
+from ..model.kernel import Instruction
+from .watch import DiskWatch
 from .worker import AnalysisRunner
 
 
@@ -50,7 +51,7 @@ class WarpView:
     """Everything the per-warp panes show for one (pattern, selection)."""
 
     pattern: Pattern
-    kernel: Kernel
+    kernel: FrontEnd
     selection: Selection
     instruction: Instruction | None  # None when the kernel has no global memory instruction
     detail: WarpDetail | None  # None when `error` says why
@@ -60,7 +61,7 @@ class WarpView:
     error: str | None = None
 
 
-def instruction_names(kernel: Kernel) -> list[str]:
+def instruction_names(kernel: FrontEnd) -> list[str]:
     """What the app selects from: the global instructions, then the shared ones (none for a
     kernel without global instructions, which the app shows as having none)."""
     if not kernel.instructions:
@@ -69,10 +70,13 @@ def instruction_names(kernel: Kernel) -> list[str]:
         f"{ins.name} (shared)" for ins in kernel.shared_instructions]
 
 
-@lru_cache(maxsize=64)
 def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     """(pattern, selection) -> the current warp instruction, laid out for the grid (a shared
-    one: its executions counted, drawn by the banks diagram)."""
+    one: its executions counted, drawn by the banks diagram), kept in the one cache."""
+    return MEMO.get("warp view", (pattern, selection), lambda: _warp_view(pattern, selection))
+
+
+def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     kernel = kernel_for(pattern)
     if not kernel.instructions:
         return WarpView(pattern, kernel, selection, None, None, 0, None, None, NO_GLOBAL)
@@ -136,6 +140,7 @@ class Document(QObject):
 
     changed = Signal(int)  # Change flags
     progress = Signal(int, int)  # analysis progress: done warps, total warps
+    file_changed_on_disk = Signal()  # the pattern's own file: the window decides to reload
 
     def __init__(self, pattern: Pattern, path: Path | None = None,
                  parent: QObject | None = None):
@@ -152,6 +157,12 @@ class Document(QObject):
         self._runner.progress.connect(self.progress)
         self._runner.finished.connect(self._on_analysis)
         self._runner.partial.connect(self._on_partial)
+        # an input the analysis read (kernel source, include, values) changed on disk: the
+        # same pattern means new numbers; the pattern file itself: the window asks first
+        self._watch = DiskWatch(self)
+        self._watch.inputs_changed.connect(self.reanalyze)
+        self._watch.pattern_changed.connect(self.file_changed_on_disk)
+        self._watch.watch_pattern(path)
         self._request_analysis()
 
     # ------------------------------------------------------------ reading
@@ -177,7 +188,7 @@ class Document(QObject):
         return self._runner.busy
 
     @property
-    def kernel(self) -> Kernel:
+    def kernel(self) -> FrontEnd:
         return kernel_for(self._pattern)
 
     def view(self) -> WarpView:
@@ -194,11 +205,22 @@ class Document(QObject):
         """A new or opened file: new pattern, empty undo history, first warp."""
         with self.batch():
             self._path = path
+            self._watch.watch_pattern(path)
             self._selection = Selection()
             self.opened += 1
             self._apply(pattern)
             self.undo_stack.clear()
             self._notify(Change.FILE | Change.SELECTION)
+
+    def reload(self, pattern: Pattern) -> None:
+        """The pattern file as it is now on disk: current, with a fresh undo history and the
+        same warp and instruction where they still exist."""
+        with self.batch():
+            self.opened += 1
+            self._watch.watch_pattern(self._path)
+            self._apply(pattern)
+            self.undo_stack.clear()
+            self._notify(Change.FILE)
 
     def relocate(self, pattern: Pattern) -> None:
         """The current pattern as saved in another folder (its `base_dir`, its relative paths
@@ -210,6 +232,7 @@ class Document(QObject):
     def mark_saved(self, path: Path) -> None:
         with self.batch():
             self._path = path
+            self._watch.watch_pattern(path)  # our own write is no change
             self.undo_stack.setClean()
             self._notify(Change.FILE)
 
@@ -281,6 +304,8 @@ class Document(QObject):
     def _request_analysis(self) -> None:
         self.analysis = self._runner.request(self._pattern)
         self.analysis_error = self.partial = None
+        if self.analysis is not None:
+            self._watch.watch_inputs(self._runner.files)
         self._notify(Change.ANALYSIS)
 
     def _on_partial(self, pattern: Pattern, so_far: Analysis) -> None:
@@ -292,4 +317,5 @@ class Document(QObject):
         if pattern == self._pattern:
             self.analysis, self.analysis_error = analysis, error or None
             self.partial = None
+            self._watch.watch_inputs(self._runner.files)
             self._notify(Change.ANALYSIS)

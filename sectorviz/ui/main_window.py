@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.document.changed.connect(self._on_changed)
         self.document.progress.connect(self._on_progress)
+        self.document.file_changed_on_disk.connect(self.reload_from_disk)
         if restore:
             self._restore_settings()
         else:
@@ -158,6 +159,27 @@ class MainWindow(QMainWindow):
         self.document.reset(pattern, path)
         add_recent(self.store, path)
         self.show_message(f"opened {path}")
+        return True
+
+    def reload_from_disk(self) -> bool:
+        """The pattern file changed on disk (another editor saved it): read it again, keeping
+        the warp and instruction; with unsaved edits here, only if the user agrees. A file
+        that no longer loads leaves the current work as it was. Returns whether it reloaded."""
+        path = self.document.path
+        if path is None:
+            return False
+        if self.document.modified and QMessageBox.question(
+                self, "Changed on disk",
+                f"{path.name} changed on disk. Reload it and discard your unsaved changes?",
+                QMessageBox.Yes | QMessageBox.No, QMessageBox.No) != QMessageBox.Yes:
+            return False
+        try:
+            pattern = load_checked(path)
+        except PatternError as err:
+            self.show_error(str(err))
+            return False
+        self.document.reload(pattern)
+        self.show_message(f"reloaded {path.name}: it changed on disk")
         return True
 
     def compare_with(self, path: str | Path) -> CompareWindow | None:

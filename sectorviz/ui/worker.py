@@ -2,8 +2,9 @@
 
 A job whose pattern is no longer wanted (an edit, or `cancel`) stops at its next chunk of
 warps: its progress callback raises `Cancelled`. While it runs, its progress and the analysis
-of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in a small cache keyed
-by pattern, so undo and redo show their numbers at once. Whatever goes wrong in a job ends
+of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in the
+one cache (memo.MEMO, kind "app analysis"), keyed by pattern and valid while the files the run
+read are unchanged, so undo and redo show their numbers at once and an edited `.cu` does not. Whatever goes wrong in a job ends
 in one error line; the document and the user's work stay as they were.
 """
 
@@ -11,16 +12,16 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import OrderedDict
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
 from ..model.frontend import kernel_for
 from ..model.errors import internal_error
+from ..model.memo import MEMO, FileStamp, recording, stamps
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
-CACHE_SIZE = 8
+APP_ANALYSIS = "app analysis"  # the memo kind of the runner's analyses
 PARTIAL_INTERVAL_S = 0.5  # progress and partial results at most this often (both redraw)
 # the UI thread gives up the GIL in every Qt call and waits this long for it back while a job
 # runs (Python's default is 5 ms: a redraw of many calls would stall for tens of them)
@@ -32,7 +33,8 @@ class _Relay(QObject):
 
     progress = Signal(int, int, int)  # job id, done warps, total warps
     partial = Signal(int, object, object)  # job id, Pattern, Analysis of the warps done
-    done = Signal(int, object, object, str)  # job id, Pattern, Analysis or None, error line
+    # job id, Pattern, Analysis or None, error line, stamps of the files the run read
+    done = Signal(int, object, object, str, object)
 
 
 class _Job(QRunnable):
@@ -56,18 +58,21 @@ class _Job(QRunnable):
             self._sent = time.monotonic()
 
     def run(self) -> None:
+        read: set[str] = set()
         try:
-            kernel = kernel_for(self.pattern)
-            per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
-            result, error = analyze(self.pattern, per_warp, self._progress,
-                                    partial=self._partial), ""
+            with recording() as read:
+                kernel = kernel_for(self.pattern)
+                per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
+                result, error = analyze(self.pattern, per_warp, self._progress,
+                                        partial=self._partial), ""
+                read.update(str(p) for p in kernel.files_read)
         except Cancelled:
             return
         except (PatternError, MemoryError) as err:
             result, error = None, str(err) or "out of memory"
         except Exception as err:  # a bug: reported like bad input, so the run still ends
             result, error = None, internal_error(err)
-        self.relay.done.emit(self.job_id, self.pattern, result, error)
+        self.relay.done.emit(self.job_id, self.pattern, result, error, stamps(read))
 
 
 class AnalysisRunner(QObject):
@@ -88,7 +93,7 @@ class AnalysisRunner(QObject):
         self._relay.done.connect(self._on_done)
         self._wanted = 0
         self._running = False  # the wanted job is queued or running
-        self._cache: OrderedDict[Pattern, Analysis] = OrderedDict()
+        self.files: tuple[FileStamp, ...] = ()  # what the last finished run read
 
     @property
     def busy(self) -> bool:
@@ -97,10 +102,11 @@ class AnalysisRunner(QObject):
     def request(self, pattern: Pattern) -> Analysis | None:
         """The cached analysis of `pattern`, or None after queueing a job (stale ones stop)."""
         self._wanted += 1
-        self._running = pattern not in self._cache
-        if not self._running:
-            self._cache.move_to_end(pattern)
-            return self._cache[pattern]
+        cached = MEMO.peek(APP_ANALYSIS, pattern)
+        self._running = cached is None
+        if cached is not None:
+            self.files = MEMO.files(APP_ANALYSIS, pattern)
+            return cached
         self._pool.start(_Job(self._wanted, pattern, self))
         return None
 
@@ -122,11 +128,11 @@ class AnalysisRunner(QObject):
         if job_id == self._wanted:
             self.partial.emit(pattern, so_far)
 
-    def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str) -> None:
+    def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str,
+                 files: tuple[FileStamp, ...]) -> None:
         if result is not None:
-            self._cache[pattern] = result
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            MEMO.put(APP_ANALYSIS, pattern, result, files)
         if job_id == self._wanted:
             self._running = False
+            self.files = files
             self.finished.emit(pattern, result, error)

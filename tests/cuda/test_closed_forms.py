@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuda_helpers import kernel_pattern
+from sectorviz.model.memo import MEMO
 from sectorviz.cli import main
 from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.model import PatternError, analyze, pattern_from_dict
@@ -220,7 +221,7 @@ def test_report_on_the_matmul_example_matches_the_lane_path(monkeypatch, capsys,
     for lanes in (False, True):
         with monkeypatch.context() as m:
             m.setenv(LANE_PATH, "1" if lanes else "0")
-            kernel_for.cache_clear()
+            MEMO.clear()
             assert main(["report", str(path), "--json"]) == 0
             reports.append(json.loads(capsys.readouterr().out))
     assert reports[0] == reports[1]

@@ -182,7 +182,7 @@ def test_shared_accesses_are_not_global_instructions():
     assert [(i.op, i.array) for i in kernel.instructions] == [("load", "a"), ("store", "a")]
     assert [(i.op, i.array, i.source) for i in kernel.shared_instructions] == [
         ("store", "tile", "tile[threadIdx.x][0]"), ("load", "tile", "tile[0][threadIdx.x]")]
-    shared = list(kernel.shared_trace(0, 1))
+    shared = list(kernel.space_trace("shared", 0, 1))
     assert [int(x) for x in shared[0][1].address[0, :3]] == [0, 132, 264]
 
 

@@ -12,7 +12,7 @@ from sectorviz.model import analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.histogram import histogram_bars
-from sectorviz.scene.overview import per_warp_analysis
+from sectorviz.model.analysis import analyzed
 
 GATHER = {
     "format": "sectorviz.pattern/1", "name": "small gather",
@@ -107,7 +107,7 @@ def brute_force_ideals(pattern, k: int) -> list[tuple[float, int]]:
 def test_the_ideal_is_the_typical_warps_with_the_band_of_the_others(example, name, k, ideal,
                                                                     low, high):
     pattern = example(name)
-    bars = histogram_bars(per_warp_analysis(pattern), k)
+    bars = histogram_bars(analyzed(pattern, per_warp=True), k)
     counted = Counter()
     for value, requests in brute_force_ideals(pattern, k):
         counted[value] += requests

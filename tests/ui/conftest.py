@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 import sectorviz.ui  # noqa: E402,F401  (pins pyqtgraph to PySide6 before anything imports it)
 from sectorviz.model import load_pattern  # noqa: E402
+from sectorviz.model.memo import MEMO  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
 
 
@@ -17,6 +18,14 @@ from sectorviz.paths import examples_dir  # noqa: E402
 def _settings_in_tmp(tmp_path_factory):
     QSettings.setPath(QSettings.IniFormat, QSettings.UserScope,
                       str(tmp_path_factory.mktemp("settings")))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts from an empty cache, as a new app does (its runs are its own)."""
+    MEMO.clear()
+    yield
+    MEMO.clear()
 
 
 def example(name: str):
