@@ -43,8 +43,6 @@ class AsyncCopy(Expr):
     lane of group rank `rank` copies chunk r * size + rank while it is below count / W (one
     load of `load`'s site and one store of `store`'s per lane that has a chunk)."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     dst: Expr
     src: Expr
     count: Expr

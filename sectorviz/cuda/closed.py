@@ -30,7 +30,7 @@ from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge
 from ..model.repeat import RepeatedBatch
 from ..model.sectors import WARP_SIZE
 from . import ctype as C
-from . import ir
+from . import async_copy, ir, lanes
 
 MAX_SECTOR_BYTES = 256  # the (class, phase) tables are sector_bytes wide
 _SAFE = 2**62
@@ -289,16 +289,21 @@ def _classify(lo: np.ndarray, hi: np.ndarray, op: str) -> tuple[np.ndarray, np.n
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
-def _walk(node):
-    """Every IR node below `node` (expressions, statements, memory lvalues), itself first."""
-    yield node
-    if not dataclasses.is_dataclass(node):
-        return
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
-        for item in value if isinstance(value, list) else (value,):
-            if isinstance(item, (ir.Expr, ir.Stmt, ir.Memory)):
-                yield from _walk(item)
+# IR node class -> the method that carries it in closed form; every other node class is
+# LANE_PATH_ONLY (the closed forms give way to the lane path where one runs); a test pairs
+# every node class with exactly one of the two
+CLOSED_EXPRESSIONS = {
+    ir.Const: "e_const", ir.Builtin: "e_builtin", ir.Read: "e_read", ir.Convert: "e_convert",
+    ir.Binary: "e_binary", ir.Unary: "e_unary", ir.Logic: "e_logic", ir.Select: "e_select",
+    ir.Offset: "e_offset", ir.Vector: "e_vector", ir.Field: "e_field", ir.Math: "e_math",
+    ir.Comma: "e_comma", ir.Load: "e_load", ir.Assign: "e_assign", ir.Call: "e_call"}
+CLOSED_STATEMENTS = {
+    ir.Block: "s_block", ir.Eval: "s_eval", ir.Declare: "s_declare", ir.If: "s_if",
+    ir.Loop: "s_loop", ir.Leave: "s_leave"}
+LANE_PATH_ONLY = frozenset({
+    ir.Reinterpret, ir.Part, ir.PartRead, ir.Memory, lanes.Local, lanes.LocalDeclare,
+    lanes.Opaque, lanes.Switch, lanes.Atomic, lanes.Shuffle, lanes.GroupShuffle, lanes.Vote,
+    lanes.Match, lanes.GroupReduce, lanes.SegmentReduce, async_copy.AsyncCopy})
 
 
 # nodes a compressed loop's condition and update may hold: no memory, calls or lanes
@@ -318,12 +323,12 @@ def loop_shape(loop: ir.Loop) -> LoopShape:
     """A loop's counter and carried slots; counter None when it cannot be compressed: no
     condition, a condition or update with memory accesses or calls, a do loop, or a body that
     leaves (return, break, continue outside the device functions it calls)."""
-    side = [n for part in (loop.cond, loop.update) if part is not None for n in _walk(part)]
+    side = [n for part in (loop.cond, loop.update) if part is not None for n in ir.walk(part)]
     assigned = {n.target for n in side if isinstance(n, ir.Assign)
                 and not isinstance(n.target, ir.Memory)}
-    body = list(_walk(loop.body))
+    body = list(ir.walk(loop.body))
     calls = [n for n in body if isinstance(n, ir.Call)]
-    inside = {id(n) for c in calls for n in _walk(c.body)}
+    inside = {id(n) for c in calls for n in ir.walk(c.body)}
     leaves = any(isinstance(n, ir.Leave) and id(n) not in inside for n in body)
     if (loop.cond is None or loop.update is None or not loop.test_first or leaves
             or len(assigned) != 1
@@ -366,15 +371,8 @@ class Closed:
         self.symbols = itertools.count()
         self.shapes: dict[int, LoopShape] = launch.loop_shapes
         self.step = STEP_UNITS + chunk.n // STEP_LANES  # units of one step over the rows
-        self._expr = {ir.Const: self.e_const, ir.Builtin: self.e_builtin, ir.Read: self.e_read,
-                      ir.Convert: self.e_convert, ir.Binary: self.e_binary,
-                      ir.Unary: self.e_unary, ir.Logic: self.e_logic, ir.Select: self.e_select,
-                      ir.Offset: self.e_offset, ir.Vector: self.e_vector,
-                      ir.Field: self.e_field, ir.Math: self.e_math, ir.Comma: self.e_comma,
-                      ir.Load: self.e_load, ir.Assign: self.e_assign, ir.Call: self.e_call}
-        self._stmt = {ir.Block: self.s_block, ir.Eval: self.s_eval,
-                      ir.Declare: self.s_declare, ir.If: self.s_if, ir.Loop: self.s_loop,
-                      ir.Leave: self.s_leave}
+        self._expr = {cls: getattr(self, name) for cls, name in CLOSED_EXPRESSIONS.items()}
+        self._stmt = {cls: getattr(self, name) for cls, name in CLOSED_STATEMENTS.items()}
 
     def run(self) -> list[Event]:
         for slot, value in self.launch.program.inits:

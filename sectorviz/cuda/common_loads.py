@@ -15,7 +15,7 @@ as written (one load per read), including identical reads in different statement
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -137,14 +137,15 @@ def _key(x):
 
 def sites_in(root) -> set[int]:
     """The ids of the sites the IR under `root` loads or stores through."""
-    found, seen, stack = set(), set(), [root]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Site):
-            found.add(id(x))
-        elif isinstance(x, list | tuple):
-            stack.extend(x)
-        elif hasattr(x, "__dataclass_fields__") and id(x) not in seen:
-            seen.add(id(x))
-            stack.extend(getattr(x, f.name) for f in fields(x))
-    return found
+    return {id(site) for x in ir.walk(root, once=True) for name in x.__dataclass_fields__
+            for site in _sites(getattr(x, name))}
+
+
+def _sites(value) -> Iterator[ir.Site]:
+    """The Sites in a node's field: a Site, or those in a struct copy's (byte offset, Site)
+    pairs and other lists and tuples."""
+    if isinstance(value, ir.Site):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for part in value:
+            yield from _sites(part)

@@ -154,6 +154,51 @@ def float_to_int(x, to: Num):
 # ------------------------------------------------------------------ expressions
 
 
+#: IR node classes that may run on both sides of a branch whose condition is unknown (they
+#: compute values and set variables, nothing else: If.guessable). A node class is unsafe
+#: there until it is declared with @pure.
+PURE: set[type] = set()
+
+
+def pure(cls: type) -> type:
+    """Declare an IR node class safe to run on both sides of an unknown branch."""
+    PURE.add(cls)
+    return cls
+
+
+def nodes_in(value) -> Iterator:
+    """The IR nodes in a field's value: the value itself, or those in a list or tuple (at any
+    depth, as a switch's (label, statements) sections); sites, types and numbers are not
+    nodes."""
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from nodes_in(item)
+    elif isinstance(value, NODE_TYPES):
+        yield value
+
+
+def children(node) -> Iterator:
+    """The IR nodes directly under `node`, in field order: the one definition of a child
+    that every traversal of the IR uses."""
+    for name in getattr(node, "__dataclass_fields__", ()):
+        yield from nodes_in(getattr(node, name))
+
+
+def walk(node, once: bool = False) -> Iterator:
+    """`node` and every IR node below it, depth first, each parent before its children; a
+    node shared by several parents comes once per parent, or only once with `once`."""
+    seen: set[int] = set()
+    stack = list(nodes_in(node))[::-1]
+    while stack:
+        x = stack.pop()
+        if once:
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+        yield x
+        stack.extend(list(children(x))[::-1])
+
+
 class Expr:
     type: CType
     pos: tuple[int, int]
@@ -174,6 +219,7 @@ def constant_value(expr: Expr):
     raise AssertionError("a constant expression yielded an access")
 
 
+@pure
 @dataclass
 class Const(Expr):
     value: object
@@ -186,6 +232,7 @@ class Const(Expr):
         yield
 
 
+@pure
 @dataclass
 class Builtin(Expr):
     name: str  # threadIdx.x, warpSize, ...
@@ -197,6 +244,7 @@ class Builtin(Expr):
         yield
 
 
+@pure
 @dataclass
 class Read(Expr):
     slot: int
@@ -213,6 +261,7 @@ class Read(Expr):
         yield
 
 
+@pure
 @dataclass
 class Convert(Expr):
     arg: Expr
@@ -247,6 +296,7 @@ class Pair(Expr):
         return self.a.const and self.b.const
 
 
+@pure
 class Binary(Pair):
     """`a op b` with both operands already converted to one type (shifts: left's type)."""
 
@@ -289,6 +339,7 @@ class Binary(Pair):
         return q if self.op == "/" else a - q * b
 
 
+@pure
 @dataclass
 class Unary(Expr):
     op: str  # "-", "~", "!"
@@ -309,6 +360,7 @@ class Unary(Expr):
         return np.negative(v) if self.op == "-" else np.invert(v)
 
 
+@pure
 class Logic(Pair):
     """`a && b`, `a || b`: b runs only on the lanes that need it."""
 
@@ -321,6 +373,7 @@ class Logic(Pair):
         return ((a & b) if self.op == "&&" else (a | b)).astype(INT.dtype)
 
 
+@pure
 @dataclass
 class Select(Expr):
     """`c ? a : b`: each arm runs only on its lanes."""
@@ -347,6 +400,7 @@ class Select(Expr):
         return merge(c, a, b)
 
 
+@pure
 @dataclass
 class Offset(Expr):
     """Pointer arithmetic: address + index * scale (scale: bytes, negative to subtract)."""
@@ -368,6 +422,7 @@ class Offset(Expr):
         return p + np.asarray(k).astype(np.int64) * self.scale
 
 
+@pure
 @dataclass
 class Vector(Expr):
     """make_float4(x, y, z, w) and friends: a tuple of components."""
@@ -383,6 +438,7 @@ class Vector(Expr):
         return tuple(out)
 
 
+@pure
 @dataclass
 class Field(Expr):
     """Component `i` of a vector value, member `i` of a struct value."""
@@ -422,6 +478,7 @@ def _nest(flat: list, like):
     return tuple(_nest(flat, v) for v in like)
 
 
+@pure
 @dataclass
 class Reinterpret(Expr):
     """`arg`'s bytes read as `type` (memcpy between locals of one size): per lane, the
@@ -449,6 +506,7 @@ class Reinterpret(Expr):
         return _nest(out, like)
 
 
+@pure
 @dataclass
 class Math(Expr):
     """A math function of numeric arguments (all converted to the result type)."""
@@ -470,6 +528,7 @@ class Math(Expr):
         return bad if bad is not None else convert(self.fn(*vals), self.type)
 
 
+@pure
 @dataclass
 class Comma(Expr):
     first: Expr
@@ -489,8 +548,6 @@ class Memory:
 
     A load or store is one site, or for a whole struct a tuple of (byte offset, site): the
     struct's copy, one access per chunk of its alignment (see compile.struct_sites)."""
-
-    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     addr: Expr
     type: CType
@@ -622,6 +679,7 @@ def _put(value, path: tuple, new, mask):
                  for j, v in enumerate(value))
 
 
+@pure
 @dataclass
 class Part:
     """Part of a local variable's value: a struct member, an element of a member array, a
@@ -670,6 +728,7 @@ class Part:
                                     new, mask)
 
 
+@pure
 @dataclass
 class PartRead(Expr):
     """An rvalue read of part of a local variable."""
@@ -682,6 +741,7 @@ class PartRead(Expr):
         return (yield from self.part.read(run, mask))
 
 
+@pure
 @dataclass
 class Load(Expr):
     """An rvalue read of memory: one load instruction."""
@@ -695,6 +755,7 @@ class Load(Expr):
         return (yield from self.mem.load(run, mask, known(address, self.pos, "an address")))
 
 
+@pure
 @dataclass
 class Assign(Expr):
     """`target = value`, `target op= value`, `++target`, `target++`.
@@ -735,6 +796,7 @@ def assign(run: Run, mask, slot: int, value) -> None:
     run.slots[slot] = merge(mask, value, run.slots[slot])
 
 
+@pure
 @dataclass
 class Call(Expr):
     """An inlined __device__ function: arguments bound to its parameter slots."""
@@ -769,6 +831,17 @@ class Stmt:
         raise NotImplementedError
 
 
+NODE_TYPES: tuple[type, ...] = (Expr, Stmt, Memory, Part)  # what an IR node is (nodes_in)
+
+
+def node(cls: type) -> type:
+    """Declare a class outside those bases an IR node too (its fields hold nodes)."""
+    global NODE_TYPES
+    NODE_TYPES = NODE_TYPES + (cls,)
+    return cls
+
+
+@pure
 @dataclass
 class Block(Stmt):
     body: list[Stmt]
@@ -781,6 +854,7 @@ class Block(Stmt):
             yield from stmt.run(run, live)
 
 
+@pure
 @dataclass
 class Eval(Stmt):
     expr: Expr
@@ -789,6 +863,7 @@ class Eval(Stmt):
         yield from self.expr.ev(run, mask)
 
 
+@pure
 @dataclass
 class Declare(Stmt):
     """A local variable: a fresh value for the lanes that run the declaration."""
@@ -802,6 +877,7 @@ class Declare(Stmt):
             (yield from self.init.ev(run, mask)), self.init.type)
 
 
+@pure
 @dataclass
 class If(Stmt):
     cond: Expr
@@ -844,21 +920,17 @@ class If(Stmt):
 
     @cached_property
     def guessable(self) -> bool:
-        """Whether both sides may run on an unknown condition: no memory access, warp-wide
-        operation, per-thread array, loop, or return/break/continue of the enclosing code
-        (a return inside a called function is its own)."""
-        stack: list = [self.then, self.other]
+        """Whether both sides may run on an unknown condition: every node under them is
+        declared `pure` (no memory access, warp-wide operation, per-thread array, loop, or
+        return/break/continue of the enclosing code; a return inside a called function is
+        its own, so a call is looked into with its returns replaced by their values)."""
+        stack = list(nodes_in([self.then, self.other]))
         while stack:
             x = stack.pop()
-            if isinstance(x, (list, tuple)):
-                stack.extend(x)
-            elif getattr(x, "blocks_guess", False):
+            if type(x) not in PURE:
                 return False
-            elif isinstance(x, Call):
-                stack.extend(x.args)
-                stack.extend(leaves(x.body))
-            elif isinstance(x, (Expr, Stmt, Part)):
-                stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
+            stack.extend([*nodes_in(x.args), *nodes_in(leaves(x.body))]
+                         if isinstance(x, Call) else children(x))
         return True
 
 
@@ -882,12 +954,8 @@ def leaves(body: "Stmt") -> list:
 def assigned(node) -> list[int]:
     """The variable slots an IR tree may set (assignments, declarations, calls' parameters
     and results), in a fixed order."""
-    slots, stack = set(), [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
+    slots: set[int] = set()
+    for x in walk(node):
         if isinstance(x, Assign):
             slots.add(x.target if isinstance(x.target, int) else x.target.slot)
             slots.update(s for s in (x.old,) if s is not None)
@@ -895,8 +963,6 @@ def assigned(node) -> list[int]:
             slots.add(x.slot)
         elif isinstance(x, Call):
             slots.update((*x.params, x.result))
-        if isinstance(x, (Expr, Stmt, Part)):
-            stack.extend(getattr(x, n) for n in getattr(x, "__dataclass_fields__", ()))
     return sorted(slots)
 
 
@@ -914,8 +980,6 @@ def agree(mask, a, b) -> bool:
 @dataclass
 class Loop(Stmt):
     """for / while / do: runs until every lane has left (condition false, break, return)."""
-
-    blocks_guess = True  # If.guessable: not run on an unknown condition
 
     init: Stmt | None
     cond: Expr | None
@@ -957,8 +1021,6 @@ class Loop(Stmt):
 class Leave(Stmt):
     """return / break / continue: the lanes of the mask leave."""
 
-    blocks_guess = True  # If.guessable: not run on an unknown condition
-
     kind: str  # "ret" | "brk" | "cont"
     value: Expr | None = None
     result: int | None = None  # slot of the enclosing device function's return value
@@ -973,14 +1035,6 @@ class Leave(Stmt):
 
 
 def size(node) -> int:
-    """Nodes (expressions, statements, memory lvalues) in an IR tree, counted without
-    recursion; each is one interpreter step where it runs."""
-    nodes, stack = 0, [node]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-        elif isinstance(x, (Expr, Stmt, Memory, Part)):
-            nodes += 1
-            stack.extend(getattr(x, name) for name in getattr(x, "__dataclass_fields__", ()))
-    return nodes
+    """Nodes (expressions, statements, memory lvalues) in an IR tree, each occurrence
+    counted; each is one interpreter step where it runs."""
+    return sum(1 for _ in walk(node))

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..model import budget
 from .ctype import CType, Num
-from .ir import Expr, Memory, Run, Site, Stmt, Unknown, convert, fail, first_lane, known
+from .ir import (Expr, Memory, Run, Site, Stmt, Unknown, convert, fail, first_lane, known,
+                 node, pure)
 
 LANES = 32
 MAX_LOCAL_ELEMENTS = 1024  # per-thread array elements (registers: 255 per thread at most)
@@ -69,8 +70,6 @@ class Shuffle(Expr):
     """__shfl_sync / _up / _down / _xor (and tile.shfl*): each lane reads `value` from a
     source lane of its width-lane segment; a source out of the segment keeps the own value."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     kind: str  # "idx" | "up" | "down" | "xor"
     value: Expr
     arg: Expr
@@ -114,8 +113,6 @@ class Vote(Expr):
     one result per width-lane segment, the same in each of its lanes; only executing lanes
     named in the member mask take part (ballot bits count from the segment's first lane)."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     kind: str  # "ballot" | "any" | "all" | "active"
     member: Expr | None
     pred: Expr | None
@@ -158,8 +155,6 @@ class SegmentReduce(Expr):
     """cg::reduce(tile, v, op) and __reduce_*_sync: `op` over the executing (and member)
     lanes of each width-lane segment, the result in every lane of the segment."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     op: str  # "add" | "min" | "max" | "and" | "or" | "xor"
     value: Expr
     member: Expr | None
@@ -192,8 +187,6 @@ class GroupShuffle(Expr):
     `value` from the member of its group whose rank (the count of members below it) is
     `rank`; `mask` is each lane's member mask."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     value: Expr
     mask: Expr
     rank: Expr
@@ -225,8 +218,6 @@ class GroupReduce(Expr):
     """cg::reduce over a coalesced group or a labeled / binary partition: `op` over the
     executing lanes in each lane's member `mask`, the result in each member."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     op: str  # "add" | "min" | "max" | "and" | "or" | "xor"
     value: Expr
     mask: Expr
@@ -243,6 +234,7 @@ class GroupReduce(Expr):
         return _REDUCE[self.op].reduce(parts, axis=2, dtype=self.type.dtype)
 
 
+@pure
 @dataclass
 class Opaque(Expr):
     """A value the model cannot know before running (clock(), clock64())."""
@@ -260,8 +252,6 @@ class Opaque(Expr):
 class Atomic(Expr):
     """atomicAdd(&a[i], v) and friends: one read-modify-write access of `mem`; the operands
     run for their accesses, and the old value it returns is unknown."""
-
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     name: str
     mem: Memory
@@ -297,8 +287,6 @@ class Registers:
 class LocalDeclare(Stmt):
     """`float acc[8][8] = {...};`: a fresh register array; `init` lists (element, value)."""
 
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
-
     slot: int
     n: int
     elem: Num
@@ -320,12 +308,12 @@ class LocalDeclare(Stmt):
                 regs.values[i] = convert(v, self.elem)
 
 
+@pure
+@node
 @dataclass
 class Local:
     """An lvalue element of a per-thread array: Load and Assign use it like a Memory (its
     `addr` is the flat element index; it yields no accesses)."""
-
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     slot: int
     addr: Expr
@@ -386,6 +374,7 @@ class Local:
         yield
 
 
+@pure
 @dataclass
 class Switch(Stmt):
     """switch: a lane enters at its case (or default) and runs on through the following
@@ -412,8 +401,6 @@ class Switch(Stmt):
 class Match(Expr):
     """__match_any_sync(mask, value): in each lane, the lanes (executing, in the mask) whose
     value equals its own, as a 32-bit mask."""
-
-    blocks_guess = True  # ir.If.guessable: not run on an unknown condition
 
     member: Expr
     value: Expr

@@ -30,21 +30,15 @@ def err_point(err: PatternError) -> tuple[int, int] | None:
 def relocate(root, inside: Callable[[tuple[int, int]], bool], at: tuple[int, int]) -> None:
     """Every IR node under `root` whose place (1-based) is `inside` macro text is placed
     `at` its use instead; nodes from elsewhere (arguments, inlined bodies) keep theirs."""
-    seen, stack = set(), [root]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        fields = getattr(x, "__dataclass_fields__", None)
-        if fields is None or id(x) in seen or isinstance(x, ir.Site):
-            continue
-        seen.add(id(x))
-        place = getattr(x, "pos", None)
-        if isinstance(place, tuple) and len(place) == 2 and \
-                inside((place[0] - 1, place[1] - 1)):
+    for x in ir.walk(root, once=True):
+        if _placed(x) and inside((x.pos[0] - 1, x.pos[1] - 1)):
             x.pos = at
-        stack.extend(getattr(x, name) for name in fields)
+
+
+def _placed(node) -> bool:
+    """Whether an IR node has a (line, column) place (some nodes have none)."""
+    place = getattr(node, "pos", None)
+    return isinstance(place, tuple) and len(place) == 2
 
 
 class NameCompiler:
