@@ -23,6 +23,7 @@ import numpy as np
 
 from ..model.errors import PatternError
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
+from ..model.c_int import c_divmod
 from ..model.kernel import Batch, Threads
 from .ctype import BF16, BOOL, INT, Array, CType, Num, Struct, Vec, roots
 
@@ -329,14 +330,8 @@ class Binary(Pair):
             where = f" at {first_lane(run, np.broadcast_to(zero & mask, run.shape))}" \
                 if run else ""
             raise fail(self.pos, f"division by zero in '{self.op}'{where}")
-        if np.ndim(zero):
-            b = np.where(zero, b.dtype.type(1), b)
-        elif zero:
-            b = b.dtype.type(1)
-        q = a // b
-        if self.type.signed:
-            q = q + ((q * b != a) & ((a < 0) != (b < 0))).astype(q.dtype)
-        return q if self.op == "/" else a - q * b
+        quotient, remainder = c_divmod(a, b)
+        return quotient if self.op == "/" else remainder
 
 
 @pure

@@ -15,6 +15,7 @@ from typing import Protocol, Union
 
 import numpy as np
 
+from .c_int import c_divmod
 from .errors import PatternError
 
 Value = Union[np.ndarray, np.int64]
@@ -347,12 +348,8 @@ def _c_divide(a, b, mask, col, op):
     zero = np.equal(b, 0)
     if _where_live(mask, zero):
         raise ExprError(f"division by zero in '{op}'", col)
-    safe = np.where(zero, 1, b)
-    with np.errstate(divide="ignore", over="ignore"):
-        remainder = np.fmod(a, safe)  # C's %: the sign of the dividend
-        if op == "%":
-            return remainder
-        return (a - remainder) // safe  # exact, so floor and truncation agree
+    quotient, remainder = c_divmod(a, b)
+    return remainder if op == "%" else quotient
 
 
 def _shift(a, b, mask, col, op):

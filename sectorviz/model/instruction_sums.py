@@ -7,7 +7,7 @@ import numpy as np
 
 from .repeat import RepeatedAccount
 from .results import Stats
-from .sectors import RowAccount
+from .sectors import RowAccount, ideal_sectors
 from .unique import SectorSet
 
 
@@ -31,7 +31,7 @@ class InstructionSums:
         self.active_lanes += rows.active_lanes
         self.useful += int(useful.sum())
         self.sectors += int(counts.sum())
-        self.ideal += int((-(-useful // self.sb)).sum())
+        self.ideal += int(ideal_sectors(useful, self.sb).sum())
         self._count(np.bincount(counts))
 
     def add_repeated(self, acc: RepeatedAccount) -> None:
@@ -57,7 +57,7 @@ class InstructionSums:
         self.active_lanes += lanes
         self.useful += useful * requests
         self.sectors += count * requests
-        self.ideal += -(-useful // self.sb) * requests
+        self.ideal += ideal_sectors(useful, self.sb) * requests
         if count >= len(self.histogram):
             self.histogram = np.pad(self.histogram, (0, count + 1 - len(self.histogram)))
         self.histogram[count] += requests

@@ -22,7 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from .budget import WARP_UNITS, charge
-from .sectors import WARP_SIZE, account_rows
+from .sectors import WARP_SIZE, account_rows, ideal_sectors
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
 MAX_MERGED_SPANS = 2**16  # spans sorted and merged before loops stretch or repeat them
@@ -135,8 +135,8 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
         per_class = np.bincount(cls, minlength=classes)
         lanes_on += int((per_class * batch.valid.sum(axis=1)).sum()) * executions
         useful += int((per_class * per_useful).sum()) * executions
-        ideal += int((per_class * -(-per_useful // sb)).sum()) * executions
-        ideals[full] = -(-per_useful[cls] // sb) * executions
+        ideal += int((per_class * ideal_sectors(per_useful, sb)).sum()) * executions
+        ideals[full] = ideal_sectors(per_useful[cls], sb) * executions
     if len(batch.mixed):
         w = batch.mixed
         offsets = _lifted(batch.offsets[batch.cls[w]], batch.lanes, sb)
@@ -152,8 +152,8 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
         per_useful = acc.useful.reshape(len(w), len(shifts))[:, 0]
         lanes_on += int(batch.lanes.sum()) * executions
         useful += int(per_useful.sum()) * executions
-        ideal += int((-(-per_useful // sb)).sum()) * executions
-        ideals[w] = -(-per_useful // sb) * executions
+        ideal += int((ideal_sectors(per_useful, sb)).sum()) * executions
+        ideals[w] = ideal_sectors(per_useful, sb) * executions
     return RepeatedAccount(sectors, requests, ideals, lanes_on, useful, ideal, histogram,
                            sector_runs(batch, width, sb))
 

@@ -191,3 +191,9 @@ def _progression_rows(addresses: np.ndarray, width: int, sb: int) -> RowAccount 
         last = (addresses + (width - 1)) >> (sb.bit_length() - 1)
         touched = tuple(np.minimum(first + j, last) for j in range(k))
     return RowAccount(counts, useful, np.ones(len(addresses), dtype=bool), addresses.size, touched)
+
+
+def ideal_sectors(useful_bytes, sector_bytes: int):
+    """Useful bytes of a request (an int or an array of them) -> the fewest whole sectors
+    that could hold them: the ideal every sector count is measured against."""
+    return -(-useful_bytes // sector_bytes)

@@ -17,7 +17,7 @@ from .kernel import Kernel, instruction_fields
 from .pattern import Pattern
 from .repeat import account_repeated
 from .results import Analysis, InstructionStats
-from .sectors import RowAccount
+from .sectors import RowAccount, ideal_sectors
 from .unique import SectorSet
 
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 2.5 GiB at most
@@ -55,7 +55,7 @@ class Tally:
         if self.per_warp:
             self.per_sectors[k, lo:hi] += rows.counts
             self.per_requests[k, lo:hi] += rows.requested
-            self.per_ideal[k, lo:hi] += -(-rows.useful // self.sb) * rows.requested
+            self.per_ideal[k, lo:hi] += ideal_sectors(rows.useful, self.sb) * rows.requested
 
     def record_repeated(self, k: int, lo: int, hi: int, batch) -> None:
         """Instruction k's repeated executions by warps [lo, hi), counted in closed form."""

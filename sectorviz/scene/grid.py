@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.one_warp import LaneExecution
-from ..model.sectors import WARP_SIZE
+from ..model.sectors import WARP_SIZE, ideal_sectors
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
 
@@ -128,7 +128,7 @@ def run_totals(runs: list[LaneExecution], sector_bytes: int) -> RunTotals:
     """Executions of one warp -> their RunTotals (the one place per-warp ideals are summed)."""
     sectors = sum(r.sectors for r in runs)
     useful = sum(r.useful_bytes for r in runs)
-    ideal = sum(-(-r.useful_bytes // sector_bytes) for r in runs)
+    ideal = sum(ideal_sectors(r.useful_bytes, sector_bytes) for r in runs)
     return RunTotals(sectors, useful, ideal, sectors * sector_bytes)
 
 
