@@ -348,16 +348,42 @@ def test_per_warp_wavefronts_and_the_overview_rows():
 
 
 
-def test_shared_accesses_past_the_budget_leave_a_note_and_the_global_figures(capsys):
-    """Closed forms count the global side of a big launch cheaply; its shared side needs the
-    lane path: past the budget it is not counted, says why, and the global numbers stand."""
+def test_closed_forms_count_the_shared_side_of_a_big_launch_within_a_small_budget():
+    """The tiled transpose's shared tiles are counted from the closed forms' batches, so a
+    budget far below the lane path's cost still gives every shared figure."""
     path = EXAMPLES / "transpose-tiled-cuda.sectorviz.json"
+    small = analyze(load_pattern(path), budget=Budget(work=3_000_000))
+    full = analyze(load_pattern(path))
+    assert small == full and small.shared_note is None
+    assert full.shared_totals.wavefronts == 65536
+
+
+BYTE_STEPS = """
+__global__ void k(float *out) {
+    __shared__ unsigned char s[1024];
+    for (int j = 0; j < 4; ++j) s[threadIdx.x * 4 + j] = j;
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+}
+"""
+
+
+def test_shared_accesses_past_the_budget_leave_a_note_and_the_global_figures(capsys, tmp_path):
+    """Closed forms count the global side of a big launch cheaply; a shared side they cannot
+    count (byte steps, which move lanes within their bank words) needs the lane path: past
+    the budget it is not counted, says why, and the global numbers stand."""
+    (tmp_path / "bytes.cu").write_text(BYTE_STEPS)
+    doc = {"format": "sectorviz.pattern/1", "name": "bytes", "launch": {"grid": [4096],
+           "block": [256]}, "arrays": {"out": {"dtype": "float32", "length": 4096 * 256}},
+           "kernel": {"source": "bytes.cu", "function": "k"}}
+    path = tmp_path / "bytes.sectorviz.json"
+    path.write_text(json.dumps(doc))
     small = analyze(load_pattern(path), budget=Budget(work=3_000_000))
     full = analyze(load_pattern(path))
     assert small.shared == () and small.shared_totals is None
     assert small.shared_note.startswith("not counted: the shared accesses of 32,768 warps")
     assert small.totals == full.totals and full.shared_note is None
-    assert full.shared_totals.wavefronts == 65536
+    assert full.shared_totals.requests == 32768 * 4
     assert main(["report", str(path), "--budget", "3000000", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["shared_note"] == small.shared_note
     assert main(["report", str(path), "--budget", "3000000"]) == 0

@@ -887,22 +887,23 @@ def block_box(launch, lo: int, hi: int) -> tuple | None:
 
 
 def closed_events(launch, lo: int, hi: int, sector_bytes: int, box: tuple | None = None):
-    """(site index, RepeatedBatch) for every global access of warps [lo, hi) in program
-    order, a row per warp, or per class when `box` gives the warps as a box of blocks;
-    raises NotClosed (or Varies, for a box) where they do not apply."""
+    """(space, site index, RepeatedBatch) for every global and shared access of warps
+    [lo, hi) in program order (shared addresses: offsets in the block's shared memory), a row
+    per warp, or per class when `box` gives the warps as a box of blocks; raises NotClosed
+    (or Varies, for a box) where they do not apply."""
     if sector_bytes > MAX_SECTOR_BYTES:
         raise NotClosed("sectors wider than the closed forms' tables")
     chunk = Chunk(launch, lo, hi, box)
     runner = Closed(launch, chunk)
     out = []
     for space, k, address, m, loops in runner.run():
-        if space != "global" or not m.any():
+        if space not in ("global", "shared") or not m.any():
             continue
         base = address.base if isinstance(address.base, np.ndarray) else \
             np.full(chunk.n, address.base, dtype=np.int64)
         off = address.off if address.off is not None else np.zeros_like(chunk.valid,
                                                                         dtype=np.int64)
         coef = dict(address.coef)
-        out.append((k, RepeatedBatch(base, off, chunk.cls, chunk.valid, m.full, m.mixed,
+        out.append((space, k, RepeatedBatch(base, off, chunk.cls, chunk.valid, m.full, m.mixed,
                                      m.lanes, tuple((t, coef.get(s, 0)) for s, t in loops))))
     return out

@@ -166,8 +166,9 @@ class CudaKernel(Launch):
             yield event
 
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
-                     ) -> tuple[int, list[tuple[int, RepeatedBatch]]] | None:
-        """(hi, every global access of warps [lo, hi) in program order), with each loop run
+                     ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
+        """(hi, every global and shared access of warps [lo, hi) in program order, with its
+        space and index), with each loop run
         that every active lane runs alike as one RepeatedBatch: all the remaining warps when
         they form a box of blocks that runs alike (then a batch row is a class of warps,
         unless `per_warp`), else at most `most` warps, a row per warp. None where the lane

@@ -97,8 +97,10 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if step is None:
             break
         hi, events = step
-        for k, batch in events:
-            tally.record_repeated(k, start, hi, batch)
+        for space, k, batch in events:
+            if space == "global":
+                tally.record_repeated(k, start, hi, batch)
+        shared.closed_step(start, hi, [(k, b) for space, k, b in events if space == "shared"])
         start = hi
         chunk_done(hi)
     if start < kernel.warps:  # the lane path takes over (or runs every warp): size it

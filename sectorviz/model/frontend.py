@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from .affine import AffinePlan
     from .repeat import RepeatedBatch
 
-#: (hi, every global access of warps [lo, hi) in program order as closed-form batches)
-ClosedStep = tuple[int, list[tuple[int, "RepeatedBatch"]]]
+#: (hi, every global and shared access of warps [lo, hi) in program order, as (space,
+#: instruction index in that space, closed-form batch))
+ClosedStep = tuple[int, list[tuple[str, int, "RepeatedBatch"]]]
 
 
 class FrontEnd(Protocol):

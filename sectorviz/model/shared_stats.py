@@ -15,14 +15,21 @@ from typing import TYPE_CHECKING, Collection, Iterator
 
 import numpy as np
 
-from .banks import BankRows, bank_rows
+from .banks import BANK_BYTES, BankRows, bank_rows
 from .budget import current, reserve
 from .kernel import Batch, InstructionNamed, instruction_fields
 from .local_stats import LocalCounter
+from .repeat import RepeatedBatch
 
 if TYPE_CHECKING:
     from .frontend import FrontEnd
     from .results import Analysis
+
+
+def bank_shift_invariant(batch: RepeatedBatch) -> bool:
+    """Whether every iteration of `batch` shifts its lanes by a multiple of 4 bytes (a bank
+    word), so that each execution of a row has its first one's wavefronts."""
+    return all(stride % BANK_BYTES == 0 for _, stride in batch.loops)
 
 
 class SharedTooCostly(Exception):
@@ -102,9 +109,10 @@ class SharedCounter:
     """The shared instructions of a kernel, counted over the warps the analysis streams.
 
     `global_steps(lo, hi)` runs the kernel's events of warps [lo, hi) once, counting the
-    shared ones and yielding the global ones; warps the analysis counted by other means (a
-    front end's closed forms) are run here for their shared accesses before the totals are
-    read, `chunk` warps at a time, so the figures are exact either way. With `per_warp`,
+    shared ones and yielding the global ones; a front end's closed forms give shared batches
+    too (`closed_step`: one bank count per row, times its executions); warps counted by
+    closed forms whose shared side those cannot count are run here for their shared accesses
+    before the totals are read, `chunk` warps at a time, so the figures are exact either way. With `per_warp`,
     (3, shared instructions, warps) counts are kept too: wavefronts, ideal, requests.
     """
 
@@ -130,6 +138,41 @@ class SharedCounter:
             rows, banks = counted
             self.per_warp[:, k, lo + rows] += np.stack(
                 [banks.wavefronts, banks.ideal, np.ones_like(banks.ideal)])
+
+    def closed_step(self, lo: int, hi: int, batches: list[tuple[int, RepeatedBatch]]) -> None:
+        """Count the shared batches of a closed-form step of warps [lo, hi) (a batch row is a
+        warp, or a class of warps whose blocks the batch's loops repeat), when no warp before
+        is pending and every batch can be counted in closed form; else they are left to the
+        lane path (`_catch_up`), which counts them from `done` on."""
+        if self.done != lo or self.local.instructions or \
+                not all(bank_shift_invariant(b) for _, b in batches):
+            return
+        for k, batch in batches:
+            self._add_repeated(k, lo, batch)
+        self.done = hi
+
+    def _add_repeated(self, k: int, lo: int, batch: RepeatedBatch) -> None:
+        """Shared instruction k's executions in `batch`: each row's wavefronts, ideal and
+        n-way at its first iteration, times its executions (every iteration shifts all lanes
+        by the same multiple of 4 bytes, which rotates the banks and keeps the counts)."""
+        active = batch.valid[batch.cls] & batch.full[:, None]
+        active[batch.mixed] = batch.lanes
+        requested = active.any(axis=1)
+        if not requested.any():
+            return
+        rows = np.flatnonzero(requested)
+        address = batch.base[rows, None] + batch.offsets[batch.cls[rows]]
+        counted = bank_rows(address, self.instructions[k].width, active[rows])
+        n = batch.executions
+        sums = self._sums[k]
+        sums.requests += len(rows) * n
+        sums.active_lanes += int(active[rows].sum()) * n
+        sums.wavefronts += int(counted.wavefronts.sum()) * n
+        sums.ideal += int(counted.ideal.sum()) * n
+        sums.merge_ways(np.bincount(counted.ways) * n)
+        if self.per_warp is not None:
+            self.per_warp[:, k, lo + rows] += n * np.stack(
+                [counted.wavefronts, counted.ideal, np.ones_like(counted.ideal)])
 
     def global_steps(self, lo: int, hi: int, skip: Collection[int] = ()
                      ) -> Iterator[tuple[int, Batch | None]]:

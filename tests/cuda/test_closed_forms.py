@@ -234,9 +234,9 @@ def test_loop_runs_are_counted_whole():
     kernel = kernel_for(p)
     hi, events = kernel.closed_trace(0, kernel.warps, 32, per_warp=True)
     assert hi == kernel.warps
-    assert [(k, b.loops) for k, b in events] == [(0, ((64, 4),)), (1, ((64, 256),)),
+    assert [(k, b.loops) for _, k, b in events] == [(0, ((64, 4),)), (1, ((64, 256),)),
                                                   (2, ())]
-    assert np.all(events[0][1].full)
+    assert np.all(events[0][2].full)
 
 
 def test_errors_are_the_lane_paths(monkeypatch):
@@ -260,7 +260,81 @@ def test_a_box_of_blocks_is_one_row_per_class():
     kernel = kernel_for(p)
     hi, events = kernel.closed_trace(0, 1, 32)
     assert hi == kernel.warps == 128
-    assert [(k, len(b.base), b.loops) for k, b in events] == [
+    assert [(k, len(b.base), b.loops) for _, k, b in events] == [
         (0, 8, ((4, 0), (4, 16 * n * 4), (n, 4))),
         (1, 8, ((4, 16 * 4), (4, 0), (n, n * 4))),
         (2, 8, ((4, 16 * 4), (4, 16 * n * 4)))]
+
+
+def test_shared_accesses_are_counted_in_closed_form(monkeypatch):
+    """The tiled multiply's shared tiles: counted from the closed forms' batches (no warp
+    runs lane by lane), with the lane path's wavefronts, ideal and n-ways."""
+    n = 64
+    p = matmul((examples_dir() / "matmul-tiled.cu").read_text(), "matmulTiled", n,
+               (n // 16, n // 16), (16, 16))
+    MEMO.clear()
+    lanes = lane_path_analysis(p, monkeypatch)
+    MEMO.clear()
+    kernel = kernel_for(p)
+    monkeypatch.setattr(type(kernel), "events", _no_lane_path)
+    fast = analyze(p)
+    assert fast.shared == lanes.shared and fast.shared_totals == lanes.shared_totals
+    assert fast.shared_totals.requests == (n // 16) ** 2 * 8 * (n // 16) * (2 + 2 * 16)
+
+
+def lane_path_analysis(p, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setenv(LANE_PATH, "1")
+        return analyze(p)
+
+
+def _no_lane_path(*args, **kwargs):
+    raise AssertionError("the lane path ran")
+
+
+@st.composite
+def shared_kernels(draw):
+    """(CUDA source, params, launch, element bytes) of a kernel that fills a __shared__ array
+    at an affine index and reads it back in a loop at another, then stores one float."""
+    ctype, width = draw(st.sampled_from([("float", 4), ("double", 8), ("int", 4),
+                                         ("short", 2), ("char", 1)]))
+    store = draw(affine(("tx", "ty"), small=False).filter(lambda e: "-" not in e))
+    load = draw(affine(("tx", "ty")).filter(lambda e: "-" not in e))
+    step = draw(st.sampled_from([0, 1, 2, 8, 32, 33]))
+    code = f"""
+    __global__ void k(float* a, int n) {{
+        __shared__ {ctype} s[4096];
+        int tx = threadIdx.x, ty = threadIdx.y;
+        s[{store}] = ({ctype}) tx;
+        __syncthreads();
+        float v = 0;
+        for (int j = 0; j < n; ++j) v += s[{load} + {step} * j];
+        a[(blockIdx.x * blockDim.y + ty) * blockDim.x + tx] = v;
+    }}"""
+    launch = dict(block=(draw(st.sampled_from([16, 32, 48, 64])), draw(st.integers(1, 3))),
+                  grid=(draw(st.integers(1, 3)),))
+    return code, {"n": draw(st.integers(0, 5))}, launch, width, step
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(shared_kernels())
+def test_shared_closed_forms_match_the_lane_path(monkeypatch, case):
+    """Wavefronts, ideal, requests and n-ways from the closed forms equal the lane path's;
+    where every step moves whole bank words (4-byte multiples), the closed forms ran."""
+    from sectorviz.model.shared_stats import SharedCounter
+
+    code, params, launch, width, step = case
+    p = kernel_pattern(code, arrays={"a": {"dtype": "float32", "length": 3 * 3 * 64}},
+                       params=params, **launch)
+    MEMO.clear()
+    lanes = lane_path_analysis(p, monkeypatch)
+    ran = []
+    original = SharedCounter._add_repeated
+    monkeypatch.setattr(SharedCounter, "_add_repeated",
+                        lambda self, *a: ran.append(1) or original(self, *a))
+    MEMO.clear()
+    fast = analyze(p)
+    assert (fast.shared, fast.shared_totals) == (lanes.shared, lanes.shared_totals)
+    if (step * width) % 4 == 0 and used_closed_forms(p):
+        assert ran
