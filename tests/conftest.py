@@ -1,5 +1,21 @@
-"""Every test runs headless: Qt's offscreen platform unless a test sets another."""
+"""Every test runs headless: Qt's offscreen platform unless a test sets another.
+
+Hypothesis profiles: `ci` (the default: derandomized, no example database, so a run on a
+clean clone is repeatable) and `dev` (random, with the database, more examples):
+`SECTORVIZ_HYPOTHESIS=dev pytest`. Tests marked `slow` (more than about 10 s each) run by
+default; `pytest -m "not slow"` leaves them out while iterating.
+"""
 
 import os
 
+from hypothesis import settings
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", max_examples=300)
+settings.load_profile(os.environ.get("SECTORVIZ_HYPOTHESIS", "ci"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: takes more than about 10 s (pytest -m 'not slow')")

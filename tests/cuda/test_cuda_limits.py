@@ -87,6 +87,15 @@ def test_long_loops_run_alike_are_counted_whole(monkeypatch, name):
         analyze(p, budget=Budget(work=2 * 10**6))
 
 
+def test_an_endless_loop_stops_by_a_small_budget(tmp_path):
+    """The default-budget case below, quickly: the same one line from `report --budget`."""
+    path = write(tmp_path, kernel(ENDLESS["while(1)"]), block=(256,))
+    line = one_line(*report(path, "--budget", "1000000", timeout=120), path)
+    assert line.startswith("line 2, column 14: this loop passes the work budget of "
+                           "1,000,000 units"), line
+
+
+@pytest.mark.slow
 def test_an_endless_loop_stops_by_the_default_budget(tmp_path):
     path = write(tmp_path, kernel(ENDLESS["while(1)"]), block=(256,))
     line = one_line(*report(path, timeout=300), path)
