@@ -3,22 +3,9 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import lane_path_only
 
-from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model import analysis
-
-
-def lane_path_only(pattern, **kwargs):
-    """analyze() with every closed form switched off."""
-    kernel = analysis.kernel_for(pattern)
-    saved = kernel.__dict__.pop("closed_forms", None)
-    kernel.__dict__["closed_forms"] = {}
-    try:
-        return analyze(pattern, **kwargs)
-    finally:
-        kernel.__dict__.pop("closed_forms")
-        if saved is not None:
-            kernel.__dict__["closed_forms"] = saved
+from sectorviz.model import PatternError, analysis, analyze, pattern_from_dict
 
 
 def same_result(pattern):

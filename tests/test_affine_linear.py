@@ -5,11 +5,9 @@ from contextlib import contextmanager
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import lane_path_only
 
-from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model import affine, analysis
-
-from test_affine import lane_path_only
+from sectorviz.model import PatternError, affine, analysis, analyze, pattern_from_dict
 
 
 @contextmanager

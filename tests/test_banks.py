@@ -8,34 +8,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import reference
 
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import PatternError, load_pattern
-from sectorviz.model.frontend import instruction_index
 from sectorviz.model.banks import bank_rows, phase_lanes
+from sectorviz.model.frontend import instruction_index
 from sectorviz.paths import examples_dir
 from sectorviz.scene.banks import bank_grid
 from sectorviz.scene.spec import DiagramSpec
-
-
-def reference(address: list[int], width: int, active: list[bool]) -> tuple[int, int, int]:
-    """One request -> (wavefronts, ideal, n-way), lane by lane: phases of 32, 16 or 8 lanes
-    by width; per phase, each bank's set of distinct 4-byte words; a phase with an active lane
-    takes max(words per bank) wavefronts and ideally ceil(distinct words / 32)."""
-    lanes = 32 if width <= 4 else 16 if width <= 8 else 8
-    waves = ideal = ways = 0
-    for first in range(0, 32, lanes):
-        banks: dict[int, set[int]] = {}
-        for lane in range(first, first + lanes):
-            if active[lane]:
-                for byte in range(address[lane], address[lane] + width):
-                    banks.setdefault(byte // 4 % 32, set()).add(byte // 4)
-        if banks:
-            most = max(len(words) for words in banks.values())
-            waves += most
-            ways = max(ways, most)
-            ideal += -(-len(set().union(*banks.values())) // 32)
-    return waves, ideal, ways
 
 
 def check(rows: list[list[int]], width: int, active: list[list[bool]]) -> None:

@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import reference
 
 from sectorviz.cli import main
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.analysis import kernel_for
-from sectorviz.paths import examples_dir
 from sectorviz.model.one_warp import shared_warp_detail
+from sectorviz.paths import examples_dir
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.explain import explanations, shared_explanations
 from sectorviz.scene.sheet import accounting_sheet
-from test_banks import reference
 
 
 def shared_pattern(at: dict, dtype: str = "float32", shape=None, length: int = 2048,

@@ -4,10 +4,10 @@ and closed forms mixed with lane-path accesses (including which error is reporte
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import lane_path_only
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
-from test_affine import lane_path_only
 
 VARS = ["threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z",
         "i", "j"]

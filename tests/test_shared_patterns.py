@@ -10,14 +10,14 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from oracles import reference
 
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, load_pattern, pattern_from_dict
-from sectorviz.model.frontend import kernel_for
 from sectorviz.model.budget import Budget
+from sectorviz.model.frontend import kernel_for
 from sectorviz.model.shared_stats import SharedCounter
 from sectorviz.paths import examples_dir
-from test_banks import reference
 
 EXAMPLES = examples_dir()
 FIELDS = ("requests", "active_lanes", "wavefronts", "ideal_wavefronts", "bank_conflicts",

@@ -17,9 +17,9 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import CASE_SECONDS, broken_promise, run_report, run_report_subprocess
 
 from sectorviz.paths import examples_dir
-from test_fuzz_patterns import CASE_SECONDS, broken_promise, run_report, run_report_subprocess
 
 BUDGETS = (["--budget", "2e6"], ["--budget", "2e6", "--warp", "1"], ["--budget", "2e7"])
 

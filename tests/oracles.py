@@ -1,0 +1,156 @@
+"""Oracles and runners the tests share (tests never import other test modules): brute-force
+references for the fast paths, and the runner of `sectorviz report` cases the fuzzers use."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sectorviz.cli import main
+from sectorviz.model import analysis, analyze
+from sectorviz.paths import examples_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+CASE_SECONDS = 60  # a case running longer has hung (the work budget stops real ones sooner)
+SUBPROCESS_MEMORY = 4 * 2**30  # bytes of address space for a subprocess case
+
+
+# ---------------------------------------------------------------- shared memory banks
+
+
+def reference(address: list[int], width: int, active: list[bool]) -> tuple[int, int, int]:
+    """One request -> (wavefronts, ideal, n-way), lane by lane: phases of 32, 16 or 8 lanes
+    by width; per phase, each bank's set of distinct 4-byte words; a phase with an active lane
+    takes max(words per bank) wavefronts and ideally ceil(distinct words / 32)."""
+    lanes = 32 if width <= 4 else 16 if width <= 8 else 8
+    waves = ideal = ways = 0
+    for first in range(0, 32, lanes):
+        banks: dict[int, set[int]] = {}
+        for lane in range(first, first + lanes):
+            if active[lane]:
+                for byte in range(address[lane], address[lane] + width):
+                    banks.setdefault(byte // 4 % 32, set()).add(byte // 4)
+        if banks:
+            most = max(len(words) for words in banks.values())
+            waves += most
+            ways = max(ways, most)
+            ideal += -(-len(set().union(*banks.values())) // 32)
+    return waves, ideal, ways
+
+
+# ---------------------------------------------------------------- closed forms
+
+
+def lane_path_only(pattern, **kwargs):
+    """analyze() with every closed form switched off."""
+    kernel = analysis.kernel_for(pattern)
+    saved = kernel.__dict__.pop("closed_forms", None)
+    kernel.__dict__["closed_forms"] = {}
+    try:
+        return analyze(pattern, **kwargs)
+    finally:
+        kernel.__dict__.pop("closed_forms")
+        if saved is not None:
+            kernel.__dict__["closed_forms"] = saved
+
+
+# ---------------------------------------------------------------- report cases
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm in a case that runs too long (not an Exception: the CLI's last
+    line of defence must not swallow it)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int | None
+    out: str
+    err: str
+    seconds: float
+
+
+def example_folder(folder: Path) -> Path:
+    """`folder` with copies of the examples' kernel sources, where fuzzed patterns go."""
+    for source in examples_dir().glob("*.cu"):
+        shutil.copy(source, folder / source.name)
+    return folder
+
+
+def run_report(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
+    """`sectorviz report` in this process on `text` saved in `folder` -> what it did; a run
+    past `limit_s` seconds is stopped (code None)."""
+    path = folder / "fuzzed.sectorviz.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    out, err = io.StringIO(), io.StringIO()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    start = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["report", str(path), *args])
+    except CaseTimeout:
+        code = None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return Outcome(code, out.getvalue(), err.getvalue(), time.perf_counter() - start)
+
+
+def _alarm(_signum, _frame):
+    raise CaseTimeout
+
+
+def run_report_subprocess(text: str, folder: Path, args: list[str], limit_s: float) -> Outcome:
+    """`sectorviz report` in a fresh interpreter with SUBPROCESS_MEMORY bytes of address
+    space, killed after `limit_s` seconds (code None)."""
+    path = folder / "fuzzed.sectorviz.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sectorviz", "report", str(path), *args], env=env,
+            capture_output=True, text=True, errors="backslashreplace", timeout=limit_s,
+            stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
+    except subprocess.TimeoutExpired as err:
+        return Outcome(None, "", str(err.stderr or ""), time.perf_counter() - start)
+    return Outcome(result.returncode, result.stdout, result.stderr,
+                   time.perf_counter() - start)
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (SUBPROCESS_MEMORY, SUBPROCESS_MEMORY))
+
+
+def broken_promise(outcome: Outcome, folder: Path) -> str | None:
+    """What about `outcome` breaks the promise (exit 0 with a sheet, or exit 2 with one line
+    naming the file), or None."""
+    path = str(folder / "fuzzed.sectorviz.json")
+    if outcome.code is None:
+        return f"no answer after {outcome.seconds:.0f} s"
+    if "Traceback" in outcome.err:
+        return "traceback: " + outcome.err.strip().splitlines()[-1]
+    if outcome.code == 0:
+        return None if outcome.out and not outcome.err else f"exit 0 with stderr {outcome.err!r}"
+    if outcome.code != 2:
+        return f"exit {outcome.code}: {outcome.err[-300:]!r}"
+    if outcome.err.count("\n") != 1 or not outcome.err.endswith("\n"):
+        return f"{outcome.err.count(chr(10))} stderr lines: {outcome.err[:300]!r}"
+    if not outcome.err.startswith(f"{path}: ") or outcome.out:
+        return f"line does not name the file, or stdout not empty: {outcome.err[:300]!r}"
+    message = outcome.err[len(path) + 2:-1]
+    if not message.strip() or not message.isprintable():
+        return f"empty or unprintable message: {message[:300]!r}"
+    if "internal error" in message:
+        return message
+    return None
