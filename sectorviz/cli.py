@@ -17,8 +17,8 @@ import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                          pattern_error_line, run_budget, with_machine)
+from .commandline import (OneLineParser, UsageError, add_budget_flag, add_include_flag,
+                          add_machine_flags, fail, pattern_error_line, run_budget, with_machine)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
@@ -43,6 +43,7 @@ def report_parser() -> argparse.ArgumentParser:
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
     add_machine_flags(p)
+    add_include_flag(p)
     p.add_argument("--measured", metavar="CSV",
                    help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
                         "--metrics $(sectorviz ncu-metrics)`")
@@ -62,7 +63,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = with_machine(load_pattern(args.file), args)
+        pattern = with_machine(load_pattern(args.file, tuple(args.include_dir)), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None

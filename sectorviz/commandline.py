@@ -1,10 +1,11 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
 arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags."""
+the cache model's --machine, --l2-bytes and --order flags, --include-dir."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -80,4 +81,19 @@ def with_machine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
         flag = "--l2-bytes" if args.l2_bytes is not None else "--order"
         raise PatternError(flag, "needs --machine NAME (or a 'machine' key in the pattern)")
     doc["machine"] = {**doc.get("machine", {}), **flags}
-    return pattern_from_dict(doc, pattern.base_dir)
+    return pattern_from_dict(doc, pattern.base_dir, pattern.include_dirs)
+
+
+def add_include_flag(p: argparse.ArgumentParser) -> None:
+    """`--include-dir DIR` (repeatable): a folder outside the pattern's root whose files its
+    kernel source, includes and values files may also read."""
+    p.add_argument("--include-dir", type=_folder, action="append", default=[], metavar="DIR",
+                   help="also read the pattern's #includes (searched last), kernel source or "
+                        "values files from DIR; by default only the pattern's folder (or its "
+                        "repository) is read")
+
+
+def _folder(text: str) -> str:
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is not a folder")
+    return os.path.abspath(text)

@@ -25,7 +25,7 @@ from numpy.lib import format as npy_format
 from .budget import BATCH_UNITS, Budget, current, reserve
 from .errors import PatternError
 from .expr import ExprError, evaluate, evaluate_truth
-from .files import outside, read_bytes, read_error
+from .files import Roots, read_bytes, read_error
 from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 
@@ -141,8 +141,8 @@ class Values:
     (one warp reads 32: its detail costs no n-element array); other kinds, and every kind
     after `whole()`, index the whole array, built once. Both give the same numbers."""
 
-    def __init__(self, arr: ResolvedArray, params: dict[str, int], base_dir: Path):
-        self.arr, self.params, self.base_dir = arr, params, base_dir
+    def __init__(self, arr: ResolvedArray, params: dict[str, int], roots: Roots):
+        self.arr, self.params, self.roots = arr, params, roots
         self.place = f"arrays.{arr.spec.name}.values"
         if arr.length > MAX_VALUE_ELEMENTS:
             raise PatternError(self.place, f"{arr.length} readable elements is over the limit "
@@ -157,7 +157,7 @@ class Values:
         """Every element -> int64 array of `length` (built on first use, held after)."""
         with self._lock:
             if self._whole is None:
-                self._whole = _values(self.arr, self.params, self.base_dir)
+                self._whole = _values(self.arr, self.params, self.roots)
         return self._whole
 
     def __getitem__(self, index) -> np.ndarray:
@@ -176,8 +176,9 @@ class Values:
         return np.broadcast_to(np.asarray(out, dtype=np.int64), index.shape).copy()
 
 
-def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.ndarray:
-    """The element values of a readable array -> int64 array of `length`."""
+def _values(arr: ResolvedArray, params: dict[str, int], roots: Roots) -> np.ndarray:
+    """The element values of a readable array -> int64 array of `length` (a values file
+    read inside the pattern's `roots`)."""
     v, n, place = arr.spec.values, arr.length, f"arrays.{arr.spec.name}.values"
     reserve(n * 8, f"{n:,} readable values", place)
     kind = v["kind"]
@@ -191,7 +192,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
         return _values_expr(expression(v["expr"], f"{place}.expr"), n, params)
-    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path", Path(base_dir))
+    return _values_file(roots.resolve(v["path"], f"{place}.path"), n, f"{place}.path")
 
 
 def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
@@ -212,22 +213,20 @@ class _BadNpy(Exception):
     """What is wrong with a .npy file, in words."""
 
 
-def _values_file(path: Path, n: int, place: str, folder: Path) -> np.ndarray:
+def _values_file(path: Path, n: int, place: str) -> np.ndarray:
     """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
-    int64. Only the header and then n values are read; a file outside `folder` that cannot
-    be used is only named ('cannot read NAME')."""
+    int64. Only the header and then n values are read."""
     try:
-        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, folder,
-                                               whole=False), n)
+        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, whole=False), n)
         size = offset + n * dtype.itemsize
         if dtype != np.int64:  # converted: the file's bytes and the int64 copy both live
             reserve(n * dtype.itemsize, f"{n:,} values read from {path.name}", place)
-        data = read_bytes(path, size, place, folder, whole=False)
+        data = read_bytes(path, size, place, whole=False)
         if len(data) < size:
             raise _BadNpy(f"it is shorter than its header says ({n} values of "
                           f"{dtype.itemsize} bytes after {offset} bytes of header)")
     except _BadNpy as err:
-        raise read_error(path, place, str(err), outside(path, folder)) from None
+        raise read_error(path, place, str(err)) from None
     return np.frombuffer(data, dtype, count=n, offset=offset).astype(np.int64, copy=False)
 
 
@@ -381,7 +380,7 @@ class Launch:
     @cached_property
     def values(self) -> dict[str, Values]:
         """Readable arrays -> their element values (each evaluated where read, or whole)."""
-        return {name: Values(arr, self.params, Path(self.pattern.base_dir))
+        return {name: Values(arr, self.params, self.pattern.roots)
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
 
     def whole_values(self) -> None:

@@ -19,7 +19,7 @@ from .cache import Machine, machine
 from .errors import PatternError
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
                    parse_at, plain_names_in, subscripts_in)
-from .files import MAX_TEXT_BYTES, read_text
+from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -132,7 +132,8 @@ class Access:
 @dataclass(frozen=True, eq=False)
 class Pattern:
     """A validated pattern. `source` is the canonical JSON text it was built from; two patterns
-    are equal when they come from the same text in the same folder."""
+    are equal when they come from the same text in the same folder with the same include
+    folders (`include_dirs`, the user's --include-dir: where else its files may be read)."""
 
     name: str
     notes: str
@@ -148,13 +149,19 @@ class Pattern:
     base_dir: str
     kernel: dict | None = None  # {"source" or "code", "function"}: a CUDA kernel instead of accesses
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
+    include_dirs: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Pattern) and (self.source, self.base_dir) == (
-            other.source, other.base_dir)
+        return isinstance(other, Pattern) and (self.source, self.base_dir, self.include_dirs) \
+            == (other.source, other.base_dir, other.include_dirs)
 
     def __hash__(self) -> int:
-        return hash((self.source, self.base_dir))
+        return hash((self.source, self.base_dir, self.include_dirs))
+
+    @property
+    def roots(self) -> Roots:
+        """Where its kernel source, includes and values files may be read from."""
+        return pattern_roots(self.base_dir, self.include_dirs)
 
     def to_dict(self) -> dict:
         return json.loads(self.source)
@@ -407,7 +414,8 @@ def _sector_size(doc: dict) -> int:
     return size
 
 
-def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
+def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
+                      include_dirs: tuple[str, ...] = ()) -> Pattern:
     """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
     _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays"))
     kernel = _kernel(doc)
@@ -456,7 +464,8 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
         source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel,
-        machine=machine(doc["machine"]) if "machine" in doc else None)
+        machine=machine(doc["machine"]) if "machine" in doc else None,
+        include_dirs=tuple(include_dirs))
     _check_all_names(pattern)
     _check_depths(pattern)
     return pattern
@@ -535,7 +544,8 @@ def _check_depths(p: Pattern) -> None:
             levels(e)
 
 
-def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
+def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".",
+                      include_dirs: tuple[str, ...] = ()) -> Pattern:
     """JSON text -> Pattern; errors about the JSON itself name line and column."""
     try:
         doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
@@ -545,7 +555,7 @@ def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = 
         raise PatternError("", "invalid JSON, nested too deeply") from None
     except ValueError as err:
         raise PatternError("", str(err)) from None
-    return pattern_from_dict(doc, base_dir)
+    return pattern_from_dict(doc, base_dir, include_dirs)
 
 
 def _reject_constant(name: str):
@@ -555,9 +565,10 @@ def _reject_constant(name: str):
 MAX_FILE_BYTES = MAX_TEXT_BYTES
 
 
-def load_pattern(path: str | Path) -> Pattern:
-    """Read a pattern file -> Pattern. PatternError for a file that is missing, not a
-    regular file, over MAX_FILE_BYTES, not UTF-8 or bad."""
+def load_pattern(path: str | Path, include_dirs: tuple[str, ...] = ()) -> Pattern:
+    """Read a pattern file -> Pattern (which may also read files in `include_dirs`).
+    PatternError for a file that is missing, not a regular file, over MAX_FILE_BYTES, not
+    UTF-8 or bad."""
     text = read_text(path, "", MAX_FILE_BYTES)
     path = Path(path)
-    return pattern_from_text(text, str(path), path.parent)
+    return pattern_from_text(text, str(path), path.parent, include_dirs)
