@@ -19,13 +19,12 @@ from typing import Callable, Iterator
 
 from .commandline import (OneLineParser, UsageError, add_budget_flag, add_include_flag,
                           add_machine_flags, fail, pattern_error_line, run_budget, with_machine)
-from .export.escape import plain_text
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
-from .model.errors import internal_error
+from .model.errors import internal_error, printable_lines
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
@@ -86,18 +85,19 @@ def run_report(argv: list[str]) -> int:
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
         if detail is not None:
             print()
-            print(plain_text(_warp_text(warp_json(pattern, detail))))
+            print(_warp_text(warp_json(pattern, detail)))
         if measured is not None:
             print()
-            print(plain_text(_measured_text(args.measured, measured)))
+            print(_measured_text(args.measured, measured))
         if why is not None:
             print()
-            print(plain_text(why))
+            print(why)
     return 0
 
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
-    """`report --explain`: each instruction's explanation in `warp`, one paragraph each."""
+    """`report --explain`: each instruction's explanation in `warp`, one paragraph each
+    (lines safe for a terminal)."""
     kernel = kernel_for(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
@@ -105,7 +105,7 @@ def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
         lines += [f"  {ins.name}", f"      {why}"]
     for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
         lines += [f"  {ins.name} (shared)", f"      {why}"]
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:
@@ -121,7 +121,7 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
                      f"{m.measured_bytes:>16,.0f} B  ratio {ratio}  ({m.metric})")
     if not rows:
         lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
@@ -168,7 +168,7 @@ def _warp_text(doc: dict) -> str:
                          else f"[{lane['element']}]")
                 lines.append(f"    lane {lane['lane']:2d}  thread {tuple(lane['thread'])}  "
                              f"{where}  address {lane['address']}  sectors {lane['sectors']}")
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def run_app(argv: list[str]) -> int:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..commandline import OneLineParser, UsageError, fail
 from ..model import PatternError
-from ..model.errors import internal_error
+from ..model.errors import internal_error, printable
 from ..model.frontend import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
 from .document import Change
@@ -91,7 +91,7 @@ class ErrorReporter(QObject):
             self._previous(kind, err, tb)
             return
         self.failures += 1
-        line = f"{self.name}: {internal_error(err)}"
+        line = printable(f"{self.name}: {internal_error(err)}")
         print(line, file=sys.stderr)
         self.raised.emit(line)
 
