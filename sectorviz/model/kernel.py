@@ -207,6 +207,7 @@ def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
 
 
 NPY_HEADER_BYTES = 65536  # the magic, version, length and header dict of a .npy file
+NPY_VERSIONS = ((1, 0), (2, 0), (3, 0))  # the .npy format versions numpy writes
 
 
 class _BadNpy(Exception):
@@ -231,11 +232,18 @@ def _values_file(path: Path, n: int, place: str) -> np.ndarray:
 
 
 def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
-    """The first bytes of a .npy file -> (bytes before its data, dtype), for an array of at
-    least n integers; _BadNpy otherwise."""
+    """The first bytes of a .npy file (of a version in NPY_VERSIONS) -> (bytes before its
+    data, dtype), for an array of at least n integers; _BadNpy otherwise. Version 3.0 differs
+    from 2.0 only in a UTF-8 header, which an integer array's header never needs."""
     stream = io.BytesIO(head)
     try:
         version = npy_format.read_magic(stream)
+    except Exception:  # noqa: BLE001 - no magic: numpy raises ValueError, short input EOF
+        raise _BadNpy("not a .npy file (or its header is damaged)") from None
+    if version not in NPY_VERSIONS:
+        raise _BadNpy(f"it is a .npy file of format version {version[0]}.{version[1]}; only "
+                      "1.0, 2.0 and 3.0 are read")
+    try:
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)

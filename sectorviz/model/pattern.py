@@ -20,6 +20,7 @@ from .errors import PatternError
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
                    parse_at, plain_names_in, subscripts_in)
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
+from .json_keys import DuplicateKey, first_duplicate, unique_pairs
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -41,7 +42,12 @@ VALUE_KINDS = {
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine"}
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
-MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
+# Shared memory per block on sm_90 (H100, H200), the most any GPU gives: static `__shared__`
+# variables at most 48 KiB, static plus dynamic at most 227 KiB (CUDA Programming Guide,
+# "Technical Specifications per Compute Capability").
+MAX_STATIC_SHARED = 48 * 1024
+MAX_BLOCK_SHARED = 227 * 1024
+MAX_DYNAMIC_SHARED = MAX_BLOCK_SHARED  # bytes of `extern __shared__` memory a launch may ask
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values",
               "space"}
@@ -49,7 +55,7 @@ SPACES = ("global", "shared")
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
 LOOP_KEYS = {"var", "start", "stop", "step"}
 BUILTIN_NAMES = {f"{v}.{a}" for v in BUILTIN_VECTORS for a in "xyz"} | {"warpSize"}
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\Z")  # \Z: "a\n" is no name ($ would pass it)
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 MAX_SECTOR_BYTES = 4096  # bytes; the per-phase tables of the closed forms have this many rows
 MAX_LOOPS = 16  # nested loops per access
@@ -484,7 +490,8 @@ def _kernel(doc: dict) -> dict | None:
         if key == "dynamic_shared_bytes":
             if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
                 raise PatternError("kernel.dynamic_shared_bytes",
-                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes")
+                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes (227 KiB, the "
+                                   "shared memory of a block on sm_90)")
         else:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
@@ -546,9 +553,16 @@ def _check_depths(p: Pattern) -> None:
 
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".",
                       include_dirs: tuple[str, ...] = ()) -> Pattern:
-    """JSON text -> Pattern; errors about the JSON itself name line and column."""
+    """JSON text -> Pattern; errors about the JSON itself (a key twice in one object too)
+    name line and column."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int,
+                         object_pairs_hook=unique_pairs)
+    except DuplicateKey as err:
+        key, line, column = first_duplicate(text) or (err.key, None, None)
+        raise PatternError("" if line is None else f"line {line}",
+                           f"the key {key!r} appears twice in one object; give it once",
+                           column) from None
     except json.JSONDecodeError as err:
         raise PatternError(f"line {err.lineno}", f"invalid JSON, {err.msg}", err.colno) from None
     except RecursionError:
