@@ -5,6 +5,9 @@
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
 Output that a terminal cannot encode (a lone surrogate in a name) is written as \\ escapes.
+Ctrl-C (SIGINT) and SIGTERM end a command with the one line 'interrupted' and exit status
+130 / 143 (128 + the signal), temporary files removed; a standard output that cannot be
+written (a full disk, /dev/full) is one line and exit 2.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
@@ -179,9 +183,99 @@ def run_app(argv: list[str]) -> int:
     return app_main(argv)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is (like KeyboardInterrupt for SIGINT), so that
+    what it was writing is cleaned up on the way out."""
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
+
+
+def _terminate(_signum, _frame) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _terminable() -> Iterator[None]:
+    """SIGTERM raises Terminated while the command runs (in the main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _GuardedStdout:
+    """Standard output whose failures (other than a closed pipe) raise OutputFailed, told
+    apart from every other OSError."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    @staticmethod
+    def _guarded(call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise OutputFailed(err.strerror or str(err)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _guarded_stdout() -> Iterator[None]:
+    """sys.stdout guarded (_GuardedStdout) while a command runs, and flushed at its end."""
+    stream = sys.stdout
+    sys.stdout = _GuardedStdout(stream)
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout = stream
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so the exit's flush is silent."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     escape_unencodable_output()
+    try:
+        with _terminable(), _guarded_stdout():
+            return _command(argv)
+    except KeyboardInterrupt:
+        fail("interrupted")
+        return 128 + signal.SIGINT
+    except Terminated:
+        fail("interrupted")
+        return 128 + signal.SIGTERM
+    except OutputFailed as err:
+        _quiet_stdout()
+        return fail(f"sectorviz: cannot write the output: {err}")
+    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
+        _quiet_stdout()
+        return 1
+
+
+def _command(argv: list[str]) -> int:
+    """Run the command `argv` names -> its exit status."""
     try:
         if argv[:1] == ["report"]:
             return run_report(argv[1:])
@@ -197,10 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
-    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet exit flush
-        return 1
+    except (BrokenPipeError, OutputFailed):
+        raise
     except Exception as err:  # the last line of defence: no input ever gets a traceback
         return fail(f"{file_argument(argv)}: {internal_error(err)}")
 

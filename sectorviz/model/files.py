@@ -7,7 +7,8 @@ O_NONBLOCK (a pipe swapped in after the check still cannot hang the open), check
 fstat, and read up to `limit + 1` bytes so a file that grows while read is still refused.
 
 Errors are PatternErrors at the caller's `place` that say "cannot read NAME: reason",
-naming the file's base name.
+naming the file's base name. Every file read is remembered (`was_read`), so that no output
+of the same run replaces it.
 
 The one rule for paths inside a pattern (its kernel `source`, its `#include`s, its `.npy`
 values files): `Roots`. A pattern reads only inside its root (the pattern file's folder or,
@@ -27,6 +28,7 @@ from pathlib import Path
 from .errors import PatternError
 
 MAX_TEXT_BYTES = 16 * 2**20  # pattern files and kernel sources
+_read_files: dict[tuple[int, int], str] = {}  # (device, inode) of each file read -> its path
 _OPEN_FLAGS = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_BINARY", 0))
 
@@ -114,6 +116,7 @@ def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True) -> 
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise read_error(path, place, _kind(info.st_mode))
+        _read_files[(info.st_dev, info.st_ino)] = os.fspath(path)
         if whole and info.st_size > limit:
             raise read_error(path, place, f"it is {info.st_size:,} bytes; at most {limit:,} "
                                           "are read")
@@ -132,6 +135,18 @@ def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True) -> 
         raise read_error(path, place, err.strerror or "error") from None
     finally:
         os.close(fd)
+
+
+def was_read(path: str | Path) -> bool:
+    """Whether `path` (links followed, hard links too) is a file this process has read and
+    that still is where it was read (an inode number reused by a new file does not count)."""
+    try:
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino)
+        read = os.stat(_read_files[key])
+    except (OSError, ValueError, KeyError):
+        return False
+    return (read.st_dev, read.st_ino) == key
 
 
 def _kind(mode: int) -> str:

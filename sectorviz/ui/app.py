@@ -16,10 +16,11 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from ..atomic import write_atomic
 from ..commandline import OneLineParser, UsageError, fail
 from ..model import PatternError
 from ..model.errors import internal_error, printable
@@ -51,25 +52,29 @@ def parser() -> argparse.ArgumentParser:
 SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have settled
 
 
-def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
-    """Grab the window once the analysis is in, the overview is drawn and the event queue
-    has drained."""
-    done = []
+def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
+    """The window as PNG bytes, in the list returned, grabbed once the analysis is in, the
+    overview is drawn and the event queue has drained (then the event loop exits)."""
+    done: list[bytes] = []
 
     def grab() -> None:
         if done or window.document.analysis_running or window.overview.drawing:
             return
-        done.append(True)
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
             app.sendPostedEvents()
             app.processEvents()
-        ok = window.grab().save(str(out))
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        ok = window.grab().save(buffer, "PNG")
+        done.append(bytes(data))
         app.exit(0 if ok else 2)
 
     window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
                                     QTimer.singleShot(0, grab))
     window.overview.drawn.connect(lambda: QTimer.singleShot(0, grab))
     QTimer.singleShot(0, grab)
+    return done
 
 
 class ErrorReporter(QObject):
@@ -149,14 +154,18 @@ def _run(args: argparse.Namespace) -> int:
     if args.screenshot:
         out = Path(args.screenshot)
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
-        save_when_drawn(window, out, app)
+        shot = grab_when_drawn(window, app)
         window.show()
         code = app.exec()
         if errors.failures:
             return 2  # its line is out already
-        if code:
-            return fail(f"{out}: cannot write the screenshot")
         window.document.shutdown()
+        if code or not shot:
+            return fail(f"{out}: cannot make the screenshot")
+        try:
+            write_atomic(out, shot[0])  # as exports are written: whole or not at all
+        except OSError as err:
+            return fail(f"{out}: {err.strerror or err}")
         return 0
     window.show()
     return app.exec()

@@ -61,12 +61,16 @@ def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:
 
 def relocated(pattern: Pattern, folder: Path) -> tuple[Pattern, list[str]]:
     """`pattern` as it is to be saved in `folder` (its relative paths rewritten to name the
-    same files from there), and what was rewritten."""
+    same files from there), and what was rewritten. In this session it may still read the
+    files of its old root (an include folder of its own); opened anew from `folder`, files
+    outside that folder's root need --include-dir."""
     if Path(pattern.base_dir).resolve() == folder.resolve():
         return pattern, []
     doc = pattern.to_dict()
     moved = relocate(doc, pattern.base_dir, folder)
-    return pattern_from_dict(doc, folder), moved
+    old_root = str(pattern.roots.folders[0])
+    return pattern_from_dict(doc, folder, tuple(dict.fromkeys((*pattern.include_dirs,
+                                                               old_root)))), moved
 
 
 def save_document(document: "Document", path: Path) -> list[str]:
@@ -75,7 +79,7 @@ def save_document(document: "Document", path: Path) -> list[str]:
     file and in the document. Returns what was rewritten; OSError leaves the document as it
     was."""
     pattern, moved = relocated(document.pattern, path.parent)
-    write_atomic(path, pattern.source + "\n")
+    write_atomic(path, pattern.source + "\n", over_input=True)  # Save replaces what it opened
     with document.batch():
         document.relocate(pattern)
         document.mark_saved(path)

@@ -24,8 +24,8 @@ def test_app_before_the_window_opens(tmp_path, capsys, monkeypatch, qapp):
 
 @pytest.mark.qt_no_exception_capture
 def test_app_while_running_exits_2_for_a_screenshot(tmp_path, capsys, monkeypatch, qapp):
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda *_: QTimer.singleShot(0, raising(ZeroDivisionError())))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda *_: QTimer.singleShot(0, raising(ZeroDivisionError())) or [])
     hook = sys.excepthook
     code = app.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
     assert_internal_error(code, capsys.readouterr().err, VECTOR_ADD, "ZeroDivisionError")
