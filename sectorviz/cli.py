@@ -79,6 +79,8 @@ def run_report(argv: list[str]) -> int:
         why = (_why_text(pattern, args.warp or 0, budget) if args.explain and not args.json
                else None)
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
+        listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
+                   else None)  # made before anything is printed: it may be refused
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     if doc is not None:
@@ -87,9 +89,9 @@ def run_report(argv: list[str]) -> int:
         print(json.dumps(doc, indent=2))
     else:
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
-        if detail is not None:
+        if listing is not None:
             print()
-            print(_warp_text(warp_json(pattern, detail)))
+            print(listing)
         if measured is not None:
             print()
             print(_measured_text(args.measured, measured))

@@ -21,7 +21,7 @@ from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
-from .closed import NotClosed, Varies, block_box, closed_events
+from .closed import NotClosed, Varies, block_box, closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
 from .preprocess import Source, preprocess
@@ -182,6 +182,10 @@ class CudaKernel(Launch):
                         break
             try:
                 return hi, closed_events(self, lo, hi, sector_bytes)
+            except NotClosed as err:  # the lane path runs them: refused now if sized over
+                with _located(self.source):
+                    refuse_sized(err.work, err.place)
+                return None
             except GIVE_WAY:
                 return None
 

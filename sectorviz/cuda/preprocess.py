@@ -38,6 +38,9 @@ TOOLKIT_HEADERS = frozenset({
 MAX_INCLUDE_DEPTH = 40  # files open at once (an include cycle without guards stops here)
 MAX_EXPANSION_TOKENS = 100_000  # tokens one `#if` line may expand to
 MAX_CONDITION_DEPTH = 100  # parentheses, operators or macros nested in one `#if`
+MAX_LINE_CHARS = 65_536  # one physical line of a source or an include, checked before parsing
+MAX_SOURCE_TERMS = 1_000_000  # names, numbers and operators in the kept text of all files
+_TERM = re.compile(r"\w+|[^\w\s]")
 
 # What nvcc and the CUDA headers define, as far as the subset can use it: the device pass of
 # nvcc for compute capability 8.0, and the constants of <cmath>, <cfloat>, <climits>,
@@ -338,6 +341,7 @@ class _Preprocessor:
         self.lines: list[str] = []
         self.spans: list[Span] = []
         self.size = 0
+        self.terms = 0
         self.depth = 0
         self._file(PREDEFINED, "<predefined>", None, emit=False)
 
@@ -351,8 +355,14 @@ class _Preprocessor:
         in_comment = False
         i = 0
         self._span(name, 1, emit)
+        for k, line in enumerate(raw):
+            if len(line) > MAX_LINE_CHARS:
+                raise PatternError(self._place(name, k + 1), f"a line of {len(line):,} "
+                                   f"characters; at most {MAX_LINE_CHARS:,} are read")
         while i < len(raw):
             active = not stack or stack[-1].active
+            if active and emit:
+                self._count_terms(raw[i], name, i + 1)
             code, after = _strip_comments(raw[i], in_comment)
             found = None if in_comment else _DIRECTIVE.match(code)
             if found is None:
@@ -387,6 +397,14 @@ class _Preprocessor:
         if stack:
             raise PatternError(self._place(name, len(raw)), "#if without #endif")
         self.depth -= 1
+
+    def _count_terms(self, line: str, name: str | None, number: int) -> None:
+        """Count the terms of a kept line; past MAX_SOURCE_TERMS in all, an error at it."""
+        self.terms += len(_TERM.findall(line))
+        if self.terms > MAX_SOURCE_TERMS:
+            raise PatternError(self._place(name, number), f"the source and its includes "
+                               f"hold over {MAX_SOURCE_TERMS:,} terms (names, numbers, "
+                               "operators); at most that many are parsed")
 
     def _include(self, path: Path, fail) -> None:
         """The lines of an included file, where it is included (once if it says so)."""

@@ -75,6 +75,9 @@ def export_parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_EXPORTED_WARPS = 256  # diagrams one --warps A:B draws (pages or files)
+
+
 def _warp_range(text: str) -> range:
     try:
         a, b = (int(x) for x in text.split(":"))
@@ -82,6 +85,9 @@ def _warp_range(text: str) -> range:
         raise UsageError(f"sectorviz export: --warps {text!r} is not A:B") from None
     if not 0 <= a < b:
         raise UsageError(f"sectorviz export: --warps {text!r} is not 0 <= A < B")
+    if b - a > MAX_EXPORTED_WARPS:
+        raise UsageError(f"sectorviz export: --warps {text} asks for {b - a:,} diagrams; at "
+                         f"most {MAX_EXPORTED_WARPS:,} pages or files per export")
     return range(a, b)
 
 
