@@ -142,6 +142,11 @@ def run_export(argv: list[str]) -> int:
         return fail(pattern_error_line(args.file, err))
     except OSError as err:
         return fail(f"{err.filename or out}: {err.strerror or err}")
+    except ValueError as err:
+        from .raster import NoPlatform  # Qt only when rasterizing
+        if isinstance(err, NoPlatform):
+            return fail(f"sectorviz: {err}")
+        raise
     return 0
 
 

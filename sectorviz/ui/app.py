@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
 from ..commandline import OneLineParser, UsageError, fail
+from ..export.raster import NoPlatform, check_platform
 from ..model import PatternError
 from ..model.errors import internal_error, printable
 from ..model.frontend import instruction_index, kernel_for
@@ -140,6 +141,11 @@ def _run(args: argparse.Namespace) -> int:
                                                                   "all")
     except PatternError as err:
         return fail(str(err))
+    if QApplication.instance() is None:
+        try:
+            check_platform()
+        except NoPlatform as err:
+            return fail(f"sectorviz: {err}")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("sectorviz")
     app.setOrganizationName("sectorviz")

@@ -87,8 +87,10 @@ def save_document(document: "Document", path: Path) -> list[str]:
 
 
 def recent_files(store: QSettings) -> list[Path]:
+    """The stored recent files; a stored value that is no list of paths counts as none."""
     value = store.value("recent", []) or []
-    return [Path(p) for p in ([value] if isinstance(value, str) else value) if p]
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [Path(p) for p in paths if isinstance(p, str) and p and "\x00" not in p]
 
 
 def add_recent(store: QSettings, path: Path) -> None:
