@@ -10,17 +10,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtWidgets import QLabel
 
 from sectorviz.model.budget import DEFAULT_WORK, default_work, set_default_work
-from sectorviz.ui.files import recent_files, settings
+from sectorviz.ui import files
+from sectorviz.ui.files import recent_files
+from sectorviz.ui.stored import StoredSettings
+from sectorviz.ui.theme import THEMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def store():
-    s = settings()
+    s = files.settings()
     s.clear()
     yield s
     s.clear()
@@ -72,3 +77,23 @@ def test_a_bad_qt_platform_is_one_line(tmp_path, argv):
                          capture_output=True, text=True)
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert run.stderr.startswith("sectorviz: QT_QPA_PLATFORM=garbage names no Qt platform")
+
+
+STORED = st.one_of(st.text(max_size=30), st.integers(-2**70, 2**70), st.booleans(),
+                   st.floats(allow_nan=True), st.lists(st.text(max_size=5), max_size=3))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=STORED)
+def test_any_stored_value_reads_as_a_usable_one(store, value):
+    """Fuzzed (issue 22, item 7): whatever a settings file holds, each reader returns a
+    value the app can use, and each note is one line."""
+    for key in ("theme", "speed", "work_budget"):
+        store.setValue(key, value)
+    stored = StoredSettings(store)
+    theme = stored.choice("theme", THEMES, "light")
+    speed = stored.integer("speed", 1, 60, 4)
+    work = stored.integer("work_budget", 1, 2**62, DEFAULT_WORK)
+    assert theme in THEMES and 1 <= speed <= 60 and 1 <= work <= 2**62
+    assert all(note.startswith("settings: ") and "\n" not in note for note in stored.notes)
