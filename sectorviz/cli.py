@@ -21,8 +21,9 @@ import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, add_include_flag,
-                          add_machine_flags, fail, pattern_error_line, run_budget, with_machine)
+from .commandline import (OneLineParser, Terminated, UsageError, add_budget_flag,
+                          add_include_flag, add_machine_flags, fail, interrupted_status,
+                          pattern_error_line, run_budget, with_machine)
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
@@ -185,11 +186,6 @@ def run_app(argv: list[str]) -> int:
     return app_main(argv)
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised where the command is (like KeyboardInterrupt for SIGINT), so that
-    what it was writing is cleaned up on the way out."""
-
-
 class OutputFailed(Exception):
     """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
 
@@ -262,12 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with _terminable(), _guarded_stdout():
             return _command(argv)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as err:
         fail("interrupted")
-        return 128 + signal.SIGINT
-    except Terminated:
-        fail("interrupted")
-        return 128 + signal.SIGTERM
+        return interrupted_status(type(err))
     except OutputFailed as err:
         _quiet_stdout()
         return fail(f"sectorviz: cannot write the output: {err}")

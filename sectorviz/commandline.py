@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -19,6 +20,21 @@ EXIT_BAD_INPUT = 2
 
 class UsageError(Exception):
     """A bad command line; the message is one line."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is (like KeyboardInterrupt for SIGINT), so that
+    what it was writing is cleaned up on the way out."""
+
+
+def interrupted_status(kind: type[BaseException]) -> int | None:
+    """The exit status of an interruption (130 for Ctrl-C, 143 for SIGTERM: 128 + the
+    signal), None for any other exception kind."""
+    if issubclass(kind, KeyboardInterrupt):
+        return 128 + signal.SIGINT
+    if issubclass(kind, Terminated):
+        return 128 + signal.SIGTERM
+    return None
 
 
 class OneLineParser(argparse.ArgumentParser):

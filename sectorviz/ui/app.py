@@ -21,7 +21,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
-from ..commandline import OneLineParser, UsageError, fail
+from ..commandline import OneLineParser, UsageError, fail, interrupted_status
 from ..export.raster import NoPlatform, check_platform
 from ..model import PatternError
 from ..model.errors import internal_error, printable
@@ -93,7 +93,12 @@ class ErrorReporter(QObject):
         sys.excepthook = self.hook
 
     def hook(self, kind, err, tb) -> None:
-        if not issubclass(kind, Exception):  # KeyboardInterrupt and the like
+        status = interrupted_status(kind)
+        if status is not None:  # Ctrl-C or SIGTERM in a slot: one line, the app ends
+            print("interrupted", file=sys.stderr)
+            QApplication.exit(status)
+            return
+        if not issubclass(kind, Exception):  # SystemExit and the like
             self._previous(kind, err, tb)
             return
         self.failures += 1
@@ -165,6 +170,8 @@ def _run(args: argparse.Namespace) -> int:
         code = app.exec()
         if errors.failures:
             return 2  # its line is out already
+        if code > 128:  # interrupted (130, 143): its line is out already
+            return code
         window.document.shutdown()
         if code or not shot:
             return fail(f"{out}: cannot make the screenshot")
