@@ -22,7 +22,7 @@ from pathlib import Path
 from .model.files import was_read
 
 TEMP_TAG = ".sectorviz-"
-_LEFTOVER = re.compile(r"\..+\.sectorviz-(\d+)-[^.]+\.tmp\Z", re.S)
+_LEFTOVER = re.compile(r"\..+\.sectorviz-(\d+)-[^.]+\.tmp\Z", re.DOTALL)
 
 
 class RefusedOutput(OSError):

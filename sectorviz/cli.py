@@ -15,15 +15,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
-import signal
 import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, Terminated, UsageError, add_budget_flag,
-                          add_include_flag, add_machine_flags, fail, interrupted_status,
-                          pattern_error_line, run_budget, with_machine)
+from .commandline import (OneLineParser, OutputFailed, Terminated, UsageError, add_budget_flag,
+                          add_include_flag, add_machine_flags, fail, guarded_stdout,
+                          interrupted_status, pattern_error_line, quiet_stdout, run_budget,
+                          terminable, with_machine)
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
@@ -186,86 +185,20 @@ def run_app(argv: list[str]) -> int:
     return app_main(argv)
 
 
-class OutputFailed(Exception):
-    """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
-
-
-def _terminate(_signum, _frame) -> None:
-    raise Terminated
-
-
-@contextlib.contextmanager
-def _terminable() -> Iterator[None]:
-    """SIGTERM raises Terminated while the command runs (in the main thread only)."""
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-class _GuardedStdout:
-    """Standard output whose failures (other than a closed pipe) raise OutputFailed, told
-    apart from every other OSError."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        return self._guarded(self._stream.write, text)
-
-    def flush(self) -> None:
-        self._guarded(self._stream.flush)
-
-    @staticmethod
-    def _guarded(call, *args):
-        try:
-            return call(*args)
-        except BrokenPipeError:
-            raise
-        except OSError as err:
-            raise OutputFailed(err.strerror or str(err)) from None
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-
-@contextlib.contextmanager
-def _guarded_stdout() -> Iterator[None]:
-    """sys.stdout guarded (_GuardedStdout) while a command runs, and flushed at its end."""
-    stream = sys.stdout
-    sys.stdout = _GuardedStdout(stream)
-    try:
-        yield
-        sys.stdout.flush()
-    finally:
-        sys.stdout = stream
-
-
-def _quiet_stdout() -> None:
-    """Point standard output at the null device, so the exit's flush is silent."""
-    with contextlib.suppress(OSError, ValueError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     escape_unencodable_output()
     try:
-        with _terminable(), _guarded_stdout():
+        with terminable(), guarded_stdout():
             return _command(argv)
     except (KeyboardInterrupt, Terminated) as err:
         fail("interrupted")
         return interrupted_status(type(err))
     except OutputFailed as err:
-        _quiet_stdout()
+        quiet_stdout()
         return fail(f"sectorviz: cannot write the output: {err}")
     except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
-        _quiet_stdout()
+        quiet_stdout()
         return 1
 
 

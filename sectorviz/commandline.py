@@ -1,13 +1,16 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
 arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags, --include-dir."""
+the cache model's --machine, --l2-bytes and --order flags, --include-dir; how a command
+ends when interrupted (SIGINT, SIGTERM) or when its standard output cannot be written."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from .model import Pattern, PatternError, pattern_from_dict
@@ -113,3 +116,69 @@ def _folder(text: str) -> str:
     if not os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is not a folder")
     return os.path.abspath(text)
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
+
+
+def _terminate(_signum, _frame) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def terminable() -> Iterator[None]:
+    """SIGTERM raises Terminated while the command runs (in the main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _GuardedStdout:
+    """Standard output whose failures (other than a closed pipe) raise OutputFailed, told
+    apart from every other OSError."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    @staticmethod
+    def _guarded(call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise OutputFailed(err.strerror or str(err)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """sys.stdout guarded (_GuardedStdout) while a command runs, and flushed at its end."""
+    stream = sys.stdout
+    sys.stdout = _GuardedStdout(stream)
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout = stream
+
+
+def quiet_stdout() -> None:
+    """Point standard output at the null device, so the exit's flush is silent."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

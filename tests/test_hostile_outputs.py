@@ -154,6 +154,6 @@ def test_a_full_stdout_is_one_line_and_exit_2():
         with open("/dev/full", "w") as full:
             run = subprocess.run([sys.executable, "-m", "sectorviz", "report", pattern,
                                   *extra], env=ENV, stdout=full, stderr=subprocess.PIPE,
-                                 text=True, timeout=120)
+                                 text=True, timeout=120, check=False)
         assert run.returncode == 2
         assert run.stderr == "sectorviz: cannot write the output: No space left on device\n"

@@ -87,7 +87,7 @@ def test_under_the_c_locale_too(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C"}
     result = subprocess.run([sys.executable, "-m", "sectorviz", "report",
                              str(pattern(tmp_path))], capture_output=True, env=env,
-                            timeout=120)
+                            timeout=120, check=False)
     out = result.stdout.decode("utf-8", "replace")
     assert result.returncode == 0 and not dangerous(out)
     assert "sector demand 0 B" not in out.splitlines()

@@ -4,7 +4,8 @@ version), replaced by its default with a note saying so (shown in the status bar
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 

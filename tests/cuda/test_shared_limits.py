@@ -4,8 +4,8 @@ variables, 227 KiB with the dynamic region), refused with the figure otherwise."
 from __future__ import annotations
 
 import pytest
-
 from cuda_helpers import kernel_pattern
+
 from sectorviz.model import PatternError, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
 

@@ -5,8 +5,8 @@ not iteration by iteration."""
 from __future__ import annotations
 
 import pytest
-
 from cuda_helpers import kernel_pattern
+
 from sectorviz.cuda import preprocess as pre
 from sectorviz.model import PatternError, analyze
 from sectorviz.model.files import pattern_roots

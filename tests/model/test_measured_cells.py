@@ -55,7 +55,7 @@ def test_launch_sizes_that_parse(tmp_path, grid, dims):
 
 @pytest.mark.parametrize("grid", ["(-4096, 1, 1)", "four thousand", "(1, 2, 3, 4)", "(1.5, 1, 1)"])
 def test_launch_sizes_that_do_not_parse_are_refused(tmp_path, grid):
-    with pytest.raises(PatternError, match=f"^--measured, row 3, Grid Size: '.*' is not a "
+    with pytest.raises(PatternError, match="^--measured, row 3, Grid Size: '.*' is not a "
                                            r"launch size such as \(4096, 1, 1\)$"):
         read_ncu_csv(csv_file(tmp_path, grid=grid))
 
