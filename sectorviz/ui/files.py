@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 
 from ..atomic import write_atomic
 from ..model import Pattern, pattern_from_dict
+from ..model.files import pattern_roots
 from ..paths import examples_dir
 
 if TYPE_CHECKING:
@@ -61,16 +62,17 @@ def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:
 
 def relocated(pattern: Pattern, folder: Path) -> tuple[Pattern, list[str]]:
     """`pattern` as it is to be saved in `folder` (its relative paths rewritten to name the
-    same files from there), and what was rewritten. In this session it may still read the
-    files of its old root (an include folder of its own); opened anew from `folder`, files
-    outside that folder's root need --include-dir."""
+    same files from there), and what was rewritten. When a rewritten path leads out of the
+    new folder's root, the old root stays readable in this session (an include folder of
+    the pattern's own); opened anew from `folder`, such files need --include-dir."""
     if Path(pattern.base_dir).resolve() == folder.resolve():
         return pattern, []
     doc = pattern.to_dict()
     moved = relocate(doc, pattern.base_dir, folder)
-    old_root = str(pattern.roots.folders[0])
-    return pattern_from_dict(doc, folder, tuple(dict.fromkeys((*pattern.include_dirs,
-                                                               old_root)))), moved
+    old_root = pattern.roots.folders[0]
+    keep = moved and not pattern_roots(folder, pattern.include_dirs).allows(old_root)
+    include_dirs = (*pattern.include_dirs, str(old_root)) if keep else pattern.include_dirs
+    return pattern_from_dict(doc, folder, include_dirs), moved
 
 
 def save_document(document: "Document", path: Path) -> list[str]:
