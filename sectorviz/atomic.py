@@ -1,11 +1,32 @@
-"""Writing a file all at once: saves and exports go through a temporary file beside the
-target, then a rename, so readers see the old file or the new one, never half of one."""
+"""Writing a file all at once: saves, exports and screenshots go through a temporary file
+beside the target, then a rename, so readers see the old file or the new one, never half of
+one.
+
+The rename replaces a link at the target rather than writing through it (no link is
+followed). Refused before anything is written, as an OSError naming the path as given: a
+folder, a read-only file (as `cp` refuses it) and, unless `over_input`, a file this run read
+(the pattern, its kernel source, includes or values: files.was_read). Temporary files are
+named `.NAME.sectorviz-PID-XXXXXXXX.tmp`: an interrupted run removes its own; one left by a
+run that was killed (its PID no longer alive) is removed by the next write to that folder.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
+
+from .model.files import was_read
+
+TEMP_TAG = ".sectorviz-"
+_LEFTOVER = re.compile(r"\..+\.sectorviz-(\d+)-[^.]+\.tmp\Z", re.DOTALL)
+
+
+class RefusedOutput(OSError):
+    """A target sectorviz will not write: (errno, reason, the path as given)."""
 
 
 def _umask() -> int:
@@ -14,16 +35,67 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> None:
-    """Write `data` (text as UTF-8) to `path` through a temporary file and a rename. The file
-    gets the mode a new file would (0o666 less the umask), or keeps the old file's mode."""
+def _alive(pid: int) -> bool:
+    """Whether process `pid` runs (or cannot be told apart from one that does)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Delete the temporary files in `folder` that runs now dead left behind."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        found = _LEFTOVER.match(entry.name)
+        if found and not _alive(int(found.group(1))):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def _checked_target(path: Path, over_input: bool) -> int:
+    """The mode the new file gets (the old file's, or 0o666 less the umask); RefusedOutput
+    for a folder, a read-only file or (unless `over_input`) a file this run read."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return 0o666 & ~_umask()
+    if stat.S_ISDIR(info.st_mode):
+        raise RefusedOutput(errno.EISDIR, "it is a folder", str(path))
+    if not over_input and was_read(path):
+        raise RefusedOutput(errno.EPERM, "it is a file this run read (the pattern or one of "
+                                         "its files); choose another name", str(path))
+    if stat.S_ISLNK(info.st_mode):
+        return 0o666 & ~_umask()  # the link is replaced, its target left alone
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise RefusedOutput(errno.EACCES, "it is read-only", str(path))
+    return stat.S_IMODE(info.st_mode)
+
+
+def write_atomic(path: str | Path, data: str | bytes, over_input: bool = False) -> None:
+    """Write `data` (text as UTF-8) to `path` through a temporary file and a rename (see the
+    module notes for what is refused). The file gets the mode a new file would (0o666 less
+    the umask), or keeps the old file's mode. An OSError names `path`, never the temporary
+    file; the temporary file is removed on any failure or interruption."""
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    mode = _checked_target(path, over_input)
+    remove_leftovers(path.parent)
     try:
-        mode = path.stat().st_mode & 0o7777
-    except OSError:
-        mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}{TEMP_TAG}"
+                                                          f"{os.getpid()}-", suffix=".tmp")
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
@@ -31,6 +103,9 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
             os.fchmod(f.fileno(), mode)
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -5,6 +5,9 @@
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
 Output that a terminal cannot encode (a lone surrogate in a name) is written as \\ escapes.
+Ctrl-C (SIGINT) and SIGTERM end a command with the one line 'interrupted' and exit status
+130 / 143 (128 + the signal), temporary files removed; a standard output that cannot be
+written (a full disk, /dev/full) is one line and exit 2.
 """
 
 from __future__ import annotations
@@ -12,20 +15,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                          pattern_error_line, run_budget, with_machine)
-from .export.escape import plain_text
+from .commandline import (OneLineParser, OutputFailed, Terminated, UsageError, add_budget_flag,
+                          add_include_flag, add_machine_flags, fail, guarded_stdout,
+                          interrupted_status, pattern_error_line, quiet_stdout, run_budget,
+                          terminable, with_machine)
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
-from .model.errors import internal_error
+from .model.errors import internal_error, printable_lines
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
@@ -43,6 +46,7 @@ def report_parser() -> argparse.ArgumentParser:
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
     add_machine_flags(p)
+    add_include_flag(p)
     p.add_argument("--measured", metavar="CSV",
                    help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
                         "--metrics $(sectorviz ncu-metrics)`")
@@ -62,7 +66,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = with_machine(load_pattern(args.file), args)
+        pattern = with_machine(load_pattern(args.file, tuple(args.include_dir)), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
@@ -75,6 +79,8 @@ def run_report(argv: list[str]) -> int:
         why = (_why_text(pattern, args.warp or 0, budget) if args.explain and not args.json
                else None)
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
+        listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
+                   else None)  # made before anything is printed: it may be refused
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     if doc is not None:
@@ -83,20 +89,21 @@ def run_report(argv: list[str]) -> int:
         print(json.dumps(doc, indent=2))
     else:
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
-        if detail is not None:
+        if listing is not None:
             print()
-            print(plain_text(_warp_text(warp_json(pattern, detail))))
+            print(listing)
         if measured is not None:
             print()
-            print(plain_text(_measured_text(args.measured, measured)))
+            print(_measured_text(args.measured, measured))
         if why is not None:
             print()
-            print(plain_text(why))
+            print(why)
     return 0
 
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
-    """`report --explain`: each instruction's explanation in `warp`, one paragraph each."""
+    """`report --explain`: each instruction's explanation in `warp`, one paragraph each
+    (lines safe for a terminal)."""
     kernel = kernel_for(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
@@ -104,7 +111,7 @@ def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
         lines += [f"  {ins.name}", f"      {why}"]
     for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
         lines += [f"  {ins.name} (shared)", f"      {why}"]
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def _measured(args: argparse.Namespace, pattern, analysis) -> tuple[Measured, ...]:
@@ -120,7 +127,7 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
                      f"{m.measured_bytes:>16,.0f} B  ratio {ratio}  ({m.metric})")
     if not rows:
         lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
@@ -167,7 +174,7 @@ def _warp_text(doc: dict) -> str:
                          else f"[{lane['element']}]")
                 lines.append(f"    lane {lane['lane']:2d}  thread {tuple(lane['thread'])}  "
                              f"{where}  address {lane['address']}  sectors {lane['sectors']}")
-    return "\n".join(lines)
+    return printable_lines(lines)
 
 
 def run_app(argv: list[str]) -> int:
@@ -181,6 +188,22 @@ def run_app(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     escape_unencodable_output()
+    try:
+        with terminable(), guarded_stdout():
+            return _command(argv)
+    except (KeyboardInterrupt, Terminated) as err:
+        fail("interrupted")
+        return interrupted_status(type(err))
+    except OutputFailed as err:
+        quiet_stdout()
+        return fail(f"sectorviz: cannot write the output: {err}")
+    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
+        quiet_stdout()
+        return 1
+
+
+def _command(argv: list[str]) -> int:
+    """Run the command `argv` names -> its exit status."""
     try:
         if argv[:1] == ["report"]:
             return run_report(argv[1:])
@@ -196,10 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
-    except BrokenPipeError:  # the reader stopped reading (`report FILE | head`): not an error
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # quiet exit flush
-        return 1
+    except (BrokenPipeError, OutputFailed):
+        raise
     except Exception as err:  # the last line of defence: no input ever gets a traceback
         return fail(f"{file_argument(argv)}: {internal_error(err)}")
 

@@ -1,11 +1,16 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
 arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags."""
+the cache model's --machine, --l2-bytes and --order flags, --include-dir; how a command
+ends when interrupted (SIGINT, SIGTERM) or when its standard output cannot be written."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from .model import Pattern, PatternError, pattern_from_dict
@@ -18,6 +23,21 @@ EXIT_BAD_INPUT = 2
 
 class UsageError(Exception):
     """A bad command line; the message is one line."""
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is (like KeyboardInterrupt for SIGINT), so that
+    what it was writing is cleaned up on the way out."""
+
+
+def interrupted_status(kind: type[BaseException]) -> int | None:
+    """The exit status of an interruption (130 for Ctrl-C, 143 for SIGTERM: 128 + the
+    signal), None for any other exception kind."""
+    if issubclass(kind, KeyboardInterrupt):
+        return 128 + signal.SIGINT
+    if issubclass(kind, Terminated):
+        return 128 + signal.SIGTERM
+    return None
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -80,4 +100,85 @@ def with_machine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
         flag = "--l2-bytes" if args.l2_bytes is not None else "--order"
         raise PatternError(flag, "needs --machine NAME (or a 'machine' key in the pattern)")
     doc["machine"] = {**doc.get("machine", {}), **flags}
-    return pattern_from_dict(doc, pattern.base_dir)
+    return pattern_from_dict(doc, pattern.base_dir, pattern.include_dirs)
+
+
+def add_include_flag(p: argparse.ArgumentParser) -> None:
+    """`--include-dir DIR` (repeatable): a folder outside the pattern's root whose files its
+    kernel source, includes and values files may also read."""
+    p.add_argument("--include-dir", type=_folder, action="append", default=[], metavar="DIR",
+                   help="also read the pattern's #includes (searched last), kernel source or "
+                        "values files from DIR; by default only the pattern's folder (or its "
+                        "repository) is read")
+
+
+def _folder(text: str) -> str:
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is not a folder")
+    return os.path.abspath(text)
+
+
+class OutputFailed(Exception):
+    """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
+
+
+def _terminate(_signum, _frame) -> None:
+    raise Terminated
+
+
+@contextlib.contextmanager
+def terminable() -> Iterator[None]:
+    """SIGTERM raises Terminated while the command runs (in the main thread only)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _GuardedStdout:
+    """Standard output whose failures (other than a closed pipe) raise OutputFailed, told
+    apart from every other OSError."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guarded(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guarded(self._stream.flush)
+
+    @staticmethod
+    def _guarded(call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise OutputFailed(err.strerror or str(err)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def guarded_stdout() -> Iterator[None]:
+    """sys.stdout guarded (_GuardedStdout) while a command runs, and flushed at its end."""
+    stream = sys.stdout
+    sys.stdout = _GuardedStdout(stream)
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        sys.stdout = stream
+
+
+def quiet_stdout() -> None:
+    """Point standard output at the null device, so the exit's flush is silent."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -229,7 +229,8 @@ class Session:
                               f"want {(want_old, want_old)}")
         source = doc.pattern.to_dict()
         source["params"]["stride"] = new
-        doc.set_pattern(checked(pattern_from_dict(source, doc.pattern.base_dir)),
+        doc.set_pattern(checked(pattern_from_dict(source, doc.pattern.base_dir,
+                                                  doc.pattern.include_dirs)),
                         f"stride {new}")
         self.settle()
         after = self.sectors()

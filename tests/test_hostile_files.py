@@ -126,18 +126,19 @@ def test_a_named_pipe_as_the_values_file(tmp_path):
 
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
-def test_a_device_as_the_values_file_is_only_named(tmp_path, device):
-    """A device lies outside the pattern's folder: the line gives no reason."""
+def test_a_device_as_the_values_file_is_refused_unopened(tmp_path, device):
+    """A device lies outside the pattern's root: refused before it is touched."""
     if not os.path.exists(device):
         pytest.skip(f"no {device}")
     path = write_pattern(tmp_path, gather(device))
     assert_one_line(*report_subprocess(path), path,
-                    f"arrays.idx.values.path: cannot read {Path(device).name}")
+                    f"arrays.idx.values.path: {device} lies outside the pattern's root "
+                    f"{tmp_path} (only files there or in an --include-dir are read)")
 
 
-def test_files_outside_the_patterns_folder_are_only_named(tmp_path, capsys):
-    """Missing, a folder, not .npy: all read 'cannot read NAME', so a pattern file cannot
-    find out whether a path outside its folder exists."""
+def test_files_outside_the_patterns_root_are_refused_alike(tmp_path, capsys):
+    """Missing, a folder, not .npy: one and the same line, so a pattern file cannot find
+    out whether a path outside its root exists."""
     folder, elsewhere = tmp_path / "patterns", tmp_path / "elsewhere"
     folder.mkdir()
     elsewhere.mkdir()
@@ -146,16 +147,20 @@ def test_files_outside_the_patterns_folder_are_only_named(tmp_path, capsys):
     for name in ("missing.npy", "text.npy", "dir.npy"):
         path = write_pattern(folder, gather(f"../elsewhere/{name}"))
         assert_one_line(*report(capsys, path), path,
-                        f"arrays.idx.values.path: cannot read {name}")
+                        f"arrays.idx.values.path: ../elsewhere/{name} lies outside the "
+                        f"pattern's root {folder} (only files there or in an --include-dir "
+                        "are read)")
 
 
-def test_a_link_out_of_the_folder_counts_as_outside(tmp_path, capsys):
+def test_a_link_out_of_the_root_counts_as_outside(tmp_path, capsys):
     (tmp_path / "secret.npy").write_text("secret")
     folder = tmp_path / "patterns"
     folder.mkdir()
     (folder / "idx.npy").symlink_to(tmp_path / "secret.npy")
     path = write_pattern(folder, gather("idx.npy"))
-    assert_one_line(*report(capsys, path), path, "arrays.idx.values.path: cannot read idx.npy")
+    code, out, err = report(capsys, path)
+    assert code == 2 and not out and "idx.npy lies outside the pattern's root" in err
+    assert "secret" not in err
 
 
 @pytest.mark.parametrize("make, reason", [
@@ -218,13 +223,13 @@ def test_only_the_header_and_the_needed_values_are_read(tmp_path, monkeypatch):
     np.save(tmp_path / "idx.npy", np.arange(10**6))
     reads = []
 
-    def spy(path, limit, place, folder=None, whole=True):
-        data = read_bytes(path, limit, place, folder, whole)
+    def spy(path, limit, place, whole=True):
+        data = read_bytes(path, limit, place, whole)
         reads.append((limit, whole, len(data)))
         return data
 
     monkeypatch.setattr(kernel, "read_bytes", spy)
-    values = kernel._values_file(tmp_path / "idx.npy", 64, "here", tmp_path)
+    values = kernel._values_file(tmp_path / "idx.npy", 64, "here")
     assert values.tolist() == list(range(64))
     header = kernel.NPY_HEADER_BYTES
     assert reads == [(header, False, header), (128 + 8 * 64, False, 128 + 8 * 64)]
@@ -240,9 +245,7 @@ def test_read_bytes_caps(tmp_path):
     assert read_bytes(path, 4, "p", whole=False) == b"xxxx"
     with pytest.raises(PatternError, match="^p: cannot read f: it is 10 bytes; at most 9"):
         read_bytes(path, 9, "p")
-    with pytest.raises(PatternError, match="^p: cannot read f$"):
-        read_bytes(path, 9, "p", folder=tmp_path / "other")
-    assert read_text(path, "p", folder=tmp_path) == "x" * 10
+    assert read_text(path, "p") == "x" * 10
 
 
 @pytest.mark.parametrize("dtype, held", [(np.int64, 0), (np.int16, 2 * 1000)])
@@ -253,7 +256,7 @@ def test_a_converted_values_file_holds_its_bytes_in_the_budget(tmp_path, dtype, 
     from sectorviz.model.budget import Budget, work_budget
     np.save(tmp_path / "idx.npy", np.arange(1000, dtype=dtype))
     with work_budget(Budget()) as budget:
-        values = kernel._values_file(tmp_path / "idx.npy", 1000, "here", tmp_path)
+        values = kernel._values_file(tmp_path / "idx.npy", 1000, "here")
     assert values.dtype == np.int64 and values.tolist() == list(range(1000))
     assert budget.held == held
 
@@ -264,4 +267,4 @@ def test_a_values_file_past_the_memory_cap(tmp_path):
     np.save(tmp_path / "idx.npy", np.arange(1000, dtype=np.int16))
     with work_budget(Budget(memory=1999)), pytest.raises(
             PatternError, match="^here: 1,000 values read from idx.npy needs"):
-        kernel._values_file(tmp_path / "idx.npy", 1000, "here", tmp_path)
+        kernel._values_file(tmp_path / "idx.npy", 1000, "here")

@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge
+from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge, current
 from ..model.repeat import RepeatedBatch
 from ..model.sectors import WARP_SIZE
 from . import ctype as C
@@ -37,7 +37,25 @@ _SAFE = 2**62
 
 
 class NotClosed(Exception):
-    """The closed forms do not cover this chunk; the lane path runs it."""
+    """The closed forms do not cover this chunk; the lane path runs it. `work` (units) and
+    `place` ((line, column)): a lower bound on what the lane path will spend in the counted
+    loop around where they stopped (refused at once when over the budget: sized_work)."""
+
+    work: int = 0
+    place: tuple[int, int] | None = None
+
+
+def loop_work(trips: int, steps: int, inner: int = 0) -> int:
+    """The least units the lane path spends on `trips` iterations of a loop of `steps`
+    interpreter steps (STEP_UNITS each, at least), holding `inner` units of nested loops."""
+    return trips * max(inner, steps * STEP_UNITS)
+
+
+def refuse_sized(work: int, place: tuple[int, int] | None) -> None:
+    """Refuse now (PatternError) a loop that will spend `work` units when the open budget
+    holds less, instead of finding that out iteration by iteration."""
+    if work and place is not None:
+        current().check(work, "this loop", f"line {place[0]}", place[1])
 
 
 class Varies(Exception):
@@ -370,6 +388,7 @@ class Closed:
         self.loops = list(chunk.block_loops)  # symbols around an access: (symbol, trips)
         self.symbols = itertools.count()
         self.shapes: dict[int, LoopShape] = launch.loop_shapes
+        self._trips: dict[int, int | None] = {}  # id of a loop being compressed -> its trips
         self.step = STEP_UNITS + chunk.n // STEP_LANES  # units of one step over the rows
         self._expr = {cls: getattr(self, name) for cls, name in CLOSED_EXPRESSIONS.items()}
         self._stmt = {cls: getattr(self, name) for cls, name in CLOSED_STATEMENTS.items()}
@@ -747,7 +766,9 @@ class Closed:
                 if self.compressed(s, shape, m):
                     return
             except Varies:
-                pass
+                trips = self._trips.get(id(s))
+                if trips:  # iterated below: each iteration a charge, so size it first
+                    refuse_sized(trips * s.steps * self.step, s.pos)
             self.slots[:], (self.ret, self.brk, self.cont) = saved[0], saved[3]
             del self.events[saved[1]:], self.loops[saved[2]:]
         self.iterate(s, m)
@@ -776,6 +797,7 @@ class Closed:
     def compressed(self, s: ir.Loop, shape: LoopShape, m: Mask) -> bool:
         """Run the loop's body once for all its iterations; False if the trip count is not
         the same for every active lane or the update is not `counter += constant`."""
+        self._trips[id(s)] = None  # set once the trip count is known
         if s.init is not None:
             self.stmt(s.init, m)
         for slot in shape.carried:  # they change from one iteration to the next
@@ -800,6 +822,7 @@ class Closed:
                 return False
             trips = found
         if trips:
+            self._trips[id(s)] = trips
             self.ck.trips[sym] = trips
             self.ev(s.update, m)
             after = self.soft(self.slots[shape.counter], m)
@@ -810,7 +833,11 @@ class Closed:
             self.slots[shape.counter] = counter
             self.loops.append((sym, trips))
             charge(s.steps * self.step, "this loop", f"line {s.pos[0]}", s.pos[1])
-            self.stmt(s.body, m)
+            try:
+                self.stmt(s.body, m)
+            except NotClosed as err:  # the lane path iterates: what it will spend at least
+                err.work, err.place = loop_work(trips, s.steps, err.work), s.pos
+                raise
             self.loops.pop()
             for slot, was in zip(shape.carried, entry):
                 self.slots[slot] = UNK if isinstance(was, Unk) or isinstance(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..model.kernel import SHARED_ALIGN
+from ..model.pattern import MAX_BLOCK_SHARED, MAX_STATIC_SHARED
 from . import ctype as C
 from . import ir, lanes, templates
 from .builtins import Group
@@ -166,6 +167,21 @@ class DeclarationCompiler:
     dynamic_shared: int | None = None  # bytes of `extern __shared__` memory (the launch's)
     _dynamic_at: int | None = None  # its offset in the block's shared memory
 
+    def _check_shared_total(self, decl: Node) -> None:
+        """The block's __shared__ bytes within sm_90's limits: the static variables at most
+        MAX_STATIC_SHARED, static plus dynamic at most MAX_BLOCK_SHARED; an error naming
+        the figure at `decl` otherwise."""
+        dynamic = (self._dynamic_at, self.dynamic_shared)
+        static = sum(size for at, size in self.shared.values() if (at, size) != dynamic)
+        if static > MAX_STATIC_SHARED:
+            raise error(decl, f"the __shared__ variables total {static:,} bytes; a block's "
+                              f"static shared memory is at most {MAX_STATIC_SHARED:,} (48 KiB)")
+        total = static + (self.dynamic_shared or 0) * (self._dynamic_at is not None)
+        if total > MAX_BLOCK_SHARED:
+            raise error(decl, f"the block's shared memory totals {total:,} bytes ({static:,} "
+                              f"static, {total - static:,} dynamic); sm_90 allows at most "
+                              f"{MAX_BLOCK_SHARED:,} (227 KiB) per block")
+
     def shared_variable(self, decl: Node, name: str, t: C.CType, extern: bool) -> None:
         """A __shared__ variable at the next 16-byte boundary; every `extern __shared__`
         array starts at the one dynamic region, `dynamic_shared` bytes long."""
@@ -189,4 +205,5 @@ class DeclarationCompiler:
                     else self._dynamic_at
             self.shared[name] = (address, self.dynamic_shared if extern else t.size)
             self._shared_nodes[name] = key
+            self._check_shared_total(decl)
         self.scopes[-1][name] = Shared(name, t, self.shared[name][0])

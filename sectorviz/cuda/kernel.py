@@ -21,7 +21,7 @@ from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
-from .closed import NotClosed, Varies, block_box, closed_events
+from .closed import NotClosed, Varies, block_box, closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
 from .preprocess import Source, preprocess
@@ -35,18 +35,17 @@ GIVE_WAY = (NotClosed, Varies, ArithmeticError, LookupError)
 
 
 def _source_path(pattern: Pattern) -> Path | None:
-    """The kernel's `source` file (relative to the pattern's folder), None for inline code."""
+    """The kernel's `source` file (relative to the pattern's folder, inside its roots), None
+    for inline code."""
     spec = pattern.kernel
-    return None if "code" in spec else Path(pattern.base_dir) / spec["source"]
+    return None if "code" in spec else pattern.roots.resolve(spec["source"], "kernel.source")
 
 
 def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
-    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped; no
-    reason given for a file outside the pattern's folder)."""
+    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped)."""
     path = _source_path(pattern)
-    return pattern.kernel["code"] if path is None else \
-        read_text(path, "kernel.source", folder=pattern.base_dir)
+    return pattern.kernel["code"] if path is None else read_text(path, "kernel.source")
 
 
 @contextlib.contextmanager
@@ -108,7 +107,7 @@ class CudaKernel(Launch):
 
     def __init__(self, pattern: Pattern):
         path = _source_path(pattern)
-        self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
+        self.source = preprocess(kernel_source(pattern), path, pattern.roots)
         # constants fold as the device computes them: an overflow or a NaN is no warning
         with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
@@ -186,5 +185,9 @@ class CudaKernel(Launch):
                         break
             try:
                 return hi, closed_events(self, lo, hi, sector_bytes)
+            except NotClosed as err:  # the lane path runs them: refused now if sized over
+                with _located(self.source):
+                    refuse_sized(err.work, err.place)
+                return None
             except GIVE_WAY:
                 return None

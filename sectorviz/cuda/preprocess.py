@@ -2,8 +2,9 @@
 the files the user wrote.
 
 What runs before parsing: `#include "file"` (relative to the including file, then the
-pattern's folder; recursively, with `#pragma once` and include guards; a file outside the
-pattern's folder is read as files.py reads such paths, never probed, no reason named), and
+pattern's folder, then the user's include folders; recursively, with `#pragma once` and
+include guards; only inside the pattern's roots (files.Roots): a path that leaves them is
+refused, never opened nor probed, and `__has_include` of it is 0), and
 the conditionals `#if` / `#ifdef` / `#ifndef` / `#elif` / `#else` / `#endif` on integer
 expressions (with `defined`), which need `#define` / `#undef` tracked in order.
 Angle-bracket includes are skipped, and so is a CUDA toolkit header named in quotes
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
-from ..model.files import MAX_TEXT_BYTES, outside, read_text
+from ..model.files import MAX_TEXT_BYTES, Roots, read_text
 
 MAX_INCLUDE_BYTES = 4 * 2**20  # one included file
 # The toolkit's headers that kernels include in quotes as often as in angle brackets.
@@ -37,6 +38,9 @@ TOOLKIT_HEADERS = frozenset({
 MAX_INCLUDE_DEPTH = 40  # files open at once (an include cycle without guards stops here)
 MAX_EXPANSION_TOKENS = 100_000  # tokens one `#if` line may expand to
 MAX_CONDITION_DEPTH = 100  # parentheses, operators or macros nested in one `#if`
+MAX_LINE_CHARS = 65_536  # one physical line of a source or an include, checked before parsing
+MAX_SOURCE_TERMS = 1_000_000  # names, numbers and operators in the kept text of all files
+_TERM = re.compile(r"\w+|[^\w\s]")
 
 # What nvcc and the CUDA headers define, as far as the subset can use it: the device pass of
 # nvcc for compute capability 8.0, and the constants of <cmath>, <cfloat>, <climits>,
@@ -329,14 +333,15 @@ class _Frame:
 
 
 class _Preprocessor:
-    def __init__(self, folder: Path, main: Path | None):
-        self.folder = folder
-        self.home = main.parent if main is not None else folder  # names are shown from here
+    def __init__(self, roots: Roots, main: Path | None):
+        self.roots = roots
+        self.home = main.parent if main is not None else roots.base  # names shown from here
         self.macros: dict[str, tuple[tuple[str, ...] | None, str]] = {}
         self.once: set[str] = set()
         self.lines: list[str] = []
         self.spans: list[Span] = []
         self.size = 0
+        self.terms = 0
         self.depth = 0
         self._file(PREDEFINED, "<predefined>", None, emit=False)
 
@@ -350,8 +355,14 @@ class _Preprocessor:
         in_comment = False
         i = 0
         self._span(name, 1, emit)
+        for k, line in enumerate(raw):
+            if len(line) > MAX_LINE_CHARS:
+                raise PatternError(self._place(name, k + 1), f"a line of {len(line):,} "
+                                   f"characters; at most {MAX_LINE_CHARS:,} are read")
         while i < len(raw):
             active = not stack or stack[-1].active
+            if active and emit:
+                self._count_terms(raw[i], name, i + 1)
             code, after = _strip_comments(raw[i], in_comment)
             found = None if in_comment else _DIRECTIVE.match(code)
             if found is None:
@@ -387,6 +398,14 @@ class _Preprocessor:
             raise PatternError(self._place(name, len(raw)), "#if without #endif")
         self.depth -= 1
 
+    def _count_terms(self, line: str, name: str | None, number: int) -> None:
+        """Count the terms of a kept line; past MAX_SOURCE_TERMS in all, an error at it."""
+        self.terms += len(_TERM.findall(line))
+        if self.terms > MAX_SOURCE_TERMS:
+            raise PatternError(self._place(name, number), f"the source and its includes "
+                               f"hold over {MAX_SOURCE_TERMS:,} terms (names, numbers, "
+                               "operators); at most that many are parsed")
+
     def _include(self, path: Path, fail) -> None:
         """The lines of an included file, where it is included (once if it says so)."""
         if os.path.realpath(path) in self.once:
@@ -395,7 +414,7 @@ class _Preprocessor:
             raise fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (an include "
                        "cycle without an include guard?)")
         try:
-            text = read_text(path, "include", MAX_INCLUDE_BYTES, self.folder)
+            text = read_text(path, "include", MAX_INCLUDE_BYTES)
         except PatternError as err:
             raise fail(err.message) from None
         self.size += len(text)
@@ -405,23 +424,31 @@ class _Preprocessor:
         self._file(text, path.name if shown.startswith("..") else shown, path)
 
     def _resolve(self, rest: str, path: Path | None, fail) -> Path | None:
-        """`"file"` -> its path (the including file's folder, then the pattern's folder);
-        `<file>` or a toolkit header in quotes -> None: the toolkit's and the standard
-        library's headers are not read."""
+        """`"file"` -> its path (the first of _candidates that exists); `<file>` or a
+        toolkit header in quotes -> None: the toolkit's and the standard library's headers
+        are not read. A name whose every candidate leaves the roots is refused."""
         found = _INCLUDE.match(rest)
         if found is None:
             raise fail("an #include names a file in quotes or angle brackets")
         quoted = found.group(1)
-        if quoted is None:
+        if quoted is None or quoted in TOOLKIT_HEADERS:
             return None
-        if quoted in TOOLKIT_HEADERS:
-            return None
-        here = path.parent if path is not None else self.folder
-        for folder in dict.fromkeys((here, self.folder)):
-            if outside(folder / quoted, self.folder) or os.path.lexists(folder / quoted):
-                return folder / quoted  # outside the pattern's folder: read, never probed
+        inside = self._candidates(quoted, path)
+        for candidate in inside:
+            if os.path.lexists(candidate):
+                return candidate
+        if not inside:
+            err = self.roots.refusal(f'the include "{quoted}"', "")
+            raise fail(err.message)
         raise fail(f"cannot find the include \"{quoted}\" (looked in the including file's "
-                   "folder and the pattern's folder)")
+                   "folder, the pattern's folder and the include folders)")
+
+    def _candidates(self, quoted: str, path: Path | None) -> list[Path]:
+        """Where `#include "quoted"` may be, in order (the including file's folder, the
+        pattern's, the include folders), less those outside the roots (never probed)."""
+        here = path.parent if path is not None else self.roots.base
+        folders = dict.fromkeys((here, self.roots.base, *self.roots.folders[1:]))
+        return [folder / quoted for folder in folders if self.roots.allows(folder / quoted)]
 
     def _span(self, name: str | None, first: int, emit: bool) -> None:
         if emit:
@@ -505,12 +532,12 @@ class _Preprocessor:
 
     def _has_include(self, header: str, path: Path | None) -> str:
         """`__has_include(<h>)` -> 1 (a toolkit or system header, there in a real build);
-        `__has_include("h")` -> whether the file is where #include would look."""
+        `__has_include("h")` -> whether the file is where #include would look (0 outside
+        the roots, where nothing is probed)."""
         if header.startswith("<") or header[1:-1] in TOOLKIT_HEADERS:
             return "1"
-        here = path.parent if path is not None else self.folder
-        return "1" if any(os.path.isfile(folder / header[1:-1])
-                          for folder in (here, self.folder)) else "0"
+        return "1" if any(os.path.isfile(c) for c in self._candidates(header[1:-1], path)) \
+            else "0"
 
     def _expand(self, toks: list[str], fail, hidden: frozenset = frozenset()) -> list[str]:
         """`defined` resolved, then macros expanded (a macro is not expanded inside itself);
@@ -574,10 +601,11 @@ class _Preprocessor:
         raise fail("a macro call without ')'")
 
 
-def preprocess(text: str, path: str | Path | None, folder: str | Path) -> Source:
+def preprocess(text: str, path: str | Path | None, roots: Roots) -> Source:
     """The kernel source `text` (read from `path`, or inline when None) with its includes
-    resolved against its own folder and then `folder` (the pattern's) -> Source."""
+    resolved against its own folder, then the pattern's and the include folders, inside
+    `roots` -> Source."""
     main = None if path is None else Path(path)
-    pre = _Preprocessor(Path(folder), main)
+    pre = _Preprocessor(roots, main)
     pre._file(text, None, main)
     return Source("\n".join(pre.lines), tuple(pre.spans))

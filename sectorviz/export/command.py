@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                           pattern_error_line, run_budget, with_machine)
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_include_flag,
+                           add_machine_flags, fail, pattern_error_line, run_budget,
+                           with_machine)
 from ..model import PatternError, load_pattern
 from ..model.frontend import instruction_index, kernel_for
 from ..model.budget import work_budget
@@ -70,7 +71,11 @@ def export_parser() -> argparse.ArgumentParser:
                         "warp; with --compare, each side's) costs what it costs")
     add_budget_flag(p)
     add_machine_flags(p)
+    add_include_flag(p)
     return p
+
+
+MAX_EXPORTED_WARPS = 256  # diagrams one --warps A:B draws (pages or files)
 
 
 def _warp_range(text: str) -> range:
@@ -80,6 +85,9 @@ def _warp_range(text: str) -> range:
         raise UsageError(f"sectorviz export: --warps {text!r} is not A:B") from None
     if not 0 <= a < b:
         raise UsageError(f"sectorviz export: --warps {text!r} is not 0 <= A < B")
+    if b - a > MAX_EXPORTED_WARPS:
+        raise UsageError(f"sectorviz export: --warps {text} asks for {b - a:,} diagrams; at "
+                         f"most {MAX_EXPORTED_WARPS:,} pages or files per export")
     return range(a, b)
 
 
@@ -121,10 +129,11 @@ def run_export(argv: list[str]) -> int:
             if args.compare is not None:
                 files = iter([comparison_file(args, out, suffix, sheet)])
             elif sheet:
-                pattern = with_machine(load_pattern(args.file), args)
+                pattern = with_machine(load_pattern(args.file, tuple(args.include_dir)), args)
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
-                files = _diagrams(load_pattern(args.file), args, out, suffix, warps)
+                files = _diagrams(load_pattern(args.file, tuple(args.include_dir)), args, out,
+                                 suffix, warps)
             for path, data in files:
                 write_atomic(path, data())
     except SideError as err:
@@ -133,6 +142,11 @@ def run_export(argv: list[str]) -> int:
         return fail(pattern_error_line(args.file, err))
     except OSError as err:
         return fail(f"{err.filename or out}: {err.strerror or err}")
+    except ValueError as err:
+        from .raster import NoPlatform  # Qt only when rasterizing
+        if isinstance(err, NoPlatform):
+            return fail(f"sectorviz: {err}")
+        raise
     return 0
 
 

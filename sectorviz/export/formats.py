@@ -3,13 +3,18 @@
 Diagrams (scenes from sectorviz.scene): .svg (text), .png (scale 1 to 4), .pdf (one page per
 diagram), .tex (TikZ). Sheets (sectorviz.scene.sheet): .csv, .md, .tex (booktabs). Qt is
 imported only for .png and .pdf.
+
+Every scene is checked before it is drawn (`check_drawable`): at most MAX_SIDE_PX pixels a
+side and MAX_PIXELS in all (a PNG at its scale, other formats at one pixel per unit), at
+most MAX_SHAPES shapes (the SVG's elements); a larger one is a PatternError saying its size.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
-from ..model import Pattern, analyze
+from ..model import Pattern, PatternError, analyze
 from ..scene.diagrams import DiagramSpec, diagram_scene
 from ..scene.sheet import Sheet, accounting_sheet
 from ..scene.shapes import Scene
@@ -21,11 +26,34 @@ from .tikz import scene_tikz
 DIAGRAM_SUFFIXES = (".svg", ".pdf", ".png", ".tex")
 SHEET_SUFFIXES = (".csv", ".md", ".tex")
 MULTI_PAGE_SUFFIXES = (".pdf",)
+MAX_SIDE_PX = 16_384
+MAX_PIXELS = 2**28
+MAX_SHAPES = 250_000
+
+
+def check_drawable(scene: Scene, scale: float = 1) -> None:
+    """PatternError ('diagram: ...') when `scene` drawn at `scale` pixels per unit would be
+    over MAX_SIDE_PX a side, MAX_PIXELS in all or MAX_SHAPES shapes; nothing is drawn."""
+    w, h = math.ceil(scene.width * scale), math.ceil(scene.height * scale)
+    if max(w, h) > MAX_SIDE_PX or w * h > MAX_PIXELS:
+        raise PatternError("diagram", f"it would be {w:,} x {h:,} px; at most {MAX_SIDE_PX:,} "
+                                      f"px a side and {MAX_PIXELS:,} pixels are drawn (export "
+                                      "the sheet, or a diagram of fewer or smaller elements)")
+    if len(scene.shapes) > MAX_SHAPES:
+        raise PatternError("diagram", f"it holds {len(scene.shapes):,} shapes; at most "
+                                      f"{MAX_SHAPES:,} are drawn")
+
+
+def checked_scene(pattern: Pattern, spec: DiagramSpec, scale: float = 1) -> Scene:
+    """The diagram's scene, checked to be drawable at `scale` (check_drawable)."""
+    scene = diagram_scene(pattern, spec)
+    check_drawable(scene, scale)
+    return scene
 
 
 def diagram_svg(pattern: Pattern, spec: DiagramSpec, transparent: bool = False) -> str:
     """The SVG text of one diagram (what the dialog previews and every format draws)."""
-    return scene_svg(diagram_scene(pattern, spec), transparent)
+    return scene_svg(checked_scene(pattern, spec), transparent)
 
 
 def diagram_bytes(pattern: Pattern, specs: Sequence[DiagramSpec], suffix: str,
@@ -45,7 +73,9 @@ def diagram_bytes(pattern: Pattern, specs: Sequence[DiagramSpec], suffix: str,
 
 
 def scene_bytes(scene: Scene, suffix: str, scale: float = 2, transparent: bool = False) -> bytes:
-    """One scene -> the bytes of a .svg, .png, .tex (TikZ) or one-page .pdf file."""
+    """One scene (checked to be drawable) -> the bytes of a .svg, .png, .tex (TikZ) or
+    one-page .pdf file."""
+    check_drawable(scene, scale if suffix == ".png" else 1)
     if suffix == ".tex":
         return scene_tikz(scene, transparent).encode()
     svg = scene_svg(scene, transparent)

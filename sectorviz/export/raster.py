@@ -12,27 +12,67 @@ import math
 import os
 import re
 import uuid
+from pathlib import Path
 from typing import Callable, Iterable
 
-from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QMarginsF, QRectF, QSizeF,
-                            Qt, QUuid)
+from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QLibraryInfo, QMarginsF,
+                            QRectF, QSizeF, Qt, QUuid)
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
+
+from ..model.errors import printable
 
 CSS_DPI = 96
 FIXED_PDF_DATE = b"D:20000101000000Z"  # stand in for Qt's creation time; see _fix_dates
 FIXED_XMP_DATE = b"2000-01-01T00:00:00+00:00"
 
 
+class NoPlatform(ValueError):
+    """QT_QPA_PLATFORM names no Qt platform that can start here (Qt would abort)."""
+
+
+def platform_plugins() -> set[str]:
+    """The names of the Qt platform plugins installed (offscreen, xcb, wayland, ...)."""
+    folders = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"]
+    folders += [Path(p) for p in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", "").split(
+        os.pathsep) if p]
+    names = set()
+    for folder in folders:
+        for path in folder.glob("*q*.*") if folder.is_dir() else ():
+            stem = path.name.split(".")[0].removeprefix("lib").removeprefix("q")
+            names.add(stem.removesuffix("-generic"))
+    return names
+
+
+def check_platform() -> None:
+    """NoPlatform (one line) when QT_QPA_PLATFORM is set but none of the platforms it
+    names ("a;b", each maybe with ":options") is installed, or xcb / wayland is named with
+    no display to connect to: Qt would abort with several lines instead."""
+    wanted = os.environ.get("QT_QPA_PLATFORM")
+    if not wanted:
+        return
+    installed = platform_plugins()
+    displays = {"xcb": "DISPLAY", "wayland": "WAYLAND_DISPLAY", "wayland-egl": "WAYLAND_DISPLAY"}
+    for part in wanted.split(";"):
+        name = part.split(":")[0].strip()
+        if name in installed and (name not in displays or os.environ.get(displays[name])):
+            return
+    raise NoPlatform(f"QT_QPA_PLATFORM={printable(wanted)} names no Qt platform that can "
+                     f"start here (installed: {', '.join(sorted(installed))}; offscreen "
+                     "needs no display)")
+
+
 def ensure_app() -> QGuiApplication:
     """The running Qt application, or a new one (offscreen without a display). A widgets
-    QApplication, so that a process which exports first can still open windows later."""
+    QApplication, so that a process which exports first can still open windows later.
+    NoPlatform before Qt starts when QT_QPA_PLATFORM cannot work (check_platform)."""
     app = QGuiApplication.instance()
     if app is None:
         if "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY") \
                 and not os.environ.get("WAYLAND_DISPLAY"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        check_platform()
         app = QApplication(["sectorviz-export"])
     return app
 

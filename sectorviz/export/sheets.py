@@ -13,6 +13,7 @@ import io
 import re
 from numbers import Integral
 
+from ..model.errors import printable_lines
 from ..scene.sheet import Cell, Sheet, sheet_table
 from .escape import csv_cell, latex_text, plain_text
 
@@ -21,7 +22,8 @@ NOTE_INDENT = 4  # text: notes and metrics sit this far right of the value colum
 
 def sheet_text(sheet: Sheet) -> str:
     """The plain-text sheet of `sectorviz report`: the answer as sentences, then each step
-    with its items and values aligned, notes and metrics below the value."""
+    with its items and values aligned, notes and metrics below the value; each line safe for
+    a terminal (model.errors.printable)."""
     rows = [r for s in sheet.steps for r in s.rows]
     width = max((len(r.label) for r in rows), default=0) + 2
     lines = [sheet.title, ""]
@@ -32,7 +34,7 @@ def sheet_text(sheet: Sheet) -> str:
             lines.append(f"  {r.label.ljust(width)}{r.value}")
             pad = " " * (2 + width + NOTE_INDENT)
             lines += [pad + r.note] * bool(r.note) + [pad + "measured by " + r.code] * bool(r.code)
-    return plain_text("\n".join(lines) + "\n")
+    return printable_lines(lines) + "\n"
 
 
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma of 1,024

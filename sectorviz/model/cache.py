@@ -150,9 +150,17 @@ def _mib(n: int) -> str:
     return f"{n / MIB:g} MiB" if n % (MIB // 4) == 0 else f"{n:,} B"
 
 
-def _whole(value: Any, place: str, low: int) -> int:
+MAX_L2_BYTES = 2**40  # physical bounds a machine's sizes must keep (1 TiB of L2)
+MAX_SMS = 2**16
+MAX_THREADS_PER_SM = 2**16
+
+
+def _whole(value: Any, place: str, low: int, high: int) -> int:
+    """A machine size: an integer in [low, high] (a physical bound), else PatternError."""
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise PatternError(place, f"expected an integer of at least {low}, got {value!r}")
+    if value > high:
+        raise PatternError(place, f"{value:,} is over the physical bound of {high:,}")
     return value
 
 
@@ -179,8 +187,9 @@ def machine(spec: Any, place: str = "machine") -> Machine:
                                               f"{', '.join(PRESETS)}")
     else:
         base = PRESETS[name]
-    l2 = _whole(spec.get("l2_bytes", base.l2_bytes), f"{place}.l2_bytes", LINE_BYTES)
-    ways = _whole(spec.get("ways", 0), f"{place}.ways", 0)
+    l2 = _whole(spec.get("l2_bytes", base.l2_bytes), f"{place}.l2_bytes", LINE_BYTES,
+                MAX_L2_BYTES)
+    ways = _whole(spec.get("ways", 0), f"{place}.ways", 0, MAX_L2_BYTES // LINE_BYTES)
     if ways and (ways > l2 // LINE_BYTES or (l2 // LINE_BYTES) % ways):
         raise PatternError(f"{place}.ways", f"{ways} ways must divide the L2's "
                                             f"{l2 // LINE_BYTES:,} lines")
@@ -194,10 +203,11 @@ def machine(spec: Any, place: str = "machine") -> Machine:
         raise PatternError(f"{place}.dram_bytes_per_s", f"expected bytes per second, got "
                                                         f"{bandwidth!r}")
     custom = any(k in spec for k in MACHINE_KEYS - {"preset", "order"})
-    return Machine(name, _whole(spec.get("sms", base.sms), f"{place}.sms", 1), l2,
+    return Machine(name, _whole(spec.get("sms", base.sms), f"{place}.sms", 1, MAX_SMS), l2,
                    float(bandwidth),
                    _whole(spec.get("threads_per_sm", base.threads_per_sm),
-                          f"{place}.threads_per_sm", WARP_SIZE), ways, order,
+                          f"{place}.threads_per_sm", WARP_SIZE, MAX_THREADS_PER_SM), ways,
+                   order,
                    base.source + (" (with overrides)" if custom else ""))
 
 

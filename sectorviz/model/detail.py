@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from .errors import PatternError
 from .frontend import kernel_for
 from .one_warp import WarpDetail
 from .pattern import Pattern
 from .sectors import WARP_SIZE
+
+MAX_LISTED_EXECUTIONS = 1024  # executions (of 32 lane records each) one warp's listing holds
 
 
 def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> list[dict]:
@@ -32,7 +35,14 @@ def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> 
 
 
 def warp_json(pattern: Pattern, detail: WarpDetail) -> dict:
-    """The `warp` object of `report --json --warp N`."""
+    """The `warp` object of `report --json --warp N`; PatternError, before anything is
+    listed, when the warp runs over MAX_LISTED_EXECUTIONS executions in all."""
+    runs = sum(len(r) for r in detail.executions)
+    if runs > MAX_LISTED_EXECUTIONS:
+        raise PatternError("--warp", f"warp {detail.warp} runs {runs:,} executions of "
+                                     f"accesses; its per-lane detail lists at most "
+                                     f"{MAX_LISTED_EXECUTIONS:,} ({MAX_LISTED_EXECUTIONS * 32:,}"
+                                     " lanes); the report without --warp gives the sums")
     kernel = kernel_for(pattern)
     instructions = []
     for k, runs in enumerate(detail.executions):

@@ -1,14 +1,27 @@
-"""One error type for every bad pattern: it names the place (`accesses[1].index`) and column."""
+"""One error type for every bad pattern: it names the place (`accesses[1].index`) and column;
+`printable`, the one escaping of text from files on its way to a terminal."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 def printable(text: str) -> str:
-    """`text` with every character that is not printable (newlines, control and format
-    characters, lone surrogates) written as its Python escape: an error stays one line."""
+    """`text` as one line that cannot drive a terminal: every character Python does not call
+    printable is written as its Python escape ('\\n', '\\r', '\\x1b', '\\x9b', '\\u202e').
+    That covers C0 and C1 controls, DEL, CR and newlines, bidi embeddings, overrides and
+    isolates (U+202A-U+202E, U+2066-U+2069), zero-width characters (U+200B-U+200F, U+2060,
+    U+FEFF), line and paragraph separators and lone surrogates. Every name, note and source
+    text that reaches stdout or stderr goes through it."""
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def printable_lines(lines: Iterable[str]) -> str:
+    """Lines of terminal output -> one text: each line `printable` (a newline inside a value
+    cannot start a line of its own), joined by newlines."""
+    return "\n".join(printable(line) for line in lines)
 
 
 class PatternError(ValueError):

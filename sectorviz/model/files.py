@@ -6,23 +6,30 @@ device such as /dev/zero or a named pipe is refused before it is opened), opened
 O_NONBLOCK (a pipe swapped in after the check still cannot hang the open), checked again with
 fstat, and read up to `limit + 1` bytes so a file that grows while read is still refused.
 
-Errors are PatternErrors at the caller's `place` that say "cannot read NAME", naming only the
-file's base name. The reason (missing, a folder, too big, not UTF-8) is added for files the
-user named or that lie in the pattern's own `folder`; a file outside that folder (a path in
-a pattern file someone else wrote) gets only "cannot read NAME", so an error never tells
-whether an unrelated path exists.
+Errors are PatternErrors at the caller's `place` that say "cannot read NAME: reason",
+naming the file's base name. Every file read is remembered (`was_read`), so that no output
+of the same run replaces it.
+
+The one rule for paths inside a pattern (its kernel `source`, its `#include`s, its `.npy`
+values files): `Roots`. A pattern reads only inside its root (the pattern file's folder or,
+in a repository, the nearest folder above it holding `.git`) and the include folders the
+user named (`--include-dir DIR`); links are followed before the check. A path that leaves
+them is refused before anything touches it (never opened nor probed), in a line that names
+the path as the pattern wrote it, so no message tells whether it exists or quotes from it.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import PatternError
 from .memo import note_read
 
 MAX_TEXT_BYTES = 16 * 2**20  # pattern files and kernel sources
+_read_files: dict[tuple[int, int], str] = {}  # (device, inode) of each file read -> its path
 _OPEN_FLAGS = (os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
                | getattr(os, "O_BINARY", 0))
 
@@ -39,47 +46,82 @@ def _checked_path(path: str | Path, place: str) -> Path:
     return Path(text)
 
 
-def outside(path: str | Path, folder: str | Path | None) -> bool:
-    """Whether `path` (after following links) lies outside `folder`; None: no folder, so
-    nothing is outside. Errors about files outside give no reason."""
-    if folder is None:
-        return False
-    try:
-        return not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
-    except (OSError, ValueError):
-        return True
+def root_of(folder: str | Path) -> Path:
+    """A pattern's folder -> its root: the nearest folder at or above it holding `.git` (a
+    repository's top folder), else the folder itself; links resolved."""
+    folder = Path(os.path.realpath(folder))
+    for above in (folder, *folder.parents):
+        if os.path.lexists(above / ".git"):
+            return above
+    return folder
 
 
-def read_error(path: str | Path, place: str, reason: str, hidden: bool) -> PatternError:
-    """'cannot read NAME: reason' at `place`, or just 'cannot read NAME' when `hidden`."""
+@dataclass(frozen=True)
+class Roots:
+    """Where a pattern's files may be read from: `base` (the pattern's folder, where
+    relative paths start), its root (root_of) and the user's include folders."""
+
+    base: Path
+    folders: tuple[Path, ...]  # resolved: the root first, then the include folders
+
+    def allows(self, path: str | Path) -> bool:
+        """Whether `path`, links followed, lies inside one of the folders."""
+        try:
+            real = Path(os.path.realpath(path))
+        except (OSError, ValueError):
+            return False
+        return any(real.is_relative_to(folder) for folder in self.folders)
+
+    def refusal(self, typed: str, place: str, column: int | None = None) -> PatternError:
+        """The one line for a path outside: it names the path as typed, nothing more."""
+        return PatternError(place, f"{typed} lies outside the pattern's root {self.folders[0]}"
+                                   " (only files there or in an --include-dir are read)",
+                            column)
+
+    def resolve(self, typed: str, place: str) -> Path:
+        """A path as a pattern writes it (relative to `base`, or absolute) -> the path to
+        read; PatternError (refusal) when it leaves the folders."""
+        path = self.base / _checked_path(typed, place)
+        if not self.allows(path):
+            raise self.refusal(typed, place)
+        return path
+
+
+def pattern_roots(base_dir: str | Path, include_dirs: tuple[str, ...] = ()) -> Roots:
+    """The Roots of a pattern in `base_dir` with the user's `include_dirs`."""
+    return Roots(Path(base_dir), (root_of(base_dir),
+                                  *(Path(os.path.realpath(d)) for d in include_dirs)))
+
+
+def read_error(path: str | Path, place: str, reason: str) -> PatternError:
+    """'cannot read NAME: reason' at `place`."""
     name = Path(os.fspath(path)).name or os.fspath(path)
-    return PatternError(place, f"cannot read {name}" + ("" if hidden else f": {reason}"))
+    return PatternError(place, f"cannot read {name}: {reason}")
 
 
-def read_bytes(path: str | Path, limit: int, place: str, folder: str | Path | None = None,
-               whole: bool = True) -> bytes:
+def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True) -> bytes:
     """The bytes of the regular file `path` -> bytes (at most `limit`).
 
     `whole`: a file over `limit` bytes is an error; otherwise its first `limit` bytes are
     returned (a header and the data it announces). PatternError at `place` when the path
-    names no regular file or cannot be read; see the module notes for `folder`."""
+    names no regular file or cannot be read."""
     path = _checked_path(path, place)
-    hidden = outside(path, folder)
     note_read(path)  # the cache's stamps: a change to this file invalidates what used it
     try:
         mode = os.stat(path).st_mode
         if not stat.S_ISREG(mode):  # devices and pipes are never opened
-            raise read_error(path, place, _kind(mode), hidden)
+            raise read_error(path, place, _kind(mode))
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as err:
-        raise read_error(path, place, err.strerror or "error", hidden) from None
+        raise read_error(path, place, err.strerror or "error") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise read_error(path, place, _kind(info.st_mode), hidden)
+            raise read_error(path, place, _kind(info.st_mode))
+        _read_files[(info.st_dev, info.st_ino)] = os.fspath(path)
         if whole and info.st_size > limit:
             raise read_error(path, place, f"it is {info.st_size:,} bytes; at most {limit:,} "
-                                          "are read", hidden)
+                                          "are read")
         chunks, total = [], 0
         want = limit + 1 if whole else limit
         while total < want:
@@ -89,29 +131,39 @@ def read_bytes(path: str | Path, limit: int, place: str, folder: str | Path | No
             chunks.append(chunk)
             total += len(chunk)
         if total > limit:
-            raise read_error(path, place, f"it is over {limit:,} bytes", hidden)
+            raise read_error(path, place, f"it is over {limit:,} bytes")
         return b"".join(chunks)
     except OSError as err:
-        raise read_error(path, place, err.strerror or "error", hidden) from None
+        raise read_error(path, place, err.strerror or "error") from None
     finally:
         os.close(fd)
+
+
+def was_read(path: str | Path) -> bool:
+    """Whether `path` (links followed, hard links too) is a file this process has read and
+    that still is where it was read (an inode number reused by a new file does not count)."""
+    try:
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino)
+        read = os.stat(_read_files[key])
+    except (OSError, ValueError, KeyError):
+        return False
+    return (read.st_dev, read.st_ino) == key
 
 
 def _kind(mode: int) -> str:
     return "it is a folder" if stat.S_ISDIR(mode) else "not a regular file"
 
 
-def read_text(path: str | Path, place: str, limit: int = MAX_TEXT_BYTES,
-              folder: str | Path | None = None) -> str:
+def read_text(path: str | Path, place: str, limit: int = MAX_TEXT_BYTES) -> str:
     """A regular UTF-8 text file (at most `limit` bytes) -> its text; PatternError at
     `place` otherwise (including a NUL byte, which no pattern or source may hold)."""
-    data = read_bytes(path, limit, place, folder)
-    hidden = outside(path, folder)
+    data = read_bytes(path, limit, place)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise read_error(path, place, f"not UTF-8 text (byte {err.start})", hidden) from None
+        raise read_error(path, place, f"not UTF-8 text (byte {err.start})") from None
     if "\x00" in text:
         raise read_error(path, place, f"it holds a NUL byte (at character "
-                                      f"{text.index(chr(0))})", hidden)
+                                      f"{text.index(chr(0))})")
     return text

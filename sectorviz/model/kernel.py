@@ -26,7 +26,7 @@ from numpy.lib import format as npy_format
 from .budget import BATCH_UNITS, Budget, current, reserve
 from .errors import PatternError
 from .expr import ExprError, evaluate, evaluate_truth
-from .files import outside, read_bytes, read_error
+from .files import Roots, read_bytes, read_error
 from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
 
@@ -143,8 +143,8 @@ class Values:
     (one warp reads 32: its detail costs no n-element array); other kinds, and every kind
     after `whole()`, index the whole array, built once. Both give the same numbers."""
 
-    def __init__(self, arr: ResolvedArray, params: dict[str, int], base_dir: Path):
-        self.arr, self.params, self.base_dir = arr, params, base_dir
+    def __init__(self, arr: ResolvedArray, params: dict[str, int], roots: Roots):
+        self.arr, self.params, self.roots = arr, params, roots
         self.place = f"arrays.{arr.spec.name}.values"
         if arr.length > MAX_VALUE_ELEMENTS:
             raise PatternError(self.place, f"{arr.length} readable elements is over the limit "
@@ -159,7 +159,7 @@ class Values:
         """Every element -> int64 array of `length` (built on first use, held after)."""
         with self._lock:
             if self._whole is None:
-                self._whole = _values(self.arr, self.params, self.base_dir)
+                self._whole = _values(self.arr, self.params, self.roots)
         return self._whole
 
     def __getitem__(self, index) -> np.ndarray:
@@ -178,8 +178,9 @@ class Values:
         return np.broadcast_to(np.asarray(out, dtype=np.int64), index.shape).copy()
 
 
-def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.ndarray:
-    """The element values of a readable array -> int64 array of `length`."""
+def _values(arr: ResolvedArray, params: dict[str, int], roots: Roots) -> np.ndarray:
+    """The element values of a readable array -> int64 array of `length` (a values file
+    read inside the pattern's `roots`)."""
     v, n, place = arr.spec.values, arr.length, f"arrays.{arr.spec.name}.values"
     reserve(n * 8, f"{n:,} readable values", place)
     kind = v["kind"]
@@ -193,7 +194,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], base_dir: Path) -> np.nd
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
         return _values_expr(expression(v["expr"], f"{place}.expr"), n, params)
-    return _values_file(Path(base_dir) / v["path"], n, f"{place}.path", Path(base_dir))
+    return _values_file(roots.resolve(v["path"], f"{place}.path"), n, f"{place}.path")
 
 
 def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
@@ -208,37 +209,43 @@ def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
 
 
 NPY_HEADER_BYTES = 65536  # the magic, version, length and header dict of a .npy file
+NPY_VERSIONS = ((1, 0), (2, 0), (3, 0))  # the .npy format versions numpy writes
 
 
 class _BadNpy(Exception):
     """What is wrong with a .npy file, in words."""
 
 
-def _values_file(path: Path, n: int, place: str, folder: Path) -> np.ndarray:
+def _values_file(path: Path, n: int, place: str) -> np.ndarray:
     """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
-    int64. Only the header and then n values are read; a file outside `folder` that cannot
-    be used is only named ('cannot read NAME')."""
+    int64. Only the header and then n values are read."""
     try:
-        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, folder,
-                                               whole=False), n)
+        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, whole=False), n)
         size = offset + n * dtype.itemsize
         if dtype != np.int64:  # converted: the file's bytes and the int64 copy both live
             reserve(n * dtype.itemsize, f"{n:,} values read from {path.name}", place)
-        data = read_bytes(path, size, place, folder, whole=False)
+        data = read_bytes(path, size, place, whole=False)
         if len(data) < size:
             raise _BadNpy(f"it is shorter than its header says ({n} values of "
                           f"{dtype.itemsize} bytes after {offset} bytes of header)")
     except _BadNpy as err:
-        raise read_error(path, place, str(err), outside(path, folder)) from None
+        raise read_error(path, place, str(err)) from None
     return np.frombuffer(data, dtype, count=n, offset=offset).astype(np.int64, copy=False)
 
 
 def _npy_header(head: bytes, n: int) -> tuple[int, np.dtype]:
-    """The first bytes of a .npy file -> (bytes before its data, dtype), for an array of at
-    least n integers; _BadNpy otherwise."""
+    """The first bytes of a .npy file (of a version in NPY_VERSIONS) -> (bytes before its
+    data, dtype), for an array of at least n integers; _BadNpy otherwise. Version 3.0 differs
+    from 2.0 only in a UTF-8 header, which an integer array's header never needs."""
     stream = io.BytesIO(head)
     try:
         version = npy_format.read_magic(stream)
+    except Exception:  # noqa: BLE001 - no magic: numpy raises ValueError, short input EOF
+        raise _BadNpy("not a .npy file (or its header is damaged)") from None
+    if version not in NPY_VERSIONS:
+        raise _BadNpy(f"it is a .npy file of format version {version[0]}.{version[1]}; only "
+                      "1.0, 2.0 and 3.0 are read")
+    try:
         read_header = (npy_format.read_array_header_1_0 if version == (1, 0)
                        else npy_format.read_array_header_2_0)
         shape, _, dtype = read_header(stream, max_header_size=NPY_HEADER_BYTES)
@@ -388,7 +395,7 @@ class Launch:
     @cached_property
     def values(self) -> dict[str, Values]:
         """Readable arrays -> their element values (each evaluated where read, or whole)."""
-        return {name: Values(arr, self.params, Path(self.pattern.base_dir))
+        return {name: Values(arr, self.params, self.pattern.roots)
                 for name, arr in self.arrays.items() if arr.spec.values is not None}
 
     @property

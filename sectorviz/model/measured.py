@@ -5,7 +5,9 @@ The CSV is what `ncu --csv --page raw --metrics M1,M2,... ./app` writes (the met
 `METRICS`, printed by `sectorviz ncu-metrics`): a header row of column names ("ID", "Kernel
 Name", "Grid Size", "Block Size", ... then one column per metric), a units row ("" for the
 identifying columns, "byte", "Kbyte", "sector", ... for the metrics), then one row per kernel
-launch. Values may carry thousands separators ("12,582,912"). Lines of ncu's own messages
+launch. Values are finite non-negative numbers and may carry thousands separators grouping by
+three ("12,582,912"); a metric's column appears once; "Grid Size" and "Block Size", where
+given, read "(x, y, z)" and must match the pattern's launch. Lines of ncu's own messages
 ("==PROF== Connected to process ...", "==WARNING== ..."), which share its standard output with
 the report, are skipped. A launch is picked by kernel name (demangled, template arguments
 kept: a leading "void " and the parameter list are dropped) and by its index among the
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,20 +76,37 @@ def kernel_name(text: str) -> str:
     return name
 
 
+_MEASUREMENT = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?\Z")
+_DIMS = re.compile(r"\(?\s*(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?\s*\)?\Z")
+QUOTED_CHARS = 40  # of a bad cell, at most this much is quoted
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= QUOTED_CHARS else text[:QUOTED_CHARS] + "...")
+
+
 def _number(text: str, place: str) -> float:
-    cleaned = text.replace(",", "").strip()
-    try:
-        return float(cleaned)
-    except ValueError:
-        raise PatternError(place, f"{text!r} is not a number") from None
+    """A measurement cell -> its value: a finite non-negative number, commas (if any)
+    grouping its digits by three; PatternError otherwise."""
+    cleaned = text.strip()
+    if not _MEASUREMENT.match(cleaned):
+        raise PatternError(place, f"{_quoted(text)} is not a number a measurement can be "
+                                  "(non-negative; commas, if any, grouping digits by three)")
+    value = float(cleaned.replace(",", ""))
+    if not math.isfinite(value):
+        raise PatternError(place, f"{_quoted(text)} is too large to be a measurement")
+    return value
 
 
-def _dims(text: str | None) -> tuple[int, ...] | None:
-    """'(4096, 1, 1)' -> (4096, 1, 1); None when absent or not of that form."""
-    if not text:
+def _dims(text: str | None, place: str) -> tuple[int, ...] | None:
+    """'(4096, 1, 1)' -> (4096, 1, 1), missing components 1; None when absent or empty;
+    PatternError for anything else (a negative or a word is no size)."""
+    if text is None or not text.strip():
         return None
-    parts = re.findall(r"\d+", text)
-    return tuple(int(p) for p in parts) if parts else None
+    found = _DIMS.match(text.strip())
+    if found is None:
+        raise PatternError(place, f"{_quoted(text)} is not a launch size such as (4096, 1, 1)")
+    return tuple(int(g or 1) for g in found.groups())
 
 
 def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
@@ -103,6 +123,11 @@ def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
     header, units = rows[start], rows[start + 1]
     if len(units) != len(header):
         raise PatternError(f"{place}, row {start + 2}", "the units row does not match the header")
+    for column in METRICS:
+        if header.count(column) > 1:
+            raise PatternError(f"{place}, row {start + 1}", f"the metric {column} heads "
+                                                            f"{header.count(column)} columns; "
+                                                            "give it once")
     launches = []
     for r, row in enumerate(rows[start + 2:], start + 3):
         if not any(row):
@@ -121,8 +146,10 @@ def read_ncu_csv(path: str | Path, place: str = "--measured") -> list[Launch]:
             if scale is None:
                 raise PatternError(f"{place}, row {r}", f"unknown unit {unit!r} of {column}")
             values[column] = _number(cell, f"{place}, row {r}, {column}") * scale
-        launches.append(Launch(kernel_name(cells["Kernel Name"]), _dims(cells.get("Grid Size")),
-                               _dims(cells.get("Block Size")), values))
+        launches.append(Launch(kernel_name(cells["Kernel Name"]),
+                               _dims(cells.get("Grid Size"), f"{place}, row {r}, Grid Size"),
+                               _dims(cells.get("Block Size"), f"{place}, row {r}, Block Size"),
+                               values))
     return launches
 
 

@@ -19,7 +19,8 @@ from .cache import Machine, machine
 from .errors import PatternError
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
                    parse_at, plain_names_in, subscripts_in)
-from .files import MAX_TEXT_BYTES, read_text
+from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
+from .json_keys import DuplicateKey, first_duplicate, unique_pairs
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -41,7 +42,12 @@ VALUE_KINDS = {
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine"}
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
-MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
+# Shared memory per block on sm_90 (H100, H200), the most any GPU gives: static `__shared__`
+# variables at most 48 KiB, static plus dynamic at most 227 KiB (CUDA Programming Guide,
+# "Technical Specifications per Compute Capability").
+MAX_STATIC_SHARED = 48 * 1024
+MAX_BLOCK_SHARED = 227 * 1024
+MAX_DYNAMIC_SHARED = MAX_BLOCK_SHARED  # bytes of `extern __shared__` memory a launch may ask
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values",
               "space"}
@@ -49,7 +55,7 @@ SPACES = ("global", "shared")
 ACCESS_KEYS = {"name", "op", "array", "index", "at", "guard", "loops"}
 LOOP_KEYS = {"var", "start", "stop", "step"}
 BUILTIN_NAMES = {f"{v}.{a}" for v in BUILTIN_VECTORS for a in "xyz"} | {"warpSize"}
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\Z")  # \Z: "a\n" is no name ($ would pass it)
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 MAX_SECTOR_BYTES = 4096  # bytes; the per-phase tables of the closed forms have this many rows
 MAX_LOOPS = 16  # nested loops per access
@@ -132,7 +138,8 @@ class Access:
 @dataclass(frozen=True, eq=False)
 class Pattern:
     """A validated pattern. `source` is the canonical JSON text it was built from; two patterns
-    are equal when they come from the same text in the same folder."""
+    are equal when they come from the same text in the same folder with the same include
+    folders (`include_dirs`, the user's --include-dir: where else its files may be read)."""
 
     name: str
     notes: str
@@ -148,13 +155,19 @@ class Pattern:
     base_dir: str
     kernel: dict | None = None  # {"source" or "code", "function"}: a CUDA kernel instead of accesses
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
+    include_dirs: tuple[str, ...] = ()
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Pattern) and (self.source, self.base_dir) == (
-            other.source, other.base_dir)
+        return isinstance(other, Pattern) and (self.source, self.base_dir, self.include_dirs) \
+            == (other.source, other.base_dir, other.include_dirs)
 
     def __hash__(self) -> int:
-        return hash((self.source, self.base_dir))
+        return hash((self.source, self.base_dir, self.include_dirs))
+
+    @property
+    def roots(self) -> Roots:
+        """Where its kernel source, includes and values files may be read from."""
+        return pattern_roots(self.base_dir, self.include_dirs)
 
     def to_dict(self) -> dict:
         return json.loads(self.source)
@@ -369,7 +382,22 @@ def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str,
 # ---------------------------------------------------------------- name checks
 
 
-def _check_names(expr: Expr | None, known: set[str], readable: set[str],
+class _Scope:
+    """The names an access's expression may use: `known` plus its loops' variables so far,
+    without copying `known` for each access."""
+
+    def __init__(self, known: set[str], loop_vars: list[str]):
+        self.known, self.loop_vars = known, loop_vars
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.known or name in self.loop_vars
+
+    def __iter__(self):
+        yield from self.known
+        yield from self.loop_vars
+
+
+def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str],
                  arrays: set[str] = frozenset()) -> None:
     """Every plain name in `expr` must be known; every subscripted array must have values."""
     if expr is None:
@@ -407,7 +435,8 @@ def _sector_size(doc: dict) -> int:
     return size
 
 
-def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
+def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
+                      include_dirs: tuple[str, ...] = ()) -> Pattern:
     """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
     _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays"))
     kernel = _kernel(doc)
@@ -447,16 +476,18 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".") -> Pattern:
         raise PatternError("accesses", "expected a list with at least one access")
     accesses = tuple(_access(obj, f"accesses[{i}]", arrays, taken)
                      for i, obj in enumerate(raw_accesses))
-    names = [a.name for a in accesses]
-    for i, name in enumerate(names):
-        if names.index(name) != i:
-            raise PatternError(f"accesses[{i}].name", f"name {name!r} is used twice")
+    seen: set[str] = set()  # a set, not list.index: 100,000 accesses load in linear time
+    for i, access in enumerate(accesses):
+        if access.name in seen:
+            raise PatternError(f"accesses[{i}].name", f"name {access.name!r} is used twice")
+        seen.add(access.name)
     pattern = Pattern(
         name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
         source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel,
-        machine=machine(doc["machine"]) if "machine" in doc else None)
+        machine=machine(doc["machine"]) if "machine" in doc else None,
+        include_dirs=tuple(include_dirs))
     _check_all_names(pattern)
     _check_depths(pattern)
     return pattern
@@ -475,7 +506,8 @@ def _kernel(doc: dict) -> dict | None:
         if key == "dynamic_shared_bytes":
             if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
                 raise PatternError("kernel.dynamic_shared_bytes",
-                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes")
+                                   f"at most {MAX_DYNAMIC_SHARED:,} bytes (227 KiB, the "
+                                   "shared memory of a block on sm_90)")
         else:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
@@ -497,19 +529,19 @@ def _check_all_names(p: Pattern) -> None:
         if a.values and a.values["kind"] == "expr":
             _check_names(expression(a.values["expr"], f"arrays.{a.name}.values.expr"),
                          params | {"i"}, set())
-    known = params | BUILTIN_NAMES
+    known = params | BUILTIN_NAMES  # grown in place, never copied: linear in the lets
     for name, e in p.lets:
         _check_names(e, known, readable, arrays)
-        known = known | {name}
+        known.add(name)
     _check_names(p.guard, known, readable, arrays)
     for acc in p.accesses:
-        scope = set(known)
+        loop_vars: list[str] = []
         for loop in acc.loops:
             for e in (loop.start, loop.stop, loop.step):
-                _check_names(e, scope, readable, arrays)
-            scope.add(loop.var)
+                _check_names(e, _Scope(known, loop_vars), readable, arrays)
+            loop_vars.append(loop.var)
         for e in (acc.guard, acc.index, *(acc.at or ())):
-            _check_names(e, scope, readable, arrays)
+            _check_names(e, _Scope(known, loop_vars), readable, arrays)
 
 
 def _check_depths(p: Pattern) -> None:
@@ -535,17 +567,25 @@ def _check_depths(p: Pattern) -> None:
             levels(e)
 
 
-def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".") -> Pattern:
-    """JSON text -> Pattern; errors about the JSON itself name line and column."""
+def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".",
+                      include_dirs: tuple[str, ...] = ()) -> Pattern:
+    """JSON text -> Pattern; errors about the JSON itself (a key twice in one object too)
+    name line and column."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int,
+                         object_pairs_hook=unique_pairs)
+    except DuplicateKey as err:
+        key, line, column = first_duplicate(text) or (err.key, None, None)
+        raise PatternError("" if line is None else f"line {line}",
+                           f"the key {key!r} appears twice in one object; give it once",
+                           column) from None
     except json.JSONDecodeError as err:
         raise PatternError(f"line {err.lineno}", f"invalid JSON, {err.msg}", err.colno) from None
     except RecursionError:
         raise PatternError("", "invalid JSON, nested too deeply") from None
     except ValueError as err:
         raise PatternError("", str(err)) from None
-    return pattern_from_dict(doc, base_dir)
+    return pattern_from_dict(doc, base_dir, include_dirs)
 
 
 def _reject_constant(name: str):
@@ -555,9 +595,10 @@ def _reject_constant(name: str):
 MAX_FILE_BYTES = MAX_TEXT_BYTES
 
 
-def load_pattern(path: str | Path) -> Pattern:
-    """Read a pattern file -> Pattern. PatternError for a file that is missing, not a
-    regular file, over MAX_FILE_BYTES, not UTF-8 or bad."""
+def load_pattern(path: str | Path, include_dirs: tuple[str, ...] = ()) -> Pattern:
+    """Read a pattern file -> Pattern (which may also read files in `include_dirs`).
+    PatternError for a file that is missing, not a regular file, over MAX_FILE_BYTES, not
+    UTF-8 or bad."""
     text = read_text(path, "", MAX_FILE_BYTES)
     path = Path(path)
-    return pattern_from_text(text, str(path), path.parent)
+    return pattern_from_text(text, str(path), path.parent, include_dirs)

@@ -22,6 +22,7 @@ from typing import Iterator
 import numpy as np
 
 from .budget import WARP_UNITS, charge
+from .errors import PatternError
 from .sectors import WARP_SIZE, account_rows, ideal_sectors
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
@@ -111,6 +112,11 @@ def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccou
     """RepeatedBatch -> per-warp sector and request sums, totals, histogram and runs."""
     n = len(batch.base)
     charge(n * WARP_UNITS + WARP_SIZE * len(batch.mixed) * sb, "an access in closed form")
+    most = batch.executions * max(n, 1) * WARP_SIZE * (width // sb + 2)  # sectors, at most
+    if most >= 2**63:
+        raise PatternError("kernel", f"{batch.executions:,} executions of an access by each "
+                                     "warp: its sector counts would pass 64-bit integers; "
+                                     "shrink the loop")
     h = phase_weights(batch.loops, sb)
     shifts = np.flatnonzero(h)
     executions = batch.executions

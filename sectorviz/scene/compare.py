@@ -400,13 +400,15 @@ class SideError(Exception):
 
 
 def load_comparison(file_a: str, file_b: str, warp: int = 0,
-                    progress: Callable[[int, int], None] | None = None) -> Comparison:
-    """Two pattern files -> their Comparison about `warp`, spending the open work budget;
-    a PatternError from either file (the warp out of its range too) as SideError."""
+                    progress: Callable[[int, int], None] | None = None,
+                    include_dirs: tuple[str, ...] = ()) -> Comparison:
+    """Two pattern files (which may also read files in `include_dirs`) -> their Comparison
+    about `warp`, spending the open work budget; a PatternError from either file (the warp
+    out of its range too) as SideError."""
     sides = []
     for path in (file_a, file_b):
         try:
-            pattern = load_pattern(path)
+            pattern = load_pattern(path, include_dirs)
             warps = kernel_for(pattern).warps
             if not 0 <= warp < warps:
                 raise PatternError("--warp", f"warp {warp} outside [0, {warps})")

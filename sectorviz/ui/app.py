@@ -16,13 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from ..commandline import OneLineParser, UsageError, fail
+from ..atomic import write_atomic
+from ..commandline import OneLineParser, UsageError, fail, interrupted_status
+from ..export.raster import NoPlatform, check_platform
 from ..model import PatternError
-from ..model.errors import internal_error
+from ..model.errors import internal_error, printable
 from ..model.frontend import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
 from .document import Change
@@ -51,25 +53,29 @@ def parser() -> argparse.ArgumentParser:
 SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have settled
 
 
-def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
-    """Grab the window once the analysis is in, the overview is drawn and the event queue
-    has drained."""
-    done = []
+def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
+    """The window as PNG bytes, in the list returned, grabbed once the analysis is in, the
+    overview is drawn and the event queue has drained (then the event loop exits)."""
+    done: list[bytes] = []
 
     def grab() -> None:
         if done or window.document.analysis_running or window.overview.drawing:
             return
-        done.append(True)
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
             app.sendPostedEvents()
             app.processEvents()
-        ok = window.grab().save(str(out))
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        ok = window.grab().save(buffer, "PNG")
+        done.append(bytes(data))
         app.exit(0 if ok else 2)
 
     window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
                                     QTimer.singleShot(0, grab))
     window.overview.drawn.connect(lambda: QTimer.singleShot(0, grab))
     QTimer.singleShot(0, grab)
+    return done
 
 
 class ErrorReporter(QObject):
@@ -87,11 +93,16 @@ class ErrorReporter(QObject):
         sys.excepthook = self.hook
 
     def hook(self, kind, err, tb) -> None:
-        if not issubclass(kind, Exception):  # KeyboardInterrupt and the like
+        status = interrupted_status(kind)
+        if status is not None:  # Ctrl-C or SIGTERM in a slot: one line, the app ends
+            print("interrupted", file=sys.stderr)
+            QApplication.exit(status)
+            return
+        if not issubclass(kind, Exception):  # SystemExit and the like
             self._previous(kind, err, tb)
             return
         self.failures += 1
-        line = f"{self.name}: {internal_error(err)}"
+        line = printable(f"{self.name}: {internal_error(err)}")
         print(line, file=sys.stderr)
         self.raised.emit(line)
 
@@ -135,6 +146,11 @@ def _run(args: argparse.Namespace) -> int:
                                                                   "all")
     except PatternError as err:
         return fail(str(err))
+    if QApplication.instance() is None:
+        try:
+            check_platform()
+        except NoPlatform as err:
+            return fail(f"sectorviz: {err}")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("sectorviz")
     app.setOrganizationName("sectorviz")
@@ -149,14 +165,20 @@ def _run(args: argparse.Namespace) -> int:
     if args.screenshot:
         out = Path(args.screenshot)
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
-        save_when_drawn(window, out, app)
+        shot = grab_when_drawn(window, app)
         window.show()
         code = app.exec()
         if errors.failures:
             return 2  # its line is out already
-        if code:
-            return fail(f"{out}: cannot write the screenshot")
+        if code > 128:  # interrupted (130, 143): its line is out already
+            return code
         window.document.shutdown()
+        if code or not shot:
+            return fail(f"{out}: cannot make the screenshot")
+        try:
+            write_atomic(out, shot[0])  # as exports are written: whole or not at all
+        except OSError as err:
+            return fail(f"{out}: {err.strerror or err}")
         return 0
     window.show()
     return app.exec()

@@ -54,7 +54,8 @@ class JsonEditor(QWidget):
         doc = self.document
         try:
             pattern = checked(pattern_from_text(self.text.toPlainText(), "<editor>",
-                                                doc.pattern.base_dir), doc.selection.warp)
+                                                doc.pattern.base_dir, doc.pattern.include_dirs),
+                              doc.selection.warp)
         except PatternError as err:
             self._show_error(err)
             return
@@ -152,7 +153,8 @@ class PatternEditor(QTabWidget):
         d = doc.pattern.to_dict()
         d["kernel"] = {"code": text, "function": d["kernel"]["function"]}
         try:
-            pattern = checked(pattern_from_dict(d, doc.pattern.base_dir), doc.selection.warp)
+            pattern = checked(pattern_from_dict(d, doc.pattern.base_dir,
+                                                doc.pattern.include_dirs), doc.selection.warp)
         except PatternError as err:
             self.kernel.set_error(str(err), error_line(err), err.column)
             return

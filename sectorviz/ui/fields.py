@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBo
 
 Path = tuple  # of str keys and int indices
 OnEdit = Callable[["Binding", Any], None]  # (binding, new JSON value or None)
-INT_RE = re.compile(r"^-?\d{1,20}$")  # longer: left as text, refused by the expression parser
+INT_RE = re.compile(r"-?\d{1,20}\Z")  # longer: left as text, refused by the expression parser
 INT_MAX = 2**31 - 1
 ERROR_COLOUR = "#d62f2f"  # readable on the light and the dark theme
 INVALID_STYLE = f"border: 1px solid {ERROR_COLOUR}; border-bottom-width: 2px;"

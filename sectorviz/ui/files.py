@@ -12,6 +12,7 @@ from PySide6.QtCore import QSettings
 
 from ..atomic import write_atomic
 from ..model import Pattern, pattern_from_dict
+from ..model.files import pattern_roots
 from ..paths import examples_dir
 
 if TYPE_CHECKING:
@@ -61,12 +62,17 @@ def relocate(doc: dict, old_dir: str | Path, new_dir: Path) -> list[str]:
 
 def relocated(pattern: Pattern, folder: Path) -> tuple[Pattern, list[str]]:
     """`pattern` as it is to be saved in `folder` (its relative paths rewritten to name the
-    same files from there), and what was rewritten."""
+    same files from there), and what was rewritten. When a rewritten path leads out of the
+    new folder's root, the old root stays readable in this session (an include folder of
+    the pattern's own); opened anew from `folder`, such files need --include-dir."""
     if Path(pattern.base_dir).resolve() == folder.resolve():
         return pattern, []
     doc = pattern.to_dict()
     moved = relocate(doc, pattern.base_dir, folder)
-    return pattern_from_dict(doc, folder), moved
+    old_root = pattern.roots.folders[0]
+    keep = moved and not pattern_roots(folder, pattern.include_dirs).allows(old_root)
+    include_dirs = (*pattern.include_dirs, str(old_root)) if keep else pattern.include_dirs
+    return pattern_from_dict(doc, folder, include_dirs), moved
 
 
 def save_document(document: "Document", path: Path) -> list[str]:
@@ -75,7 +81,7 @@ def save_document(document: "Document", path: Path) -> list[str]:
     file and in the document. Returns what was rewritten; OSError leaves the document as it
     was."""
     pattern, moved = relocated(document.pattern, path.parent)
-    write_atomic(path, pattern.source + "\n")
+    write_atomic(path, pattern.source + "\n", over_input=True)  # Save replaces what it opened
     with document.batch():
         document.relocate(pattern)
         document.mark_saved(path)
@@ -83,8 +89,10 @@ def save_document(document: "Document", path: Path) -> list[str]:
 
 
 def recent_files(store: QSettings) -> list[Path]:
+    """The stored recent files; a stored value that is no list of paths counts as none."""
     value = store.value("recent", []) or []
-    return [Path(p) for p in ([value] if isinstance(value, str) else value) if p]
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [Path(p) for p in paths if isinstance(p, str) and p and "\x00" not in p]
 
 
 def add_recent(store: QSettings, path: Path) -> None:

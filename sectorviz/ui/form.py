@@ -120,7 +120,8 @@ class PatternForm(QWidget):
         """Validate `doc`; make it current (one undo step) or show why not and keep the old."""
         document = self.document
         try:
-            pattern = checked(pattern_from_dict(doc, document.pattern.base_dir),
+            pattern = checked(pattern_from_dict(doc, document.pattern.base_dir,
+                                                document.pattern.include_dirs),
                               document.selection.warp)
         except PatternError as err:
             if origin is None:

@@ -141,7 +141,7 @@ class MachineBar(QWidget):
         if spec is not None:
             doc["machine"] = spec
         try:
-            edited = pattern_from_dict(doc, pattern.base_dir)
+            edited = pattern_from_dict(doc, pattern.base_dir, pattern.include_dirs)
         except PatternError as err:
             self.error.setText(str(err).splitlines()[0])
             self.error.show()

@@ -30,7 +30,10 @@ from .histogram_view import HistogramView
 from .overview import OverviewView
 from .sheet_view import SheetView
 from .stepper import Stepper
+from .stored import StoredSettings
 from .theme import THEMES, apply_theme
+
+MAX_WORK_MILLIONS = 2**31 - 1  # the Work Budget dialog's largest value, in millions
 
 NEW_PATTERN = """{
   "format": "sectorviz.pattern/1",
@@ -106,11 +109,12 @@ class MainWindow(QMainWindow):
         self.document.changed.connect(self._on_changed)
         self.document.progress.connect(self._on_progress)
         self.document.file_changed_on_disk.connect(self.reload_from_disk)
-        if restore:
-            self._restore_settings()
-        else:
+        notes = self._restore_settings() if restore else []
+        if not restore:
             self.set_theme("light", remember=False)
         self._on_changed(Change.FILE | Change.ANALYSIS)
+        if notes:
+            self.show_message("; ".join(notes))
         self.grid_view.setFocus()
 
     # ------------------------------------------------------------ public API
@@ -516,7 +520,7 @@ class MainWindow(QMainWindow):
         millions, ok = QInputDialog.getInt(
             self, "Work Budget", "Millions of units of work a run may do (lane-executions and "
             f"interpreter steps; {DEFAULT_WORK // 10**6} is about 10 s):",
-            max(1, default_work() // 10**6), 1, 2**31 - 1)
+            max(1, default_work() // 10**6), 1, MAX_WORK_MILLIONS)
         if ok:
             self.set_work_budget(millions * 10**6)
 
@@ -534,19 +538,22 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ window events
 
-    def _restore_settings(self) -> None:
-        geometry = self.store.value("geometry")
+    def _restore_settings(self) -> list[str]:
+        """The stored layout, theme, speed and work budget, each checked (ui.stored) ->
+        notes on the values replaced by their defaults."""
+        stored = StoredSettings(self.store)
+        geometry = stored.blob("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
-        state = self.store.value("state")
+        state = stored.blob("state")
         if state is not None:
             self.restoreState(state)
-        self.set_theme(str(self.store.value("theme", "light")))
-        self.stepper.speed.setValue(int(self.store.value("speed", 4)))
-        try:
-            set_default_work(int(self.store.value("work_budget", DEFAULT_WORK)))
-        except (TypeError, ValueError):  # a settings file edited by hand
-            set_default_work(DEFAULT_WORK)
+        self.set_theme(stored.choice("theme", THEMES, "light"))
+        speed = self.stepper.speed
+        speed.setValue(stored.integer("speed", speed.minimum(), speed.maximum(), 4))
+        set_default_work(stored.integer("work_budget", 1, MAX_WORK_MILLIONS * 10**6,
+                                        DEFAULT_WORK))
+        return stored.notes
 
     def closeEvent(self, ev) -> None:
         variants = (w.close() for w in self.compare_windows if w.isVisible())  # each may ask

@@ -221,7 +221,7 @@ def test_small_expansions_still_compile():
 NESTED = {  # source nested far too deeply -> (expected line 1 column, what the error says)
     "500 parentheses": kernel("  a[" + "(" * 500 + "threadIdx.x" + ")" * 500 + "] = 0;"),
     "1,000 braces": kernel("  " + "{" * 1000 + "a[threadIdx.x] = 0;" + "}" * 1000),
-    "3,000 ifs": kernel("  " + "if (threadIdx.x < 64) " * 3000 + "a[threadIdx.x] = 0;"),
+    "3,000 ifs": kernel("  " + "if (threadIdx.x < 64)\n" * 3000 + "a[threadIdx.x] = 0;"),
     "300 loops": kernel("  " + "for (int q = 0; q < 1; q++) " * 300 + "a[threadIdx.x] = 0;"),
     "1,000 namespaces": "namespace x { " * 1000 + kernel("  a[threadIdx.x] = 0;") + " }" * 1000,
     "10,000 minus signs": kernel("  a[threadIdx.x + " + "- " * 10000 + "1] = 0;"),

@@ -188,7 +188,7 @@ def test_template_launches_give_their_instantiations_shared_bytes():
 @pytest.mark.parametrize("value, message", [
     (-1, "kernel.dynamic_shared_bytes: must be at least 0, got -1"),
     ("64", "kernel.dynamic_shared_bytes: expected an integer, got text"),
-    (2**31, "kernel.dynamic_shared_bytes: at most 2,147,483,647 bytes"),
+    (227 * 1024 + 1, "kernel.dynamic_shared_bytes: at most 232,448 bytes (227 KiB"),
 ])
 def test_dynamic_shared_bytes_is_checked(value, message):
     with pytest.raises(PatternError) as info:

@@ -14,8 +14,8 @@ def test_screenshot_opens_file_warp_and_instruction(tmp_path, qapp, monkeypatch)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     out = tmp_path / "shot.png"
     seen = []
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
     assert app.main([TRANSPOSE, "--warp", "33", "--instruction", "store c[col][row]",
                      "--screenshot", str(out)]) == 0
     image = QImage(str(out))
@@ -28,8 +28,8 @@ def test_screenshot_opens_file_warp_and_instruction(tmp_path, qapp, monkeypatch)
 
 def test_no_file_opens_vector_add(tmp_path, qapp, monkeypatch):
     seen = []
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
     assert app.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
     (window,) = seen
     assert window.document.pattern.name == "Vector add" and window.document.path is None
@@ -63,8 +63,8 @@ def test_a_kernel_without_global_accesses_opens_with_an_empty_grid_and_sheet(
     path = tmp_path / "shared-only.sectorviz.json"
     path.write_text(json.dumps(NO_GLOBAL_KERNEL))
     seen = []
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
     assert app.main([str(path), "--screenshot", str(tmp_path / "shot.png")]) == 0
     (window,) = seen
     assert window.grid_view.item.columns() == []

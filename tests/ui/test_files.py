@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMessageBox, QSpinBox
 
-from sectorviz.model import pattern_from_dict
+from sectorviz.model import PatternError, pattern_from_dict
 from sectorviz.ui.files import add_recent, recent_files
 
 
@@ -231,7 +231,9 @@ def test_save_as_elsewhere_keeps_relative_paths_on_the_same_files(open_window, t
     message = window.findChild(QLabel, "statusMessage").text()
     assert "arrays.index.values.path data/idx.npy → ../../src/data/idx.npy" in message
     assert "kernel.source gather.cu → ../../src/gather.cu" in message
-    assert addresses(load_pattern(target)) == before  # the saved file reads the same files
+    with pytest.raises(PatternError, match="outside the pattern's root"):
+        addresses(load_pattern(target))  # src lies outside the new folder's root
+    assert addresses(load_pattern(target, (str(src),))) == before  # the same files
     assert addresses(doc.pattern) == before
     assert window.findChild(QLineEdit, "kernel.source").text() == "../../src/gather.cu"
 

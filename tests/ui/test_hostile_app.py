@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
+from sectorviz.commandline import Terminated
 from sectorviz.ui import app, worker
 from sectorviz.ui.app import ErrorReporter
 
@@ -24,8 +25,8 @@ def test_app_before_the_window_opens(tmp_path, capsys, monkeypatch, qapp):
 
 @pytest.mark.qt_no_exception_capture
 def test_app_while_running_exits_2_for_a_screenshot(tmp_path, capsys, monkeypatch, qapp):
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda *_: QTimer.singleShot(0, raising(ZeroDivisionError())))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda *_: QTimer.singleShot(0, raising(ZeroDivisionError())) or [])
     hook = sys.excepthook
     code = app.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
     assert_internal_error(code, capsys.readouterr().err, VECTOR_ADD, "ZeroDivisionError")
@@ -101,3 +102,21 @@ def test_hostile_json_typed_in_the_editor(open_window, qtbot, make):
     field.clear()
     qtbot.keyClicks(field, "stride * threadIdx.x + 1")
     assert window.document.pattern.to_dict()["accesses"][0]["index"] == "stride * threadIdx.x + 1"
+
+
+@pytest.mark.parametrize("kind, status", [(KeyboardInterrupt, 130), (Terminated, 143)])
+def test_an_interruption_in_a_slot_ends_the_app_with_one_line(open_window, capsys,
+                                                               monkeypatch, kind, status):
+    """Issue 22, item 3: Ctrl-C or SIGTERM reaching the event loop: 'interrupted', the app
+    exits with 130 / 143, no traceback."""
+    window = open_window("stride-32B")
+    exits = []
+    monkeypatch.setattr(app.QApplication, "exit", exits.append)
+    hook = sys.excepthook
+    reporter = ErrorReporter(window, "p.sectorviz.json")
+    try:
+        reporter.hook(kind, kind(), None)
+    finally:
+        sys.excepthook = hook
+    assert exits == [status] and capsys.readouterr().err == "interrupted\n"
+    assert reporter.failures == 0

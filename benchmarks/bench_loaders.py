@@ -1,0 +1,49 @@
+"""How long a pattern with very many accesses or lets takes to load (issue 22, item 2): the
+loader is linear, so 100,000 accesses or 100,000 lets (about 7 MB of JSON) load in under 2 s
+on a laptop core; the figures for 10,000 show the growth. Run on an idle machine:
+.venv/bin/python benchmarks/bench_loaders.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sectorviz.model import pattern_from_text  # noqa: E402
+
+LET_CHAIN = 30  # lets per chain (each reads the one before), below the nesting limit
+
+
+def many_accesses(n: int) -> str:
+    return json.dumps({"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+                       "arrays": {"a": {"dtype": "float32", "length": 1024}},
+                       "accesses": [{"name": f"load{i}", "op": "load", "array": "a",
+                                     "index": "threadIdx.x"} for i in range(n)]})
+
+
+def many_lets(n: int) -> str:
+    lets = {f"v{i}": f"v{i - 1} + 1" if i % LET_CHAIN else "threadIdx.x" for i in range(n)}
+    return json.dumps({"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+                       "arrays": {"a": {"dtype": "float32", "length": 1024}}, "let": lets,
+                       "accesses": [{"name": "l", "op": "load", "array": "a",
+                                     "index": f"v{n - 1} % 1024"}]})
+
+
+def main() -> None:
+    for what, make in (("accesses", many_accesses), ("lets", many_lets)):
+        for n in (10_000, 100_000):
+            text = make(n)
+            start, cpu = time.perf_counter(), time.process_time()
+            pattern_from_text(text)
+            took, used = time.perf_counter() - start, time.process_time() - cpu
+            print(f"{n:>7,} {what:8s} {len(text) / 1e6:5.1f} MB  {took:5.2f} s  ({used:5.2f} s "
+                  "of CPU; target for 100,000: under 2 s)")
+
+
+if __name__ == "__main__":
+    main()

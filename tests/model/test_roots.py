@@ -1,0 +1,45 @@
+"""Issue 22, item 1: files.Roots, the one rule for what a pattern may read (its kernel
+source, includes and `.npy` values files): inside its root or an include folder."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sectorviz.model import PatternError
+from sectorviz.model.files import pattern_roots, root_of
+from sectorviz.model.kernel import _values_file
+
+
+def test_the_root_is_the_folder_or_the_repository_above_it(tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert root_of(tmp_path / "a" / "b") == tmp_path / "a" / "b"
+    (tmp_path / "a" / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git file
+    assert root_of(tmp_path / "a" / "b") == tmp_path / "a"
+
+
+@pytest.mark.parametrize("typed, inside", [
+    ("x.npy", True), ("sub/../x.npy", True), ("../x.npy", False), ("/etc/passwd", False),
+    ("../inc/x.npy", True), ("../inc/../x.npy", False)])
+def test_paths_inside_the_root_or_an_include_folder_are_allowed(tmp_path, typed, inside):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "inc").mkdir()
+    roots = pattern_roots(tmp_path / "p", (str(tmp_path / "inc"),))
+    assert roots.allows(tmp_path / "p" / typed) == inside
+    if inside:
+        assert roots.resolve(typed, "here") == tmp_path / "p" / typed
+    else:
+        with pytest.raises(PatternError, match=f"^here: {typed} lies outside the pattern's "
+                                               f"root {tmp_path / 'p'}"):
+            roots.resolve(typed, "here")
+
+
+def test_a_values_file_in_an_include_folder_is_read(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "data").mkdir()
+    np.save(tmp_path / "data" / "idx.npy", np.arange(64))
+    with pytest.raises(PatternError, match="outside the pattern's root"):
+        pattern_roots(tmp_path / "p").resolve("../data/idx.npy", "here")
+    path = pattern_roots(tmp_path / "p", (str(tmp_path / "data"),)).resolve(
+        "../data/idx.npy", "here")
+    assert _values_file(path, 64, "here").tolist() == list(range(64))
