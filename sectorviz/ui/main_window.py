@@ -1,6 +1,7 @@
-"""The main window: editor (left), warp stepper, grid, overview and sectors-per-request
-histogram (centre), accounting sheet (right); menus with a shortcut for every action; files,
-undo/redo, themes and settings."""
+"""The main window: editor (left), warp stepper and grid (centre), accounting sheet (right),
+the overview and sectors-per-request histogram under the grid on a tall screen or as tabs
+beside the sheet on a short one (a projector), so the grid always shows the whole warp; menus
+with a shortcut for every action; files, undo/redo, themes and settings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
-                               QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QMessageBox, QPlainTextEdit, QProgressBar, QToolButton,
                                QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_text
@@ -24,7 +25,7 @@ from .editor import PatternEditor
 from .fields import ERROR_COLOUR
 from .files import (FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place,
                     settings)
-from .grid_view import ZOOM_STEP, GridView
+from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .overview import OverviewView
@@ -44,6 +45,8 @@ NEW_PATTERN = """{
 }"""
 DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
 SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
+TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
+# overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
 EDITOR_MAX_FRACTION = 0.4  # the widest the editor dock opens or widens to, of the window
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
@@ -84,7 +87,8 @@ class MainWindow(QMainWindow):
         self.store = settings()
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
-        self.grid_view = GridView(self.document)
+        self.grid_pane = GridPane(self.document)
+        self.grid_view = self.grid_pane.view
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
         self.histogram = HistogramView(self.document)
@@ -262,24 +266,23 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ building
 
     def _build_panes(self) -> None:
-        split = QSplitter(Qt.Vertical, objectName="centreSplit")
-        split.addWidget(self.grid_view)
-        split.addWidget(self.overview)
-        split.addWidget(self.histogram)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 1)
-        split.setStretchFactor(2, 1)
-        split.setSizes([700, 170, 150])
         centre = QWidget()
         box = QVBoxLayout(centre)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
         box.addWidget(self.stepper)
-        box.addWidget(split, 1)
+        box.addWidget(self.grid_pane, 1)
         self.setCentralWidget(centre)
+        for corner, area in ((Qt.BottomLeftCorner, Qt.LeftDockWidgetArea),
+                             (Qt.BottomRightCorner, Qt.RightDockWidgetArea)):
+            self.setCorner(corner, area)  # the bottom docks sit under the grid only
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
         self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
                                      Qt.RightDockWidgetArea)
+        self.overview_dock = self._dock("Kernel overview", "overviewDock", self.overview,
+                                        Qt.BottomDockWidgetArea)
+        self.histogram_dock = self._dock("Sectors per request", "histogramDock",
+                                         self.histogram, Qt.BottomDockWidgetArea)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
@@ -288,18 +291,40 @@ class MainWindow(QMainWindow):
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Open at DEFAULT_SIZE, or at most SCREEN_FRACTION of the screen's available
-        geometry (`available`, else the screen's), centred on it; the docks share the width so
-        the grid, the sheet and the editor are all on screen."""
+        geometry (`available`, else the screen's), centred on it; on a screen shorter than
+        TALL_SCREEN (a projector) fill it, frame included, with the overview and histogram
+        as tabs beside the sheet. The docks share the width so the grid, the sheet and the
+        editor are all on screen."""
         if available is None:
             screen = self.screen() or QGuiApplication.primaryScreen()
             available = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size()  # 0 x 0 until shown
         w = min(DEFAULT_SIZE[0], int(available.width() * SCREEN_FRACTION))
         h = min(DEFAULT_SIZE[1], int(available.height() * SCREEN_FRACTION))
+        short = available.height() < TALL_SCREEN
+        if short:
+            w, h = available.width() - frame.width(), available.height() - frame.height()
         self.resize(w, h)
-        self.move(available.x() + (available.width() - w) // 2,
-                  available.y() + (available.height() - h) // 2)
+        self.move(available.x() + (available.width() - w - frame.width()) // 2,
+                  available.y() + (available.height() - h - frame.height()) // 2)
+        self._place_plots(short)
         self._share_docks(w * 24 // 100)
         QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
+
+    def _place_plots(self, short: bool) -> None:
+        """The overview and histogram docks: tabs behind the sheet on a short screen, else
+        side by side under the grid, the overview the wider."""
+        for dock in (self.overview_dock, self.histogram_dock):
+            dock.setFloating(False)
+            dock.show()
+        if short:
+            self.tabifyDockWidget(self.sheet_dock, self.overview_dock)
+            self.tabifyDockWidget(self.overview_dock, self.histogram_dock)
+            self.sheet_dock.raise_()
+            return
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.overview_dock)
+        self.splitDockWidget(self.overview_dock, self.histogram_dock, Qt.Horizontal)
+        self.resizeDocks([self.overview_dock, self.histogram_dock], [3, 2], Qt.Horizontal)
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
@@ -388,7 +413,8 @@ class MainWindow(QMainWindow):
                      lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
         self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
         view.addSeparator()
-        for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2")):
+        for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2"),
+                          (self.overview_dock, "Ctrl+3"), (self.histogram_dock, "Ctrl+4")):
             toggle = dock.toggleViewAction()
             toggle.setShortcut(QKeySequence(key))
             view.addAction(toggle)
