@@ -19,7 +19,7 @@ from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
-from .compare_window import CompareWindow
+from .compare_window import CompareWindow, compare_areas, fit_frame
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
@@ -181,8 +181,21 @@ class MainWindow(QMainWindow):
     def _open_comparison(self, pattern: Pattern, path: Path | None) -> CompareWindow:
         window = CompareWindow(self.document, pattern, path, THEMES[self._theme_name()])
         self.compare_windows.append(window)
-        window.show()
+        window.show()  # first: its frame is known once shown
+        self.place_comparison(window)
         return window
+
+    def place_comparison(self, window: CompareWindow, available: QRect | None = None) -> None:
+        """A and B side by side on a wide screen (compare_areas), B over A, inside the
+        screen, on a narrow one; `available`: the screen's available geometry by default."""
+        if available is None:
+            available = (self.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+        frame = self.frameGeometry().width() - self.geometry().width()
+        mine, theirs = compare_areas(available, self.minimumSizeHint().width() + frame)
+        if mine is not None:
+            fit_frame(self, mine)
+            self._share_docks(self.width() * 24 // 100)
+        window.fit_into(theirs)
 
     def import_measurements(self, path: str | Path) -> bool:
         """Nsight Compute's raw CSV beside the predictions (the sheet's last step); a bad file
@@ -307,6 +320,8 @@ class MainWindow(QMainWindow):
         self.resize(w, h)
         self.move(available.x() + (available.width() - w - frame.width()) // 2,
                   available.y() + (available.height() - h - frame.height()) // 2)
+        if short:  # a window manager fits the frame to the screen
+            self.setWindowState(self.windowState() | Qt.WindowMaximized)
         self._place_plots(short)
         self._share_docks(w * 24 // 100)
         QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
