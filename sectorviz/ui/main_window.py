@@ -320,8 +320,7 @@ class MainWindow(QMainWindow):
         self.resize(w, h)
         self.move(available.x() + (available.width() - w - frame.width()) // 2,
                   available.y() + (available.height() - h - frame.height()) // 2)
-        if short:  # a window manager fits the frame to the screen
-            self.setWindowState(self.windowState() | Qt.WindowMaximized)
+        self._refit = available if short and frame.isNull() else None  # once shown
         self._place_plots(short)
         self._share_docks(w * 24 // 100)
         QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
@@ -557,6 +556,7 @@ class MainWindow(QMainWindow):
         geometry = self.store.value("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            self._refit = None
         state = self.store.value("state")
         if state is not None:
             self.restoreState(state)
@@ -566,6 +566,14 @@ class MainWindow(QMainWindow):
             set_default_work(int(self.store.value("work_budget", DEFAULT_WORK)))
         except (TypeError, ValueError):  # a settings file edited by hand
             set_default_work(DEFAULT_WORK)
+
+    def showEvent(self, ev) -> None:
+        """Fitted to a short screen before the frame (title bar, borders) was known: fit
+        again once it is, so the whole frame is on the screen."""
+        super().showEvent(ev)
+        if self._refit is not None:
+            QTimer.singleShot(0, self, lambda area=self._refit: self.fit_to_screen(area))
+            self._refit = None
 
     def closeEvent(self, ev) -> None:
         variants = (w.close() for w in self.compare_windows if w.isVisible())  # each may ask

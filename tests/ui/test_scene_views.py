@@ -89,7 +89,7 @@ def test_zoom_keys_and_wheel(open_window, qtbot):
 def test_a_zoomed_4_byte_hit_is_wide_and_its_waste_shaded(open_window):
     window = open_window("stride-32B")
     view, item = window.grid_view, window.grid_view.item
-    view.zoom_by(8)
+    view.zoom_by(10)
     rect = item.cell_rect(3, 3)
     view.centerOn(rect.center())
     scale = view.transform().m11()
