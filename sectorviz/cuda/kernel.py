@@ -50,12 +50,16 @@ def kernel_source(pattern: Pattern) -> str:
 
 
 @contextlib.contextmanager
-def _located(source: Source) -> Iterator[None]:
-    """Errors at lines of the combined text -> at the line of the file they came from."""
+def _located(source: Source, path: Path | None) -> Iterator[None]:
+    """Errors at lines of the combined text -> at the line of the file they came from, in
+    the kernel's .cu file `path` (None: the pattern's inline code)."""
     try:
         yield
     except PatternError as err:
-        raise source.relocate(err) from None
+        moved = source.relocate(err)
+        if path is None or moved.file is not None:
+            raise moved from None
+        raise PatternError(moved.place, moved.message, moved.column, str(path)) from None
 
 
 def _instructions(sites: list[Site], source: Source) -> tuple[Instruction, ...]:
@@ -107,10 +111,10 @@ class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
     def __init__(self, pattern: Pattern):
-        path = _source_path(pattern)
+        path = self.source_path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.base_dir)
         # constants fold as the device computes them: an overflow or a NaN is no warning
-        with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
+        with _located(self.source, path), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
@@ -156,7 +160,7 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"), too_deep("run"), _located(self.source):
+            with np.errstate(all="ignore"), too_deep("run"), _located(self.source, self.source_path):
                 try:  # C wraps; float overflow is fine
                     event = next(steps)
                 except StopIteration:

@@ -3,7 +3,10 @@
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
 unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
-has arrived, then the app exits 0. Bad input: one line on stderr, exit 2. Anything else that
+has arrived, then the app exits 0. Bad input: one line on stderr, exit 2, except a FILE
+that cannot be opened without --screenshot: its line goes to stderr and the window opens (on
+the default example) with the error in its status bar, a broken kernel in its Kernel tab, or
+for a .cu the offer to make a pattern for it. Anything else that
 goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
 window opens it exits 2; once it is open the line also shows in the status bar and the
 document stays as it was (a --screenshot run then exits 2).
@@ -21,7 +24,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..commandline import OneLineParser, UsageError, fail
-from ..model import PatternError
+from ..model import Pattern, PatternError
 from ..model.errors import internal_error
 from ..model.frontend import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
@@ -126,8 +129,16 @@ def _run(args: argparse.Namespace) -> int:
         from ..smoke import run_smoke_test
         return run_smoke_test(args.smoke_test)
     path = Path(args.file) if args.file else default_example()
+    if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
+        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
         pattern = load_checked(path)
+    except PatternError as err:
+        if args.screenshot:
+            return fail(str(err))
+        print(str(err), file=sys.stderr)
+        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    try:
         warps = kernel_for(pattern).warps
         if not 0 <= args.warp < warps:
             raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
@@ -135,17 +146,25 @@ def _run(args: argparse.Namespace) -> int:
                                                                   "all")
     except PatternError as err:
         return fail(str(err))
+    return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k: int,
+                opening: Path | None = None) -> int:
+    """The window on `pattern` (file `path`, None: an untitled copy), showing instruction
+    k; `opening`: a file that could not be opened at launch, opened again in the window so
+    that its error shows there (or its kernel, or the offer to make a pattern for a .cu)."""
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("sectorviz")
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
-    window = MainWindow(pattern, path if args.file else None, restore=not args.screenshot)
+    window = MainWindow(pattern, path, restore=not args.screenshot)
     if args.theme:
         window.set_theme(args.theme, remember=False)
     window.set_warp(args.warp)
     window.set_instruction(k)
-    errors = ErrorReporter(window, str(path))
+    errors = ErrorReporter(window, str(opening or path or default_example()))
     if args.screenshot:
         out = Path(args.screenshot)
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
@@ -159,4 +178,6 @@ def _run(args: argparse.Namespace) -> int:
         window.document.shutdown()
         return 0
     window.show()
+    if opening is not None:
+        QTimer.singleShot(0, window, lambda: window.open_path(opening))
     return app.exec()

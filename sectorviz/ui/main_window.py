@@ -20,6 +20,7 @@ from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
 from .compare_window import CompareWindow, compare_areas, fit_frame
+from .cuda_file import global_functions, pattern_path, write_starter
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
@@ -54,11 +55,12 @@ EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, 
 
 
 def load_checked(path: Path) -> Pattern:
-    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name."""
+    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name
+    (the kernel's .cu for an error in it)."""
     try:
         return checked(load_pattern(path))
     except PatternError as err:
-        raise PatternError(str(path), str(err)) from None
+        raise PatternError(err.file or str(path), str(err)) from None
 
 
 class _EditingKeys(QObject):
@@ -148,14 +150,25 @@ class MainWindow(QMainWindow):
                           f"{doc.kernel.instructions[k].name}")
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a pattern file. A broken file leaves the current work as it was and shows its
-        one-line error; a good one replaces it after the unsaved-changes prompt. Returns
-        whether it opened."""
+        """Open a pattern file, or a bare .cu (open_cuda). A broken file leaves the current
+        work as it was and shows its one-line error; a kernel pattern whose CUDA does not
+        compile also opens its kernel in the Kernel tab with the error marked, to be fixed
+        there; a good one replaces the current work after the unsaved-changes prompt.
+        Returns whether it opened."""
         path = Path(path)
+        if path.suffix == ".cu":
+            return self.open_cuda(path)
         try:
-            pattern = load_checked(path)
+            pattern = load_pattern(path)
         except PatternError as err:
-            self.show_error(str(err))
+            self.show_error(f"{path}: {err}")
+            return False
+        try:
+            checked(pattern)
+        except PatternError as err:
+            self.show_error(f"{err.file or path}: {err}")
+            if pattern.kernel is not None and self.maybe_save():
+                self.editor.show_broken_kernel(pattern, path, err)
             return False
         if not self.maybe_save():
             return False
@@ -163,6 +176,37 @@ class MainWindow(QMainWindow):
         add_recent(self.store, path)
         self.show_message(f"opened {path}")
         return True
+
+    def open_cuda(self, cu: Path) -> bool:
+        """A bare .cu: pick one of its __global__ functions (asked when it has several) and
+        open a starting pattern for it, saved beside the .cu (ui.cuda_file)."""
+        try:
+            kernels = global_functions(cu)
+        except PatternError as err:
+            self.show_error(f"{err.file or cu}: {err}")
+            return False
+        if not kernels:
+            self.show_error(f"{cu}: no __global__ function to make a pattern for")
+            return False
+        names = [k.name for k in kernels]
+        name = names[0]
+        if len(names) > 1:
+            name, ok = QInputDialog.getItem(self, "Make a pattern",
+                                            f"{cu.name}: the kernel to look at", names, 0,
+                                            False)
+            if not ok:
+                return False
+        kernel = kernels[names.index(name)]
+        try:
+            path = write_starter(cu, kernel)
+        except OSError as err:
+            self.show_error(f"{pattern_path(cu, kernel)}: cannot save: {err.strerror or err}")
+            return False
+        opened = self.open_path(path)
+        if opened:
+            self.show_message(f"made {path.name} for {name} beside {cu.name}: set its launch, "
+                              "params and array lengths in the Form tab")
+        return opened
 
     def compare_with(self, path: str | Path) -> CompareWindow | None:
         """Open pattern file B beside this one (its grid steps with this one's); a broken
