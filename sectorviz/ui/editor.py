@@ -94,7 +94,8 @@ class JsonEditor(QWidget):
             self._show_error(None)
 
 
-KERNEL_COLUMNS = 80  # the code width the Kernel tab asks for (characters)
+KERNEL_COLUMNS = 64  # the code width the Kernel tab asks for (characters), beside the
+# predictions margin; longer lines scroll, their predictions stay in the margin
 
 
 class PatternEditor(QTabWidget):

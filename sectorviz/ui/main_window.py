@@ -48,7 +48,7 @@ DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
 SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
 TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
 # overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
-EDITOR_MAX_FRACTION = 0.4  # the widest the editor dock opens or widens to, of the window
+EDITOR_MAX_FRACTION = 0.42  # the widest the editor dock opens or widens to, of the window
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
