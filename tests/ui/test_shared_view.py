@@ -52,9 +52,9 @@ def test_overview_rows_of_shared_instructions(open_window, qtbot):
     a shared row selects it."""
     window = open_window("shared-tile-column")
     overview = window.overview
-    rgba = overview.image.image  # the atypical row, then one row per instruction
+    rgba = overview.image.image  # one row per instruction, then the atypical row
     theme = window.overview.theme.diagram
-    colour = lambda row: tuple(int(c) for c in rgba[row + 1, 0, :3])  # noqa: E731
+    colour = lambda row: tuple(int(c) for c in rgba[row, 0, :3])  # noqa: E731
     rgb = lambda c: QColor(c).getRgb()[:3]  # noqa: E731
     assert rgba.shape[0] == 1 + 5
     assert colour(2) == rgb(theme.waste[-1]) and colour(4) == rgb(theme.waste[0])
@@ -92,4 +92,4 @@ def test_the_headline_names_the_bank_conflict_in_the_overviews_red(open_window, 
     assert ("worst instruction load tile[tx][ty] 32-way bank conflict, 32 wavefronts per "
             "request, ideal 1") in text
     rgba, theme = window.overview.image.image, window.overview.theme.diagram
-    assert tuple(int(c) for c in rgba[1 + 2, 0, :3]) == QColor(theme.waste[-1]).getRgb()[:3]
+    assert tuple(int(c) for c in rgba[2, 0, :3]) == QColor(theme.waste[-1]).getRgb()[:3]
