@@ -58,6 +58,12 @@ class HistogramBars:
         top = int(self.sectors.max()) if len(self.sectors) else 0
         return max(top, math.ceil(self.high)) + 1
 
+    @property
+    def tallest(self) -> int:
+        """The most requests of one bar (1 without bars): the top of the requests axis,
+        which is labelled only at 0 and here (whole requests)."""
+        return int(self.requests.max()) if len(self.requests) else 1
+
     def ticks(self) -> range:
         """The labelled sectors-per-request values: every slot, or a step giving at most 16."""
         return range(0, self.slots, max(1, math.ceil(self.slots / 16)))
@@ -120,7 +126,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     top, left = y + 3.4 * small, MARGIN + AXIS_LEFT
     bottom = top + PLOT_HEIGHT
     slot = PLOT_WIDTH / bars.slots
-    tallest = int(bars.requests.max()) if len(bars.requests) else 1
+    tallest = bars.tallest
     if bars.band is not None:
         lo, hi = bars.band
         shapes.append(Rect(left + (lo + 0.5) * slot, top, (hi - lo) * slot, PLOT_HEIGHT,
