@@ -1,4 +1,5 @@
-"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--screenshot OUT.png]`: the app.
+"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
+[--screenshot OUT.png]`: the app.
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
@@ -45,7 +46,13 @@ def parser() -> argparse.ArgumentParser:
                    help="0-based instruction index in program order (global ones, then "
                         "shared ones), or its name (default: the first, if the kernel has one)")
     p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
-    p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
+    p.add_argument("--compare", metavar="B", help="open pattern file B in the compare window "
+                                                  "beside FILE")
+    p.add_argument("--present", action="store_true",
+                   help="start in presentation mode (full screen; Esc leaves)")
+    p.add_argument("--screenshot", metavar="OUT.png",
+                   help="save the window (the compare window with --compare, the "
+                        "presentation with --present) as a PNG and exit")
     p.add_argument("--smoke-test", metavar="DIR",
                    help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
     return p
@@ -55,24 +62,34 @@ SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have sett
 
 
 def save_when_drawn(window: MainWindow, out: Path, app: QApplication) -> None:
-    """Grab the window once the analysis is in, the overview is drawn and the event queue
-    has drained."""
+    """Grab the window (its compare window or its presentation, if one is open) once the
+    analyses are in, the overview is drawn and the event queue has drained."""
     done = []
 
+    def target():
+        return window.presentation or (window.compare_windows or [window])[-1]
+
     def grab() -> None:
-        if done or window.document.analysis_running or window.overview.drawing:
+        shown = target()
+        if (done or window.document.analysis_running or window.overview.drawing
+                or not getattr(shown, "ready", True)):
             return
         done.append(True)
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
             app.sendPostedEvents()
             app.processEvents()
-        ok = window.grab().save(str(out))
+        ok = shown.grab().save(str(out))
         app.exit(0 if ok else 2)
 
-    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
-                                    QTimer.singleShot(0, grab))
-    window.overview.drawn.connect(lambda: QTimer.singleShot(0, grab))
-    QTimer.singleShot(0, grab)
+    def later(_flags: int = 0) -> None:
+        QTimer.singleShot(0, grab)
+
+    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and later())
+    window.overview.drawn.connect(later)
+    for compare in window.compare_windows:
+        compare.b.changed.connect(later)
+        compare.refreshed.connect(later)
+    later()
 
 
 class ErrorReporter(QObject):
@@ -165,6 +182,10 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     window.set_warp(args.warp)
     window.set_instruction(k)
     errors = ErrorReporter(window, str(opening or path or default_example()))
+    if args.compare and window.compare_with(args.compare) is None and args.screenshot:
+        return fail(window.message.text())
+    if args.present:
+        window.present()
     if args.screenshot:
         out = Path(args.screenshot)
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input

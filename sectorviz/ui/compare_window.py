@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
@@ -78,6 +78,8 @@ def window_comparison(a: Document, b: Document) -> Comparison | str:
 class CompareWindow(QMainWindow):
     """B's editor and grid, stepping with A, and the comparison sheet."""
 
+    refreshed = Signal()  # the headline and sheet on screen are up to date
+
     def __init__(self, a: Document, pattern: Pattern, path: Path | None, theme: Theme = LIGHT):
         super().__init__()
         self.setObjectName("compareWindow")
@@ -90,7 +92,7 @@ class CompareWindow(QMainWindow):
         self.editor = PatternEditor(self.b)
         self.sheet = QTextBrowser(objectName="comparisonSheet")
         self.names = QLabel(objectName="compareNames")
-        self.status = QLabel(objectName="compareStatus")  # the headline, or why there is none
+        self.status = QLabel(objectName="compareStatus", wordWrap=True)  # the headline
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
         head = QHBoxLayout()
         head.setContentsMargins(8, 6, 8, 6)
@@ -130,6 +132,11 @@ class CompareWindow(QMainWindow):
         self._follow()
         self._refresh()
 
+    @property
+    def ready(self) -> bool:
+        """Both analyses are in and the comparison on screen is of them."""
+        return self.a.analysis is not None and self.b.analysis is not None and not self._stale
+
     def fit_into(self, area: QRect) -> None:
         """The window's frame fills `area`; editor, grid and sheet share its width."""
         fit_frame(self, area)
@@ -164,6 +171,7 @@ class CompareWindow(QMainWindow):
         top = bar.value()
         self.sheet.setHtml(sheet_html(comparison_sheet(c), self.theme))
         bar.setValue(top)
+        self.refreshed.emit()
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -257,10 +257,14 @@ class GridView(QGraphicsView):
         return max(SMALLEST_FIT, min(MAX_FIT, w / r.width(), h / r.height()))
 
     def _fit(self) -> None:
+        """Scale to the fit times the zoom; fitted (zoom 1), the pane shows the scene from
+        its top, so no scroll position left from another scene hides the header."""
         self.scene().setSceneRect(self.shown_rect())
         s = self.fitted_scale() * self.zoom
         self.resetTransform()
         self.scale(s, s)
+        if self.zoom == 1.0:
+            self.verticalScrollBar().setValue(self.verticalScrollBar().minimum())
 
     def wheelEvent(self, ev) -> None:
         if ev.modifiers() & Qt.ControlModifier:

@@ -30,6 +30,7 @@ from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .overview import OverviewView
+from .present import Presentation
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .theme import THEMES, apply_theme
@@ -89,6 +90,7 @@ class MainWindow(QMainWindow):
         self.store = settings()
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
+        self.presentation: Presentation | None = None
         self.grid_pane = GridPane(self.document)
         self.grid_view = self.grid_pane.view
         self.stepper = Stepper(self.document)
@@ -218,6 +220,22 @@ class MainWindow(QMainWindow):
             return None
         return self._open_comparison(pattern, Path(path))
 
+    def present(self) -> Presentation:
+        """Presentation mode (F5): the answer, the grid and the sheet's lines about the
+        instruction, full screen; F5 again (or Esc there) leaves it."""
+        if self.presentation is not None:
+            self.presentation.close()
+            return self.presentation
+        self.presentation = Presentation(self.document, lambda: self.sheet.sheet,
+                                         THEMES[self._theme_name()])
+        self.presentation.closed.connect(self._left_presentation)
+        self.presentation.showFullScreen()
+        self.presentation.activateWindow()
+        return self.presentation
+
+    def _left_presentation(self) -> None:
+        self.presentation = None
+
     def duplicate_as_variant(self) -> CompareWindow:
         """A copy of the current pattern beside it, to edit and compare against the original."""
         return self._open_comparison(self.document.pattern, None)
@@ -313,8 +331,11 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
-                     *self.compare_windows):
+        views = [self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
+                 *self.compare_windows]
+        if self.presentation is not None:
+            views.append(self.presentation)
+        for view in views:
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:
@@ -470,6 +491,7 @@ class MainWindow(QMainWindow):
         self._action(view, "Zoom &Out", [QKeySequence("Ctrl+-")],
                      lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
         self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
+        self._action(view, "&Present", QKeySequence("F5"), self.present, "present")
         view.addSeparator()
         for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2"),
                           (self.overview_dock, "Ctrl+3"), (self.histogram_dock, "Ctrl+4")):
@@ -620,6 +642,8 @@ class MainWindow(QMainWindow):
             self._refit = None
 
     def closeEvent(self, ev) -> None:
+        if self.presentation is not None:
+            self.presentation.close()
         variants = (w.close() for w in self.compare_windows if w.isVisible())  # each may ask
         if not self.maybe_save() or not all(variants):
             ev.ignore()
