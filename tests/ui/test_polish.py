@@ -2,6 +2,7 @@
 at their field on one line, the Help menu, counts in the singular, the grid's header and
 legend, and an overview that never shows another file's picture or cuts its title."""
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (QDialog, QLabel, QLineEdit, QMessageBox, QSpinBox, QStyle,
                                QTextBrowser, QToolButton)
@@ -140,3 +141,26 @@ def test_the_overview_title_is_never_cut_by_its_legend(open_window, qtbot):
         assert overview.legend_below() == below
         assert status.fontMetrics().horizontalAdvance(status.text()) <= status.width()
         assert not status.geometry().intersects(overview.legend.geometry())
+
+
+def test_one_undo_step_per_committed_edit(open_window, qtbot):
+    """Typing 8 -> 1 and Enter is one step; then each arrow step is one more: undo goes back
+    one step at a time (3, then 2, then 1, then the original)."""
+    window = open_window("stride-32B")
+    spin = window.findChild(QSpinBox, "params.stride")
+    start = spin.value()
+    spin.setFocus()
+    spin.selectAll()
+    qtbot.keyClicks(spin, "1")
+    qtbot.keyClick(spin, Qt.Key_Return)
+    assert undo_text(window) == "&Undo Change stride to 1"
+    qtbot.keyClick(spin, Qt.Key_Up)
+    qtbot.keyClick(spin, Qt.Key_Up)
+    stack = window.document.undo_stack
+    assert spin.value() == 3 and stack.count() == 3
+    assert undo_text(window) == "&Undo Change stride to 3"
+    stack.undo()
+    assert window.document.pattern.to_dict()["params"]["stride"] == 2
+    stack.undo()
+    stack.undo()
+    assert window.document.pattern.to_dict()["params"]["stride"] == start
