@@ -559,7 +559,9 @@ class MainWindow(QMainWindow):
     def _export(self) -> None:
         from .export_dialog import ExportDialog  # loaded on first use, not at start-up
         sel = self.document.selection
-        ExportDialog(self.document.pattern, sel.warp, sel.instruction, self).exec()
+        path = self.document.path
+        ExportDialog(self.document.pattern, sel.warp, sel.instruction, self,
+                     None if path is None else path.parent).exec()
 
     def _copy_diagram(self) -> None:
         from .export_dialog import copy_diagram  # loaded on first use, not at start-up
