@@ -53,7 +53,12 @@ def test_slide_holds_both_grids_and_the_headline(tmp_path, stack):
     texts = [e.text for e in root.iter() if e.tag.endswith("text")]
     assert texts[0] == ("Naive transpose → Tiled transpose: 32 → 4 sectors, "
                         "8x less")
-    assert "sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%" in texts[1]
+    stats = " ".join(e.text for e in root.iter() if e.get("class") == "caption stats")
+    assert "sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%" in stats
+    width, height = (float(root.get(k)) for k in ("width", "height"))
+    assert width / height == pytest.approx(16 / 9, abs=0.01)  # a slide
+    legend = [e.text for e in root.iter() if e.get("class") == "legend"]
+    assert len(legend) == len(set(legend)) >= 3  # one legend for both sides
 
 
 def test_slide_columns_share_one_width_and_lane_rows_line_up():
