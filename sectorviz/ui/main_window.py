@@ -635,6 +635,13 @@ class MainWindow(QMainWindow):
         except (TypeError, ValueError):  # a settings file edited by hand
             set_default_work(DEFAULT_WORK)
 
+    def resizeEvent(self, ev) -> None:
+        """A window grown again gives a dock squeezed by the shrink its width back (the
+        editor its tab's, the sheet its share), once the new size is laid out."""
+        super().resizeEvent(ev)
+        if ev.size().width() > ev.oldSize().width() > 0:
+            QTimer.singleShot(0, self, self._widen_editor)
+
     def showEvent(self, ev) -> None:
         """Fitted to a short screen before the frame (title bar, borders) was known: fit
         again once it is, so the whole frame is on the screen."""

@@ -193,3 +193,20 @@ def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
         seen.append(window.document.selection.warp)
     assert seen == [1, 3, 1]
     assert window.message.text() == "warp 1: the most sectors per request for load x"
+
+
+def test_panes_come_back_after_the_window_shrinks(open_window, qtbot):
+    """Shrunk to 800 x 500 the grid still shows (it scrolls); grown again, the Pattern pane
+    is wide enough for its form, not left at its squeezed width."""
+    window = open_window("transpose-naive")
+    window.fit_to_screen(QRect(0, 0, 1920, 1080))
+    qtbot.wait(20)
+    wide = window.editor_dock.width()
+    window.resize(800, 500)
+    qtbot.wait(20)
+    assert window.grid_view.isVisible() and window.grid_view.viewport().height() > 40
+    window.resize(1600, 980)
+    qtbot.wait(50)
+    form = window.editor.form.scroll
+    assert window.editor_dock.width() >= min(wide, form.widget().minimumSizeHint().width())
+    assert form.horizontalScrollBar().maximum() == 0
