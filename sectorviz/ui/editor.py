@@ -94,7 +94,7 @@ class JsonEditor(QWidget):
             self._show_error(None)
 
 
-KERNEL_COLUMNS = 64  # the code width the Kernel tab asks for (characters), beside the
+KERNEL_COLUMNS = 60  # the code width the Kernel tab asks for (characters), beside the
 # predictions margin; longer lines scroll, their predictions stay in the margin
 
 

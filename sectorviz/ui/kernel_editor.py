@@ -206,9 +206,9 @@ class CodeView(QPlainTextEdit):
         """Make room for the gutter and the predictions margin at their current widths."""
         width, right = self.gutter_width(), self.margin_width()
         self.setViewportMargins(width, 0, right, 0)
-        r = self.contentsRect()
+        r, code = self.contentsRect(), self.viewport().geometry()
         self.gutter.setGeometry(QRect(r.left(), r.top(), width, r.height()))
-        self.margin.setGeometry(QRect(r.right() + 1 - right, r.top(), right, r.height()))
+        self.margin.setGeometry(QRect(code.right() + 1, r.top(), right, r.height()))
 
     def _scroll_gutter(self, rect: QRect, dy: int) -> None:
         for side in (self.gutter, self.margin):

@@ -51,6 +51,13 @@ def test_each_access_is_drawn_beside_its_line_in_its_own_waste_colour(qtbot):
     assert [text for _x, text, _c in spans] == ["4", " · ", "32", " sec/req"]
     margin, code_box = view.margin.geometry(), view.viewport().geometry()
     assert margin.left() > code_box.right() and margin.right() < view.width()
+    bar = view.verticalScrollBar()
+    editor.set_source("\n" * 200 + "\n" * (line - 1) + code + "\n")  # a scroll bar appears
+    editor.set_annotations(notes)
+    qtbot.waitUntil(bar.isVisible)
+    assert not view.margin.geometry().intersects(bar.geometry())  # never under the bar
+    editor.set_source("\n" * (line - 1) + code + "\n")
+    editor.set_annotations(notes)
     assert margin.width() >= view.fontMetrics().horizontalAdvance("4 · 32 sec/req")
     for theme in (LIGHT, DARK):
         editor.set_theme(theme)
