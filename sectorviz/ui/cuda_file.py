@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..atomic import write_atomic
 from ..model import PatternError
 from ..model.files import read_text
 
@@ -76,6 +77,5 @@ def write_starter(cu: Path, kernel: KernelSignature) -> Path:
     opened instead) and return its path."""
     path = pattern_path(cu, kernel)
     if not path.exists():
-        path.write_text(json.dumps(starter_pattern(cu, kernel), indent=2) + "\n",
-                        encoding="utf-8")
+        write_atomic(path, json.dumps(starter_pattern(cu, kernel), indent=2) + "\n")
     return path

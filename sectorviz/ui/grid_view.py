@@ -7,7 +7,9 @@ bytes tinted. The scene's columns are sized for the pane's width and the view fi
 whole warp (the header, the 32 lane rows and the used bytes; the legend may scroll) to the
 pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about the cursor (MIN_ZOOM to MAX_ZOOM times the
 fit), Ctrl+0 fits again, and dragging pans. The scene's caption is the pane's caption line
-(GridPane), in the window's font, so it reads at the window's text size at any zoom.
+(GridPane), in the window's font, so it reads at the window's text size at any zoom; the
+scene's small text (lane numbers, addresses, tags) is enlarged towards the window's font size
+when the fit draws it smaller (DiagramSpec.text_scale).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import (QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel,
                                QSizePolicy, QVBoxLayout, QWidget)
 
@@ -37,6 +39,8 @@ MAX_ZOOM = 16.0  # times the fitted scale
 MIN_ZOOM = 0.25  # times the fitted scale: zooming out shows more than the fit
 MAX_FIT = 1.5  # the fitted scale never enlarges more than this
 SMALLEST_FIT = 0.6  # fitting never shrinks the scene below this scale; a small pane scrolls
+TEXT_STEP = 0.05  # text_scale changes smaller than this keep the scene
+TEXT_ROUNDS = 4  # rounds of text_scale and fit towards a fixed point
 SIDE_UNITS = 220.0  # lane labels, tags and margins beside the sector columns, units
 TOP_TRIM = MARGIN - 6.0  # of the scene's top margin, units: the pane starts at the caption
 
@@ -51,6 +55,7 @@ class GridItem(QGraphicsItem):
         self.scene_: Scene = Scene(1, 1, LIGHT.base, "", "")
         self.error = ""
         self.grid_width = 600.0  # units the sector columns aim to fill
+        self.text_scale = 1.0  # the spec's text_scale: small text enlarged to stay readable
         self.setAcceptHoverEvents(True)
 
     # ------------------------------------------------------------ inputs
@@ -68,13 +73,22 @@ class GridItem(QGraphicsItem):
             self.grid_width = width
             self._build()
 
+    def set_text_scale(self, factor: float) -> bool:
+        """Enlarge the small text by `factor`; whether the scene changed (a change under
+        TEXT_STEP is not worth a new scene)."""
+        if abs(factor - self.text_scale) < TEXT_STEP:
+            return False
+        self.text_scale = factor
+        self._build()
+        return True
+
     def _build(self) -> None:
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
         spec = selected_spec(v.pattern, v.selection.warp, v.selection.instruction,
                              v.selection.run, theme=self.theme.name, grid_width=self.grid_width,
-                             caption=False)
+                             caption=False, text_scale=self.text_scale)
         try:
             self.scene_, self.error = diagram_scene(v.pattern, spec), ""
         except PatternError as err:
@@ -259,12 +273,21 @@ class GridView(QGraphicsView):
     def _fit(self) -> None:
         """Scale to the fit times the zoom; fitted (zoom 1), the pane shows the scene from
         its top, so no scroll position left from another scene hides the header."""
-        self.scene().setSceneRect(self.shown_rect())
+        for _ in range(TEXT_ROUNDS):  # larger text takes more room: a smaller fit, and so on
+            self.scene().setSceneRect(self.shown_rect())
+            if not self.item.set_text_scale(self.readable_factor(self.fitted_scale())):
+                break
         s = self.fitted_scale() * self.zoom
         self.resetTransform()
         self.scale(s, s)
         if self.zoom == 1.0:
             self.verticalScrollBar().setValue(self.verticalScrollBar().minimum())
+
+    def readable_factor(self, scale: float) -> float:
+        """How much the scene's small text must grow to be drawn at the window's font size
+        at `scale` (1: it already is; the scene caps it at what a lane row holds)."""
+        font_px = QFontInfo(self.font()).pixelSize()
+        return max(1.0, font_px / (self.item.theme.diagram.small_size * scale))
 
     def wheelEvent(self, ev) -> None:
         if ev.modifiers() & Qt.ControlModifier:

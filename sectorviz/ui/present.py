@@ -98,10 +98,10 @@ class Presentation(QWidget):
 
     def keyPressEvent(self, ev) -> None:
         doc, s = self.document, self.document.selection
-        moves = {Qt.Key_Left: dict(warp=s.warp - 1), Qt.Key_Right: dict(warp=s.warp + 1),
-                 Qt.Key_Up: dict(instruction=s.instruction - 1),
-                 Qt.Key_Down: dict(instruction=s.instruction + 1),
-                 Qt.Key_Home: dict(warp=0), Qt.Key_End: dict(warp=doc.kernel.warps - 1)}
+        moves = {Qt.Key_Left: {"warp": s.warp - 1}, Qt.Key_Right: {"warp": s.warp + 1},
+                 Qt.Key_Up: {"instruction": s.instruction - 1},
+                 Qt.Key_Down: {"instruction": s.instruction + 1},
+                 Qt.Key_Home: {"warp": 0}, Qt.Key_End: {"warp": doc.kernel.warps - 1}}
         if ev.key() in moves:
             doc.select(**moves[ev.key()])
         elif ev.key() in (Qt.Key_Escape, Qt.Key_F5):
