@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
@@ -52,12 +53,14 @@ def kernel_source(pattern: Pattern) -> str:
 @contextlib.contextmanager
 def _located(source: Source, path: Path | None) -> Iterator[None]:
     """Errors at lines of the combined text -> at the line of the file they came from, in
-    the kernel's .cu file `path` (None: the pattern's inline code)."""
+    the kernel's .cu file `path` (None: the pattern's inline code); errors at a pattern key
+    (launch.grid[0], arrays.p) stay the pattern file's."""
     try:
         yield
     except PatternError as err:
         moved = source.relocate(err)
-        if path is None or moved.file is not None:
+        in_source = re.fullmatch(r"line \d+", err.place) is not None  # not a pattern key's
+        if path is None or not in_source or moved.file is not None:
             raise moved from None
         raise PatternError(moved.place, moved.message, moved.column, str(path)) from None
 

@@ -134,3 +134,15 @@ def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_pat
                                               "function": "transposeTiled"}
     assert {a.name for a in window.document.pattern.arrays} == {"a", "c"}
     assert len(window.document.kernel.instructions) == 2
+
+
+def test_an_error_at_a_pattern_key_still_names_the_pattern(tmp_path, capsys):
+    """Only places in the .cu name the .cu: a launch of 0 blocks is the pattern file's."""
+    from sectorviz.cli import main
+    _cu, pattern = broken_vector_add(tmp_path)
+    (tmp_path / "vector-add.cu").write_text((EX / "vector-add.cu").read_text())
+    doc = json.loads(pattern.read_text())
+    doc["params"]["n"] = 0
+    pattern.write_text(json.dumps(doc))
+    assert main(["report", str(pattern)]) == 2
+    assert capsys.readouterr().err.startswith(f"{pattern}: launch.grid[0]")
