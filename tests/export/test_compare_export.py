@@ -197,3 +197,25 @@ def test_a_slide_of_a_shared_instruction_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"{TILED}: --instruction: load tile[tx][ty] is a shared instruction: the comparison "
         "slide draws global ones\n")
+
+
+@pytest.mark.parametrize("stack", [False, True])
+def test_a_slide_fills_a_1920_by_1080_screen(stack):
+    """Side by side and stacked, the slide's PNG shown 1920 pixels wide is 1080 high: a 16:9
+    slide the drawing fills (its grids sized for it), with one legend for both sides."""
+    from PySide6.QtGui import QImage
+
+    from sectorviz.export.formats import scene_bytes
+    a, b = load_pattern(NAIVE), load_pattern(TILED)
+    scene = slide_scene(compare(a, analyze(a), b, analyze(b)), DiagramSpec(), stack)
+    image = QImage.fromData(scene_bytes(scene, ".png", max(1.0, 1920 / scene.width)))
+    shown = image.scaledToWidth(1920)  # on the screen
+    assert shown.width() == 1920 and abs(shown.height() - 1080) <= 1
+    drawn = [s for s in scene.shapes if getattr(s, "css", "") == "sector"]
+    left, right = min(s.x for s in drawn), max(s.x + s.w for s in drawn)
+    top = min(s.y for s in drawn)
+    bottom = max(s.y + s.h for s in drawn)
+    across, down = (right - left) / scene.width, (bottom - top) / scene.height
+    assert max(across, down) > 0.6  # the grids fill the slide one way at least
+    assert sum(getattr(s, "css", "") == "legend" and s.text == "bytes a lane uses"
+               for s in scene.shapes) == 1
