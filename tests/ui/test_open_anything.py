@@ -10,6 +10,7 @@ import threading
 import pytest
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
+from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app, worker
 from sectorviz.ui.main_window import MainWindow
@@ -133,7 +134,29 @@ def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_pat
     assert window.document.pattern.kernel == {"source": "transpose.cu",
                                               "function": "transposeTiled"}
     assert {a.name for a in window.document.pattern.arrays} == {"a", "c"}
-    assert len(window.document.kernel.instructions) == 2
+    doc = window.document.pattern.to_dict()  # from main(): m = 1024, dim3 grid, block
+    assert doc["params"] == {"m": 1024, "TILE_DIM": 32}
+    assert doc["launch"] == {"grid": ["m / TILE_DIM", "m / TILE_DIM"],
+                             "block": ["TILE_DIM", "TILE_DIM"]}
+    assert doc["arrays"]["a"]["length"] == "m * m"  # cudaMalloc(&a, m * m * sizeof(float))
+    ours = analyze(window.document.pattern).totals
+    assert ours == analyze(load_pattern(EX / "transpose-tiled-cuda.sectorviz.json")).totals
+
+
+def test_a_cu_without_a_launch_gets_the_default_pattern(tmp_path):
+    """No host code: a 1-D launch of n threads over arrays of n elements, n the kernel's
+    own count parameter."""
+    from sectorviz.ui.cuda_file import global_functions, write_starter
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void scale(float *x, int n)\n"
+                  "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }\n")
+    (kernel,) = global_functions(cu)
+    doc = json.loads(write_starter(cu, kernel).read_text())
+    assert doc["launch"] == {"grid": ["(n + threads - 1) / threads"], "block": ["threads"]}
+    assert doc["params"] == {"n": 1 << 20, "threads": 256}
+    assert doc["arrays"] == {"x": {"length": "n"}}
+    assert analyze(load_pattern(tmp_path / "k-scale.sectorviz.json")).totals.sectors == \
+        (1 << 20) * 4 * 2 // 32  # a load and a store of 4 MiB, coalesced
 
 
 def test_an_error_at_a_pattern_key_still_names_the_pattern(tmp_path, capsys):
