@@ -2,7 +2,7 @@
 # Regenerate docs/images/app-*.png: the real main window, drawn headless with `--screenshot`
 # (default layout; settings in a throw-away folder so yours never leak in). The offscreen
 # screen is 1778 x 1089, so the window opens at its default 1600 x 980; app-projector-*.png
-# are taken on a 1280 x 720 screen (the window opens at 90% of it).
+# are taken on a 1280 x 720 screen (the window fills it), app-1080p-*.png on 1920 x 1080.
 # Usage: docs/make_screenshots.sh [python]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,28 +33,22 @@ shot app-row-sum-loop.png $EX/row-sum-loop.sectorviz.json --warp 2 --instruction
 shot app-transpose-naive-cuda.png $EX/transpose-naive-cuda.sectorviz.json --instruction 1
 shot app-float4-load.png $EX/float4-load.sectorviz.json
 shot app-stride-32B.png $EX/stride-32B.sectorviz.json
-QPA=$PROJECTOR shot app-projector-transpose-naive.png $EX/transpose-naive.sectorviz.json \
-  --instruction 1
-# The comparison window (File > Compare With...): tiled transpose beside the naive one.
-QT_QPA_PLATFORM=$DESKTOP "$PY" - "$OUT/app-compare-transpose.png" <<'EOF'
-import sys, time
-from PySide6.QtWidgets import QApplication
-import sectorviz.ui  # noqa: F401  (pins pyqtgraph to PySide6)
-from sectorviz.model import load_pattern
-from sectorviz.paths import examples_dir
-from sectorviz.ui.main_window import MainWindow
-app, ex = QApplication([]), examples_dir()
-window = MainWindow(load_pattern(ex / "transpose-naive.sectorviz.json"), None, restore=False)
-compare = window.compare_with(ex / "transpose-tiled.sectorviz.json")
-window.set_instruction(1)
-start = time.time()
-while "→" not in compare.status.text() and time.time() - start < 60:
-    app.processEvents()
-    time.sleep(0.05)
-compare.resize(1600, 900)
-for _ in range(20):
-    app.processEvents()
-    time.sleep(0.05)
-compare.grab().save(sys.argv[1])
-print(sys.argv[1])
-EOF
+# A projector (1280 x 720: the window fills it, the overview and histogram are tabs beside the
+# sheet) and a 1920 x 1080 screen: the window, presentation mode, the compare window (beside A
+# at 1920 x 1080: the picture is B's window), the banks view and the dark theme.
+for size in 1280x720 1920x1080; do
+  QPA=$(screen "${size%x*}" "${size#*x}")
+  tag=$([ "$size" = 1280x720 ] && echo projector || echo 1080p)
+  QPA=$QPA shot "app-$tag-transpose-naive.png" $EX/transpose-naive.sectorviz.json --instruction 1
+  QPA=$QPA shot "app-$tag-present-transpose.png" $EX/transpose-naive.sectorviz.json \
+    --instruction 1 --present
+  QPA=$QPA shot "app-$tag-compare-transpose.png" $EX/transpose-naive.sectorviz.json \
+    --compare $EX/transpose-tiled.sectorviz.json --instruction 1
+  QPA=$QPA shot "app-$tag-banks-tile-column.png" $EX/shared-tile-column.sectorviz.json \
+    --instruction 'load tile[tx][ty]'
+  QPA=$QPA shot "app-$tag-dark-matmul.png" $EX/matmul-tiled-cuda.sectorviz.json --theme dark
+done
+# The comparison window at the desktop size (File > Compare With...): tiled transpose beside
+# the naive one.
+shot app-compare-transpose.png $EX/transpose-naive.sectorviz.json \
+  --compare $EX/transpose-tiled.sectorviz.json --instruction 1

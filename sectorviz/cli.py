@@ -32,7 +32,7 @@ from .model.errors import internal_error, printable_lines
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
-from .scene.sheet import accounting_sheet
+from .scene.sheet import accounting_sheet, worst_instruction
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
@@ -132,9 +132,13 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
 
 def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
                 budget: Budget | None = None) -> dict:
-    """The `report --json` document: the analysis, an "explanation" per instruction (about
-    `warp`, or warp 0) and, with a `warp`, its per-lane detail under "warp"."""
+    """The `report --json` document: the analysis, the "worst" instruction (global or shared,
+    scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
+    instruction (about `warp`, or warp 0) and, with a `warp`, its per-lane detail under
+    "warp"."""
     doc = analysis.to_json()
+    worst = worst_instruction(analysis)
+    doc["worst"] = None if worst is None else worst.to_json()
     detail = warp_detail(pattern, warp or 0, budget)
     for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
         ins["explanation"] = words

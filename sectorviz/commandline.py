@@ -55,8 +55,9 @@ def fail(message: str) -> int:
 
 
 def pattern_error_line(path: str | Path, err: PatternError) -> str:
-    """A pattern's error as the one line users see: 'FILE: place: message'."""
-    return f"{path}: {err}"
+    """A pattern's error as the one line users see: 'FILE: place: message', FILE the
+    kernel's .cu for an error in it."""
+    return f"{err.file or path}: {err}"
 
 
 def add_budget_flag(p: argparse.ArgumentParser) -> None:

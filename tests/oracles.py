@@ -134,7 +134,7 @@ def _limit_memory() -> None:
 
 def broken_promise(outcome: Outcome, folder: Path) -> str | None:
     """What about `outcome` breaks the promise (exit 0 with a sheet, or exit 2 with one line
-    naming the file), or None."""
+    naming the file: the pattern, or the kernel's .cu for an error in it), or None."""
     path = str(folder / "fuzzed.sectorviz.json")
     if outcome.code is None:
         return f"no answer after {outcome.seconds:.0f} s"
@@ -146,9 +146,12 @@ def broken_promise(outcome: Outcome, folder: Path) -> str | None:
         return f"exit {outcome.code}: {outcome.err[-300:]!r}"
     if outcome.err.count("\n") != 1 or not outcome.err.endswith("\n"):
         return f"{outcome.err.count(chr(10))} stderr lines: {outcome.err[:300]!r}"
-    if not outcome.err.startswith(f"{path}: ") or outcome.out:
+    # the pattern file, or for an error in its kernel's source the .cu it names
+    named = next((f for f in (path, *map(str, folder.glob("*.cu")))
+                  if outcome.err.startswith(f"{f}: ")), None)
+    if named is None or outcome.out:
         return f"line does not name the file, or stdout not empty: {outcome.err[:300]!r}"
-    message = outcome.err[len(path) + 2:-1]
+    message = outcome.err[len(named) + 2:-1]
     if not message.strip() or not message.isprintable():
         return f"empty or unprintable message: {message[:300]!r}"
     if "internal error" in message:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Collection, Iterator
@@ -49,12 +50,18 @@ def kernel_source(pattern: Pattern) -> str:
 
 
 @contextlib.contextmanager
-def _located(source: Source) -> Iterator[None]:
-    """Errors at lines of the combined text -> at the line of the file they came from."""
+def _located(source: Source, path: Path | None) -> Iterator[None]:
+    """Errors at lines of the combined text -> at the line of the file they came from, in
+    the kernel's .cu file `path` (None: the pattern's inline code); errors at a pattern key
+    (launch.grid[0], arrays.p) stay the pattern file's."""
     try:
         yield
     except PatternError as err:
-        raise source.relocate(err) from None
+        moved = source.relocate(err)
+        in_source = re.fullmatch(r"line \d+", err.place) is not None  # not a pattern key's
+        if path is None or not in_source or moved.file is not None:
+            raise moved from None
+        raise PatternError(moved.place, moved.message, moved.column, str(path)) from None
 
 
 def _instructions(sites: list[Site], source: Source) -> tuple[Instruction, ...]:
@@ -106,10 +113,10 @@ class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
     def __init__(self, pattern: Pattern):
-        path = _source_path(pattern)
+        path = self.source_path = _source_path(pattern)
         self.source = preprocess(kernel_source(pattern), path, pattern.roots)
         # constants fold as the device computes them: an overflow or a NaN is no warning
-        with _located(self.source), too_deep("compile"), np.errstate(all="ignore"):
+        with _located(self.source, path), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
@@ -157,7 +164,7 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"), too_deep("run"), _located(self.source):
+            with np.errstate(all="ignore"), too_deep("run"), _located(self.source, self.source_path):
                 try:  # C wraps; float overflow is fine
                     event = next(steps)
                 except StopIteration:

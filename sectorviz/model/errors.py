@@ -26,12 +26,15 @@ def printable_lines(lines: Iterable[str]) -> str:
 
 class PatternError(ValueError):
     """A problem in a pattern, named by its place, e.g. `accesses[1].index, column 7: ...`.
-    Place and message hold only printable characters (see `printable`)."""
+    Place and message hold only printable characters (see `printable`). `file`: the file
+    the place is in when it is not the pattern file (a kernel's .cu), else None."""
 
-    def __init__(self, place: str, message: str, column: int | None = None):
+    def __init__(self, place: str, message: str, column: int | None = None,
+                 file: str | None = None):
         self.place = printable(place)
         self.message = printable(message)
         self.column = column
+        self.file = None if file is None else printable(file)
         where = ", ".join(p for p in (self.place, "" if column is None else f"column {column}")
                           if p)
         super().__init__(f"{where}: {self.message}" if where else self.message)

@@ -27,6 +27,7 @@ from .spec import DiagramSpec
 from .words import counted
 
 CELL_W, ROW_H = 30.0, 14.0  # one bank column, one lane row (diagram units)
+FAINT = 0.6  # a cell showing less of its colour than this gets its word number in text ink
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     if why:
         y = paragraph(shapes, why, y, right + MARGIN, th)
     left = MARGIN + text_width("lane 31", th.small_size) + 8
-    top = y + th.small_size + 6
+    top = y + th.label_size * 1.4 + th.small_size + 6  # the axis title, then bank numbers
     _axes(shapes, left, top, th)
     present = _cells(shapes, grid, left, top, th) if grid else set()
     if grid and grid.phase_lanes < WARP_SIZE:
@@ -136,8 +137,14 @@ def _why(pattern: Pattern, spec: DiagramSpec) -> str:
 
 
 def _axes(shapes: list[Shape], left: float, top: float, th: Theme) -> None:
-    """Bank numbers above the columns, lane numbers left of the rows, the empty cells."""
+    """Bank numbers above the columns under the title 'bank', lane numbers left of the rows
+    beside the title 'lane' (reading upwards), the empty cells."""
     shapes.append(Rect(left, top, BANKS * CELL_W, WARP_SIZE * ROW_H, th.cell, css="banks"))
+    shapes.append(Text(left + BANKS * CELL_W / 2, top - th.small_size - 8, "bank (4-byte word "
+                       "address mod 32)", th.label_size, th.muted, anchor="middle",
+                       css="axis-title"))
+    shapes.append(Text(MARGIN - 4, top + WARP_SIZE * ROW_H / 2, "lane", th.label_size,
+                       th.muted, anchor="middle", rotate=True, css="axis-title"))
     for bank in range(BANKS):
         shapes.append(Text(left + (bank + 0.5) * CELL_W, top - 4, str(bank), th.small_size,
                            th.muted, anchor="middle", css="bank-label"))
@@ -165,17 +172,25 @@ def _cells(shapes: list[Shape], grid: BankGrid, left: float, top: float, th: The
                            data=(("lane", str(c.lane)), ("bank", str(c.bank)),
                                  ("word", str(c.word)), ("phase", str(c.phase)),
                                  ("wavefront", str(c.wavefront)))))
+        ink = th.background if _strength(c) >= FAINT else th.text  # readable on a faint cell
         shapes.append(Text(left + (c.bank + 0.5) * CELL_W, top + (c.lane + 0.78) * ROW_H,
-                           str(c.word), th.small_size * 0.8, th.background, anchor="middle",
+                           str(c.word), th.small_size * 0.9, ink, anchor="middle",
                            css="word"))
     return present
 
 
+def _strength(c: BankCell) -> float:
+    """How much of its colour a cell shows over the background: a conflict's later
+    wavefronts fade towards the background (lighter on light, darker on dark)."""
+    if not c.conflict or c.wavefront == 0:
+        return 1.0
+    return max(0.35, 0.75 - 0.04 * c.wavefront)
+
+
 def _colour(c: BankCell, th: Theme) -> str:
-    """Conflict colour, deeper for later wavefronts; broadcast; plain."""
+    """Conflict colour, fading into the background for later wavefronts; broadcast; plain."""
     if c.conflict:
-        return mix(th.crossing, th.background, 1.0 if c.wavefront == 0 else
-                   max(0.35, 0.75 - 0.04 * c.wavefront))
+        return mix(th.crossing, th.background, _strength(c))
     return th.shared if c.broadcast else th.plain
 
 
@@ -183,7 +198,7 @@ def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:
     entries = [("box", colour, words) for kind, colour, words in (
         ("plain", th.plain, "word served in one wavefront"),
         ("broadcast", th.shared, "word shared by lanes (broadcast)"),
-        ("conflict", th.crossing, "bank serves several words: one wavefront each (lighter: "
-                                  "later)"),
+        ("conflict", th.crossing, "bank serves several words: one wavefront each (fading "
+                                  "into the background: later)"),
         ("inactive", th.inactive, "inactive lane")) if kind in present]
     return entries + [("rule", th.text, "phase boundary")] * ("phase" in present)

@@ -7,13 +7,15 @@ write out the scene, so every format of one spec shows the same drawing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
 from .banks import bank_scene
 from .histogram import histogram_scene
 from .lanes import lane_scene
 from .overview import overview_scene
-from .palette import theme
+from .palette import Theme, theme
 from .shapes import Scene
 from .sheet import NO_GLOBAL
 from .spec import KINDS, DiagramSpec
@@ -50,4 +52,16 @@ def diagram_scene(pattern: Pattern, spec: DiagramSpec) -> Scene:
                                                 spec.kind == "banks"))
     build = {"overview": overview_scene, "banks": bank_scene,
              "histogram": histogram_scene}.get(spec.kind, lane_scene)
-    return build(pattern, spec, theme(spec.theme))
+    return build(pattern, spec, scaled_text(theme(spec.theme), spec.text_scale))
+
+
+ROW_TEXT = 12.0  # the largest small text a lane row (13 units in grids, 14 in banks) holds
+
+
+def scaled_text(th: Theme, factor: float) -> Theme:
+    """`th` with its small and label sizes times `factor`, each at most ROW_TEXT (and never
+    below its own)."""
+    if factor <= 1.0:
+        return th
+    return replace(th, small_size=max(th.small_size, min(th.small_size * factor, ROW_TEXT)),
+                   label_size=max(th.label_size, min(th.label_size * factor, ROW_TEXT)))

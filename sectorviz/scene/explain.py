@@ -26,6 +26,8 @@ phase's banks) and the wavefronts against the ideal, and the n-way conflict if t
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..model import Pattern
@@ -398,6 +400,19 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
     return f"{head}{where}{cost}.{pad}"
 
 
+@lru_cache(maxsize=64)
+def run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
+    """Wavefronts of each execution of shared instruction k by `warp`, in program order
+    (one bank_rows over all of them: a loop of many iterations stays quick)."""
+    runs = shared_runs(pattern, warp)[k]
+    if not runs:
+        return ()
+    address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
+    active = np.stack([b.active[0] for b in runs])
+    width = kernel_for(pattern).shared_instructions[k].width
+    return tuple(int(w) for w in bank_rows(address, width, active).wavefronts)
+
+
 def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = None,
                         run: int = 0) -> tuple[str, ...]:
     """The explanation of every shared instruction in `warp`: execution `run` of shared
@@ -413,8 +428,7 @@ def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = N
             continue
         words = explain_shared(runs[j], ins, kernel.arrays.get(ins.first_array), valid,
                                data_dependent(pattern, k, "shared"))
-        counts = [int(bank_rows(np.broadcast_to(b.address, b.active.shape), ins.width,
-                                b.active).wavefronts[0]) for b in runs]
+        counts = run_wavefronts(pattern, warp, k)
         if min(counts) != max(counts):
             words += (f" Over its {len(runs)} executions in this warp it takes "
                       f"{min(counts)} to {max(counts)} wavefronts.")

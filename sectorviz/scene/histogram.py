@@ -26,7 +26,7 @@ from .sheet import ideal_per_request
 from .spec import DiagramSpec
 from .words import counted
 
-PLOT_WIDTH = 600.0  # the sectors-per-request axis, units
+PLOT_WIDTH = 600.0  # the sectors-per-request axis at least (as wide as the caption), units
 PLOT_HEIGHT = 240.0  # the tallest bar, units
 AXIS_LEFT = 64.0  # room for the request counts left of the plot
 BAR = 0.8  # a bar's width, in sectors per request (the slot between bars is 1)
@@ -58,6 +58,12 @@ class HistogramBars:
         """Slots of the sectors-per-request axis: 0 to the largest bar or ideal, one each."""
         top = int(self.sectors.max()) if len(self.sectors) else 0
         return max(top, math.ceil(self.high)) + 1
+
+    @property
+    def tallest(self) -> int:
+        """The most requests of one bar (1 without bars): the top of the requests axis,
+        which is labelled only at 0 and here (whole requests)."""
+        return int(self.requests.max()) if len(self.requests) else 1
 
     def ticks(self) -> range:
         """The labelled sectors-per-request values: every slot, or a step giving at most 16."""
@@ -118,10 +124,11 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     if spec.caption:
         y = caption(shapes, head, words, y, th)
         width = max(width, caption_width(head, words, th))
+    plot_w = width - 2 * MARGIN - AXIS_LEFT  # the plot widens with a wider caption
     top, left = y + 3.4 * small, MARGIN + AXIS_LEFT
     bottom = top + PLOT_HEIGHT
-    slot = PLOT_WIDTH / bars.slots
-    tallest = int(bars.requests.max()) if len(bars.requests) else 1
+    slot = plot_w / bars.slots
+    tallest = bars.tallest
     if bars.band is not None:
         lo, hi = bars.band
         shapes.append(Rect(left + (lo + 0.5) * slot, top, (hi - lo) * slot, PLOT_HEIGHT,
@@ -131,7 +138,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     shapes.append(Line(ideal_x, top, ideal_x, bottom, th.text, 1.0, dash=True,
                        css="ideal"))
     half = text_width(bars.ideal_words(), small) / 2  # the label stays over the plot
-    shapes.append(Text(min(max(ideal_x, left + half), left + PLOT_WIDTH - half), top - 2.4 * small,
+    shapes.append(Text(min(max(ideal_x, left + half), left + plot_w - half), top - 2.4 * small,
                        bars.ideal_words(), small, th.text, anchor="middle", css="ideal"))
     for s, r, w in zip(bars.sectors.tolist(), bars.requests.tolist(), bars.waste.tolist()):
         h = PLOT_HEIGHT * r / tallest
@@ -141,7 +148,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                                             ("waste", WASTE_LABELS[w]))))
         shapes.append(Text(left + (s + 0.5) * slot, bottom - h - 3, f"{r:,}", small, th.text,
                            anchor="middle", css="bar-label"))
-    shapes.append(Line(left, bottom, left + PLOT_WIDTH, bottom, th.muted, 1.0, css="axis"))
+    shapes.append(Line(left, bottom, left + plot_w, bottom, th.muted, 1.0, css="axis"))
     for s in bars.ticks():
         x = left + (s + 0.5) * slot
         shapes.append(Line(x, bottom, x, bottom + 4, th.muted, 1.0, css="tick"))
@@ -152,7 +159,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     shapes.append(Text(left - 8, bottom, "0", small, th.muted, anchor="end", css="tick-label"))
     shapes.append(Text(left - 8, top + PLOT_HEIGHT / 2, "requests", small, th.muted,
                        anchor="end", css="axis"))
-    shapes.append(Text(left + PLOT_WIDTH / 2, bottom + 8 + 2.4 * small, "sectors per request",
+    shapes.append(Text(left + plot_w / 2, bottom + 8 + 2.4 * small, "sectors per request",
                        small, th.muted, anchor="middle", css="axis"))
     y = bottom + 14 + 3.4 * small
     if spec.legend:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..model import Analysis, Pattern
 from ..model.analysis import analyzed
-from .palette import WASTE_EDGES, WASTE_LABELS, Theme
+from .palette import WASTE_LABELS, Theme, waste_classes
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request
@@ -65,15 +65,6 @@ def overview_bins(analysis: Analysis, bins: int, shared: int = 0) -> OverviewBin
         per_s, ratio_s = _shared_bins(analysis, shared, edges)
         per, ratio = np.concatenate([per, per_s]), np.concatenate([ratio, ratio_s])
     return OverviewBins(edges, per, ratio, waste_classes(ratio))
-
-
-def waste_classes(ratio: np.ndarray) -> np.ndarray:
-    """The one colour rule: sectors / ideal sectors -> waste class, an index into
-    palette.WASTE_LABELS and Theme.waste (-1 where the ratio is NaN: no request)."""
-    ratio = np.asarray(ratio, dtype=float)
-    waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
-                            side="right")
-    return np.where(np.isnan(ratio), -1, waste)
 
 
 def _shared_bins(analysis: Analysis, rows: int, edges: np.ndarray

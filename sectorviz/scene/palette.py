@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 WASTE_EDGES = (1.0, 1.125, 2.0, 4.0, 8.0)  # sectors / ideal sectors
 WASTE_LABELS = ("ideal", "<2x", "2-4x", "4-8x", "8x+")
 
@@ -72,3 +74,12 @@ def mix(colour: str, background: str, amount: float) -> str:
     a = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
     b = [int(background[i:i + 2], 16) for i in (1, 3, 5)]
     return "#" + "".join(f"{round(x * amount + y * (1 - amount)):02x}" for x, y in zip(a, b))
+
+
+def waste_classes(ratio: np.ndarray) -> np.ndarray:
+    """The one colour rule: sectors / ideal sectors -> waste class, an index into
+    WASTE_LABELS and Theme.waste (-1 where the ratio is NaN: no request)."""
+    ratio = np.asarray(ratio, dtype=float)
+    waste = np.searchsorted(np.array(WASTE_EDGES[1:]), np.nan_to_num(ratio, nan=1.0),
+                            side="right")
+    return np.where(np.isnan(ratio), -1, waste)

@@ -3,7 +3,8 @@ rows of text, each with its figures as plain numbers and their unit (what the CS
 one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the exported sheets
 print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
 
-Answer first (sector demand against ideal, useful %, the worst instruction), then 1 memory
+Answer first (sector demand against ideal, useful %, the worst instruction, global or
+shared: worst_instruction), then 1 memory
 operations, 2 logical bytes, 3 address expansion of the selected warp, 4 sectors per request
 (this warp, then over the grid), 5 traffic at named boundaries with the assumption each rests
 on and the Nsight Compute metric that measures it, and the passes of __constant__ reads;
@@ -30,6 +31,7 @@ from ..model.measured import Measured
 from ..model.one_warp import shared_warp_detail
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
+from .palette import waste_classes
 from .words import counted
 
 
@@ -182,7 +184,7 @@ def _so_far(analysis: Analysis | None) -> str:
 
 
 def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
-    """Sector demand against ideal, useful %, and the instruction with the most excess."""
+    """Sector demand against ideal, useful %, and the worst instruction (global or shared)."""
     if analysis is None:
         return (Row("grid", "failed" if error else "computing…", error or
                     "runs in the background"),)
@@ -196,17 +198,78 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
             Row("useful", f"{useful:.1f}% of the fetched bytes",
                 f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B",
                 figures=(useful,), unit="%")]
-    ran = [(k, s) for k, s in enumerate(analysis.instructions) if s.requests]
-    if ran:
-        k, worst = max(ran, key=lambda ks: (ks[1].excess_sectors, -ks[0]))
-        if worst.excess_sectors == 0:
-            return tuple(rows) + (Row("worst instruction", "none: every instruction fetches "
-                                                           "only its ideal sectors"),)
-        rows.append(Row("worst instruction", worst.name,
-                        f"{worst.sectors_per_request:.2f} sectors per request, ideal "
-                        f"{ideal_per_request(worst):.2f}; excess {worst.excess_sectors:,} "
-                        f"sectors", instruction=k))
+    worst = worst_instruction(analysis)
+    if worst is not None:
+        rows.append(Row("worst instruction", worst.name, worst.words,
+                        instruction=worst.instruction))
+    elif any(s.requests for s in (*analysis.instructions, *analysis.shared)):
+        what = " and takes only its ideal bank wavefronts" if analysis.shared else ""
+        rows.append(Row("worst instruction", "none: every instruction fetches only its ideal "
+                                             f"sectors{what}"))
     return tuple(rows)
+
+
+@dataclass(frozen=True)
+class Worst:
+    """The costliest instruction against its ideal over the grid: `space` "global" (its
+    cost in sectors) or "shared" (in bank wavefronts); `index` in its space's list, and
+    `instruction` in the app's order (the global ones, then the shared ones); `ratio`
+    actual / ideal (what the overview's colour is of), `excess` units beyond the ideal,
+    `per_request` and `ideal_per_request` of those units, and the note in words."""
+
+    space: str
+    index: int
+    instruction: int
+    name: str
+    unit: str
+    ratio: float
+    excess: int
+    per_request: float
+    ideal_per_request: float
+    words: str
+
+    def to_json(self) -> dict:
+        """The `report --json` "worst" entry."""
+        return {k: v for k, v in self.__dict__.items() if k != "words"}
+
+
+def _figure(x: float) -> str:
+    """32.0 -> '32', 4.5 -> '4.50': whole numbers without decimals."""
+    return f"{x:.0f}" if x == int(x) else f"{x:.2f}"
+
+
+def worst_instruction(analysis: Analysis) -> Worst | None:
+    """The instruction in the overview's worst colour (waste class of its grid-wide ratio),
+    the highest ratio among those, then the most excess; global instructions count sectors,
+    shared ones bank wavefronts (once the run is complete). None when every instruction that
+    ran is at its ideal."""
+    n = len(analysis.instructions)
+    candidates = [Worst("global", k, k, s.name, "sectors", s.sectors / s.ideal_sectors,
+                        s.excess_sectors, s.sectors_per_request, ideal_per_request(s),
+                        f"{s.sectors_per_request:.2f} sectors per request, ideal "
+                        f"{ideal_per_request(s):.2f}; excess {s.excess_sectors:,} sectors")
+                  for k, s in enumerate(analysis.instructions) if s.requests and s.ideal_sectors]
+    candidates += [Worst("shared", k, n + k, s.name, "wavefronts",
+                         s.wavefronts / s.ideal_wavefronts, s.bank_conflicts,
+                         s.wavefronts_per_request, s.ideal_wavefronts / s.requests,
+                         f"{_ways(s)}, {_figure(s.wavefronts_per_request)} wavefronts per "
+                         f"request, ideal {_figure(s.ideal_wavefronts / s.requests)}; "
+                         f"{s.bank_conflicts:,} bank conflicts")
+                   for k, s in enumerate(analysis.shared) if s.requests and s.ideal_wavefronts]
+    if not candidates:
+        return None
+    classes = waste_classes([c.ratio for c in candidates])
+    worst, _ = max(zip(candidates, classes),
+                   key=lambda cw: (cw[1], cw[0].ratio, cw[0].excess, -cw[0].instruction))
+    return worst if worst.excess else None
+
+
+def _ways(s: SharedStats) -> str:
+    """'32-way bank conflict' (every request alike), else 'typically 4-way bank conflicts,
+    up to 8-way'."""
+    if s.min == s.max:
+        return f"{s.max}-way bank conflict"
+    return f"typically {s.mode}-way bank conflicts, up to {s.max}-way"
 
 
 def _wavefronts(s: SharedStats) -> str:

@@ -3,7 +3,7 @@ caption carrying the headline ratio (scene.compare), in any theme; one Scene, so
 (SVG, PDF, PNG, TikZ) shows the same drawing.
 
 Both sides share one sector-column width, so the wider grid is the one that touches more
-sectors. The grids show the pair asked for (a global instruction of A and its match), else
+sectors; that width is chosen so the slide is 16:9, and one legend serves both sides. The grids show the pair asked for (a global instruction of A and its match), else
 the pair whose sectors in the selected warp change most (Comparison.focus).
 """
 
@@ -16,11 +16,12 @@ from ..model import PatternError
 from .compare import Comparison, Pair, Side, factor_words, ratio
 from .lanes import Panel, lane_scene, panel, panel_units
 from .palette import Theme, theme
-from .parts import MARGIN, caption, caption_width, paragraph
-from .shapes import Scene, Shape, Text
+from .parts import MARGIN, caption, caption_width, legend, paragraph
+from .shapes import Rect, Scene, Shape, Text
 from .spec import DiagramSpec
 
 SIDE_GAP = 24.0  # between the two diagrams, units
+CAPTION_WRAP = 640.0  # the slide's caption wraps over the drawing's width, or this if wider
 CAPTION_SCALE = 1.5  # the slide's caption against a diagram's: read from the back of a room
 X_FIELDS, Y_FIELDS = {"x", "x1", "x2"}, {"y", "y1", "y2"}
 
@@ -83,25 +84,60 @@ def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
     """A's and B's diagrams of kind spec.kind ('grid' or 'warp') for warp c.warp, side by
     side (stacked with `stack`), of pair `drawn` (None: the focus), under the comparison
     caption (with spec.caption) and, with `explain`, why the drawn pair (a warp diagram: the
-    focus) costs what it costs."""
+    focus) costs what it costs; one legend for both (with spec.legend). The sector columns
+    are widened or narrowed so the slide comes out SLIDE_ASPECT (16:9), within the column
+    widths lanes.py allows; what is left is margin around the centred drawing."""
     if spec.kind not in ("grid", "warp"):
         raise PatternError("--kind", f"a comparison draws grid or warp diagrams, not {spec.kind}")
-    th = theme(spec.theme)
     pair = slide_pair(c, drawn)
-    sides = [(side, replace(spec, warp=c.warp, instruction=k))
+    args = (c, spec, stack, pair, explain)
+    widths = [spec.grid_width, spec.grid_width * 1.5]
+    scenes = [_slide(*args, w) for w in widths]
+    for _ in range(FIT_ROUNDS):
+        (w0, w1), (s0, s1) = widths, scenes
+        miss0, miss1 = (s.width - SLIDE_ASPECT * s.height for s in (s0, s1))
+        if miss1 == miss0 or abs(miss1) < ASPECT_SLACK * s1.width:
+            break
+        nxt = min(max(w1 - miss1 * (w1 - w0) / (miss1 - miss0), GRID_LOWEST), GRID_HIGHEST)
+        widths, scenes = [w1, nxt], [s1, _slide(*args, nxt)]
+    best = min(scenes, key=lambda s: abs(math.log(s.width / (SLIDE_ASPECT * s.height))))
+    return _to_aspect(best)
+
+
+SLIDE_ASPECT = 16 / 9
+FIT_ROUNDS = 4  # secant steps on the grid width towards the aspect
+ASPECT_SLACK = 0.01  # close enough: a width within 1% of the aspect's
+GRID_LOWEST, GRID_HIGHEST = 200.0, 6000.0  # grid widths tried, units
+
+
+def _to_aspect(scene: Scene) -> Scene:
+    """`scene` on a SLIDE_ASPECT canvas: margin added on the short side, the drawing centred."""
+    width = max(scene.width, math.ceil(scene.height * SLIDE_ASPECT))
+    height = max(scene.height, math.ceil(scene.width / SLIDE_ASPECT))
+    dx, dy = (width - scene.width) / 2, (height - scene.height) / 2
+    return replace(scene, width=width, height=height,
+                   shapes=tuple(moved(s, dx, dy) for s in scene.shapes))
+
+
+def _slide(c: Comparison, spec: DiagramSpec, stack: bool, pair: Pair, explain: bool,
+           grid_width: float) -> Scene:
+    """The slide of `pair` with the wider side's sector columns filling `grid_width` units."""
+    th = theme(spec.theme)
+    sides = [(side, replace(spec, warp=c.warp, instruction=k, caption=True))
              for side, k in ((c.a, pair.a), (c.b, pair.b))]
     units = [panel_units(_panels(side, s)) for side, s in sides]
-    column = spec.grid_width / max(units)  # one column width on both sides
-    scenes = [lane_scene(side.pattern, replace(s, grid_width=column * u), th)
+    column = grid_width / max(units)  # one column width on both sides
+    scenes = [lane_scene(side.pattern, replace(s, grid_width=column * u, legend=False), th)
               for (side, s), u in zip(sides, units)]
     head, stats = slide_caption(c, pair, spec.kind)
     shapes: list[Shape] = []
     big = replace(th, title_size=th.title_size * CAPTION_SCALE,
                   label_size=th.label_size * CAPTION_SCALE)
-    top = caption(shapes, head, stats, MARGIN, big) - MARGIN if spec.caption else 0.0
+    across = (max(s.width for s in scenes) if stack
+              else sum(s.width for s in scenes) + SIDE_GAP)
+    wrap = max(across, CAPTION_WRAP) - 2 * MARGIN  # the caption wraps over the drawing
+    top = caption(shapes, head, stats, MARGIN, big, wrap) - MARGIN if spec.caption else 0.0
     if explain:
-        across = (max(s.width for s in scenes) if stack
-                  else sum(s.width for s in scenes) + SIDE_GAP)
         top = _explain(shapes, c, pair, top + MARGIN, across, big) - MARGIN
     rows = [_first_lane_y(scene) for scene in scenes]
     x = y = 0.0
@@ -114,10 +150,30 @@ def slide_scene(c: Comparison, spec: DiagramSpec, stack: bool = False,
             y += scene.height
         else:
             x += scene.width + SIDE_GAP
-    width = (max(s.width for s in scenes) if stack
-             else sum(s.width for s in scenes) + SIDE_GAP)
     height = top + (y if stack else max(heights))
-    if spec.caption:
-        width = max(width, caption_width(head, stats, big))
+    width = max(across, caption_width(head, stats, big, wrap) if spec.caption else 0.0)
+    if spec.legend:
+        entries = _legend_union([lane_scene(side.pattern, replace(
+            s, grid_width=column * u, caption=False), th) for (side, s), u in zip(sides, units)])
+        height = legend(shapes, entries, MARGIN, height - MARGIN + 10, width - MARGIN,
+                        th) + MARGIN - 10
     return Scene(math.ceil(width), math.ceil(height), th.background, th.font_family,
                  f"{head}; {stats}", tuple(shapes))
+
+
+def _legend_union(scenes: list[Scene]) -> list[tuple[str, str, str]]:
+    """The legend entries (kind, colour, words) of `scenes`, each once, in order of first
+    appearance: read back from their legend swatches and words."""
+    entries: dict[str, tuple[str, str, str]] = {}
+    for scene in scenes:
+        swatch = None
+        for s in scene.shapes:
+            if s.css == "legend-swatch":
+                swatch = s
+            elif s.css == "legend" and swatch is not None:
+                kind = ("box" if isinstance(swatch, Rect) else
+                        "dash" if swatch.dash else "rule")
+                colour = swatch.fill if isinstance(swatch, Rect) else swatch.stroke
+                entries.setdefault(s.text, (kind, colour, s.text))
+                swatch = None
+    return list(entries.values())

@@ -19,7 +19,9 @@ class DiagramSpec:
     iteration, grid and banks only) indices, theme name, whether to draw legend and caption
     and (grid, warp and banks) why each instruction costs what it costs under the caption,
     and the width (diagram units) the sector columns aim to fill (the window fits it to its pane;
-    the exports keep GRID_WIDTH)."""
+    the exports keep GRID_WIDTH); `text_scale` enlarges the small and label text (lane and
+    bank numbers, addresses, tags, legend) up to what one lane row holds, so a window that
+    draws the diagram small keeps its text readable (the exports keep 1)."""
 
     kind: str = "grid"
     warp: int = 0
@@ -30,3 +32,4 @@ class DiagramSpec:
     caption: bool = True
     explain: bool = False
     grid_width: float = GRID_WIDTH
+    text_scale: float = 1.0

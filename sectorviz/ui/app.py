@@ -1,9 +1,13 @@
-"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--screenshot OUT.png]`: the app.
+"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
+[--screenshot OUT.png]`: the app.
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
 unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
-has arrived, then the app exits 0. Bad input: one line on stderr, exit 2. Anything else that
+has arrived, then the app exits 0. Bad input: one line on stderr, exit 2, except a FILE
+that cannot be opened without --screenshot: its line goes to stderr and the window opens (on
+the default example) with the error in its status bar, a broken kernel in its Kernel tab, or
+for a .cu the offer to make a pattern for it. Anything else that
 goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
 window opens it exits 2; once it is open the line also shows in the status bar and the
 document stays as it was (a --screenshot run then exits 2).
@@ -23,7 +27,7 @@ from PySide6.QtWidgets import QApplication
 from ..atomic import write_atomic
 from ..commandline import OneLineParser, UsageError, fail, interrupted_status
 from ..export.raster import NoPlatform, check_platform
-from ..model import PatternError
+from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
 from ..model.frontend import instruction_index, kernel_for
 from ..paths import default_example, resources_dir
@@ -44,7 +48,13 @@ def parser() -> argparse.ArgumentParser:
                    help="0-based instruction index in program order (global ones, then "
                         "shared ones), or its name (default: the first, if the kernel has one)")
     p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
-    p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
+    p.add_argument("--compare", metavar="B", help="open pattern file B in the compare window "
+                                                  "beside FILE")
+    p.add_argument("--present", action="store_true",
+                   help="start in presentation mode (full screen; Esc leaves)")
+    p.add_argument("--screenshot", metavar="OUT.png",
+                   help="save the window (the compare window with --compare, the "
+                        "presentation with --present) as a PNG and exit")
     p.add_argument("--smoke-test", metavar="DIR",
                    help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
     return p
@@ -54,12 +64,18 @@ SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have sett
 
 
 def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
-    """The window as PNG bytes, in the list returned, grabbed once the analysis is in, the
-    overview is drawn and the event queue has drained (then the event loop exits)."""
+    """The window (its compare window or its presentation, if one is open) as PNG
+    bytes, in the list returned, grabbed once the analyses are in, the overview is drawn
+    and the event queue has drained (then the event loop exits)."""
     done: list[bytes] = []
 
+    def target():
+        return window.presentation or (window.compare_windows or [window])[-1]
+
     def grab() -> None:
-        if done or window.document.analysis_running or window.overview.drawing:
+        shown = target()
+        if (done or window.document.analysis_running or window.overview.drawing
+                or not getattr(shown, "ready", True)):
             return
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
             app.sendPostedEvents()
@@ -67,14 +83,19 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        ok = window.grab().save(buffer, "PNG")
+        ok = shown.grab().save(buffer, "PNG")
         done.append(bytes(data))
         app.exit(0 if ok else 2)
 
-    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and
-                                    QTimer.singleShot(0, grab))
-    window.overview.drawn.connect(lambda: QTimer.singleShot(0, grab))
-    QTimer.singleShot(0, grab)
+    def later(_flags: int = 0) -> None:
+        QTimer.singleShot(0, grab)
+
+    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and later())
+    window.overview.drawn.connect(later)
+    for compare in window.compare_windows:
+        compare.b.changed.connect(later)
+        compare.refreshed.connect(later)
+    later()
     return done
 
 
@@ -137,8 +158,16 @@ def _run(args: argparse.Namespace) -> int:
         from ..smoke import run_smoke_test
         return run_smoke_test(args.smoke_test)
     path = Path(args.file) if args.file else default_example()
+    if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
+        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
         pattern = load_checked(path)
+    except PatternError as err:
+        if args.screenshot:
+            return fail(str(err))
+        print(str(err), file=sys.stderr)
+        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    try:
         warps = kernel_for(pattern).warps
         if not 0 <= args.warp < warps:
             raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
@@ -146,6 +175,14 @@ def _run(args: argparse.Namespace) -> int:
                                                                   "all")
     except PatternError as err:
         return fail(str(err))
+    return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k: int,
+                opening: Path | None = None) -> int:
+    """The window on `pattern` (file `path`, None: an untitled copy), showing instruction
+    k; `opening`: a file that could not be opened at launch, opened again in the window so
+    that its error shows there (or its kernel, or the offer to make a pattern for a .cu)."""
     if QApplication.instance() is None:
         try:
             check_platform()
@@ -156,12 +193,16 @@ def _run(args: argparse.Namespace) -> int:
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
-    window = MainWindow(pattern, path if args.file else None, restore=not args.screenshot)
+    window = MainWindow(pattern, path, restore=not args.screenshot)
     if args.theme:
         window.set_theme(args.theme, remember=False)
     window.set_warp(args.warp)
     window.set_instruction(k)
-    errors = ErrorReporter(window, str(path))
+    errors = ErrorReporter(window, str(opening or path or default_example()))
+    if args.compare and window.compare_with(args.compare) is None and args.screenshot:
+        return fail(window.message.text())
+    if args.present:
+        window.present()
     if args.screenshot:
         out = Path(args.screenshot)
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
@@ -181,4 +222,6 @@ def _run(args: argparse.Namespace) -> int:
             return fail(f"{out}: {err.strerror or err}")
         return 0
     window.show()
+    if opening is not None:
+        QTimer.singleShot(0, window, lambda: window.open_path(opening))
     return app.exec()

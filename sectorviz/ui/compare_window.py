@@ -3,13 +3,15 @@ and grid; its grid follows A's selection (the same warp, A's instruction's match
 scene.compare); the comparison sheet (scene.compare.comparison_sheet) follows both analyses.
 Made by File > Compare With... (B from a file) and File > Duplicate as Variant (B a copy of
 A, to edit against the original). B is saved by Save Variant (As...) through ui.files (an
-atomic write); closing the window with unsaved changes to B asks first."""
+atomic write); closing the window with unsaved changes to B asks first. On a screen wide
+enough for two windows, A and B share it side by side (compare_areas); on a narrower one B
+fills the screen over A."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
                                QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
@@ -21,12 +23,32 @@ from ..scene.compare import (Comparison, compare, comparison_sheet, match_instru
 from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place
-from .grid_view import GridView
+from .grid_view import GridPane
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
 
 
 HEAD_SCALE = 1.35  # the headline's font against the window's
+B_MIN_WIDTH = 880  # pixels B needs beside A: its editor, grid and sheet readable
+
+
+def compare_areas(available: QRect, a_min: int) -> tuple[QRect | None, QRect]:
+    """(A's area, B's area) on a screen's available geometry: side by side, A on the left
+    half or its minimum width `a_min` if wider, when B keeps B_MIN_WIDTH; else (None: A
+    stays, the whole screen for B)."""
+    if available.width() < a_min + B_MIN_WIDTH:
+        return None, QRect(available)
+    left = max(available.width() // 2, a_min)
+    return (QRect(available.x(), available.y(), left, available.height()),
+            QRect(available.x() + left, available.y(), available.width() - left,
+                  available.height()))
+
+
+def fit_frame(window: QMainWindow, area: QRect) -> None:
+    """Place `window` so that its frame (title bar and borders, once known) fills `area`."""
+    frame = window.frameGeometry().size() - window.geometry().size()
+    window.resize(area.width() - frame.width(), area.height() - frame.height())
+    window.move(area.topLeft())
 
 
 def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
@@ -56,18 +78,21 @@ def window_comparison(a: Document, b: Document) -> Comparison | str:
 class CompareWindow(QMainWindow):
     """B's editor and grid, stepping with A, and the comparison sheet."""
 
+    refreshed = Signal()  # the headline and sheet on screen are up to date
+
     def __init__(self, a: Document, pattern: Pattern, path: Path | None, theme: Theme = LIGHT):
         super().__init__()
         self.setObjectName("compareWindow")
         self.a = a
         self.b = Document(pattern, path, self)
         self.theme = theme
-        self.grid_view = GridView(self.b)
+        self.grid_pane = GridPane(self.b)
+        self.grid_view = self.grid_pane.view
         self.grid_view.set_theme(theme)
         self.editor = PatternEditor(self.b)
         self.sheet = QTextBrowser(objectName="comparisonSheet")
         self.names = QLabel(objectName="compareNames")
-        self.status = QLabel(objectName="compareStatus")  # the headline, or why there is none
+        self.status = QLabel(objectName="compareStatus", wordWrap=True)  # the headline
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
         head = QHBoxLayout()
         head.setContentsMargins(8, 6, 8, 6)
@@ -78,10 +103,9 @@ class CompareWindow(QMainWindow):
             font.setBold(label is self.names)
             label.setFont(font)
             head.addWidget(label, label is self.status)
-        split = QSplitter(Qt.Horizontal, objectName="compareSplit")
-        for widget in (self.editor, self.grid_view, self.sheet):
+        self.split = split = QSplitter(Qt.Horizontal, objectName="compareSplit")
+        for widget in (self.editor, self.grid_pane, self.sheet):
             split.addWidget(widget)
-        split.setSizes([360, 760, 480])
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -99,7 +123,6 @@ class CompareWindow(QMainWindow):
             action.setShortcut(keys)
             action.setObjectName(name)
             action.triggered.connect(slot)
-        self.resize(1600, 900)
         self._stale = False
         a.changed.connect(self._on_a_changed)
         a.changed.connect(self._on_changed)
@@ -108,6 +131,17 @@ class CompareWindow(QMainWindow):
         self._on_b_file(Change.FILE)
         self._follow()
         self._refresh()
+
+    @property
+    def ready(self) -> bool:
+        """Both analyses are in and the comparison on screen is of them."""
+        return self.a.analysis is not None and self.b.analysis is not None and not self._stale
+
+    def fit_into(self, area: QRect) -> None:
+        """The window's frame fills `area`; editor, grid and sheet share its width."""
+        fit_frame(self, area)
+        w = area.width()
+        self.split.setSizes([w * 24 // 100, w * 46 // 100, w * 30 // 100])
 
     def _on_a_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):
@@ -137,6 +171,7 @@ class CompareWindow(QMainWindow):
         top = bar.value()
         self.sheet.setHtml(sheet_html(comparison_sheet(c), self.theme))
         bar.setValue(top)
+        self.refreshed.emit()
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -11,12 +11,13 @@ the pattern names is never written.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
 
-from ..model import PatternError, pattern_from_dict, pattern_from_text
+from ..model import Pattern, PatternError, pattern_from_dict, pattern_from_text
 from .document import Change, Document, checked
 from .fields import ERROR_COLOUR, error_label
 from .form import PatternForm
@@ -94,7 +95,8 @@ class JsonEditor(QWidget):
             self._show_error(None)
 
 
-KERNEL_COLUMNS = 80  # the code width the Kernel tab asks for (characters)
+KERNEL_COLUMNS = 60  # the code width the Kernel tab asks for (characters), beside the
+# predictions margin; longer lines scroll, their predictions stay in the margin
 
 
 class PatternEditor(QTabWidget):
@@ -113,6 +115,7 @@ class PatternEditor(QTabWidget):
         self.kernel.edited.connect(self._kernel_edited)
         self.kernel.lineActivated.connect(self._line_activated)
         self._has_kernel: bool | None = None
+        self._broken: tuple[Pattern, Path] | None = None  # a file whose kernel is being fixed
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.ANALYSIS)
 
@@ -131,7 +134,24 @@ class PatternEditor(QTabWidget):
             return share
         return max(share, need + dock_width - view.width())
 
+    def show_broken_kernel(self, pattern: Pattern, path: Path, err: PatternError) -> None:
+        """A kernel pattern file whose CUDA does not compile: its kernel in the Kernel tab with
+        `err` marked, the document unchanged; the first edit that compiles opens the file
+        with the fixed kernel (inline, unsaved: the .cu is never written)."""
+        from ..cuda.kernel import kernel_source  # the CUDA layer loads only for kernels
+        try:
+            source = kernel_source(pattern)
+        except PatternError:  # no text to show (an unreadable .cu): the status line says why
+            return
+        self._broken, self._has_kernel = (pattern, path), None
+        self.setTabVisible(self.kernel_tab, True)
+        self.setCurrentIndex(self.kernel_tab)
+        self.kernel.set_source(source)
+        self.kernel.set_error(f"{err.file or path}: {err}", error_line(err), err.column)
+
     def _on_changed(self, flags: int) -> None:
+        if flags & Change.PATTERN:
+            self._broken = None
         pattern = self.document.pattern
         has_kernel = pattern.kernel is not None
         if has_kernel != self._has_kernel:  # a kernel pattern opens on its Kernel tab
@@ -150,16 +170,22 @@ class PatternEditor(QTabWidget):
 
     def _kernel_edited(self, text: str) -> None:
         doc = self.document
-        d = doc.pattern.to_dict()
+        base = doc.pattern if self._broken is None else self._broken[0]
+        d = base.to_dict()
         d["kernel"] = {"code": text, "function": d["kernel"]["function"]}
         try:
-            pattern = checked(pattern_from_dict(d, doc.pattern.base_dir,
-                                                doc.pattern.include_dirs), doc.selection.warp)
+            pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
+                              doc.selection.warp)
         except PatternError as err:
             self.kernel.set_error(str(err), error_line(err), err.column)
             return
         self.kernel.set_error(None)
-        doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
+        if self._broken is None:
+            doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
+            return
+        path = self._broken[1]
+        doc.reset(pattern, path)  # the file, its kernel fixed: not saved yet
+        doc.undo_stack.resetClean()
 
     def _line_activated(self, line: int) -> None:
         """A clicked source line selects its first access; clicking again, the next one."""

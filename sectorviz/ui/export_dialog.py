@@ -57,14 +57,16 @@ def copy_diagram(pattern: Pattern, warp: int, instruction: int) -> None:
 
 
 class ExportDialog(QDialog):
-    """Options on the left, preview on the right; Save writes the chosen format."""
+    """Options on the left, preview on the right; Save writes the chosen format, offered in
+    `folder` (the pattern file's; the home folder for an untitled pattern)."""
 
     def __init__(self, pattern: Pattern, warp: int, instruction: int,
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, folder: Path | None = None):
         super().__init__(parent)
         self.setObjectName("exportDialog")
         self.setWindowTitle(f"Export: {pattern.name}")
         self.pattern = pattern
+        self.folder = Path.home() if folder is None else folder
         kernel = kernel_for(pattern)
 
         self.kind = self._combo("exportKind", KINDS, "grid")
@@ -217,7 +219,7 @@ class ExportDialog(QDialog):
     def ask_and_save(self) -> None:
         """Save... : ask for a file name, the filter picking diagram or sheet for .tex."""
         stem = "".join(c if c.isalnum() else "-" for c in self.pattern.name.lower()).strip("-")
-        path, chosen = QFileDialog.getSaveFileName(self, "Export", f"{stem}.svg",
+        path, chosen = QFileDialog.getSaveFileName(self, "Export", str(self.folder / f"{stem}.svg"),
                                                    ";;".join(FILTERS))
         if not path:
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QPointF, QSignalBlocker, Qt
+from PySide6.QtCore import QPointF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSizePolicy, QSpinBox, QWidget
 
@@ -221,8 +221,22 @@ class ExprEdit(MarkedEdit):
             super().wheelEvent(ev)
 
 
+class StepSpinBox(QSpinBox):
+    """A spin box that says when an arrow, a key or the wheel steps it (`stepping`, just
+    before and just after the step): each step is an edit of its own."""
+
+    stepping = Signal()
+
+    def stepBy(self, steps: int) -> None:
+        self.stepping.emit()
+        super().stepBy(steps)
+        self.stepping.emit()
+
+
 class Binding:
-    """One widget <-> the value at `path`; subclasses convert and connect."""
+    """One widget <-> the value at `path`; subclasses convert and connect. `merge_key`
+    names the edit in progress: keystrokes in the field merge into one undo step until the
+    edit is committed (Enter, leaving the field, a spin box's step), then a new one starts."""
 
     widget: QWidget
 
@@ -230,12 +244,25 @@ class Binding:
         self.path, self.error, self.on_edit = path, error, on_edit
         self.place = place_of(path)
         self.bad = False
+        self.edits = 0  # committed edits of this field so far
+
+    @property
+    def merge_key(self) -> str:
+        return f"{self.place}#{self.edits}"
+
+    def commit(self) -> None:
+        """The edit in progress is done: the next change is a new undo step."""
+        self.edits += 1
 
     def setup(self, widget: QWidget, tip: str = "") -> QWidget:
         self.widget = widget
         widget.setObjectName(self.place)
         if tip:
             widget.setToolTip(tip)
+        if isinstance(widget, (QLineEdit, QSpinBox)):
+            widget.editingFinished.connect(self.commit)
+        if isinstance(widget, StepSpinBox):
+            widget.stepping.connect(self.commit)
         return widget
 
     def show(self, value: Any) -> None:
@@ -298,7 +325,7 @@ class IntBinding(Binding):
                  decode: Callable[[Any], int] | None = None,
                  encode: Callable[[int], Any] | None = None):
         super().__init__(path, error, on_edit)
-        spin = self.setup(QSpinBox(), tip)
+        spin = self.setup(StepSpinBox(), tip)
         spin.setRange(low, high)
         spin.setSuffix(suffix)
         spin.setPrefix(prefix)

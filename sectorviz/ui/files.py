@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 MAX_RECENT = 8
 SUFFIX = ".sectorviz.json"
-FILTER = "sectorviz patterns (*.sectorviz.json *.json);;All files (*)"
+FILTER = ("sectorviz patterns (*.sectorviz.json *.json);;CUDA sources: make a pattern (*.cu);;"
+          "All files (*)")
 
 
 def saves_in_place(path: Path | None) -> bool:

@@ -108,7 +108,7 @@ class PatternForm(QWidget):
         doc = normalised(self.document.pattern.to_dict())
         words = edit_words(doc, path, value)
         set_in(doc, path, value)
-        self.apply(doc, words, binding.place, binding)
+        self.apply(doc, words, binding.merge_key, binding)
 
     def restructure(self, change: Callable[[dict], None], text: str) -> None:
         doc = normalised(self.document.pattern.to_dict())
@@ -514,7 +514,7 @@ class PatternForm(QWidget):
         words = (f"Change n threads to {value}" if binding.path == GRID_X
                  else edit_words(doc, BLOCK_X, value))
         set_in(doc, GRID_X, cover_grid(n, get_in(doc, BLOCK_X)))
-        self.apply(doc, words, binding.place, binding)
+        self.apply(doc, words, binding.merge_key, binding)
 
     def _add_access(self) -> None:
         def add(doc: dict) -> None:

@@ -4,15 +4,22 @@
 Rows are the 32 lanes, columns the touched sectors in address order; inside a cell the
 horizontal axis is the sector's bytes, the lane's bytes in full colour and the sector's wasted
 bytes tinted. The scene's columns are sized for the pane's width and the view fits the
-scene to the pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about
-the cursor (up to MAX_ZOOM), Ctrl+0 fits again, and dragging pans.
+whole warp (the header, the 32 lane rows and the used bytes; the legend may scroll) to the
+pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about the cursor (MIN_ZOOM to MAX_ZOOM times the
+fit), Ctrl+0 fits again, and dragging pans. The scene's caption is the pane's caption line
+(GridPane), in the window's font, so it reads at the window's text size at any zoom; the
+scene's small text (lane numbers, addresses, tags) is enlarged towards the window's font size
+when the fit draws it smaller (DiagramSpec.text_scale).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView
+from html import escape
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontInfo, QPainter
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel,
+                               QSizePolicy, QVBoxLayout, QWidget)
 
 from ..model import PatternError
 from ..model.banks import BANK_BYTES
@@ -22,15 +29,18 @@ from ..scene.explain import explanations, shared_explanations
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
 from ..scene.parts import MARGIN
-from ..scene.shapes import Rect, Scene
+from ..scene.shapes import Rect, Scene, Text
 from .document import Change, Document, WarpView
 from .painter import paint_scene
 from .theme import LIGHT, Theme
 
 ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0  # times the fitted scale
+MIN_ZOOM = 0.25  # times the fitted scale: zooming out shows more than the fit
 MAX_FIT = 1.5  # the fitted scale never enlarges more than this
-READABLE = 0.85  # fitting the height never shrinks text below this scale; the pane scrolls
+SMALLEST_FIT = 0.6  # fitting never shrinks the scene below this scale; a small pane scrolls
+TEXT_STEP = 0.05  # text_scale changes smaller than this keep the scene
+TEXT_ROUNDS = 4  # rounds of text_scale and fit towards a fixed point
 SIDE_UNITS = 220.0  # lane labels, tags and margins beside the sector columns, units
 TOP_TRIM = MARGIN - 6.0  # of the scene's top margin, units: the pane starts at the caption
 
@@ -45,6 +55,7 @@ class GridItem(QGraphicsItem):
         self.scene_: Scene = Scene(1, 1, LIGHT.base, "", "")
         self.error = ""
         self.grid_width = 600.0  # units the sector columns aim to fill
+        self.text_scale = 1.0  # the spec's text_scale: small text enlarged to stay readable
         self.setAcceptHoverEvents(True)
 
     # ------------------------------------------------------------ inputs
@@ -62,12 +73,22 @@ class GridItem(QGraphicsItem):
             self.grid_width = width
             self._build()
 
+    def set_text_scale(self, factor: float) -> bool:
+        """Enlarge the small text by `factor`; whether the scene changed (a change under
+        TEXT_STEP is not worth a new scene)."""
+        if abs(factor - self.text_scale) < TEXT_STEP:
+            return False
+        self.text_scale = factor
+        self._build()
+        return True
+
     def _build(self) -> None:
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
         spec = selected_spec(v.pattern, v.selection.warp, v.selection.instruction,
-                             v.selection.run, theme=self.theme.name, grid_width=self.grid_width)
+                             v.selection.run, theme=self.theme.name, grid_width=self.grid_width,
+                             caption=False, text_scale=self.text_scale)
         try:
             self.scene_, self.error = diagram_scene(v.pattern, spec), ""
         except PatternError as err:
@@ -75,6 +96,21 @@ class GridItem(QGraphicsItem):
         self.update()
 
     # ------------------------------------------------------------ queries
+
+    def caption(self) -> tuple[str, str]:
+        """(title, stats) of the drawn diagram, the caption the exports draw in the scene;
+        ('', '') for an error, which the item draws itself."""
+        if self.error:
+            return "", ""
+        head, _, stats = self.scene_.title.rpartition("; ")
+        return head, stats
+
+    def warp_bottom(self) -> float:
+        """Scene y below the lane rows and their used-bytes labels: the top of the legend,
+        or the scene's foot without one."""
+        tops = [s.y - s.size for s in self.scene_.shapes
+                if isinstance(s, Text) and s.css == "legend"]
+        return min(tops, default=self.scene_.height)
 
     def columns(self) -> list[Rect]:
         """The sector columns drawn, left to right (Rects of class 'sector')."""
@@ -177,6 +213,8 @@ class GridItem(QGraphicsItem):
 class GridView(QGraphicsView):
     """Listens to the document and shows its current warp instruction, fitted or zoomed."""
 
+    drawn = Signal()  # a new scene is in the item (its caption may have changed)
+
     def __init__(self, document: Document, parent=None):
         super().__init__(parent)
         self.setObjectName("gridView")
@@ -203,14 +241,15 @@ class GridView(QGraphicsView):
         self.setBackgroundBrush(QColor(theme.base))
         self.item.set_theme(theme)
         self._fit()
+        self.drawn.emit()
 
     def zoom_by(self, factor: float) -> None:
-        """Zoom in (factor > 1) or out, between the fitted size and MAX_ZOOM times it."""
-        self.zoom = min(MAX_ZOOM, max(1.0, self.zoom * factor))
+        """Zoom in (factor > 1) or out, between MIN_ZOOM and MAX_ZOOM times the fitted size."""
+        self.zoom = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * factor))
         self._fit()
 
     def fit(self) -> None:
-        """Back to the whole grid in the pane."""
+        """Back to the whole warp in the pane."""
         self.zoom = 1.0
         self._fit()
 
@@ -219,18 +258,36 @@ class GridView(QGraphicsView):
         white space, an empty band in a pane)."""
         return self.item.boundingRect().adjusted(0, TOP_TRIM, 0, 0)
 
-    def fitted_scale(self) -> float:
-        """Scene units -> pixels that show the grid's width in the pane and its height too
-        unless that needs a scale below READABLE (then the pane scrolls); at most MAX_FIT."""
+    def warp_rect(self) -> QRectF:
+        """The shown part of the scene down to the foot of the lane rows: the whole warp."""
         r = self.shown_rect()
+        return QRectF(r.x(), r.y(), r.width(), max(self.item.warp_bottom() - r.y(), 1.0))
+
+    def fitted_scale(self) -> float:
+        """Scene units -> pixels that show the whole warp, its columns and its 32 lanes, in
+        the pane; at most MAX_FIT, at least SMALLEST_FIT (then the pane scrolls)."""
+        r = self.warp_rect()
         w, h = max(self.viewport().width(), 1), max(self.viewport().height(), 1)
-        return min(MAX_FIT, w / r.width(), max(h / r.height(), READABLE))
+        return max(SMALLEST_FIT, min(MAX_FIT, w / r.width(), h / r.height()))
 
     def _fit(self) -> None:
-        self.scene().setSceneRect(self.shown_rect())
+        """Scale to the fit times the zoom; fitted (zoom 1), the pane shows the scene from
+        its top, so no scroll position left from another scene hides the header."""
+        for _ in range(TEXT_ROUNDS):  # larger text takes more room: a smaller fit, and so on
+            self.scene().setSceneRect(self.shown_rect())
+            if not self.item.set_text_scale(self.readable_factor(self.fitted_scale())):
+                break
         s = self.fitted_scale() * self.zoom
         self.resetTransform()
         self.scale(s, s)
+        if self.zoom == 1.0:
+            self.verticalScrollBar().setValue(self.verticalScrollBar().minimum())
+
+    def readable_factor(self, scale: float) -> float:
+        """How much the scene's small text must grow to be drawn at the window's font size
+        at `scale` (1: it already is; the scene caps it at what a lane row holds)."""
+        font_px = QFontInfo(self.font()).pixelSize()
+        return max(1.0, font_px / (self.item.theme.diagram.small_size * scale))
 
     def wheelEvent(self, ev) -> None:
         if ev.modifiers() & Qt.ControlModifier:
@@ -248,3 +305,33 @@ class GridView(QGraphicsView):
         if flags & (Change.PATTERN | Change.SELECTION):
             self.item.set_view(self.document.view())
             self._fit()
+            self.drawn.emit()
+
+
+class GridPane(QWidget):
+    """The grid's caption line (title in bold, stats muted, wrapped to the pane) over the
+    GridView; the caption follows every new scene and theme (GridView.drawn)."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("gridPane")
+        self.view = GridView(document)
+        self.caption = QLabel(objectName="gridCaption", wordWrap=True)
+        self.caption.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.caption.setContentsMargins(8, 4, 8, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.view, 1)
+        self.view.drawn.connect(self._show_caption)
+        self._show_caption()
+
+    def _show_caption(self) -> None:
+        head, stats = self.view.item.caption()
+        theme = self.view.item.theme
+        self.caption.setStyleSheet(f"background: {theme.base}; color: {theme.text};")
+        muted = theme.muted
+        self.caption.setVisible(bool(head))
+        self.caption.setText(f"<b>{escape(head)}</b><br>"
+                             f"<span style='color:{muted}'>{escape(stats)}</span>")

@@ -22,11 +22,14 @@ PICTURE = (
     "The <b>kernel overview</b> below runs across every warp of the launch (one row per "
     "instruction): a column's colour is its sectors per request over the ideal, from "
     f"{escape(WASTE_LABELS[0])} (green) through {escape(', '.join(WASTE_LABELS[1:-1]))} to "
-    f"{escape(WASTE_LABELS[-1])} (red). Click it to select that warp. The top row marks "
-    "atypical warps. The histogram counts requests by how many sectors they take.")
+    f"{escape(WASTE_LABELS[-1])} (red). Click it to select that warp. The bottom row marks "
+    "atypical warps in a colour of its own (they are not a cost in themselves); hover a row "
+    "for its whole name. The histogram counts requests by how many sectors they take. "
+    "View > Present (F5) shows the grid and the answer full screen, for a projector.")
 SHEET = (
     "The <b>accounting sheet</b> starts with the answer: sector demand against the ideal, "
-    "the useful share of the fetched bytes and the worst instruction. Then five steps: "
+    "the useful share of the fetched bytes and the worst instruction (the one in the "
+    "overview's worst colour: sectors, or bank wavefronts for a shared one). Then five steps: "
     "1 the memory operations, 2 the bytes the threads ask for, 3 how one warp's addresses "
     "spread (the selected warp), 4 sectors per request for that warp and over the grid, "
     "5 the traffic at named boundaries, each with the assumption it rests on and the "

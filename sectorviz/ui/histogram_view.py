@@ -1,7 +1,8 @@
 """Sectors per request of the selected global instruction over all warps: bars = requests by
 sectors per request (scene.histogram.histogram_bars, the exported histogram's numbers and
 waste colours), a dashed line at the typical warp's ideal and, where warps differ in ideal, the
-shaded band of their ideals; follows the selection and each partial result."""
+shaded band of their ideals; the requests axis labelled in whole requests at 0 and its top, as
+exported; follows the selection and each partial result."""
 
 from __future__ import annotations
 
@@ -74,6 +75,8 @@ class HistogramView(QWidget):
                           brushes=[pg.mkBrush(waste[w]) for w in bars.waste.tolist()])
         self.plot.setXRange(-0.5, bars.slots - 0.5, padding=0)  # the export's axis
         self.plot.getAxis("bottom").setTicks([[(s, str(s)) for s in bars.ticks()]])
+        self.plot.getAxis("left").setTicks([[(0, "0"), (bars.tallest, f"{bars.tallest:,}")]])
+        self.plot.setYRange(0, bars.tallest, padding=0.08)  # the export's requests axis
         self.ideal.setPos(bars.ideal)
         self.ideal.show()
         if bars.band is None:

@@ -1,8 +1,8 @@
-"""The CUDA kernel tab: source with syntax highlighting and, painted after each line's text,
-the predicted sectors per request of each global access on that line ("4 · 32 sec/req", like
-a profiler's source view), each number in the overview's colour for that access's sectors
-against its ideal sectors; the line's tooltip says it in words with the useful %. The gutter
-holds only line numbers, so the code keeps the editor's width.
+"""The CUDA kernel tab: source with syntax highlighting and, in a margin column right of the
+code level with each line, the predicted sectors per request of each global access on that
+line ("4 · 32 sec/req", like a profiler's source view), each number in the overview's colour
+for that access's sectors against its ideal sectors; the line's tooltip says it in words with
+the useful %. The gutter holds only line numbers.
 
 The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
 carries new text to whoever owns the document, `lineActivated(line)` says which source line
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighlighter,
                            QTextCharFormat, QTextCursor, QTextFormat)
 from PySide6.QtWidgets import (QLabel, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout,
@@ -68,7 +68,7 @@ class LineNote:
 
     @property
     def text(self) -> str:
-        """The numbers painted after the line, e.g. "4 · 32 sec/req"."""
+        """The numbers in the line's margin, e.g. "4 · 32 sec/req"."""
         return NOTE_SEPARATOR.join(a.number for a in self.accesses) + NOTE_UNIT
 
     @property
@@ -148,10 +148,26 @@ class _Gutter(QWidget):
         self.editor.lineActivated.emit(block.blockNumber() + 1)
 
 
+class _Margin(QWidget):
+    """The predictions column right of the code, each line's numbers level with it."""
+
+    def __init__(self, editor: "CodeView"):
+        super().__init__(editor)
+        self.editor = editor
+
+    def paintEvent(self, event) -> None:
+        self.editor.paint_margin(event)
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            return self.editor.show_note_tip(event.pos().y(), event.globalPos())
+        return super().event(event)
+
+
 class CodeView(QPlainTextEdit):
-    """A plain-text editor with a gutter of line numbers; each annotated line ends with its
-    accesses' predictions, painted after the text, one number per access in its waste colour
-    (the words are the line's tooltip)."""
+    """A plain-text editor with a gutter of line numbers on the left and, on the right, a
+    margin column of each annotated line's predictions, level with the line whatever its
+    length: one number per access in its waste colour (the words are the line's tooltip)."""
 
     lineActivated = Signal(int)  # 1-based source line
 
@@ -163,6 +179,7 @@ class CodeView(QPlainTextEdit):
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.gutter = _Gutter(self)
+        self.margin = _Margin(self)
         self.blockCountChanged.connect(lambda _n: self.fit_gutter())
         self.updateRequest.connect(self._scroll_gutter)
         self.fit_gutter()
@@ -172,18 +189,33 @@ class CodeView(QPlainTextEdit):
         digits = len(str(max(1, self.blockCount())))
         return self.fontMetrics().horizontalAdvance("9" * digits + "  ")
 
+    def margin_width(self) -> int:
+        """Room for the widest line's predictions and a gap each side (0 without any)."""
+        if not self.notes:
+            return 0
+        metrics = self.fontMetrics()
+        return max(metrics.horizontalAdvance(n.text) for n in self.notes.values()) + \
+            metrics.horizontalAdvance("  ")
+
+    def set_notes(self, notes: dict[int, LineNote]) -> None:
+        self.notes = dict(notes)
+        self.fit_gutter()
+        self.margin.update()
+
     def fit_gutter(self) -> None:
-        """Make room for the gutter at its current width."""
-        width = self.gutter_width()
-        self.setViewportMargins(width, 0, 0, 0)
-        r = self.contentsRect()
+        """Make room for the gutter and the predictions margin at their current widths."""
+        width, right = self.gutter_width(), self.margin_width()
+        self.setViewportMargins(width, 0, right, 0)
+        r, code = self.contentsRect(), self.viewport().geometry()
         self.gutter.setGeometry(QRect(r.left(), r.top(), width, r.height()))
+        self.margin.setGeometry(QRect(code.right() + 1, r.top(), right, r.height()))
 
     def _scroll_gutter(self, rect: QRect, dy: int) -> None:
-        if dy:
-            self.gutter.scroll(0, dy)
-        else:
-            self.gutter.update(0, rect.y(), self.gutter.width(), rect.height())
+        for side in (self.gutter, self.margin):
+            if dy:
+                side.scroll(0, dy)
+            else:
+                side.update(0, rect.y(), side.width(), rect.height())
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -193,29 +225,30 @@ class CodeView(QPlainTextEdit):
         super().mouseDoubleClickEvent(event)
         self.lineActivated.emit(self.textCursor().blockNumber() + 1)
 
+    def show_note_tip(self, y: int, at) -> bool:
+        """The tooltip of the line at viewport height `y`: its predictions in words."""
+        line = self.cursorForPosition(QPoint(0, y)).blockNumber() + 1
+        note = self.notes.get(line)
+        if note is None:
+            QToolTip.hideText()
+        else:
+            QToolTip.showText(at, note.tooltip, self)
+        return True
+
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.ToolTip:
-            line = self.cursorForPosition(
-                self.viewport().mapFrom(self, event.pos())).blockNumber() + 1
-            note = self.notes.get(line)
-            if note is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), note.tooltip, self)
-            return True
+            return self.show_note_tip(self.viewport().mapFrom(self, event.pos()).y(),
+                                      event.globalPos())
         return super().event(event)
 
     def note_spans(self, block) -> list[tuple[int, str, str]]:
-        """(x in viewport pixels, text, colour) of the pieces of the note after `block`'s text:
-        each access's number in its waste colour, then the separators and unit."""
+        """(x in margin pixels, text, colour) of the pieces of `block`'s predictions: each
+        access's number in its waste colour, then the separators and unit."""
         note = self.notes.get(block.blockNumber() + 1)
         if note is None:
             return []
         metrics = self.fontMetrics()
-        geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
-        x = round(geometry.left() + self.document().documentMargin()
-                  + block.layout().lineAt(0).naturalTextWidth()
-                  + metrics.horizontalAdvance("  "))
+        x = metrics.horizontalAdvance(" ")
         plain = self.palette().placeholderText().color().name()
         spans = []
         for k, access in enumerate(note.accesses):
@@ -228,9 +261,9 @@ class CodeView(QPlainTextEdit):
         spans.append((x, NOTE_UNIT, plain))
         return spans
 
-    def paintEvent(self, event) -> None:
-        super().paintEvent(event)
-        painter = QPainter(self.viewport())
+    def paint_margin(self, event) -> None:
+        painter = QPainter(self.margin)
+        painter.fillRect(event.rect(), self.palette().alternateBase())
         block = self.firstVisibleBlock()
         while block.isValid():
             geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
@@ -310,11 +343,10 @@ class KernelEditor(QWidget):
     def set_theme(self, theme) -> None:
         """The window theme (ui.theme.Theme): its diagram palette colours the notes."""
         self.view.theme = theme.diagram
-        self.view.viewport().update()
+        self.view.margin.update()
 
     def set_annotations(self, notes: dict[int, LineNote]) -> None:
-        self.view.notes = dict(notes)
-        self.view.viewport().update()
+        self.view.set_notes(notes)
 
     def set_error(self, message: str | None, line: int | None = None,
                   column: int | None = None) -> None:

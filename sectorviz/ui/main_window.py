@@ -1,6 +1,7 @@
-"""The main window: editor (left), warp stepper, grid, overview and sectors-per-request
-histogram (centre), accounting sheet (right); menus with a shortcut for every action; files,
-undo/redo, themes and settings."""
+"""The main window: editor (left), warp stepper and grid (centre), accounting sheet (right),
+the overview and sectors-per-request histogram under the grid on a tall screen or as tabs
+beside the sheet on a short one (a projector), so the grid always shows the whole warp; menus
+with a shortcut for every action; files, undo/redo, themes and settings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
                                QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
-                               QMessageBox, QPlainTextEdit, QProgressBar, QSplitter, QToolButton,
+                               QMessageBox, QPlainTextEdit, QProgressBar, QToolButton,
                                QVBoxLayout, QWidget)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_text
@@ -18,16 +19,18 @@ from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
-from .compare_window import CompareWindow
+from .compare_window import CompareWindow, compare_areas, fit_frame
+from .cuda_file import global_functions, pattern_path, write_starter
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
 from .files import (FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place,
                     settings)
-from .grid_view import ZOOM_STEP, GridView
+from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .overview import OverviewView
+from .present import Presentation
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .stored import StoredSettings
@@ -47,18 +50,21 @@ NEW_PATTERN = """{
 }"""
 DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
 SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
-EDITOR_MAX_FRACTION = 0.4  # the widest the editor dock opens or widens to, of the window
+TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
+# overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
+EDITOR_MAX_FRACTION = 0.42  # the widest the editor dock opens or widens to, of the window
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
 
 
 def load_checked(path: Path) -> Pattern:
-    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name."""
+    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name
+    (the kernel's .cu for an error in it)."""
     try:
         return checked(load_pattern(path))
     except PatternError as err:
-        raise PatternError(str(path), str(err)) from None
+        raise PatternError(err.file or str(path), str(err)) from None
 
 
 class _EditingKeys(QObject):
@@ -87,7 +93,9 @@ class MainWindow(QMainWindow):
         self.store = settings()
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
-        self.grid_view = GridView(self.document)
+        self.presentation: Presentation | None = None
+        self.grid_pane = GridPane(self.document)
+        self.grid_view = self.grid_pane.view
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
         self.histogram = HistogramView(self.document)
@@ -149,14 +157,25 @@ class MainWindow(QMainWindow):
                           f"{doc.kernel.instructions[k].name}")
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a pattern file. A broken file leaves the current work as it was and shows its
-        one-line error; a good one replaces it after the unsaved-changes prompt. Returns
-        whether it opened."""
+        """Open a pattern file, or a bare .cu (open_cuda). A broken file leaves the current
+        work as it was and shows its one-line error; a kernel pattern whose CUDA does not
+        compile also opens its kernel in the Kernel tab with the error marked, to be fixed
+        there; a good one replaces the current work after the unsaved-changes prompt.
+        Returns whether it opened."""
         path = Path(path)
+        if path.suffix == ".cu":
+            return self.open_cuda(path)
         try:
-            pattern = load_checked(path)
+            pattern = load_pattern(path)
         except PatternError as err:
-            self.show_error(str(err))
+            self.show_error(f"{path}: {err}")
+            return False
+        try:
+            checked(pattern)
+        except PatternError as err:
+            self.show_error(f"{err.file or path}: {err}")
+            if pattern.kernel is not None and self.maybe_save():
+                self.editor.show_broken_kernel(pattern, path, err)
             return False
         if not self.maybe_save():
             return False
@@ -186,6 +205,37 @@ class MainWindow(QMainWindow):
         self.show_message(f"reloaded {path.name}: it changed on disk")
         return True
 
+    def open_cuda(self, cu: Path) -> bool:
+        """A bare .cu: pick one of its __global__ functions (asked when it has several) and
+        open a starting pattern for it, saved beside the .cu (ui.cuda_file)."""
+        try:
+            kernels = global_functions(cu)
+        except PatternError as err:
+            self.show_error(f"{err.file or cu}: {err}")
+            return False
+        if not kernels:
+            self.show_error(f"{cu}: no __global__ function to make a pattern for")
+            return False
+        names = [k.name for k in kernels]
+        name = names[0]
+        if len(names) > 1:
+            name, ok = QInputDialog.getItem(self, "Make a pattern",
+                                            f"{cu.name}: the kernel to look at", names, 0,
+                                            False)
+            if not ok:
+                return False
+        kernel = kernels[names.index(name)]
+        try:
+            path = write_starter(cu, kernel)
+        except OSError as err:
+            self.show_error(f"{pattern_path(cu, kernel)}: cannot save: {err.strerror or err}")
+            return False
+        opened = self.open_path(path)
+        if opened:
+            self.show_message(f"made {path.name} for {name} beside {cu.name}: set its launch, "
+                              "params and array lengths in the Form tab")
+        return opened
+
     def compare_with(self, path: str | Path) -> CompareWindow | None:
         """Open pattern file B beside this one (its grid steps with this one's); a broken
         file shows its one-line error and opens nothing."""
@@ -196,6 +246,22 @@ class MainWindow(QMainWindow):
             return None
         return self._open_comparison(pattern, Path(path))
 
+    def present(self) -> Presentation:
+        """Presentation mode (F5): the answer, the grid and the sheet's lines about the
+        instruction, full screen; F5 again (or Esc there) leaves it."""
+        if self.presentation is not None:
+            self.presentation.close()
+            return self.presentation
+        self.presentation = Presentation(self.document, lambda: self.sheet.sheet,
+                                         THEMES[self._theme_name()])
+        self.presentation.closed.connect(self._left_presentation)
+        self.presentation.showFullScreen()
+        self.presentation.activateWindow()
+        return self.presentation
+
+    def _left_presentation(self) -> None:
+        self.presentation = None
+
     def duplicate_as_variant(self) -> CompareWindow:
         """A copy of the current pattern beside it, to edit and compare against the original."""
         return self._open_comparison(self.document.pattern, None)
@@ -203,8 +269,21 @@ class MainWindow(QMainWindow):
     def _open_comparison(self, pattern: Pattern, path: Path | None) -> CompareWindow:
         window = CompareWindow(self.document, pattern, path, THEMES[self._theme_name()])
         self.compare_windows.append(window)
-        window.show()
+        window.show()  # first: its frame is known once shown
+        self.place_comparison(window)
         return window
+
+    def place_comparison(self, window: CompareWindow, available: QRect | None = None) -> None:
+        """A and B side by side on a wide screen (compare_areas), B over A, inside the
+        screen, on a narrow one; `available`: the screen's available geometry by default."""
+        if available is None:
+            available = (self.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+        frame = self.frameGeometry().width() - self.geometry().width()
+        mine, theirs = compare_areas(available, self.minimumSizeHint().width() + frame)
+        if mine is not None:
+            fit_frame(self, mine)
+            self._share_docks(self.width() * 24 // 100)
+        window.fit_into(theirs)
 
     def import_measurements(self, path: str | Path) -> bool:
         """Nsight Compute's raw CSV beside the predictions (the sheet's last step); a bad file
@@ -278,8 +357,11 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
-        for view in (self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
-                     *self.compare_windows):
+        views = [self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
+                 *self.compare_windows]
+        if self.presentation is not None:
+            views.append(self.presentation)
+        for view in views:
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:
@@ -288,24 +370,23 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ building
 
     def _build_panes(self) -> None:
-        split = QSplitter(Qt.Vertical, objectName="centreSplit")
-        split.addWidget(self.grid_view)
-        split.addWidget(self.overview)
-        split.addWidget(self.histogram)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 1)
-        split.setStretchFactor(2, 1)
-        split.setSizes([700, 170, 150])
         centre = QWidget()
         box = QVBoxLayout(centre)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
         box.addWidget(self.stepper)
-        box.addWidget(split, 1)
+        box.addWidget(self.grid_pane, 1)
         self.setCentralWidget(centre)
+        for corner, area in ((Qt.BottomLeftCorner, Qt.LeftDockWidgetArea),
+                             (Qt.BottomRightCorner, Qt.RightDockWidgetArea)):
+            self.setCorner(corner, area)  # the bottom docks sit under the grid only
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
         self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
                                      Qt.RightDockWidgetArea)
+        self.overview_dock = self._dock("Kernel overview", "overviewDock", self.overview,
+                                        Qt.BottomDockWidgetArea)
+        self.histogram_dock = self._dock("Sectors per request", "histogramDock",
+                                         self.histogram, Qt.BottomDockWidgetArea)
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
@@ -314,18 +395,41 @@ class MainWindow(QMainWindow):
 
     def fit_to_screen(self, available: QRect | None = None) -> None:
         """Open at DEFAULT_SIZE, or at most SCREEN_FRACTION of the screen's available
-        geometry (`available`, else the screen's), centred on it; the docks share the width so
-        the grid, the sheet and the editor are all on screen."""
+        geometry (`available`, else the screen's), centred on it; on a screen shorter than
+        TALL_SCREEN (a projector) fill it, frame included, with the overview and histogram
+        as tabs beside the sheet. The docks share the width so the grid, the sheet and the
+        editor are all on screen."""
         if available is None:
             screen = self.screen() or QGuiApplication.primaryScreen()
             available = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.geometry().size()  # 0 x 0 until shown
         w = min(DEFAULT_SIZE[0], int(available.width() * SCREEN_FRACTION))
         h = min(DEFAULT_SIZE[1], int(available.height() * SCREEN_FRACTION))
+        short = available.height() < TALL_SCREEN
+        if short:
+            w, h = available.width() - frame.width(), available.height() - frame.height()
         self.resize(w, h)
-        self.move(available.x() + (available.width() - w) // 2,
-                  available.y() + (available.height() - h) // 2)
+        self.move(available.x() + (available.width() - w - frame.width()) // 2,
+                  available.y() + (available.height() - h - frame.height()) // 2)
+        self._refit = available if short and frame.isNull() else None  # once shown
+        self._place_plots(short)
         self._share_docks(w * 24 // 100)
         QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
+
+    def _place_plots(self, short: bool) -> None:
+        """The overview and histogram docks: tabs behind the sheet on a short screen, else
+        side by side under the grid, the overview the wider."""
+        for dock in (self.overview_dock, self.histogram_dock):
+            dock.setFloating(False)
+            dock.show()
+        if short:
+            self.tabifyDockWidget(self.sheet_dock, self.overview_dock)
+            self.tabifyDockWidget(self.overview_dock, self.histogram_dock)
+            self.sheet_dock.raise_()
+            return
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.overview_dock)
+        self.splitDockWidget(self.overview_dock, self.histogram_dock, Qt.Horizontal)
+        self.resizeDocks([self.overview_dock, self.histogram_dock], [3, 2], Qt.Horizontal)
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
@@ -413,8 +517,10 @@ class MainWindow(QMainWindow):
         self._action(view, "Zoom &Out", [QKeySequence("Ctrl+-")],
                      lambda: grid.zoom_by(1 / ZOOM_STEP), "zoomOut")
         self._action(view, "&Fit Grid", QKeySequence("Ctrl+0"), grid.fit, "zoomFit")
+        self._action(view, "&Present", QKeySequence("F5"), self.present, "present")
         view.addSeparator()
-        for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2")):
+        for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2"),
+                          (self.overview_dock, "Ctrl+3"), (self.histogram_dock, "Ctrl+4")):
             toggle = dock.toggleViewAction()
             toggle.setShortcut(QKeySequence(key))
             view.addAction(toggle)
@@ -479,7 +585,9 @@ class MainWindow(QMainWindow):
     def _export(self) -> None:
         from .export_dialog import ExportDialog  # loaded on first use, not at start-up
         sel = self.document.selection
-        ExportDialog(self.document.pattern, sel.warp, sel.instruction, self).exec()
+        path = self.document.path
+        ExportDialog(self.document.pattern, sel.warp, sel.instruction, self,
+                     None if path is None else path.parent).exec()
 
     def _copy_diagram(self) -> None:
         from .export_dialog import copy_diagram  # loaded on first use, not at start-up
@@ -545,6 +653,7 @@ class MainWindow(QMainWindow):
         geometry = stored.blob("geometry")
         if geometry is not None:
             self.restoreGeometry(geometry)
+            self._refit = None
         state = stored.blob("state")
         if state is not None:
             self.restoreState(state)
@@ -555,7 +664,24 @@ class MainWindow(QMainWindow):
                                         DEFAULT_WORK))
         return stored.notes
 
+    def resizeEvent(self, ev) -> None:
+        """A window grown again gives a dock squeezed by the shrink its width back (the
+        editor its tab's, the sheet its share), once the new size is laid out."""
+        super().resizeEvent(ev)
+        if ev.size().width() > ev.oldSize().width() > 0:
+            QTimer.singleShot(0, self, self._widen_editor)
+
+    def showEvent(self, ev) -> None:
+        """Fitted to a short screen before the frame (title bar, borders) was known: fit
+        again once it is, so the whole frame is on the screen."""
+        super().showEvent(ev)
+        if self._refit is not None:
+            QTimer.singleShot(0, self, lambda area=self._refit: self.fit_to_screen(area))
+            self._refit = None
+
     def closeEvent(self, ev) -> None:
+        if self.presentation is not None:
+            self.presentation.close()
         variants = (w.close() for w in self.compare_windows if w.isVisible())  # each may ask
         if not self.maybe_save() or not all(variants):
             ev.ignore()

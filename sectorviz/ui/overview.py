@@ -1,7 +1,9 @@
 """The kernel overview strip: x = global warp, y = instruction, colour = waste (sectors per
 request against the ideal: sectorviz.scene.overview's one binning rule and the palette's waste
-colours, as in the exported overview), with a top row marking atypical warps. A click selects
-that warp (and instruction).
+colours, as in the exported overview), with a bottom row marking atypical warps in a colour
+of its own (the window's accent, no waste class). A click selects that warp (and
+instruction); hovering a row says its whole name and how many warps are unusual for it.
+Row names longer than LABEL_CHARS are elided in the middle.
 
 Wide grids are binned: a column stands for consecutive warps (their sectors over their
 requests); a bin is atypical if any of its warps is. Large pictures are binned off the UI
@@ -15,7 +17,7 @@ from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRectF, QRunnable, QThreadPool, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -32,22 +34,35 @@ MAX_BINS = 2048
 SYNC_CELLS = 2**18  # per-warp counts binned on the UI thread; more go to a pool thread
 SYNC_PARTIAL_CELLS = 2**16  # the same for a partial result (an analysis runs beside it)
 AXIS_PIXELS = 58  # the warp axis, its label and the plot's margins, pixels
+LABEL_CHARS = 30  # row names wider than this many average characters are elided in the middle
+ATYPICAL_ROW = "atypical warps"
+ATYPICAL_TIP = ("atypical warps (bottom row): a partial warp, a warp that skips an instruction "
+                "others run (an if (tid == 0)), or one whose sectors per request for an "
+                "instruction differ from that instruction's typical count; not a cost in "
+                "itself: each instruction's colour says what it costs")
 
 
-def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
-    """(warps,) bool: a partial warp, a warp that skips an instruction others run, or one
-    whose sectors per request differ from the instruction's typical (most common) count.
-    While a run goes on, (warps done,) for the warps done so far."""
+def unusual_by_instruction(analysis: Analysis, kernel: Kernel) -> np.ndarray:
+    """(instructions, warps) bool: the warps that skip instruction k while others run it
+    (an `if (tid == 0)`), or whose sectors per request for it differ from its typical (most
+    common) count; while a run goes on, of the warps done so far."""
     sectors, requests = analysis.per_warp_sectors, analysis.per_warp_requests
-    odd = np.zeros(requests.shape[1], dtype=bool)
-    if kernel.threads_per_block % WARP_SIZE:
-        odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
+    odd = np.zeros(requests.shape, dtype=bool)
     for k, st in enumerate(analysis.instructions):
         if st.requests == 0:
             continue
         ran = requests[k] > 0
-        odd |= ~ran
-        odd[ran] |= sectors[k][ran] != st.mode * requests[k][ran]
+        odd[k] = ~ran
+        odd[k, ran] = sectors[k][ran] != st.mode * requests[k][ran]
+    return odd
+
+
+def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
+    """(warps,) bool: a partial warp, or a warp unusual for some instruction
+    (unusual_by_instruction). While a run goes on, (warps done,) for the warps done so far."""
+    odd = unusual_by_instruction(analysis, kernel).any(axis=0)
+    if kernel.threads_per_block % WARP_SIZE:
+        odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
     return odd
 
 
@@ -67,12 +82,13 @@ def waste_rgba(theme: palette.Theme, waste: np.ndarray) -> np.ndarray:
 class Picture:
     """An analysis binned for the strip: (instructions, columns) waste classes (-1: no
     request, or not analysed yet) and (columns,) atypical marks, `bin` warps a column (on
-    average); `atypical` warps in all."""
+    average); `atypical` warps in all and, per global instruction, `unusual` warps."""
 
     waste: np.ndarray
     odd: np.ndarray
     bin: float
     atypical: int
+    unusual: tuple[int, ...] = ()
 
 
 def picture(analysis: Analysis, kernel: Kernel) -> Picture:
@@ -80,8 +96,10 @@ def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     cells = overview_bins(analysis, MAX_BINS, len(instruction_names(kernel)) - len(kernel.instructions))
     odd_warps = atypical_warps(analysis, kernel)
     rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
+    unusual = unusual_by_instruction(analysis, kernel).sum(axis=1)
     return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
-                   kernel.warps / (len(cells.edges) - 1), int(odd_warps.sum()))
+                   kernel.warps / (len(cells.edges) - 1), int(odd_warps.sum()),
+                   tuple(int(u) for u in unusual))
 
 
 class _Binned(QObject):
@@ -123,8 +141,7 @@ class OverviewView(QWidget):
         self.legend = QLabel(objectName="overviewLegend")
         self.legend.setToolTip("colour: sectors per request of the warps of a column against "
                                "their instruction's ideal (green: no more sectors than the "
-                               "bytes need); top row: atypical warps (partial, boundary, or "
-                               "sectors per request unlike the instruction's typical count)")
+                               "bytes need); " + ATYPICAL_TIP)
         self.status = QLabel(objectName="overviewStatus")
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # never widens
         self.title = QLabel("<b>Kernel overview</b>", objectName="overviewTitle")
@@ -140,6 +157,9 @@ class OverviewView(QWidget):
         layout.addLayout(self.below)
         layout.addWidget(self.plot, 1)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.plot.scene().sigMouseMoved.connect(self._hovered)
+        self._names: list[str] = []  # each row's whole name, bottom row last
+        self._unusual: tuple[int, ...] = ()
         self._wanted: Analysis | None = None  # the analysis being binned off the UI thread
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
@@ -193,6 +213,22 @@ class OverviewView(QWidget):
         self.document.select(warp=self.warp_at(p.x()),
                              instruction=row if 0 <= row < n else None)
 
+    def row_tip(self, row: int) -> str:
+        """The tooltip of strip row `row`: the instruction's whole name and its unusual
+        warps, or what makes a warp atypical (the bottom row)."""
+        if row == len(self._names) - 1:
+            return ATYPICAL_TIP
+        if not 0 <= row < len(self._names):
+            return ""
+        if row < len(self._unusual):
+            return (f"{self._names[row]}\n{counted(self._unusual[row], 'warp')} unlike its "
+                    "typical warp (skipping it, or other sectors per request)")
+        return self._names[row]
+
+    def _hovered(self, pos) -> None:
+        y = self.plot.getPlotItem().getViewBox().mapSceneToView(pos).y()
+        self.plot.setToolTip(self.row_tip(int(np.floor(y))))
+
     def _on_changed(self, flags: int) -> None:
         if flags & Change.PATTERN:
             self._draw_axes()
@@ -204,16 +240,19 @@ class OverviewView(QWidget):
     def _draw_axes(self) -> None:
         kernel = self.document.kernel
         left = self.plot.getAxis("left")
-        ticks = [(-0.5, "atypical")] + [(k + 0.5, f"{k}: {name}"[:24])
-                                        for k, name in enumerate(instruction_names(kernel))]
-        left.setTicks([ticks])
         metrics = QFontMetrics(left.font())
+        self._names = [f"{k}: {name}" for k, name in enumerate(instruction_names(kernel))]
+        self._names.append(ATYPICAL_ROW)
+        room = metrics.averageCharWidth() * LABEL_CHARS
+        ticks = [(k + 0.5, metrics.elidedText(name, Qt.ElideMiddle, room))
+                 for k, name in enumerate(self._names)]
+        left.setTicks([ticks])
         left.setWidth(max(metrics.horizontalAdvance(t) for _, t in ticks) + 14)
         # every row's name readable: a line of text a row, above the warp axis
         self.plot.setMinimumHeight(len(ticks) * (metrics.height() + 2) + AXIS_PIXELS)
         self.plot.setLabel("bottom", "warp (launch order)")
         self.plot.setXRange(0, kernel.warps, padding=0)
-        self.plot.setYRange(-1, len(ticks) - 1, padding=0)
+        self.plot.setYRange(0, len(ticks), padding=0)
         step = max(1, kernel.warps // 16)
         self.plot.getAxis("bottom").setTicks(
             [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
@@ -227,6 +266,7 @@ class OverviewView(QWidget):
 
     def _clear(self, status: str) -> None:
         self.image.clear()
+        self._unusual = ()
         self._shown = None
         self._set_status(status)
 
@@ -271,12 +311,13 @@ class OverviewView(QWidget):
         self.bin, odd = pic.bin, pic.odd
         rgba = waste_rgba(th.diagram, pic.waste)
         marks = np.zeros((1, len(odd), 4), dtype=np.uint8)
-        marks[0, odd] = [*pg.mkColor(th.bad).getRgb()[:3], 255]
-        self.image.setImage(np.concatenate([marks, rgba], axis=0), autoLevels=False)
+        marks[0, odd] = [*pg.mkColor(th.accent).getRgb()[:3], 255]
+        self.image.setImage(np.concatenate([rgba, marks], axis=0), autoLevels=False)
         self._shown = self._shape()
-        self.image.setRect(QRectF(0, -1, kernel.warps, n + 1))
+        self._unusual = pic.unusual
+        self.image.setRect(QRectF(0, 0, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
-        self.plot.setYRange(-1, n, padding=0)
+        self.plot.setYRange(0, n + 1, padding=0)
         count = pic.atypical
         per = f", {self.bin:.4g} warps per column" if self.bin > 1 else ""
         done = "" if analysis.warps_done is None else f"{analysis.warps_done:,} of "
@@ -289,5 +330,5 @@ class OverviewView(QWidget):
         cells = "".join(f"<span style='background:{c}; color:#000'>&nbsp;{escape(words)}"
                         "&nbsp;</span>" for c, words in zip(th.diagram.waste,
                                                            palette.WASTE_LABELS))
-        return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.bad}'>■</span> "
-                "atypical")
+        return (f"sectors / ideal {cells} &nbsp; <span style='color:{th.accent}'>■</span> "
+                "atypical warps")

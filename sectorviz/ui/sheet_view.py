@@ -23,6 +23,7 @@ from .machine_bar import MachineBar
 from .measurements import Measurements
 from .theme import LIGHT, Theme
 
+FIRST_FRAME_MS = 50  # a newly shown sheet waits this long, so the window is drawn first
 PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
 NARROW_PX = 380  # below this browser width each row stacks its label over its value
 
@@ -103,7 +104,7 @@ class SheetView(QWidget):
         self._throttle.timeout.connect(self._refresh_if_stale)
         document.changed.connect(self._on_changed)
         self.measurements.changed.connect(self._refresh)
-        self._refresh()
+        self._stale = True  # drawn once shown (showEvent): a slow sheet never delays the window
 
     @property
     def sheet(self) -> Sheet:
@@ -113,8 +114,10 @@ class SheetView(QWidget):
         return self._sheet
 
     def set_theme(self, theme: Theme) -> None:
+        """The sheet on screen in `theme` (the same rows: nothing is recomputed)."""
         self.theme = theme
-        self._refresh()
+        if self._sheet is not None:
+            self._redraw()
 
     def copy_markdown(self) -> None:
         QGuiApplication.clipboard().setText(sheet_markdown(self.sheet))
@@ -149,8 +152,9 @@ class SheetView(QWidget):
         return self.browser.viewport().width() < NARROW_PX
 
     def showEvent(self, event) -> None:
+        """A stale sheet is drawn just after the window's first frame, never before it."""
         super().showEvent(event)
-        self._refresh_if_stale()
+        QTimer.singleShot(FIRST_FRAME_MS, self, self._refresh_if_stale)
 
     def _refresh_if_stale(self) -> None:
         if self._stale:

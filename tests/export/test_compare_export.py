@@ -53,7 +53,12 @@ def test_slide_holds_both_grids_and_the_headline(tmp_path, stack):
     texts = [e.text for e in root.iter() if e.tag.endswith("text")]
     assert texts[0] == ("Naive transpose → Tiled transpose: 32 → 4 sectors, "
                         "8x less")
-    assert "sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%" in texts[1]
+    stats = " ".join(e.text for e in root.iter() if e.get("class") == "caption stats")
+    assert "sector demand 36 MiB → 8 MiB, 4.5x less; useful 22.2% → 100%" in stats
+    width, height = (float(root.get(k)) for k in ("width", "height"))
+    assert width / height == pytest.approx(16 / 9, abs=0.01)  # a slide
+    legend = [e.text for e in root.iter() if e.get("class") == "legend"]
+    assert len(legend) == len(set(legend)) >= 3  # one legend for both sides
 
 
 def test_slide_columns_share_one_width_and_lane_rows_line_up():
@@ -192,3 +197,25 @@ def test_a_slide_of_a_shared_instruction_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"{TILED}: --instruction: load tile[tx][ty] is a shared instruction: the comparison "
         "slide draws global ones\n")
+
+
+@pytest.mark.parametrize("stack", [False, True])
+def test_a_slide_fills_a_1920_by_1080_screen(stack):
+    """Side by side and stacked, the slide's PNG shown 1920 pixels wide is 1080 high: a 16:9
+    slide the drawing fills (its grids sized for it), with one legend for both sides."""
+    from PySide6.QtGui import QImage
+
+    from sectorviz.export.formats import scene_bytes
+    a, b = load_pattern(NAIVE), load_pattern(TILED)
+    scene = slide_scene(compare(a, analyze(a), b, analyze(b)), DiagramSpec(), stack)
+    image = QImage.fromData(scene_bytes(scene, ".png", max(1.0, 1920 / scene.width)))
+    shown = image.scaledToWidth(1920)  # on the screen
+    assert shown.width() == 1920 and abs(shown.height() - 1080) <= 1
+    drawn = [s for s in scene.shapes if getattr(s, "css", "") == "sector"]
+    left, right = min(s.x for s in drawn), max(s.x + s.w for s in drawn)
+    top = min(s.y for s in drawn)
+    bottom = max(s.y + s.h for s in drawn)
+    across, down = (right - left) / scene.width, (bottom - top) / scene.height
+    assert max(across, down) > 0.6  # the grids fill the slide one way at least
+    assert sum(getattr(s, "css", "") == "legend" and s.text == "bytes a lane uses"
+               for s in scene.shapes) == 1

@@ -1,6 +1,8 @@
 """The export dialog previews, saves what the command line writes, and copies PNG + SVG."""
 
-from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLabel
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QFileDialog, QLabel
 
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_bytes
@@ -56,3 +58,17 @@ def test_dialog_explains_grid_warp_and_banks_only(qtbot, gather):
     assert not explain.isEnabled() and not dialog.spec().explain
     assert dialog.instruction.isEnabled() and not dialog.execution.isEnabled()
     assert 'class="bar"' in dialog.svg and dialog.spec().instruction == 1
+
+
+def test_save_is_offered_in_the_patterns_folder(qtbot, tmp_path, crossing, monkeypatch):
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda parent, title, start, filters: (asked.append(start), ("", ""))[1])
+    dialog = ExportDialog(crossing, warp=0, instruction=0, folder=tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.ask_and_save()
+    assert Path(asked[0]).parent == tmp_path and asked[0].endswith(".svg")
+    untitled = ExportDialog(crossing, warp=0, instruction=0)
+    qtbot.addWidget(untitled)
+    untitled.ask_and_save()
+    assert Path(asked[1]).parent == Path.home()

@@ -3,6 +3,7 @@ no name can break them."""
 
 import csv
 import io
+import json
 import re
 
 import numpy as np
@@ -13,6 +14,8 @@ from sectorviz.export.escape import csv_cell, latex_text, plain_text, xml_text
 from sectorviz.export.sheets import plain_number, sheet_csv, sheet_latex, sheet_markdown, sheet_text
 from sectorviz.model import analyze
 from sectorviz.paths import examples_dir
+from sectorviz.scene.overview import overview_bins
+from sectorviz.scene.palette import WASTE_LABELS
 from sectorviz.scene.sheet import accounting_sheet, sheet_table
 
 
@@ -120,3 +123,41 @@ def test_csv_cells_never_start_a_formula():
         ["'+1+2x", "'-x", "'@SUM(A1)", "'\tx"]
     assert [csv_cell(c) for c in ("-3", "+4.5", "-1,024", "load", "")] == \
         ["-3", "+4.5", "-1,024", "load", ""]
+
+
+def test_the_worst_instruction_can_be_a_shared_one(capsys, example):
+    """shared-tile-column: every global access is ideal, the column read of tile[32][32] is
+    32 wavefronts against 1; `report`, Markdown and `report --json` name it, as shared,
+    and it is the instruction in the overview's worst class."""
+    pattern = example("shared-tile-column")
+    analysis = analyze(pattern, per_warp=True)
+    sheet = accounting_sheet(pattern, analysis, 0)
+    answer = {r.label: r for r in sheet.answer}
+    worst = answer["worst instruction"]
+    assert worst.value == "load tile[tx][ty]" and worst.instruction == 2
+    assert worst.note.startswith("32-way bank conflict, 32 wavefronts per request, ideal 1;")
+    assert "- **worst instruction** load tile[tx][ty] (32-way bank conflict" in \
+        sheet_markdown(sheet)
+    path = str(examples_dir() / "shared-tile-column.sectorviz.json")
+    assert main(["report", path]) == 0
+    assert ("worst instruction load tile[tx][ty] (32-way bank conflict, 32 wavefronts per "
+            "request, ideal 1;") in capsys.readouterr().out
+    assert main(["report", "--json", path]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["worst"] == {"space": "shared", "index": 1, "instruction": 2,
+                            "name": "load tile[tx][ty]", "unit": "wavefronts", "ratio": 32.0,
+                            "excess": doc["shared"][1]["bank_conflicts"], "per_request": 32.0,
+                            "ideal_per_request": 1.0}
+    bins = overview_bins(analysis, 1, len(analysis.shared))
+    assert bins.waste[2, 0] == bins.waste.max() == len(WASTE_LABELS) - 1
+
+
+def test_the_worst_global_instruction_in_json(capsys):
+    path = str(examples_dir() / "transpose-naive.sectorviz.json")
+    assert main(["report", "--json", path]) == 0
+    worst = json.loads(capsys.readouterr().out)["worst"]
+    assert (worst["space"], worst["name"], worst["unit"]) == ("global", "store c[col][row]",
+                                                              "sectors")
+    assert worst["ratio"] == 8.0 and worst["per_request"] == 32.0
+    assert main(["report", "--json", str(examples_dir() / "float4-load.sectorviz.json")]) == 0
+    assert json.loads(capsys.readouterr().out)["worst"] is None

@@ -37,7 +37,8 @@ def test_no_file_opens_vector_add(tmp_path, qapp, monkeypatch):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["/no/such.sectorviz.json"], "cannot read such.sectorviz.json: No such file"),
+    (["/no/such.sectorviz.json", "--screenshot", "/tmp/x.png"],
+     "cannot read such.sectorviz.json: No such file"),
     ([TRANSPOSE, "--warp", "99999999"], "outside"),
     ([TRANSPOSE, "--instruction", "nope"], "no instruction named 'nope'"),
     ([TRANSPOSE, "--warp", "x"], "invalid int value"),

@@ -3,13 +3,14 @@ comparison sheet from scene.compare."""
 
 import json
 
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QRect, Qt, QUrl
 from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from sectorviz.model import load_pattern, pattern_from_dict
 
 from sectorviz.paths import examples_dir
+from sectorviz.ui.compare_window import B_MIN_WIDTH
 
 
 def example(name: str):
@@ -163,3 +164,25 @@ def test_b_follows_a_shared_instruction_to_its_match(open_window, qtbot, tmp_pat
     assert compare.b.selection.instruction == 0
     sheet = compare.sheet.toPlainText()
     assert "load tile[tx][ty] (only in A)" in sheet and "32 → —, none left" in sheet
+
+
+def test_the_compare_window_is_sized_to_the_screen(open_window, qtbot):
+    """At 1280 x 720 B fits inside the screen, its headline and sheet on it; at 1920 x 1080
+    A and B share the screen side by side, neither covering the other."""
+    window = open_window("transpose-naive")
+    compare = window.compare_with(example("transpose-tiled"))
+    qtbot.addWidget(compare)
+    wait_both(qtbot, window, compare)
+    small = QRect(0, 0, 1280, 720)
+    window.place_comparison(compare, small)
+    qtbot.wait(10)
+    assert small.contains(compare.frameGeometry())
+    for widget in (compare.status, compare.sheet, compare.grid_view):
+        box = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+        assert small.contains(box) and widget.width() > 150, widget.objectName()
+    wide = QRect(0, 0, 1920, 1080)
+    window.place_comparison(compare, wide)
+    qtbot.wait(10)
+    a, b = window.frameGeometry(), compare.frameGeometry()
+    assert wide.contains(a) and wide.contains(b) and not a.intersects(b)
+    assert a.width() >= 900 and b.width() >= B_MIN_WIDTH

@@ -1,6 +1,6 @@
 """Edits of a stride, an offset and a layout reach the grid (model and pixels) and the sheet."""
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRect, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QComboBox, QDockWidget, QSpinBox, QTextBrowser
 
@@ -121,7 +121,7 @@ def test_a_narrow_sheet_stacks_each_label_over_its_value(open_window, qtbot, mon
     """Wide: 'useful' and its value share a table row; narrower than NARROW_PX the label
     gets a row of its own (no word broken to fit a column), and back again when widened."""
     window = open_window("vector-add")
-    window.resize(1600, 900)
+    window.fit_to_screen(QRect(0, 0, 1920, 1080))  # the default layout, whatever was saved
     dock = window.findChild(QDockWidget, "sheetDock")
     browser = window.findChild(QTextBrowser, "sheet")
     drawn = []

@@ -74,3 +74,15 @@ def test_a_shared_instruction_shows_no_empty_axes(open_window):
     assert "shared instruction" in window.histogram.status.text()
     window.document.select(instruction=0)
     assert window.histogram.plot.isVisible() and drawn(window) == {4: 32768}
+
+
+def test_the_requests_axis_counts_whole_requests(open_window):
+    """partial-warp's bars of 31 requests and 1 request: the axis reads 0 and 31 (whole
+    requests, the export's labels), never 15.5 or 0.5."""
+    window = open_window("partial-warp")
+    window.document.select(instruction=1)
+    ticks = window.histogram.plot.getAxis("left")._tickLevels[0]
+    assert ticks == [(0, "0"), (31, "31")]
+    window.document.select(instruction=0)
+    assert all(float(label.replace(",", "")).is_integer()
+               for _, label in window.histogram.plot.getAxis("left")._tickLevels[0])

@@ -30,9 +30,10 @@ def _colours(image) -> set[str]:
             for y in range(image.height())}
 
 
-def test_each_access_is_drawn_after_its_line_in_its_own_waste_colour(qtbot):
+def test_each_access_is_drawn_beside_its_line_in_its_own_waste_colour(qtbot):
     """One colour rule: each number has the overview's colour for its access's sectors / ideal
-    (the load "ideal", the store "8x+"), in the window's theme, painted after the code."""
+    (the load "ideal", the store "8x+"), in the window's theme, in the margin column right of
+    the code, level with its line even when the line is longer than the pane."""
     a = analyze(load_pattern(EXAMPLES / "transpose-naive-cuda.sectorviz.json"))
     notes = line_notes(a.instructions)
     (line,) = notes
@@ -41,17 +42,26 @@ def test_each_access_is_drawn_after_its_line_in_its_own_waste_colour(qtbot):
     editor.resize(700, 300)
     editor.show()
     qtbot.waitExposed(editor)
-    code = "out[j * n + i] = in[i * n + j];"
+    code = "out[j * n + i] = in[i * n + j];" + " // a long trailing comment" * 8
     editor.set_source("\n" * (line - 1) + code + "\n")
     editor.set_annotations(notes)
     view = editor.view
     block = view.document().findBlockByNumber(line - 1)
     spans = view.note_spans(block)
     assert [text for _x, text, _c in spans] == ["4", " · ", "32", " sec/req"]
-    assert spans[0][0] > view.fontMetrics().horizontalAdvance(code)  # after the text
+    margin, code_box = view.margin.geometry(), view.viewport().geometry()
+    assert margin.left() > code_box.right() and margin.right() < view.width()
+    bar = view.verticalScrollBar()
+    editor.set_source("\n" * 200 + "\n" * (line - 1) + code + "\n")  # a scroll bar appears
+    editor.set_annotations(notes)
+    qtbot.waitUntil(bar.isVisible)
+    assert not view.margin.geometry().intersects(bar.geometry())  # never under the bar
+    editor.set_source("\n" * (line - 1) + code + "\n")
+    editor.set_annotations(notes)
+    assert margin.width() >= view.fontMetrics().horizontalAdvance("4 · 32 sec/req")
     for theme in (LIGHT, DARK):
         editor.set_theme(theme)
-        colours = _colours(view.viewport().grab().toImage())
+        colours = _colours(view.margin.grab().toImage())
         waste = theme.diagram.waste
         assert {waste[WASTE_LABELS.index("ideal")], waste[WASTE_LABELS.index("8x+")]} <= colours
         assert not colours & {waste[i] for i in (1, 2, 3)}

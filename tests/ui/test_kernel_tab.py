@@ -1,6 +1,7 @@
 """The Kernel tab of the pattern editor, for patterns that name a CUDA kernel."""
 
 from sectorviz.model.frontend import kernel_for
+from sectorviz.ui.editor import KERNEL_COLUMNS
 
 
 def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analysis):
@@ -36,9 +37,9 @@ def test_kernel_tab_hidden_for_access_patterns(open_window):
     assert not window.editor.isTabVisible(window.editor.kernel_tab)
 
 
-def test_the_code_keeps_80_columns_and_each_access_its_number(open_window, qtbot):
+def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbot):
     """At the default window size (a 1778 x 1089 screen, as docs/make_screenshots.sh) the
-    Kernel tab shows 80 columns of code beside the line numbers, and the transpose's line with
+    Kernel tab shows KERNEL_COLUMNS of code between the line numbers and the predictions, and the transpose's line with
     a 4-sector load and a 32-sector store ends with both numbers."""
     from PySide6.QtCore import QRect
 
@@ -48,7 +49,8 @@ def test_the_code_keeps_80_columns_and_each_access_its_number(open_window, qtbot
     qtbot.wait(50)  # the docks take their widths in the next layout pass
     view = window.editor.kernel.view
     code = view.viewport().width() - round(2 * view.document().documentMargin())
-    assert code >= view.fontMetrics().horizontalAdvance("x" * 80)
+    assert code >= view.fontMetrics().horizontalAdvance("x" * KERNEL_COLUMNS)
+    assert view.margin.isVisible() and view.margin.geometry().left() > view.viewport().geometry().right()
     line = window.document.kernel.instructions[0].line
     assert view.notes[line].text == "4 · 32 sec/req"
     block = view.document().findBlockByNumber(line - 1)

@@ -2,6 +2,7 @@
 at their field on one line, the Help menu, counts in the singular, the grid's header and
 legend, and an overview that never shows another file's picture or cuts its title."""
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (QDialog, QLabel, QLineEdit, QMessageBox, QSpinBox, QStyle,
                                QTextBrowser, QToolButton)
@@ -86,15 +87,21 @@ def test_counts_agree_with_their_number(open_window):
 
 
 def test_grid_header_names_the_array_and_the_legend_is_one_line(open_window):
+    """The caption is the pane's line in the window's font (never shrunk with the grid),
+    the scene under it starts with the column header: no empty band, no second title."""
     window = open_window("vector-add")
     window.resize(1400, 900)
+    caption = window.findChild(QLabel, "gridCaption")
+    assert caption.isVisible()
+    assert "<b>Vector add: warp 0, load a[i] (array a)</b>" in caption.text()
+    assert "32 of 32 lanes active" in caption.text()
     texts = [s for s in window.grid_view.item.scene_.shapes if isinstance(s, Text)]
-    title = next(s for s in texts if "title" in s.css)
-    assert title.text == "Vector add: warp 0, load a[i] (array a)"
+    assert not any("caption" in s.css for s in texts)
     legend = [s for s in texts if s.css == "legend"]
     assert len(legend) >= 3 and len({s.y for s in legend}) == 1
-    shown = window.grid_view.shown_rect()  # the pane starts at the caption: no empty band
-    assert shown.top() == TOP_TRIM and 0 < title.y - title.size - shown.top() < 12
+    shown = window.grid_view.shown_rect()
+    top = min(s.y - s.size for s in texts if s.css == "address")
+    assert shown.top() == TOP_TRIM and 0 < top - shown.top() < 12
 
 
 def test_the_overview_never_shows_the_last_files_picture(open_window):
@@ -108,7 +115,7 @@ def test_the_overview_never_shows_the_last_files_picture(open_window):
     assert overview.image.image is None
     assert overview.plot.viewRange()[0] == [0, doc.kernel.warps]
     ticks = [t for _, t in overview.plot.getAxis("left")._tickLevels[0]]
-    assert ticks[1:] == ["0: load a[i]", "1: load b[i]", "2: store c[i]"]
+    assert ticks == ["0: load a[i]", "1: load b[i]", "2: store c[i]", "atypical warps"]
 
 
 def test_an_edit_keeps_the_picture_until_the_new_one(open_window, wait_analysis):
@@ -134,3 +141,26 @@ def test_the_overview_title_is_never_cut_by_its_legend(open_window, qtbot):
         assert overview.legend_below() == below
         assert status.fontMetrics().horizontalAdvance(status.text()) <= status.width()
         assert not status.geometry().intersects(overview.legend.geometry())
+
+
+def test_one_undo_step_per_committed_edit(open_window, qtbot):
+    """Typing 8 -> 1 and Enter is one step; then each arrow step is one more: undo goes back
+    one step at a time (3, then 2, then 1, then the original)."""
+    window = open_window("stride-32B")
+    spin = window.findChild(QSpinBox, "params.stride")
+    start = spin.value()
+    spin.setFocus()
+    spin.selectAll()
+    qtbot.keyClicks(spin, "1")
+    qtbot.keyClick(spin, Qt.Key_Return)
+    assert undo_text(window) == "&Undo Change stride to 1"
+    qtbot.keyClick(spin, Qt.Key_Up)
+    qtbot.keyClick(spin, Qt.Key_Up)
+    stack = window.document.undo_stack
+    assert spin.value() == 3 and stack.count() == 3
+    assert undo_text(window) == "&Undo Change stride to 3"
+    stack.undo()
+    assert window.document.pattern.to_dict()["params"]["stride"] == 2
+    stack.undo()
+    stack.undo()
+    assert window.document.pattern.to_dict()["params"]["stride"] == start

@@ -119,7 +119,7 @@ def test_a_large_overview_is_binned_off_the_ui_thread(open_window, qtbot, monkey
     window = open_window("vector-add")
     qtbot.waitUntil(lambda: window.overview.status.text() == "32,768 warps, 0 atypical, "
                                                             "16 warps per column")
-    assert window.overview.image.image.shape == (4, 2048, 4)  # atypical row + 3 instructions
+    assert window.overview.image.image.shape == (4, 2048, 4)  # 3 instructions + the atypical row
 
 
 def test_the_overview_says_when_a_binned_picture_is_drawn(open_window, qtbot, monkeypatch):

@@ -1,6 +1,6 @@
 """The window prints the scene: its grid's hit cells are the SVG's and the model's, its
-overview colours come from the same waste bins as the export, it zooms, and it fits a
-1280 x 720 projector."""
+overview colours come from the same waste bins as the export, it zooms (below the fit too),
+and on a 1280 x 720 projector it shows all 32 lanes."""
 
 import xml.etree.ElementTree as ET
 
@@ -89,7 +89,7 @@ def test_zoom_keys_and_wheel(open_window, qtbot):
 def test_a_zoomed_4_byte_hit_is_wide_and_its_waste_shaded(open_window):
     window = open_window("stride-32B")
     view, item = window.grid_view, window.grid_view.item
-    view.zoom_by(8)
+    view.zoom_by(10)
     rect = item.cell_rect(3, 3)
     view.centerOn(rect.center())
     scale = view.transform().m11()
@@ -118,22 +118,61 @@ def test_model_change_updates_the_view(open_window):
     assert window.grid_view.item.hits() == sorted(window.grid_layout.hits)
 
 
-def test_window_fits_a_1280_by_720_projector(open_window, qtbot):
-    window = open_window("transpose-naive")
+def lane_shown(window, lane: int, j: int) -> QColor | None:
+    """The colour at the middle of lane `lane`'s cell in sector column j where the grid's
+    viewport shows it (None when off the pane)."""
+    view = window.grid_view
+    at = view.mapFromScene(view.item.cell_rect(lane, j).center())
+    if not view.viewport().rect().contains(at):
+        return None
+    return view.viewport().grab().toImage().pixelColor(at)
+
+
+@pytest.mark.parametrize("name, k", [("transpose-naive", 1), ("matmul-tiled-cuda", 0),
+                                     ("row-sum-loop", 0)])
+def test_a_1280_by_720_projector_shows_all_32_lanes(open_window, qtbot, name, k):
+    """The window fills the projector; the overview and histogram step aside (tabs beside
+    the sheet) so the grid shows the current instruction's 32 lanes without scrolling: each
+    lane's hit cell is on screen, drawn in its fetched colours."""
+    window = open_window(name)
+    window.set_instruction(k)
     screen = QRect(0, 0, 1280, 720)
     window.fit_to_screen(screen)
     qtbot.wait(10)
-    assert screen.contains(window.geometry())
-    for name in ("gridView", "sheet", "overview"):
-        widget = window.findChild(QWidget, name)
+    assert screen.contains(window.frameGeometry())
+    assert window.width() >= 1200 and window.height() >= 650
+    for name_ in ("gridView", "sheet"):
+        widget = window.findChild(QWidget, name_)
         box = QRect(widget.mapTo(window, QPoint(0, 0)), widget.size())
-        assert widget.isVisible() and widget.width() > 150 and widget.height() > 80, name
-        assert window.rect().contains(box), name
-    assert window.width() <= 0.9 * 1280 and window.height() <= 0.9 * 720
-    assert np.isclose(window.grid_view.fitted_scale(), window.grid_view.transform().m11())
+        assert widget.isVisible() and widget.width() > 150 and widget.height() > 80, name_
+        assert window.rect().contains(box), name_
+    assert window.tabifiedDockWidgets(window.sheet_dock) == [window.overview_dock,
+                                                             window.histogram_dock]
+    layout, d = window.grid_layout, window.grid_view.item.theme.diagram
+    for lane in range(32):
+        j = int(np.flatnonzero(layout.cell_hi[lane] > layout.cell_lo[lane])[0])
+        colour = lane_shown(window, lane, j)
+        assert colour is not None, f"lane {lane} is off the pane"
+        assert not any(near(colour, c) for c in (d.background, d.cell, d.inactive)), lane
     form = window.editor.form.scroll
     qtbot.waitUntil(lambda: form.viewport().width() >= form.widget().minimumSizeHint().width())
     assert form.horizontalScrollBar().maximum() == 0  # the form never scrolls sideways
+
+
+def test_fit_fits_the_warp_and_zoom_goes_below_it(open_window, qtbot):
+    window = open_window("transpose-naive")
+    window.fit_to_screen(QRect(0, 0, 1920, 1080))
+    qtbot.wait(10)
+    view = window.grid_view
+    warp = view.mapFromScene(view.warp_rect()).boundingRect()
+    assert view.viewport().rect().adjusted(-3, -3, 3, 3).contains(warp)  # rounding
+    fitted = view.transform().m11()
+    window.findChild(type(window.dark_action), "zoomOut").trigger()
+    assert view.transform().m11() == pytest.approx(fitted / 1.25)
+    window.findChild(type(window.dark_action), "zoomFit").trigger()
+    assert view.transform().m11() == pytest.approx(fitted)
+    assert not window.overview_dock.isFloating() and window.overview.isVisible()
+    assert window.dockWidgetArea(window.overview_dock) == Qt.BottomDockWidgetArea
 
 
 def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
@@ -154,3 +193,44 @@ def test_next_worst_warp_cycles_through_the_worst(open_window, wait_analysis):
         seen.append(window.document.selection.warp)
     assert seen == [1, 3, 1]
     assert window.message.text() == "warp 1: the most sectors per request for load x"
+
+
+def test_panes_come_back_after_the_window_shrinks(open_window, qtbot):
+    """Shrunk to 800 x 500 the grid still shows (it scrolls); grown again, the Pattern pane
+    is wide enough for its form, not left at its squeezed width."""
+    window = open_window("transpose-naive")
+    window.fit_to_screen(QRect(0, 0, 1920, 1080))
+    qtbot.wait(20)
+    wide = window.editor_dock.width()
+    window.resize(800, 500)
+    qtbot.wait(20)
+    assert window.grid_view.isVisible() and window.grid_view.viewport().height() > 40
+    window.resize(1600, 980)
+    qtbot.wait(50)
+    form = window.editor.form.scroll
+    assert window.editor_dock.width() >= min(wide, form.widget().minimumSizeHint().width())
+    assert form.horizontalScrollBar().maximum() == 0
+
+
+@pytest.mark.parametrize("name, k", [("vector-add", 0), ("transpose-naive", 1),
+                                     ("shared-tile-column", 2)])
+def test_grid_text_keeps_the_window_font_size_where_a_row_allows(open_window, qtbot, name, k):
+    """At 1280 x 720 the grid's small text (lane numbers, addresses, bank numbers) is drawn at
+    the window's font size (9 pt) where the fit allows, else as large as a lane row holds;
+    never at the export's size shrunk with the fit."""
+    from PySide6.QtGui import QFontInfo
+
+    from sectorviz.scene.diagrams import ROW_TEXT
+    from sectorviz.scene.shapes import Text
+    window = open_window(name)
+    window.set_instruction(k)
+    window.fit_to_screen(QRect(0, 0, 1280, 720))
+    qtbot.wait(20)
+    view = window.grid_view
+    scale = view.transform().m11()
+    font_px = QFontInfo(window.font()).pixelSize()
+    sizes = [s.size for s in view.item.scene_.shapes
+             if isinstance(s, Text) and s.css in ("lane", "lane-label", "address", "bank-label")]
+    drawn = min(sizes) * scale
+    assert drawn >= min(font_px, ROW_TEXT * scale) - 0.5
+    assert drawn > view.item.theme.diagram.small_size * scale  # enlarged, not the export's

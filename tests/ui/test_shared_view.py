@@ -3,7 +3,7 @@ diagram in the centre, stepped like the others."""
 
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QComboBox, QTextBrowser
 
 from sectorviz.scene.shapes import Rect
 
@@ -52,9 +52,9 @@ def test_overview_rows_of_shared_instructions(open_window, qtbot):
     a shared row selects it."""
     window = open_window("shared-tile-column")
     overview = window.overview
-    rgba = overview.image.image  # the atypical row, then one row per instruction
+    rgba = overview.image.image  # one row per instruction, then the atypical row
     theme = window.overview.theme.diagram
-    colour = lambda row: tuple(int(c) for c in rgba[row + 1, 0, :3])  # noqa: E731
+    colour = lambda row: tuple(int(c) for c in rgba[row, 0, :3])  # noqa: E731
     rgb = lambda c: QColor(c).getRgb()[:3]  # noqa: E731
     assert rgba.shape[0] == 1 + 5
     assert colour(2) == rgb(theme.waste[-1]) and colour(4) == rgb(theme.waste[0])
@@ -80,3 +80,16 @@ def test_bank_cell_tooltip_says_why(open_window):
         "Padding each row by one element (stride 33 words) spreads them one per bank over all "
         "32 banks."]
     assert item.tooltip_at(QPointF(cell.x + cell.w * 3, cell.y + cell.h / 2)) == ""
+
+
+def test_the_headline_names_the_bank_conflict_in_the_overviews_red(open_window, qtbot):
+    """shared-tile-column fetches only its ideal sectors; its cost is the 32-way column read
+    of tile[32][32]: the sheet's answer names it, and its overview row is the worst colour."""
+    window = open_window("shared-tile-column")
+    sheet = window.findChild(QTextBrowser, "sheet")
+    qtbot.waitUntil(lambda: "bank conflict" in sheet.toPlainText())
+    text = " ".join(sheet.toPlainText().split())
+    assert ("worst instruction load tile[tx][ty] 32-way bank conflict, 32 wavefronts per "
+            "request, ideal 1") in text
+    rgba, theme = window.overview.image.image, window.overview.theme.diagram
+    assert tuple(int(c) for c in rgba[2, 0, :3]) == QColor(theme.waste[-1]).getRgb()[:3]

@@ -1,6 +1,7 @@
 """Warp stepping with keys and selectors, executions of loops, play, and the overview click."""
 
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QSpinBox
 
 from sectorviz.ui.stepper import warp_coords, warp_index
@@ -77,3 +78,37 @@ def test_overview_marks_atypical_warps(open_window):
     window = open_window("partial-warp")
     odd = atypical_warps(window.document.analysis, window.document.kernel)
     assert odd.tolist() == [False] * 31 + [True]  # warp 31: 8 active lanes, 1 sector
+
+
+def test_the_atypical_row_is_honest(open_window, qtbot):
+    """reduction-cuda: most warps skip `if (tid == 0)` and are atypical while every
+    instruction is at its ideal; the atypical row is the bottom one, in the accent colour
+    (no waste class), its tooltip says what it means, and each instruction row's tooltip
+    has its whole name and its unusual warps."""
+    window = open_window("reduction-cuda")
+    overview = window.overview
+    qtbot.waitUntil(lambda: overview.image.image is not None)
+    rgba, theme = overview.image.image, overview.theme
+    n = len(window.document.kernel.instructions) + len(window.document.kernel.shared_instructions)
+    assert rgba.shape[0] == n + 1
+    marked = {tuple(int(c) for c in px[:3]) for px in rgba[n] if px[3]}
+    accent = QColor(theme.accent).getRgb()[:3]
+    waste = {QColor(c).getRgb()[:3] for c in theme.diagram.waste}
+    assert marked <= {accent, (0, 0, 0)} and accent in marked and accent not in waste
+    ticks = [t for _, t in overview.plot.getAxis("left")._tickLevels[0]]
+    assert ticks[-1] == "atypical warps"
+    assert "skips an instruction" in overview.row_tip(n)
+    name = overview._names[0]
+    assert overview.row_tip(0).startswith(name) and "unlike its typical warp" in overview.row_tip(0)
+
+
+def test_long_row_names_are_elided_in_the_middle(open_window):
+    window = open_window("shared-tile-column")
+    doc = window.document.pattern.to_dict()
+    doc["accesses"][0]["name"] = "load in[row][tx] " + "with a very long explanation " * 3
+    from sectorviz.model import pattern_from_dict
+    window.document.set_pattern(pattern_from_dict(doc, window.document.pattern.base_dir), "name")
+    ticks = [t for _, t in window.overview.plot.getAxis("left")._tickLevels[0]]
+    full = f"0: {doc['accesses'][0]['name']}"
+    assert "…" in ticks[0] and ticks[0].startswith("0: load") and ticks[0].endswith(full[-3:])
+    assert window.overview.row_tip(0).startswith(full)

@@ -1,0 +1,115 @@
+"""Presentation mode (View > Present, F5; `sectorviz FILE --present`): full screen, the
+answer first in large type, the grid of the selected warp instruction, and under it what the
+accounting sheet says about that instruction, for a projector at 1280 x 720 or a 1920 x 1080
+screen. Left/Right step warps, Up/Down instructions, Home/End the first and last warp; Esc
+(or F5) leaves. It follows the document: the main window and it always show one selection.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..scene.sheet import Sheet
+from .document import Change, Document
+from .grid_view import GridPane
+from .theme import LIGHT, Theme
+
+HEADLINE_SCALE = 1.7  # the answer's type against the window's
+TEXT_SCALE = 1.35  # the caption and the sheet's lines against the window's
+STEP_ROWS = 3  # the sheet rows about the instruction shown under the grid: the last ones
+
+
+def answer_html(sheet: Sheet) -> str:
+    """The sheet's answer on one line: 'sector demand 36 MiB ..., 4.50x the ideal · useful
+    22.2% ... · worst instruction store c[col][row]: 32.00 sectors per request ...'."""
+    parts = [f"<b>{escape(r.label)}</b> {escape(r.value)}"
+             + (f" <span style='opacity:0.75'>({escape(r.note)})</span>" if r.note else "")
+             for r in sheet.answer]
+    return " &nbsp;·&nbsp; ".join(parts)
+
+
+def step_html(sheet: Sheet, instruction: int) -> str:
+    """The sheet's last STEP_ROWS rows about `instruction` (address expansion, sectors per
+    request in this warp and over the grid, ...), each with its step's title."""
+    rows = [(step, r) for step in sheet.steps for r in step.rows if r.instruction == instruction]
+    return "<br>".join(f"<b>{step.number}. {escape(step.title)}</b>: {escape(r.label)} — "
+                       f"{escape(r.value)}" + (f"; {escape(r.note)}" if r.note else "")
+                       for step, r in rows[-STEP_ROWS:])
+
+
+def _scaled(label: QLabel, scale: float) -> QLabel:
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * scale)
+    label.setFont(font)
+    return label
+
+
+class Presentation(QWidget):
+    """The full-screen view of a document: answer, grid, the sheet's lines about the
+    instruction. `sheet` gives the document's current Sheet (the sheet pane's)."""
+
+    closed = Signal()
+
+    def __init__(self, document: Document, sheet, theme: Theme = LIGHT):
+        super().__init__(None, Qt.Window)
+        self.setAttribute(Qt.WA_DeleteOnClose)  # its grid stops following the document
+        self.setObjectName("presentation")
+        self.setWindowTitle("sectorviz — presentation")
+        self.document, self._sheet = document, sheet
+        self.headline = _scaled(QLabel(objectName="presentHeadline", wordWrap=True),
+                                HEADLINE_SCALE)
+        self.grid_pane = GridPane(document)
+        self.grid_view = self.grid_pane.view
+        _scaled(self.grid_pane.caption, TEXT_SCALE)
+        self.step = _scaled(QLabel(objectName="presentStep", wordWrap=True), TEXT_SCALE)
+        for label in (self.headline, self.step):
+            label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+            label.setContentsMargins(16, 8, 16, 8)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.headline)
+        layout.addWidget(self.grid_pane, 1)
+        layout.addWidget(self.step)
+        self.set_theme(theme)
+        self._stale = False
+        document.changed.connect(self._on_changed)
+        self._refresh()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.grid_view.set_theme(theme)
+        self.setStyleSheet(f"QWidget#presentation {{ background: {theme.base}; }}"
+                           f"QLabel {{ color: {theme.text}; background: {theme.base}; }}")
+
+    def _on_changed(self, flags: int) -> None:
+        if flags & (Change.PATTERN | Change.SELECTION | Change.ANALYSIS) and not self._stale:
+            self._stale = True
+            QTimer.singleShot(0, self, self._refresh)
+
+    def _refresh(self) -> None:
+        self._stale = False
+        sheet = self._sheet()
+        self.headline.setText(answer_html(sheet))
+        self.step.setText(step_html(sheet, self.document.selection.instruction))
+
+    def keyPressEvent(self, ev) -> None:
+        doc, s = self.document, self.document.selection
+        moves = {Qt.Key_Left: {"warp": s.warp - 1}, Qt.Key_Right: {"warp": s.warp + 1},
+                 Qt.Key_Up: {"instruction": s.instruction - 1},
+                 Qt.Key_Down: {"instruction": s.instruction + 1},
+                 Qt.Key_Home: {"warp": 0}, Qt.Key_End: {"warp": doc.kernel.warps - 1}}
+        if ev.key() in moves:
+            doc.select(**moves[ev.key()])
+        elif ev.key() in (Qt.Key_Escape, Qt.Key_F5):
+            self.close()
+        else:
+            super().keyPressEvent(ev)
+
+    def closeEvent(self, ev) -> None:
+        self.document.changed.disconnect(self._on_changed)
+        self.closed.emit()
+        super().closeEvent(ev)

@@ -1,0 +1,55 @@
+"""Presentation mode: F5 opens it full screen with the answer, the grid and the sheet's lines
+about the instruction; arrow keys step, Esc leaves; `--present` and `--compare B` work from
+the command line, with --screenshot too."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QLabel
+
+from sectorviz.paths import examples_dir
+from sectorviz.ui import app
+
+EX = examples_dir()
+
+
+def test_f5_presents_and_the_keys_step(open_window, qtbot):
+    window = open_window("transpose-naive")
+    window.findChild(type(window.dark_action), "present").trigger()
+    shown = window.presentation
+    qtbot.waitExposed(shown)
+    assert shown.isFullScreen()
+    headline = shown.findChild(QLabel, "presentHeadline")
+    qtbot.waitUntil(lambda: "worst instruction" in headline.text())
+    assert "store c[col][row]" in headline.text() and "4.50x the ideal" in headline.text()
+    qtbot.keyClick(shown, Qt.Key_Down)
+    qtbot.keyClick(shown, Qt.Key_Right)
+    qtbot.keyClick(shown, Qt.Key_Right)
+    assert (window.document.selection.warp, window.document.selection.instruction) == (2, 1)
+    step = shown.findChild(QLabel, "presentStep")
+    qtbot.waitUntil(lambda: "lanes 4096 B apart: 32 sectors" in step.text())
+    assert shown.grid_view.item.hits() == window.grid_view.item.hits()
+    big = shown.headline.font().pointSizeF()
+    assert big >= 1.5 * window.font().pointSizeF()
+    qtbot.keyClick(shown, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: window.presentation is None)
+
+
+def test_present_and_compare_from_the_command_line(tmp_path, qapp, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
+    seen = []
+    monkeypatch.setattr(app, "save_when_drawn",
+                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    naive, tiled = (str(EX / f"transpose-{n}.sectorviz.json") for n in ("naive", "tiled"))
+    out = tmp_path / "present.png"
+    assert app.main([naive, "--instruction", "1", "--present", "--screenshot", str(out)]) == 0
+    window = seen[-1]
+    assert QImage(str(out)).size() == window.presentation.size()
+    window.close()
+    out = tmp_path / "compare.png"
+    assert app.main([naive, "--compare", tiled, "--screenshot", str(out)]) == 0
+    window = seen[-1]
+    (compare,) = window.compare_windows
+    assert "→" in compare.status.text()
+    assert QImage(str(out)).size() == compare.size()
+    window.close()
