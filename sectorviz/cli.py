@@ -1,6 +1,7 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
 `sectorviz compare A B` (compare_cli.py), `sectorviz ncu-metrics` (the Nsight Compute metrics
-`report --measured` compares against).
+`report --measured` compares against), `sectorviz sweep FILE`, `sectorviz batch FILES...` and
+`sectorviz check FILES...` (sectorviz.sweep).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -193,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["compare"]:
             from .compare_cli import run_compare
             return run_compare(argv[1:])
+        if argv[:1] in (["sweep"], ["batch"], ["check"]):
+            from .sweep.commands import run_command
+            return run_command(argv[0], argv[1:])
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
@@ -224,6 +228,9 @@ def file_argument(argv: list[str]) -> str:
         if argv[:1] == ["compare"]:
             from .compare_cli import compare_parser
             return compare_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] in (["sweep"], ["batch"], ["check"]):
+            from .sweep.commands import file_named
+            return file_named(argv[0], argv[1:])
     except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
         pass
     return "sectorviz"
