@@ -33,6 +33,8 @@ AXIS_BELOW = 44.0  # room for the parameter ticks and name below a panel
 PANEL_GAP = 28.0  # between panels
 MARKER = 5.0  # a point's square, units
 MAX_TICKS = 12  # labelled parameter values per panel at most
+MAX_STEPS = 5  # value-axis steps at most
+HEADROOM = 1.08  # the value axis reaches this much above the largest value
 SERIES_COLOURS = {  # per theme; lines also carry their number, so print needs no hue
     "light": ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"),
     "dark": ("#56b4e9", "#e69f00", "#009e73", "#e08fc0", "#f0e442", "#0072b2"),
@@ -114,13 +116,12 @@ def metric_series(points: list[dict], metric: str) -> list[Series]:
 
 
 def nice_top(value: float) -> tuple[float, float]:
-    """The value axis for data up to `value`: (top, tick step) with the step 1, 2 or 5 x 10^k
-    and four or five steps to the top."""
+    """The value axis for data up to `value`: (top, tick step), the step the smallest of 1,
+    2, 2.5 or 5 x 10^k that reaches `value` in at most MAX_STEPS steps."""
     if value <= 0:
         return 1.0, 0.25
-    raw = value / 4
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    power = 10 ** math.floor(math.log10(value / MAX_STEPS))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if value / (m * power) <= MAX_STEPS)
     return step * math.ceil(value / step - 1e-9), step
 
 
@@ -172,7 +173,7 @@ def sweep_chart_scene(title: str, params: list[str], points: list[dict], metric:
         entries.append(("box", th.background, "x  failed point (the reason is in the table)"))
     y = legend(shapes, entries, MARGIN, y, WIDTH - MARGIN, th) + 6
     figures = [v for s in series for v in (*s.values, *s.ideals) if v is not None]
-    top, step = nice_top(max(figures, default=0.0))
+    top, step = nice_top(HEADROOM * max(figures, default=0.0))
     panel_values = list(dict.fromkeys(p["params"][params[1]] for p in points)) \
         if len(params) == 2 else [None]
     cols, rows = _panel_grid(len(panel_values))
@@ -231,6 +232,7 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                                bold=True, css="failed"))
     shapes.append(Text(left + w / 2, py(0) + 8 + 2.4 * small, param, small, th.muted,
                        anchor="middle", css="axis"))
+    tags: dict[int, int] = {}  # tags already at a height (rounded): the next goes right of them
     for i, s in enumerate(series):
         colour = _colour(i, s.name, th)
         width = 2.0 if s.name == "total" else 1.5
@@ -244,8 +246,11 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                                          ("value", f"{f:g}"))))
         last = next((j for j in range(len(xs) - 1, -1, -1) if s.values[j] is not None), None)
         if last is not None:
-            shapes.append(Text(px(xs[last]) + MARKER, py(s.values[last]) - MARKER,
-                               _tag(i, s.name), small, colour, bold=True, css="series-tag"))
+            at = round(py(s.values[last]) / small)
+            shapes.append(Text(px(xs[last]) + MARKER + tags.get(at, 0) * small, py(s.values[last])
+                               - MARKER, _tag(i, s.name), small, colour, bold=True,
+                               css="series-tag"))
+            tags[at] = tags.get(at, 0) + 1
 
 
 def _polyline(shapes: list[Shape], xs: list[int], ys: tuple[Figure, ...],
