@@ -104,7 +104,8 @@ def test_a_file_without_expect_passes_with_a_note(capsys, naive):
 @pytest.mark.parametrize("expect, words", [
     ({"totals": {"sector": 1}}, "expect.totals.sector: unknown figure 'sector'"),
     ({"totals": {"sectors": -1}}, "expect.totals.sectors: expected a number of at least 0"),
-    ({"totals": {"sectors": True}}, "expect.totals.sectors: expected a number of at least 0, got True"),
+    ({"totals": {"sectors": True}}, "expect.totals.sectors: expected a number of at least 0, "
+                                    "got True"),
     ({"tolerance": "5%"}, "expect.tolerance: expected a number"),
     ({"instruction": {}}, "expect.instruction: unknown key 'instruction'"),
     ({"instructions": []}, "expect.instructions: expected an object"),
