@@ -32,6 +32,7 @@ AXIS_LEFT = 64.0  # room for the value ticks left of a panel
 AXIS_BELOW = 44.0  # room for the parameter ticks and name below a panel
 PANEL_GAP = 28.0  # between panels
 MARKER = 5.0  # a point's square, units
+TAG_ADVANCE = 0.9  # a line's tag (1, 2, T) at its end, side by side where lines meet: font sizes
 MAX_TICKS = 12  # labelled parameter values per panel at most
 MAX_STEPS = 5  # value-axis steps at most
 HEADROOM = 1.08  # the value axis reaches this much above the largest value
@@ -199,6 +200,7 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
     """One panel: value axis 0..top at the left, `param`'s values along the bottom, the lines
     (a gap at each failed point, a cross on the axis there) and their ideals dashed."""
     left, top_y, w, h = box
+    w -= MARKER + TAG_ADVANCE * th.small_size * len(series)  # room for the tags at the right
     top, step = axis
     xs = [p["params"][param] for p in points]
     lo, hi = min(xs), max(xs)
@@ -246,10 +248,10 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                                          ("value", f"{f:g}"))))
         last = next((j for j in range(len(xs) - 1, -1, -1) if s.values[j] is not None), None)
         if last is not None:
-            at = round(py(s.values[last]) / small)
-            shapes.append(Text(px(xs[last]) + MARKER + tags.get(at, 0) * small, py(s.values[last])
-                               - MARKER, _tag(i, s.name), small, colour, bold=True,
-                               css="series-tag"))
+            x, y = px(xs[last]), py(s.values[last])
+            at = round(y / small)
+            shapes.append(Text(x + MARKER + tags.get(at, 0) * small * TAG_ADVANCE, y - MARKER,
+                               _tag(i, s.name), small, colour, bold=True, css="series-tag"))
             tags[at] = tags.get(at, 0) + 1
 
 

@@ -4,7 +4,7 @@ points, one panel per value of a second param, 16:9 in every theme."""
 import pytest
 
 from sectorviz.scene.palette import THEMES, theme
-from sectorviz.scene.shapes import Line, Rect, Text
+from sectorviz.scene.shapes import Line, Rect, Text, text_width
 from sectorviz.scene.sweep_chart import (HEIGHT, WIDTH, METRICS, metric_series, nice_top,
                                          sweep_chart_scene)
 
@@ -92,13 +92,19 @@ def test_more_than_two_params_are_refused():
         sweep_chart_scene("P", ["a", "b", "c"], [], "useful", theme("light"))
 
 
+EVEN = [{"params": {"s": s}, "report": report((2, 8, 8), (2, 8, 8))} for s in (1, 2)]
+
+
 @pytest.mark.parametrize("name", sorted(THEMES))
-def test_every_theme_draws_inside_the_canvas(name):
-    scene = sweep_chart_scene("P", ["s"], POINTS, "sectors_per_request", theme(name))
+@pytest.mark.parametrize("points", [POINTS, EVEN])  # EVEN: every line ends at one height
+def test_every_theme_draws_inside_the_canvas(name, points):
+    scene = sweep_chart_scene("P", ["s"], points, "sectors_per_request", theme(name))
     assert scene.background == THEMES[name].background
     for s in scene.shapes:
         xs = (s.x1, s.x2) if isinstance(s, Line) else (s.x,) if isinstance(s, Text) else \
             (s.x, s.x + s.w)
+        if isinstance(s, Text) and s.anchor == "start" and not s.rotate:
+            xs = (s.x, s.x + text_width(s.text, s.size))
         ys = (s.y1, s.y2) if isinstance(s, Line) else (s.y,) if isinstance(s, Text) else \
             (s.y, s.y + s.h)
         assert all(0 <= x <= WIDTH for x in xs) and all(0 <= y <= HEIGHT for y in ys), s
