@@ -1,0 +1,68 @@
+"""Speed of `sectorviz sweep` (issue 23): 32 points of the tiled matrix multiply (CUDA) at
+n = 2048 on 1 and 2 worker processes. Prints one point's time, each sweep's time, the speed-up
+and the overhead against the target: one point's time x 32 / jobs, plus less than 20%.
+
+The 32 points are one configuration 32 times (a param `rep` = 0..31 that no expression
+reads), so every point costs the same and the figures measure the pool, not the points.
+Run: .venv/bin/python benchmarks/bench_sweep.py [--n N] [--points P] [--jobs 1,2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sectorviz.sweep.points import PointTask, point_report, with_params  # noqa: E402
+from sectorviz.sweep.pool import run_tasks  # noqa: E402
+
+EXAMPLE = ROOT / "resources" / "examples" / "matmul-tiled-cuda.sectorviz.json"
+TARGET_OVERHEAD = 0.20  # over one point's time x points / jobs
+
+
+def tasks(n: int, points: int) -> list[PointTask]:
+    doc = json.loads(EXAMPLE.read_text())
+    doc["params"] = {**doc["params"], "n": n, "rep": 0}
+    return [PointTask(with_params(doc, {"rep": r}), str(EXAMPLE.parent), None)
+            for r in range(points)]
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--n", type=int, default=2048)
+    p.add_argument("--points", type=int, default=32)
+    p.add_argument("--jobs", default="1,2")
+    args = p.parse_args()
+    work = tasks(args.n, args.points)
+    first = point_report(work[0])
+    assert "report" in first, first
+    cold = timed(lambda: point_report(work[0]))  # the kernel's parse is cached from now on
+    one = min(timed(lambda: point_report(work[0])) for _ in range(3))
+    print(f"tiled matmul (CUDA), n = {args.n}: {first['report']['totals']['sectors']:,} "
+          f"sectors; one point {one:.3f} s (the second run in a process {cold:.3f} s); "
+          f"cores {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
+    base = None
+    for jobs in (int(j) for j in args.jobs.split(",")):
+        wall = timed(lambda: run_tasks(point_report, work, jobs, "points", quiet=True))
+        target = one * args.points / jobs
+        base = base or wall
+        print(f"{args.points} points, --jobs {jobs}: {wall:.2f} s; target {target:.2f} s "
+              f"+ 20% = {target * (1 + TARGET_OVERHEAD):.2f} s; overhead "
+              f"{wall / target - 1:+.1%} ({'met' if wall <= target * (1 + TARGET_OVERHEAD) else 'missed'}); "
+              f"speed-up over the first {base / wall:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
