@@ -2,17 +2,21 @@
 progress bar on stderr for the whole run; Ctrl-C stops every worker and raises
 KeyboardInterrupt in the caller.
 
-Workers are spawned (a fresh interpreter each: safe beside a running Qt app) and ignore
-SIGINT, so Ctrl-C reaches only the parent, which terminates the pool: no worker is left
-behind and no traceback is printed by them. With one job the tasks run in this process.
+Workers are spawned (a fresh interpreter each: safe beside a running Qt app) with SIGINT
+ignored from their first instruction (an ignored signal stays ignored across exec), so the
+Ctrl-C a terminal sends to the whole process group reaches only the parent, which terminates
+the pool: no worker is left behind and none prints a traceback. With one job the tasks run in
+this process.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
 import sys
+import threading
 from typing import Any, Callable, Sequence
 
 Task = Any  # picklable: a task's function is a module-level function of one argument
@@ -36,7 +40,7 @@ def run_tasks(fn: Callable[[Task], dict], tasks: Sequence[Task], jobs: int, unit
                 results[i] = fn(task)
                 step()
         else:
-            pool = multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
+            pool = _spawn_pool(jobs)
             try:
                 for i, result in pool.imap_unordered(_Indexed(fn), list(enumerate(tasks))):
                     results[i] = result
@@ -58,6 +62,21 @@ class _Indexed:
 
     def __call__(self, item: tuple[int, Task]) -> tuple[int, dict]:
         return item[0], self.fn(item[1])
+
+
+def _spawn_pool(jobs: int) -> multiprocessing.pool.Pool:
+    """A pool of `jobs` spawned workers that ignore SIGINT: the parent ignores it while it
+    starts them (from the main thread; from another, Python cannot change signals), and a
+    worker the pool starts later to replace one ignores it once its initializer runs."""
+    def start() -> multiprocessing.pool.Pool:
+        return multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
+    if threading.current_thread() is not threading.main_thread():
+        return start()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _ignore_interrupt() -> None:
