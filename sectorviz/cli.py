@@ -22,7 +22,7 @@ from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machin
                           pattern_error_line, run_budget, with_machine)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
-from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
@@ -30,6 +30,7 @@ from .model.errors import internal_error
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
+from .scene.report import report_json
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
@@ -122,21 +123,6 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
     if not rows:
         lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
     return "\n".join(lines)
-
-
-def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
-                budget: Budget | None = None) -> dict:
-    """The `report --json` document: the analysis, an "explanation" per instruction (about
-    `warp`, or warp 0) and, with a `warp`, its per-lane detail under "warp"."""
-    doc = analysis.to_json()
-    detail = warp_detail(pattern, warp or 0, budget)
-    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
-        ins["explanation"] = words
-    for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
-        ins["explanation"] = words
-    if warp is not None:
-        doc["warp"] = warp_json(pattern, detail)
-    return doc
 
 
 @contextlib.contextmanager

@@ -28,23 +28,28 @@ def default_jobs() -> int:
 
 
 def run_tasks(fn: Callable[[Task], dict], tasks: Sequence[Task], jobs: int, unit: str,
-              quiet: bool = False) -> list[dict]:
+              quiet: bool = False,
+              done: Callable[[int, dict], None] | None = None) -> list[dict]:
     """fn(task) for every task, on min(jobs, tasks) processes -> the results in task order.
     A progress bar counts finished tasks in `unit`s (unless `quiet` or stderr is not a
-    terminal)."""
+    terminal); done(index, result) is called here as each task finishes, and may raise to
+    stop the run (the app's Stop), which terminates the workers."""
     results: dict[int, dict] = {}
     jobs = min(jobs, len(tasks))
     with _progress(len(tasks), unit, quiet) as step:
+        def finished(i: int, result: dict) -> None:
+            results[i] = result
+            step()
+            if done is not None:
+                done(i, result)
         if jobs <= 1:
             for i, task in enumerate(tasks):
-                results[i] = fn(task)
-                step()
+                finished(i, fn(task))
         else:
             pool = _spawn_pool(jobs)
             try:
                 for i, result in pool.imap_unordered(_Indexed(fn), list(enumerate(tasks))):
-                    results[i] = result
-                    step()
+                    finished(i, result)
                 pool.close()
             except BaseException:  # Ctrl-C (or a bug): stop the workers now
                 pool.terminate()

@@ -1,6 +1,7 @@
 """The pool: results in task order, and Ctrl-C (SIGINT to the whole process group, as a
 terminal sends it) stopping every worker with one line and exit 130."""
 
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -61,3 +62,22 @@ def test_ctrl_c_stops_every_worker_and_says_so_in_one_line():
     for pid in workers:
         assert not Path(f"/proc/{pid}").exists() or \
             Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+
+
+class Stop(Exception):
+    pass
+
+
+def test_done_sees_each_result_and_may_stop_the_run():
+    seen = []
+
+    def done(i, result):
+        seen.append((i, result))
+        if len(seen) == 2:
+            raise Stop
+
+    tasks = [(i, 0.2) for i in range(6)]
+    with pytest.raises(Stop):
+        run_tasks(square_of_first, tasks, 2, "tasks", quiet=True, done=done)
+    assert len(seen) == 2 and all(r == {"square": i * i} for i, r in seen)
+    assert multiprocessing.active_children() == []  # the workers are gone
