@@ -140,7 +140,8 @@ def _panel_grid(panels: int) -> tuple[int, int]:
     return cols, math.ceil(panels / cols)
 
 
-def _colour(i: int, name: str, th: Theme) -> str:
+def series_colour(i: int, name: str, th: Theme) -> str:
+    """Line i's colour: the text colour for the total, else the theme's i-th series colour."""
     if name == "total":
         return th.text
     colours = SERIES_COLOURS.get(th.name, SERIES_COLOURS["light"])
@@ -167,7 +168,7 @@ def sweep_chart_scene(title: str, params: list[str], points: list[dict], metric:
         counted(len(points), "point")
     shapes: list[Shape] = []
     y = caption(shapes, head, words, MARGIN, th, WIDTH - 2 * MARGIN)
-    entries = [("rule", _colour(i, s.name, th), f"{_tag(i, s.name)}  {s.name}")
+    entries = [("rule", series_colour(i, s.name, th), f"{_tag(i, s.name)}  {s.name}")
                for i, s in enumerate(series)]
     entries.append(("dash", th.muted, "ideal of each line (same colour)"))
     if failed:
@@ -236,7 +237,7 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                        anchor="middle", css="axis"))
     tags: dict[int, int] = {}  # tags already at a height (rounded): the next goes right of them
     for i, s in enumerate(series):
-        colour = _colour(i, s.name, th)
+        colour = series_colour(i, s.name, th)
         width = 2.0 if s.name == "total" else 1.5
         _polyline(shapes, xs, s.ideals, px, py, colour, 1.0, True, "ideal")
         _polyline(shapes, xs, s.values, px, py, colour, width, False, "line")

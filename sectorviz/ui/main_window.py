@@ -30,6 +30,7 @@ from .histogram_view import HistogramView
 from .overview import OverviewView
 from .sheet_view import SheetView
 from .stepper import Stepper
+from .sweep_view import SweepView
 from .theme import THEMES, apply_theme
 
 NEW_PATTERN = """{
@@ -88,6 +89,7 @@ class MainWindow(QMainWindow):
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
         self.histogram = HistogramView(self.document)
+        self.sweep = SweepView(self.document)
         self.sheet = SheetView(self.document)
         self.editor = PatternEditor(self.document)
         self.message = QLabel(objectName="statusMessage")
@@ -253,7 +255,7 @@ class MainWindow(QMainWindow):
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
         for view in (self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
-                     *self.compare_windows):
+                     self.sweep, *self.compare_windows):
             view.set_theme(theme)
         self.dark_action.setChecked(name == "dark")
         if remember:
@@ -280,6 +282,8 @@ class MainWindow(QMainWindow):
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
         self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
                                      Qt.RightDockWidgetArea)
+        self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep, Qt.BottomDockWidgetArea)
+        self.sweep_dock.hide()  # until Tools > Sweep…
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
@@ -415,6 +419,9 @@ class MainWindow(QMainWindow):
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")
         self._action(nav, "Slower", QKeySequence("Ctrl+["), lambda: step.speed.stepBy(-1), "slower")
 
+        tools = bar.addMenu("&Tools")
+        self._action(tools, "&Sweep…", QKeySequence("Ctrl+Shift+W"), self.show_sweep, "sweep")
+
         settings_menu = bar.addMenu("&Settings")
         self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
 
@@ -424,6 +431,12 @@ class MainWindow(QMainWindow):
         self._action(help_, "&About sectorviz", None, lambda: show_about(self), "about")
 
     # ------------------------------------------------------------ handlers
+
+    def show_sweep(self) -> None:
+        """Tools > Sweep…: the sweep dock, its values field focused."""
+        self.sweep_dock.show()
+        self.sweep_dock.raise_()
+        self.sweep.values.setFocus()
 
     def _open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
@@ -535,6 +548,7 @@ class MainWindow(QMainWindow):
         self.store.setValue("state", self.saveState())
         self.store.setValue("speed", self.stepper.speed.value())
         self.stepper.play.setChecked(False)
+        self.sweep.stop()
         self.document.shutdown()
         QApplication.instance().removeEventFilter(self._keys)
         ev.accept()
