@@ -85,6 +85,8 @@ def run_sweep(argv: list[str]) -> int:
     if suffix is not None and suffix not in (*DIAGRAM_SUFFIXES, *TABLE_WRITERS):
         raise UsageError(f"sectorviz sweep: no format for {suffix or 'a name without a suffix'}"
                          f"; one of {', '.join((*DIAGRAM_SUFFIXES, *TABLE_WRITERS))}")
+    if not 1 <= args.scale <= 4:
+        raise UsageError(f"sectorviz sweep: --scale {args.scale:g} outside [1, 4]")
     if suffix in DIAGRAM_SUFFIXES and len(names) > 2:
         raise UsageError("sectorviz sweep: the chart draws one or two params; write the table "
                          "(.csv, .md) or --json for more")

@@ -133,6 +133,7 @@ def test_the_chart_as_png_and_pdf(tmp_path, stride_file, suffix, start):
      "the chart draws one or two params"),
     (["--param", "stride=0:0"], "gives no values"),
     (["--param", "stride=1", "--jobs", "0"], "is not a whole number of at least 1"),
+    (["--param", "stride=1", "--scale", "8"], "--scale 8 outside [1, 4]"),
 ])
 def test_bad_command_lines_are_one_line_exit_2(capsys, stride_file, argv, words):
     assert main(["sweep", str(stride_file), *argv]) == 2
@@ -145,3 +146,15 @@ def test_a_bad_pattern_names_the_file(capsys, tmp_path):
     bad.write_text("{")
     assert main(["sweep", str(bad), "--param", "n=1"]) == 2
     assert capsys.readouterr().err.startswith(f"{bad}: line 1")
+
+
+@pytest.mark.parametrize("command", ["sweep", "batch", "check"])
+def test_a_bug_is_one_line_naming_the_first_file(capsys, monkeypatch, stride_file, command):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(f"sectorviz.sweep.{'command' if command == 'sweep' else command}."
+                        "run_tasks", broken)
+    params = ["--param", "stride=1"] if command == "sweep" else ["other.json"]
+    assert main([command, str(stride_file), *params]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{stride_file}: internal error: RuntimeError; please report\n"
