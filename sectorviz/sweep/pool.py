@@ -36,7 +36,7 @@ def run_tasks(fn: Callable[[Task], dict], tasks: Sequence[Task], jobs: int, unit
     stop the run (the app's Stop), which terminates the workers."""
     results: dict[int, dict] = {}
     jobs = min(jobs, len(tasks))
-    with _progress(len(tasks), unit, quiet) as step:
+    with _Progress(len(tasks), unit, quiet) as step:
         def finished(i: int, result: dict) -> None:
             results[i] = result
             step()
@@ -88,7 +88,7 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class _progress:
+class _Progress:
     """A context manager yielding step(): one tqdm bar of `total` tasks on stderr, or a
     step that does nothing when `quiet` or stderr is not a terminal."""
 
