@@ -1,6 +1,8 @@
 """Speed of `sectorviz sweep` (issue 23): 32 points of the tiled matrix multiply (CUDA) at
 n = 2048 on 1 and 2 worker processes. Prints one point's time, each sweep's time, the speed-up
-and the overhead against the target: one point's time x 32 / jobs, plus less than 20%.
+and the overhead against the target: one point's time x 32 / jobs, plus less than 20%; then
+the same against the one-job sweep's own time per point (measured under the same load, on a
+shared machine the steadier figure). Each sweep's time includes starting its workers.
 
 The 32 points are one configuration 32 times (a param `rep` = 0..31 that no expression
 reads), so every point costs the same and the figures measure the pool, not the points.
@@ -65,9 +67,12 @@ def main() -> None:
               f"target {target:.2f} s + 20% = {limit:.2f} s: overhead "
               f"{walls[jobs] / target - 1:+.1%}, {'met' if walls[jobs] <= limit else 'missed'}; "
               f"load average {os.getloadavg()[0]:.2f}")
-    if 1 in walls:
+    if 1 in walls:  # one point's time as the one-job sweep measured it, same conditions
+        per_point = walls[1] / args.points
         for jobs, wall in walls.items():
-            print(f"speed-up at --jobs {jobs}: {walls[1] / wall:.2f}x")
+            target = per_point * args.points / jobs
+            print(f"--jobs {jobs}: speed-up {walls[1] / wall:.2f}x; against the one-job sweep's "
+                  f"{per_point:.2f} s a point, overhead {wall / target - 1:+.1%}")
 
 
 if __name__ == "__main__":
