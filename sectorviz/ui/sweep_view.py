@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushB
                                QSizePolicy, QVBoxLayout, QWidget)
 
 from ..model import PatternError, pattern_from_dict
+from ..model.budget import default_work
 from ..model.errors import internal_error
 from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, metric_series, series_colour
 from ..scene.words import counted
@@ -93,7 +94,7 @@ class SweepView(QWidget):
             _, values = parse_param(f"{name}={self.values.text()}")
             doc = self.document.pattern.to_dict()
             tasks = [PointTask(with_params(doc, {name: v}), self.document.pattern.base_dir,
-                               None) for v in values]
+                               default_work()) for v in values]  # Settings > Work Budget
         except (ValueError, PatternError) as err:
             self.status.setText(str(err))
             return

@@ -9,10 +9,11 @@ from sectorviz.paths import examples_dir
 PAD_WAVEFRONTS = [1081344, 65536, 98304]  # shared wavefronts at pad 0 (32-way), 1, 2 (2-way)
 
 
-def run_sweep(qtbot, window, param, values, metric="wavefronts"):
+def run_sweep(qtbot, window, param, values, metric="wavefronts", jobs=1):
+    """Run a sweep in the dock; one job: the run's thread does the points itself."""
     window.show_sweep()
     sweep = window.sweep
-    sweep.jobs = 1  # the run's thread does the points itself: no processes in a UI test
+    sweep.jobs = jobs
     sweep.params.setCurrentText(param)
     sweep.metric.setCurrentText(metric)
     sweep.values.setText(values)
@@ -81,3 +82,13 @@ def test_the_params_follow_the_pattern(open_window):
     window.open_example(examples_dir() / "transpose-tiled.sectorviz.json")
     assert [combo.itemText(i) for i in range(combo.count())] == ["m", "tile_dim", "pad"]
     assert isinstance(window.sweep.plot, pg.PlotWidget)
+
+
+def test_each_point_runs_under_the_apps_work_budget(qtbot, open_window, monkeypatch):
+    window = open_window("vector-add")
+    monkeypatch.setattr("sectorviz.model.budget._default_work", 1000)  # Settings > Work Budget
+    # two points on two spawned workers, whose own default budget is the built-in one
+    sweep = run_sweep(qtbot, window, "threads", "256,512", "sectors_per_request", jobs=2)
+    assert sweep.points[0]["error"].startswith(
+        "launch: the launch of 1,048,576 threads asks for 6,144 units of work (lane-executions "
+        "and interpreter steps), over the budget of 1,000 left")
