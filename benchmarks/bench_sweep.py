@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -41,6 +42,13 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (the pool's workers,
+    once joined): what a sweep costs whatever else the machine runs."""
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def one_point(task: PointTask) -> float:
     """The best of two runs of one point in this process (its kernel already parsed)."""
     return min(timed(lambda: point_report(task)) for _ in range(2))
@@ -57,22 +65,25 @@ def main() -> None:
     assert "report" in first, first
     print(f"tiled matmul (CUDA), n = {args.n}: {first['report']['totals']['sectors']:,} "
           f"sectors a point; {os.cpu_count()} cores")
-    walls = {}
+    walls, cpus = {}, {}
     for jobs in (int(j) for j in args.jobs.split(",")):
         one = one_point(work[0])  # measured next to each sweep: the machine's load drifts
+        cpu = cpu_seconds()
         walls[jobs] = timed(lambda: run_tasks(point_report, work, jobs, "points", quiet=True))
+        cpus[jobs] = cpu_seconds() - cpu
         target = one * args.points / jobs
         limit = target * (1 + TARGET_OVERHEAD)
         print(f"--jobs {jobs}: one point {one:.2f} s; {args.points} points {walls[jobs]:.2f} s; "
               f"target {target:.2f} s + 20% = {limit:.2f} s: overhead "
               f"{walls[jobs] / target - 1:+.1%}, {'met' if walls[jobs] <= limit else 'missed'}; "
-              f"load average {os.getloadavg()[0]:.2f}")
+              f"load average {os.getloadavg()[0]:.2f}; CPU {cpus[jobs]:.1f} s")
     if 1 in walls:  # one point's time as the one-job sweep measured it, same conditions
         per_point = walls[1] / args.points
         for jobs, wall in walls.items():
             target = per_point * args.points / jobs
             print(f"--jobs {jobs}: speed-up {walls[1] / wall:.2f}x; against the one-job sweep's "
-                  f"{per_point:.2f} s a point, overhead {wall / target - 1:+.1%}")
+                  f"{per_point:.2f} s a point, overhead {wall / target - 1:+.1%}; CPU over "
+                  f"the one-job sweep's {cpus[jobs] / cpus[1] - 1:+.1%} (the pool's own work)")
 
 
 if __name__ == "__main__":
