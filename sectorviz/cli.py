@@ -1,6 +1,7 @@
 """Command line: `sectorviz [FILE]` (the app), `sectorviz report FILE`, `sectorviz export FILE`,
 `sectorviz compare A B` (compare_cli.py), `sectorviz ncu-metrics` (the Nsight Compute metrics
-`report --measured` compares against).
+`report --measured` compares against), `sectorviz sweep FILE`, `sectorviz batch FILES...` and
+`sectorviz check FILES...` (sectorviz.sweep).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
@@ -24,7 +25,7 @@ from .commandline import (OneLineParser, OutputFailed, Terminated, UsageError, a
                           interrupted_status, pattern_error_line, quiet_stdout, run_budget,
                           terminable, with_machine)
 from .export.sheets import sheet_text
-from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
@@ -32,7 +33,8 @@ from .model.errors import internal_error, printable_lines
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
-from .scene.sheet import accounting_sheet, worst_instruction
+from .export.report_json import report_json
+from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
@@ -130,25 +132,6 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
     return printable_lines(lines)
 
 
-def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
-                budget: Budget | None = None) -> dict:
-    """The `report --json` document: the analysis, the "worst" instruction (global or shared,
-    scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
-    instruction (about `warp`, or warp 0) and, with a `warp`, its per-lane detail under
-    "warp"."""
-    doc = analysis.to_json()
-    worst = worst_instruction(analysis)
-    doc["worst"] = None if worst is None else worst.to_json()
-    detail = warp_detail(pattern, warp or 0, budget)
-    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
-        ins["explanation"] = words
-    for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
-        ins["explanation"] = words
-    if warp is not None:
-        doc["warp"] = warp_json(pattern, detail)
-    return doc
-
-
 @contextlib.contextmanager
 def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
@@ -220,6 +203,9 @@ def _command(argv: list[str]) -> int:
         if argv[:1] == ["compare"]:
             from .compare_cli import run_compare
             return run_compare(argv[1:])
+        if argv[:1] in (["sweep"], ["batch"], ["check"]):
+            from .sweep.commands import run_command
+            return run_command(argv[0], argv[1:])
         return run_app(argv)
     except UsageError as err:
         return fail(str(err))
@@ -249,6 +235,9 @@ def file_argument(argv: list[str]) -> str:
         if argv[:1] == ["compare"]:
             from .compare_cli import compare_parser
             return compare_parser().parse_known_args(argv[1:])[0].file
+        if argv[:1] in (["sweep"], ["batch"], ["check"]):
+            from .sweep.commands import file_named
+            return file_named(argv[0], argv[1:])
     except Exception:  # noqa: BLE001 - a line that cannot be parsed names no file
         pass
     return "sectorviz"

@@ -11,7 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from .cli import progress_bar, report_json
+from .cli import progress_bar
+from .export.report_json import report_json
 from .commandline import OneLineParser, add_budget_flag, add_include_flag, fail, run_budget
 from .export.sheets import sheet_text
 from .model.budget import work_budget

@@ -17,6 +17,7 @@ from typing import Any
 
 from .cache import Machine, machine
 from .errors import PatternError
+from .expect import check_expect
 from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
                    parse_at, plain_names_in, subscripts_in)
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
@@ -40,7 +41,7 @@ VALUE_KINDS = {
     "uniform": {"low", "high", "seed"}, "file": {"path"},
 }
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
-            "let", "guard", "accesses", "kernel", "machine"}
+            "let", "guard", "accesses", "kernel", "machine", "expect"}
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
 # Shared memory per block on sm_90 (H100, H200), the most any GPU gives: static `__shared__`
 # variables at most 48 KiB, static plus dynamic at most 227 KiB (CUDA Programming Guide,
@@ -443,6 +444,8 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
     if doc["format"] != FORMAT:
         raise PatternError("format", f"expected {FORMAT!r}, got {doc['format']!r}")
     sector_bytes = _sector_size(doc)
+    if "expect" in doc:  # the numbers `sectorviz check` compares (expect.py)
+        check_expect(doc["expect"])
     grid, block = _launch(doc["launch"])
     taken: dict[str, str] = {}
     params = []

@@ -34,6 +34,7 @@ from .present import Presentation
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .stored import StoredSettings
+from .sweep_view import SweepView
 from .theme import THEMES, apply_theme
 
 MAX_WORK_MILLIONS = 2**31 - 1  # the Work Budget dialog's largest value, in millions
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         self.stepper = Stepper(self.document)
         self.overview = OverviewView(self.document)
         self.histogram = HistogramView(self.document)
+        self.sweep = SweepView(self.document)
         self.sheet = SheetView(self.document)
         self.editor = PatternEditor(self.document)
         self.message = QLabel(objectName="statusMessage")
@@ -358,7 +360,7 @@ class MainWindow(QMainWindow):
         theme = THEMES[name]
         apply_theme(QApplication.instance(), theme)
         views = [self.grid_view, self.overview, self.histogram, self.sheet, self.editor.kernel,
-                 *self.compare_windows]
+                 self.sweep, *self.compare_windows]
         if self.presentation is not None:
             views.append(self.presentation)
         for view in views:
@@ -387,6 +389,8 @@ class MainWindow(QMainWindow):
                                         Qt.BottomDockWidgetArea)
         self.histogram_dock = self._dock("Sectors per request", "histogramDock",
                                          self.histogram, Qt.BottomDockWidgetArea)
+        self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep, Qt.BottomDockWidgetArea)
+        self.sweep_dock.hide()  # until Tools > Sweep…
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
@@ -547,6 +551,9 @@ class MainWindow(QMainWindow):
         self._action(nav, "Faster", QKeySequence("Ctrl+]"), lambda: step.speed.stepBy(1), "faster")
         self._action(nav, "Slower", QKeySequence("Ctrl+["), lambda: step.speed.stepBy(-1), "slower")
 
+        tools = bar.addMenu("&Tools")
+        self._action(tools, "&Sweep…", QKeySequence("Ctrl+Shift+W"), self.show_sweep, "sweep")
+
         settings_menu = bar.addMenu("&Settings")
         self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
 
@@ -556,6 +563,12 @@ class MainWindow(QMainWindow):
         self._action(help_, "&About sectorviz", None, lambda: show_about(self), "about")
 
     # ------------------------------------------------------------ handlers
+
+    def show_sweep(self) -> None:
+        """Tools > Sweep…: the sweep dock, its values field focused."""
+        self.sweep_dock.show()
+        self.sweep_dock.raise_()
+        self.sweep.values.setFocus()
 
     def _open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
@@ -690,6 +703,7 @@ class MainWindow(QMainWindow):
         self.store.setValue("state", self.saveState())
         self.store.setValue("speed", self.stepper.speed.value())
         self.stepper.play.setChecked(False)
+        self.sweep.stop()
         self.document.shutdown()
         QApplication.instance().removeEventFilter(self._keys)
         ev.accept()

@@ -1,0 +1,30 @@
+"""The `sectorviz report --json` document of a pattern's analysis (JSON is an output format,
+written here like CSV and SVG): the one every command that prints reports (report, compare,
+sweep, batch, check) and the app's sweep dock use."""
+
+from __future__ import annotations
+
+from ..model import Analysis, Pattern, warp_detail
+from ..model.budget import Budget
+from ..model.detail import warp_json
+from ..scene.explain import explanations, shared_explanations
+from ..scene.sheet import worst_instruction
+
+
+def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
+                budget: Budget | None = None) -> dict:
+    """The `report --json` document: the analysis, the "worst" instruction (global or shared,
+    scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
+    instruction (about `warp`, or warp 0) and, with a `warp`, its per-lane detail under
+    "warp"."""
+    doc = analysis.to_json()
+    worst = worst_instruction(analysis)
+    doc["worst"] = None if worst is None else worst.to_json()
+    detail = warp_detail(pattern, warp or 0, budget)
+    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
+        ins["explanation"] = words
+    for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
+        ins["explanation"] = words
+    if warp is not None:
+        doc["warp"] = warp_json(pattern, detail)
+    return doc

@@ -1,0 +1,61 @@
+"""`sectorviz batch FILES... [--jsonl OUT] [--csv OUT] [--per instruction|file] [--jobs N]`:
+many patterns analysed into one table.
+
+Prints the table (one row per instruction, or per file with --per file); --jsonl writes one
+line per file, {"file": ..., "report": what `report --json` prints} or {"file": ...,
+"error": "the one line"}; --csv writes the table with every figure ('-' for stdout, in place
+of the printed table). A file that fails is a row with its error and the batch goes on; the
+exit status is then 2 (bad input), else 0; Ctrl-C: 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..atomic import write_atomic
+from ..commandline import EXIT_BAD_INPUT, OneLineParser, add_budget_flag, fail
+from .command import EXIT_CANCELLED, add_jobs_flag
+from .points import FileTask, file_report
+from .pool import run_tasks
+from .table import batch_table, table_csv, table_text
+
+PER = ("instruction", "file")
+
+
+def batch_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="sectorviz batch",
+                      description="Analyse many patterns into one table.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="*.sectorviz.json pattern files")
+    p.add_argument("--jsonl", metavar="OUT",
+                   help="write one JSON line per file: {file, report} or {file, error} "
+                        "('-': stdout)")
+    p.add_argument("--csv", metavar="OUT", help="write the table as CSV ('-': stdout)")
+    p.add_argument("--per", choices=PER, default="instruction",
+                   help="one row per instruction (default) or per file")
+    add_jobs_flag(p)
+    add_budget_flag(p)
+    return p
+
+
+def run_batch(argv: list[str]) -> int:
+    """Parse `argv` (after 'batch'), analyse the files, print and write; 0, 2 or 130."""
+    args = batch_parser().parse_args(argv)
+    tasks = [FileTask(path, args.budget) for path in args.files]
+    try:
+        results = run_tasks(file_report, tasks, args.jobs, "files", args.quiet)
+    except KeyboardInterrupt:
+        fail(f"{args.files[0]}: batch cancelled")
+        return EXIT_CANCELLED
+    table = batch_table(results, args.per)
+    outputs = [(args.jsonl, lambda: "".join(json.dumps(r) + "\n" for r in results)),
+               (args.csv, lambda: table_csv(table))]
+    for path, text in outputs:
+        if path == "-":
+            sys.stdout.write(text())
+        elif path is not None:
+            write_atomic(path, text())
+    if "-" not in (args.jsonl, args.csv):
+        print(table_text(table), end="")
+    return EXIT_BAD_INPUT if any("error" in r for r in results) else 0

@@ -1,0 +1,141 @@
+"""`sectorviz check`: pass, breach (the exact lines), --update, bad expectations. The
+naive transpose (CUDA, m = 1024, 32 x 32 blocks, 32,768 warps) reads rows, 4 sectors a warp
+(131,072), and writes columns, 32 a warp (1,048,576): 1,179,648 sectors in all, where the
+tiled transpose needs 8 a warp, 262,144."""
+
+import json
+import shutil
+
+import pytest
+
+from sectorviz.cli import main
+from sectorviz.paths import examples_dir
+
+STORE = "line 16: c[col * m + row]"
+LOAD = "line 16: a[row * m + col]"
+
+
+@pytest.fixture
+def naive(tmp_path):
+    """A copy of the naive transpose example (and its .cu) -> a function writing its
+    `expect` and returning the path."""
+    for name in ("transpose-naive-cuda.sectorviz.json", "transpose.cu"):
+        shutil.copy(examples_dir() / name, tmp_path / name)
+    path = tmp_path / "transpose-naive-cuda.sectorviz.json"
+
+    def with_expect(expect=None):
+        doc = json.loads(path.read_text())
+        if expect is not None:
+            doc["expect"] = expect
+        path.write_text(json.dumps(doc, indent=2) + "\n")
+        return path
+    return with_expect
+
+
+def check(capsys, *argv):
+    status = main(["check", *map(str, argv), "--jobs", "1", "--quiet"])
+    out = capsys.readouterr()
+    return status, out.out.splitlines(), out.err.splitlines()
+
+
+def test_expectations_that_hold_exit_0(capsys, naive):
+    path = naive({"totals": {"sectors": 1179648, "requests": 65536},
+                  "instructions": {STORE: {"sectors": 1048576, "sectors_per_request": 32}}})
+    assert check(capsys, path) == (0, [], [])
+
+
+def test_each_breach_is_one_line_and_exit_1(capsys, naive):
+    path = naive({"totals": {"sectors": 262144},
+                  "instructions": {STORE: {"sectors": 131072}, LOAD: {"sectors": 131072}}})
+    assert check(capsys, path) == (1, [
+        f"{path}: totals: sectors 1,179,648 > expected 262,144",
+        f"{path}: {STORE}: sectors 1,048,576 > expected 131,072"], [])
+
+
+def test_fewer_is_a_breach_too_and_tolerance_is_a_fraction(capsys, naive):
+    path = naive({"totals": {"sectors": 1300000}})
+    assert check(capsys, path)[1] == [f"{path}: totals: sectors 1,179,648 < expected 1,300,000"]
+    naive({"totals": {"sectors": 1300000}, "tolerance": 0.1})  # 1,179,648 is 9.3% fewer
+    assert check(capsys, path)[0] == 0
+    naive({"totals": {"sectors": 1300000}, "tolerance": 0.09})
+    assert check(capsys, path)[0] == 1
+
+
+def test_shared_totals_carry_a_prefix(capsys, tmp_path):
+    path = tmp_path / "tiled.sectorviz.json"
+    doc = json.loads((examples_dir() / "transpose-tiled.sectorviz.json").read_text())
+    doc["expect"] = {"totals": {"shared_wavefronts": 65536, "shared_bank_conflicts": 1}}
+    path.write_text(json.dumps(doc))
+    assert check(capsys, path)[:2] == (1, [f"{path}: totals: shared_bank_conflicts 0 < "
+                                           f"expected 1"])
+
+
+def test_update_writes_the_numbers_it_names_and_keeps_the_rest(capsys, naive):
+    path = naive({"totals": {"sectors": 1, "ideal_sectors": 2},
+                  "instructions": {STORE: {"requests": 3}, "line 99: gone": {"sectors": 4}},
+                  "tolerance": 0.5})
+    before = json.loads(path.read_text())
+    assert check(capsys, path, "--update") == (
+        0, [f"{path}: expect.instructions.line 99: gone: no longer in the kernel, left out"], [])
+    after = json.loads(path.read_text())
+    assert after.pop("expect") == {"totals": {"sectors": 1179648, "ideal_sectors": 262144},
+                                   "instructions": {STORE: {"requests": 32768}},
+                                   "tolerance": 0.5}
+    assert list(after) == [k for k in before if k != "expect"]
+    assert after == {k: v for k, v in before.items() if k != "expect"}
+    assert path.read_text().endswith("}\n")
+    assert check(capsys, path) == (0, [], [])
+
+
+def test_update_without_expect_writes_the_defaults(capsys, naive):
+    path = naive()
+    assert check(capsys, path, "--update")[0] == 0
+    assert json.loads(path.read_text())["expect"] == {
+        "totals": {"sectors": 1179648, "requests": 65536},
+        "instructions": {LOAD: {"sectors": 131072}, STORE: {"sectors": 1048576}},
+        "tolerance": 0}
+
+
+def test_a_file_without_expect_passes_with_a_note(capsys, naive):
+    path = naive()
+    assert check(capsys, path) == (0, [], [f"{path}: no 'expect' key, nothing to check"])
+
+
+@pytest.mark.parametrize("expect, words", [
+    ({"totals": {"sector": 1}}, "expect.totals.sector: unknown figure 'sector'"),
+    ({"totals": {"sectors": -1}}, "expect.totals.sectors: expected a number of at least 0"),
+    ({"totals": {"sectors": True}}, "expect.totals.sectors: expected a number of at least 0, "
+                                    "got True"),
+    ({"tolerance": "5%"}, "expect.tolerance: expected a number"),
+    ({"instruction": {}}, "expect.instruction: unknown key 'instruction'"),
+    ({"instructions": []}, "expect.instructions: expected an object"),
+    ([], "expect: expected an object"),
+])
+def test_a_bad_expect_is_refused_when_the_pattern_loads(capsys, naive, expect, words):
+    path = naive(expect)
+    status, out, err = check(capsys, path)
+    assert (status, out, len(err)) == (2, [], 1)
+    assert err[0].startswith(f"{path}: {words}")
+
+
+def test_an_instruction_the_kernel_has_not_is_bad_input(capsys, naive):
+    path = naive({"instructions": {"line 99: gone": {"sectors": 1}}})
+    status, out, err = check(capsys, path)
+    assert (status, out) == (2, [])
+    assert err == [f"{path}: expect.instructions.line 99: gone: the kernel has no instruction "
+                   f"'line 99: gone'; its instructions: {LOAD}, {STORE}"]
+
+
+def test_a_figure_of_the_other_kind_is_bad_input(capsys, naive):
+    path = naive({"instructions": {STORE: {"wavefronts": 1}}})
+    status, _, err = check(capsys, path)
+    assert status == 2 and err[0].endswith(f"{STORE} has no figure 'wavefronts'")
+
+
+def test_a_file_that_cannot_be_read_is_exit_2_and_the_others_still_checked(capsys, naive,
+                                                                          tmp_path):
+    path = naive({"totals": {"sectors": 262144}})
+    status, out, err = check(capsys, tmp_path / "missing.json", path)
+    assert status == 2
+    assert out == [f"{path}: totals: sectors 1,179,648 > expected 262,144"]
+    assert err[0].startswith(f"{tmp_path / 'missing.json'}: cannot read")
