@@ -164,7 +164,8 @@ class CudaKernel(Launch):
         threads = threads or self.threads(lo, hi)
         steps = self.program.run(Run(self, threads, self.program.slots))
         while True:
-            with np.errstate(all="ignore"), too_deep("run"), _located(self.source, self.source_path):
+            with np.errstate(all="ignore"), too_deep("run"), \
+                    _located(self.source, self.source_path):
                 try:  # C wraps; float overflow is fine
                     event = next(steps)
                 except StopIteration:
@@ -174,8 +175,8 @@ class CudaKernel(Launch):
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
         """(hi, every global and shared access of warps [lo, hi) in program order, with its
-        space and index), with each loop run
-        that every active lane runs alike as one RepeatedBatch: all the remaining warps when
+        space and index), with each loop run that every active lane runs alike as one
+        RepeatedBatch: all the remaining warps when
         they form a box of blocks that runs alike (then a batch row is a class of warps,
         unless `per_warp`), else at most `most` warps, a row per warp. None where the lane
         path (`trace`) must run these warps, or when SECTORVIZ_LANE_PATH is set."""
@@ -193,7 +194,7 @@ class CudaKernel(Launch):
             try:
                 return hi, closed_events(self, lo, hi, sector_bytes)
             except NotClosed as err:  # the lane path runs them: refused now if sized over
-                with _located(self.source):
+                with _located(self.source, self.source_path):
                     refuse_sized(err.work, err.place)
                 return None
             except GIVE_WAY:
