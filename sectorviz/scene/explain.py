@@ -26,7 +26,6 @@ phase's banks) and the wavefronts against the ideal, and the n-way conflict if t
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
@@ -35,8 +34,9 @@ from ..model.banks import BANK_BYTES, BANKS, bank_rows
 from ..model.frontend import kernel_for
 from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
-from ..model.kernel import Batch, Instruction, ResolvedArray
+from ..model.kernel import Batch, Instruction, Kernel, ResolvedArray
 from ..model.sectors import WARP_SIZE
+from ..model.memo import MEMO
 from ..model.one_warp import shared_warp_detail
 from .banks import BankGrid, bank_grid
 from .grid import run_totals
@@ -55,9 +55,10 @@ def _sectors(n: int) -> str:
 def _lanes(lanes: np.ndarray) -> list[str]:
     """Lane numbers -> runs: [0, 1, 2, 5] -> ['0-2', '5']."""
     runs: list[str] = []
-    start = prev = None
+    start: int | None = None
+    prev: int | None = None
     for lane in [int(x) for x in lanes] + [None]:
-        if start is not None and lane == prev + 1:
+        if prev is not None and lane == prev + 1:  # prev is None exactly when start is
             prev = lane
             continue
         if start is not None:
@@ -78,7 +79,9 @@ def data_dependent(pattern: Pattern, k: int, space: str = "global") -> bool:
     (not traced)."""
     if pattern.kernel is not None:
         return False
-    spaces = kernel_for(pattern).spaces
+    kernel = kernel_for(pattern)
+    assert isinstance(kernel, Kernel)  # a pattern file's own accesses
+    spaces = kernel.spaces
     access = pattern.accesses[spaces.index((space, k))]
     lets = {name: e.tree for name, e in pattern.lets}
     todo = [e.tree for e in ((access.index,) if access.index is not None else access.at)]
@@ -400,11 +403,16 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
     return f"{head}{where}{cost}.{pad}"
 
 
-@lru_cache(maxsize=64)
 def run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
     """Wavefronts of each execution of shared instruction k by `warp`, in program order
-    (one bank_rows over all of them: a loop of many iterations stays quick)."""
-    runs = shared_runs(pattern, warp)[k]
+    (one bank_rows over all of them: a loop of many iterations stays quick), kept in the
+    one cache."""
+    return MEMO.get("run wavefronts", (pattern, warp, k),
+                    lambda: _run_wavefronts(pattern, warp, k))
+
+
+def _run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
+    runs = shared_warp_detail(pattern, warp)[k]
     if not runs:
         return ()
     address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
