@@ -223,8 +223,8 @@ def test_only_the_header_and_the_needed_values_are_read(tmp_path, monkeypatch):
     np.save(tmp_path / "idx.npy", np.arange(10**6))
     reads = []
 
-    def spy(path, limit, place, whole=True):
-        data = read_bytes(path, limit, place, whole)
+    def spy(path, limit, place, whole=True, roots=None):
+        data = read_bytes(path, limit, place, whole, roots)
         reads.append((limit, whole, len(data)))
         return data
 

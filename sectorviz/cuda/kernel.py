@@ -46,7 +46,8 @@ def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
     the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped)."""
     path = _source_path(pattern)
-    return pattern.kernel["code"] if path is None else read_text(path, "kernel.source")
+    return pattern.kernel["code"] if path is None else \
+        read_text(path, "kernel.source", roots=pattern.roots)
 
 
 @contextlib.contextmanager

@@ -414,7 +414,7 @@ class _Preprocessor:
             raise fail(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (an include "
                        "cycle without an include guard?)")
         try:
-            text = read_text(path, "include", MAX_INCLUDE_BYTES)
+            text = read_text(path, "include", MAX_INCLUDE_BYTES, self.roots)
         except PatternError as err:
             raise fail(err.message) from None
         self.size += len(text)

@@ -31,14 +31,23 @@ MAX_PIXELS = 2**28
 MAX_SHAPES = 250_000
 
 
+def size_problem(width: float, height: float, scale: float = 1) -> str | None:
+    """Why a drawing of width x height units at `scale` pixels per unit is too large to
+    draw (over MAX_SIDE_PX a side or MAX_PIXELS in all), or None."""
+    w, h = math.ceil(width * scale), math.ceil(height * scale)
+    if max(w, h) > MAX_SIDE_PX or w * h > MAX_PIXELS:
+        return (f"it would be {w:,} x {h:,} px; at most {MAX_SIDE_PX:,} px a side and "
+                f"{MAX_PIXELS:,} pixels are drawn (export the sheet, or a diagram of fewer or "
+                "smaller elements)")
+    return None
+
+
 def check_drawable(scene: Scene, scale: float = 1) -> None:
     """PatternError ('diagram: ...') when `scene` drawn at `scale` pixels per unit would be
-    over MAX_SIDE_PX a side, MAX_PIXELS in all or MAX_SHAPES shapes; nothing is drawn."""
-    w, h = math.ceil(scene.width * scale), math.ceil(scene.height * scale)
-    if max(w, h) > MAX_SIDE_PX or w * h > MAX_PIXELS:
-        raise PatternError("diagram", f"it would be {w:,} x {h:,} px; at most {MAX_SIDE_PX:,} "
-                                      f"px a side and {MAX_PIXELS:,} pixels are drawn (export "
-                                      "the sheet, or a diagram of fewer or smaller elements)")
+    too large (size_problem) or hold over MAX_SHAPES shapes; nothing is drawn."""
+    problem = size_problem(scene.width, scene.height, scale)
+    if problem is not None:
+        raise PatternError("diagram", problem)
     if len(scene.shapes) > MAX_SHAPES:
         raise PatternError("diagram", f"it holds {len(scene.shapes):,} shapes; at most "
                                       f"{MAX_SHAPES:,} are drawn")

@@ -22,6 +22,7 @@ from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication
 
 from ..model.errors import printable
+from .formats import size_problem
 
 CSS_DPI = 96
 FIXED_PDF_DATE = b"D:20000101000000Z"  # stand in for Qt's creation time; see _fix_dates
@@ -94,8 +95,12 @@ def svg_size(svg: str) -> tuple[float, float]:
 
 def render_image(svg: str, scale: float = 1, transparent: bool = False) -> QImage:
     """SVG -> an ARGB image `scale` times its size in units; the SVG's own background is kept
-    unless `transparent` (then the SVG should be written without one)."""
+    unless `transparent` (then the SVG should be written without one). ValueError, before
+    any pixel is allocated, for an image over formats.size_problem's bounds."""
     renderer, w, h = _renderer(svg)
+    problem = size_problem(w, h, scale)
+    if problem is not None:
+        raise ValueError(f"diagram: {problem}")
     image = QImage(math.ceil(w * scale), math.ceil(h * scale),
                    QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(Qt.GlobalColor.transparent if transparent else Qt.GlobalColor.white)

@@ -99,12 +99,22 @@ def read_error(path: str | Path, place: str, reason: str) -> PatternError:
     return PatternError(place, f"cannot read {name}: {reason}")
 
 
-def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True) -> bytes:
+def _opened(fd: int, path: Path) -> str:
+    """The path of the file open as `fd` (Linux names it in /proc), else `path` resolved."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return os.path.realpath(path)
+
+
+def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True,
+               roots: Roots | None = None) -> bytes:
     """The bytes of the regular file `path` -> bytes (at most `limit`).
 
     `whole`: a file over `limit` bytes is an error; otherwise its first `limit` bytes are
     returned (a header and the data it announces). PatternError at `place` when the path
-    names no regular file or cannot be read."""
+    names no regular file or cannot be read, or (with `roots`) when the file opened lies
+    outside them after all (a link swapped in after Roots.resolve checked the path)."""
     path = _checked_path(path, place)
     note_read(path)  # the cache's stamps: a change to this file invalidates what used it
     try:
@@ -115,6 +125,8 @@ def read_bytes(path: str | Path, limit: int, place: str, whole: bool = True) -> 
     except OSError as err:
         raise read_error(path, place, err.strerror or "error") from None
     try:
+        if roots is not None and not roots.allows(_opened(fd, path)):
+            raise roots.refusal(os.fspath(path), place)
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise read_error(path, place, _kind(info.st_mode))
@@ -155,10 +167,11 @@ def _kind(mode: int) -> str:
     return "it is a folder" if stat.S_ISDIR(mode) else "not a regular file"
 
 
-def read_text(path: str | Path, place: str, limit: int = MAX_TEXT_BYTES) -> str:
+def read_text(path: str | Path, place: str, limit: int = MAX_TEXT_BYTES,
+              roots: Roots | None = None) -> str:
     """A regular UTF-8 text file (at most `limit` bytes) -> its text; PatternError at
     `place` otherwise (including a NUL byte, which no pattern or source may hold)."""
-    data = read_bytes(path, limit, place)
+    data = read_bytes(path, limit, place, roots=roots)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

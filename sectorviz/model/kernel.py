@@ -194,7 +194,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], roots: Roots) -> np.ndar
         return np.random.default_rng(v["seed"]).integers(v["low"], v["high"], n, dtype=np.int64)
     if kind == "expr":
         return _values_expr(expression(v["expr"], f"{place}.expr"), n, params)
-    return _values_file(roots.resolve(v["path"], f"{place}.path"), n, f"{place}.path")
+    return _values_file(roots.resolve(v["path"], f"{place}.path"), n, f"{place}.path", roots)
 
 
 def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
@@ -216,15 +216,16 @@ class _BadNpy(Exception):
     """What is wrong with a .npy file, in words."""
 
 
-def _values_file(path: Path, n: int, place: str) -> np.ndarray:
+def _values_file(path: Path, n: int, place: str, roots: Roots | None = None) -> np.ndarray:
     """A 1-D integer .npy file (its header parsed, never unpickled) -> its first n values as
-    int64. Only the header and then n values are read."""
+    int64. Only the header and then n values are read (inside `roots`, if given)."""
     try:
-        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, whole=False), n)
+        offset, dtype = _npy_header(read_bytes(path, NPY_HEADER_BYTES, place, whole=False,
+                                               roots=roots), n)
         size = offset + n * dtype.itemsize
         if dtype != np.int64:  # converted: the file's bytes and the int64 copy both live
             reserve(n * dtype.itemsize, f"{n:,} values read from {path.name}", place)
-        data = read_bytes(path, size, place, whole=False)
+        data = read_bytes(path, size, place, whole=False, roots=roots)
         if len(data) < size:
             raise _BadNpy(f"it is shorter than its header says ({n} values of "
                           f"{dtype.itemsize} bytes after {offset} bytes of header)")

@@ -605,7 +605,11 @@ class MainWindow(QMainWindow):
     def _copy_diagram(self) -> None:
         from .export_dialog import copy_diagram  # loaded on first use, not at start-up
         sel = self.document.selection
-        copy_diagram(self.document.pattern, sel.warp, sel.instruction)
+        try:
+            copy_diagram(self.document.pattern, sel.warp, sel.instruction)
+        except ValueError as err:  # a diagram too large to draw (PatternError included)
+            self.show_error(str(err))
+            return
         self.show_message(f"copied warp {sel.warp}, instruction {sel.instruction} as PNG and SVG")
 
     def _title_name(self) -> str:

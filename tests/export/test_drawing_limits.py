@@ -64,3 +64,12 @@ def test_a_page_range_is_bounded_before_any_page(tmp_path, capsys):
                  "--warps", "0:1000000"]) == 2
     assert capsys.readouterr().err == ("sectorviz export: --warps 0:1000000 asks for 1,000,000 "
                                        "diagrams; at most 256 pages or files per export\n")
+
+
+def test_the_rasterizer_refuses_before_allocating(qapp):
+    from sectorviz.export.raster import render_image
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="20000" height="10" '
+           'viewBox="0 0 20000 10"></svg>')
+    with pytest.raises(ValueError, match=r"^diagram: it would be 40,000 x 20 px"):
+        render_image(svg, 2)
+    assert render_image(svg.replace("20000", "8000"), 2).width() == 16000

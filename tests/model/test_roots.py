@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sectorviz.model import PatternError
-from sectorviz.model.files import pattern_roots, root_of
+from sectorviz.model.files import pattern_roots, read_text, root_of
 from sectorviz.model.kernel import _values_file
 
 
@@ -43,3 +43,20 @@ def test_a_values_file_in_an_include_folder_is_read(tmp_path):
     path = pattern_roots(tmp_path / "p", (str(tmp_path / "data"),)).resolve(
         "../data/idx.npy", "here")
     assert _values_file(path, 64, "here").tolist() == list(range(64))
+
+
+def test_a_link_swapped_in_after_the_check_is_refused_when_opened(tmp_path):
+    """The path passes Roots.resolve, then becomes a link out before it is read: the file
+    actually opened is checked too, and nothing of it is returned or quoted."""
+    (tmp_path / "p").mkdir()
+    (tmp_path / "secret.cu").write_text("SECRET")
+    roots = pattern_roots(tmp_path / "p")
+    (tmp_path / "p" / "k.cu").write_text("fine")
+    path = roots.resolve("k.cu", "kernel.source")
+    (tmp_path / "p" / "k.cu").unlink()
+    (tmp_path / "p" / "k.cu").symlink_to(tmp_path / "secret.cu")
+    with pytest.raises(PatternError, match="^kernel.source: .*k.cu lies outside the pattern's "
+                                           "root") as info:
+        read_text(path, "kernel.source", roots=roots)
+    assert "SECRET" not in str(info.value)
+    assert read_text(path, "kernel.source") == "SECRET"  # without roots: read as named

@@ -79,7 +79,8 @@ def test_a_bad_qt_platform_is_one_line(tmp_path, argv):
     assert run.stderr.startswith("sectorviz: QT_QPA_PLATFORM=garbage names no Qt platform")
 
 
-STORED = st.one_of(st.text(max_size=30), st.integers(-2**70, 2**70), st.booleans(),
+STORED = st.one_of(st.text(max_size=30), st.integers(-2**63, 2**63 - 1),
+                   st.integers(-2**70, 2**70).map(str), st.booleans(),
                    st.floats(allow_nan=True), st.lists(st.text(max_size=5), max_size=3))
 
 
