@@ -23,11 +23,12 @@ from ..model.sectors import WARP_SIZE
 from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend, paragraph
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
-from .spec import DiagramSpec
+from .spec import GRID_WIDTH, DiagramSpec
 from .words import counted
 
 CELL_W, ROW_H = 30.0, 14.0  # one bank column, one lane row (diagram units)
 FAINT = 0.6  # a cell showing less of its colour than this gets its word number in text ink
+WORD_SIZE = 0.9  # a cell's word number against the small text
 
 
 @dataclass(frozen=True)
@@ -104,18 +105,19 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         grid, stats = None, "not run by this warp"
     shapes: list[Shape] = []
     y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
-    right = MARGIN + text_width("lane 31", th.small_size) + 8 + BANKS * CELL_W
+    cw = cell_width(grid, spec.grid_width, th)
+    right = MARGIN + text_width("lane 31", th.small_size) + 8 + BANKS * cw
     why = _why(pattern, spec) if spec.explain and runs else ""
     if why:
         y = paragraph(shapes, why, y, right + MARGIN, th)
     left = MARGIN + text_width("lane 31", th.small_size) + 8
     top = y + th.label_size * 1.4 + th.small_size + 6  # the axis title, then bank numbers
-    _axes(shapes, left, top, th)
-    present = _cells(shapes, grid, left, top, th) if grid else set()
+    _axes(shapes, left, top, th, cw)
+    present = _cells(shapes, grid, left, top, th, cw) if grid else set()
     if grid and grid.phase_lanes < WARP_SIZE:
         present.add("phase")
     bottom = top + WARP_SIZE * ROW_H
-    right = left + BANKS * CELL_W
+    right = left + BANKS * cw
     if grid:
         for lane in range(grid.phase_lanes, WARP_SIZE, grid.phase_lanes):
             shapes.append(Line(left - 4, top + lane * ROW_H, right, top + lane * ROW_H,
@@ -136,45 +138,54 @@ def _why(pattern: Pattern, spec: DiagramSpec) -> str:
                                spec.execution)[spec.instruction]
 
 
-def _axes(shapes: list[Shape], left: float, top: float, th: Theme) -> None:
+def cell_width(grid: BankGrid | None, grid_width: float, th: Theme) -> float:
+    """A bank column's width: CELL_W for the exports' GRID_WIDTH, narrower in proportion for
+    a narrower pane (the window), never narrower than its widest word number needs."""
+    words = max((text_width(str(c.word), th.small_size * WORD_SIZE) for c in grid.cells),
+                default=0.0) if grid else 0.0
+    return max(CELL_W * min(1.0, grid_width / GRID_WIDTH), words + 4, th.small_size * 2)
+
+
+def _axes(shapes: list[Shape], left: float, top: float, th: Theme, cw: float) -> None:
     """Bank numbers above the columns under the title 'bank', lane numbers left of the rows
     beside the title 'lane' (reading upwards), the empty cells."""
-    shapes.append(Rect(left, top, BANKS * CELL_W, WARP_SIZE * ROW_H, th.cell, css="banks"))
-    shapes.append(Text(left + BANKS * CELL_W / 2, top - th.small_size - 8, "bank (4-byte word "
+    shapes.append(Rect(left, top, BANKS * cw, WARP_SIZE * ROW_H, th.cell, css="banks"))
+    shapes.append(Text(left + BANKS * cw / 2, top - th.small_size - 8, "bank (4-byte word "
                        "address mod 32)", th.label_size, th.muted, anchor="middle",
                        css="axis-title"))
     shapes.append(Text(MARGIN - 4, top + WARP_SIZE * ROW_H / 2, "lane", th.label_size,
                        th.muted, anchor="middle", rotate=True, css="axis-title"))
     for bank in range(BANKS):
-        shapes.append(Text(left + (bank + 0.5) * CELL_W, top - 4, str(bank), th.small_size,
+        shapes.append(Text(left + (bank + 0.5) * cw, top - 4, str(bank), th.small_size,
                            th.muted, anchor="middle", css="bank-label"))
-        shapes.append(Line(left + bank * CELL_W, top, left + bank * CELL_W,
+        shapes.append(Line(left + bank * cw, top, left + bank * cw,
                            top + WARP_SIZE * ROW_H, th.rule, 0.5, css="bank-rule"))
     for lane in range(WARP_SIZE):
         shapes.append(Text(left - 6, top + (lane + 0.8) * ROW_H, str(lane), th.small_size,
                            th.muted, anchor="end", css="lane-label"))
 
 
-def _cells(shapes: list[Shape], grid: BankGrid, left: float, top: float, th: Theme) -> set[str]:
+def _cells(shapes: list[Shape], grid: BankGrid, left: float, top: float, th: Theme,
+           cw: float) -> set[str]:
     """Draw each lane's words; returns the kinds drawn ('plain', 'conflict', 'broadcast',
     'inactive') for the legend."""
     present = set()
     for lane in np.nonzero(~grid.active)[0]:
-        shapes.append(Rect(left, top + lane * ROW_H, BANKS * CELL_W, ROW_H, th.inactive,
+        shapes.append(Rect(left, top + lane * ROW_H, BANKS * cw, ROW_H, th.inactive,
                            css="inactive", data=(("lane", str(lane)),)))
         present.add("inactive")
     for c in grid.cells:
         kind = "conflict" if c.conflict else "broadcast" if c.broadcast else "plain"
         present.add(kind)
         colour = _colour(c, th)
-        shapes.append(Rect(left + c.bank * CELL_W + 1, top + c.lane * ROW_H + 1, CELL_W - 2,
+        shapes.append(Rect(left + c.bank * cw + 1, top + c.lane * ROW_H + 1, cw - 2,
                            ROW_H - 2, colour, css=f"hit {kind}",
                            data=(("lane", str(c.lane)), ("bank", str(c.bank)),
                                  ("word", str(c.word)), ("phase", str(c.phase)),
                                  ("wavefront", str(c.wavefront)))))
         ink = th.background if _strength(c) >= FAINT else th.text  # readable on a faint cell
-        shapes.append(Text(left + (c.bank + 0.5) * CELL_W, top + (c.lane + 0.78) * ROW_H,
-                           str(c.word), th.small_size * 0.9, ink, anchor="middle",
+        shapes.append(Text(left + (c.bank + 0.5) * cw, top + (c.lane + 0.78) * ROW_H,
+                           str(c.word), th.small_size * WORD_SIZE, ink, anchor="middle",
                            css="word"))
     return present
 

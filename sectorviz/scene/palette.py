@@ -54,10 +54,10 @@ DARK = Theme(
     tint=0.42, wasted="#8a3b38", idle="#2c2f36",
     waste=("#1a9850", "#8cc863", "#f2d06b", "#f46d43", "#e0332a"))
 
-PRINT = Theme(
+PRINT = Theme(  # grey levels: a lane's own bytes darkest, fetched waste lighter, others' lightest
     name="print", background="#ffffff", text="#000000", muted="#555555", rule="#999999",
-    cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#9a9a9a",
-    tint=0.35, wasted="#2b2b2b", idle="#ffffff",
+    cell="#f4f4f4", inactive="#e6e6e6", plain="#5a5a5a", crossing="#000000", shared="#808080",
+    tint=0.22, wasted="#a8a8a8", idle="#ffffff",
     waste=("#f0f0f0", "#bdbdbd", "#969696", "#636363", "#252525"))
 
 THEMES = {t.name: t for t in (LIGHT, DARK, PRINT)}

@@ -42,7 +42,7 @@ ATYPICAL_TIP = ("atypical warps (bottom row): a partial warp, a warp that skips 
                 "itself: each instruction's colour says what it costs")
 
 
-def unusual_by_instruction(analysis: Analysis, kernel: Kernel) -> np.ndarray:
+def unusual_by_instruction(analysis: Analysis) -> np.ndarray:
     """(instructions, warps) bool: the warps that skip instruction k while others run it
     (an `if (tid == 0)`), or whose sectors per request for it differ from its typical (most
     common) count; while a run goes on, of the warps done so far."""
@@ -60,7 +60,7 @@ def unusual_by_instruction(analysis: Analysis, kernel: Kernel) -> np.ndarray:
 def atypical_warps(analysis: Analysis, kernel: Kernel) -> np.ndarray:
     """(warps,) bool: a partial warp, or a warp unusual for some instruction
     (unusual_by_instruction). While a run goes on, (warps done,) for the warps done so far."""
-    odd = unusual_by_instruction(analysis, kernel).any(axis=0)
+    odd = unusual_by_instruction(analysis).any(axis=0)
     if kernel.threads_per_block % WARP_SIZE:
         odd[kernel.warps_per_block - 1:: kernel.warps_per_block] = True
     return odd
@@ -96,7 +96,7 @@ def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     cells = overview_bins(analysis, MAX_BINS, len(instruction_names(kernel)) - len(kernel.instructions))
     odd_warps = atypical_warps(analysis, kernel)
     rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
-    unusual = unusual_by_instruction(analysis, kernel).sum(axis=1)
+    unusual = unusual_by_instruction(analysis).sum(axis=1)
     return Picture(cells.waste, odd_bins(np.pad(odd_warps, (0, rest)), cells.edges),
                    kernel.warps / (len(cells.edges) - 1), int(odd_warps.sum()),
                    tuple(int(u) for u in unusual))

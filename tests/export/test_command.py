@@ -158,3 +158,16 @@ def test_a_kernel_without_global_accesses_exports_its_sheet_and_says_why_no_diag
     err = capsys.readouterr().err
     assert err == (f"{path}: kernel: no global memory instruction: the kernel reads and writes "
                    "no global array, so there are no sectors to draw\n")
+
+
+def test_the_print_theme_keeps_used_bytes_darker_than_waste():
+    """In grey levels alone: a lane's own bytes darkest, fetched but unused bytes lighter, the
+    bytes other lanes use lighter still; none of them the empty cell's grey."""
+    from sectorviz.scene.palette import PRINT, mix
+
+    def level(colour: str) -> int:
+        return int(colour[1:3], 16)
+
+    others = mix(PRINT.plain, PRINT.background, PRINT.tint)
+    assert level(PRINT.plain) < level(PRINT.wasted) < level(others) < level(PRINT.cell)
+    assert level(PRINT.shared) < level(PRINT.wasted)  # a sharing lane's bytes are used bytes
