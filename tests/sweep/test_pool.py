@@ -81,3 +81,4 @@ def test_done_sees_each_result_and_may_stop_the_run():
         run_tasks(square_of_first, tasks, 2, "tasks", quiet=True, done=done)
     assert len(seen) == 2 and all(r == {"square": i * i} for i, r in seen)
     assert multiprocessing.active_children() == []  # the workers are gone
+
