@@ -10,6 +10,8 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.model import analyze, load_pattern, pattern_from_dict
 from sectorviz.scene.compare import compare, factor_words, match_instructions, match_shared, Pair
+from sectorviz.model import shared_stats
+from sectorviz.model.memo import MEMO
 
 EXAMPLES = Path(__file__).parents[1] / "resources" / "examples"
 NAIVE, TILED = (str(EXAMPLES / f"transpose-{k}.sectorviz.json") for k in ("naive", "tiled"))
@@ -251,9 +253,13 @@ def shared_small(names):
     return doc
 
 
-def test_shared_past_the_budget_is_not_counted_and_says_so(capsys):
+def test_shared_past_the_budget_is_not_counted_and_says_so(capsys, monkeypatch):
     """Past the work budget B's shared side is not counted (its report's shared_note): the
-    comparison says 'not counted' where the grid figures would be; the warp's stand."""
+    comparison says 'not counted' where the grid figures would be; the warp's stand. (The
+    closed forms count the tiled transpose's tiles cheaply: here they are told they cannot,
+    as for a kernel whose shared steps move lanes within bank words.)"""
+    monkeypatch.setattr(shared_stats, "bank_shift_invariant", lambda batch: False)
+    MEMO.clear()
     budget = ["--budget", "3000000"]
     code, out, _ = run(capsys, "compare", NAIVE_CUDA, TILED_CUDA, "--json", *budget)
     doc = json.loads(out)
@@ -263,6 +269,7 @@ def test_shared_past_the_budget_is_not_counted_and_says_so(capsys):
     assert t["shared_wavefronts"] == [0, None] and t["warp_shared_wavefronts"] == [0, 2]
     assert t["headline"].endswith("; shared wavefronts — → not counted")
     assert [p["wavefronts"] for p in doc["shared"]] == [[None, None]] * 2
+    MEMO.clear()  # a second command starts afresh, as a new process does
     code, out, _ = run(capsys, "compare", NAIVE_CUDA, TILED_CUDA, *budget)
     assert f"shared wavefronts — → not counted (ideal wavefronts — → not counted; B: {note})" \
         in out

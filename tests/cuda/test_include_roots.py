@@ -10,7 +10,7 @@ import json
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.model.frontend import kernel_for
+from sectorviz.model.memo import MEMO
 
 SECRET = "root:x:0:0:SECRET-LINE"
 KERNEL = "__global__ void k(float *a) {{ a[threadIdx.x * {step}] = 0; }}\n"
@@ -90,7 +90,7 @@ def test_the_repository_holding_the_pattern_is_its_root(tmp_path, capsys):
     code, out, err = report(capsys, path)
     assert code == 0 and json.loads(out)["totals"]["sectors"] == 32, err
     (tmp_path / "repo" / ".git").rmdir()  # no repository: the folder alone is the root
-    kernel_for.cache_clear()  # the same pattern: its kernel is cached
+    MEMO.clear()  # the same pattern: its kernel is cached
     refused(*report(capsys, path), path, 1, "../common/idx.h")
 
 
@@ -104,7 +104,7 @@ def test_an_include_dir_is_searched_last_and_may_be_read(tmp_path, capsys):
     code, out, err = report(capsys, path, "--include-dir", lib)
     assert code == 0 and json.loads(out)["totals"]["sectors"] == 8, err
     (path.parent / "idx.h").write_text("#define STEP 1\n")  # the pattern's folder comes first
-    kernel_for.cache_clear()
+    MEMO.clear()
     code, out, err = report(capsys, path, "--include-dir", lib)
     assert code == 0 and json.loads(out)["totals"]["sectors"] == 4, err
 
