@@ -38,8 +38,8 @@ def test_present_and_compare_from_the_command_line(tmp_path, qapp, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     seen = []
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: (seen.append(w), real(w, a))[1])
     naive, tiled = (str(EX / f"transpose-{n}.sectorviz.json") for n in ("naive", "tiled"))
     out = tmp_path / "present.png"
     assert app.main([naive, "--instruction", "1", "--present", "--screenshot", str(out)]) == 0
