@@ -1,0 +1,260 @@
+"""A kernel pattern -> the PTX nvcc emits for its kernel (`compile_kernel`).
+
+The compile is `nvcc -ptx -O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags
+(flags.py), device code only. It first reads the file as written; when that fails and the
+file has host code, it compiles the file's device view (hostcode.py: host functions and
+host-only libraries left out, line numbers kept). Before compiling, `nvcc -M` lists the
+files the compile would read: each must lie in the pattern's root (root.py) or among the
+compiler's own headers, else the compile is refused naming the file; a `__has_include` of a
+path outside the root is refused likewise. Every run is bounded (bounded.py); errors are one
+line naming the .cu (or included) file, its line and column (diagnostics.py). Results are
+cached by content (ptxcache.py).
+
+The compiled unit is a small file of sectorviz's own, in a temporary folder, that includes
+the kernel's source and, when the pattern names an instantiation (`matmulTiled<16, float>`),
+takes that instantiation's address so that nvcc emits it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..model.errors import PatternError, printable
+from ..model.files import read_text
+from ..model.pattern import Pattern
+from . import ptxcache
+from .bounded import COMPILE_MEMORY_BYTES, run_bounded
+from .compiler import Toolchain, find_compiler, search_list
+from .diagnostics import compile_error
+from .entries import parameter_names, pick_entry, ptx_entries
+from .flags import DEFAULT_ARCH, FIXED_FLAGS, OPTIMIZATION, check_arch, user_flags
+from .hostcode import STANDINS, device_view
+from .root import inside, pattern_root
+
+INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
+_FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
+                       r"(?:<(?P<args>[\w\s,:<>*&().+\-]*)>)?\s*(?:\([^;{}#\"'\\/\n]*\))?\s*")
+_HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
+
+
+@dataclass(frozen=True)
+class CompiledPTX:
+    """A kernel compiled to PTX: the text, the kernel's entry, and how it was compiled."""
+
+    ptx: str
+    entry: str  # the mangled `.entry` name
+    name: str  # demangled, as Nsight Compute prints it
+    params: tuple[str, ...]  # the kernel's parameter names, in order (from its source)
+    compiler: str  # "nvcc 13.0"
+    arch: str  # "sm_90"
+    flags: tuple[str, ...]  # every flag the compile was given
+    files: tuple[str, ...]  # real paths of the files of the pattern's root it read
+    source: str  # the main file as the PTX's `.file` table names it
+    host_code_left_out: bool  # whether the file's device view was compiled
+
+    @property
+    def description(self) -> str:
+        """`nvcc 13.0 for sm_90 at -O3`."""
+        return f"{self.compiler} for {self.arch} at {OPTIMIZATION}"
+
+
+@dataclass(frozen=True)
+class MainSource:
+    """The kernel's source: its text, where it lies (None for inline code), its PTX name."""
+
+    text: str
+    path: Path | None
+    name: str
+
+    @property
+    def folder(self) -> Path | None:
+        return None if self.path is None else self.path.parent
+
+
+def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
+    """The PTX of a kernel pattern's kernel for `arch` (else the pattern's `kernel.arch`,
+    else sm_90), from the cache when its inputs are unchanged; PatternError in one line
+    when there is no compiler, a flag or a read is refused, or the compile fails."""
+    toolchain = find_compiler()
+    if toolchain is None:
+        raise PatternError("kernel", "no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
+                                     "or CUDA_PATH)")
+    spec = pattern.kernel
+    arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
+                                                              "kernel.arch")
+    root = pattern_root(pattern.base_dir)
+    flags = (*FIXED_FLAGS, f"-arch={arch}", *user_flags(spec.get("flags"), pattern.base_dir,
+                                                         root))
+    function = _checked_function(spec["function"])
+    source = main_source(pattern, root)
+    key = ptxcache.request_key({"nvcc": toolchain.nvcc, "version": toolchain.version,
+                                "flags": flags, "function": function, "source": source.text,
+                                "path": str(source.path), "base": pattern.base_dir})
+    entry = ptxcache.load(key)
+    if entry is None:
+        entry = Compile(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
+        ptxcache.store(key, entry)
+    return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
+                       toolchain.description, arch, flags, tuple(entry["files"]), source.name,
+                       entry["host_code_left_out"])
+
+
+def _checked_function(spec: str) -> str:
+    """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
+    if not _FUNCTION.fullmatch(spec):
+        raise PatternError("kernel.function", f"cannot read the function name "
+                                              f"{printable(repr(spec))}")
+    return spec
+
+
+def main_source(pattern: Pattern, root: Path) -> MainSource:
+    """The kernel's source text: inline `code`, or the `source` file, which must lie in the
+    pattern's root (refused naming the path, reading nothing, when it does not)."""
+    spec = pattern.kernel
+    if "code" in spec:
+        return MainSource(spec["code"], None, INLINE_NAME)
+    path = Path(pattern.base_dir) / spec["source"]
+    if not inside(path, root):
+        raise PatternError("kernel.source", f"{printable(repr(spec['source']))} lies outside "
+                                            f"the pattern's root ({printable(str(root))}); "
+                                            "refused")
+    real = Path(os.path.realpath(path))
+    return MainSource(read_text(real, "kernel.source", folder=root), real, str(real))
+
+
+class Compile:
+    """One compile in a temporary folder: the routes (as written, then the device view),
+    the read check, nvcc, and the entry the pattern names -> a cache entry (dict)."""
+
+    def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
+                 flags: tuple[str, ...], root: Path, base_dir: Path):
+        self.toolchain, self.source, self.function = toolchain, source, function
+        self.flags, self.root, self.base_dir = flags, root, base_dir
+        self.header_folders: tuple[str, ...] = (str(STANDINS),)  # read off `nvcc -M -v`
+
+    def run(self) -> dict:
+        with tempfile.TemporaryDirectory(prefix="sectorviz-ptx-") as tmp:
+            self.tmp = Path(os.path.realpath(tmp))
+            view = device_view(self.source.text)
+            try:
+                return self._route(self.source.text, left_out=False)
+            except PatternError:
+                if view == self.source.text:
+                    raise
+            return self._route(view, left_out=True)
+
+    def _route(self, text: str, left_out: bool) -> dict:
+        """Compile `text` standing for the main source -> the cache entry."""
+        unit = self._unit(text, left_out)
+        includes = [f"-I{folder}" for folder in (self.source.folder or self.base_dir,)
+                    if left_out or self.source.path is None] + [f"-I{STANDINS}"]
+        flags = [*self.flags, *includes]
+        done = self._nvcc(["-M", "-Xcompiler", "-v", *flags, str(unit)])
+        files = self._root_files(done.stdout)
+        if self.source.path is not None and str(self.source.path) not in files:
+            files.insert(0, str(self.source.path))
+        self._check_has_include(files)
+        out = self.tmp / "kernel.ptx"
+        self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)])
+        ptx = read_text(out, "kernel", limit=16 * 2**28)
+        entry = pick_entry(ptx_entries(ptx), self.function)
+        texts = [text] + [read_text(f, "include", folder=self.root) for f in files
+                          if f != str(self.source.path)]
+        params = parameter_names(texts, entry)
+        if params is None:
+            raise PatternError("kernel.function", f"cannot find the parameters of "
+                                                  f"{entry.shown!r} in its source")
+        return {"ptx": ptx, "entry": entry.mangled, "name": entry.demangled,
+                "params": list(params), "files": {f: ptxcache.file_digest(f) for f in files},
+                "host_code_left_out": left_out}
+
+    def _unit(self, text: str, left_out: bool) -> Path:
+        """The compiled file: an #include of the main source (or of its text written here,
+        named as the PTX should name it), then the named instantiation's address."""
+        main = self.source.path
+        if left_out or main is None:
+            main = self.tmp / "main.cu"
+            main.write_text(f"#line 1 \"{Path(self.source.name).as_posix()}\"\n{text}",
+                            encoding="utf-8")
+        lines = [f"#include \"{main.as_posix()}\""]
+        found = _FUNCTION.fullmatch(self.function)
+        if found.group("args") is not None:
+            lines.append(f"static void *const __sectorviz_instance __attribute__((unused)) = "
+                         f"(void *)&{found.group('name')}<{found.group('args')}>;")
+        unit = self.tmp / "unit.cu"
+        unit.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return unit
+
+    def _nvcc(self, args: list[str]):
+        done = run_bounded([self.toolchain.nvcc, *args], "kernel", "the compile",
+                           cwd=str(self.tmp))
+        if "-M" in args:
+            self.header_folders = (*search_list(done.stderr), str(STANDINS))
+        if done.returncode != 0:
+            raise compile_error(done.stderr, done.returncode, self._place_of,
+                                COMPILE_MEMORY_BYTES)
+        return done
+
+    def _place_of(self, file: str) -> str | None:
+        """A file nvcc names -> how an error names it; None outside the root."""
+        if file == self.source.name:
+            return Path(file).name if self.source.path is not None else file
+        real = os.path.realpath(self.tmp / file)
+        if real == str(self.tmp / "unit.cu"):
+            return "kernel.function"
+        if inside(real, self.root):
+            return os.path.relpath(real, self.base_dir)
+        if self._compiler_header(real):
+            return real
+        return None
+
+    def _compiler_header(self, real: str) -> bool:
+        return any(inside(real, folder) for folder in self.header_folders)
+
+    def _root_files(self, depends: str) -> list[str]:
+        """`nvcc -M` output -> the real paths of the files of the root it lists (the main
+        source first); PatternError naming the first file outside the root and the
+        compiler's headers."""
+        files = []
+        for dep in _dependencies(depends):
+            real = os.path.realpath(self.tmp / dep)
+            if inside(real, self.tmp):  # the unit, the device view or the inline code
+                continue
+            if inside(real, self.root):
+                if real not in files:
+                    files.append(real)
+            elif not self._compiler_header(real):
+                raise PatternError("kernel", f"an #include reads {printable(dep)}, outside "
+                                             f"the pattern's root ({printable(str(self.root))});"
+                                             " refused")
+        return files
+
+    def _check_has_include(self, files: list[str]) -> None:
+        """A `__has_include("PATH")` in the source or an include of the root whose PATH
+        leaves the root is refused: its answer would tell what lies outside."""
+        texts = [(None, self.source.text)] + [(f, read_text(f, "include", folder=self.root))
+                                              for f in files if f != str(self.source.path)]
+        for file, text in texts:
+            folder = Path(file).parent if file else (self.source.folder or self.base_dir)
+            for found in _HAS_INCLUDE.finditer(text):
+                target = found.group(1)
+                if (os.path.isabs(target) or ".." in Path(target).parts) and \
+                        not inside(folder / target, self.root):
+                    line = text.count("\n", 0, found.start()) + 1
+                    where = self._place_of(file) if file else self._place_of(self.source.name)
+                    raise PatternError(f"{where} line {line}", f"__has_include of "
+                                                               f"{printable(repr(target))}, "
+                                                               "outside the pattern's root; "
+                                                               "refused")
+
+
+def _dependencies(depends: str) -> list[str]:
+    """Make-style `target : dep dep \\` lines -> the dependency paths (escaped spaces kept)."""
+    body = depends.replace("\\\n", " ")
+    _, _, deps = body.partition(": ")
+    words = re.findall(r"(?:\\ |[^\s])+", deps)
+    return [w.replace("\\ ", " ") for w in words]

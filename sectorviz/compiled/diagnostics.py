@@ -1,0 +1,60 @@
+"""A failed compile's output -> one line: the file (the .cu or the included file), its line
+and column, and the compiler's first error message.
+
+nvcc's front end writes `FILE(LINE): error: MESSAGE`, then the source line indented by two
+and a caret under the column; the host preprocessor writes `FILE:LINE:COL: error: MESSAGE`.
+A message located in a file outside the pattern's root (and not among the compiler's own
+headers) is not quoted: the line only says that the compile failed there.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from ..model.errors import PatternError
+
+_FRONT_END = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$")
+_PREPROCESSOR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: "
+                           r"(?P<msg>.*)$")
+_FRONT_END_INDENT = 2  # columns nvcc's front end puts before the source line it quotes
+_MEMORY = re.compile(r"out of memory|bad_alloc|cannot allocate memory|memory allocation",
+                     re.I)
+
+Place = Callable[[str], str | None]  # a file the compiler names -> how errors name it (None:
+# outside the root: say nothing of it)
+
+
+def compile_error(stderr: str, returncode: int, place_of: Place, memory_bytes: int
+                  ) -> PatternError:
+    """The one-line PatternError for a compile that failed with `stderr`. `place_of` turns a
+    file nvcc names into the name errors give it (the .cu file's name, `kernel.code`, an
+    include's path), or None for a file outside the pattern's root."""
+    lines = stderr.splitlines()
+    for i, line in enumerate(lines):
+        found = _FRONT_END.match(line) or _PREPROCESSOR.match(line)
+        if found is None:
+            continue
+        where = place_of(found.group("file"))
+        if where is None:
+            return PatternError("kernel", "the compile failed in a file outside the "
+                                          "pattern's root (not shown)")
+        column = int(found.group("col")) if "col" in found.groupdict() and found.group("col") \
+            else _caret_column(lines[i + 1:i + 3])
+        return PatternError(f"{where} line {found.group('line')}",
+                            found.group("msg").strip(), column)
+    if returncode < 0 or _MEMORY.search(stderr):
+        return PatternError("kernel", f"the compile ran out of its memory limit "
+                                      f"({memory_bytes / 2**30:g} GiB per process; a template "
+                                      "or macro expansion that does not end?)")
+    said = [ln.strip() for ln in lines if ln.strip()]
+    first = next((ln for ln in said if "error" in ln.lower()), said[0] if said else
+                 f"exit status {returncode}")
+    return PatternError("kernel", f"the compile failed: {first}")
+
+
+def _caret_column(lines: list[str]) -> int | None:
+    """The 1-based column of the `^` under the quoted source line, None without one."""
+    if len(lines) == 2 and lines[1].strip() == "^":
+        return lines[1].index("^") - _FRONT_END_INDENT + 1
+    return None
