@@ -35,10 +35,15 @@ from .flags import DEFAULT_ARCH, FIXED_FLAGS, OPTIMIZATION, check_arch, user_fla
 from .hostcode import STANDINS, device_view
 from .root import inside, pattern_root
 
+MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
 _FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
                        r"(?:<(?P<args>[\w\s,:<>*&().+\-]*)>)?\s*(?:\([^;{}#\"'\\/\n]*\))?\s*")
 _HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
+
+
+class CompileFailed(PatternError):
+    """nvcc exited with an error (the one-line message is the compiler's first)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
 
 def _checked_function(spec: str) -> str:
     """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
-    if not _FUNCTION.fullmatch(spec):
+    if not spec.isprintable() or not _FUNCTION.fullmatch(spec):
         raise PatternError("kernel.function", f"cannot read the function name "
                                               f"{printable(repr(spec))}")
     return spec
@@ -142,7 +147,7 @@ class Compile:
             view = device_view(self.source.text)
             try:
                 return self._route(self.source.text, left_out=False)
-            except PatternError:
+            except CompileFailed:
                 if view == self.source.text:
                     raise
             return self._route(view, left_out=True)
@@ -160,7 +165,9 @@ class Compile:
         self._check_has_include(files)
         out = self.tmp / "kernel.ptx"
         self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)])
-        ptx = read_text(out, "kernel", limit=16 * 2**28)
+        # a relative `#line` name (inline code's) comes out joined to the folder nvcc ran in
+        ptx = read_text(out, "kernel", limit=MAX_PTX_BYTES).replace(
+            f'"{(self.tmp / INLINE_NAME).as_posix()}"', f'"{INLINE_NAME}"')
         entry = pick_entry(ptx_entries(ptx), self.function)
         texts = [text] + [read_text(f, "include", folder=self.root) for f in files
                           if f != str(self.source.path)]
@@ -195,9 +202,22 @@ class Compile:
         if "-M" in args:
             self.header_folders = (*search_list(done.stderr), str(STANDINS))
         if done.returncode != 0:
-            raise compile_error(done.stderr, done.returncode, self._place_of,
-                                COMPILE_MEMORY_BYTES)
+            err = compile_error(done.stderr, done.returncode, self._place_of,
+                                self._line_text, COMPILE_MEMORY_BYTES)
+            raise CompileFailed(err.place, err.message, err.column)
         return done
+
+    def _line_text(self, file: str, line: int) -> str | None:
+        """Line `line` of a file nvcc names (the main source's text for its own name)."""
+        if file == self.source.name:
+            text = self.source.text
+        else:
+            try:
+                text = read_text(self.tmp / file, "kernel", folder=self.root)
+            except PatternError:
+                return None
+        lines = text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else None
 
     def _place_of(self, file: str) -> str | None:
         """A file nvcc names -> how an error names it; None outside the root."""

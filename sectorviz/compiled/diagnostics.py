@@ -17,19 +17,20 @@ from ..model.errors import PatternError
 _FRONT_END = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$")
 _PREPROCESSOR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: "
                            r"(?P<msg>.*)$")
-_FRONT_END_INDENT = 2  # columns nvcc's front end puts before the source line it quotes
 _MEMORY = re.compile(r"out of memory|bad_alloc|cannot allocate memory|memory allocation",
                      re.I)
 
 Place = Callable[[str], str | None]  # a file the compiler names -> how errors name it (None:
 # outside the root: say nothing of it)
+LineText = Callable[[str, int], str | None]  # (file the compiler names, line) -> its text
 
 
-def compile_error(stderr: str, returncode: int, place_of: Place, memory_bytes: int
-                  ) -> PatternError:
+def compile_error(stderr: str, returncode: int, place_of: Place, line_text: LineText,
+                  memory_bytes: int) -> PatternError:
     """The one-line PatternError for a compile that failed with `stderr`. `place_of` turns a
     file nvcc names into the name errors give it (the .cu file's name, `kernel.code`, an
-    include's path), or None for a file outside the pattern's root."""
+    include's path), or None for a file outside the pattern's root; `line_text` gives a line
+    of a file, to find the column of a front-end error in it."""
     lines = stderr.splitlines()
     for i, line in enumerate(lines):
         found = _FRONT_END.match(line) or _PREPROCESSOR.match(line)
@@ -39,10 +40,10 @@ def compile_error(stderr: str, returncode: int, place_of: Place, memory_bytes: i
         if where is None:
             return PatternError("kernel", "the compile failed in a file outside the "
                                           "pattern's root (not shown)")
-        column = int(found.group("col")) if "col" in found.groupdict() and found.group("col") \
-            else _caret_column(lines[i + 1:i + 3])
-        return PatternError(f"{where} line {found.group('line')}",
-                            found.group("msg").strip(), column)
+        line = int(found.group("line"))
+        column = int(found.group("col")) if "col" in found.groupdict() else \
+            _caret_column(lines[i + 1:i + 3], line_text(found.group("file"), line))
+        return PatternError(f"{where} line {line}", found.group("msg").strip(), column)
     if returncode < 0 or _MEMORY.search(stderr):
         return PatternError("kernel", f"the compile ran out of its memory limit "
                                       f"({memory_bytes / 2**30:g} GiB per process; a template "
@@ -53,8 +54,19 @@ def compile_error(stderr: str, returncode: int, place_of: Place, memory_bytes: i
     return PatternError("kernel", f"the compile failed: {first}")
 
 
-def _caret_column(lines: list[str]) -> int | None:
-    """The 1-based column of the `^` under the quoted source line, None without one."""
-    if len(lines) == 2 and lines[1].strip() == "^":
-        return lines[1].index("^") - _FRONT_END_INDENT + 1
+def _caret_column(quoted: list[str], original: str | None) -> int | None:
+    """The 1-based column, in the `original` line, of the `^` nvcc puts under the line it
+    quotes. The quoted line is the line after macro expansion (`__device__` shows as
+    `__attribute__((device))`), so the column is where the quoted text from the caret on
+    ends the original line, or where the word at the caret occurs once in it; None when
+    neither tells."""
+    if len(quoted) != 2 or quoted[1].strip() != "^" or original is None:
+        return None
+    at = quoted[1].index("^")
+    rest = quoted[0][at:].rstrip()
+    if rest and original.rstrip().endswith(rest):
+        return len(original.rstrip()) - len(rest) + 1
+    word = re.match(r"\w+|\S", rest)
+    if word and original.count(word.group()) == 1:
+        return original.index(word.group()) + 1
     return None

@@ -40,7 +40,9 @@ VALUE_KINDS = {
 }
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine"}
-KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
+KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes", "engine", "arch", "flags"}
+ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
+MAX_FLAGS = 64  # entries of kernel.flags
 MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values",
@@ -476,6 +478,12 @@ def _kernel(doc: dict) -> dict | None:
             if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
                 raise PatternError("kernel.dynamic_shared_bytes",
                                    f"at most {MAX_DYNAMIC_SHARED:,} bytes")
+        elif key == "engine":
+            if obj[key] not in ENGINES:
+                raise PatternError("kernel.engine", f"expected one of {', '.join(ENGINES)}, "
+                                                    f"got {obj[key]!r}")
+        elif key == "flags":
+            _flags(obj[key])
         else:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
@@ -483,6 +491,15 @@ def _kernel(doc: dict) -> dict | None:
             raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
                                     "source says which accesses run")
     return dict(obj)
+
+
+def _flags(flags: Any) -> None:
+    """`kernel.flags`: a list of at most MAX_FLAGS strings (which ones the compiler may be
+    given is the compiled front end's whitelist)."""
+    if not isinstance(flags, list) or len(flags) > MAX_FLAGS:
+        raise PatternError("kernel.flags", f"expected a list of at most {MAX_FLAGS} strings")
+    for i, flag in enumerate(flags):
+        _text(flag, f"kernel.flags[{i}]")
 
 
 def _check_all_names(p: Pattern) -> None:
