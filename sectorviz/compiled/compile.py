@@ -29,7 +29,7 @@ from ..model.pattern import Pattern
 from . import ptxcache
 from .bounded import COMPILE_MEMORY_BYTES, run_bounded
 from .compiler import Toolchain, find_compiler, search_list
-from .diagnostics import compile_error
+from .diagnostics import compile_error, outside_root
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, OPTIMIZATION, check_arch, user_flags
 from .hostcode import STANDINS, device_view
@@ -248,9 +248,7 @@ class Compile:
                 if real not in files:
                     files.append(real)
             elif not self._compiler_header(real):
-                raise PatternError("kernel", f"an #include reads {printable(dep)}, outside "
-                                             f"the pattern's root ({printable(str(self.root))});"
-                                             " refused")
+                raise outside_root(dep)
         return files
 
     def _check_has_include(self, files: list[str]) -> None:

@@ -4,7 +4,7 @@ and column, and the compiler's first error message.
 nvcc's front end writes `FILE(LINE): error: MESSAGE`, then the source line indented by two
 and a caret under the column; the host preprocessor writes `FILE:LINE:COL: error: MESSAGE`.
 A message located in a file outside the pattern's root (and not among the compiler's own
-headers) is not quoted: the line only says that the compile failed there.
+headers) is not quoted: the line only names that file and refuses it.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from ..model.errors import PatternError
+from ..model.errors import PatternError, printable
 
 _FRONT_END = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$")
 _PREPROCESSOR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: "
                            r"(?P<msg>.*)$")
-_MEMORY = re.compile(r"out of memory|bad_alloc|cannot allocate memory|memory allocation",
-                     re.I)
+_MEMORY = re.compile(r"out of memory|bad_alloc|cannot allocate memory|memory allocation|"
+                     r"segmentation fault|killed", re.I)  # what a process at its limit says
 
 Place = Callable[[str], str | None]  # a file the compiler names -> how errors name it (None:
 # outside the root: say nothing of it)
@@ -38,20 +38,26 @@ def compile_error(stderr: str, returncode: int, place_of: Place, line_text: Line
             continue
         where = place_of(found.group("file"))
         if where is None:
-            return PatternError("kernel", "the compile failed in a file outside the "
-                                          "pattern's root (not shown)")
+            return outside_root(found.group("file"))
         line = int(found.group("line"))
         column = int(found.group("col")) if "col" in found.groupdict() else \
             _caret_column(lines[i + 1:i + 3], line_text(found.group("file"), line))
         return PatternError(f"{where} line {line}", found.group("msg").strip(), column)
     if returncode < 0 or _MEMORY.search(stderr):
-        return PatternError("kernel", f"the compile ran out of its memory limit "
+        return PatternError("kernel", f"the compiler crashed or ran out of its memory limit "
                                       f"({memory_bytes / 2**30:g} GiB per process; a template "
                                       "or macro expansion that does not end?)")
     said = [ln.strip() for ln in lines if ln.strip()]
     first = next((ln for ln in said if "error" in ln.lower()), said[0] if said else
                  f"exit status {returncode}")
     return PatternError("kernel", f"the compile failed: {first}")
+
+
+def outside_root(file: str) -> PatternError:
+    """The refusal of a compile that reads `file`, outside the pattern's root (nothing of
+    the file is quoted)."""
+    return PatternError("kernel", f"an #include reads {printable(file)}, outside the "
+                                  "pattern's root; refused")
 
 
 def _caret_column(quoted: list[str], original: str | None) -> int | None:
