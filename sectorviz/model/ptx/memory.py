@@ -1,0 +1,127 @@
+"""What a run's memory holds: bytes stored by the kernel, and where nothing was stored, the
+pattern's values (global arrays that have them) and the initializers of PTX variables; every
+other byte is unknown.
+
+Keys are int64 byte positions in one space: global byte addresses; a block's shared byte
+offset + its block-in-chunk * SHARED_STRIDE; a thread's local byte offset + its
+thread-in-chunk * LOCAL_STRIDE. Stored bytes live in 4 KiB pages, created on first store.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernel import ResolvedArray, Values
+from .bits import element_bits, scalar_of
+
+PAGE_SHIFT = 12
+PAGE = 1 << PAGE_SHIFT
+SHARED_STRIDE = 1 << 32  # bytes between two blocks' shared memories in the shared keys
+LOCAL_STRIDE = 1 << 24  # bytes between two threads' local frames in the local keys
+
+
+class ByteStore:
+    """Bytes written at int64 keys, with which bytes were written: pages of PAGE bytes, a
+    sorted index of page numbers -> rows of `data` / `written`."""
+
+    def __init__(self) -> None:
+        self.pages = np.empty(0, dtype=np.int64)  # sorted page numbers
+        self.rows = np.empty(0, dtype=np.int64)  # their rows
+        self.data = np.zeros((0, PAGE), dtype=np.uint8)
+        self.written = np.zeros((0, PAGE), dtype=bool)
+        self.used = 0
+
+    def _rows_of(self, page: np.ndarray) -> np.ndarray:
+        """Page numbers -> rows, -1 for pages never written."""
+        if not len(self.pages):
+            return np.full(page.shape, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.pages, page), len(self.pages) - 1)
+        return np.where(self.pages[at] == page, self.rows[at], -1)
+
+    def _add_pages(self, page: np.ndarray) -> None:
+        new = np.setdiff1d(np.unique(page), self.pages)
+        if not len(new):
+            return
+        need = self.used + len(new)
+        if need > len(self.data):
+            grow = max(need, 2 * len(self.data), 16)
+            self.data = np.concatenate([self.data, np.zeros((grow - len(self.data), PAGE),
+                                                            dtype=np.uint8)])
+            self.written = np.concatenate([self.written, np.zeros(
+                (grow - len(self.written), PAGE), dtype=bool)])
+        rows = np.arange(self.used, need, dtype=np.int64)
+        self.used = need
+        order = np.argsort(np.concatenate([self.pages, new]), kind="stable")
+        self.pages = np.concatenate([self.pages, new])[order]
+        self.rows = np.concatenate([self.rows, rows])[order]
+
+    def write(self, key: np.ndarray, nbytes: int, bits: np.ndarray,
+              known: np.ndarray | None = None) -> None:
+        """Store nbytes little-endian bytes of `bits` (uint64) at each key; lanes whose value
+        is not known (known False) make their bytes unknown again."""
+        if not key.size:
+            return
+        k = (key[:, None] + np.arange(nbytes, dtype=np.int64)).ravel()
+        b = ((bits[:, None] >> (np.arange(nbytes, dtype=np.uint64) * np.uint64(8)))
+             & np.uint64(0xFF)).astype(np.uint8).ravel()
+        page = k >> PAGE_SHIFT
+        self._add_pages(page)
+        row, col = self._rows_of(page), k & (PAGE - 1)
+        self.data[row, col] = b
+        self.written[row, col] = True if known is None else np.repeat(known, nbytes)
+
+    def read(self, key: np.ndarray, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
+        """(uint64 bits of nbytes little-endian bytes at each key, (n, nbytes) bool: which
+        bytes were written)."""
+        k = key[:, None] + np.arange(nbytes, dtype=np.int64)
+        row = self._rows_of(k >> PAGE_SHIFT)
+        col = k & (PAGE - 1)
+        have = row >= 0
+        safe = np.where(have, row, 0)
+        written = have & (self.written[safe, col] if len(self.data) else False)
+        byte = np.where(written, self.data[safe, col] if len(self.data) else 0, 0)
+        return _pack(byte), written
+
+
+def _pack(byte: np.ndarray) -> np.ndarray:
+    """(n, k) bytes -> n uint64 values, little-endian."""
+    shifts = np.arange(byte.shape[1], dtype=np.uint64) * np.uint64(8)
+    return np.bitwise_or.reduce(byte.astype(np.uint64) << shifts, axis=1) if byte.shape[1] \
+        else np.zeros(byte.shape[0], dtype=np.uint64)
+
+
+class ArrayBytes:
+    """The launch-time bytes of the pattern's global arrays that have values: an address ->
+    its byte, from the element value encoded in the array's scalar dtype (each scalar of a
+    vector element holds the element's value, as the source engine reads them)."""
+
+    def __init__(self, arrays: list[ResolvedArray], values: dict[str, Values]):
+        self.arrays = [a for a in arrays if a.spec.name in values
+                       and scalar_of(a.spec.dtype) is not None]
+        self.values = values
+        self.starts = np.array([a.address0 for a in self.arrays], dtype=np.int64)
+
+    def read(self, key: np.ndarray, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
+        """(uint64 bits at each address, (n, nbytes) bool: which bytes the values give)."""
+        out = np.zeros(key.shape, dtype=np.uint64)
+        given = np.zeros(key.shape + (nbytes,), dtype=bool)
+        for arr in self.arrays:
+            scalar, size = scalar_of(arr.spec.dtype)
+            inside = (key >= arr.address0) & (key + nbytes <= arr.end)
+            if not inside.any():
+                continue
+            offset = key[inside] - arr.address0
+            values = self.values[arr.spec.name]
+            if nbytes == size and not np.any(offset % size):
+                out[inside] = element_bits(values[offset // arr.spec.elem_bytes], scalar)
+                given[inside] = True
+                continue
+            part = np.zeros(offset.shape, dtype=np.uint64)
+            for b in range(nbytes):  # byte by byte: reads narrower or wider than a scalar
+                at = offset + b
+                s_bits = element_bits(values[at // arr.spec.elem_bytes], scalar)
+                shift = np.uint64(8) * (at % size).astype(np.uint64)
+                part |= ((s_bits >> shift) & np.uint64(0xFF)) << np.uint64(8 * b)
+            out[inside] = part
+            given[inside] = True
+        return out, given
