@@ -93,7 +93,7 @@ def _check(m: "Machine", ins: Instruction, bad, address, name: str, what: str) -
 def _event(m: "Machine", k: int, site: Site, space: str, address, mask) -> None:
     """Yield (through m.events) the access as a Batch in the space's addresses."""
     if space == "local":
-        grain = max(LOCAL_GRAIN, site.part)
+        grain = max(LOCAL_GRAIN, site.width)
         frame = -(-max(m.prog.layout.local_bytes, 1) // grain) * grain
         warp_base = m.threads.warp[:, None] * (frame * WARP_SIZE)
         address = warp_base + (address // grain) * (grain * WARP_SIZE) + m.lane * grain + \

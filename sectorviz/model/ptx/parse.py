@@ -146,6 +146,7 @@ _REG = re.compile(r"\.reg\s+(?:\.v\d\s+)?\.(\w+)\s+(.*)$", re.S)
 LINE_DIRECTIVES = (".loc", ".file", ".section", ".version", ".target", ".address_size",
                    ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".explicitcluster",
                    ".reqnctapercluster", ".maxclusterrank", ".noreturn")
+_LINE_DIRECTIVE = re.compile("(?:" + "|".join(re.escape(d) for d in LINE_DIRECTIVES) + r")\b")
 _HEADER = re.compile(r"(?:\.(?:visible|weak|extern)\s+)*\.(?:entry|func)\b")
 
 
@@ -181,7 +182,7 @@ def _statements(text: str, first_line: int):
             line += piece.count("\n")
             pos = end + (end < n and text[end] == ";")
             continue
-        if text.startswith(LINE_DIRECTIVES, pos):
+        if _LINE_DIRECTIVE.match(text, pos):
             end = text.find("\n", pos)
             end = n if end < 0 else end
             yield text[pos:end].strip().rstrip(";"), line
@@ -283,13 +284,13 @@ def _body(entry: Entry, pieces) -> None:
     for s, line in pieces:
         if s in ("{", "}"):
             continue
-        if s.startswith(".loc"):
+        if re.match(r"\.loc\b", s):
             loc = _loc(s) or loc
             continue
         if s.startswith(".reg"):
             _registers(entry, s, line)
             continue
-        if s.startswith((".pragma",) + LINE_DIRECTIVES):
+        if s.startswith(".pragma") or _LINE_DIRECTIVE.match(s):
             continue
         if s.endswith(":") and _LABEL.fullmatch(s):
             entry.labels[s[:-1].strip()] = len(entry.instructions)
