@@ -17,12 +17,13 @@ import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                          pattern_error_line, run_budget, with_machine)
+from .commandline import (OneLineParser, UsageError, add_budget_flag, add_engine_flags,
+                          add_machine_flags, fail, pattern_error_line, run_budget, with_engine,
+                          with_machine)
 from .export.escape import plain_text
 from .export.sheets import sheet_text
 from .model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
-from .model.frontend import kernel_for
+from .model.frontend import kernel_for, reading_of
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error
@@ -43,6 +44,7 @@ def report_parser() -> argparse.ArgumentParser:
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
     add_machine_flags(p)
+    add_engine_flags(p)
     p.add_argument("--measured", metavar="CSV",
                    help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
                         "--metrics $(sectorviz ncu-metrics)`")
@@ -62,7 +64,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = with_machine(load_pattern(args.file), args)
+        pattern = with_engine(with_machine(load_pattern(args.file), args), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
@@ -126,8 +128,13 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
 def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
                 budget: Budget | None = None) -> dict:
     """The `report --json` document: the analysis, an "explanation" per instruction (about
-    `warp`, or warp 0) and, with a `warp`, its per-lane detail under "warp"."""
+    `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and "compiler"
+    ("nvcc 13.0 for sm_90 at -O3"; null for the source engine and for patterns of accesses)
+    and, with a `warp`, its per-lane detail under "warp"."""
     doc = analysis.to_json()
+    reading = reading_of(pattern)
+    doc["engine"] = reading and reading.engine
+    doc["compiler"] = reading and reading.compiler
     detail = warp_detail(pattern, warp or 0, budget)
     for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
         ins["explanation"] = words

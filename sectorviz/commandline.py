@@ -1,6 +1,7 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
 arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags."""
+the cache model's --machine, --l2-bytes and --order flags, a CUDA kernel's --engine and
+--arch."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .model import Pattern, PatternError, pattern_from_dict
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.cache import ORDERS, PRESETS
 from .model.errors import printable
+from .model.pattern import ENGINES, with_kernel
 
 EXIT_BAD_INPUT = 2
 
@@ -81,3 +83,21 @@ def with_machine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
         raise PatternError(flag, "needs --machine NAME (or a 'machine' key in the pattern)")
     doc["machine"] = {**doc.get("machine", {}), **flags}
     return pattern_from_dict(doc, pattern.base_dir)
+
+
+def add_engine_flags(p: argparse.ArgumentParser) -> None:
+    """`--engine compiled|source` and `--arch sm_NN`: how a CUDA kernel pattern is read
+    (over its `kernel.engine` and `kernel.arch` keys)."""
+    p.add_argument("--engine", choices=ENGINES,
+                   help="a CUDA kernel's counts: compiled (the PTX nvcc emits, -O3) or source "
+                        "(as written); default: the pattern's kernel.engine, else "
+                        "$SECTORVIZ_ENGINE, else source")
+    p.add_argument("--arch", metavar="sm_NN",
+                   help="the compiled engine's architecture (default: the pattern's "
+                        "kernel.arch, else sm_90)")
+
+
+def with_engine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
+    """`pattern` with its kernel's engine and architecture set by --engine and --arch."""
+    pattern = with_kernel(pattern, "--engine", engine=args.engine)
+    return with_kernel(pattern, "--arch", arch=args.arch)

@@ -12,7 +12,8 @@ import argparse
 import json
 
 from .cli import progress_bar, report_json
-from .commandline import OneLineParser, add_budget_flag, fail, run_budget
+from .commandline import OneLineParser, add_budget_flag, add_engine_flags, fail, run_budget
+from .model.pattern import ENGINES
 from .export.sheets import sheet_text
 from .model.budget import work_budget
 from .scene.compare import (Comparison, Pair, SideError, comparison_sheet, load_comparison,
@@ -31,6 +32,11 @@ def compare_parser() -> argparse.ArgumentParser:
                    help="only A's instruction K (0-based index or name; a shared one by "
                         "name) and its match")
     add_budget_flag(p)
+    add_engine_flags(p)
+    for side in "ab":
+        p.add_argument(f"--engine-{side}", choices=ENGINES,
+                       help=f"the engine of {side.upper()} only (over --engine): compare a "
+                            "file with itself, --engine-a source --engine-b compiled")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -50,7 +56,9 @@ def run_compare(argv: list[str]) -> int:
     args = compare_parser().parse_args(argv)
     try:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
-            c = load_comparison(args.file, args.other, args.warp or 0, progress)
+            keys = tuple({"engine": side or args.engine, "arch": args.arch}
+                         for side in (args.engine_a, args.engine_b))
+            c = load_comparison(args.file, args.other, args.warp or 0, progress, keys)
             only = side_pair(c, args.file, args.instruction)
             doc = None
             if args.json:

@@ -48,23 +48,26 @@ class CompileFailed(PatternError):
 
 @dataclass(frozen=True)
 class CompiledPTX:
-    """A kernel compiled to PTX: the text, the kernel's entry, and how it was compiled."""
+    """A kernel compiled to PTX: the text, the kernel's entry, and how it was compiled (what
+    sectorviz.model.ptx.kernel.CompiledKernel runs)."""
 
     ptx: str
     entry: str  # the mangled `.entry` name
     name: str  # demangled, as Nsight Compute prints it
     params: tuple[str, ...]  # the kernel's parameter names, in order (from its source)
-    compiler: str  # "nvcc 13.0"
+    compiler: str  # "nvcc 13.0 for sm_90 at -O3"
     arch: str  # "sm_90"
     flags: tuple[str, ...]  # every flag the compile was given
-    files: tuple[str, ...]  # real paths of the files of the pattern's root it read
-    source: str  # the main file as the PTX's `.file` table names it
+    # the main source as the PTX's `.file` table names it (its real path, or `kernel.code`
+    # for inline code), then the real paths of the included files of the root it read
+    files: tuple[str, ...]
+    texts: tuple[str, ...]  # the text of each of `files` (the main source's as written)
     host_code_left_out: bool  # whether the file's device view was compiled
 
     @property
-    def description(self) -> str:
-        """`nvcc 13.0 for sm_90 at -O3`."""
-        return f"{self.compiler} for {self.arch} at {OPTIMIZATION}"
+    def source(self) -> str:
+        """The main source as the PTX's `.file` table names it."""
+        return self.files[0]
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,11 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     if entry is None:
         entry = Compile(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
         ptxcache.store(key, entry)
+    includes = [f for f in entry["files"] if f != str(source.path)]
     return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
-                       toolchain.description, arch, flags, tuple(entry["files"]), source.name,
+                       f"{toolchain.description} for {arch} at {OPTIMIZATION}", arch, flags,
+                       (source.name, *includes),
+                       (source.text, *(read_text(f, "include", folder=root) for f in includes)),
                        entry["host_code_left_out"])
 
 

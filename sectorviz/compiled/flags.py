@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
+from ..model.pattern import ARCH
 from .root import inside
 
 OPTIMIZATION = "-O3"
 FIXED_FLAGS = (OPTIMIZATION, "-lineinfo")
 DEFAULT_ARCH = "sm_90"
-_ARCH = re.compile(r"sm_\d{2,3}[af]?")
 _MACRO = re.compile(r"-D([A-Za-z_]\w*)(=[^\x00-\x1f\x7f]*)?")
 _UNDEF = re.compile(r"-U([A-Za-z_]\w*)")
 _STD = re.compile(r"-std=c\+\+(03|11|14|17|20|23)")
@@ -30,7 +30,7 @@ ALLOWED = ("-D, -U, -I (a folder inside the pattern's root), -std=c++NN, --use_f
 
 def check_arch(arch: str, place: str) -> str:
     """`sm_90`, `sm_90a`, `sm_100f` -> itself; PatternError at `place` otherwise."""
-    if not isinstance(arch, str) or not _ARCH.fullmatch(arch):
+    if not isinstance(arch, str) or not ARCH.fullmatch(arch):
         raise PatternError(place, f"{printable(repr(arch))} is not an architecture such as "
                                   f"{DEFAULT_ARCH!r}")
     return arch

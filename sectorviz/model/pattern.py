@@ -43,6 +43,7 @@ TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", 
 KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes", "engine", "arch", "flags"}
 ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
 MAX_FLAGS = 64  # entries of kernel.flags
+ARCH = re.compile(r"sm_\d{2,3}[af]?")  # the compiled engine's target: sm_90, sm_90a, sm_100f
 MAX_DYNAMIC_SHARED = 2**31 - 1  # bytes; the launch's third argument is an unsigned int
 LAUNCH_KEYS = {"grid", "block"}
 ARRAY_KEYS = {"dtype", "length", "shape", "layout", "ld", "base", "offset_bytes", "values",
@@ -484,6 +485,10 @@ def _kernel(doc: dict) -> dict | None:
                                                     f"got {obj[key]!r}")
         elif key == "flags":
             _flags(obj[key])
+        elif key == "arch":
+            if not isinstance(obj[key], str) or not ARCH.fullmatch(obj[key]):
+                raise PatternError("kernel.arch", f"{obj[key]!r} is not an architecture such "
+                                                  "as 'sm_90'")
         else:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
@@ -578,3 +583,22 @@ def load_pattern(path: str | Path) -> Pattern:
     text = read_text(path, "", MAX_FILE_BYTES)
     path = Path(path)
     return pattern_from_text(text, str(path), path.parent)
+
+
+def with_kernel(pattern: Pattern, place: str, **keys: str | None) -> Pattern:
+    """A kernel pattern with `kernel` keys set (`engine="compiled"`, `arch="sm_80"`; None
+    leaves a key as it is): a new Pattern, validated again, so that the engine and the
+    architecture are part of the pattern's value. PatternError at `place` (the flag that
+    asked) for a pattern of accesses."""
+    given = {key: value for key, value in keys.items() if value is not None}
+    if not given:
+        return pattern
+    if pattern.kernel is None:
+        raise PatternError(place, "applies to CUDA kernel patterns (a `kernel` key); this "
+                                  "pattern lists its accesses")
+    doc = pattern.to_dict()
+    doc["kernel"] = {**doc["kernel"], **given}
+    try:
+        return pattern_from_dict(doc, pattern.base_dir)
+    except PatternError as err:
+        raise PatternError(place, err.message) from None

@@ -1,4 +1,6 @@
-"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--screenshot OUT.png]`: the app.
+"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--engine E] [--screenshot OUT.png]`:
+the app. `--engine compiled|source` reads every CUDA kernel pattern of the session with that
+engine (as SECTORVIZ_ENGINE does; a pattern's own `kernel.engine` still wins).
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
@@ -21,9 +23,11 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..commandline import OneLineParser, UsageError, fail
+from ..frontends import ENGINE_VAR
 from ..model import PatternError
 from ..model.errors import internal_error
 from ..model.frontend import instruction_index, kernel_for
+from ..model.pattern import ENGINES
 from ..paths import default_example, resources_dir
 from .document import Change
 from .main_window import MainWindow, load_checked
@@ -42,6 +46,9 @@ def parser() -> argparse.ArgumentParser:
                    help="0-based instruction index in program order (global ones, then "
                         "shared ones), or its name (default: the first, if the kernel has one)")
     p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
+    p.add_argument("--engine", choices=ENGINES,
+                   help="how CUDA kernels are counted this session: compiled (the PTX nvcc "
+                        "emits) or source (as written)")
     p.add_argument("--screenshot", metavar="OUT.png", help="save the window as a PNG and exit")
     p.add_argument("--smoke-test", metavar="DIR",
                    help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
@@ -122,6 +129,8 @@ def _run(args: argparse.Namespace) -> int:
             return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
                         "it under xvfb-run, or use `sectorviz report` / `sectorviz export`")
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # images and self-tests need no screen
+    if args.engine:
+        os.environ[ENGINE_VAR] = args.engine
     if args.smoke_test:
         from ..smoke import run_smoke_test
         return run_smoke_test(args.smoke_test)

@@ -38,9 +38,9 @@ def test_a_plain_kernel(tmp_path):
     assert compiled.name == "saxpy(float const*, float*, float, int)"
     assert compiled.params == ("x", "y", "a", "n")
     assert compiled.flags == ("-O3", "-lineinfo", "-arch=sm_90")
-    assert compiled.description == "nvcc " + compiled.compiler.split()[1] + " for sm_90 at -O3"
+    assert compiled.compiler == f"nvcc {compiler.find_compiler().version} for sm_90 at -O3"
     assert ".target sm_90" in compiled.ptx and "ld.global.f32" in compiled.ptx
-    assert compiled.files == (str(tmp_path / "kernel.cu"),)
+    assert compiled.files == (str(tmp_path / "kernel.cu"),) and compiled.texts == (SAXPY,)
     assert compiled.source == str(tmp_path / "kernel.cu")
 
 
@@ -89,7 +89,9 @@ def test_inline_code_is_named_kernel_code(tmp_path):
     (tmp_path / "half.h").write_text("#define HALF 0.5f\n")
     compiled = compile_kernel(pattern_from_dict(doc, tmp_path))
     assert compiled.source == "kernel.code" and '.file\t1 "kernel.code"' in compiled.ptx
-    assert compiled.files == (str(tmp_path / "half.h"),) and compiled.params == ("a",)
+    assert compiled.files == ("kernel.code", str(tmp_path / "half.h"))
+    assert compiled.texts == (doc["kernel"]["code"], "#define HALF 0.5f\n")
+    assert compiled.params == ("a",)
     doc["kernel"]["code"] = "__global__ void k(float *a) { a[0] = nothing; }\n"
     with pytest.raises(PatternError) as err:
         compile_kernel(pattern_from_dict(doc, tmp_path))
