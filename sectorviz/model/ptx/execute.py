@@ -297,6 +297,8 @@ class Machine:
         for prefix, what in REFUSED.items():
             if full == prefix or full.startswith(prefix + "."):
                 raise Unrunnable(what)
+        if ins.problem is not None:
+            raise Unrunnable(ins.problem)
         handler = HANDLERS.get(op)
         if handler is None:
             raise Unrunnable("an instruction outside what the engine covers")

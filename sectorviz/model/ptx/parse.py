@@ -65,6 +65,7 @@ class Instruction:
     loc: Loc | None
     text: str
     ptx_line: int
+    problem: str | None = None  # why the reader could not take it (refused where it runs)
 
     @property
     def op(self) -> str:
@@ -301,7 +302,12 @@ def _body(entry: Entry, pieces) -> None:
                 raise ptx_error(line, s, "a declaration this reader cannot take")
             entry.variables.append(var)
             continue
-        entry.instructions.append(_instruction(s, line, loc))
+        try:
+            entry.instructions.append(_instruction(s, line, loc))
+        except PtxError as err:  # refused where it runs, at its source line
+            head = s.split()[0] if not s.startswith("@") else s.split()[1]
+            entry.instructions.append(Instruction(None, tuple(head.split(".")), (), loc, s,
+                                                  line, err.message.split(":")[0]))
 
 
 def _loc(s: str) -> Loc | None:

@@ -77,7 +77,7 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
     """Every counted memory instruction of the entry, in program order."""
     out = []
     for at, ins in enumerate(prog.entry.instructions):
-        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp"):
+        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp") or ins.problem:
             continue
         if ins.op == "cp":
             if ins.opcode[1] != "async" or any(m in ("bulk", "reduce") for m in ins.opcode):

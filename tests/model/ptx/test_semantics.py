@@ -1,0 +1,203 @@
+"""The engine's arithmetic, conversions and warp-wide instructions on hand-written PTX (no
+compiler needed): each test computes a value per lane into %r9 and the kernel stores a byte
+at out + 4096 + %r9, so the store's addresses show the values the engine computed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ptx_helpers import ptx_pattern
+
+from sectorviz.model.errors import PatternError
+from sectorviz.model.ptx.kernel import CompiledKernel
+
+HEAD = """
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry t(.param .u64 t_param_0, .param .u32 t_param_1)
+{
+    .reg .pred %p<8>;
+    .reg .b16 %rs<8>;
+    .reg .b32 %r<32>;
+    .reg .f32 %f<16>;
+    .reg .f64 %fd<8>;
+    .reg .b64 %rd<16>;
+    .loc 1 3 0
+    ld.param.u64 %rd1, [t_param_0];
+    mov.u32 %r1, %laneid;
+"""
+TAIL = """
+    add.s32 %r10, %r9, 4096;
+    cvt.s64.s32 %rd2, %r10;
+    add.s64 %rd3, %rd1, %rd2;
+    .loc 1 7 5
+    st.global.u8 [%rd3], 0;
+    ret;
+}
+"""
+OUT = {"out": {"dtype": "uint8", "length": 8192}}
+
+
+def kernel_of(body: str, block: int = 32, grid: int = 1, params: dict | None = None,
+              arrays: dict | None = None) -> CompiledKernel:
+    pattern, compiled = ptx_pattern(HEAD + body + TAIL, "t", ("out", "n"), arrays or OUT,
+                                    params if params is not None else {"n": 5},
+                                    grid=(grid,), block=(block,))
+    return CompiledKernel(pattern, compiled)
+
+
+def values(body: str, **kw) -> np.ndarray:
+    """The %r9 of every active lane of the first warp at the final store (-9999: inactive)."""
+    kernel = kernel_of(body, **kw)
+    last = None
+    for k, batch in kernel.trace(0, 1):
+        last = batch
+    base = kernel.arrays["out"].address0 + 4096
+    return np.where(last.active[0], last.address[0] - base, -9999)
+
+
+def test_integer_division_and_remainder_truncate_as_c_does():
+    # lane L: (L - 16) / 3 and (L - 16) % 3
+    div = values("sub.s32 %r2, %r1, 16;\n div.s32 %r9, %r2, 3;")
+    rem = values("sub.s32 %r2, %r1, 16;\n rem.s32 %r9, %r2, 3;")
+    lanes = np.arange(32) - 16
+    assert list(div) == [int(x / 3) for x in lanes]
+    assert list(rem) == [x - 3 * int(x / 3) for x in lanes]
+
+
+def test_a_division_by_zero_is_unknown_not_zero():
+    with pytest.raises(PatternError, match="division by zero"):
+        values("div.u32 %r9, 7, %r1;")  # lane 0 divides by 0, and the address uses it
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("shl.b32 %r9, %r1, 33;", [0] * 32),  # a shift past the width gives 0
+    ("sub.s32 %r2, 0, %r1;\n shr.s32 %r9, %r2, 1;", [-((x + 1) // 2) for x in range(32)]),
+    ("sub.s32 %r2, 0, %r1;\n shr.u32 %r3, %r2, 28;\n and.b32 %r9, %r3, 15;",
+     [0] + [15] * 31),
+    ("mul.wide.s32 %rd5, %r1, -65536;\n shr.s64 %rd6, %rd5, 16;\n cvt.u32.u64 %r9, %rd6;",
+     [-x for x in range(32)]),
+    ("mul.hi.u32 %r9, %r1, 1073741824;", [x // 4 for x in range(32)]),
+    ("mad.lo.s32 %r9, %r1, %r1, -100;", [x * x - 100 for x in range(32)]),
+    ("min.s32 %r2, %r1, 20;\n max.s32 %r9, %r2, 10;", [min(max(x, 10), 20) for x in range(32)]),
+    ("popc.b32 %r9, %r1;", [bin(x).count("1") for x in range(32)]),
+    ("bfe.u32 %r9, %r1, 2, 2;", [(x >> 2) & 3 for x in range(32)]),
+    ("setp.lt.s32 %p1, %r1, 8;\n setp.gt.or.s32 %p2, %r1, 28, %p1;\n"
+     " selp.s32 %r9, 1, 0, %p2;", [1 if x < 8 or x > 28 else 0 for x in range(32)]),
+    ("ld.param.u32 %r2, [t_param_1];\n add.s32 %r9, %r1, %r2;", [x + 5 for x in range(32)]),
+])
+def test_integer_operations(body, expected):
+    assert list(values(body)) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # lane L: (L - 16) * 0.75 rounded toward zero / to nearest even / down
+    ("sub.s32 %r2, %r1, 16;\n cvt.rn.f32.s32 %f1, %r2;\n mul.f32 %f2, %f1, 0f3F400000;\n"
+     " cvt.rzi.s32.f32 %r9, %f2;", [int((x - 16) * 0.75) for x in range(32)]),
+    ("sub.s32 %r2, %r1, 16;\n cvt.rn.f32.s32 %f1, %r2;\n mul.f32 %f2, %f1, 0f3F000000;\n"
+     " cvt.rni.s32.f32 %r9, %f2;", [round((x - 16) * 0.5) for x in range(32)]),
+    ("sub.s32 %r2, %r1, 16;\n cvt.rn.f32.s32 %f1, %r2;\n mul.f32 %f2, %f1, 0f3F400000;\n"
+     " cvt.rmi.s32.f32 %r9, %f2;", [int(np.floor((x - 16) * 0.75)) for x in range(32)]),
+    # float to a narrow integer saturates: L * 20 - 100 clamped to [0, 255]
+    ("cvt.rn.f32.u32 %f1, %r1;\n fma.rn.f32 %f2, %f1, 0f41A00000, 0fC2C80000;\n"
+     " cvt.rzi.u8.f32 %rs1, %f2;\n cvt.u32.u16 %r9, %rs1;",
+     [min(max(20 * x - 100, 0), 255) for x in range(32)]),
+    # double: sqrt(L) * 16, rounded to nearest
+    ("cvt.rn.f64.u32 %fd1, %r1;\n sqrt.rn.f64 %fd2, %fd1;\n mul.f64 %fd3, %fd2, 0d4030000000000000;"
+     "\n cvt.rni.s32.f64 %r9, %fd3;", [int(np.rint(np.sqrt(x) * 16)) for x in range(32)]),
+    # half: L + 0.5 in f16, times 2, back to an integer
+    ("cvt.rn.f32.u32 %f1, %r1;\n add.f32 %f2, %f1, 0f3F000000;\n cvt.rn.f16.f32 %rs1, %f2;\n"
+     " add.f16 %rs2, %rs1, %rs1;\n cvt.f32.f16 %f3, %rs2;\n cvt.rzi.s32.f32 %r9, %f3;",
+     [2 * x + 1 for x in range(32)]),
+])
+def test_float_operations_and_conversions(body, expected):
+    assert list(values(body)) == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("shfl.sync.down.b32 %r9, %r1, 1, 31, -1;", [min(x + 1, 31) if x < 31 else 31
+                                                for x in range(32)]),
+    ("shfl.sync.bfly.b32 %r9, %r1, 3, 31, -1;", [x ^ 3 for x in range(32)]),
+    ("shfl.sync.idx.b32 %r9, %r1, 5, 31, -1;", [5] * 32),
+    ("shfl.sync.up.b32 %r9, %r1, 2, 0, -1;", [x - 2 if x >= 2 else x for x in range(32)]),
+    # width 8 (c = ((32 - 8) << 8) | 31): down by 1 stays inside each group of 8 lanes
+    ("shfl.sync.down.b32 %r9, %r1, 1, 6175, -1;", [x + 1 if x % 8 != 7 else x
+                                                  for x in range(32)]),
+    ("setp.lt.u32 %p1, %r1, 5;\n vote.sync.ballot.b32 %r2, %p1, -1;\n and.b32 %r9, %r2, 255;",
+     [31] * 32),
+    ("and.b32 %r2, %r1, 3;\n match.sync.any.b32 %r3, %r2, -1;\n popc.b32 %r9, %r3;", [8] * 32),
+])
+def test_warp_wide_operations(body, expected):
+    assert list(values(body)) == expected
+
+
+def test_divergent_paths_reconverge_at_the_post_dominator():
+    # lanes < 10 add 100, the others 200, then all lanes meet and store together
+    body = """
+    setp.lt.u32 %p1, %r1, 10;
+    @%p1 bra $L_then;
+    add.s32 %r9, %r1, 200;
+    bra.uni $L_join;
+$L_then:
+    add.s32 %r9, %r1, 100;
+$L_join:
+    """
+    kernel = kernel_of(body)
+    batches = [b for _, b in kernel.trace(0, 1)]
+    assert len(batches) == 1 and batches[0].active.all()
+    assert list(values(body)) == [x + (100 if x < 10 else 200) for x in range(32)]
+
+
+def test_a_block_wide_barrier_reduction_counts_over_every_warp_of_the_block():
+    # 2 blocks of 64 threads; bar.red.popc counts the threads with tid < 40 in each block
+    body = """
+    mov.u32 %r2, %tid.x;
+    setp.lt.u32 %p1, %r2, 40;
+    bar.red.popc.u32 %r9, 0, %p1;
+    """
+    kernel = kernel_of(body, block=64, grid=2)
+    base = kernel.arrays["out"].address0 + 4096
+    for lo in range(4):
+        (_, batch), = kernel.trace(lo, lo + 1)
+        assert set((batch.address[0] - base).tolist()) == {40}
+
+
+def test_atomics_combine_every_lane_and_a_later_load_reads_the_sum():
+    body = """
+    mov.u32 %r2, 1;
+    atom.global.add.u32 %r3, [%rd1+16], %r2;
+    ld.global.u32 %r9, [%rd1+16];
+    """
+    kernel = kernel_of(body, arrays={"out": {"dtype": "uint8", "length": 8192,
+                                             "values": {"kind": "constant", "value": 0}}})
+    base = kernel.arrays["out"].address0 + 4096
+    events = list(kernel.trace(0, 1))
+    assert [kernel.instructions[k].op for k, _ in events] == ["red", "load", "store"]
+    assert set((events[-1][1].address[0] - base).tolist()) == {32}
+
+
+def test_the_old_value_of_an_atomic_many_lanes_share_is_unknown():
+    body = """
+    atom.global.add.u32 %r9, [%rd1+16], 1;
+    """
+    with pytest.raises(PatternError, match="several threads update one address"):
+        values(body, arrays={"out": {"dtype": "uint8", "length": 8192,
+                                     "values": {"kind": "constant", "value": 0}}})
+
+
+def test_an_unknown_parameter_in_an_address_asks_for_it():
+    with pytest.raises(PatternError, match="kernel parameter 'n'"):
+        values("ld.param.u32 %r9, [t_param_1];", params={})
+
+
+@pytest.mark.parametrize("instruction, why", [
+    ("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];", "textures"),
+    ("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r2, %r3}, [%rd1];", "wmma"),
+    ("call.uni (retval0), helper, (param0);", "a call to helper"),
+])
+def test_refused_instructions_name_their_line_and_text(instruction, why):
+    with pytest.raises(PatternError) as err:
+        values(instruction + "\n mov.u32 %r9, 0;")
+    assert err.value.place == "line 3"
+    assert instruction.rstrip(";") in err.value.message and why in err.value.message
