@@ -16,8 +16,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator
 
-import numpy as np
-
 from ..budget import current
 from ..errors import PatternError
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads

@@ -8,18 +8,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import PatternError
 from .bits import to_bits
 from .parse import Instruction
+from .refuse import SILENT_CALLS, Unrunnable
 
 if TYPE_CHECKING:
     from .execute import Machine
 
 WARP_BITS = np.uint64(1) << np.arange(32, dtype=np.uint64)
-
-
-def _unrunnable(what: str):
-    from .execute import Unrunnable
-    return Unrunnable(what)
 
 
 def _ballot(pred: np.ndarray) -> np.ndarray:
@@ -31,7 +28,7 @@ def _per_warp(values: np.ndarray, shape) -> np.ndarray:
     return np.broadcast_to(values[:, None], shape)
 
 
-def _shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """shfl.sync.mode.b32 d[|p], a, b, c, membermask, as the PTX ISA computes the source
     lane from b (lane or offset) and c (clamp and segment mask); a lane that reads an inactive
     lane gets an unknown value."""
@@ -43,7 +40,6 @@ def _shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     for u, w in ((ub, wb), (uc, wc)):
         if u is not None and np.any(u & mask):
             place, col = m.ctx.where(ins)
-            from ..errors import PatternError
             raise PatternError(place, f"the lane `{ins.text}` reads depends on {w}", col)
     lane = m.lane
     bval = np.broadcast_to(np.asarray(b).astype(np.int64), m.shape) & 0x1F
@@ -65,7 +61,7 @@ def _shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         j = min_lane | (bval & ~seg)
         ok = j <= max_lane
     else:
-        raise _unrunnable(f"shfl mode {mode}")
+        raise Unrunnable(f"shfl mode {mode}")
     j = np.where(ok, j, lane)
     a = np.broadcast_to(np.asarray(a), m.shape)
     got = np.take_along_axis(a, j, axis=1)
@@ -82,7 +78,7 @@ def _shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest, got, "b32", mask, unk if unk.any() else None, why)
 
 
-def _vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """vote.sync.all / any / uni.pred d, a; vote.sync.ballot.b32 d, a (over the active
     lanes of the warp)."""
     mode = ins.opcode[2] if ins.opcode[1] == "sync" else ins.opcode[1]
@@ -97,11 +93,11 @@ def _vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     r = {"all": count == active, "any": count > 0,
          "uni": (count == 0) | (count == active)}.get(mode)
     if r is None:
-        raise _unrunnable(f"vote mode {mode}")
+        raise Unrunnable(f"vote mode {mode}")
     m.write(ins.operands[0], _per_warp(r, m.shape), "pred", mask, unk, wp)
 
 
-def _match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """match.sync.any / all.b32 / .b64 d[|p], a, membermask: the active lanes holding the
     same value."""
     mode, t = ins.opcode[2], ins.opcode[-1]
@@ -122,7 +118,7 @@ def _match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest.parts[1], alike, "pred", mask, unk, wa)
 
 
-def _activemask(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def activemask(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], _per_warp(_ballot(mask), m.shape), "b32", mask)
 
 
@@ -130,11 +126,11 @@ REDUX = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_
          "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
-def _redux(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def redux(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """redux.sync.op.type d, a, membermask: op over the active lanes of the warp."""
     op, t = ins.opcode[2], ins.opcode[-1]
     if op not in REDUX:
-        raise _unrunnable(f"redux.{op}")
+        raise Unrunnable(f"redux.{op}")
     a, ua, wa = m.read(ins.operands[1], t)
     a = np.broadcast_to(np.asarray(a), m.shape)
     neutral = {"add": 0, "or": 0, "xor": 0, "and": -1,
@@ -144,7 +140,7 @@ def _redux(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], _per_warp(r, m.shape), t, mask, unk, wa)
 
 
-def _barrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def barrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """bar.sync / barrier.sync / bar.arrive: every warp of the chunk is here already (they
     run in lockstep). bar.red.popc / .and / .or reduce a predicate over the block."""
     if "red" not in ins.opcode:
@@ -169,11 +165,10 @@ def _barrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest, r.astype(bool), "pred", mask, unk, wp)
 
 
-def _call(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def call(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """A direct call to printf's vprintf or assert's __assertfail runs as a no-op (their
     argument buffers, written by the kernel, are counted); other calls are refused."""
-    from .execute import SILENT_CALLS
     names = [o.name for o in ins.operands if o.kind == "sym"]
     if not any(n in SILENT_CALLS for n in names):
         target = names[0] if names else "a function pointer"
-        raise _unrunnable(f"a call to {target}: sectorviz runs code inlined into the kernel")
+        raise Unrunnable(f"a call to {target}: sectorviz runs code inlined into the kernel")

@@ -18,6 +18,7 @@ from .bits import FLOATS, WIDTH, to_bits, view
 from .memory import LOCAL_STRIDE, SHARED_STRIDE
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
+from .refuse import Unrunnable
 from .sites import Site, data_type, space_of, vector_parts
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def _sites(m: "Machine", pc: int) -> list[tuple[int, Site]]:
     return m.sites.get(pc, [])
 
 
-def _load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """ld / ldu: one event, then the destination(s) read from memory."""
     t = data_type(ins)
     dest = ins.operands[0]
@@ -190,7 +191,7 @@ def _load_param(m: "Machine", ins: Instruction, t: str, dests, mask) -> None:
                 None if ok else why)
 
 
-def _store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """st: one event, then the value(s) written (unknown values make the bytes unknown)."""
     if space_of(ins) == "param":
         return  # a call's argument: the call itself is a no-op
@@ -216,14 +217,14 @@ ATOM_REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bi
                "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
-def _atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """atom / red: one event; the new value of each address is its old value combined with
     every active lane's operand (add, min, max, and, or, xor; in lane order for the others,
     whose result then depends on the order and is unknown where lanes share an address).
     The old value returned is known only where one lane updated its address."""
     t = data_type(ins)
     if vector_parts(ins) > 1 or t in ("f16x2", "bf16x2"):
-        raise _unrunnable("vector or packed atomics")
+        raise Unrunnable("vector or packed atomics")
     (k, site), = _sites(m, pc)
     name = m.ctx.name_of(site)
     has_dest = ins.op == "atom"
@@ -235,7 +236,7 @@ def _atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     kind = next((o for o in ins.opcode[1:] if o in ATOM_REDUCE or o in (
         "exch", "cas", "inc", "dec")), None)
     if kind is None:
-        raise _unrunnable("this atomic operation")
+        raise Unrunnable("this atomic operation")
     flat = np.flatnonzero(mask)
     ck = keys.ravel()[flat]
     srcs = ins.operands[2:] if has_dest else ins.operands[1:]
@@ -288,19 +289,14 @@ def _serial(kind: str, t: str, old, vals, inverse, groups: int):
     return np.where((old == 0) | (old > a), a, old - 1).astype(old.dtype)
 
 
-def _unrunnable(what: str):
-    from .execute import Unrunnable
-    return Unrunnable(what)
-
-
-def _cp_async(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def cp_async(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: a global load and a
     shared store of cp-size bytes (bytes past src-size are zeros); commit and wait groups
     order nothing here, the copy is done when it is issued. Bulk copies are refused."""
     if ins.opcode[1] != "async":
-        raise _unrunnable("this copy")
+        raise Unrunnable("this copy")
     if any(o in ("bulk", "reduce", "tensor") for o in ins.opcode[2:]):
-        raise _unrunnable("bulk copies (TMA)")
+        raise Unrunnable("bulk copies (TMA)")
     if any(o.startswith(("commit_group", "wait_group", "wait_all", "mbarrier"))
            for o in ins.opcode[2:]):
         return
@@ -317,6 +313,9 @@ def _cp_async(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     src_size = None
     if len(ins.operands) > 3 and ins.operands[3].kind in ("imm", "reg"):
         v, unk, why = m.read(ins.operands[3], "u32")
+        if unk is not None and np.any(unk & mask):
+            place, col = m.ctx.where(ins)
+            raise PatternError(place, f"the size `{ins.text}` copies depends on {why}", col)
         src_size = np.broadcast_to(np.asarray(v).astype(np.int64), m.shape).ravel()[flat]
     for b in range(0, load.width, 8):
         n = min(8, load.width - b)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..errors import PatternError
 from .bits import WIDTH
 from .parse import Instruction
-from .program import SPACE_OF, Program
+from .program import Program
 
 EXPLICIT = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
 
