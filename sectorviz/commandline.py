@@ -91,7 +91,7 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", choices=ENGINES,
                    help="a CUDA kernel's counts: compiled (the PTX nvcc emits, -O3) or source "
                         "(as written); default: the pattern's kernel.engine, else "
-                        "$SECTORVIZ_ENGINE, else source")
+                        "$SECTORVIZ_ENGINE, else compiled where nvcc is found, else source")
     p.add_argument("--arch", metavar="sm_NN",
                    help="the compiled engine's architecture (default: the pattern's "
                         "kernel.arch, else sm_90)")

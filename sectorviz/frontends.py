@@ -23,7 +23,7 @@ from .model.kernel import Kernel
 from .model.pattern import ENGINES, Pattern
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
-DEFAULT_ENGINE = "source"  # until the PTX engine matches the examples' differential tests
+DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
 NO_COMPILER = "no CUDA compiler found"
 
 

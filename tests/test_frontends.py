@@ -7,7 +7,7 @@ import pytest
 
 from sectorviz import frontends
 from sectorviz.cli import main
-from sectorviz.compiled.compiler import find_compiler
+from sectorviz.compiled.compiler import Toolchain, find_compiler
 from sectorviz.cuda.kernel import CudaKernel
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model.frontend import Reading, kernel_for, reading_of
@@ -37,6 +37,16 @@ def test_without_a_compiler_the_source_engine_reads_and_says_why(monkeypatch):
     assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CudaKernel)
     with pytest.raises(PatternError, match="^kernel.engine: the compiled engine needs nvcc"):
         reading_of(with_kernel(load_pattern(VECTOR_ADD), "--engine", engine="compiled"))
+
+
+def test_by_default_the_compiled_engine_reads_where_a_compiler_is_found(monkeypatch):
+    monkeypatch.delenv(frontends.ENGINE_VAR)
+    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler",
+                        lambda: Toolchain("/opt/cuda/bin/nvcc", "12.8"))
+    assert reading_of(load_pattern(VECTOR_ADD)) == Reading("compiled",
+                                                           "nvcc 12.8 for sm_90 at -O3")
+    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler", lambda: None)
+    assert reading_of(load_pattern(VECTOR_ADD)).why == "no CUDA compiler found"
 
 
 def test_an_unknown_engine_variable_is_one_line(monkeypatch):
