@@ -59,6 +59,10 @@ def _resolve(m: "Machine", ins: Instruction, site_space: str, address, mask):
                                           "sectorviz counts each instruction in one space",
                                    col)
             return space, address - base
+    if site_space != "global" and mask.any():
+        place, col = m.ctx.where(ins)
+        raise PatternError(place, f"`{ins.text}` reaches global memory through a generic "
+                                  f"address where the PTX shows {site_space} memory", col)
     return "global", address
 
 

@@ -51,25 +51,34 @@ def entry_of(ptx: str, function: str) -> str:
     return next(e for e in entries if e == base or f"{len(base)}{base}" in e)
 
 
-def compiled_for_file(source: Path, function: str) -> CompiledPtx:
+def compiled_for_file(source: Path, function: str, included: tuple[Path, ...] = ()
+                      ) -> CompiledPtx:
+    """The CompiledPtx of a .cu file (and the files it includes, which nvcc reads)."""
     ptx = nvcc_ptx(source)
     return CompiledPtx(ptx, entry_of(ptx, function),
                        kernel_parameters(source.read_text(), function.split("<")[0]),
-                       "nvcc for sm_90 at -O3", (str(source),))
+                       "nvcc for sm_90 at -O3", tuple(str(f) for f in (source, *included)))
 
 
 def inline_pattern(tmp_path: Path, code: str, function: str = "k", arrays: dict | None = None,
-                   params: dict | None = None, grid=(1,), block=(32,)):
+                   params: dict | None = None, grid=(1,), block=(32,),
+                   headers: dict[str, str] | None = None):
     """(pattern, CompiledPtx) of inline CUDA code compiled by nvcc: the code is written to
-    tmp_path/kernel.cu, and the pattern names it as its source."""
+    tmp_path/kernel.cu (and `headers`, name -> text, beside it), and the pattern names it
+    as its source."""
     source = tmp_path / "kernel.cu"
     source.write_text(code)
+    included = []
+    for name, text in (headers or {}).items():
+        (tmp_path / name).write_text(text)
+        included.append(tmp_path / name)
     doc = {"format": "sectorviz.pattern/1", "name": "test",
            "launch": {"grid": list(grid), "block": list(block)},
            "params": params or {},
            "arrays": arrays or {"a": {"dtype": "float32", "length": 1024}},
            "kernel": {"source": "kernel.cu", "function": function}}
-    return pattern_from_dict(doc, tmp_path), compiled_for_file(source, function)
+    return pattern_from_dict(doc, tmp_path), compiled_for_file(source, function,
+                                                               tuple(included))
 
 
 def ptx_pattern(ptx: str, entry: str, params: tuple[str, ...], arrays: dict,
