@@ -62,8 +62,7 @@ class ByteStore:
         if not key.size:
             return
         k = (key[:, None] + np.arange(nbytes, dtype=np.int64)).ravel()
-        b = ((bits[:, None] >> (np.arange(nbytes, dtype=np.uint64) * np.uint64(8)))
-             & np.uint64(0xFF)).astype(np.uint8).ravel()
+        b = _unpack(bits, nbytes).ravel()
         page = k >> PAGE_SHIFT
         self._add_pages(page)
         row, col = self._rows_of(page), k & (PAGE - 1)
@@ -73,21 +72,29 @@ class ByteStore:
     def read(self, key: np.ndarray, nbytes: int) -> tuple[np.ndarray, np.ndarray]:
         """(uint64 bits of nbytes little-endian bytes at each key, (n, nbytes) bool: which
         bytes were written)."""
+        if not self.used:
+            return np.zeros(key.shape, dtype=np.uint64), np.zeros(key.shape + (nbytes,), bool)
         k = key[:, None] + np.arange(nbytes, dtype=np.int64)
         row = self._rows_of(k >> PAGE_SHIFT)
         col = k & (PAGE - 1)
         have = row >= 0
         safe = np.where(have, row, 0)
-        written = have & (self.written[safe, col] if len(self.data) else False)
-        byte = np.where(written, self.data[safe, col] if len(self.data) else 0, 0)
-        return _pack(byte), written
+        written = have & self.written[safe, col]
+        byte = np.where(written, self.data[safe, col], 0)
+        return pack(byte), written
 
 
-def _pack(byte: np.ndarray) -> np.ndarray:
-    """(n, k) bytes -> n uint64 values, little-endian."""
-    shifts = np.arange(byte.shape[1], dtype=np.uint64) * np.uint64(8)
-    return np.bitwise_or.reduce(byte.astype(np.uint64) << shifts, axis=1) if byte.shape[1] \
-        else np.zeros(byte.shape[0], dtype=np.uint64)
+def _unpack(bits: np.ndarray, nbytes: int) -> np.ndarray:
+    """n uint64 values -> (n, nbytes) uint8, little-endian."""
+    return np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)[:, :nbytes]
+
+
+def pack(byte: np.ndarray) -> np.ndarray:
+    """(n, k) bytes (k <= 8) -> n uint64 values, little-endian."""
+    n, k = byte.shape
+    wide = np.zeros((n, 8), dtype=np.uint8)
+    wide[:, :k] = byte
+    return wide.view("<u8").ravel().astype(np.uint64)
 
 
 class ArrayBytes:

@@ -15,7 +15,7 @@ from ..errors import PatternError
 from ..kernel import Batch
 from ..sectors import WARP_SIZE
 from .bits import FLOATS, WIDTH, to_bits, view
-from .memory import LOCAL_STRIDE, SHARED_STRIDE
+from .memory import LOCAL_STRIDE, SHARED_STRIDE, pack
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
@@ -119,7 +119,7 @@ def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int, why: str):
     """Compact keys -> (uint64 bits, known bool, reason where unknown)."""
     bits, written = m.stores[space].read(keys, nbytes)
     known = written.all(axis=1)
-    if space == "global" and not known.all():
+    if space == "global" and not known.all() and m.ctx.array_bytes.arrays:
         init, given = m.ctx.array_bytes.read(keys, nbytes)
         byte_mask = _byte_mask(written)
         bits = (bits & byte_mask) | (init & ~byte_mask)
@@ -128,9 +128,8 @@ def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int, why: str):
 
 
 def _byte_mask(written: np.ndarray) -> np.ndarray:
-    shifts = np.arange(written.shape[1], dtype=np.uint64) * np.uint64(8)
-    return np.bitwise_or.reduce(np.where(written, np.uint64(0xFF), np.uint64(0)) << shifts,
-                                axis=1) if written.shape[1] else np.zeros(len(written), np.uint64)
+    """(n, k) bools -> n uint64 with 0xFF in the bytes written."""
+    return pack(written.astype(np.uint8) * np.uint8(0xFF))
 
 
 def _unknown_reason(m: "Machine", space: str, site: Site, name: str) -> str:
@@ -206,6 +205,8 @@ def store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     space, address = _resolve(m, ins, site.space, address, mask)
     keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
     _event(m, k, site, space, address, mask)
+    if not site.kept:
+        return
     src = ins.operands[1]
     srcs = list(src.parts) if src.kind == "vec" else [src]
     flat = np.flatnonzero(mask)
@@ -312,6 +313,8 @@ def cp_async(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     dst_keys = _keys(m, ins, "shared", dst, mask, store.width, f"'{m.ctx.name_of(store)}'")
     _event(m, kg, load, "global", src, mask)
     _event(m, ks, store, "shared", dst, mask)
+    if not store.kept:
+        return
     flat = np.flatnonzero(mask)
     gk, sk = src_keys.ravel()[flat], dst_keys.ravel()[flat]
     src_size = None

@@ -5,7 +5,7 @@ A cp.async is two: its global read (a load) and its shared write (a store)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import PatternError
 from .bits import WIDTH
@@ -27,6 +27,7 @@ class Site:
     part: int
     parts: int
     roots: tuple[str, ...]
+    kept: bool = True  # a store whose bytes some load may read (else they are not kept)
 
 
 def data_type(ins: Instruction) -> str:
@@ -104,4 +105,15 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
             dest = ins.operands[0]
             op = "atom" if dest.kind == "reg" and dest.name in reads else "red"
         out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots))
-    return out
+    return _keep_read_stores(out)
+
+
+def _keep_read_stores(sites: list[Site]) -> list[Site]:
+    """Sites with `kept` False for stores no load can read: their roots are not among the
+    roots of any load or atomic of their space (a load whose roots are unknown reads all)."""
+    read: dict[str, set] = {}
+    for s in sites:
+        if s.op != "store":
+            read.setdefault(s.space, set()).update(s.roots or {"*"})
+    return [replace(s, kept=bool({"*", *s.roots} & read.get(s.space, set()) or not s.roots))
+            if s.op == "store" else s for s in sites]
