@@ -20,7 +20,6 @@ from ..budget import current
 from ..errors import PatternError
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
-from ..sectors import WARP_SIZE
 from .execute import Context, Machine
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -269,11 +268,6 @@ class CompiledKernel(Launch):
         for where, k, batch in self.events(lo, hi, threads):
             if where == space:
                 yield k, batch
-
-    def work_estimate(self, warps: int, closed=()) -> tuple[int, str]:
-        """At least one pass over the entry's instructions per lane."""
-        per_lane = max(1, len(self.entry.instructions) // 8)
-        return warps * WARP_SIZE * per_lane, self._asker(warps, [])
 
 
 def _unique(listed: list[Instruction]) -> list[Instruction]:

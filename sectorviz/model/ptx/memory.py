@@ -3,8 +3,10 @@ pattern's values (global arrays that have them) and the initializers of PTX vari
 other byte is unknown.
 
 Keys are int64 byte positions in one space: global byte addresses; a block's shared byte
-offset + its block-in-chunk * SHARED_STRIDE; a thread's local byte offset + its
-thread-in-chunk * LOCAL_STRIDE. Stored bytes live in 4 KiB pages, created on first store.
+offset + its block-in-chunk * (the shared bytes, rounded up to a page); a thread's local
+byte offset + its thread-in-chunk * (the frame's bytes, rounded up to 16). Stored bytes live
+in 4 KiB pages, created on first store and found through a table of page numbers (a sorted
+index for pages past TABLE_PAGES).
 """
 
 from __future__ import annotations
@@ -16,16 +18,23 @@ from .bits import element_bits, scalar_of
 
 PAGE_SHIFT = 12
 PAGE = 1 << PAGE_SHIFT
-SHARED_STRIDE = 1 << 32  # bytes between two blocks' shared memories in the shared keys
-LOCAL_STRIDE = 1 << 24  # bytes between two threads' local frames in the local keys
+WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+TABLE_PAGES = 1 << 22  # page numbers below this are looked up in a table (16 GiB of keys)
+
+
+def span(nbytes: int, grain: int) -> int:
+    """Bytes between two blocks' (or threads') memories in the keys."""
+    return -(-max(nbytes, 1) // grain) * grain
 
 
 class ByteStore:
-    """Bytes written at int64 keys, with which bytes were written: pages of PAGE bytes, a
-    sorted index of page numbers -> rows of `data` / `written`."""
+    """Bytes written at int64 keys, with which bytes were written: pages of PAGE bytes in
+    the rows of `data` / `written`; page number -> row by `table`, or for high pages by the
+    sorted `pages` / `rows`."""
 
     def __init__(self) -> None:
-        self.pages = np.empty(0, dtype=np.int64)  # sorted page numbers
+        self.table = np.full(0, -1, dtype=np.int64)
+        self.pages = np.empty(0, dtype=np.int64)  # sorted page numbers >= TABLE_PAGES
         self.rows = np.empty(0, dtype=np.int64)  # their rows
         self.data = np.zeros((0, PAGE), dtype=np.uint8)
         self.written = np.zeros((0, PAGE), dtype=bool)
@@ -33,13 +42,18 @@ class ByteStore:
 
     def _rows_of(self, page: np.ndarray) -> np.ndarray:
         """Page numbers -> rows, -1 for pages never written."""
-        if not len(self.pages):
-            return np.full(page.shape, -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self.pages, page), len(self.pages) - 1)
-        return np.where(self.pages[at] == page, self.rows[at], -1)
+        low = (page >= 0) & (page < len(self.table))
+        if low.all():
+            return self.table[page]
+        out = np.where(low, self.table[np.where(low, page, 0)] if len(self.table) else -1, -1)
+        if len(self.pages):
+            at = np.minimum(np.searchsorted(self.pages, page), len(self.pages) - 1)
+            out = np.where(self.pages[at] == page, self.rows[at], out)
+        return out
 
     def _add_pages(self, page: np.ndarray) -> None:
-        new = np.setdiff1d(np.unique(page), self.pages)
+        page = np.unique(page)
+        new = page[self._rows_of(page) < 0]
         if not len(new):
             return
         need = self.used + len(new)
@@ -51,9 +65,17 @@ class ByteStore:
                 (grow - len(self.written), PAGE), dtype=bool)])
         rows = np.arange(self.used, need, dtype=np.int64)
         self.used = need
-        order = np.argsort(np.concatenate([self.pages, new]), kind="stable")
-        self.pages = np.concatenate([self.pages, new])[order]
-        self.rows = np.concatenate([self.rows, rows])[order]
+        low = (new >= 0) & (new < TABLE_PAGES)
+        if low.any():
+            top = int(new[low].max()) + 1
+            if top > len(self.table):
+                self.table = np.concatenate([self.table, np.full(
+                    max(top, 2 * len(self.table)) - len(self.table), -1, dtype=np.int64)])
+            self.table[new[low]] = rows[low]
+        if not low.all():
+            order = np.argsort(np.concatenate([self.pages, new[~low]]), kind="stable")
+            self.pages = np.concatenate([self.pages, new[~low]])[order]
+            self.rows = np.concatenate([self.rows, rows[~low]])[order]
 
     def write(self, key: np.ndarray, nbytes: int, bits: np.ndarray,
               known: np.ndarray | None = None) -> None:
@@ -74,13 +96,27 @@ class ByteStore:
         bytes were written)."""
         if not self.used:
             return np.zeros(key.shape, dtype=np.uint64), np.zeros(key.shape + (nbytes,), bool)
-        k = key[:, None] + np.arange(nbytes, dtype=np.int64)
-        row = self._rows_of(k >> PAGE_SHIFT)
-        col = k & (PAGE - 1)
+        col = key & (PAGE - 1)
+        if nbytes in WORDS and not np.any(col % nbytes):  # aligned words: one take each
+            row = self._rows_of(key >> PAGE_SHIFT)
+            have = row >= 0
+            at = (np.where(have, row, 0) * PAGE + col) // nbytes
+            word = np.take(self.data.reshape(-1).view(WORDS[nbytes]), at)
+            marks = np.take(self.written.reshape(-1).view(WORDS[nbytes]), at)
+            written = (marks.view(np.uint8).reshape(-1, nbytes) != 0) & have[:, None]
+            return np.where(written.all(axis=1), word, pack(np.where(
+                written, word.view(np.uint8).reshape(-1, nbytes), 0))).astype(np.uint64), written
+        if np.all(col + nbytes <= PAGE):  # no access crosses a page: one lookup per lane
+            row = self._rows_of(key >> PAGE_SHIFT)[:, None]
+            col = col[:, None] + np.arange(nbytes, dtype=np.int64)
+        else:
+            k = key[:, None] + np.arange(nbytes, dtype=np.int64)
+            row, col = self._rows_of(k >> PAGE_SHIFT), k & (PAGE - 1)
         have = row >= 0
-        safe = np.where(have, row, 0)
-        written = have & self.written[safe, col]
-        byte = np.where(written, self.data[safe, col], 0)
+        flat = np.where(have, row, 0) * PAGE + col
+        written = have & np.take(self.written.reshape(-1), flat)
+        byte = np.take(self.data.reshape(-1), flat)
+        byte[~written] = 0
         return pack(byte), written
 
 

@@ -15,7 +15,7 @@ from ..errors import PatternError
 from ..kernel import Batch
 from ..sectors import WARP_SIZE
 from .bits import FLOATS, WIDTH, to_bits, view
-from .memory import LOCAL_STRIDE, SHARED_STRIDE, pack
+from .memory import PAGE, pack, span
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
@@ -81,9 +81,9 @@ def _keys(m: "Machine", ins: Instruction, space: str, address, mask, width: int,
     _check(m, ins, mask & ((address < 0) | (address + width > size)), address, name,
            f"outside the {size} bytes of {space} memory the kernel declares")
     if space == "shared":
-        return m.block_in_chunk * SHARED_STRIDE + address
+        return m.block_in_chunk * span(size, PAGE) + address
     if space == "local":
-        return m.thread_in_chunk * LOCAL_STRIDE + address
+        return m.thread_in_chunk * span(size, 16) + address
     return address
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from ptx_helpers import ptx_pattern
 
+from sectorviz.model.budget import Budget, work_budget
 from sectorviz.model.errors import PatternError
 from sectorviz.model.ptx.kernel import CompiledKernel
 
@@ -201,3 +202,9 @@ def test_refused_instructions_name_their_line_and_text(instruction, why):
         values(instruction + "\n mov.u32 %r9, 0;")
     assert err.value.place == "line 3"
     assert instruction.rstrip(";") in err.value.message and why in err.value.message
+
+
+def test_an_endless_loop_ends_at_the_work_budget():
+    kernel = kernel_of("$L_spin:\n bra.uni $L_spin;\n mov.u32 %r9, 0;")
+    with work_budget(Budget(work=10**6)), pytest.raises(PatternError, match="work budget"):
+        list(kernel.trace(0, 1))
