@@ -282,11 +282,12 @@ def _function(module: Module, pieces, i: int) -> int:
 
 def _body(entry: Entry, pieces) -> None:
     loc: Loc | None = None
+    seen: dict[tuple[int, int, int], Loc] = {}  # position -> its last .loc, with its parents
     for s, line in pieces:
         if s in ("{", "}"):
             continue
         if re.match(r"\.loc\b", s):
-            loc = _loc(s) or loc
+            loc = _loc(s, seen) or loc
             continue
         if s.startswith(".reg"):
             _registers(entry, s, line)
@@ -310,13 +311,20 @@ def _body(entry: Entry, pieces) -> None:
                                                   line, err.message.split(":")[0]))
 
 
-def _loc(s: str) -> Loc | None:
+def _loc(s: str, seen: dict[tuple[int, int, int], Loc]) -> Loc | None:
+    """A `.loc` line -> Loc. Its `inlined_at` names one position; where an earlier `.loc`
+    gave that position (itself inlined somewhere), the chain continues through it."""
     m = _LOC.match(s)
     if not m:
         return None
     at = _INLINED.search(m.group(4))
-    inlined = Loc(*(int(x) for x in at.groups())) if at else None
-    return Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), inlined)
+    inlined = None
+    if at:
+        where = tuple(int(x) for x in at.groups())
+        inlined = seen.get(where) or Loc(*where)
+    here = Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), inlined)
+    seen[(here.file, here.line, here.column)] = here
+    return here
 
 
 def _registers(entry: Entry, s: str, line: int) -> None:

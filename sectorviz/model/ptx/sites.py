@@ -81,8 +81,9 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
         if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp") or ins.problem:
             continue
         if ins.op == "cp":
-            if ins.opcode[1] != "async" or any(m in ("bulk", "reduce") for m in ins.opcode):
-                continue  # refused where it runs
+            if len(ins.operands) < 3 or ins.opcode[1] != "async" or any(
+                    m in ("bulk", "reduce", "tensor") for m in ins.opcode):
+                continue  # waits and commits move nothing; bulk copies are refused
             size = ins.operands[2].value if ins.operands[2].kind == "imm" else 16
             dst, src = ins.operands[0], ins.operands[1]
             out.append(Site(at, "global", "load", size, size, 1,

@@ -107,3 +107,19 @@ $L_loop:
     assert meet[at["@%p1 bra $L_else"]] == entry.labels["$L_join"]
     assert meet[at["bra.uni $L_join"]] == entry.labels["$L_join"]
     assert meet[at["@%p2 bra $L_loop"]] == at["@%p2 bra $L_loop"] + 1  # the loop's exit
+
+
+def test_an_inlined_position_continues_through_the_loc_that_gave_it():
+    entry = parse_module("""
+.visible .entry n()
+{
+    .reg .b32 %r<4>;
+    .loc 1 14 3
+    .loc 3 119 5, function_name $L__info_string5, inlined_at 1 14 3
+    .loc 4 298 5, function_name $L__info_string6, inlined_at 3 119 5
+    .loc 4 225 9, function_name $L__info_string7, inlined_at 4 298 5
+    mov.u32 %r1, 0;
+}
+""").entries["n"]
+    chain = entry.instructions[0].loc.chain()
+    assert [(at.file, at.line) for at in chain] == [(4, 225), (4, 298), (3, 119), (1, 14)]
