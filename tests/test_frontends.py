@@ -14,7 +14,8 @@ from sectorviz.model.frontend import Reading, kernel_for, reading_of
 from sectorviz.model.pattern import with_kernel
 from sectorviz.paths import examples_dir
 
-needs_nvcc = pytest.mark.skipif(find_compiler() is None, reason="no nvcc on this machine")
+needs_nvcc = pytest.mark.skipif(find_compiler() is None or find_compiler().kind != "nvcc",
+                                reason="no nvcc on this machine")
 VECTOR_ADD = examples_dir() / "vector-add-cuda.sectorviz.json"
 
 

@@ -34,22 +34,24 @@ def _limit_memory(nbytes: int):
 
 
 def run_bounded(args: list[str], place: str, what: str, cwd: str | None = None,
-                seconds: float | None = None, memory: int | None = None) -> Finished:
-    """Run `args` (args[0] the program) with its output captured -> Finished; PatternError
-    at `place` in one line when it runs past `seconds` (its process group is killed) or
-    cannot start. `what` names the run in those lines ("the compile")."""
+                seconds: float | None = None, memory: int | None = None,
+                stdin: bytes | None = None) -> Finished:
+    """Run `args` (args[0] the program; `stdin` its input) with its output captured ->
+    Finished; PatternError at `place` in one line when it runs past `seconds` (its process
+    group is killed) or cannot start. `what` names the run in those lines ("the compile")."""
     seconds = COMPILE_SECONDS if seconds is None else seconds
     memory = COMPILE_MEMORY_BYTES if memory is None else memory
     posix = sys.platform != "win32"
     try:
-        proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=posix,
                                 preexec_fn=_limit_memory(memory) if posix else None)
     except OSError as err:
         raise PatternError(place, f"cannot run {os.path.basename(args[0])}: "
                                   f"{err.strerror or err}") from None
     try:
-        out, err = proc.communicate(timeout=seconds)
+        out, err = proc.communicate(stdin, timeout=seconds)
     except subprocess.TimeoutExpired:
         _kill(proc, posix)
         raise PatternError(place, f"{what} took over {seconds:g} s and was stopped (a template "

@@ -1,18 +1,14 @@
-"""A kernel pattern -> the PTX nvcc emits for its kernel (`compile_kernel`).
+"""A kernel pattern -> the PTX the compiler emits for its kernel (`compile_kernel`).
 
-The compile is `nvcc -ptx -O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags
-(flags.py), device code only. It first reads the file as written; when that fails and the
-file has host code, it compiles the file's device view (hostcode.py: host functions and
-host-only libraries left out, line numbers kept). Before compiling, `nvcc -M` lists the
-files the compile would read: each must lie in the pattern's root (root.py) or among the
-compiler's own headers, else the compile is refused naming the file; a `__has_include` of a
-path outside the root is refused likewise. Every run is bounded (bounded.py); errors are one
-line naming the .cu (or included) file, its line and column (diagnostics.py). Results are
-cached by content (ptxcache.py).
-
-The compiled unit is a small file of sectorviz's own, in a temporary folder, that includes
-the kernel's source and, when the pattern names an instantiation (`matmulTiled<16, float>`),
-takes that instantiation's address so that nvcc emits it.
+The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (flags.py),
+device code only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written;
+when that fails and the file has host code, it compiles the file's device view (hostcode.py:
+host functions and host-only libraries left out, line numbers kept). Every file the compile
+reads must lie in the pattern's root (root.py) or among the compiler's own headers, else the
+compile is refused naming the file; a `__has_include` of a path outside the root is refused
+likewise. Every run is bounded (bounded.py); errors are one line naming the .cu (or
+included) file, its line and column (diagnostics.py). Results are cached by content
+(ptxcache.py).
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,9 +24,7 @@ from ..model.errors import PatternError, printable
 from ..model.files import read_text
 from ..model.pattern import Pattern
 from . import ptxcache
-from .bounded import COMPILE_MEMORY_BYTES, run_bounded
-from .compiler import Toolchain, find_compiler, search_list
-from .diagnostics import compile_error, outside_root
+from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, OPTIMIZATION, check_arch, user_flags
 from .hostcode import STANDINS, device_view
@@ -37,7 +32,8 @@ from .root import inside, pattern_root
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
-_FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
+UNIT_NAME = "unit.cu"  # the file of sectorviz's own that a compile compiles, if any
+FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
                        r"(?:<(?P<args>[\w\s,:<>*&().+\-]*)>)?\s*(?:\([^;{}#\"'\\/\n]*\))?\s*")
 _HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
 
@@ -90,7 +86,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     toolchain = find_compiler()
     if toolchain is None:
         raise PatternError("kernel", "no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
-                                     "or CUDA_PATH)")
+                                     "or CUDA_PATH, or NVRTC from the nvidia-cuda-nvrtc "
+                                     "wheel)")
     spec = pattern.kernel
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
@@ -99,12 +96,16 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
                                                          root))
     function = _checked_function(spec["function"])
     source = main_source(pattern, root)
-    key = ptxcache.request_key({"nvcc": toolchain.nvcc, "version": toolchain.version,
+    key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
                                 "flags": flags, "function": function, "source": source.text,
                                 "path": str(source.path), "base": pattern.base_dir})
     entry = ptxcache.load(key)
     if entry is None:
-        entry = Compile(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
+        if toolchain.kind == "nvcc":
+            from .nvcc import NvccCompile as Route
+        else:
+            from .nvrtc import NvrtcCompile as Route
+        entry = Route(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
         ptxcache.store(key, entry)
     includes = [f for f in entry["files"] if f != str(source.path)]
     return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
@@ -116,7 +117,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
 
 def _checked_function(spec: str) -> str:
     """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
-    if not spec.isprintable() or not _FUNCTION.fullmatch(spec):
+    if not spec.isprintable() or not FUNCTION.fullmatch(spec):
         raise PatternError("kernel.function", f"cannot read the function name "
                                               f"{printable(repr(spec))}")
     return spec
@@ -137,44 +138,46 @@ def main_source(pattern: Pattern, root: Path) -> MainSource:
     return MainSource(read_text(real, "kernel.source", folder=root), real, str(real))
 
 
-class Compile:
-    """One compile in a temporary folder: the routes (as written, then the device view),
-    the read check, nvcc, and the entry the pattern names -> a cache entry (dict)."""
+class Compile(ABC):
+    """One compile in a temporary folder: the file as written, then (when that fails and the
+    file has host code) its device view; the compiler's route (`route`, nvcc.py, nvrtc.py)
+    -> a cache entry (dict) through `entry`."""
 
     def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
                  flags: tuple[str, ...], root: Path, base_dir: Path):
         self.toolchain, self.source, self.function = toolchain, source, function
         self.flags, self.root, self.base_dir = flags, root, base_dir
-        self.header_folders: tuple[str, ...] = (str(STANDINS),)  # read off `nvcc -M -v`
+        self.header_folders: tuple[str, ...] = (str(STANDINS),)  # the compiler's own headers
 
     def run(self) -> dict:
         with tempfile.TemporaryDirectory(prefix="sectorviz-ptx-") as tmp:
             self.tmp = Path(os.path.realpath(tmp))
             view = device_view(self.source.text)
             try:
-                return self._route(self.source.text, left_out=False)
+                return self.route(self.source.text, left_out=False)
             except CompileFailed:
                 if view == self.source.text:
                     raise
-            return self._route(view, left_out=True)
+            return self.route(view, left_out=True)
 
-    def _route(self, text: str, left_out: bool) -> dict:
+    @abstractmethod
+    def route(self, text: str, left_out: bool) -> dict:
         """Compile `text` standing for the main source -> the cache entry."""
-        unit = self._unit(text, left_out)
-        includes = [f"-I{folder}" for folder in (self.source.folder or self.base_dir,)
-                    if left_out or self.source.path is None] + [f"-I{STANDINS}"]
-        flags = [*self.flags, *includes]
-        done = self._nvcc(["-M", "-Xcompiler", "-v", *flags, str(unit)])
-        files = self._root_files(done.stdout)
-        if self.source.path is not None and str(self.source.path) not in files:
-            files.insert(0, str(self.source.path))
-        self._check_has_include(files)
-        out = self.tmp / "kernel.ptx"
-        self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)])
-        # a relative `#line` name (inline code's) comes out joined to the folder nvcc ran in
-        ptx = read_text(out, "kernel", limit=MAX_PTX_BYTES).replace(
-            f'"{(self.tmp / INLINE_NAME).as_posix()}"', f'"{INLINE_NAME}"')
-        entry = pick_entry(ptx_entries(ptx), self.function)
+
+    def entry(self, ptx: str, text: str, files: list[str], left_out: bool,
+              lowered: str | None = None, hint: str = "") -> dict:
+        """The cache entry of a compile of `text` (the main source as compiled) that read
+        `files` of the root and gave `ptx`; `lowered`: the entry's mangled name, when the
+        compiler said which it is; `hint` follows a "no such function" error."""
+        # a relative `#line` or program name (inline code's) comes out joined to the folder
+        # the compiler ran in
+        ptx = ptx.replace(f'"{(self.tmp / INLINE_NAME).as_posix()}"', f'"{INLINE_NAME}"')
+        if self.source.path is None:
+            ptx = ptx.replace(f'"{(self.base_dir / INLINE_NAME).as_posix()}"',
+                              f'"{INLINE_NAME}"')
+        entries = ptx_entries(ptx)
+        found = [e for e in entries if e.mangled == lowered]
+        entry = found[0] if found else pick_entry(entries, self.function, hint)
         texts = [text] + [read_text(f, "include", folder=self.root) for f in files
                           if f != str(self.source.path)]
         params = parameter_names(texts, entry)
@@ -185,36 +188,8 @@ class Compile:
                 "params": list(params), "files": {f: ptxcache.file_digest(f) for f in files},
                 "host_code_left_out": left_out}
 
-    def _unit(self, text: str, left_out: bool) -> Path:
-        """The compiled file: an #include of the main source (or of its text written here,
-        named as the PTX should name it), then the named instantiation's address."""
-        main = self.source.path
-        if left_out or main is None:
-            main = self.tmp / "main.cu"
-            main.write_text(f"#line 1 \"{Path(self.source.name).as_posix()}\"\n{text}",
-                            encoding="utf-8")
-        lines = [f"#include \"{main.as_posix()}\""]
-        found = _FUNCTION.fullmatch(self.function)
-        if found.group("args") is not None:
-            lines.append(f"static void *const __sectorviz_instance __attribute__((unused)) = "
-                         f"(void *)&{found.group('name')}<{found.group('args')}>;")
-        unit = self.tmp / "unit.cu"
-        unit.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return unit
-
-    def _nvcc(self, args: list[str]):
-        done = run_bounded([self.toolchain.nvcc, *args], "kernel", "the compile",
-                           cwd=str(self.tmp))
-        if "-M" in args:
-            self.header_folders = (*search_list(done.stderr), str(STANDINS))
-        if done.returncode != 0:
-            err = compile_error(done.stderr, done.returncode, self._place_of,
-                                self._line_text, COMPILE_MEMORY_BYTES)
-            raise CompileFailed(err.place, err.message, err.column)
-        return done
-
-    def _line_text(self, file: str, line: int) -> str | None:
-        """Line `line` of a file nvcc names (the main source's text for its own name)."""
+    def line_text(self, file: str, line: int) -> str | None:
+        """Line `line` of a file the compiler names (the main source's text for its name)."""
         if file == self.source.name:
             text = self.source.text
         else:
@@ -225,39 +200,23 @@ class Compile:
         lines = text.splitlines()
         return lines[line - 1] if 0 < line <= len(lines) else None
 
-    def _place_of(self, file: str) -> str | None:
-        """A file nvcc names -> how an error names it; None outside the root."""
+    def place_of(self, file: str) -> str | None:
+        """A file the compiler names -> how an error names it; None outside the root."""
         if file == self.source.name:
             return Path(file).name if self.source.path is not None else file
         real = os.path.realpath(self.tmp / file)
-        if real == str(self.tmp / "unit.cu"):
+        if real == str(self.tmp / UNIT_NAME):
             return "kernel.function"
         if inside(real, self.root):
             return os.path.relpath(real, self.base_dir)
-        if self._compiler_header(real):
+        if self.compiler_header(real):
             return real
         return None
 
-    def _compiler_header(self, real: str) -> bool:
+    def compiler_header(self, real: str) -> bool:
         return any(inside(real, folder) for folder in self.header_folders)
 
-    def _root_files(self, depends: str) -> list[str]:
-        """`nvcc -M` output -> the real paths of the files of the root it lists (the main
-        source first); PatternError naming the first file outside the root and the
-        compiler's headers."""
-        files = []
-        for dep in _dependencies(depends):
-            real = os.path.realpath(self.tmp / dep)
-            if inside(real, self.tmp):  # the unit, the device view or the inline code
-                continue
-            if inside(real, self.root):
-                if real not in files:
-                    files.append(real)
-            elif not self._compiler_header(real):
-                raise outside_root(dep)
-        return files
-
-    def _check_has_include(self, files: list[str]) -> None:
+    def check_has_include(self, files: list[str]) -> None:
         """A `__has_include("PATH")` in the source or an include of the root whose PATH
         leaves the root is refused: its answer would tell what lies outside."""
         texts = [(None, self.source.text)] + [(f, read_text(f, "include", folder=self.root))
@@ -269,16 +228,8 @@ class Compile:
                 if (os.path.isabs(target) or ".." in Path(target).parts) and \
                         not inside(folder / target, self.root):
                     line = text.count("\n", 0, found.start()) + 1
-                    where = self._place_of(file) if file else self._place_of(self.source.name)
+                    where = self.place_of(file) if file else self.place_of(self.source.name)
                     raise PatternError(f"{where} line {line}", f"__has_include of "
                                                                f"{printable(repr(target))}, "
                                                                "outside the pattern's root; "
                                                                "refused")
-
-
-def _dependencies(depends: str) -> list[str]:
-    """Make-style `target : dep dep \\` lines -> the dependency paths (escaped spaces kept)."""
-    body = depends.replace("\\\n", " ")
-    _, _, deps = body.partition(": ")
-    words = re.findall(r"(?:\\ |[^\s])+", deps)
-    return [w.replace("\\ ", " ") for w in words]

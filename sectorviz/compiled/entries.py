@@ -35,7 +35,10 @@ class Entry:
 
     @property
     def split(self) -> tuple[str, str | None]:
-        """(function name, template arguments or None)."""
+        """(function name, template arguments or None; "" for a template whose name could
+        not be demangled)."""
+        if self.demangled == self.mangled and self.mangled.startswith("_Z"):
+            return _itanium_name(self.mangled)
         return split_name(self.demangled)
 
     @property
@@ -43,6 +46,20 @@ class Entry:
         """`matmulTiled<16, float>`: the name without `void` and parameters."""
         name, args = self.split
         return name if args is None else f"{name}<{args}>"
+
+
+def _itanium_name(mangled: str) -> tuple[str, str | None]:
+    """A mangled name c++filt did not demangle (there is none) -> (its function's name,
+    None, or "" when it is a template instantiation): `_Z5saxpyPKfPffi` -> ('saxpy', None),
+    `_ZN2ns4stepEPf` -> ('step', None)."""
+    at, name = (3, "") if mangled.startswith("_ZN") else (2, "")
+    while at < len(mangled) and mangled[at].isdigit():
+        digits = re.match(r"\d+", mangled[at:]).group()
+        start = at + len(digits)
+        name, at = mangled[start:start + int(digits)], start + int(digits)
+        if not mangled.startswith("_ZN"):
+            break
+    return (name or mangled), ("" if mangled[at:at + 1] == "I" else None)
 
 
 def ptx_entries(ptx: str) -> list[Entry]:
@@ -82,15 +99,15 @@ def _arguments(args: str) -> list[str]:
     return [_INT_SUFFIX.sub("", "".join(w.split())) for w in out]
 
 
-def pick_entry(entries: list[Entry], spec: str) -> Entry:
+def pick_entry(entries: list[Entry], spec: str, hint: str = "") -> Entry:
     """The entry the pattern's `kernel.function` names; PatternError at kernel.function when
-    there is none or more than one."""
+    there is none (`hint` then follows the message) or more than one."""
     name, args = split_name(spec)
     same = [e for e in entries if e.split[0] == name]
     if not same:
         raise PatternError("kernel.function", f"the compiled code has no __global__ function "
                                               f"{name!r}" + suggest(name, [e.split[0] for e in
-                                                                           entries]))
+                                                                           entries]) + hint)
     if args is not None:
         want = _arguments(args)
         exact = [e for e in same if e.split[1] is not None and _arguments(e.split[1]) == want]

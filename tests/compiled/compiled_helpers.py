@@ -11,7 +11,9 @@ import pytest
 from sectorviz.compiled.compiler import find_compiler
 from sectorviz.model import load_pattern
 
-needs_nvcc = pytest.mark.skipif(find_compiler() is None, reason="no nvcc on this machine")
+FOUND = find_compiler()
+needs_nvcc = pytest.mark.skipif(FOUND is None or FOUND.kind != "nvcc",
+                                reason="no nvcc on this machine")
 
 SAXPY = """\
 __global__ void saxpy(const float *x, float *y, float a, int n)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from sectorviz.compiled import bounded, compile as compile_module, compiler
+from sectorviz.compiled import bounded, compile as compile_module, compiler, nvcc
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, pattern_from_dict
 
@@ -116,12 +116,12 @@ def test_the_flag_whitelist_applies_to_patterns(tmp_path):
 
 def _nvcc_runs(monkeypatch) -> list:
     runs = []
-    real = compile_module.run_bounded
+    real = nvcc.run_bounded
 
     def counting(args, *a, **kw):
         runs.append(args)
         return real(args, *a, **kw)
-    monkeypatch.setattr(compile_module, "run_bounded", counting)
+    monkeypatch.setattr(nvcc, "run_bounded", counting)
     return runs
 
 
@@ -178,7 +178,7 @@ def test_a_compile_past_its_time_ends_in_one_line(tmp_path, monkeypatch):
 
 def test_a_compile_past_its_memory_ends_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(bounded, "COMPILE_MEMORY_BYTES", 64 * 2**20)
-    monkeypatch.setattr(compile_module, "COMPILE_MEMORY_BYTES", 64 * 2**20)
+    monkeypatch.setattr(nvcc, "COMPILE_MEMORY_BYTES", 64 * 2**20)
     with pytest.raises(PatternError) as err:
         compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
     assert str(err.value) == ("kernel: the compiler crashed or ran out of its memory limit "
@@ -197,8 +197,9 @@ def test_the_compiler_is_found_under_cuda_home(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "none"))
     (tmp_path / "toolkit" / "bin").mkdir(parents=True)
-    (tmp_path / "toolkit" / "bin" / "nvcc").symlink_to(found.nvcc)
+    (tmp_path / "toolkit" / "bin" / "nvcc").symlink_to(found.path)
     monkeypatch.setenv("CUDA_PATH", str(tmp_path / "toolkit"))
+    monkeypatch.setattr(compiler, "find_nvrtc", lambda: None)
     compiler.find_compiler.cache_clear()
     try:
         assert compiler.find_compiler() == compiler.Toolchain(
