@@ -169,6 +169,17 @@ def test_a_bad_instantiation_is_an_error_at_the_function(tmp_path):
         compile_kernel(write_pattern(tmp_path, TEMPLATE, "scale<float>"))
 
 
+def test_a_template_explosion_ends_in_one_line(tmp_path):
+    code = ("template <int N> struct Fib { static constexpr long v = Fib<N - 1>::v + "
+            "Fib<N - 2>::v; };\ntemplate <> struct Fib<1> { static constexpr long v = 1; };\n"
+            "template <> struct Fib<0> { static constexpr long v = 0; };\n"
+            "__global__ void k(long *a) { a[0] = Fib<100000>::v; }\n")
+    with pytest.raises(PatternError) as err:
+        compile_kernel(write_pattern(tmp_path, code, "k"))
+    assert str(err.value).startswith("kernel.cu line 1, column 57: excessive recursion at "
+                                     "instantiation of member")
+
+
 def test_a_compile_past_its_time_ends_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(bounded, "COMPILE_SECONDS", 0.01)
     with pytest.raises(PatternError, match=r"^kernel: the compile took over 0.01 s and was "
