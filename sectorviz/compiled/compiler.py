@@ -115,6 +115,17 @@ def nvrtc_version(library: str) -> str | None:
     return f"{major.value}.{minor.value}"
 
 
+def toolkit_folders(nvcc: str) -> tuple[str, ...]:
+    """The folders of an nvcc's own headers that lie beside it (`bin/../include`,
+    `bin/../targets/*/include`) and, on Windows, those of the host compiler (%INCLUDE%):
+    its headers whatever the host preprocessor prints."""
+    top = Path(os.path.realpath(nvcc)).parent.parent
+    found = [top / "include", *sorted(top.glob("targets/*/include"))]
+    if os.name == "nt":
+        found += [Path(f) for f in os.environ.get("INCLUDE", "").split(os.pathsep) if f]
+    return tuple(os.path.realpath(f) for f in found if f.is_dir())
+
+
 def search_list(verbose: str) -> tuple[str, ...]:
     """The real paths of the `#include <...>` search list the host preprocessor prints with
     -v (nvcc passes it `-Xcompiler -v`): the toolkit's folders, then the host compiler's."""

@@ -3,7 +3,8 @@
 of the pattern's root, resolved as the compiler resolves it (a quoted name beside the
 including file first, then along the include folders). A file found outside the root and the
 compiler's own header folders is refused naming it (nothing of it is read); so is an
-`#include` whose file a macro names, which cannot be resolved before the compile.
+`#include` whose file a macro names, which cannot be resolved before the compile, and an
+absolute or `..` name found nowhere (the compiler might find it elsewhere).
 Directives inside comments or inactive `#if` branches count too: a refusal errs on the safe
 side.
 """
@@ -42,6 +43,10 @@ def root_includes(text: str, folder: Path, where: str, search: list[Path],
                                                            "the compile; name the file")
             name = quoted if quoted is not None else angled
             path = _resolve(name, [folder] * (quoted is not None) + search + system)
+            if path is None and (os.path.isabs(name) or ".." in Path(name).parts):
+                # the compiler may look further (beside the files that include this one)
+                raise PatternError(f"{where} line {line}", f"cannot find the include "
+                                                           f"{printable(repr(name))}")
             if path is None or path in found or any(inside(path, d) for d in system):
                 continue
             if not inside(path, root):

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..model.files import read_text
 from .bounded import COMPILE_MEMORY_BYTES, Finished, run_bounded
 from .compile import FUNCTION, MAX_PTX_BYTES, UNIT_NAME, Compile, CompileFailed
-from .compiler import search_list
+from .compiler import search_list, toolkit_folders
 from .diagnostics import compile_error, outside_root
 from .hostcode import STANDINS
 from .root import inside
@@ -61,7 +61,8 @@ class NvccCompile(Compile):
         done = run_bounded([self.toolchain.path, *args], "kernel", "the compile",
                            cwd=str(self.tmp))
         if "-M" in args:
-            self.header_folders = (*search_list(done.stderr), str(STANDINS))
+            self.header_folders = (*search_list(done.stderr),
+                                   *toolkit_folders(self.toolchain.path), str(STANDINS))
         if done.returncode != 0:
             err = compile_error(done.stderr, done.returncode, self.place_of,
                                 self.line_text, COMPILE_MEMORY_BYTES)

@@ -83,6 +83,25 @@ def test_includes_of_the_root_are_read_and_outside_ones_refused(tmp_path):
                                      "saxpy"))
 
 
+def test_a_missing_include_that_could_leave_the_root_is_refused(tmp_path):
+    code = '#include "inc/a.h"\n' + SAXPY
+    files = {"inc/a.h": '#include "../../x.h"\n'}
+    with pytest.raises(PatternError) as err:
+        compile_kernel(write_pattern(tmp_path / "p", code, "saxpy", files=files))
+    assert str(err.value) == "a.h line 1: cannot find the include '../../x.h'"
+
+
+def test_inline_code_is_named_kernel_code(tmp_path):
+    (tmp_path / "half.h").write_text("#define HALF 0.5f\n")
+    doc = {"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+           "arrays": {"a": {"dtype": "float32", "length": 32}},
+           "kernel": {"code": '#include "half.h"\n__global__ void k(float *a) '
+                              '{ a[threadIdx.x] = HALF; }\n', "function": "k"}}
+    compiled = compile_kernel(pattern_from_dict(doc, tmp_path))
+    assert compiled.files == ("kernel.code", str(tmp_path / "half.h"))
+    assert '.file\t1 "kernel.code"' in compiled.ptx
+
+
 def test_a_compile_error_is_one_line_at_the_source(tmp_path):
     code = "__global__ void k(float *a)\n{\n    a[0] = missing;\n}\n"
     with pytest.raises(PatternError) as err:
