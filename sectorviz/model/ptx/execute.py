@@ -31,7 +31,7 @@ class Context:
     """What the machine needs from the kernel: names for errors, where arrays are."""
 
     where: Callable[[Instruction], tuple[str, int | None]]  # -> (error place, column)
-    name_of: Callable[[int], str]  # site index -> the instruction's name
+    name_of: Callable[[Site], str]  # a counted site -> its instruction's name
     global_ranges: list[tuple[int, int, str]]  # (first byte, end, name), sorted
     array_bytes: ArrayBytes
     param_bytes: dict[str, tuple[bytes, bool, str]]  # PTX param -> (bytes, known, why)
@@ -67,12 +67,12 @@ class Machine:
         self.events: list[tuple[str, int, Batch]] = []
 
     def _initial_variables(self) -> None:
-        """Module-scope globals and constants hold their initializers (or zeros)."""
+        """Module-scope globals and constants with an initializer hold it; without one they
+        are unknown (the host may copy anything there before the launch)."""
         for name, (space, start) in self.prog.layout.where.items():
             var = self.prog.layout.variables[name]
-            if space in ("global", "constant") and var.size:
-                data = var.init or bytes(var.size)
-                raw = np.frombuffer(data, dtype=np.uint8).astype(np.uint64)
+            if space in ("global", "constant") and var.size and var.init is not None:
+                raw = np.frombuffer(var.init, dtype=np.uint8).astype(np.uint64)
                 self.stores[space].write(np.arange(start, start + len(raw), dtype=np.int64), 1,
                                          raw)
 
