@@ -77,6 +77,19 @@ def multiply_add(mods: tuple[str, ...], t: str, a, b, c):
     return p + c.astype(p.dtype)
 
 
+def multiply24(op: str, mods, t: str, a, b, c=None):
+    """mul24 / mad24: the 48-bit product of the low 24 bits (sign-extended for .s32); .lo
+    keeps its low 32 bits, .hi bits 16 to 47; mad24 adds c."""
+    shift = np.int64(40)
+    a24, b24 = ((np.asarray(x).astype(np.int64) << shift) >> shift if is_signed(t) else
+                np.asarray(x).astype(np.int64) & 0xFFFFFF for x in (a, b))
+    p = a24 * b24
+    r = (p >> 16) if "hi" in mods else p
+    if c is not None:
+        r = r + np.asarray(c).astype(np.int64)
+    return r.astype(INT_DTYPES[t])
+
+
 def add(mods, t, a, b):
     if t in FLOATS:
         return saturate_float((a + b).astype(_as(t)), "sat" in mods)
@@ -125,9 +138,12 @@ def shift(op: str, t: str, a, b):
     return np.where(n >= width, 0, u).astype(a.dtype)
 
 
-def minmax(op: str, t: str, a, b):
-    if t in FLOATS:  # a NaN operand gives the other operand
-        return (np.fmin if op == "min" else np.fmax)(a, b).astype(a.dtype)
+def minmax(op: str, t: str, a, b, nan: bool = False):
+    """min / max; for floats a NaN operand gives the other one (with .NaN, a NaN)."""
+    if t in FLOATS:
+        f = (np.minimum if op == "min" else np.maximum) if nan else (
+            np.fmin if op == "min" else np.fmax)
+        return f(a, b).astype(a.dtype)
     return (np.minimum if op == "min" else np.maximum)(a, b)
 
 

@@ -32,7 +32,7 @@ def shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """shfl.sync.mode.b32 d[|p], a, b, c, membermask, as the PTX ISA computes the source
     lane from b (lane or offset) and c (clamp and segment mask); a lane that reads an inactive
     lane gets an unknown value."""
-    mode = ins.opcode[2]
+    mode = next((o for o in ins.opcode[1:] if o in ("up", "down", "bfly", "idx")), "")
     dest = ins.operands[0]
     a, ua, wa = m.read(ins.operands[1], "b32")
     b, ub, wb = m.read(ins.operands[2], "u32")
@@ -81,7 +81,7 @@ def shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
 def vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """vote.sync.all / any / uni.pred d, a; vote.sync.ballot.b32 d, a (over the active
     lanes of the warp)."""
-    mode = ins.opcode[2] if ins.opcode[1] == "sync" else ins.opcode[1]
+    mode = next((o for o in ins.opcode[1:] if o in ("all", "any", "uni", "ballot")), "")
     p, up, wp = m.read(ins.operands[1], "pred")
     p = np.asarray(p, bool) & mask
     unk = None if up is None else _per_warp((up & mask).any(axis=1), m.shape)
@@ -100,7 +100,7 @@ def vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
 def match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """match.sync.any / all.b32 / .b64 d[|p], a, membermask: the active lanes holding the
     same value."""
-    mode, t = ins.opcode[2], ins.opcode[-1]
+    mode, t = ins.opcode[1], ins.opcode[-1]
     a, ua, wa = m.read(ins.operands[1], t)
     a = np.broadcast_to(np.asarray(a), m.shape)
     same = (a[:, :, None] == a[:, None, :]) & mask[:, None, :]
@@ -172,3 +172,14 @@ def call(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     if not any(n in SILENT_CALLS for n in names):
         target = names[0] if names else "a function pointer"
         raise Unrunnable(f"a call to {target}: sectorviz runs code inlined into the kernel")
+
+
+def mbarrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+    """mbarrier.init / arrive / expect_tx / inval order nothing when every warp runs in
+    lockstep and copies complete when issued: a state they return is 0; test_wait and
+    try_wait find the phase complete."""
+    dest = ins.operands[0] if ins.operands else None
+    if any(o in ("test_wait", "try_wait") for o in ins.opcode):
+        m.write(dest, np.ones(m.shape, dtype=bool), "pred", mask)
+    elif dest is not None and dest.kind == "reg":
+        m.write(dest, np.zeros(m.shape, dtype=np.uint64), "b64", mask)

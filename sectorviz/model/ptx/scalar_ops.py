@@ -36,9 +36,13 @@ def _type(ins: Instruction) -> str:
 def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """Two- and three-operand arithmetic of one type (packed f16x2 / bf16x2 half by half)."""
     t = _type(ins)
+    if "cc" in ins.opcode:
+        raise Unrunnable("carry arithmetic (.cc)")
     if t in ("f16x2", "bf16x2"):
         return _packed(m, ins, mask, t)
-    srcs = [m.read(o, t) for o in ins.operands[1:]]
+    wide = "wide" in ins.opcode and t not in FLOATS
+    srcs = [m.read(o, alu._wide(t) if wide and k == 2 else t)  # mad.wide adds a wide c
+            for k, o in enumerate(ins.operands[1:])]
     values = [s[0] for s in srcs]
     unk, why = _combine(*((s[1], s[2]) for s in srcs))
     result, bad = _compute(ins.op, ins.opcode[1:], t, values)
@@ -46,8 +50,7 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         bad_unk = np.broadcast_to(bad, m.shape)
         unk = bad_unk if unk is None else (unk | bad_unk)
         why = why or f"a division by zero at `{ins.text}`"
-    out_t = alu._wide(t) if "wide" in ins.opcode and t not in FLOATS else t
-    m.write(ins.operands[0], result, out_t, mask, unk, why)
+    m.write(ins.operands[0], result, alu._wide(t) if wide else t, mask, unk, why)
 
 
 def _compute(op: str, mods: tuple[str, ...], t: str, v: list):
@@ -56,16 +59,18 @@ def _compute(op: str, mods: tuple[str, ...], t: str, v: list):
         return alu.add(mods, t, *v), None
     if op == "sub":
         return alu.sub(mods, t, *v), None
-    if op in ("mul", "mul24"):
+    if op in ("mul24", "mad24"):
+        return alu.multiply24(op, mods, t, *v), None
+    if op == "mul":
         return alu.multiply(mods, t, *v), None
-    if op in ("mad", "fma", "mad24"):
+    if op in ("mad", "fma"):
         return alu.multiply_add(mods, t, *v), None
     if op == "div":
         return alu.divide(mods, t, *v)
     if op == "rem":
         return alu.remainder(mods, t, *v)
     if op in ("min", "max"):
-        return alu.minmax(op, t, *v), None
+        return alu.minmax(op, t, *v, nan="NaN" in mods), None
     if op in ("shl", "shr"):
         return alu.shift(op, t, *v), None
     if op in ("and", "or", "xor"):
@@ -293,3 +298,33 @@ def isspacep(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     r = inside[space] if space in inside else ~(inside["shared"] | inside["local"]
                                                 | inside["const"])
     m.write(ins.operands[0], r, "pred", mask, unk, why)
+
+
+def testp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+    """testp.finite / infinite / number / notanumber / normal / subnormal of a float."""
+    t = _type(ins)
+    a, unk, why = m.read(ins.operands[1], t)
+    a = np.asarray(a)
+    tiny = np.finfo(a.dtype).tiny
+    mag = np.abs(a)
+    r = {"finite": np.isfinite(a), "infinite": np.isinf(a), "number": ~np.isnan(a),
+         "notanumber": np.isnan(a), "normal": np.isfinite(a) & (mag >= tiny),
+         "subnormal": (mag > 0) & (mag < tiny)}.get(ins.opcode[1])
+    if r is None:
+        raise Unrunnable(f"testp.{ins.opcode[1]}")
+    m.write(ins.operands[0], r, "pred", mask, unk, why)
+
+
+def funnel_shift(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+    """shf.l / shf.r.wrap / .clamp.b32 d, a, b, c: the 64 bits b:a shifted by c, the high
+    (left) or low (right) 32 bits kept."""
+    srcs = [m.read(o, "u32") for o in ins.operands[1:4]]
+    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    a, b, c = (np.asarray(x[0]).astype(np.uint64) for x in srcs)
+    n = c & np.uint64(31) if "wrap" in ins.opcode else np.minimum(c, np.uint64(32))
+    both = (b << np.uint64(32)) | a
+    if "l" in ins.opcode:
+        r = ((both << n) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
+    else:
+        r = (both >> n) & np.uint64(0xFFFFFFFF)
+    m.write(ins.operands[0], r, "b32", mask, unk, why)
