@@ -5,6 +5,7 @@ An entry's file name is the SHA-256 of what the compile was asked (compiler and 
 architecture, flags, kernel function, the main source's bytes); the entry lists every file of
 the pattern's root the compile read with the SHA-256 of its bytes, and is used only while all
 of them still hold those bytes. Entries are written atomically; an unreadable one is a miss.
+The folder keeps the MAX_ENTRIES most recently used entries (a hit touches its entry).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..model.files import MAX_TEXT_BYTES, read_bytes
 
 CACHE_FORMAT = 1
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
+MAX_ENTRIES = 512  # entries kept; storing one more removes the least recently used
 
 
 def cache_dir() -> Path:
@@ -55,6 +57,10 @@ def load(key: str) -> dict | None:
         return None
     if not isinstance(files, dict) or any(file_digest(f) != d for f, d in files.items()):
         return None
+    try:
+        os.utime(path)
+    except OSError:
+        pass
     return entry
 
 
@@ -65,5 +71,18 @@ def store(key: str, entry: dict) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(folder / f"{key}.json", json.dumps(entry))
+        _prune(folder)
     except OSError:
         pass
+
+
+def _prune(folder: Path) -> None:
+    """Remove the least recently used entries beyond MAX_ENTRIES."""
+    entries = []
+    for path in folder.glob("*.json"):
+        try:
+            entries.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    for _, path in sorted(entries, reverse=True)[MAX_ENTRIES:]:
+        path.unlink(missing_ok=True)

@@ -2,10 +2,11 @@
 line for every compile error."""
 
 import json
+import os
 
 import pytest
 
-from sectorviz.compiled import bounded, compile as compile_module, compiler, nvcc
+from sectorviz.compiled import bounded, compile as compile_module, compiler, nvcc, ptxcache
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, pattern_from_dict
 
@@ -141,6 +142,18 @@ def test_ptx_is_cached_by_content(tmp_path, monkeypatch, ptx_cache):
     for entry in ptx_cache.iterdir():  # a damaged entry is a miss, not an error
         entry.write_text("{not json")
     assert compile_kernel(write_pattern(tmp_path, code, "k")) == changed
+
+
+def test_the_cache_keeps_the_most_recently_used_entries(tmp_path, monkeypatch, ptx_cache):
+    monkeypatch.setattr(ptxcache, "MAX_ENTRIES", 2)
+    kernels = [f"__global__ void k(float *y) {{ y[threadIdx.x] = {v}.0f; }}\n"
+               for v in range(3)]
+    for code in kernels[:2]:
+        compile_kernel(write_pattern(tmp_path, code, "k"))
+    first = sorted(ptx_cache.iterdir(), key=lambda p: p.stat().st_mtime)[0]
+    os.utime(first, (1, 1))  # long unused
+    compile_kernel(write_pattern(tmp_path, kernels[2], "k"))
+    assert len(list(ptx_cache.iterdir())) == 2 and not first.exists()
 
 
 def test_a_cache_entry_is_plain_json_with_the_files_it_depends_on(tmp_path, ptx_cache):

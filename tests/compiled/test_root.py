@@ -30,10 +30,11 @@ def test_the_root_is_the_pattern_folder_or_the_repository_above(tmp_path):
 
 
 @pytest.mark.parametrize("source", ["../outside/secret.h", "/etc/hostname",
-                                    "sub/../../outside/secret.h"])
+                                    "sub/../../outside/secret.h", "link.cu"])
 def test_a_kernel_source_outside_the_root_is_refused_unread(tmp_path, source):
-    _outside(tmp_path)
+    outside = _outside(tmp_path)
     pattern = write_pattern(tmp_path / "p", SAXPY, "saxpy")
+    (tmp_path / "p" / "link.cu").symlink_to(outside / "secret.h")
     doc = json.loads((tmp_path / "p" / "p.sectorviz.json").read_text())
     doc["kernel"]["source"] = source
     (tmp_path / "p" / "p.sectorviz.json").write_text(json.dumps(doc))
