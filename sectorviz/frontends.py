@@ -2,7 +2,7 @@
 ends (the model never imports a front end; it asks the hooks registered here).
 
 A pattern with a `kernel` key is read by one of two engines:
-- "compiled": the kernel compiled by nvcc (sectorviz.compiled) and its PTX executed by the
+- "compiled": the kernel compiled by nvcc or NVRTC (sectorviz.compiled), its PTX executed by the
   model's PTX engine (sectorviz.model.ptx.kernel.CompiledKernel): what the GPU runs;
 - "source": sectorviz.cuda.kernel.CudaKernel, the source as written (tree-sitter is imported
   on the first kernel, not at start-up).
@@ -44,16 +44,17 @@ def kernel_reading(pattern: Pattern) -> Reading:
     if engine == "source":
         return Reading("source")
     from .compiled.compiler import find_compiler
-    from .compiled.flags import DEFAULT_ARCH, OPTIMIZATION
+    from .compiled.flags import DEFAULT_ARCH
     toolchain = find_compiler()
     if toolchain is None:
         if by_pattern:
-            raise PatternError("kernel.engine", f"the compiled engine needs nvcc: {NO_COMPILER}"
-                                                " (on PATH, under CUDA_HOME or CUDA_PATH); "
-                                                "use \"source\"")
+            raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
+                                                f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME "
+                                                "or CUDA_PATH, or the nvidia-cuda-nvrtc wheel);"
+                                                " use \"source\"")
         return Reading("source", None, NO_COMPILER)
-    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
-    return Reading("compiled", f"{toolchain.description} for {arch} at {OPTIMIZATION}")
+    return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
+                                                                          DEFAULT_ARCH)))
 
 
 def cuda_kernel(pattern: Pattern, reading: Reading) -> Kernel:
@@ -70,7 +71,7 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> Kernel:
 
 
 def compiled_kernel(pattern: Pattern) -> Kernel:
-    """A kernel pattern compiled by nvcc -> the PTX engine's kernel of it."""
+    """A kernel pattern compiled (nvcc, NVRTC) -> the PTX engine's kernel of it."""
     from .compiled.compile import compile_kernel
     from .model.ptx.kernel import CompiledKernel
     return CompiledKernel(pattern, compile_kernel(pattern))

@@ -36,7 +36,7 @@ def test_without_a_compiler_the_source_engine_reads_and_says_why(monkeypatch):
     assert reading == Reading("source", None, "no CUDA compiler found")
     assert reading.words == "as written (source engine: no CUDA compiler found)"
     assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CudaKernel)
-    with pytest.raises(PatternError, match="^kernel.engine: the compiled engine needs nvcc"):
+    with pytest.raises(PatternError, match="^kernel.engine: the compiled engine needs a compiler"):
         reading_of(with_kernel(load_pattern(VECTOR_ADD), "--engine", engine="compiled"))
 
 

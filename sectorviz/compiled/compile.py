@@ -26,7 +26,7 @@ from ..model.pattern import Pattern
 from . import ptxcache
 from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
-from .flags import DEFAULT_ARCH, FIXED_FLAGS, OPTIMIZATION, check_arch, user_flags
+from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
 from .hostcode import STANDINS, device_view
 from .root import inside, pattern_root
 
@@ -109,7 +109,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
         ptxcache.store(key, entry)
     includes = [f for f in entry["files"] if f != str(source.path)]
     return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
-                       f"{toolchain.description} for {arch} at {OPTIMIZATION}", arch, flags,
+                       toolchain.compiling_for(arch), arch, flags,
                        (source.name, *includes),
                        (source.text, *(read_text(f, "include", folder=root) for f in includes)),
                        entry["host_code_left_out"])

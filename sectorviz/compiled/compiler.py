@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..model.errors import PatternError
 from .bounded import run_bounded
+from .flags import OPTIMIZATION
 
 QUERY_SECONDS = 30.0  # `nvcc --version`
 _RELEASE = re.compile(r"release (\d+\.\d+)")
@@ -39,6 +40,10 @@ class Toolchain:
     def description(self) -> str:
         """`nvcc 13.0`, `NVRTC 13.5`."""
         return f"{'nvcc' if self.kind == 'nvcc' else 'NVRTC'} {self.version}"
+
+    def compiling_for(self, arch: str) -> str:
+        """`nvcc 13.0 for sm_90 at -O3`: how a compile for `arch` is described."""
+        return f"{self.description} for {arch} at {OPTIMIZATION}"
 
 
 def _nvcc_candidates() -> list[str]:
