@@ -26,6 +26,10 @@ from .refuse import NO_OPS, REFUSED, Unrunnable
 from .sites import Site
 
 
+UNKNOWN_SPECIALS = ("%clock", "%globaltimer", "%smid", "%nsmid", "%gridid", "%pm", "%envreg",
+                    "%reserved_smem")  # registers whose values the launch does not fix
+
+
 @dataclass
 class Context:
     """What the machine needs from the kernel: names for errors, where arrays are."""
@@ -211,9 +215,7 @@ class Machine:
         sp = self.special(name)
         if sp is not None:
             return view(to_bits(sp, "u64"), t), None, None
-        if name.startswith("%") and name.split(".")[0] in (
-                "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid",
-                "%globaltimer_lo", "%globaltimer_hi", "%pm0", "%envreg"):
+        if name.startswith(UNKNOWN_SPECIALS):
             return (np.zeros(self.shape, dtype=INT_DTYPES.get(t, np.uint64)),
                     np.ones(self.shape, dtype=bool), f"the special register {name}")
         if name not in self.bits:

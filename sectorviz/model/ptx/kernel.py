@@ -51,7 +51,9 @@ class CompiledPtx:
     """What the compiler made of a pattern's kernel: the PTX text, the entry's (mangled)
     name, the kernel's parameter names in order, the compiler's description ("nvcc 13.0 for
     sm_90 at -O3") and the files it read, the kernel's own file first; `texts` holds their
-    contents in the same order (or is empty: then they are read when named)."""
+    contents in the same order (or is empty: then they are read when named); `pointees`
+    the element type of pointer parameters where the source says it (`S *` -> ("bytes:24",
+    24)), for arrays the pattern gives no dtype (else the PTX's access type is used)."""
 
     ptx: str
     entry: str
@@ -59,6 +61,7 @@ class CompiledPtx:
     compiler: str
     files: tuple[str, ...]
     texts: tuple[str, ...] = ()
+    pointees: tuple[tuple[str, str, int], ...] = ()  # (pointer parameter, dtype, bytes)
 
 
 def _entry(module: Module, name: str) -> Entry:
@@ -144,7 +147,8 @@ class CompiledKernel(Launch):
         first = program(self.module, self.entry, pointers, 0, 0)
         reads = first.reads
         specs = _with_dtypes(pattern, self.entry,
-                             memory_sites(first, set(pointers.values()), reads))
+                             memory_sites(first, set(pointers.values()), reads),
+                             {p: (d, n) for p, d, n in getattr(compiled, "pointees", ())})
         super().__init__(pattern, specs)
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
         dynamic = int(pattern.kernel.get("dynamic_shared_bytes", 0)) if pattern.kernel else 0
@@ -308,18 +312,23 @@ def _encode(value: int, ptx_type: str, size: int) -> bytes:
     return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
 
 
-def _with_dtypes(pattern: Pattern, entry: Entry, sites: list[Site]) -> tuple[ArraySpec, ...]:
-    """The pattern's arrays, each without a dtype given the PTX type of the first memory
-    instruction that reaches only it (`ld.global.f32` -> float32)."""
+def _with_dtypes(pattern: Pattern, entry: Entry, sites: list[Site],
+                 pointees: dict[str, tuple[str, int]]) -> tuple[ArraySpec, ...]:
+    """The pattern's arrays, each without a dtype given its parameter's pointee type where
+    the compile says it, else the PTX type of the first memory instruction that reaches only
+    it (`ld.global.f32` -> float32), else bytes."""
     specs = []
     for spec in pattern.arrays:
-        if spec.dtype is None:
+        if spec.dtype is None and spec.name in pointees:
+            dtype, size = pointees[spec.name]
+            spec = replace(spec, dtype=dtype, elem_bytes=size)
+        elif spec.dtype is None:
             site = next((s for s in sites if s.roots == (spec.name,) and s.space == "global"),
                         None)
-            if site is None:
-                raise PatternError(f"arrays.{spec.name}", "no dtype, and no instruction of the "
-                                                          "compiled kernel reaches only it")
-            dtype = PTX_DTYPES.get(data_type(entry.instructions[site.at]), "uint8")
+            # an array no instruction reaches alone is placed as bytes (arrays start at
+            # 256-byte boundaries: the element size moves no access relative to a sector)
+            dtype = "uint8" if site is None else PTX_DTYPES.get(
+                data_type(entry.instructions[site.at]), "uint8")
             spec = replace(spec, dtype=dtype, elem_bytes=DTYPE_BYTES[dtype])
         specs.append(spec)
     return tuple(specs)

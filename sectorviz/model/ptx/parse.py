@@ -434,6 +434,8 @@ def _operand(s: str, line: int, text: str) -> Operand:
         if base and _immediate(base) is not None and off is None:
             return Operand("addr", "", offset=_immediate(base).value)
         return Operand("addr", base, offset=int(off, 0) if off else 0)
+    if "|" in s:  # d|p: a value and a predicate
+        return Operand("vec", parts=tuple(_operand(p, line, text) for p in s.split("|")))
     if s.startswith("!"):
         return Operand("reg", s[1:], negated=True)
     imm = _immediate(s)
@@ -444,8 +446,6 @@ def _operand(s: str, line: int, text: str) -> Operand:
     if re.fullmatch(r"[A-Za-z_$][\w$]*(\+\d+)?", s):
         name, _, off = s.partition("+")
         return Operand("sym", name, offset=int(off) if off else 0)
-    if "|" in s:
-        return Operand("vec", parts=tuple(_operand(p, line, text) for p in s.split("|")))
     raise ptx_error(line, text, f"an operand this reader cannot take ({s})")
 
 
