@@ -241,11 +241,15 @@ class Machine:
         if op.kind != "reg":
             raise Unrunnable("a destination that is not a register")
         name = op.name
+        full = mask.all()
+        if not full and name not in self.bits and name not in self.preds:
+            # set on some lanes only: the others stay unknown until set
+            self.unknown[name] = (np.ones(self.shape, dtype=bool),
+                                  f"the register {name}, read before it is set")
         if t == "pred" or self.prog.entry.register_type(name) == "pred":
             new = np.broadcast_to(np.asarray(values, dtype=bool), self.shape)
             old = self.preds.get(name)
-            self.preds[name] = new.copy() if old is None or mask.all() else np.where(
-                mask, new, old)
+            self.preds[name] = new.copy() if old is None or full else np.where(mask, new, old)
         else:
             rt = self.prog.entry.register_type(name) or t
             if t in INT_DTYPES and rt in INT_DTYPES and WIDTH[rt] > WIDTH[t] and is_signed(t):
@@ -254,8 +258,7 @@ class Machine:
                 bits = to_bits(values, t)
             bits = np.broadcast_to(bits, self.shape)
             old = self.bits.get(name)
-            self.bits[name] = bits.copy() if old is None or mask.all() else np.where(
-                mask, bits, old)
+            self.bits[name] = bits.copy() if old is None or full else np.where(mask, bits, old)
         self._set_unknown(name, mask, unk, why)
 
     def _set_unknown(self, name: str, mask, unk, why) -> None:
