@@ -10,6 +10,9 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+if sys.platform != "win32":
+    import resource  # imported here: the forked child only calls setrlimit
+
 from ..model.errors import PatternError
 
 COMPILE_SECONDS = 120.0  # wall-clock seconds one compiler run may take
@@ -28,7 +31,6 @@ class Finished:
 def _limit_memory(nbytes: int):
     """A preexec function that caps the child's address space at `nbytes` (POSIX only)."""
     def limit() -> None:
-        import resource
         resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
     return limit
 

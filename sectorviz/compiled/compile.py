@@ -39,7 +39,7 @@ _HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
 
 
 class CompileFailed(PatternError):
-    """nvcc exited with an error (the one-line message is the compiler's first)."""
+    """The compiler exited with an error (the one-line message is its first)."""
 
 
 @dataclass(frozen=True)

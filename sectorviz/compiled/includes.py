@@ -35,7 +35,7 @@ def root_includes(text: str, folder: Path, where: str, search: list[Path],
     while pending:
         text, folder, where = pending.pop(0)
         for match in _INCLUDE.finditer(text):
-            quoted, angled, other = match.groups()
+            quoted, angled, _ = match.groups()
             line = text.count("\n", 0, match.start()) + 1
             if quoted is None and angled is None:
                 raise PatternError(f"{where} line {line}", "an #include of a file a macro "

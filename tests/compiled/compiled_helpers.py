@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sectorviz.compiled.compiler import find_compiler
-from sectorviz.model import load_pattern
+from sectorviz.model import Pattern, load_pattern
 
 FOUND = find_compiler()
 needs_nvcc = pytest.mark.skipif(FOUND is None or FOUND.kind != "nvcc",
@@ -25,7 +25,7 @@ __global__ void saxpy(const float *x, float *y, float a, int n)
 
 
 def write_pattern(folder: Path, source: str, function: str, files: dict[str, str] | None = None,
-                  **kernel) -> "object":
+                  **kernel) -> Pattern:
     """A pattern in `folder` whose kernel is `source` (written as kernel.cu), with more
     `files` beside it and more `kernel` keys -> the loaded Pattern."""
     folder.mkdir(parents=True, exist_ok=True)
