@@ -34,9 +34,9 @@ PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfl
               "bf16x2": "__nv_bfloat162"}
 SPACE_NAMES = {"global": "global", "shared": "shared", "local": "local", "constant": "const"}
 
-COUNTS_ARE_PTX = ("Counts are those of the PTX instructions nvcc emits (PTX level): ptxas may "
-                  "still merge accesses (four ld.shared.f32 into one LDS.128), unroll further "
-                  "or move them.")
+COUNTS_ARE_PTX = ("Counts are those of the PTX instructions the compiler emitted ({}): "
+                  "ptxas may still merge accesses (four ld.shared.f32 into one LDS.128), "
+                  "unroll further or move them.")
 LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of its warp (lane "
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
@@ -157,7 +157,7 @@ class CompiledKernel(Launch):
         self.sites = memory_sites(self.program, set(self.arrays), reads)
         self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8)
         self._name_instructions()
-        self.assumptions = (COUNTS_ARE_PTX, LOCKSTEP) + (
+        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler), LOCKSTEP) + (
             (LOCAL_WORDS,) if self.local_instructions else ())
 
     # ------------------------------------------------------------ setup
