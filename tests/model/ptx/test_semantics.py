@@ -225,3 +225,28 @@ def test_an_endless_loop_ends_at_the_work_budget():
     kernel = kernel_of("$L_spin:\n bra.uni $L_spin;\n mov.u32 %r9, 0;")
     with work_budget(Budget(work=10**6)), pytest.raises(PatternError, match="work budget"):
         list(kernel.trace(0, 1))
+
+
+def test_a_range_of_warps_that_splits_blocks_runs_their_whole_blocks():
+    # each thread stores its tid in shared memory, and after the barrier reads the word of
+    # thread 63 - tid: warps 1 and 2 (the second of block 0, the first of block 1) see
+    # what the other warp of their block stored, as in a run of every warp
+    body = """
+    .shared .align 4 .b8 s[256];
+    mov.u32 %r2, %tid.x;
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, s;
+    add.s32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r2;
+    bar.sync 0;
+    sub.s32 %r6, 252, %r3;
+    add.s32 %r7, %r4, %r6;
+    ld.shared.u32 %r9, [%r7];
+    """
+    kernel = kernel_of(body, block=64, grid=2)
+    base = kernel.arrays["out"].address0 + 4096
+    whole = [b for k, b in kernel.trace(0, 4)][-1]
+    part = [b for k, b in kernel.trace(1, 3)][-1]
+    assert (part.address == whole.address[1:3]).all()
+    assert list(part.address[0] - base) == [31 - lane for lane in range(32)]
+    assert list(part.address[1] - base) == [63 - lane for lane in range(32)]
