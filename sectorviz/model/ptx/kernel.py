@@ -53,7 +53,9 @@ class CompiledPtx:
     sm_90 at -O3") and the files it read, the kernel's own file first; `texts` holds their
     contents in the same order (or is empty: then they are read when named); `pointees`
     the element type of pointer parameters where the source says it (`S *` -> ("bytes:24",
-    24)), for arrays the pattern gives no dtype (else the PTX's access type is used)."""
+    24)), for arrays the pattern gives no dtype (else the PTX's access type is used);
+    `dynamic_shared_bytes` the launch's dynamic shared memory where the pattern does not
+    give it."""
 
     ptx: str
     entry: str
@@ -62,6 +64,7 @@ class CompiledPtx:
     files: tuple[str, ...]
     texts: tuple[str, ...] = ()
     pointees: tuple[tuple[str, str, int], ...] = ()  # (pointer parameter, dtype, bytes)
+    dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
 
 
 def _entry(module: Module, name: str) -> Entry:
@@ -151,7 +154,9 @@ class CompiledKernel(Launch):
                              {p: (d, n) for p, d, n in getattr(compiled, "pointees", ())})
         super().__init__(pattern, specs)
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
-        dynamic = int(pattern.kernel.get("dynamic_shared_bytes", 0)) if pattern.kernel else 0
+        dynamic = (pattern.kernel or {}).get("dynamic_shared_bytes",
+                                             getattr(compiled, "dynamic_shared_bytes", None))
+        dynamic = int(dynamic or 0)
         self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
         self._add_module_globals()
         self.sites = memory_sites(self.program, set(self.arrays), reads)

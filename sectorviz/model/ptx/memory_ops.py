@@ -78,8 +78,11 @@ def _keys(m: "Machine", ins: Instruction, space: str, address, mask, width: int,
         return address
     size = {"shared": m.prog.layout.shared_bytes, "local": m.prog.layout.local_bytes,
             "constant": m.prog.layout.const_bytes}[space]
+    dynamic = space == "shared" and any(v.extern for v in m.prog.layout.variables.values())
     _check(m, ins, mask & ((address < 0) | (address + width > size)), address, name,
-           f"outside the {size} bytes of {space} memory the kernel declares")
+           f"outside the {size} bytes of {space} memory the kernel declares" + (
+               " (with the launch's dynamic shared memory: give kernel.dynamic_shared_bytes)"
+               if dynamic else ""))
     if space == "shared":
         return m.block_in_chunk * span(size, PAGE) + address
     if space == "local":

@@ -9,7 +9,7 @@ PatternError naming the PTX line and its text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import PatternError
 
@@ -304,11 +304,25 @@ def _body(entry: Entry, pieces) -> None:
             entry.variables.append(var)
             continue
         try:
-            entry.instructions.append(_instruction(s, line, loc))
+            entry.instructions.append(_named_registers(_instruction(s, line, loc), entry))
         except PtxError as err:  # refused where it runs, at its source line
             head = s.split()[0] if not s.startswith("@") else s.split()[1]
             entry.instructions.append(Instruction(None, tuple(head.split(".")), (), loc, s,
                                                   line, err.message.split(":")[0]))
+
+
+def _named_registers(ins: Instruction, entry: Entry) -> Instruction:
+    """Operands that name a register declared without `%` (an inline asm block's `.reg .f16
+    low;`) read as registers, not as variable addresses."""
+    def fix(op: Operand) -> Operand:
+        if op.kind == "sym" and op.name in entry.registers:
+            return replace(op, kind="reg")
+        if op.kind == "vec":
+            return replace(op, parts=tuple(fix(p) for p in op.parts))
+        return op
+    if not any(op.kind in ("sym", "vec") for op in ins.operands):
+        return ins
+    return replace(ins, operands=tuple(fix(op) for op in ins.operands))
 
 
 def _loc(s: str, seen: dict[tuple[int, int, int], Loc]) -> Loc | None:
