@@ -217,7 +217,9 @@ class Machine:
             return view(to_bits(sp, "u64"), t), None, None
         if name.startswith(UNKNOWN_SPECIALS):
             return (np.zeros(self.shape, dtype=INT_DTYPES.get(t, np.uint64)),
-                    np.ones(self.shape, dtype=bool), f"the special register {name}")
+                    np.ones(self.shape, dtype=bool), f"the special register {name}" + (
+                        " (a cooperative launch's grid workspace: grid-wide syncs are not run)"
+                        if name.startswith("%envreg") else ""))
         if name not in self.bits:
             if self.prog.entry.register_type(name) is None and name in self.preds:
                 return self.read(op, "pred")
