@@ -25,7 +25,6 @@ from .program import Program
 from .refuse import NO_OPS, REFUSED, Unrunnable
 from .sites import Site
 
-
 UNKNOWN_SPECIALS = ("%clock", "%globaltimer", "%smid", "%nsmid", "%gridid", "%pm", "%envreg",
                     "%reserved_smem")  # registers whose values the launch does not fix
 
@@ -39,6 +38,7 @@ class Context:
     global_ranges: list[tuple[int, int, str]]  # (first byte, end, name), sorted
     array_bytes: ArrayBytes
     param_bytes: dict[str, tuple[bytes, bool, str]]  # PTX param -> (bytes, known, why)
+    initial: dict[str, bytes]  # module-scope global / constant variable -> its launch bytes
 
 
 class Machine:
@@ -71,14 +71,12 @@ class Machine:
         self.events: list[tuple[str, int, Batch]] = []
 
     def _initial_variables(self) -> None:
-        """Module-scope globals and constants with an initializer hold it; without one they
-        are unknown (the host may copy anything there before the launch)."""
-        for name, (space, start) in self.prog.layout.where.items():
-            var = self.prog.layout.variables[name]
-            if space in ("global", "constant") and var.size and var.init is not None:
-                raw = np.frombuffer(var.init, dtype=np.uint8).astype(np.uint64)
-                self.stores[space].write(np.arange(start, start + len(raw), dtype=np.int64), 1,
-                                         raw)
+        """Module-scope globals and constants hold their launch bytes where the kernel
+        knows them (Context.initial); the others are unknown."""
+        for name, data in self.ctx.initial.items():
+            space, start = self.prog.layout.where[name]
+            raw = np.frombuffer(data, dtype=np.uint8).astype(np.uint64)
+            self.stores[space].write(np.arange(start, start + len(raw), dtype=np.int64), 1, raw)
 
     # ------------------------------------------------------------------ control
 

@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from .lanes_ops import activemask, barrier, call, match, mbarrier, redux, shfl, vote
 from .memory_ops import atom, cp_async, load, store
-from .scalar_ops import (arith, bfe_bfi, convert, cvta, funnel_shift, isspacep, lop3, mov,
-                         prmt, selp, setp, testp, unary_bits)
+from .scalar_ops import (
+                         arith,
+                         bfe_bfi,
+                         convert,
+                         cvta,
+                         funnel_shift,
+                         isspacep,
+                         lop3,
+                         mov,
+                         prmt,
+                         selp,
+                         setp,
+                         testp,
+                         unary_bits,
+)
 
 ARITHMETIC = ("add", "sub", "mul", "mul24", "mad", "mad24", "fma", "div", "rem", "min", "max",
               "shl", "shr", "and", "or", "xor", "not", "cnot", "neg", "abs", "sqrt", "rsqrt",

@@ -16,10 +16,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
+
 from ..budget import current
 from ..errors import PatternError
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
+from .bits import element_bits, scalar_of
 from .execute import Context, Machine
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -153,6 +156,7 @@ class CompiledKernel(Launch):
                              memory_sites(first, set(pointers.values()), reads),
                              {p: (d, n) for p, d, n in getattr(compiled, "pointees", ())})
         super().__init__(pattern, specs)
+        self.pattern_arrays = {spec.name for spec in specs}
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
         dynamic = (pattern.kernel or {}).get("dynamic_shared_bytes",
                                              getattr(compiled, "dynamic_shared_bytes", None))
@@ -168,11 +172,16 @@ class CompiledKernel(Launch):
     # ------------------------------------------------------------ setup
 
     def _add_module_globals(self) -> None:
-        """Module-scope .global variables (a math function's tables) become arrays of bytes
-        at the addresses the layout gave them."""
+        """Module-scope .global variables (a math function's tables, `__device__` arrays)
+        become arrays at the addresses the layout gave them: of bytes, or the pattern's
+        array of that name (its values) moved there."""
         for name, (space, start) in self.program.layout.where.items():
             var = self.program.layout.variables[name]
-            if space == "global" and name not in self.arrays and var.size:
+            if space != "global" or not var.size:
+                continue
+            if name in self.arrays:
+                self.arrays[name] = replace(self.arrays[name], address0=start)
+            else:
                 spec = ArraySpec(name, "uint8", 1, None, None, "row-major", None, start, 0, None)
                 self.arrays[name] = ResolvedArray(spec, var.size, None, None, None, start)
 
@@ -214,7 +223,28 @@ class CompiledKernel(Launch):
                         if a.spec.space == "global")
         return Context(self._where, lambda site: self._names[id(site)], ranges,
                        ArrayBytes(list(self.arrays.values()), self.values),
-                       self._param_bytes())
+                       self._param_bytes(), self._initial_bytes())
+
+    def _initial_bytes(self) -> dict[str, bytes]:
+        """Module-scope global and constant variables -> their bytes at the launch: the
+        values of the pattern's array of that name (in its dtype), else the PTX
+        initializer; variables with neither are left out (unknown: the host may copy
+        anything there)."""
+        out = {}
+        for name, (space, _) in self.program.layout.where.items():
+            var = self.program.layout.variables[name]
+            if space not in ("global", "constant") or not var.size:
+                continue
+            spec = self.arrays[name].spec if name in self.pattern_arrays else None
+            if spec is not None and name in self.values and scalar_of(spec.dtype):
+                count = min(var.size // spec.elem_bytes, self.arrays[name].length)
+                bits = element_bits(self.values[name][np.arange(count)],
+                                    scalar_of(spec.dtype)[0])
+                out[name] = bits.astype("<u8").view(np.uint8).reshape(count, 8)[
+                    :, :spec.elem_bytes].tobytes()
+            elif var.init is not None:
+                out[name] = var.init
+        return out
 
     def _where(self, ins) -> tuple[str, int | None]:
         file, line, column = self.lines.position(ins.loc)
@@ -327,9 +357,8 @@ def _with_dtypes(pattern: Pattern, entry: Entry, sites: list[Site],
         if spec.dtype is None and spec.name in pointees:
             dtype, size = pointees[spec.name]
             spec = replace(spec, dtype=dtype, elem_bytes=size)
-        elif spec.dtype is None:
-            site = next((s for s in sites if s.roots == (spec.name,) and s.space == "global"),
-                        None)
+        elif spec.dtype is None:  # a pointer parameter's array, or a variable's values
+            site = next((s for s in sites if s.roots == (spec.name,)), None)
             # an array no instruction reaches alone is placed as bytes (arrays start at
             # 256-byte boundaries: the element size moves no access relative to a sector)
             dtype = "uint8" if site is None else PTX_DTYPES.get(

@@ -106,3 +106,27 @@ extern "C" __global__ void k(const float* a, float* out)
     assert [len(set(row.tolist())) for row in reads] == [16, 16]
     shared = [(s.op, s.requests, s.wavefronts) for s in analysis.shared]
     assert shared == [("store", 2, 2), ("load", 2, 2)]
+
+
+def test_pattern_values_of_constant_and_device_arrays_are_read(tmp_path):
+    code = """
+__constant__ int offsets[8];
+__device__ int table[8];
+extern "C" __global__ void k(float* a)
+{
+    int t = threadIdx.x;
+    a[1024 + offsets[t % 8]] = 0;
+    a[table[t % 8]] = 1;
+}
+"""
+    arrays = {"a": {"dtype": "float32", "length": 2048},
+              "offsets": {"length": 8, "values": {"kind": "expr", "expr": "i * 40"}},
+              "table": {"length": 8, "values": {"kind": "expr", "expr": "i * 32"}}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "offsets", "table", "st.global")))
+    # 8 distinct offsets 40 floats apart (160 bytes): 8 sectors; table: 32 floats apart
+    assert _rows(analysis, kernel) == [("st.global.u32", "a", "store", 1, 8),
+                                       ("ld.global.u32", "table", "load", 1, 1),
+                                       ("st.global.u32", "a", "store", 1, 8)]
+    assert [ins.array for ins in kernel.constant_instructions] == ["offsets"]
