@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Iterator
 
@@ -163,6 +164,7 @@ class CompiledKernel(Launch):
         dynamic = int(dynamic or 0)
         self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
         self._add_module_globals()
+        self._check_variable_arrays()
         self.sites = memory_sites(self.program, set(self.arrays), reads)
         self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8)
         self._name_instructions()
@@ -223,9 +225,21 @@ class CompiledKernel(Launch):
                         if a.spec.space == "global")
         return Context(self._where, lambda site: self._names[id(site)], ranges,
                        ArrayBytes(list(self.arrays.values()), self.values),
-                       self._param_bytes(), self._initial_bytes())
+                       self._param_bytes(), self.initial_bytes)
 
-    def _initial_bytes(self) -> dict[str, bytes]:
+    def _check_variable_arrays(self) -> None:
+        """A pattern array that gives a module-scope variable's values must fill it."""
+        for name, (space, _) in self.program.layout.where.items():
+            var = self.program.layout.variables[name]
+            if space in ("global", "constant") and name in self.pattern_arrays and var.size:
+                arr = self.arrays[name]
+                if arr.length * arr.spec.elem_bytes != var.size:
+                    raise PatternError(f"arrays.{name}", f"{arr.length} elements of "
+                                       f"{arr.spec.elem_bytes} bytes, but the kernel's {name} "
+                                       f"holds {var.size} bytes")
+
+    @cached_property
+    def initial_bytes(self) -> dict[str, bytes]:
         """Module-scope global and constant variables -> their bytes at the launch: the
         values of the pattern's array of that name (in its dtype), else the PTX
         initializer; variables with neither are left out (unknown: the host may copy
@@ -237,7 +251,7 @@ class CompiledKernel(Launch):
                 continue
             spec = self.arrays[name].spec if name in self.pattern_arrays else None
             if spec is not None and name in self.values and scalar_of(spec.dtype):
-                count = min(var.size // spec.elem_bytes, self.arrays[name].length)
+                count = self.arrays[name].length
                 bits = element_bits(self.values[name][np.arange(count)],
                                     scalar_of(spec.dtype)[0])
                 out[name] = bits.astype("<u8").view(np.uint8).reshape(count, 8)[
