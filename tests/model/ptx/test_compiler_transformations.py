@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ptx_helpers import analyze_compiled, inline_pattern, lines_with, needs_nvcc
 
-from sectorviz.model.sectors import sector_counts
+from sectorviz.model.ptx.local_counts import METRICS, local_listing
 
 pytestmark = needs_nvcc
 
@@ -116,10 +116,9 @@ def test_a_runtime_indexed_per_thread_array_lives_in_local_memory(tmp_path, inde
     print("\n".join(lines_with(compiled.ptx, "local", "%SP")))
     local = [(ins.op, ins.width) for ins in kernel.local_instructions]
     assert local == [("store", 16)] * 16 + [("load", 4)]
-    counted = [(k, int(sector_counts(batch.address, kernel.local_instructions[k].width,
-                                     batch.active).sum()))
-               for k, batch in kernel.space_trace("local", 0, 1)]
-    assert counted == [(k, 16) for k in range(16)] + [(16, sectors)]
+    counted = [(s.op, s.requests, s.sectors, s.useful_bytes) for s in local_listing(kernel)]
+    assert counted == [("store", 1, 16, 512)] * 16 + [("load", 1, sectors, 128)]
+    assert METRICS["load"] == "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
     assert any("interleave" in a for a in kernel.assumptions)
 
 
