@@ -145,6 +145,7 @@ class CompiledKernel(Launch):
             raise PatternError("kernel", f"{err.place}: {err.message}") from None
         self.entry = _entry(self.module, compiled.entry)
         self.lines = SourceLines(compiled, self.module)
+        self._places: dict[int, tuple[str, int | None]] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
                                          f"{len(compiled.params)} names were given")
@@ -261,8 +262,12 @@ class CompiledKernel(Launch):
         return out
 
     def _where(self, ins) -> tuple[str, int | None]:
-        file, line, column = self.lines.position(ins.loc)
-        return _place(file, line), column
+        """An instruction -> (its error place, column), worked out once per instruction."""
+        found = self._places.get(id(ins))
+        if found is None:
+            file, line, column = self.lines.position(ins.loc)
+            found = self._places[id(ins)] = (_place(file, line), column)
+        return found
 
     def _param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
         """PTX parameter -> (its bytes, known, why not): an array's base address, a pattern
