@@ -250,3 +250,41 @@ def test_a_range_of_warps_that_splits_blocks_runs_their_whole_blocks():
     assert (part.address == whole.address[1:3]).all()
     assert list(part.address[0] - base) == [31 - lane for lane in range(32)]
     assert list(part.address[1] - base) == [63 - lane for lane in range(32)]
+
+
+def test_generic_addresses_resolve_to_shared_and_local_memory():
+    # a shared word and a local word, each written and read back through generic addresses
+    body = """
+    .shared .align 4 .b8 s[128];
+    .local .align 8 .b8 __local_depot0[16];
+    .reg .b64 %SP;
+    .reg .b64 %SPL;
+    mov.u64 %SPL, __local_depot0;
+    cvta.local.u64 %SP, %SPL;
+    mov.u64 %rd5, s;
+    cvta.shared.u64 %rd6, %rd5;
+    mul.wide.u32 %rd7, %r1, 4;
+    add.s64 %rd8, %rd6, %rd7;
+    st.u32 [%rd8], %r1;
+    bar.sync 0;
+    xor.b64 %rd9, %rd7, 124;
+    add.s64 %rd10, %rd6, %rd9;
+    ld.u32 %r2, [%rd10];
+    add.u64 %rd11, %SP, 8;
+    st.u32 [%rd11], %r2;
+    ld.u32 %r9, [%rd11];
+    """
+    kernel = kernel_of(body)
+    spaces = [space for space, _, _ in kernel.events(0, 1)]
+    assert spaces == ["shared", "shared", "local", "local", "global"]
+    assert [i.ptx for i in kernel.shared_instructions] == ["st.u32", "ld.u32"]
+    assert list(values(body)) == [31 - x for x in range(32)]
+
+
+def test_lanes_that_return_early_take_no_part_in_later_instructions():
+    body = """
+    setp.ge.u32 %p1, %r1, 20;
+    @%p1 ret;
+    mov.u32 %r9, %r1;
+    """
+    assert list(values(body)) == list(range(20)) + [-9999] * 12
