@@ -233,8 +233,9 @@ ROUND_INT = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 def convert(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     """cvt[.rnd][.ftz][.sat].dtype.atype: integers extend or wrap (.sat clamps); float to
     integer rounds as its rounding modifier says and clamps to the range (NaN -> 0); integer
-    to float and float narrowing round to nearest; .rni and friends on float to float round
-    to an integral value."""
+    to float and float narrowing round to nearest even (also under .rz / .rm / .rp, which
+    are rare in compiled code); .rni and friends on float to float round to an integral
+    value."""
     dt, at = ins.opcode[-2], ins.opcode[-1]
     mods = ins.opcode[1:-2]
     if dt in ("f16x2", "bf16x2") and len(ins.operands) == 3:  # pack two f32
