@@ -71,6 +71,12 @@ def _keys(m: "Machine", ins: Instruction, space: str, address, mask, width: int,
     """Addresses -> keys of the space's store; an address outside what the space holds is
     one error naming the first lane."""
     if space == "global":
+        active = address[mask]
+        if not active.size:
+            return address
+        first, last = int(active.min()), int(active.max()) + width
+        if any(lo <= first and last <= hi for lo, hi, _ in m.ctx.global_ranges):
+            return address  # every lane inside one array
         ok = np.zeros(m.shape, dtype=bool)
         for lo, hi, _ in m.ctx.global_ranges:
             ok |= (address >= lo) & (address + width <= hi)
