@@ -19,6 +19,7 @@ from .bits import element_bits, scalar_of
 PAGE_SHIFT = 12
 PAGE = 1 << PAGE_SHIFT
 WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+ALL_MARKED = {n: int("01" * n, 16) for n in WORDS}  # a word whose every byte was written
 TABLE_PAGES = 1 << 22  # page numbers below this are looked up in a table (16 GiB of keys)
 
 
@@ -103,8 +104,13 @@ class ByteStore:
             at = (np.where(have, row, 0) * PAGE + col) // nbytes
             word = np.take(self.data.reshape(-1).view(WORDS[nbytes]), at)
             marks = np.take(self.written.reshape(-1).view(WORDS[nbytes]), at)
+            whole = have & (marks == WORDS[nbytes](ALL_MARKED[nbytes]))
+            if whole.all():
+                return word.astype(np.uint64), np.ones((len(key), nbytes), dtype=bool)
             written = (marks.view(np.uint8).reshape(-1, nbytes) != 0) & have[:, None]
-            return np.where(written.all(axis=1), word, pack(np.where(
+            if not np.any(marks[~whole]):  # each word whole or not written at all
+                return np.where(whole, word, 0).astype(np.uint64), written
+            return np.where(whole, word, pack(np.where(
                 written, word.view(np.uint8).reshape(-1, nbytes), 0))).astype(np.uint64), written
         if np.all(col + nbytes <= PAGE):  # no access crosses a page: one lookup per lane
             row = self._rows_of(key >> PAGE_SHIFT)[:, None]
