@@ -69,6 +69,8 @@ class Machine:
                        "constant": ByteStore()}
         self._initial_variables()
         self.events: list[tuple[str, int, Batch]] = []
+        self._mask: np.ndarray | None = None
+        self._full = False
 
     def _initial_variables(self) -> None:
         """Module-scope globals and constants hold their launch bytes where the kernel
@@ -241,7 +243,7 @@ class Machine:
         if op.kind != "reg":
             raise Unrunnable("a destination that is not a register")
         name = op.name
-        full = mask.all()
+        full = self._full if mask is self._mask else bool(mask.all())
         if not full and name not in self.bits and name not in self.preds:
             # set on some lanes only: the others stay unknown until set
             self.unknown[name] = (np.ones(self.shape, dtype=bool),
@@ -295,5 +297,6 @@ class Machine:
         handler = HANDLERS.get(op)
         if handler is None:
             raise Unrunnable("an instruction outside what the engine covers")
+        self._mask, self._full = mask, bool(mask.all())  # what most writes are masked by
         with np.errstate(all="ignore"):
             handler(self, ins, pc, mask)

@@ -131,6 +131,15 @@ def _unpack(bits: np.ndarray, nbytes: int) -> np.ndarray:
     return np.ascontiguousarray(bits, dtype="<u8").view(np.uint8).reshape(-1, 8)[:, :nbytes]
 
 
+def every_byte(flags: np.ndarray) -> np.ndarray:
+    """(n, k) bools -> (n,) whether all k are set (k bytes read as one word when it can)."""
+    k = flags.shape[1]
+    if k in WORDS:
+        words = np.ascontiguousarray(flags).view(np.uint8).view(WORDS[k]).ravel()
+        return words == WORDS[k](ALL_MARKED[k])
+    return flags.all(axis=1)
+
+
 def pack(byte: np.ndarray) -> np.ndarray:
     """(n, k) bytes (k <= 8) -> n uint64 values, little-endian."""
     n, k = byte.shape

@@ -15,7 +15,7 @@ from ..errors import PatternError
 from ..kernel import Batch
 from ..sectors import WARP_SIZE
 from .bits import FLOATS, WIDTH, to_bits, view
-from .memory import PAGE, pack, span
+from .memory import PAGE, every_byte, pack, span
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
@@ -127,12 +127,12 @@ def _event(m: "Machine", k: int, site: Site, space: str, address, mask) -> None:
 def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int, why: str):
     """Compact keys -> (uint64 bits, known bool, reason where unknown)."""
     bits, written = m.stores[space].read(keys, nbytes)
-    known = written.all(axis=1)
+    known = every_byte(written)
     if space == "global" and not known.all() and m.ctx.array_bytes.arrays:
         init, given = m.ctx.array_bytes.read(keys, nbytes)
         byte_mask = _byte_mask(written)
         bits = (bits & byte_mask) | (init & ~byte_mask)
-        known = (written | given).all(axis=1)
+        known = every_byte(written | given)
     return bits, known, why
 
 
