@@ -21,6 +21,7 @@ import numpy as np
 
 from ..budget import current
 from ..errors import PatternError
+from ..files import read_text
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
 from .bits import element_bits, scalar_of
@@ -113,10 +114,10 @@ class SourceLines:
         path = self.main if file is None else file
         if path is None or line is None:
             return ""
-        if path not in self.texts:
+        if path not in self.texts:  # a file the compile read: its text for the names only
             try:
-                self.texts[path] = Path(path).read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                self.texts[path] = read_text(path, "kernel.source")
+            except PatternError:
                 self.texts[path] = ""
         lines = self.texts[path].splitlines()
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
