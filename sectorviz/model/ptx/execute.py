@@ -69,6 +69,7 @@ class Machine:
                        "constant": ByteStore()}
         self._initial_variables()
         self.events: list[tuple[str, int, Batch]] = []
+        self.unknown_stored: dict[str, str] = {}  # space -> why the first unknown store was
         self._mask: np.ndarray | None = None
         self._full = False
 

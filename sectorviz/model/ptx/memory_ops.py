@@ -146,6 +146,9 @@ def _unknown_reason(m: "Machine", space: str, site: Site, name: str) -> str:
         arrays = ", ".join(f"'{r}'" for r in site.roots) or "the array it reads"
         return (f"data loaded by '{name}'; give {arrays} values in the pattern file to "
                 "read it")
+    stored = m.unknown_stored.get(space)
+    if stored is not None:  # the kernel stored unknown values there: say where they came from
+        return f"data read from {space} memory by '{name}', stored there from {stored}"
     return f"data read from {space} memory by '{name}' that the kernel did not store first"
 
 
@@ -221,9 +224,11 @@ def store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     flat = np.flatnonzero(mask)
     ck = keys.ravel()[flat]
     for j, s in enumerate(srcs):
-        v, unk, _ = m.read(s, t)
+        v, unk, why = m.read(s, t)
         bits = np.broadcast_to(to_bits(v, t), m.shape).ravel()[flat]
         known = None if unk is None else ~np.broadcast_to(unk, m.shape).ravel()[flat]
+        if known is not None and not known.all():
+            m.unknown_stored.setdefault(space, why)
         m.stores[space].write(ck + j * site.part, site.part, bits, known)
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from ptx_helpers import analyze_compiled, inline_pattern, lines_with, needs_nvcc
+
+from sectorviz.model.errors import PatternError
 
 pytestmark = needs_nvcc
 
@@ -130,3 +133,25 @@ extern "C" __global__ void k(float* a)
                                        ("ld.global.u32", "table", "load", 1, 1),
                                        ("st.global.u32", "a", "store", 1, 8)]
     assert [ins.array for ins in kernel.constant_instructions] == ["offsets"]
+
+
+def test_an_address_from_unknown_data_passed_through_shared_memory_names_its_array(tmp_path):
+    code = """
+extern "C" __global__ void k(const int* idx, float* out)
+{
+    __shared__ int s[32];
+    s[threadIdx.x] = idx[threadIdx.x];
+    __syncthreads();
+    out[s[31 - threadIdx.x]] = 1.0f;
+}
+"""
+    arrays = {"idx": {"dtype": "int32", "length": 32}, "out": {"dtype": "float32", "length": 64}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    with pytest.raises(PatternError, match="stored there from data loaded by .*; give 'idx' "
+                                           "values in the pattern file"):
+        analyze_compiled(pattern, compiled)
+    arrays["idx"]["values"] = {"kind": "expr", "expr": "2 * i"}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    # lane L stores to out[2 (31 - L)]: 32 floats 8 bytes apart, 256 bytes: 8 sectors
+    assert _rows(analysis, kernel)[-1] == ("st.global.u32", "out", "store", 1, 8)
