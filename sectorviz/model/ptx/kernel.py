@@ -31,7 +31,7 @@ from .parse import Entry, Loc, Module, PtxError, parse_module
 from .program import Program, program
 from .sites import Site, data_type, memory_sites
 
-SLOT_BYTES = 16  # bytes per lane a register and its unknown mask hold in a chunk
+SLOT_BYTES = 16  # bytes per lane a register and its unknown mask hold in a chunk (at most)
 PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
               "u8": "uint8", "s8": "int8", "b8": "uint8", "u16": "uint16", "s16": "int16",
               "b16": "uint16", "u32": "uint32", "s32": "int32", "b32": "int32",
@@ -168,7 +168,9 @@ class CompiledKernel(Launch):
         self._add_module_globals()
         self._check_variable_arrays()
         self.sites = memory_sites(self.program, set(self.arrays), reads)
-        self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8)
+        lay = self.program.layout  # a stored byte costs 2: its value, whether it was stored
+        self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8) + 2 * lay.local_bytes + \
+            2 * -(-lay.shared_bytes // self.threads_per_block)
         self._name_instructions()
         self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler), LOCKSTEP) + (
             (LOCAL_WORDS,) if self.local_instructions else ())
