@@ -9,6 +9,7 @@ PatternError naming the PTX line and its text.
 from __future__ import annotations
 
 import re
+import struct
 from dataclasses import dataclass, field, replace
 
 from ..errors import PatternError
@@ -368,13 +369,14 @@ def _variable(s: str, line: int) -> Variable | None:
             unsized = True
         else:
             size *= int(d)
-    data = _initializer(init, t, size, line, s) if init else None
+    data = _initializer(init, t, size) if init else None
     return Variable(name, space, t, int(align) if align else elem, 0 if unsized else size, data,
                     "extern" in (prefix or ""))
 
 
-def _initializer(init: str, t: str, size: int, line: int, s: str) -> bytes:
-    """`{1, 2, 3}` or a scalar -> `size` little-endian bytes (the rest zero)."""
+def _initializer(init: str, t: str, size: int) -> bytes | None:
+    """`{1, 2, 3}` or a scalar -> `size` little-endian bytes (the rest zero); None for an
+    initializer of other forms (`generic(x)` addresses): its bytes are unknown."""
     elem = TYPE_BYTES[t]
     items = [x.strip() for x in init.strip().strip("{}").replace("{", "").replace("}", "")
              .split(",") if x.strip()]
@@ -384,10 +386,9 @@ def _initializer(init: str, t: str, size: int, line: int, s: str) -> bytes:
             break
         op = _immediate(item)
         if op is None:
-            raise ptx_error(line, s, "an initializer this reader cannot take")
+            return None
         bits = op.value
         if op.ftype == "" and t in ("f32", "f64"):
-            import struct
             bits = int.from_bytes(struct.pack("<f" if t == "f32" else "<d", float(op.value)),
                                   "little")
         out[k * elem:(k + 1) * elem] = (bits & ((1 << (8 * elem)) - 1)).to_bytes(elem, "little")
