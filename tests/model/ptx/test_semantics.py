@@ -104,6 +104,27 @@ def test_integer_operations(body, expected):
         assert list(values(body)) == expected
 
 
+def test_packed_halves_are_computed_half_by_half():
+    # {L / 2 + 0.5, L} as f16x2, squared half by half and summed, in f16
+    body = """
+    cvt.rn.f32.u32 %f0, %r1;
+    mul.f32 %f1, %f0, 0f3F000000;
+    add.f32 %f2, %f1, 0f3F000000;
+    add.f32 %f3, %f1, %f1;
+    cvt.rn.f16x2.f32 %r2, %f3, %f2;
+    mul.rn.f16x2 %r3, %r2, %r2;
+    mov.b32 {%rs1, %rs2}, %r3;
+    add.f16 %rs3, %rs1, %rs2;
+    cvt.f32.f16 %f4, %rs3;
+    cvt.rni.s32.f32 %r9, %f4;
+    """
+    half = np.float16
+    expected = [int(np.rint(np.float32(half(half(x / 2 + 0.5) * half(x / 2 + 0.5))
+                                       + half(half(x) * half(x))).astype(half)))
+                for x in range(32)]
+    assert list(values(body)) == expected
+
+
 @pytest.mark.parametrize("body, expected", [
     # lane L: (L - 16) * 0.75 rounded toward zero / to nearest even / down
     ("sub.s32 %r2, %r1, 16;\n cvt.rn.f32.s32 %f1, %r2;\n mul.f32 %f2, %f1, 0f3F400000;\n"
