@@ -21,9 +21,9 @@ from dataclasses import asdict
 from typing import Callable, Iterator
 
 from .commandline import (OneLineParser, OutputFailed, Terminated, UsageError, add_budget_flag,
-                          add_include_flag, add_machine_flags, fail, guarded_stdout,
-                          interrupted_status, pattern_error_line, quiet_stdout, run_budget,
-                          terminable, with_machine)
+                          add_engine_flags, add_include_flag, add_machine_flags, fail,
+                          guarded_stdout, interrupted_status, pattern_error_line, quiet_stdout,
+                          run_budget, terminable, with_engine, with_machine)
 from .export.sheets import sheet_text
 from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.frontend import kernel_for
@@ -49,6 +49,7 @@ def report_parser() -> argparse.ArgumentParser:
     add_budget_flag(p)
     add_machine_flags(p)
     add_include_flag(p)
+    add_engine_flags(p)
     p.add_argument("--measured", metavar="CSV",
                    help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
                         "--metrics $(sectorviz ncu-metrics)`")
@@ -68,7 +69,8 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = with_machine(load_pattern(args.file, tuple(args.include_dir)), args)
+        pattern = with_engine(with_machine(load_pattern(args.file, tuple(args.include_dir)),
+                                           args), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None

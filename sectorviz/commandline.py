@@ -1,7 +1,8 @@
 """Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
 arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags, --include-dir; how a command
-ends when interrupted (SIGINT, SIGTERM) or when its standard output cannot be written."""
+the cache model's --machine, --l2-bytes and --order flags, --include-dir, a CUDA kernel's --engine
+and --arch; how a command ends when interrupted (SIGINT, SIGTERM) or when its standard output
+cannot be written."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .model import Pattern, PatternError, pattern_from_dict
 from .model.budget import DEFAULT_WORK, Budget, parse_units
 from .model.cache import ORDERS, PRESETS
 from .model.errors import printable
+from .model.pattern import ENGINES, with_kernel
 
 EXIT_BAD_INPUT = 2
 
@@ -183,3 +185,21 @@ def quiet_stdout() -> None:
     """Point standard output at the null device, so the exit's flush is silent."""
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def add_engine_flags(p: argparse.ArgumentParser) -> None:
+    """`--engine compiled|source` and `--arch sm_NN`: how a CUDA kernel pattern is read
+    (over its `kernel.engine` and `kernel.arch` keys)."""
+    p.add_argument("--engine", choices=ENGINES,
+                   help="a CUDA kernel's counts: compiled (the PTX nvcc emits, -O3) or source "
+                        "(as written); default: the pattern's kernel.engine, else "
+                        "$SECTORVIZ_ENGINE, else compiled where nvcc is found, else source")
+    p.add_argument("--arch", metavar="sm_NN",
+                   help="the compiled engine's architecture (default: the pattern's "
+                        "kernel.arch, else sm_90)")
+
+
+def with_engine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
+    """`pattern` with its kernel's engine and architecture set by --engine and --arch."""
+    pattern = with_kernel(pattern, "--engine", engine=args.engine)
+    return with_kernel(pattern, "--arch", arch=args.arch)

@@ -12,8 +12,10 @@ import argparse
 import json
 
 from .cli import progress_bar
+from .commandline import (OneLineParser, add_budget_flag, add_engine_flags, add_include_flag, fail,
+                          run_budget)
 from .export.report_json import report_json
-from .commandline import OneLineParser, add_budget_flag, add_include_flag, fail, run_budget
+from .model.pattern import ENGINES
 from .export.sheets import sheet_text
 from .model.budget import work_budget
 from .scene.compare import (Comparison, Pair, SideError, comparison_sheet, load_comparison,
@@ -33,6 +35,11 @@ def compare_parser() -> argparse.ArgumentParser:
                         "name) and its match")
     add_budget_flag(p)
     add_include_flag(p)
+    add_engine_flags(p)
+    for side in "ab":
+        p.add_argument(f"--engine-{side}", choices=ENGINES,
+                       help=f"the engine of {side.upper()} only (over --engine): compare a "
+                            "file with itself, --engine-a source --engine-b compiled")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -52,8 +59,10 @@ def run_compare(argv: list[str]) -> int:
     args = compare_parser().parse_args(argv)
     try:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
+            keys = tuple({"engine": side or args.engine, "arch": args.arch}
+                         for side in (args.engine_a, args.engine_b))
             c = load_comparison(args.file, args.other, args.warp or 0, progress,
-                                tuple(args.include_dir))
+                                tuple(args.include_dir), keys)
             only = side_pair(c, args.file, args.instruction)
             doc = None
             if args.json:

@@ -1,20 +1,66 @@
-"""Front ends: which Kernel interprets a pattern. Sits above the model and the CUDA front end
-(the model never imports a front end; it asks the hook registered here).
+"""Front ends: which FrontEnd interprets a pattern. Sits above the model and the CUDA front
+ends (the model never imports a front end; it asks the hooks registered here).
 
-A pattern with a `kernel` key -> sectorviz.cuda.kernel.CudaKernel (tree-sitter is imported on
-the first kernel, not at start-up); any other pattern -> the model's own Kernel.
+A pattern with a `kernel` key is read by one of two engines:
+- "compiled": the kernel compiled by nvcc or NVRTC (sectorviz.compiled), its PTX executed by the
+  model's PTX engine (sectorviz.model.ptx.kernel.CompiledKernel): what the GPU runs;
+- "source": sectorviz.cuda.kernel.CudaKernel, the source as written (tree-sitter is imported
+  on the first kernel, not at start-up).
+The engine is the pattern's `kernel.engine` when it names one (report/export/compare's
+`--engine` set that key), else SECTORVIZ_ENGINE, else DEFAULT_ENGINE. The compiled engine
+asked by SECTORVIZ_ENGINE or the default falls back to the source engine, saying so, when no
+compiler is found; asked by the pattern, it is an error. Any other pattern -> the model's own
+Kernel.
 """
 
 from __future__ import annotations
 
-from .model.frontend import register_kernel_factory
+import os
+
 from .model.errors import PatternError
-from .model.kernel import Kernel
-from .model.pattern import Pattern
+from .model.frontend import FrontEnd, Reading, register_kernel_factory
+from .model.pattern import ENGINES, Pattern
+
+ENGINE_VAR = "SECTORVIZ_ENGINE"
+DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
+NO_COMPILER = "no CUDA compiler found"
 
 
-def cuda_kernel(pattern: Pattern) -> Kernel:
-    """A kernel pattern -> its CudaKernel; PatternError if the CUDA front end cannot load."""
+def asked_engine(pattern: Pattern) -> tuple[str, bool]:
+    """(engine, whether the pattern itself asked for it) of a kernel pattern."""
+    if "engine" in pattern.kernel:
+        return pattern.kernel["engine"], True
+    engine = os.environ.get(ENGINE_VAR) or DEFAULT_ENGINE
+    if engine not in ENGINES:
+        raise PatternError(ENGINE_VAR, f"expected one of {', '.join(ENGINES)}, got "
+                                       f"{engine!r}")
+    return engine, False
+
+
+def kernel_reading(pattern: Pattern) -> Reading:
+    """The engine that reads a kernel pattern, and the compiler or why not."""
+    engine, by_pattern = asked_engine(pattern)
+    if engine == "source":
+        return Reading("source")
+    from .compiled.compiler import find_compiler
+    from .compiled.flags import DEFAULT_ARCH
+    toolchain = find_compiler()
+    if toolchain is None:
+        if by_pattern:
+            raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
+                                                f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME "
+                                                "or CUDA_PATH, or the nvidia-cuda-nvrtc wheel);"
+                                                " use \"source\"")
+        return Reading("source", None, NO_COMPILER)
+    return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
+                                                                          DEFAULT_ARCH)))
+
+
+def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
+    """A kernel pattern -> its FrontEnd for the engine `reading` names; PatternError if that
+    front end cannot load."""
+    if reading.engine == "compiled":
+        return compiled_kernel(pattern)
     try:
         from .cuda.kernel import CudaKernel
     except ImportError as err:
@@ -23,4 +69,11 @@ def cuda_kernel(pattern: Pattern) -> Kernel:
     return CudaKernel(pattern)
 
 
-register_kernel_factory(cuda_kernel)
+def compiled_kernel(pattern: Pattern) -> FrontEnd:
+    """A kernel pattern compiled (nvcc, NVRTC) -> the PTX engine's kernel of it."""
+    from .compiled.compile import compile_kernel
+    from .model.ptx.kernel import CompiledKernel
+    return CompiledKernel(pattern, compile_kernel(pattern))
+
+
+register_kernel_factory(cuda_kernel, kernel_reading)

@@ -4,7 +4,8 @@ DIR/smoke.json and quit; the exit status is 0 only when every check passed.
 The session: open the window on an example and wait for its first paint and grid analysis;
 step to the next warp; open stride-32B and set params.stride 8 -> 2 through the document (the
 grid and the sheet go from 32 sectors per request to 8); export that grid as SVG, PDF and PNG
-into DIR; undo the edit; open a CUDA-kernel example; close the window.
+into DIR; undo the edit; open a CUDA-kernel example (with the compiled engine where a compiler
+is found, else the source engine, as the detail says); close the window.
 
 smoke.json: {"ok", "checks": [{"name", "ok", "detail", "seconds"}], "timings", "environment",
 "qt_messages"}. `timings.first_paint_s` runs from process start (exec) to the first paint of
@@ -24,8 +25,9 @@ import threading
 import time
 import traceback
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import (QEvent, QEventLoop, QObject, QSettings, QTimer, qInstallMessageHandler,
@@ -34,6 +36,9 @@ from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
+from .compiled.compiler import find_compiler
+from .frontends import ENGINE_VAR
+from .model.frontend import reading_of
 from .scene.diagrams import DiagramSpec
 from .export.formats import diagram_bytes, diagram_svg
 from .model import pattern_from_dict
@@ -280,13 +285,19 @@ class Session:
         return f"stride back to {stride}, {per_request:g} sectors per request, unmodified"
 
     def open_cuda(self) -> str:
-        self.open(CUDA_EXAMPLE)
-        columns, per_request = self.sectors()
-        kernel = self.window.document.pattern.kernel
-        if kernel is None:
-            raise CheckFailed(f"{CUDA_EXAMPLE} names no CUDA kernel")
-        return (f"{CUDA_EXAMPLE} ({kernel['function']}): grid of {columns} sectors, "
-                f"{per_request:g} sectors per request")
+        compiler = find_compiler()
+        with engine("compiled" if compiler is not None else "source"):
+            self.open(CUDA_EXAMPLE)
+            columns, per_request = self.sectors()
+            pattern = self.window.document.pattern
+            if pattern.kernel is None:
+                raise CheckFailed(f"{CUDA_EXAMPLE} names no CUDA kernel")
+            reading = reading_of(pattern)
+        if compiler is not None and reading.engine != "compiled":
+            raise CheckFailed(f"{compiler.description} is here, yet the kernel was read "
+                              f"{reading.words}")
+        return (f"{CUDA_EXAMPLE} ({pattern.kernel['function']}), {reading.words}: grid of "
+                f"{columns} sectors, {per_request:g} sectors per request")
 
     def close(self) -> str:
         self.window.close()
@@ -294,6 +305,20 @@ class Session:
         if self.window.isVisible():
             raise CheckFailed("the window is still open after close()")
         return "closed"
+
+
+@contextmanager
+def engine(name: str) -> Iterator[None]:
+    """CUDA kernels read by engine `name` (SECTORVIZ_ENGINE) while the block runs."""
+    before = os.environ.get(ENGINE_VAR)
+    os.environ[ENGINE_VAR] = name
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENGINE_VAR, None)
+        else:
+            os.environ[ENGINE_VAR] = before
 
 
 def run_smoke_test(directory: str | Path) -> int:

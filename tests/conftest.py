@@ -1,4 +1,7 @@
-"""Every test runs headless: Qt's offscreen platform unless a test sets another.
+"""Every test runs headless: Qt's offscreen platform unless a test sets another. CUDA kernel
+patterns are read by the source engine (as written), whose numbers the tests encode, unless a
+test asks for the compiled engine (`"kernel": {"engine": "compiled"}`, or SECTORVIZ_ENGINE
+set for that test).
 
 Hypothesis profiles: `ci` (the default: derandomized, no example database, so a run on a
 clean clone is repeatable) and `dev` (random, with the database, more examples):
@@ -11,6 +14,7 @@ import os
 from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["SECTORVIZ_ENGINE"] = "source"
 
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.register_profile("dev", max_examples=300)

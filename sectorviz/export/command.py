@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_include_flag,
-                           add_machine_flags, fail, pattern_error_line, run_budget,
+from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_engine_flags,
+                           add_include_flag, add_machine_flags, fail, pattern_error_line,
+                           run_budget, with_engine,
                            with_machine)
 from ..model import PatternError, load_pattern
 from ..model.frontend import instruction_index, kernel_for
@@ -72,6 +73,7 @@ def export_parser() -> argparse.ArgumentParser:
     add_budget_flag(p)
     add_machine_flags(p)
     add_include_flag(p)
+    add_engine_flags(p)
     return p
 
 
@@ -129,11 +131,12 @@ def run_export(argv: list[str]) -> int:
             if args.compare is not None:
                 files = iter([comparison_file(args, out, suffix, sheet)])
             elif sheet:
-                pattern = with_machine(load_pattern(args.file, tuple(args.include_dir)), args)
+                pattern = with_engine(with_machine(
+                    load_pattern(args.file, tuple(args.include_dir)), args), args)
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
-                files = _diagrams(load_pattern(args.file, tuple(args.include_dir)), args, out,
-                                 suffix, warps)
+                files = _diagrams(with_engine(load_pattern(args.file, tuple(args.include_dir)),
+                                              args), args, out, suffix, warps)
             for path, data in files:
                 write_atomic(path, data())
     except SideError as err:

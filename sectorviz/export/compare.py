@@ -17,7 +17,9 @@ def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
                     sheet: bool) -> tuple[Path, Callable[[], bytes]]:
     """(OUT, bytes maker) of the slide or, with `sheet`, the comparison sheet about
     args.warp; SideError names the file at fault."""
-    c = load_comparison(args.file, args.compare, args.warp, include_dirs=tuple(args.include_dir))
+    keys = {"engine": args.engine, "arch": args.arch}
+    c = load_comparison(args.file, args.compare, args.warp, include_dirs=tuple(args.include_dir),
+                        kernel_keys=(keys, keys))
     pair = side_pair(c, args.file, args.instruction)
     if sheet:
         return out, lambda: any_sheet_bytes(comparison_sheet(c, pair), suffix)

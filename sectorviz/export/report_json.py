@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..model import Analysis, Pattern, warp_detail
 from ..model.budget import Budget
 from ..model.detail import warp_json
+from ..model.frontend import reading_of
 from ..scene.explain import explanations, shared_explanations
 from ..scene.sheet import worst_instruction
 
@@ -15,9 +16,13 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
                 budget: Budget | None = None) -> dict:
     """The `report --json` document: the analysis, the "worst" instruction (global or shared,
     scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
-    instruction (about `warp`, or warp 0) and, with a `warp`, its per-lane detail under
-    "warp"."""
+    instruction (about `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and
+    "compiler" ("nvcc 13.0 for sm_90 at -O3"; null for the source engine and for patterns of
+    accesses) and, with a `warp`, its per-lane detail under "warp"."""
     doc = analysis.to_json()
+    reading = reading_of(pattern)
+    doc["engine"] = reading and reading.engine
+    doc["compiler"] = reading and reading.compiler
     worst = worst_instruction(analysis)
     doc["worst"] = None if worst is None else worst.to_json()
     detail = warp_detail(pattern, warp or 0, budget)

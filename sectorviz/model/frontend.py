@@ -3,13 +3,15 @@ by name.
 
 A pattern without a `kernel` key is run by the model's own `Kernel`; one with a `kernel` key
 by the factory registered here (the model never imports a front end: sectorviz.frontends
-registers the CUDA ones). Resolved kernels live in the one cache (memo.MEMO), keyed by the
-pattern and valid while every file the front end read (source, includes, values, PTX) is
-unchanged.
+registers the CUDA ones), with its Reading: the engine that counts it ("compiled": the PTX the
+compiler emits; "source": the source as written) and why. Resolved kernels live in the one
+cache (memo.MEMO), keyed by the pattern and its reading (engines never mix) and valid while
+every file the front end read (source, includes, values, PTX) is unchanged.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, Mapping, Protocol
 
@@ -94,35 +96,62 @@ class FrontEnd(Protocol):
         """The events of one space, as (instruction index, execution)."""
 
 
-KernelFactory = Callable[[Pattern], FrontEnd]
-_kernel_factories: list[KernelFactory] = []
+@dataclass(frozen=True)
+class Reading:
+    """Which engine counts a kernel pattern: "compiled" with the compiler's description
+    (`nvcc 13.0 for sm_90 at -O3`), or "source" with why (`no CUDA compiler found`; "" when
+    the source engine is the one asked or the default)."""
+
+    engine: str
+    compiler: str | None = None
+    why: str = ""
+
+    @property
+    def words(self) -> str:
+        """`compiled by nvcc 13.0 for sm_90 at -O3`, `as written (source engine)`, or
+        `as written (source engine: no CUDA compiler found)`."""
+        if self.engine == "compiled":
+            return f"compiled by {self.compiler}"
+        return f"as written (source engine{': ' + self.why if self.why else ''})"
 
 
-def register_kernel_factory(factory: KernelFactory) -> None:
-    """Set the front end that turns a pattern with a `kernel` key into a FrontEnd (the model
-    never imports one: sectorviz.frontends registers the CUDA front ends here)."""
-    _kernel_factories[:] = [factory]
+KernelFactory = Callable[[Pattern, Reading], FrontEnd]
+ReadingRule = Callable[[Pattern], Reading]
+_front_end: list[tuple[KernelFactory, ReadingRule]] = []
+
+
+def register_kernel_factory(factory: KernelFactory, reading: ReadingRule) -> None:
+    """Set the front end that turns a pattern with a `kernel` key and its Reading into a
+    FrontEnd, and the rule that gives a kernel pattern its Reading (the model never imports a
+    front end: sectorviz.frontends registers the CUDA front ends here)."""
+    _front_end[:] = [(factory, reading)]
     MEMO.clear()
 
 
-def _resolve(pattern: Pattern) -> FrontEnd:
-    if pattern.kernel is not None:
-        if not _kernel_factories:
-            raise PatternError("kernel", "no front end for kernels is loaded "
-                                         "(import sectorviz.frontends)")
-        return _kernel_factories[0](pattern)
-    return Kernel(pattern)
+def _registered() -> tuple[KernelFactory, ReadingRule]:
+    if not _front_end:
+        raise PatternError("kernel", "no front end for kernels is loaded "
+                                     "(import sectorviz.frontends)")
+    return _front_end[0]
+
+
+def reading_of(pattern: Pattern) -> Reading | None:
+    """The Reading of a kernel pattern; None for a pattern of accesses."""
+    return None if pattern.kernel is None else _registered()[1](pattern)
 
 
 def kernel_for(pattern: Pattern) -> FrontEnd:
-    """The resolved kernel of a pattern, cached while the files it read are unchanged."""
+    """The resolved kernel of a pattern, read by the engine its Reading names, cached while
+    the files it read are unchanged."""
+    reading = reading_of(pattern)
     holder: list[FrontEnd] = []
 
     def build() -> FrontEnd:
-        holder.append(_resolve(pattern))
+        holder.append(Kernel(pattern) if reading is None
+                      else _registered()[0](pattern, reading))
         return holder[0]
 
-    return MEMO.get("kernel", pattern, build, lambda: holder[0].files_read)
+    return MEMO.get("kernel", (pattern, reading), build, lambda: holder[0].files_read)
 
 
 def instruction_index(pattern: Pattern, key: int | str, space: str = "global") -> int:

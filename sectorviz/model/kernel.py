@@ -309,6 +309,8 @@ class Instruction:
     line: int | None = None  # source position, for kernels read from CUDA
     column: int | None = None
     source: str | None = None
+    ptx: str | None = None  # the PTX operation, for compiled kernels ("st.global.f32")
+    file: str | None = None  # the included file the line is in (None: the kernel's own)
 
     @property
     def first_array(self) -> str:
@@ -328,6 +330,8 @@ class InstructionNamed:
     line: int | None = None
     column: int | None = None
     source: str | None = None
+    ptx: str | None = None
+    file: str | None = None
 
 
 def instruction_fields(ins: Instruction) -> dict:

@@ -42,7 +42,10 @@ VALUE_KINDS = {
 }
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine", "expect"}
-KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes"}
+KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes", "engine", "arch", "flags"}
+ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
+MAX_FLAGS = 64  # entries of kernel.flags
+ARCH = re.compile(r"sm_\d{2,3}[af]?")  # the compiled engine's target: sm_90, sm_90a, sm_100f
 # Shared memory per block on sm_90 (H100, H200), the most any GPU gives: static `__shared__`
 # variables at most 48 KiB, static plus dynamic at most 227 KiB (CUDA Programming Guide,
 # "Technical Specifications per Compute Capability").
@@ -511,6 +514,16 @@ def _kernel(doc: dict) -> dict | None:
                 raise PatternError("kernel.dynamic_shared_bytes",
                                    f"at most {MAX_DYNAMIC_SHARED:,} bytes (227 KiB, the "
                                    "shared memory of a block on sm_90)")
+        elif key == "engine":
+            if obj[key] not in ENGINES:
+                raise PatternError("kernel.engine", f"expected one of {', '.join(ENGINES)}, "
+                                                    f"got {obj[key]!r}")
+        elif key == "flags":
+            _flags(obj[key])
+        elif key == "arch":
+            if not isinstance(obj[key], str) or not ARCH.fullmatch(obj[key]):
+                raise PatternError("kernel.arch", f"{obj[key]!r} is not an architecture such "
+                                                  "as 'sm_90'")
         else:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
@@ -518,6 +531,15 @@ def _kernel(doc: dict) -> dict | None:
             raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
                                     "source says which accesses run")
     return dict(obj)
+
+
+def _flags(flags: Any) -> None:
+    """`kernel.flags`: a list of at most MAX_FLAGS strings (which ones the compiler may be
+    given is the compiled front end's whitelist)."""
+    if not isinstance(flags, list) or len(flags) > MAX_FLAGS:
+        raise PatternError("kernel.flags", f"expected a list of at most {MAX_FLAGS} strings")
+    for i, flag in enumerate(flags):
+        _text(flag, f"kernel.flags[{i}]")
 
 
 def _check_all_names(p: Pattern) -> None:
@@ -605,3 +627,22 @@ def load_pattern(path: str | Path, include_dirs: tuple[str, ...] = ()) -> Patter
     text = read_text(path, "", MAX_FILE_BYTES)
     path = Path(path)
     return pattern_from_text(text, str(path), path.parent, include_dirs)
+
+
+def with_kernel(pattern: Pattern, place: str, **keys: str | None) -> Pattern:
+    """A kernel pattern with `kernel` keys set (`engine="compiled"`, `arch="sm_80"`; None
+    leaves a key as it is): a new Pattern, validated again, so that the engine and the
+    architecture are part of the pattern's value. PatternError at `place` (the flag that
+    asked) for a pattern of accesses."""
+    given = {key: value for key, value in keys.items() if value is not None}
+    if not given:
+        return pattern
+    if pattern.kernel is None:
+        raise PatternError(place, "applies to CUDA kernel patterns (a `kernel` key); this "
+                                  "pattern lists its accesses")
+    doc = pattern.to_dict()
+    doc["kernel"] = {**doc["kernel"], **given}
+    try:
+        return pattern_from_dict(doc, pattern.base_dir, pattern.include_dirs)
+    except PatternError as err:
+        raise PatternError(place, err.message) from None

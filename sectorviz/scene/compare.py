@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from ..model.pattern import with_kernel
 from ..model.banks import bank_rows
 from ..model.frontend import instruction_index, kernel_for
 from ..model.kernel import Instruction
@@ -401,14 +402,19 @@ class SideError(Exception):
 
 def load_comparison(file_a: str, file_b: str, warp: int = 0,
                     progress: Callable[[int, int], None] | None = None,
-                    include_dirs: tuple[str, ...] = ()) -> Comparison:
+                    include_dirs: tuple[str, ...] = (),
+                    kernel_keys: tuple[dict, dict] = ({}, {})) -> Comparison:
     """Two pattern files (which may also read files in `include_dirs`) -> their Comparison
     about `warp`, spending the open work budget; a PatternError from either file (the warp
-    out of its range too) as SideError."""
+    out of its range too) as SideError. A side that is a CUDA kernel pattern gets its
+    `kernel_keys` (engine, arch; None: as the file says), so one file can be compared with
+    itself read by two engines."""
     sides = []
-    for path in (file_a, file_b):
+    for path, keys in zip((file_a, file_b), kernel_keys):
         try:
             pattern = load_pattern(path, include_dirs)
+            if pattern.kernel is not None:
+                pattern = with_kernel(pattern, "--engine", **keys)
             warps = kernel_for(pattern).warps
             if not 0 <= warp < warps:
                 raise PatternError("--warp", f"warp {warp} outside [0, {warps})")

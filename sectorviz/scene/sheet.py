@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.frontend import kernel_for
+from ..model.frontend import kernel_for, reading_of
 from ..model.one_warp import LaneExecution
 from ..model.results import ConstantStats, Stats
 from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS,
@@ -418,8 +418,10 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     block = "" if detail is None else f", block {tuple(detail.block)}"
     warp_rows = expansion if detail is not None else [Row("warp", "error", warp_error or "")]
     threads = kernel.blocks * kernel.threads_per_block
+    reading = reading_of(pattern)
     title = (f"{pattern.name}: {counted(threads, 'thread')} in "
-             f"{counted(kernel.warps, 'warp')}, {sb}-byte sectors")
+             f"{counted(kernel.warps, 'warp')}, {sb}-byte sectors"
+             + ("" if reading is None else f"; {reading.words}"))
     steps = [
         Step(1, "Memory operations", tuple(ops)),
         Step(2, "Logical bytes", tuple(logical)),

@@ -1,5 +1,7 @@
 """`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
-[--screenshot OUT.png]`: the app.
+[--engine E] [--screenshot OUT.png]`: the app. `--engine compiled|source` reads every CUDA
+kernel pattern of the session with that engine (as SECTORVIZ_ENGINE does; a pattern's own
+`kernel.engine` still wins).
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
 order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
@@ -27,9 +29,11 @@ from PySide6.QtWidgets import QApplication
 from ..atomic import write_atomic
 from ..commandline import OneLineParser, UsageError, fail, interrupted_status
 from ..export.raster import NoPlatform, check_platform
+from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
 from ..model.frontend import instruction_index, kernel_for
+from ..model.pattern import ENGINES
 from ..paths import default_example, resources_dir
 from .document import Change
 from .main_window import MainWindow, load_checked
@@ -52,6 +56,9 @@ def parser() -> argparse.ArgumentParser:
                                                   "beside FILE")
     p.add_argument("--present", action="store_true",
                    help="start in presentation mode (full screen; Esc leaves)")
+    p.add_argument("--engine", choices=ENGINES,
+                   help="how CUDA kernels are counted this session: compiled (the PTX nvcc "
+                        "emits) or source (as written)")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="save the window (the compare window with --compare, the "
                         "presentation with --present) as a PNG and exit")
@@ -154,6 +161,8 @@ def _run(args: argparse.Namespace) -> int:
             return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
                         "it under xvfb-run, or use `sectorviz report` / `sectorviz export`")
         os.environ["QT_QPA_PLATFORM"] = "offscreen"  # images and self-tests need no screen
+    if args.engine:
+        os.environ[ENGINE_VAR] = args.engine
     if args.smoke_test:
         from ..smoke import run_smoke_test
         return run_smoke_test(args.smoke_test)

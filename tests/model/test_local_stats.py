@@ -10,7 +10,7 @@ import pytest
 
 import sectorviz.frontends as frontends
 from sectorviz.model import analyze, pattern_from_text
-from sectorviz.model.frontend import register_kernel_factory
+from sectorviz.model.frontend import Reading, register_kernel_factory
 from sectorviz.model.kernel import Batch, Instruction, Launch
 from sectorviz.model.metrics import LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS
 
@@ -38,13 +38,14 @@ class LocalFrames(Launch):
 
 @pytest.fixture
 def local_frames():
-    register_kernel_factory(LocalFrames)
+    register_kernel_factory(lambda pattern, reading: LocalFrames(pattern),
+                            lambda pattern: Reading("source"))
     yield pattern_from_text(json.dumps({
         "format": "sectorviz.pattern/1", "name": "frames", "launch": {"grid": [4],
                                                                         "block": [64]},
         "arrays": {"x": {"dtype": "float32", "length": 1}},
         "kernel": {"code": "__global__ void f() {}", "function": "f"}}))
-    register_kernel_factory(frontends.cuda_kernel)
+    register_kernel_factory(frontends.cuda_kernel, frontends.kernel_reading)
 
 
 def test_local_loads_and_stores_are_counted_per_request(local_frames):

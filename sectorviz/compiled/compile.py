@@ -1,0 +1,235 @@
+"""A kernel pattern -> the PTX the compiler emits for its kernel (`compile_kernel`).
+
+The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (flags.py),
+device code only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written;
+when that fails and the file has host code, it compiles the file's device view (hostcode.py:
+host functions and host-only libraries left out, line numbers kept). Every file the compile
+reads must lie in the pattern's root (root.py) or among the compiler's own headers, else the
+compile is refused naming the file; a `__has_include` of a path outside the root is refused
+likewise. Every run is bounded (bounded.py); errors are one line naming the .cu (or
+included) file, its line and column (diagnostics.py). Results are cached by content
+(ptxcache.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..model.errors import PatternError, printable
+from ..model.files import read_text
+from ..model.pattern import Pattern
+from . import ptxcache
+from .compiler import Toolchain, find_compiler
+from .entries import parameter_names, pick_entry, ptx_entries
+from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
+from .hostcode import STANDINS, device_view
+from .root import inside, pattern_root
+
+MAX_PTX_BYTES = 2**30
+INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
+UNIT_NAME = "unit.cu"  # the file of sectorviz's own that a compile compiles, if any
+FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
+                       r"(?:<(?P<args>[\w\s,:<>*&().+\-]*)>)?\s*(?:\([^;{}#\"'\\/\n]*\))?\s*")
+_HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
+
+
+class CompileFailed(PatternError):
+    """The compiler exited with an error (the one-line message is its first)."""
+
+
+@dataclass(frozen=True)
+class CompiledPTX:
+    """A kernel compiled to PTX: the text, the kernel's entry, and how it was compiled (what
+    sectorviz.model.ptx.kernel.CompiledKernel runs)."""
+
+    ptx: str
+    entry: str  # the mangled `.entry` name
+    name: str  # demangled, as Nsight Compute prints it
+    params: tuple[str, ...]  # the kernel's parameter names, in order (from its source)
+    compiler: str  # "nvcc 13.0 for sm_90 at -O3"
+    arch: str  # "sm_90"
+    flags: tuple[str, ...]  # every flag the compile was given
+    # the main source as the PTX's `.file` table names it (its real path, or `kernel.code`
+    # for inline code), then the real paths of the included files of the root it read
+    files: tuple[str, ...]
+    texts: tuple[str, ...]  # the text of each of `files` (the main source's as written)
+    host_code_left_out: bool  # whether the file's device view was compiled
+
+    @property
+    def source(self) -> str:
+        """The main source as the PTX's `.file` table names it."""
+        return self.files[0]
+
+
+@dataclass(frozen=True)
+class MainSource:
+    """The kernel's source: its text, where it lies (None for inline code), its PTX name."""
+
+    text: str
+    path: Path | None
+    name: str
+
+    @property
+    def folder(self) -> Path | None:
+        return None if self.path is None else self.path.parent
+
+
+def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
+    """The PTX of a kernel pattern's kernel for `arch` (else the pattern's `kernel.arch`,
+    else sm_90), from the cache when its inputs are unchanged; PatternError in one line
+    when there is no compiler, a flag or a read is refused, or the compile fails."""
+    toolchain = find_compiler()
+    if toolchain is None:
+        raise PatternError("kernel", "no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
+                                     "or CUDA_PATH, or NVRTC from the nvidia-cuda-nvrtc "
+                                     "wheel)")
+    spec = pattern.kernel
+    arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
+                                                              "kernel.arch")
+    root = pattern_root(pattern.base_dir)
+    flags = (*FIXED_FLAGS, f"-arch={arch}", *user_flags(spec.get("flags"), pattern.base_dir,
+                                                         root))
+    function = _checked_function(spec["function"])
+    source = main_source(pattern, root)
+    key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
+                                "flags": flags, "function": function, "source": source.text,
+                                "path": str(source.path), "base": pattern.base_dir})
+    entry = ptxcache.load(key)
+    if entry is None:
+        if toolchain.kind == "nvcc":
+            from .nvcc import NvccCompile as Route
+        else:
+            from .nvrtc import NvrtcCompile as Route
+        entry = Route(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
+        ptxcache.store(key, entry)
+    includes = [f for f in entry["files"] if f != str(source.path)]
+    return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
+                       toolchain.compiling_for(arch), arch, flags,
+                       (source.name, *includes),
+                       (source.text, *(read_text(f, "include", folder=root) for f in includes)),
+                       entry["host_code_left_out"])
+
+
+def _checked_function(spec: str) -> str:
+    """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
+    if not spec.isprintable() or not FUNCTION.fullmatch(spec):
+        raise PatternError("kernel.function", f"cannot read the function name "
+                                              f"{printable(repr(spec))}")
+    return spec
+
+
+def main_source(pattern: Pattern, root: Path) -> MainSource:
+    """The kernel's source text: inline `code`, or the `source` file, which must lie in the
+    pattern's root (refused naming the path, reading nothing, when it does not)."""
+    spec = pattern.kernel
+    if "code" in spec:
+        return MainSource(spec["code"], None, INLINE_NAME)
+    path = Path(pattern.base_dir) / spec["source"]
+    if not inside(path, root):
+        raise PatternError("kernel.source", f"{printable(repr(spec['source']))} lies outside "
+                                            f"the pattern's root ({printable(str(root))}); "
+                                            "refused")
+    real = Path(os.path.realpath(path))
+    return MainSource(read_text(real, "kernel.source", folder=root), real, str(real))
+
+
+class Compile(ABC):
+    """One compile in a temporary folder: the file as written, then (when that fails and the
+    file has host code) its device view; the compiler's route (`route`, nvcc.py, nvrtc.py)
+    -> a cache entry (dict) through `entry`."""
+
+    def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
+                 flags: tuple[str, ...], root: Path, base_dir: Path):
+        self.toolchain, self.source, self.function = toolchain, source, function
+        self.flags, self.root, self.base_dir = flags, root, base_dir
+        self.header_folders: tuple[str, ...] = (str(STANDINS),)  # the compiler's own headers
+
+    def run(self) -> dict:
+        with tempfile.TemporaryDirectory(prefix="sectorviz-ptx-") as tmp:
+            self.tmp = Path(os.path.realpath(tmp))
+            view = device_view(self.source.text)
+            try:
+                return self.route(self.source.text, left_out=False)
+            except CompileFailed:
+                if view == self.source.text:
+                    raise
+            return self.route(view, left_out=True)
+
+    @abstractmethod
+    def route(self, text: str, left_out: bool) -> dict:
+        """Compile `text` standing for the main source -> the cache entry."""
+
+    def entry(self, ptx: str, text: str, files: list[str], left_out: bool,
+              lowered: str | None = None, hint: str = "") -> dict:
+        """The cache entry of a compile of `text` (the main source as compiled) that read
+        `files` of the root and gave `ptx`; `lowered`: the entry's mangled name, when the
+        compiler said which it is; `hint` follows a "no such function" error."""
+        # a relative `#line` or program name (inline code's) comes out joined to the folder
+        # the compiler ran in
+        ptx = ptx.replace(f'"{(self.tmp / INLINE_NAME).as_posix()}"', f'"{INLINE_NAME}"')
+        if self.source.path is None:
+            ptx = ptx.replace(f'"{(self.base_dir / INLINE_NAME).as_posix()}"',
+                              f'"{INLINE_NAME}"')
+        entries = ptx_entries(ptx)
+        found = [e for e in entries if e.mangled == lowered]
+        entry = found[0] if found else pick_entry(entries, self.function, hint)
+        texts = [text] + [read_text(f, "include", folder=self.root) for f in files
+                          if f != str(self.source.path)]
+        params = parameter_names(texts, entry)
+        if params is None:
+            raise PatternError("kernel.function", f"cannot find the parameters of "
+                                                  f"{entry.shown!r} in its source")
+        return {"ptx": ptx, "entry": entry.mangled, "name": entry.demangled,
+                "params": list(params), "files": {f: ptxcache.file_digest(f) for f in files},
+                "host_code_left_out": left_out}
+
+    def line_text(self, file: str, line: int) -> str | None:
+        """Line `line` of a file the compiler names (the main source's text for its name)."""
+        if file == self.source.name:
+            text = self.source.text
+        else:
+            try:
+                text = read_text(self.tmp / file, "kernel", folder=self.root)
+            except PatternError:
+                return None
+        lines = text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+    def place_of(self, file: str) -> str | None:
+        """A file the compiler names -> how an error names it; None outside the root."""
+        if file == self.source.name:
+            return Path(file).name if self.source.path is not None else file
+        real = os.path.realpath(self.tmp / file)
+        if real == str(self.tmp / UNIT_NAME):
+            return "kernel.function"
+        if inside(real, self.root):
+            return os.path.relpath(real, self.base_dir)
+        if self.compiler_header(real):
+            return real
+        return None
+
+    def compiler_header(self, real: str) -> bool:
+        return any(inside(real, folder) for folder in self.header_folders)
+
+    def check_has_include(self, files: list[str]) -> None:
+        """A `__has_include("PATH")` in the source or an include of the root whose PATH
+        leaves the root is refused: its answer would tell what lies outside."""
+        texts = [(None, self.source.text)] + [(f, read_text(f, "include", folder=self.root))
+                                              for f in files if f != str(self.source.path)]
+        for file, text in texts:
+            folder = Path(file).parent if file else (self.source.folder or self.base_dir)
+            for found in _HAS_INCLUDE.finditer(text):
+                target = found.group(1)
+                if (os.path.isabs(target) or ".." in Path(target).parts) and \
+                        not inside(folder / target, self.root):
+                    line = text.count("\n", 0, found.start()) + 1
+                    where = self.place_of(file) if file else self.place_of(self.source.name)
+                    raise PatternError(f"{where} line {line}", f"__has_include of "
+                                                               f"{printable(repr(target))}, "
+                                                               "outside the pattern's root; "
+                                                               "refused")

@@ -1,0 +1,169 @@
+"""The kernel entries of a PTX text and the one a pattern names.
+
+`.entry` names are mangled (`_Z11matmulTiledILi16EfEvPKT0_S2_PS0_i`); c++filt (binutils,
+there wherever nvcc's host compiler is) gives the name Nsight Compute prints (`void
+matmulTiled<16, float>(float const*, float const*, float*, int)`). A pattern's
+`kernel.function` names a plain function (`matmulTiled`: the one instantiation the compiled
+code holds, which for a template is the one the host code launches) or an instantiation
+(`matmulTiled<16, float>`; trailing defaulted arguments may be left out: `matmulTiled<16>`).
+The kernel's parameter names come from its definition in the source (tree-sitter).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+
+from ..cuda.templates import split_name
+from ..model.errors import PatternError
+from ..model.pattern import suggest
+from .bounded import run_bounded
+
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(([^)]*)\)", re.M)
+_INT_SUFFIX = re.compile(r"(?<=\d)[uUlL]+\b")
+DEMANGLE_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One `.entry` of a PTX text: its mangled and demangled names, its parameter count."""
+
+    mangled: str
+    demangled: str
+    nparams: int
+
+    @property
+    def split(self) -> tuple[str, str | None]:
+        """(function name, template arguments or None; "" for a template whose name could
+        not be demangled)."""
+        if self.demangled == self.mangled and self.mangled.startswith("_Z"):
+            return _itanium_name(self.mangled)
+        return split_name(self.demangled)
+
+    @property
+    def shown(self) -> str:
+        """`matmulTiled<16, float>`: the name without `void` and parameters."""
+        name, args = self.split
+        return name if args is None else f"{name}<{args}>"
+
+
+def _itanium_name(mangled: str) -> tuple[str, str | None]:
+    """A mangled name c++filt did not demangle (there is none) -> (its function's name,
+    None, or "" when it is a template instantiation): `_Z5saxpyPKfPffi` -> ('saxpy', None),
+    `_ZN2ns4stepEPf` -> ('step', None)."""
+    at, name = (3, "") if mangled.startswith("_ZN") else (2, "")
+    while at < len(mangled) and mangled[at].isdigit():
+        digits = re.match(r"\d+", mangled[at:]).group()
+        start = at + len(digits)
+        name, at = mangled[start:start + int(digits)], start + int(digits)
+        if not mangled.startswith("_ZN"):
+            break
+    return (name or mangled), ("" if mangled[at:at + 1] == "I" else None)
+
+
+def ptx_entries(ptx: str) -> list[Entry]:
+    """Every kernel entry of `ptx`, demangled, in the order the PTX defines them."""
+    found = [(m.group(1), m.group(2).count(".param")) for m in _ENTRY.finditer(ptx)]
+    names = demangle([name for name, _ in found])
+    return [Entry(name, shown, n) for (name, n), shown in zip(found, names)]
+
+
+def demangle(names: list[str]) -> list[str]:
+    """Itanium-mangled names -> what c++filt prints (each name itself when there is no
+    c++filt or it fails; `extern "C"` kernels are not mangled)."""
+    tool = shutil.which("c++filt")
+    if not names or tool is None:
+        return list(names)
+    try:
+        done = run_bounded([tool, *names], "kernel.function", "c++filt",
+                           seconds=DEMANGLE_SECONDS)
+    except PatternError:
+        return list(names)
+    shown = done.stdout.splitlines()
+    return shown if done.returncode == 0 and len(shown) == len(names) else list(names)
+
+
+def _arguments(args: str) -> list[str]:
+    """`16, float` -> ['16', 'float'] (split at top-level commas, spaces and integer
+    suffixes dropped, so `256u` matches `256`)."""
+    out, depth, word = [], 0, ""
+    for ch in args:
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(word)
+            word = ""
+        else:
+            word += ch
+    out.append(word)
+    return [_INT_SUFFIX.sub("", "".join(w.split())) for w in out]
+
+
+def pick_entry(entries: list[Entry], spec: str, hint: str = "") -> Entry:
+    """The entry the pattern's `kernel.function` names; PatternError at kernel.function when
+    there is none (`hint` then follows the message) or more than one."""
+    name, args = split_name(spec)
+    same = [e for e in entries if e.split[0] == name]
+    if not same:
+        raise PatternError("kernel.function", f"the compiled code has no __global__ function "
+                                              f"{name!r}" + suggest(name, [e.split[0] for e in
+                                                                           entries]) + hint)
+    if args is not None:
+        want = _arguments(args)
+        exact = [e for e in same if e.split[1] is not None and _arguments(e.split[1]) == want]
+        same = exact or [e for e in same if e.split[1] is not None
+                         and _arguments(e.split[1])[:len(want)] == want]
+    if len(same) == 1:
+        return same[0]
+    shown = [e.shown for e in same]
+    if not shown:
+        raise PatternError("kernel.function", f"the compiled code has no instantiation "
+                                              f"{spec!r}")
+    raise PatternError("kernel.function", f"the compiled code holds {len(shown)} "
+                                          f"instantiations of {name!r} ({', '.join(shown)}); "
+                                          f"name one, e.g. \"{shown[0]}\"")
+
+
+def parameter_names(texts: list[str], entry: Entry) -> tuple[str, ...] | None:
+    """The parameter names, in order, of the `__global__` definition of `entry` in the first
+    of `texts` (the .cu file, then its includes) that defines one with as many parameters;
+    None when none does. An unnamed parameter is named `_N` after its position."""
+    from ..cuda.source import parser
+    name = entry.split[0]
+    for text in texts:
+        for params in _kernel_definitions(parser().parse(text.encode("utf-8")).root_node, name):
+            if len(params) == entry.nparams:
+                return params
+    return None
+
+
+def _kernel_definitions(node, name: str):
+    """The parameter-name tuples of every `__global__` definition of `name` under `node`."""
+    from ..cuda.source import declared_name
+    for fn in _descendants(node, "function_definition"):
+        decl = fn.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        body = fn.child_by_field_name("body")
+        if decl is None or body is None:
+            continue
+        head = fn.text[:body.start_byte - fn.start_byte].decode("utf-8", "replace")
+        declared = decl.child_by_field_name("declarator")
+        if "__global__" not in head or declared is None or \
+                declared.text.decode("utf-8", "replace").split("::")[-1] != name:
+            continue
+        plist = decl.child_by_field_name("parameters")
+        params = [p for p in plist.named_children if p.type.endswith("parameter_declaration")]
+        yield tuple(declared_name(p.child_by_field_name("declarator")) or f"_{i}"
+                    for i, p in enumerate(params))
+
+
+def _descendants(node, kind: str):
+    """Every node of type `kind` under `node` (not looking inside the ones found)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == kind:
+            yield n
+        else:
+            stack.extend(reversed(n.named_children))

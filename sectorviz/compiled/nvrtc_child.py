@@ -1,0 +1,53 @@
+"""`python -m sectorviz.compiled.nvrtc_child`: one NVRTC compile in a process of its own (so
+that it is bounded like nvcc: bounded.run_bounded).
+
+Standard input: JSON {"library": path of libnvrtc, "source": text, "name": the program's
+file name, "options": [...], "names": [name expressions, e.g. "matmulTiled<16, float>"]}.
+Standard output: JSON {"ok": bool, "log": the compiler's log, "ptx": text or "", "lowered":
+{name expression: mangled entry name}}.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+
+
+def _text(nvrtc, prog, size_fn: str, get_fn: str) -> str:
+    """A program's log or PTX through NVRTC's size / get pair."""
+    size = ctypes.c_size_t()
+    getattr(nvrtc, size_fn)(prog, ctypes.byref(size))
+    out = ctypes.create_string_buffer(size.value)
+    getattr(nvrtc, get_fn)(prog, out)
+    return out.value.decode("utf-8", "replace")
+
+
+def compile_request(request: dict) -> dict:
+    """A compile request -> its result (see the module notes)."""
+    nvrtc = ctypes.CDLL(request["library"])
+    prog = ctypes.c_void_p()
+    if nvrtc.nvrtcCreateProgram(ctypes.byref(prog), request["source"].encode("utf-8"),
+                                request["name"].encode("utf-8"), 0, None, None) != 0:
+        return {"ok": False, "log": "NVRTC could not create the program", "ptx": "",
+                "lowered": {}}
+    names = [n.encode("utf-8") for n in request["names"]]
+    for name in names:
+        nvrtc.nvrtcAddNameExpression(prog, name)
+    options = [o.encode("utf-8") for o in request["options"]]
+    status = nvrtc.nvrtcCompileProgram(prog, len(options),
+                                       (ctypes.c_char_p * len(options))(*options))
+    result = {"ok": status == 0, "log": _text(nvrtc, prog, "nvrtcGetProgramLogSize",
+                                              "nvrtcGetProgramLog"), "ptx": "", "lowered": {}}
+    if status == 0:
+        result["ptx"] = _text(nvrtc, prog, "nvrtcGetPTXSize", "nvrtcGetPTX")
+        for name in names:
+            lowered = ctypes.c_char_p()
+            if nvrtc.nvrtcGetLoweredName(prog, name, ctypes.byref(lowered)) == 0:
+                result["lowered"][name.decode("utf-8")] = lowered.value.decode("utf-8")
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(prog))
+    return result
+
+
+if __name__ == "__main__":
+    json.dump(compile_request(json.load(sys.stdin)), sys.stdout)

@@ -1,0 +1,3 @@
+// sectorviz: an empty stand-in for the CUDA samples' host helper header helper_string.h (host code is
+// left out of the device view, so nothing of it is needed); a real one in the pattern's root wins.
+#pragma once

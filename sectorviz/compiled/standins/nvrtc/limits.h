@@ -1,0 +1,3 @@
+// sectorviz: <limits.h> for NVRTC: see <climits>.
+#pragma once
+#include <climits>

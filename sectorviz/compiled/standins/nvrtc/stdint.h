@@ -1,0 +1,3 @@
+// sectorviz: <stdint.h> for NVRTC: see <cstdint>.
+#pragma once
+#include <cstdint>

@@ -1,0 +1,142 @@
+"""What is known of an entry before it runs: where its variables live (shared, local and
+constant byte offsets, addresses of module-scope globals), where divergent branches
+reconverge, which registers are ever read, and which arrays each memory instruction's address
+can come from (a flow-insensitive pass over the PTX: a register derived from a pointer
+parameter or a variable's address by moves, conversions and additions points into it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cfg import reconvergence
+from .parse import Entry, Instruction, Module, Operand, Variable
+
+SHARED_GENERIC = 0x7F00_0000_0000_0000  # generic address of shared byte offset 0
+LOCAL_GENERIC = 0x7E00_0000_0000_0000  # generic address of local byte offset 0
+CONST_GENERIC = 0x7D00_0000_0000_0000  # generic address of constant byte offset 0
+WINDOW = 1 << 32  # bytes in each of those windows
+MEMORY_OPS = ("ld", "st", "atom", "red", "cp", "ldu")
+POINTER_OPS = ("mov", "cvta", "add", "sub", "mad", "selp", "cvt", "and", "or", "slct")
+SPACE_OF = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
+
+
+def round_up(x: int, align: int) -> int:
+    return -(-x // max(1, align)) * max(1, align)
+
+
+@dataclass
+class Layout:
+    """Variables -> (space, byte offset in it, or global address); sizes of the spaces."""
+
+    where: dict[str, tuple[str, int]] = field(default_factory=dict)
+    variables: dict[str, Variable] = field(default_factory=dict)
+    shared_bytes: int = 0
+    local_bytes: int = 0
+    const_bytes: int = 0
+
+
+def layout(module: Module, entry: Entry, global_end: int, dynamic_shared: int) -> Layout:
+    """Place every variable the entry can see: shared, local and constant ones at aligned
+    offsets in declaration order (an `extern` shared array after the others, with the
+    launch's dynamic bytes), module-scope globals at aligned addresses from global_end."""
+    out = Layout()
+    ends = {"shared": 0, "local": 0, "constant": 0, "global": global_end}
+    externs = []
+    for var in module.variables + entry.variables:
+        space = SPACE_OF.get(var.space)
+        if space is None:
+            continue
+        out.variables[var.name] = var
+        if space == "shared" and var.extern:
+            externs.append(var)
+            continue
+        start = round_up(ends[space], max(var.align, 256 if space == "global" else 1))
+        out.where[var.name] = (space, start)
+        ends[space] = start + var.size
+    for var in externs:
+        start = round_up(ends["shared"], max(var.align, 16))
+        out.where[var.name] = ("shared", start)
+        ends["shared"] = max(ends["shared"], start + dynamic_shared)
+    out.shared_bytes, out.local_bytes, out.const_bytes = \
+        ends["shared"], ends["local"], ends["constant"]
+    return out
+
+
+def _sources(ins: Instruction) -> list[Operand]:
+    """The register operands an instruction reads (every operand after the destinations;
+    a store's and a vector's parts included)."""
+    ops = list(ins.operands)
+    if ins.op in ("st", "red", "bar", "barrier", "bra", "cp", "prefetch") or not ops:
+        reads = ops
+    else:
+        reads = ops[1:]
+        if ops[0].kind == "addr":  # never for a destination, but keep its base
+            reads = ops
+    out = []
+    for op in reads:
+        if op.kind == "vec":
+            out.extend(p for p in op.parts if p.kind == "reg")
+        elif op.kind in ("reg", "addr") and op.name:
+            out.append(op)
+    return out
+
+
+def read_registers(entry: Entry) -> set[str]:
+    """Registers some instruction reads (sources, addresses, guards)."""
+    out = set()
+    for ins in entry.instructions:
+        out.update(op.name for op in _sources(ins))
+        if ins.guard:
+            out.add(ins.guard[0])
+    return out
+
+
+def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> dict[str, set]:
+    """Register -> the names its value may point into: pattern arrays (from `params`, PTX
+    parameter -> array) and variables, through moves, conversions and additions; a register
+    loaded from memory points anywhere ("?")."""
+    roots: dict[str, set] = {}
+    changed = True
+    while changed:
+        changed = False
+        for ins in entry.instructions:
+            if not ins.operands or ins.operands[0].kind != "reg":
+                continue
+            dst = ins.operands[0].name
+            found: set = set()
+            if ins.op == "ld" and ins.has("param"):
+                src = ins.operands[1]
+                if src.name in params:
+                    found.add(params[src.name])
+            elif ins.op in ("ld", "ldu", "atom"):
+                found.add("?")
+            elif ins.op in POINTER_OPS:
+                for op in ins.operands[1:]:
+                    if op.kind == "sym" and op.name in variables:
+                        found.add(op.name)
+                    elif op.kind == "reg":
+                        found |= roots.get(op.name, set())
+            if found - roots.get(dst, set()):
+                roots[dst] = roots.get(dst, set()) | found
+                changed = True
+    return roots
+
+
+@dataclass
+class Program:
+    """An entry with its static facts (see the module docstring)."""
+
+    module: Module
+    entry: Entry
+    layout: Layout
+    reconverge: dict[int, int]
+    reads: set[str]
+    roots: dict[str, set]
+
+
+def program(module: Module, entry: Entry, param_arrays: dict[str, str], global_end: int,
+            dynamic_shared: int) -> Program:
+    """Module and entry -> Program; param_arrays: PTX parameter name -> pattern array."""
+    lay = layout(module, entry, global_end, dynamic_shared)
+    return Program(module, entry, lay, reconvergence(entry), read_registers(entry),
+                   pointer_roots(entry, param_arrays, set(lay.where)))

@@ -1,0 +1,120 @@
+"""The static memory instructions of an entry: for each PTX instruction that touches global,
+shared, local or constant memory, the space(s) it is counted in, its op ("load", "store",
+"atom", "red"), its width in bytes per lane and the arrays or variables it can point into.
+A cp.async is two: its global read (a load) and its shared write (a store)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..errors import PatternError
+from .bits import WIDTH
+from .parse import Instruction
+from .program import Program
+
+EXPLICIT = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
+
+
+@dataclass(frozen=True)
+class Site:
+    """One counted memory instruction: PTX instruction index, space, op, bytes per lane
+    (all components of a vector), bytes per component and components, names it points into."""
+
+    at: int
+    space: str
+    op: str
+    width: int
+    part: int
+    parts: int
+    roots: tuple[str, ...]
+    kept: bool = True  # a store whose bytes some load may read (else they are not kept)
+
+
+def data_type(ins: Instruction) -> str:
+    """The data type of a memory instruction (its last modifier that is a type)."""
+    for m in reversed(ins.opcode):
+        if m in WIDTH:
+            return m
+    raise PatternError("kernel", f"no data type in the PTX instruction {ins.text}")
+
+
+def vector_parts(ins: Instruction) -> int:
+    return next((int(m[1:]) for m in ins.opcode if m in ("v2", "v4", "v8")), 1)
+
+
+def space_of(ins: Instruction, modifiers_from: int = 1) -> str | None:
+    """The explicit state space of a memory instruction (None: generic)."""
+    for m in ins.opcode[modifiers_from:]:
+        base = m.split("::")[0]
+        if base in EXPLICIT:
+            return EXPLICIT[base]
+        if base == "param":
+            return "param"
+    return None
+
+
+def _static_space(prog: Program, base: str, arrays: set[str]) -> tuple[str, tuple[str, ...]]:
+    """A generic address's base register -> (the space its roots lie in, the roots)."""
+    roots = prog.roots.get(base, set()) if base else set()
+    if base in prog.layout.where:
+        roots = {base}
+    spaces = {prog.layout.where[r][0] if r in prog.layout.where else "global"
+              for r in roots if r != "?"}
+    if len(spaces) == 1:
+        return spaces.pop(), tuple(sorted(r for r in roots if r != "?"))
+    return "global", tuple(sorted(r for r in roots if r in arrays))
+
+
+def _roots(prog: Program, op, space: str, arrays: set[str]) -> tuple[str, ...]:
+    if op.name in prog.layout.where:
+        return (op.name,)
+    found = prog.roots.get(op.name, set())
+    names = sorted(r for r in found if r != "?" and (
+        (prog.layout.where[r][0] == space) if r in prog.layout.where else space == "global"))
+    return tuple(names)
+
+
+def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]:
+    """Every counted memory instruction of the entry, in program order."""
+    out = []
+    for at, ins in enumerate(prog.entry.instructions):
+        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp") or ins.problem:
+            continue
+        if ins.op == "cp":
+            if len(ins.operands) < 3 or ins.opcode[1] != "async" or any(
+                    m in ("bulk", "reduce", "tensor") for m in ins.opcode):
+                continue  # waits and commits move nothing; bulk copies are refused
+            size = ins.operands[2].value if ins.operands[2].kind == "imm" else 16
+            dst, src = ins.operands[0], ins.operands[1]
+            out.append(Site(at, "global", "load", size, size, 1,
+                            _roots(prog, src, "global", arrays)))
+            out.append(Site(at, "shared", "store", size, size, 1,
+                            _roots(prog, dst, "shared", arrays)))
+            continue
+        explicit = space_of(ins)
+        if explicit == "param":
+            continue
+        addr = ins.operands[0] if ins.op in ("st", "red") else ins.operands[1]
+        if explicit is None:
+            space, roots = _static_space(prog, addr.name, arrays)
+        else:
+            space, roots = explicit, _roots(prog, addr, explicit, arrays)
+        t = data_type(ins)
+        parts = vector_parts(ins)
+        op = {"ld": "load", "ldu": "load", "st": "store", "red": "red"}.get(ins.op)
+        if ins.op == "atom":
+            dest = ins.operands[0]
+            op = "atom" if dest.kind == "reg" and dest.name in reads else "red"
+        out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots))
+    return _keep_read_stores(out)
+
+
+def _keep_read_stores(sites: list[Site]) -> list[Site]:
+    """Sites with `kept` False for stores no load can read: their roots are not among the
+    roots of any load or atomic of their space (a load whose roots are unknown reads all)."""
+    read: dict[str, set] = {}
+    for s in sites:
+        if s.op != "store":
+            read.setdefault(s.space, set()).update(s.roots or {"*"})
+    return [replace(s, kept=bool({"*", *s.roots} & read.get(s.space, set()) or not s.roots))
+            if s.op == "store" else s for s in sites]

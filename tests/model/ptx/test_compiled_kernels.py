@@ -1,0 +1,157 @@
+"""Kernels whose PTX uses the engine's less common parts, compiled by nvcc: warp shuffles,
+cp.async, a math function's table in global memory, __constant__ and dynamic shared
+memory. Expected figures are derived from the PTX the test prints."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from ptx_helpers import analyze_compiled, inline_pattern, lines_with, needs_nvcc
+
+from sectorviz.model.errors import PatternError
+
+pytestmark = needs_nvcc
+
+TWO_BLOCKS = {"grid": (2,), "block": (256,)}  # 16 warps
+FLOATS = {"a": {"dtype": "float32", "length": 512}, "out": {"dtype": "float32", "length": 512}}
+
+
+def _rows(analysis, kernel):
+    return [(ins.ptx, ins.array, s.op, s.requests, s.sectors)
+            for ins, s in zip(kernel.instructions, analysis.instructions)]
+
+
+def test_a_warp_shuffle_reduction(tmp_path):
+    code = """
+extern "C" __global__ void k(const float* a, float* out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = a[i];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);
+    if ((threadIdx.x & 31) == 0) out[i / 32] = v;
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", FLOATS, **TWO_BLOCKS)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "shfl", "ld.global", "st.global")))
+    # a: 16 warps x 4 sectors; out: lane 0 of each warp stores one float
+    assert _rows(analysis, kernel) == [("ld.global.f32", "a", "load", 16, 64),
+                                       ("st.global.f32", "out", "store", 16, 16)]
+
+
+def test_cp_async_counts_a_global_read_and_a_shared_write(tmp_path):
+    code = """
+#include <cuda_pipeline.h>
+extern "C" __global__ void k(const float* a, float* out)
+{
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    __pipeline_memcpy_async(&s[t], &a[blockIdx.x * 256 + t], sizeof(float));
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+    __syncthreads();
+    out[blockIdx.x * 256 + t] = s[255 - t];
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", FLOATS, **TWO_BLOCKS)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "cp.async", "shared", "st.global")))
+    # "cp.async.ca.shared.global [%r1], [%rd1], 4, 4": 4 bytes per lane, 16 warps
+    assert _rows(analysis, kernel) == [
+        ("cp.async.ca.shared.global (global read)", "a", "load", 16, 64),
+        ("st.global.f32", "out", "store", 16, 64)]
+    shared = [(ins.ptx, s.op, s.requests, s.wavefronts)
+              for ins, s in zip(kernel.shared_instructions, analysis.shared)]
+    # 32 consecutive words written, 32 consecutive words (reversed) read: conflict-free
+    assert shared == [("cp.async.ca.shared.global (shared write)", "store", 16, 16),
+                      ("ld.shared.f32", "load", 16, 16)]
+
+
+def test_cosf_reads_its_reduction_table_from_global_memory(tmp_path):
+    code = """
+extern "C" __global__ void k(const float* a, float* out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = cosf(a[i]);
+}
+"""
+    arrays = dict(FLOATS, a={"dtype": "float32", "length": 512,
+                             "values": {"kind": "constant", "value": 10**6}})
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays, **TWO_BLOCKS)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "__cudart_i2opi_f", "ld.global", "local")))
+    # |a| = 10^6 (past 105615) takes the slow argument reduction: a loop of 6 trips, each reading one
+    # word of __cudart_i2opi_f; every lane reads the same word: 1 sector per request
+    table = [r for r in _rows(analysis, kernel) if r[1] == "__cudart_i2opi_f"]
+    assert table == [("ld.global.nc.u32", "__cudart_i2opi_f", "load", 6 * 16, 6 * 16)]
+    assert kernel.local_instructions  # the reduction keeps its words in a local array
+
+
+def test_constant_and_dynamic_shared_memory(tmp_path):
+    code = """
+__constant__ float coef[16];
+extern "C" __global__ void k(const float* a, float* out)
+{
+    extern __shared__ float d[];
+    d[threadIdx.x] = a[threadIdx.x] * coef[threadIdx.x % 16];
+    __syncthreads();
+    out[threadIdx.x] = d[(threadIdx.x + 1) % blockDim.x];
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", FLOATS, block=(64,))
+    pattern = replace(pattern, kernel={**pattern.kernel, "dynamic_shared_bytes": 256})
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "const", "shared")))
+    assert [ins.ptx for ins in kernel.constant_instructions] == ["ld.const.f32"]
+    reads = [row for _, batch in kernel.space_trace("constant", 0, 2) for row in batch.address]
+    # each warp reads coef[0..15] twice over: 16 distinct constant addresses
+    assert [len(set(row.tolist())) for row in reads] == [16, 16]
+    shared = [(s.op, s.requests, s.wavefronts) for s in analysis.shared]
+    assert shared == [("store", 2, 2), ("load", 2, 2)]
+
+
+def test_pattern_values_of_constant_and_device_arrays_are_read(tmp_path):
+    code = """
+__constant__ int offsets[8];
+__device__ int table[8];
+extern "C" __global__ void k(float* a)
+{
+    int t = threadIdx.x;
+    a[1024 + offsets[t % 8]] = 0;
+    a[table[t % 8]] = 1;
+}
+"""
+    arrays = {"a": {"dtype": "float32", "length": 2048},
+              "offsets": {"length": 8, "values": {"kind": "expr", "expr": "i * 40"}},
+              "table": {"length": 8, "values": {"kind": "expr", "expr": "i * 32"}}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "offsets", "table", "st.global")))
+    # 8 distinct offsets 40 floats apart (160 bytes): 8 sectors; table: 32 floats apart
+    assert _rows(analysis, kernel) == [("st.global.u32", "a", "store", 1, 8),
+                                       ("ld.global.u32", "table", "load", 1, 1),
+                                       ("st.global.u32", "a", "store", 1, 8)]
+    assert [ins.array for ins in kernel.constant_instructions] == ["offsets"]
+
+
+def test_an_address_from_unknown_data_passed_through_shared_memory_names_its_array(tmp_path):
+    code = """
+extern "C" __global__ void k(const int* idx, float* out)
+{
+    __shared__ int s[32];
+    s[threadIdx.x] = idx[threadIdx.x];
+    __syncthreads();
+    out[s[31 - threadIdx.x]] = 1.0f;
+}
+"""
+    arrays = {"idx": {"dtype": "int32", "length": 32}, "out": {"dtype": "float32", "length": 64}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    with pytest.raises(PatternError, match="stored there from data loaded by .*; give 'idx' "
+                                           "values in the pattern file"):
+        analyze_compiled(pattern, compiled)
+    arrays["idx"]["values"] = {"kind": "expr", "expr": "2 * i"}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    # lane L stores to out[2 (31 - L)]: 32 floats 8 bytes apart, 256 bytes: 8 sectors
+    assert _rows(analysis, kernel)[-1] == ("st.global.u32", "out", "store", 1, 8)
