@@ -28,7 +28,8 @@ from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
 from .hostcode import STANDINS, device_view
-from .root import inside, pattern_root
+from ..model.files import Roots
+from .root import inside
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
@@ -91,11 +92,12 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     spec = pattern.kernel
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
-    root = pattern_root(pattern.base_dir)
+    roots = pattern.roots
     flags = (*FIXED_FLAGS, f"-arch={arch}", *user_flags(spec.get("flags"), pattern.base_dir,
-                                                         root))
+                                                         roots),
+             *(f"-I{folder}" for folder in roots.folders[1:]))  # --include-dir: searched last
     function = _checked_function(spec["function"])
-    source = main_source(pattern, root)
+    source = main_source(pattern, roots)
     key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
                                 "flags": flags, "function": function, "source": source.text,
                                 "path": str(source.path), "base": pattern.base_dir})
@@ -105,13 +107,13 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
             from .nvcc import NvccCompile as Route
         else:
             from .nvrtc import NvrtcCompile as Route
-        entry = Route(toolchain, source, function, flags, root, Path(pattern.base_dir)).run()
+        entry = Route(toolchain, source, function, flags, roots, Path(pattern.base_dir)).run()
         ptxcache.store(key, entry)
     includes = [f for f in entry["files"] if f != str(source.path)]
     return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
                        toolchain.compiling_for(arch), arch, flags,
                        (source.name, *includes),
-                       (source.text, *(read_text(f, "include", folder=root) for f in includes)),
+                       (source.text, *(read_text(f, "include") for f in includes)),
                        entry["host_code_left_out"])
 
 
@@ -123,19 +125,17 @@ def _checked_function(spec: str) -> str:
     return spec
 
 
-def main_source(pattern: Pattern, root: Path) -> MainSource:
+def main_source(pattern: Pattern, roots: Roots) -> MainSource:
     """The kernel's source text: inline `code`, or the `source` file, which must lie in the
     pattern's root (refused naming the path, reading nothing, when it does not)."""
     spec = pattern.kernel
     if "code" in spec:
         return MainSource(spec["code"], None, INLINE_NAME)
     path = Path(pattern.base_dir) / spec["source"]
-    if not inside(path, root):
-        raise PatternError("kernel.source", f"{printable(repr(spec['source']))} lies outside "
-                                            f"the pattern's root ({printable(str(root))}); "
-                                            "refused")
+    if not roots.allows(path):
+        raise roots.refusal(printable(repr(spec["source"])), "kernel.source")
     real = Path(os.path.realpath(path))
-    return MainSource(read_text(real, "kernel.source", folder=root), real, str(real))
+    return MainSource(read_text(real, "kernel.source"), real, str(real))
 
 
 class Compile(ABC):
@@ -144,9 +144,9 @@ class Compile(ABC):
     -> a cache entry (dict) through `entry`."""
 
     def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
-                 flags: tuple[str, ...], root: Path, base_dir: Path):
+                 flags: tuple[str, ...], roots: Roots, base_dir: Path):
         self.toolchain, self.source, self.function = toolchain, source, function
-        self.flags, self.root, self.base_dir = flags, root, base_dir
+        self.flags, self.roots, self.base_dir = flags, roots, base_dir
         self.header_folders: tuple[str, ...] = (str(STANDINS),)  # the compiler's own headers
 
     def run(self) -> dict:
@@ -178,7 +178,7 @@ class Compile(ABC):
         entries = ptx_entries(ptx)
         found = [e for e in entries if e.mangled == lowered]
         entry = found[0] if found else pick_entry(entries, self.function, hint)
-        texts = [text] + [read_text(f, "include", folder=self.root) for f in files
+        texts = [text] + [read_text(f, "include") for f in files
                           if f != str(self.source.path)]
         params = parameter_names(texts, entry)
         if params is None:
@@ -194,7 +194,7 @@ class Compile(ABC):
             text = self.source.text
         else:
             try:
-                text = read_text(self.tmp / file, "kernel", folder=self.root)
+                text = read_text(self.tmp / file, "kernel")
             except PatternError:
                 return None
         lines = text.splitlines()
@@ -207,7 +207,7 @@ class Compile(ABC):
         real = os.path.realpath(self.tmp / file)
         if real == str(self.tmp / UNIT_NAME):
             return "kernel.function"
-        if inside(real, self.root):
+        if self.roots.allows(real):
             return os.path.relpath(real, self.base_dir)
         if self.compiler_header(real):
             return real
@@ -219,14 +219,14 @@ class Compile(ABC):
     def check_has_include(self, files: list[str]) -> None:
         """A `__has_include("PATH")` in the source or an include of the root whose PATH
         leaves the root is refused: its answer would tell what lies outside."""
-        texts = [(None, self.source.text)] + [(f, read_text(f, "include", folder=self.root))
+        texts = [(None, self.source.text)] + [(f, read_text(f, "include"))
                                               for f in files if f != str(self.source.path)]
         for file, text in texts:
             folder = Path(file).parent if file else (self.source.folder or self.base_dir)
             for found in _HAS_INCLUDE.finditer(text):
                 target = found.group(1)
                 if (os.path.isabs(target) or ".." in Path(target).parts) and \
-                        not inside(folder / target, self.root):
+                        not self.roots.allows(folder / target):
                     line = text.count("\n", 0, found.start()) + 1
                     where = self.place_of(file) if file else self.place_of(self.source.name)
                     raise PatternError(f"{where} line {line}", f"__has_include of "

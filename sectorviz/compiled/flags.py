@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..model.errors import PatternError, printable
 from ..model.pattern import ARCH
-from .root import inside
+from ..model.files import Roots
 
 OPTIMIZATION = "-O3"
 FIXED_FLAGS = (OPTIMIZATION, "-lineinfo")
@@ -36,18 +36,18 @@ def check_arch(arch: str, place: str) -> str:
     return arch
 
 
-def user_flags(flags: object, base_dir: str | Path, root: Path) -> tuple[str, ...]:
+def user_flags(flags: object, base_dir: str | Path, roots: Roots) -> tuple[str, ...]:
     """A pattern's `kernel.flags` list -> the flags passed to nvcc (-I folders made absolute);
     PatternError at `kernel.flags[i]` for the first one outside the whitelist."""
     if flags is None:
         return ()
     if not isinstance(flags, (list, tuple)):
         raise PatternError("kernel.flags", "expected a list of strings")
-    return tuple(_flag(f, f"kernel.flags[{i}]", Path(base_dir), root)
+    return tuple(_flag(f, f"kernel.flags[{i}]", Path(base_dir), roots)
                  for i, f in enumerate(flags))
 
 
-def _flag(flag: object, place: str, base_dir: Path, root: Path) -> str:
+def _flag(flag: object, place: str, base_dir: Path, roots: Roots) -> str:
     if not isinstance(flag, str):
         raise PatternError(place, "expected a string")
     if _MACRO.fullmatch(flag) or _UNDEF.fullmatch(flag) or _STD.fullmatch(flag) \
@@ -60,9 +60,10 @@ def _flag(flag: object, place: str, base_dir: Path, root: Path) -> str:
         return f"-maxrregcount={int(regs.group(1))}"
     if flag.startswith("-I") and len(flag) > 2:
         folder = base_dir / flag[2:]
-        if "\x00" in flag or not inside(folder, root):
-            raise PatternError(place, f"{printable(repr(flag))}: the folder must lie inside "
-                                      f"the pattern's root ({printable(str(root))})")
+        if "\x00" in flag:
+            raise PatternError(place, f"{printable(repr(flag))}: the folder name holds a NUL")
+        if not roots.allows(folder):
+            raise roots.refusal(printable(repr(flag)), place)
         if not folder.is_dir():
             raise PatternError(place, f"{printable(repr(flag))}: no such folder")
         return f"-I{folder.resolve()}"

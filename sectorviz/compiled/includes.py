@@ -18,6 +18,7 @@ from pathlib import Path
 from ..model.errors import PatternError, printable
 from ..model.files import read_text
 from .diagnostics import outside_root
+from ..model.files import Roots
 from .root import inside
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:\"([^\"\n]*)\"|<([^>\n]*)>|(.*))",
@@ -26,7 +27,7 @@ MAX_FILES = 4096  # included files of the root one compile may read
 
 
 def root_includes(text: str, folder: Path, where: str, search: list[Path],
-                  system: list[Path], root: Path) -> list[str]:
+                  system: list[Path], roots: Roots) -> list[str]:
     """The real paths of the root's files that `text` (the main source, lying in `folder`,
     named `where` in errors) includes, directly or not, in the order first met. `search`:
     the include folders inside the root (-I), `system`: the compiler's own header folders."""
@@ -49,13 +50,13 @@ def root_includes(text: str, folder: Path, where: str, search: list[Path],
                                                            f"{printable(repr(name))}")
             if path is None or path in found or any(inside(path, d) for d in system):
                 continue
-            if not inside(path, root):
+            if not roots.allows(path):
                 raise outside_root(os.path.normpath(name if os.path.isabs(name)
                                                     else folder / name))
             found.append(path)
             if len(found) > MAX_FILES:
                 raise PatternError(where, f"the source includes over {MAX_FILES} files")
-            pending.append((read_text(path, "include", folder=root), Path(path).parent,
+            pending.append((read_text(path, "include"), Path(path).parent,
                             printable(os.path.basename(path))))
     return found
 

@@ -78,7 +78,7 @@ class NvccCompile(Compile):
             real = os.path.realpath(self.tmp / dep)
             if inside(real, self.tmp):  # the unit, the device view or the inline code
                 continue
-            if inside(real, self.root):
+            if self.roots.allows(real):
                 if real not in files:
                     files.append(real)
             elif not self.compiler_header(real):

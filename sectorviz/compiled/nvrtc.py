@@ -38,7 +38,7 @@ class NvrtcCompile(Compile):
         system = [Path(d) for d in self.toolchain.include_dirs] + [NVRTC_STANDINS, STANDINS]
         self.header_folders = tuple(str(d) for d in system)
         files = root_includes(text, folder, self.place_of(self.source.name) or INLINE_NAME,
-                              search, system, self.root)
+                              search, system, self.roots)
         if self.source.path is not None:
             files.insert(0, str(self.source.path))
         self.check_has_include(files)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.compiled.root import pattern_root
+from sectorviz.model.files import root_of
 from sectorviz.model import PatternError, load_pattern
 
 from compiled_helpers import SAXPY, needs_nvcc, write_pattern
@@ -24,9 +24,9 @@ def _outside(tmp_path):
 
 def test_the_root_is_the_pattern_folder_or_the_repository_above(tmp_path):
     (tmp_path / "a" / "b").mkdir(parents=True)
-    assert pattern_root(tmp_path / "a" / "b") == tmp_path / "a" / "b"
+    assert root_of(tmp_path / "a" / "b") == tmp_path / "a" / "b"
     (tmp_path / "a" / ".git").mkdir()
-    assert pattern_root(tmp_path / "a" / "b") == tmp_path / "a"
+    assert root_of(tmp_path / "a" / "b") == tmp_path / "a"
 
 
 @pytest.mark.parametrize("source", ["../outside/secret.h", "/etc/hostname",
@@ -41,7 +41,8 @@ def test_a_kernel_source_outside_the_root_is_refused_unread(tmp_path, source):
     with pytest.raises(PatternError) as err:
         compile_kernel(load_pattern(tmp_path / "p" / "p.sectorviz.json"))
     assert str(err.value) == (f"kernel.source: {source!r} lies outside the pattern's root "
-                              f"({pattern.base_dir}); refused")
+                              f"{pattern.base_dir} (only files there or in an --include-dir "
+                              "are read)")
 
 
 @needs_nvcc
@@ -104,3 +105,19 @@ def test_includes_inside_the_root_and_the_toolkits_headers_are_read(tmp_path):
                                             files={"inc/scale.h": "#define SCALE 2.0f\n"}))
     assert compiled.files == (str(tmp_path / "kernel.cu"), str(tmp_path / "inc" / "scale.h"))
     assert compiled.params == ("y",)
+
+
+@needs_nvcc
+def test_an_include_dir_given_by_the_user_is_searched_last(tmp_path):
+    """`--include-dir DIR` (the pattern's include_dirs): the compiled engine reads a header
+    there as the source engine does, after the pattern's own folders."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "scale.h").write_text("#define SCALE 2.0f\n")
+    source = '#include "scale.h"\n' + SAXPY.replace("a * x[i]", "SCALE * a * x[i]")
+    write_pattern(tmp_path / "p", source, "saxpy")
+    path = tmp_path / "p" / "p.sectorviz.json"
+    with pytest.raises(PatternError):
+        compile_kernel(load_pattern(path))
+    compiled = compile_kernel(load_pattern(path, (str(shared),)))
+    assert compiled.entry
