@@ -66,7 +66,7 @@ def _sources(ins: Instruction) -> list[Operand]:
     """The register operands an instruction reads (every operand after the destinations;
     a store's and a vector's parts included)."""
     ops = list(ins.operands)
-    if ins.op in ("st", "red", "bar", "barrier", "bra", "cp", "prefetch") or not ops:
+    if ins.op in ("st", "red", "bar", "barrier", "bra", "cp", "prefetch", "stmatrix") or not ops:
         reads = ops
     else:
         reads = ops[1:]

@@ -9,7 +9,7 @@ NO_OPS = ("membar", "fence", "nanosleep", "prefetch", "prefetchu", "griddepcontr
 REFUSED = {"tex": "textures", "tld4": "textures", "txq": "textures", "suld": "surfaces",
            "sust": "surfaces", "sured": "surfaces", "suq": "surfaces", "wmma": "wmma (NVIDIA "
            "leaves its lane mapping unspecified)", "mma": "mma", "wgmma": "wgmma",
-           "ldmatrix": "ldmatrix", "stmatrix": "stmatrix", "brx": "indirect branches",
+           "brx": "indirect branches",
            "tcgen05": "tensor memory", "cp.async.bulk": "bulk copies (TMA)"}
 SILENT_CALLS = ("vprintf", "__assertfail")  # run as no-ops: their memory use is in the PTX
 

@@ -78,7 +78,13 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
     """Every counted memory instruction of the entry, in program order."""
     out = []
     for at, ins in enumerate(prog.entry.instructions):
-        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp") or ins.problem:
+        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp", "ldmatrix", "stmatrix") or \
+                ins.problem:
+            continue
+        if ins.op in ("ldmatrix", "stmatrix"):  # a 16-byte row address from each of 8 lanes
+            addr = ins.operands[1] if ins.op == "ldmatrix" else ins.operands[0]
+            out.append(Site(at, "shared", "load" if ins.op == "ldmatrix" else "store", 16, 16,
+                            1, _roots(prog, addr, "shared", arrays)))
             continue
         if ins.op == "cp":
             if len(ins.operands) < 3 or ins.opcode[1] != "async" or any(

@@ -81,8 +81,8 @@ extern "C" __global__ void k(const float* a, float* out)
     pattern, compiled = inline_pattern(tmp_path, code, "k", arrays, **TWO_BLOCKS)
     analysis, kernel = analyze_compiled(pattern, compiled)
     print("\n".join(lines_with(compiled.ptx, "__cudart_i2opi_f", "ld.global", "local")))
-    # |a| = 10^6 (past 105615) takes the slow argument reduction: a loop of 6 trips, each reading one
-    # word of __cudart_i2opi_f; every lane reads the same word: 1 sector per request
+    # |a| = 10^6 (past 105615) takes the slow argument reduction: a loop of 6 trips, each
+    # reading one word of __cudart_i2opi_f; every lane reads the same word: 1 sector per request
     table = [r for r in _rows(analysis, kernel) if r[1] == "__cudart_i2opi_f"]
     assert table == [("ld.global.nc.u32", "__cudart_i2opi_f", "load", 6 * 16, 6 * 16)]
     assert kernel.local_instructions  # the reduction keeps its words in a local array
@@ -155,3 +155,60 @@ extern "C" __global__ void k(const int* idx, float* out)
     analysis, kernel = analyze_compiled(pattern, compiled)
     # lane L stores to out[2 (31 - L)]: 32 floats 8 bytes apart, 256 bytes: 8 sectors
     assert _rows(analysis, kernel)[-1] == ("st.global.u32", "out", "store", 1, 8)
+
+
+def test_ldmatrix_rows_and_the_values_each_lane_receives(tmp_path):
+    code = """
+extern "C" __global__ void k(float* out)
+{
+    __shared__ __align__(16) unsigned short s[256];
+    int t = threadIdx.x;
+    for (int j = t; j < 256; j += 32) s[j] = j;
+    __syncwarp();
+    unsigned row = (unsigned)__cvta_generic_to_shared(&s[t * 8]);
+    unsigned r0, r1, r2, r3;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(row));
+    out[r3 & 0xffff] = 1.0f;
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 256}})
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "ldmatrix", "st.shared", "st.global")))
+    # lane t gives row t (16 bytes at 16 t): 512 contiguous bytes, 4 conflict-free phases
+    matrix = next(s for ins, s in zip(kernel.shared_instructions, analysis.shared)
+                  if ins.ptx.startswith("ldmatrix"))
+    assert (matrix.requests, matrix.wavefronts, matrix.bank_conflicts) == (1, 4, 0)
+    # r3 of lane t: matrix 3 (halves 192..255), row t / 4, column 2 (t % 4): 192 + 2 t, so
+    # the store writes floats 8 bytes apart from byte 768: 8 sectors
+    (_, batch), = kernel.trace(0, 1)
+    assert list(batch.address[0] - kernel.arrays["out"].address0) == [
+        4 * (192 + 2 * t) for t in range(32)]
+    assert _rows(analysis, kernel) == [("st.global.u32", "out", "store", 1, 8)]
+
+
+def test_stmatrix_trans_then_ldmatrix_reads_the_transpose(tmp_path):
+    code = """
+extern "C" __global__ void k(float* out)
+{
+    __shared__ __align__(16) unsigned short s[64];
+    int t = threadIdx.x;
+    unsigned row = (unsigned)__cvta_generic_to_shared(&s[(t % 8) * 8]);
+    unsigned v = (unsigned)(2 * t) | ((unsigned)(2 * t + 1) << 16);  // row t/4, cols 2(t%4)+
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};"
+                 :: "r"(row), "r"(v));
+    __syncwarp();
+    unsigned r;
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r) : "r"(row));
+    out[r & 0xffff] = 1.0f;
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 64}})
+    _, kernel = analyze_compiled(pattern, compiled)
+    # element (i, j) = 8 i + j stored transposed: s[8 j + i] = 8 i + j; lane t then reads
+    # s[8 (t / 4) + 2 (t % 4)], the element (2 (t % 4), t / 4) = 16 (t % 4) + t / 4
+    (_, batch), = kernel.trace(0, 1)
+    assert list((batch.address[0] - kernel.arrays["out"].address0) // 4) == [
+        16 * (t % 4) + t // 4 for t in range(32)]
