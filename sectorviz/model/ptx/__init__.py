@@ -1,7 +1,7 @@
 """The PTX engine: the PTX a compiler emitted for a kernel (`parse`), run SIMT-style over
 chunks of whole blocks (`execute`, with the instruction modules `scalar_ops`, `lanes_ops`,
 `memory_ops`, `matrix_ops`), behind the front-end kernel of a compiled pattern
-(`kernel.CompiledKernel`); local memory counted by `local_counts`.
+(`kernel.CompiledKernel`); its local events are counted by model.local_stats.
 
 What it runs: integer arithmetic with C wrap-around (add, sub, mul.lo / .hi / .wide, mad,
 mul24, mad24, sad, div and rem truncating as C does, min, max, abs, neg, .sat), shifts and

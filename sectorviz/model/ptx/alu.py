@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..c_int import c_divmod
 from .bits import FLOATS, INT_DTYPES, WIDTH, is_signed
 
 
@@ -111,17 +112,14 @@ def divide(mods, t, a, b):
     Floats: a / b in t (approx and full divisions computed exactly)."""
     if t in FLOATS:
         return (a.astype(np.float64) / b.astype(np.float64)).astype(_as(t)), None
-    zero = b == 0
-    safe = np.where(zero, 1, b).astype(a.dtype)
-    r = np.fmod(a, safe)
-    q = ((a - r) // safe).astype(a.dtype)
-    return q, zero
+    quotient, _ = c_divmod(a, b.astype(a.dtype))
+    return quotient, b == 0
 
 
 def remainder(mods, t, a, b):
     """rem: the C remainder (the sign of the dividend); undefined for a zero divisor."""
-    zero = b == 0
-    return np.fmod(a, np.where(zero, 1, b).astype(a.dtype)), zero
+    _, rest = c_divmod(a, b.astype(a.dtype))
+    return rest, b == 0
 
 
 def shift(op: str, t: str, a, b):

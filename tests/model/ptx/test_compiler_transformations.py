@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ptx_helpers import analyze_compiled, inline_pattern, lines_with, needs_nvcc
 
-from sectorviz.model.ptx.local_counts import METRICS, local_listing
+from sectorviz.model.metrics import LOCAL_LOAD_SECTORS
 
 pytestmark = needs_nvcc
 
@@ -112,13 +112,15 @@ def test_a_runtime_indexed_per_thread_array_lives_in_local_memory(tmp_path, inde
                       "values": {"kind": "expr", "expr": index}},
               "out": {"dtype": "float32", "length": 32}}
     pattern, compiled = inline_pattern(tmp_path, SCRATCH, "scratch", arrays)
-    _, kernel = analyze_compiled(pattern, compiled)  # runs: nothing is refused
+    analysis, kernel = analyze_compiled(pattern, compiled)  # runs: nothing is refused
     print("\n".join(lines_with(compiled.ptx, "local", "%SP")))
     local = [(ins.op, ins.width) for ins in kernel.local_instructions]
     assert local == [("store", 16)] * 16 + [("load", 4)]
-    counted = [(s.op, s.requests, s.sectors, s.useful_bytes) for s in local_listing(kernel)]
+    counted = [(s.op, s.requests, s.sectors, s.logical_bytes) for s in analysis.local]
     assert counted == [("store", 1, 16, 512)] * 16 + [("load", 1, sectors, 128)]
-    assert METRICS["load"] == "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
+    loads = next(b for b in analysis.boundaries if b.name == "L1 request side, local loads")
+    assert (loads.sectors, loads.metric) == (sectors, LOCAL_LOAD_SECTORS)
+    assert LOCAL_LOAD_SECTORS == "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"
     assert any("interleave" in a for a in kernel.assumptions)
 
 
