@@ -20,8 +20,8 @@ def test_the_engine_flag_reads_the_kernel(tmp_path, qapp, monkeypatch, engine):
     monkeypatch.setenv(ENGINE_VAR, "compiled" if engine == "source" else "source")
     monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "ptx"))
     seen = []
-    monkeypatch.setattr(app, "save_when_drawn",
-                        lambda w, o, a, real=app.save_when_drawn: (seen.append(w), real(w, o, a)))
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: (seen.append(w), real(w, a))[1])
     assert app.main([VECTOR_ADD, "--engine", engine, "--screenshot",
                      str(tmp_path / "shot.png")]) == 0
     (window,) = seen
