@@ -2,6 +2,8 @@
 # One entry point from a fresh clone.
 #   bash bootstrap.sh run [ARGS]   set up .venv, then launch the app (default example)
 #   bash bootstrap.sh test [ARGS]  set up .venv, then run every test
+#   bash bootstrap.sh check        set up .venv, then the static checks: import contracts,
+#                                  ruff, mypy (CI runs them before the tests)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
@@ -26,5 +28,6 @@ shift || true
 case "$cmd" in
     run)  exec "$venv/bin/sectorviz" "$@" ;;
     test) exec "$venv/bin/python" -m pytest "$@" ;;
-    *)    echo "usage: bash bootstrap.sh run|test [ARGS]" >&2; exit 2 ;;
+    check) "$venv/bin/lint-imports" && "$venv/bin/ruff" check . && exec "$venv/bin/mypy" ;;
+    *)    echo "usage: bash bootstrap.sh run|test|check [ARGS]" >&2; exit 2 ;;
 esac
