@@ -7,13 +7,12 @@ the first kernel, not at start-up); any other pattern -> the model's own Kernel.
 
 from __future__ import annotations
 
-from .model.frontend import register_kernel_factory
 from .model.errors import PatternError
-from .model.kernel import Kernel
+from .model.frontend import FrontEnd, register_kernel_factory
 from .model.pattern import Pattern
 
 
-def cuda_kernel(pattern: Pattern) -> Kernel:
+def cuda_kernel(pattern: Pattern) -> FrontEnd:
     """A kernel pattern -> its CudaKernel; PatternError if the CUDA front end cannot load."""
     try:
         from .cuda.kernel import CudaKernel
