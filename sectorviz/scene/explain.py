@@ -404,7 +404,7 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
 def run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
     """Wavefronts of each execution of shared instruction k by `warp`, in program order
     (one bank_rows over all of them: a loop of many iterations stays quick)."""
-    runs = shared_runs(pattern, warp)[k]
+    runs = shared_warp_detail(pattern, warp)[k]
     if not runs:
         return ()
     address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
