@@ -35,7 +35,7 @@ from ..model.banks import BANK_BYTES, BANKS, bank_rows
 from ..model.frontend import kernel_for
 from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
-from ..model.kernel import Batch, Instruction, ResolvedArray
+from ..model.kernel import Batch, Instruction, Kernel, ResolvedArray
 from ..model.sectors import WARP_SIZE
 from ..model.one_warp import shared_warp_detail
 from .banks import BankGrid, bank_grid
@@ -55,9 +55,10 @@ def _sectors(n: int) -> str:
 def _lanes(lanes: np.ndarray) -> list[str]:
     """Lane numbers -> runs: [0, 1, 2, 5] -> ['0-2', '5']."""
     runs: list[str] = []
-    start = prev = None
+    start: int | None = None
+    prev: int | None = None
     for lane in [int(x) for x in lanes] + [None]:
-        if start is not None and lane == prev + 1:
+        if prev is not None and lane == prev + 1:  # prev is None exactly when start is
             prev = lane
             continue
         if start is not None:
@@ -78,10 +79,14 @@ def data_dependent(pattern: Pattern, k: int, space: str = "global") -> bool:
     (not traced)."""
     if pattern.kernel is not None:
         return False
-    spaces = kernel_for(pattern).spaces
+    kernel = kernel_for(pattern)
+    assert isinstance(kernel, Kernel)  # a pattern file's own accesses
+    spaces = kernel.spaces
     access = pattern.accesses[spaces.index((space, k))]
     lets = {name: e.tree for name, e in pattern.lets}
-    todo = [e.tree for e in ((access.index,) if access.index is not None else access.at)]
+    read = (access.index,) if access.index is not None else access.at
+    assert read is not None  # an access gives its index or its (row, col)
+    todo = [e.tree for e in read]
     seen: set[str] = set()
     while todo:
         tree = todo.pop()
