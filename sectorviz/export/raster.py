@@ -13,7 +13,7 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, cast
 
 from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QLibraryInfo, QMarginsF,
                             QRectF, QSizeF, Qt, QUuid)
@@ -68,7 +68,7 @@ def ensure_app() -> QGuiApplication:
     """The running Qt application, or a new one (offscreen without a display). A widgets
     QApplication, so that a process which exports first can still open windows later.
     NoPlatform before Qt starts when QT_QPA_PLATFORM cannot work (check_platform)."""
-    app = QGuiApplication.instance()
+    app = cast("QGuiApplication | None", QGuiApplication.instance())  # typed QCoreApplication
     if app is None:
         if "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY") \
                 and not os.environ.get("WAYLAND_DISPLAY"):
@@ -121,8 +121,9 @@ def png_bytes(svg: str, scale: float = 1, transparent: bool = False) -> bytes:
         raise ValueError(f"scale {scale} outside [1, 4]")
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    render_image(svg, scale, transparent).save(buffer, "PNG")
-    return bytes(buffer.data())
+    # PySide6's stub types the format as bytes; the binding takes only a str
+    render_image(svg, scale, transparent).save(buffer, "PNG")  # type: ignore[call-overload]
+    return bytes(buffer.data().data())
 
 
 def pdf_bytes(svgs: Callable[[], Iterable[str]], title: str) -> bytes:
@@ -157,11 +158,12 @@ def pdf_bytes(svgs: Callable[[], Iterable[str]], title: str) -> bytes:
             else:
                 writer.newPage()
             renderer.render(painter, QRectF(0, 0, w, h))
+        assert painter is not None  # svgs() gives at least one page
         painter.end()
         del painter, writer
     finally:
         QHashSeed.resetRandomGlobalSeed()
-    return _fix_dates(bytes(buffer.data()))
+    return _fix_dates(bytes(buffer.data().data()))
 
 
 def _fix_dates(pdf: bytes) -> bytes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -105,10 +106,10 @@ class AffineReader:
             left, right = self.conditions(node.left), self.conditions(node.right)
             return None if left is None or right is None else left + right
         if isinstance(node, Binary) and node.op in _COMPARISONS:
-            left, right = self.read(node.left), self.read(node.right)
-            if left is None or right is None:
+            lhs, rhs = self.read(node.left), self.read(node.right)
+            if lhs is None or rhs is None:
                 return None
-            return [(left + right.scaled(-1), node.op)]
+            return [(lhs + rhs.scaled(-1), node.op)]
         constant = self.read(node)
         if constant is not None and constant.is_constant:
             return [] if constant.const else [(Affine(1), "<")]  # always / never
@@ -147,6 +148,8 @@ def plan_access(kernel, k: int) -> AffinePlan | None:
     arr = kernel.arrays[access.array]
     if access.index is not None:
         element = reader.read(access.index.tree)
+        if element is None:
+            return None
         checks = [(element, arr.length, access.index.place, "element index")]
     else:
         row, col = (reader.read(e.tree) for e in access.at)
@@ -156,13 +159,14 @@ def plan_access(kernel, k: int) -> AffinePlan | None:
         element = major.scaled(arr.ld) + minor
         checks = [(row, arr.rows, access.at[0].place, "row"),
                   (col, arr.cols, access.at[1].place, "col")]
-    guards = [reader.conditions(g.tree if g else None) for g in (pattern.guard, access.guard)]
-    if element is None or None in guards:
+    launch_guard, access_guards = (reader.conditions(g.tree if g else None)
+                                   for g in (pattern.guard, access.guard))
+    if launch_guard is None or access_guards is None:
         return None
     address = Affine(arr.address0) + element.scaled(arr.spec.elem_bytes)
     if not address.bounded(extents):
         return None
-    return AffinePlan(k, access.place, address, tuple(checks), tuple(guards[0] + guards[1]),
+    return AffinePlan(k, access.place, address, tuple(checks), tuple(launch_guard + access_guards),
                       arr.spec.elem_bytes)
 
 
@@ -212,7 +216,7 @@ class WarpCoordinates:
         return self._forms[form]
 
 
-def _holds(values: np.ndarray, op: str) -> np.ndarray:
+def _holds(values: np.ndarray | np.int64, op: str) -> np.ndarray | np.bool_:
     """Where `values op 0` holds."""
     return _COMPARISONS[op](values, 0)
 
@@ -270,9 +274,10 @@ def _account_linear(plan: AffinePlan, coords: WarpCoordinates, sb: int) -> RowAc
     lo, last = coords.lo, coords.hi - 1
     dims = coords._block_dims, coords._grid_dims
     forms = [plan.address] + [d for d, _ in plan.conditions] + [f for f, *_ in plan.checks]
-    steps = [_thread_step(f, *dims) for f in forms]
-    if None in steps or coords.hi <= lo:
+    maybe_steps = [_thread_step(f, *dims) for f in forms]
+    if None in maybe_steps or coords.hi <= lo:
         return None
+    steps = cast(list[int], maybe_steps)
 
     def ends(form: Affine, b: int) -> list[int]:
         """The form at lanes 0 and 31 of the first and last warps (its extremes)."""
@@ -291,6 +296,7 @@ def _account_linear(plan: AffinePlan, coords: WarpCoordinates, sb: int) -> RowAc
         return None  # lanes or warps apart: the per-warp path keeps their runs
     table, n = _phase_table(stride, width, sb), coords.hi - lo
     base = plan.address.const + WARP_SIZE * stride * lo
+    phase: int | np.ndarray
     if (WARP_SIZE * stride) % sb == 0:  # every warp starts alike: one class
         phase = base & (sb - 1)
         counts = np.broadcast_to(table.counts[phase], (n,))
@@ -344,6 +350,8 @@ def _account_full_rows(base: np.ndarray, plan: AffinePlan, sb: int) -> RowAccoun
     stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
     table = _phase_table(stride, width, sb)
     phase = base & (sb - 1)
+    touched: tuple[np.ndarray, ...]
+    ranges: tuple[np.ndarray, np.ndarray] | None
     if abs(stride) <= sb or abs(stride) <= width:  # a warp's sectors form one run
         low = base + min(0, stride * (WARP_SIZE - 1))
         low >>= shift

@@ -89,7 +89,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if progress is not None:
             progress(hi, kernel.warps)
         if partial is not None and hi < kernel.warps:
-            partial(lambda hi=hi: tally.analysis(hi))
+            def analysis_so_far(done: int = hi) -> Analysis:
+                return tally.analysis(done)
+            partial(analysis_so_far)
 
     start = 0
     while closed and start < kernel.warps:
@@ -97,9 +99,9 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         if step is None:
             break
         hi, events = step
-        for space, k, batch in events:
+        for space, k, repeated in events:
             if space == "global":
-                tally.record_repeated(k, start, hi, batch)
+                tally.record_repeated(k, start, hi, repeated)
         shared.closed_step(start, hi, [(k, b) for space, k, b in events if space == "shared"])
         start = hi
         chunk_done(hi)
@@ -113,6 +115,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
             shared.global_steps(lo, hi, plans)
         for k, batch in steps:
             if batch is None:
+                assert coords is not None  # a skipped instruction has a plan
                 rows = account_affine(plans[k], coords, sb)
                 budget.charge(closed_form_units(rows), "this access", plans[k].place)
                 tally.record(k, lo, hi, rows)

@@ -281,9 +281,9 @@ class L2:
 
     def touch(self, lines, masks, kinds) -> None:
         """Line touches in order (sequences or arrays of ints), see the class doc."""
-        part = tuple(np.asarray(a, dtype=np.int64).ravel() for a in (lines, masks, kinds))
-        self._pending.append(part)
-        self._count += len(part[0])
+        line, mask, kind = (np.asarray(a, dtype=np.int64).ravel() for a in (lines, masks, kinds))
+        self._pending.append((line, mask, kind))
+        self._count += len(line)
         if self._count >= self.batch:
             self._run()
 
@@ -319,7 +319,8 @@ class L2:
         self.clock += len(line)
         if self.nsets == 1:  # rounds are runs of `ways` touches
             sets = np.zeros(len(line), dtype=np.int64)
-            pieces = [slice(lo, lo + self.ways) for lo in range(0, len(line), self.ways)]
+            pieces: list[slice] | list[np.ndarray] = [
+                slice(lo, lo + self.ways) for lo in range(0, len(line), self.ways)]
         else:
             sets = line % self.nsets
             by_set = stable_order(sets)
@@ -375,8 +376,9 @@ class L2:
             recent = recent[stable_order(t[last][recent])]
         untouched = np.ones(len(self.line), dtype=bool)
         untouched[old[was]] = False
-        self._keep(*(a[recent] for a in (line[by_line][heads], t[last], valid, dirty)),
-                   untouched)
+        new_line, new_time, new_valid, new_dirty = (
+            a[recent] for a in (line[by_line][heads], t[last], valid, dirty))
+        self._keep(new_line, new_time, new_valid, new_dirty, untouched)
 
     def _lookup(self, line: np.ndarray, by_line: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

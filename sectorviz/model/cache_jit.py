@@ -242,7 +242,8 @@ class JitLRU:
         before = self.state[1:5].copy()
         self.lru(line, mask, kind, t0, self.nsets, self.ways, self.bits, self.table,
                  self.rec, self.head, self.held, self.state)
-        return tuple(int(v) for v in self.state[1:5] - before)
+        hits, misses, stores, written_back = (int(v) for v in self.state[1:5] - before)
+        return hits, misses, stores, written_back
 
     def resident(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(line ids, valid masks, dirty masks) of the resident lines, least recent first."""

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .budget import BATCH_UNITS
 from .errors import PatternError
-from .kernel import Kernel
 from .sectors import WARP_SIZE, RowAccount
+
+if TYPE_CHECKING:
+    from .frontend import FrontEnd
 
 CHUNK_LANES = 2**18  # lanes per chunk at the default memory cap (see chunk_lanes)
 CHUNK_SHARE = 16  # a chunk's arrays take at most 1/CHUNK_SHARE of the run's memory cap
@@ -17,7 +19,7 @@ MAX_LANE_SECTORS = CHUNK_LANES // WARP_SIZE  # sectors one lane may touch: a war
 CLOSED_CHUNKS = 32  # a front end's closed forms take this many lane-path chunks at a time
 
 
-def check_widths(kernel: Kernel, sector_bytes: int) -> None:
+def check_widths(kernel: FrontEnd, sector_bytes: int) -> None:
     """Refuse, before allocating, an instruction whose elements are so wide (bytes) that one
     warp's sector ids (up to width / sector_bytes + 1 per lane) would not fit in a chunk."""
     for ins in kernel.instructions:

@@ -3,12 +3,16 @@ addresses per instruction over the whole launch (the constant cache's passes).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .chunks import CHUNK_LANES, warp_chunks
-from .kernel import Kernel
 from .results import ConstantStats
 from .sectors import WARP_SIZE
+
+if TYPE_CHECKING:
+    from .frontend import FrontEnd
 
 
 def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
@@ -20,7 +24,7 @@ def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
     return (distinct & (keyed != np.iinfo(np.int64).max)).sum(axis=1)
 
 
-def constant_listing(kernel: Kernel) -> tuple[ConstantStats, ...]:
+def constant_listing(kernel: FrontEnd) -> tuple[ConstantStats, ...]:
     """A kernel's reads of __constant__ arrays (`constant_instructions`, traced by
     `space_trace("constant", ...)`) -> requests and distinct addresses per instruction."""
     instructions = kernel.constant_instructions

@@ -25,6 +25,7 @@ def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> 
         }
         if execution.active[lane]:
             if execution.row is not None:
+                assert execution.col is not None  # row and col come together
                 rec["row"], rec["col"] = int(execution.row[lane]), int(execution.col[lane])
             rec["element"] = int(execution.element[lane])
             rec["address"] = int(execution.address[lane])
@@ -45,7 +46,7 @@ def warp_json(pattern: Pattern, detail: WarpDetail) -> dict:
                                      " lanes); the report without --warp gives the sums")
     kernel = kernel_for(pattern)
     instructions = []
-    for k, runs in enumerate(detail.executions):
+    for k, executions in enumerate(detail.executions):
         instructions.append({
             "name": kernel.instructions[k].name,
             "executions": [
@@ -53,6 +54,6 @@ def warp_json(pattern: Pattern, detail: WarpDetail) -> dict:
                                for v, x in run.iteration.items()},
                  "sectors": run.sectors, "useful_bytes": run.useful_bytes,
                  "lanes": lane_records(pattern, detail, k, j)}
-                for j, run in enumerate(runs)],
+                for j, run in enumerate(executions)],
         })
     return {"warp": detail.warp, "block": list(detail.block), "instructions": instructions}

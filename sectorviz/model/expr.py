@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Callable, Protocol, Union
 
 import numpy as np
 
@@ -166,15 +166,18 @@ def _tokens(text: str) -> list[_Tok]:
     """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens."""
     if len(text) > MAX_CHARS:
         raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
-    out, pos = [], 0
+    out: list[_Tok] = []
+    pos = 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
             raise ExprError(f"unexpected character {text[pos]!r}", pos + 1)
-        if m.lastgroup != "ws":
+        kind = m.lastgroup
+        assert kind is not None  # every alternative of _TOKEN is a named group
+        if kind != "ws":
             if len(out) == MAX_TOKENS:
                 raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", pos + 1)
-            out.append(_Tok(m.lastgroup, re.sub(r"\s+", "", m.group()), pos + 1))
+            out.append(_Tok(kind, re.sub(r"\s+", "", m.group()), pos + 1))
         pos = m.end()
     out.append(_Tok("end", "", len(text) + 1))
     return out
@@ -393,8 +396,9 @@ def _eval(node: Node, scope: Scope, mask) -> Value:
         return scope.lookup(node.name, mask, node.col)
     if isinstance(node, Unary):
         v = _as_int(_eval(node.operand, scope, mask))
-        return {"-": np.negative, "+": lambda x: x, "!": lambda x: (x == 0),
-                "~": np.invert}[node.op](v)
+        unary: dict[str, Callable[[Value], Value]] = {
+            "-": np.negative, "+": lambda x: x, "!": lambda x: (x == 0), "~": np.invert}
+        return unary[node.op](v)
     if isinstance(node, Binary):
         return _binary(node, scope, mask)
     if isinstance(node, Cond):

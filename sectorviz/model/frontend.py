@@ -40,8 +40,8 @@ class FrontEnd(Protocol):
 
     pattern: Pattern
     params: dict[str, int]
-    grid: tuple[int, ...]
-    block: tuple[int, ...]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
     threads_per_block: int
     warps_per_block: int
     blocks: int

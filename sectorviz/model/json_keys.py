@@ -41,7 +41,8 @@ class _Found(Exception):
 
 
 def _skip(s: str, i: int) -> int:
-    return json.decoder.WHITESPACE.match(s, i).end()
+    # typeshed's json stubs leave out the module's undocumented names used here
+    return json.decoder.WHITESPACE.match(s, i).end()  # type: ignore[attr-defined]
 
 
 def _walk_object(s_and_end: tuple[str, int], strict: bool, scan_once, *_rest) -> tuple[dict, int]:
@@ -54,7 +55,7 @@ def _walk_object(s_and_end: tuple[str, int], strict: bool, scan_once, *_rest) ->
     seen: set[str] = set()
     while True:
         start = i
-        key, i = json.decoder.scanstring(s, i + 1, strict)
+        key, i = json.decoder.scanstring(s, i + 1, strict)  # type: ignore[attr-defined]
         if key in seen:
             raise _Found(key, start)
         seen.add(key)
@@ -71,8 +72,8 @@ def first_duplicate(text: str) -> tuple[str, int, int] | None:
     second occurrence); None when it cannot be found (nesting too deep for this pass)."""
     decoder = json.JSONDecoder(parse_int=lambda _: 0, parse_float=lambda _: 0.0,
                                parse_constant=lambda _: 0)
-    decoder.parse_object = _walk_object
-    scan = json.scanner.py_make_scanner(decoder)
+    decoder.parse_object = _walk_object  # type: ignore[attr-defined]  # not in typeshed
+    scan = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     try:
         scan(text, _skip(text, 0))
     except _Found as found:

@@ -25,7 +25,7 @@ from numpy.lib import format as npy_format
 
 from .budget import BATCH_UNITS, Budget, current, reserve
 from .errors import PatternError
-from .expr import ExprError, evaluate, evaluate_truth
+from .expr import ExprError, Value, evaluate, evaluate_truth
 from .files import Roots, read_bytes, read_error
 from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
@@ -45,7 +45,7 @@ SHARED_ALIGN = 16  # bytes; a pattern's shared arrays start at multiples of this
 MAX_ADDRESS = 2**63 - 1  # byte addresses are int64
 
 
-def evaluate_at(expr: Expr, scope, mask) -> np.ndarray:
+def evaluate_at(expr: Expr, scope, mask) -> Value:
     """evaluate(), with an expression error moved to the expression's place."""
     try:
         return evaluate(expr.tree, scope, mask)
@@ -123,6 +123,7 @@ def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> R
         if length < (major - 1) * ld + minor:
             raise PatternError(f"{place}.length", f"{length} elements cannot hold the shape")
     else:
+        assert spec.length is not None  # an array without a shape has a length (pattern.py)
         length = constant(spec.length, params)
     if length < 1:
         raise PatternError(f"{place}.length", f"must be at least 1, got {length}")
@@ -165,6 +166,7 @@ class Values:
     def __getitem__(self, index) -> np.ndarray:
         """Element indices (an integer array, in [0, length)) -> their values, same shape."""
         v = self.arr.spec.values
+        assert v is not None  # a readable array
         if self._whole is not None or v["kind"] not in LAZY_KINDS or not isinstance(
                 index, (np.ndarray, np.integer)):
             return self.whole()[index]
@@ -182,6 +184,7 @@ def _values(arr: ResolvedArray, params: dict[str, int], roots: Roots) -> np.ndar
     """The element values of a readable array -> int64 array of `length` (a values file
     read inside the pattern's `roots`)."""
     v, n, place = arr.spec.values, arr.length, f"arrays.{arr.spec.name}.values"
+    assert v is not None  # a readable array
     reserve(n * 8, f"{n:,} readable values", place)
     kind = v["kind"]
     if kind == "arange":
@@ -295,7 +298,8 @@ class Threads:
         gx, gy, _ = self._grid_dims
         rest, bxi = np.divmod(self._block_linear, gx)
         bzi, byi = np.divmod(rest, gy)
-        return tuple(np.broadcast_to(b[:, None], self.shape) for b in (bxi, byi, bzi))
+        x, y, z = (np.broadcast_to(b[:, None], self.shape) for b in (bxi, byi, bzi))
+        return x, y, z
 
 
 @dataclass(frozen=True)
@@ -351,6 +355,16 @@ class Batch:
     iteration: dict  # loop var -> (warps, 32) values
 
 
+_NO_PLANS: Mapping[int, "AffinePlan"] = MappingProxyType({})
+
+
+def _constant_dims(dims: tuple[Expr, Expr, Expr], params: dict[str, int]
+                   ) -> tuple[int, int, int]:
+    """A launch's (x, y, z) expressions -> their constant values."""
+    x, y, z = (constant(e, params) for e in dims)
+    return x, y, z
+
+
 class Launch:
     """A pattern's launch and arrays with every constant evaluated: grid, block, array
     placement (byte addresses), readable values, thread coordinates of any warp range. The
@@ -361,14 +375,13 @@ class Launch:
     constant_instructions: tuple[Instruction, ...] = ()
     local_instructions: tuple[Instruction, ...] = ()
     assumptions: tuple[str, ...] = ()
-    closed_forms: Mapping[int, "AffinePlan"] = MappingProxyType({})
 
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
         self.pattern = pattern
         self.params = dict(pattern.params)
-        self.grid = tuple(constant(e, self.params) for e in pattern.grid)
-        self.block = tuple(constant(e, self.params) for e in pattern.block)
+        self.grid = _constant_dims(pattern.grid, self.params)
+        self.block = _constant_dims(pattern.block, self.params)
         self._check_launch()
         self.threads_per_block = self.block[0] * self.block[1] * self.block[2]
         self.warps_per_block = -(-self.threads_per_block // WARP_SIZE)
@@ -381,6 +394,12 @@ class Launch:
             self.arrays[spec.name] = arr
             align = SHARED_ALIGN if spec.space == "shared" else CUDA_MALLOC_ALIGN
             next_free[spec.space] = -(-arr.end // align) * align
+
+    @cached_property
+    def closed_forms(self) -> Mapping[int, "AffinePlan"]:
+        """Global instructions counted per warp by affine plans: none unless a front end
+        has them."""
+        return _NO_PLANS
 
     def _check_launch(self) -> None:
         for key, dims, limits in (("grid", self.grid, MAX_GRID), ("block", self.block, MAX_BLOCK)):
@@ -567,6 +586,8 @@ class Kernel(Launch):
             element = _full(evaluate_at(access.index, scope, mask), mask.shape)
             _check_range(element, mask, arr.length, access.index.place, "element index", scope)
         else:
+            # no index: the access gives `at`, and its array has a shape (pattern.py)
+            assert access.at is not None and arr.rows is not None and arr.cols is not None
             row = _full(evaluate_at(access.at[0], scope, mask), mask.shape)
             col = _full(evaluate_at(access.at[1], scope, mask), mask.shape)
             _check_range(row, mask, arr.rows, access.at[0].place, "row", scope)
@@ -619,8 +640,8 @@ class ThreadScope:
         self.shape = threads.shape
         self.loop_vars: dict[str, np.ndarray] = {}
         self._lets = dict(kernel.lets)
-        self._let_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._builtins = {"warpSize": np.int64(WARP_SIZE)}
+        self._let_cache: dict[str, tuple[np.ndarray, Value]] = {}
+        self._builtins: dict[str, Value] = {"warpSize": np.int64(WARP_SIZE)}
         for axis, a in enumerate("xyz"):
             self._builtins[f"threadIdx.{a}"] = threads.thread[axis]
             self._builtins[f"blockIdx.{a}"] = threads.block[axis]

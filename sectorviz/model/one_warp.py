@@ -77,6 +77,7 @@ def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
     check_widths(kernel, sb)
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
     for k, b in kernel.trace(warp, warp + 1, threads):
+        assert b is not None  # nothing skipped: every execution comes with its batch
         width = kernel.instructions[k].width
         address = np.broadcast_to(b.address, b.active.shape)
         first, last = lane_sector_spans(address, width, sb)
@@ -87,5 +88,6 @@ def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
             address=address[0], first_sector=first[0], last_sector=last[0],
             sectors=int(sector_counts(address, width, b.active, sb)[0]),
             useful_bytes=int(useful_bytes(address, width, b.active)[0])))
+    block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
     return WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
-                      tuple(int(b[0, 0]) for b in threads.block), tuple(tuple(r) for r in runs))
+                      (block_x, block_y, block_z), tuple(tuple(r) for r in runs))

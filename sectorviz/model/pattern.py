@@ -248,9 +248,9 @@ def _identifier(name: str, place: str, taken: dict[str, str]) -> str:
 # ---------------------------------------------------------------- parts
 
 
-def _launch(obj: Any) -> tuple[tuple[Expr, ...], tuple[Expr, ...]]:
+def _launch(obj: Any) -> tuple[tuple[Expr, Expr, Expr], tuple[Expr, Expr, Expr]]:
     _check_keys(obj, LAUNCH_KEYS, "launch", required=("grid", "block"))
-    dims = []
+    dims: list[tuple[Expr, Expr, Expr]] = []
     for key in ("grid", "block"):
         entries = obj[key]
         place = f"launch.{key}"
@@ -260,7 +260,8 @@ def _launch(obj: Any) -> tuple[tuple[Expr, ...], tuple[Expr, ...]]:
             raise PatternError(place, "expected a list of 1 to 3 entries [x, y, z]")
         exprs = [expression(e, f"{place}[{i}]") for i, e in enumerate(entries)]
         exprs += [Expr("1", Num(1, 1), f"{place}[{i}]") for i in range(len(exprs), 3)]
-        dims.append(tuple(exprs))
+        x, y, z = exprs
+        dims.append((x, y, z))
     return dims[0], dims[1]
 
 
@@ -402,7 +403,7 @@ class _Scope:
 
 
 def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str],
-                 arrays: set[str] = frozenset()) -> None:
+                 arrays: set[str] | frozenset[str] = frozenset()) -> None:
     """Every plain name in `expr` must be known; every subscripted array must have values."""
     if expr is None:
         return
@@ -587,9 +588,9 @@ def _check_depths(p: Pattern) -> None:
     for acc in p.accesses:
         exprs += [e for loop in acc.loops for e in (loop.start, loop.stop, loop.step)]
         exprs += [acc.guard, acc.index, *(acc.at or ())]
-    for e in exprs:
-        if e is not None:
-            levels(e)
+    for expr in exprs:
+        if expr is not None:
+            levels(expr)
 
 
 def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = ".",

@@ -8,6 +8,7 @@ instruction, one column per lane. Addresses are byte addresses of each lane's fi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -165,7 +166,7 @@ def account_rows(addresses: np.ndarray, width: int, active: np.ndarray,
     lane_active = np.repeat(active, k, axis=1) if k > 1 else active
     return RowAccount(
         counts=_row_distinct(ids, lane_active), useful=useful_bytes(addresses, width, active),
-        requested=active.any(axis=1), active_lanes=int(np.count_nonzero(active)),
+        requested=cast(np.ndarray, active.any(axis=1)), active_lanes=int(np.count_nonzero(active)),
         touched=(ids[lane_active],))
 
 

@@ -182,8 +182,10 @@ class SharedCounter:
         events = self.kernel.events(lo, hi, skip=skip) if skip else self.kernel.events(lo, hi)
         for space, k, batch in events:
             if space == "shared":
+                assert batch is not None  # only a skipped global execution comes without
                 self._add(k, lo, batch)
             elif space == "local":
+                assert batch is not None
                 self.local.add(k, batch)
             elif space == "global":
                 yield k, batch
@@ -203,8 +205,10 @@ class SharedCounter:
             before = budget.spent
             for space, k, batch in self.kernel.events(self.done, top):
                 if space == "shared":
+                    assert batch is not None  # only a skipped global execution comes without
                     self._add(k, self.done, batch)
                 elif space == "local":
+                    assert batch is not None
                     self.local.add(k, batch)
             probes = [probes[-1], (top - self.done, budget.spent - before)]
             self.done, step = top, min(self.chunk, 8 * step)

@@ -4,6 +4,7 @@ per-warp counts, fed chunk by chunk -> the Analysis of the warps counted so far.
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,12 +14,15 @@ from .cache import CacheResult
 from .constant_reads import constant_listing
 from .errors import PatternError
 from .instruction_sums import InstructionSums, total_stats
-from .kernel import Kernel, instruction_fields
+from .kernel import instruction_fields
 from .pattern import Pattern
 from .repeat import account_repeated
 from .results import Analysis, InstructionStats
 from .sectors import RowAccount, ideal_sectors
 from .unique import SectorSet
+
+if TYPE_CHECKING:
+    from .frontend import FrontEnd
 
 MAX_PER_WARP_CELLS = 2**27  # (instruction, warp) counts kept by per_warp: 2.5 GiB at most
 
@@ -27,7 +31,7 @@ class Tally:
     """Sums and touched sectors per instruction; with `per_warp`, (instructions, warps)
     sector, request and ideal-sector counts, reserved against `budget`."""
 
-    def __init__(self, pattern: Pattern, kernel: Kernel, per_warp: bool, budget: Budget):
+    def __init__(self, pattern: Pattern, kernel: FrontEnd, per_warp: bool, budget: Budget):
         self.pattern, self.kernel, self.sb = pattern, kernel, pattern.sector_bytes
         n, warps = len(kernel.instructions), kernel.warps
         self.widths = [ins.width for ins in kernel.instructions]
@@ -53,6 +57,8 @@ class Tally:
         if rows.touched_ranges is not None:
             self.seen[k].add_runs(*rows.touched_ranges)
         if self.per_warp:
+            assert self.per_sectors is not None and self.per_requests is not None
+            assert self.per_ideal is not None  # kept with per_warp
             self.per_sectors[k, lo:hi] += rows.counts
             self.per_requests[k, lo:hi] += rows.requested
             self.per_ideal[k, lo:hi] += ideal_sectors(rows.useful, self.sb) * rows.requested
@@ -64,6 +70,8 @@ class Tally:
         for first, last in acc.runs:
             self.seen[k].add_runs(first, last)
         if self.per_warp:
+            assert self.per_sectors is not None and self.per_requests is not None
+            assert self.per_ideal is not None  # kept with per_warp
             self.per_sectors[k, lo:hi] += acc.sectors
             self.per_requests[k, lo:hi] += acc.requests
             self.per_ideal[k, lo:hi] += acc.ideals
@@ -77,6 +85,7 @@ class Tally:
         totals = total_stats(self.sums, self.seen, sb)
         per_sectors, per_requests, per_ideal = self.per_sectors, self.per_requests, self.per_ideal
         if done < kernel.warps and per_sectors is not None:
+            assert per_requests is not None and per_ideal is not None  # kept with per_sectors
             per_sectors, per_requests = per_sectors[:, :done], per_requests[:, :done]
             per_ideal = per_ideal[:, :done]
         bounds = boundaries(instructions, totals, sb, kernel.assumptions, cache)

@@ -130,8 +130,8 @@ class SectorSet:
             self._rects = _merged_intervals(*(np.concatenate([p[i] for p in parts])
                                               for i in range(2)))
         else:
-            self._rects = _merged_rects(*(np.concatenate([p[i] for p in parts])
-                                          for i in range(4)), self._hold)
+            q0, q1, r0, r1 = (np.concatenate([p[i] for p in parts]) for i in range(4))
+            self._rects = _merged_rects(q0, q1, r0, r1, self._hold)
 
     def _set_period(self, period: int) -> None:
         """Re-express the kept runs (period 1) as rectangles of `period`."""
@@ -171,10 +171,12 @@ class SectorSet:
     def _mark(self, ids: np.ndarray) -> None:
         lo, hi = int(ids.min()), int(ids.max()) + 1
         self._grow(lo, hi)
+        assert self._bits is not None
         self._bits[ids - self._lo] = True
 
     def _mark_span(self, lo: int, bits: np.ndarray) -> None:
         self._grow(lo, lo + len(bits) - 1)
+        assert self._bits is not None
         self._bits[lo - self._lo: lo - self._lo + len(bits)] |= bits
 
     def _grow(self, lo: int, hi: int) -> None:
@@ -193,6 +195,7 @@ class SectorSet:
 
     def _bits_in_rects(self) -> int:
         """Bitmap sectors that the rectangles also hold."""
+        assert self._bits is not None
         q0, q1, r0, r1 = self._rects
         p, lo, n = self.period, self._lo, len(self._bits) - 1
         if p == 1:
@@ -205,7 +208,7 @@ class SectorSet:
         first = lo // p
         rows = -(-(lo + n) // p) - first
         self._hold(rows * p, "counting unique sectors")
-        grid = np.zeros(rows * p, dtype=bool)
+        grid: np.ndarray = np.zeros(rows * p, dtype=bool)
         grid[lo - first * p: lo - first * p + n] = self._bits[:n]
         grid = grid.reshape(rows, p)
         inside = (q1 > first) & (q0 < first + rows)

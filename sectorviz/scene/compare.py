@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -249,10 +249,12 @@ class Comparison:
         return tuple(None if k is None else side.shared_stats(k)
                      for side, k in ((self.a, pair.a), (self.b, pair.b)))
 
-    def warp_wavefronts(self, pair: Pair) -> tuple[tuple[int, int] | None, ...]:
+    def warp_wavefronts(self, pair: Pair
+                        ) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
         """A's and B's (wavefronts, ideal) of a shared pair in the selected warp."""
-        return tuple(None if k is None else side.warp_wavefronts(k)
-                     for side, k in ((self.a, pair.a), (self.b, pair.b)))
+        wa, wb = (None if k is None else side.warp_wavefronts(k)
+                  for side, k in ((self.a, pair.a), (self.b, pair.b)))
+        return wa, wb
 
     def shared_pair_json(self, pair: Pair) -> dict:
         """One shared pair's figures as [A, B] lists (null for a lone side, or grid figures
@@ -262,8 +264,8 @@ class Comparison:
         def both(field: str) -> list:
             return [None if s is None else getattr(s, field) for s in stats]
 
-        doc = {"a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
-               "name": list(self.names(pair))}
+        doc: dict[str, Any] = {"a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
+                               "name": list(self.names(pair))}
         for field in ("requests", "wavefronts", "ideal_wavefronts", "bank_conflicts",
                       "wavefronts_per_request"):
             doc[field] = both(field)
@@ -280,9 +282,10 @@ class Comparison:
         """The shared totals, keys prefixed 'shared_' (the grid's, as each report's
         "shared_totals"; null where not counted) and 'warp_shared_' (the selected warp)."""
         totals = (self.a.analysis.shared_totals, self.b.analysis.shared_totals)
-        doc = {f"shared_{field}": [None if t is None else getattr(t, field) for t in totals]
-               for field in ("wavefronts", "ideal_wavefronts", "bank_conflicts", "requests",
-                             "wavefronts_per_request")}
+        doc: dict[str, Any] = {
+            f"shared_{field}": [None if t is None else getattr(t, field) for t in totals]
+            for field in ("wavefronts", "ideal_wavefronts", "bank_conflicts", "requests",
+                          "wavefronts_per_request")}
         doc["shared_conflict_ratio"] = [None if t is None else conflict_ratio(t) for t in totals]
         doc["shared_wavefronts_ratio"] = _ratio_of(doc["shared_wavefronts"])
         wa, wb = self.a.all_warp_wavefronts, self.b.all_warp_wavefronts
@@ -299,13 +302,15 @@ class Comparison:
         if "not counted" in map(_missing, sides):
             return " → ".join(_missing(s) if s.grid_wavefronts is None else
                               f"{s.grid_wavefronts[0]:,}" for s in sides)
-        return shared_change(*(side.grid_wavefronts for side in sides))
+        a, b = (side.grid_wavefronts for side in sides)
+        return shared_change(a, b)
 
     @property
     def warp_shared_change(self) -> str:
         """Shared wavefronts of the selected warp: '— → 2, conflict-free'."""
-        return shared_change(*(side.all_warp_wavefronts if side.has_shared else None
-                               for side in (self.a, self.b)))
+        a, b = (side.all_warp_wavefronts if side.has_shared else None
+                for side in (self.a, self.b))
+        return shared_change(a, b)
 
     def stats(self, pair: Pair) -> tuple[InstructionStats | None, InstructionStats | None]:
         return (None if pair.a is None else self.a.analysis.instructions[pair.a],
@@ -316,17 +321,19 @@ class Comparison:
         sa, sb = self.stats(pair)
         wa = None if pair.a is None else self.a.warp_sectors(pair.a)
         wb = None if pair.b is None else self.b.warp_sectors(pair.b)
-        doc = {"a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
-               "name": [None if s is None else s.name for s in (sa, sb)],
-               "sectors": [None if s is None else s.sectors for s in (sa, sb)],
-               "sector_bytes": [None if s is None else s.sector_traffic_bytes for s in (sa, sb)],
-               "useful_fraction": [None if s is None else s.useful_fraction for s in (sa, sb)],
-               "warp_sectors": [wa, wb]}
-        both = sa is not None and sb is not None
-        doc["sectors_ratio"] = ratio(sa.sectors, sb.sectors) if both else None
-        doc["sector_bytes_ratio"] = (ratio(sa.sector_traffic_bytes, sb.sector_traffic_bytes)
-                                     if both else None)
-        doc["warp_sectors_ratio"] = ratio(wa, wb) if both else None
+        doc: dict[str, Any] = {
+            "a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
+            "name": [None if s is None else s.name for s in (sa, sb)],
+            "sectors": [None if s is None else s.sectors for s in (sa, sb)],
+            "sector_bytes": [None if s is None else s.sector_traffic_bytes for s in (sa, sb)],
+            "useful_fraction": [None if s is None else s.useful_fraction for s in (sa, sb)],
+            "warp_sectors": [wa, wb]}
+        ratios: tuple[float | None, float | None, float | None] = (None, None, None)
+        if sa is not None and sb is not None:
+            assert wa is not None and wb is not None  # both sides have the instruction
+            ratios = (ratio(sa.sectors, sb.sectors),
+                      ratio(sa.sector_traffic_bytes, sb.sector_traffic_bytes), ratio(wa, wb))
+        doc["sectors_ratio"], doc["sector_bytes_ratio"], doc["warp_sectors_ratio"] = ratios
         doc["explanation"] = [None if k is None else side.why[k]
                               for k, side in ((pair.a, self.a), (pair.b, self.b))]
         return doc
@@ -498,9 +505,10 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
         why += _why_rows(c, p, c.shared_pair_json(p)["explanation"], " (shared)")
     title = (f"{c.a.pattern.name} (A) → {c.b.pattern.name} (B): "
              f"{c.a.pattern.sector_bytes}-byte sectors")
-    steps = (Step(1, f"Instructions, A → B (sectors in warp {c.warp})", tuple(rows)),
-             Step(2, f"Why (warp {c.warp})", tuple(why)),
-             Step(3, "Totals over the grid, A → B", _totals_rows(c)))
+    steps: tuple[Step, ...] = (
+        Step(1, f"Instructions, A → B (sectors in warp {c.warp})", tuple(rows)),
+        Step(2, f"Why (warp {c.warp})", tuple(why)),
+        Step(3, "Totals over the grid, A → B", _totals_rows(c)))
     if c.has_shared:
         steps += (Step(4, f"Shared memory, A → B (bank wavefronts in warp {c.warp})",
                        tuple(_shared_pair_row(c, p) for p in shared) + _shared_totals_rows(c)),)
@@ -509,8 +517,12 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
 
 def _why_rows(c: Comparison, pair: Pair, words: list[str | None], tag: str) -> list[Row]:
     """'A: name', 'B: name' rows of a pair's explanations (a lone side's only)."""
-    return [Row(f"{side}: {name}{tag}", text) for side, name, text
-            in zip("AB", c.names(pair), words) if name is not None]
+    rows = []
+    for side, name, text in zip("AB", c.names(pair), words):
+        if name is not None:
+            assert text is not None  # a side with the instruction has its explanation
+            rows.append(Row(f"{side}: {name}{tag}", text))
+    return rows
 
 
 def _totals_rows(c: Comparison) -> tuple[Row, ...]:
@@ -594,7 +606,7 @@ def _shared_totals_rows(c: Comparison) -> tuple[Row, ...]:
             ("conflict ratio (wavefronts / ideal)", "shared_conflict_ratio", "ratio", 2)):
         x, y = (v if s is not None else None for v, s in zip(doc[key], shown))
         value = f"{_figure(x, _missing(c.a), digits)} → {_figure(y, _missing(c.b), digits)}"
-        if digits is None and None not in (x, y):
+        if digits is None and x is not None and y is not None:
             value += f", {change_words(x, y)}"
         rows.append(Row(label, value, figures=(x, y, _ratio_of([x, y]) if digits is None
                                                else None), unit=unit))

@@ -84,7 +84,9 @@ def data_dependent(pattern: Pattern, k: int, space: str = "global") -> bool:
     spaces = kernel.spaces
     access = pattern.accesses[spaces.index((space, k))]
     lets = {name: e.tree for name, e in pattern.lets}
-    todo = [e.tree for e in ((access.index,) if access.index is not None else access.at)]
+    read = (access.index,) if access.index is not None else access.at
+    assert read is not None  # an access gives its index or its (row, col)
+    todo = [e.tree for e in read]
     seen: set[str] = set()
     while todo:
         tree = todo.pop()

@@ -9,6 +9,7 @@ one gap column that says how many bytes it skips.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -83,7 +84,7 @@ def grid_layout(run: LaneExecution, width: int, sector_bytes: int, array_address
         columns=_columns(sectors, sector_bytes, array_address0, lo, hi),
         sectors=sectors, cell_lo=lo, cell_hi=hi, active=active,
         valid=np.ones(WARP_SIZE, dtype=bool) if valid is None else np.asarray(valid, dtype=bool),
-        crossing=active & (last > first), shared=overlap.any(axis=1))
+        crossing=active & (last > first), shared=cast(np.ndarray, overlap.any(axis=1)))
 
 
 def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:

@@ -261,10 +261,10 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
         shapes.append(Rect(x0, top + lane * ROW_H, width, ROW_H, th.inactive,
                            css="inactive" if layout.valid[lane] else "inactive missing",
                            data=(("lane", str(lane)),)))
-    for column, cx in zip(layout.columns, xs):
-        if isinstance(column, GapColumn):
+    for gap, cx in zip(layout.columns, xs):
+        if isinstance(gap, GapColumn):
             present.add("gap")
-            _gap_mark(shapes, column, cx + _column_width(cw, column) / 2, top, bottom, th)
+            _gap_mark(shapes, gap, cx + _column_width(cw, gap) / 2, top, bottom, th)
     for j, (column, cx) in enumerate(sectors):
         _draw_cells(shapes, layout, j, column, cx, geo, th, present)
         _draw_labels(shapes, column, cx + cw / 2, geo, th)
@@ -350,9 +350,10 @@ def _tags(layout: GridLayout | None) -> list[tuple[float, str, str]]:
     of inactive (or missing) lanes as one tag at its middle row."""
     if layout is None:
         return []
-    tags = [(lane, "crosses", "crossing") if layout.crossing[lane] else
-            (lane, "shares", "shared") for lane in range(WARP_SIZE)
-            if layout.crossing[lane] or layout.shared[lane]]
+    tags: list[tuple[float, str, str]] = [
+        (lane, "crosses", "crossing") if layout.crossing[lane] else
+        (lane, "shares", "shared") for lane in range(WARP_SIZE)
+        if layout.crossing[lane] or layout.shared[lane]]
     lane = 0
     while lane < WARP_SIZE:
         end = lane

@@ -51,6 +51,8 @@ def overview_bins(analysis: Analysis, bins: int, shared: int = 0) -> OverviewBin
     its requests, against its warps' ideal sectors per request; then `shared` rows (the
     kernel's shared instructions): wavefronts over requests, against the ideal wavefronts of
     the same warps. Warps a running analysis has not reached yet make no request."""
+    assert analysis.per_warp_sectors is not None and analysis.per_warp_requests is not None
+    assert analysis.per_warp_ideal is not None  # a per-warp analysis
     warps = analysis.warps
     bins = max(1, min(bins, warps))
     edges = np.linspace(0, warps, bins + 1).round().astype(np.int64)
@@ -114,7 +116,8 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                            css="instruction"))
         for b in range(bins):
             lo, hi = int(edges[b]), int(edges[b + 1])
-            data = (("instruction", str(k)), ("warps", f"{lo}:{hi}"))
+            data: tuple[tuple[str, str], ...] = (("instruction", str(k)),
+                                                 ("warps", f"{lo}:{hi}"))
             waste = int(cells.waste[k, b])
             if waste >= 0:
                 colour, css = th.waste[waste], "bin"
@@ -157,6 +160,7 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
 def next_worst_warp(analysis: Analysis, instruction: int, after: int) -> int | None:
     """The first warp after `after` (in launch order, wrapping around) whose sectors per
     request for `instruction` are the largest of the grid; None when no warp makes a request."""
+    assert analysis.per_warp_sectors is not None and analysis.per_warp_requests is not None
     sectors = analysis.per_warp_sectors[instruction]
     requests = analysis.per_warp_requests[instruction].astype(np.int64)
     per = np.where(requests > 0, sectors / np.maximum(requests, 1), -1.0)

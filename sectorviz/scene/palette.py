@@ -76,7 +76,7 @@ def mix(colour: str, background: str, amount: float) -> str:
     return "#" + "".join(f"{round(x * amount + y * (1 - amount)):02x}" for x, y in zip(a, b))
 
 
-def waste_classes(ratio: np.ndarray) -> np.ndarray:
+def waste_classes(ratio: np.ndarray | list[float]) -> np.ndarray:
     """The one colour rule: sectors / ideal sectors -> waste class, an index into
     WASTE_LABELS and Theme.waste (-1 where the ratio is NaN: no request)."""
     ratio = np.asarray(ratio, dtype=float)

@@ -22,7 +22,7 @@ import numpy as np
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.frontend import kernel_for, reading_of
 from ..model.one_warp import LaneExecution
-from ..model.results import ConstantStats, Stats
+from ..model.results import ConstantStats, InstructionStats, Stats
 from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS,
                            bank_rows)
 from ..model.shared_stats import SharedStats
@@ -199,10 +199,11 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
                 f"{t.useful_bytes:,} B used of {t.sector_traffic_bytes:,} B",
                 figures=(useful,), unit="%")]
     worst = worst_instruction(analysis)
+    every: tuple[InstructionStats | SharedStats, ...] = (*analysis.instructions, *analysis.shared)
     if worst is not None:
         rows.append(Row("worst instruction", worst.name, worst.words,
                         instruction=worst.instruction))
-    elif any(s.requests for s in (*analysis.instructions, *analysis.shared)):
+    elif any(s.requests for s in every):
         what = " and takes only its ideal bank wavefronts" if analysis.shared else ""
         rows.append(Row("worst instruction", "none: every instruction fetches only its ideal "
                                              f"sectors{what}"))
@@ -282,6 +283,7 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
     """Step 6: per shared instruction its wavefronts against the ideal and its n-way
     conflicts, the totals, the bank model and the conflict metrics (once the run is done)."""
     if analysis is None:
+        assert waiting is not None  # the row said while there is no analysis
         return (waiting,)
     if analysis.shared_note is not None:
         return (Row("shared memory", "not counted", analysis.shared_note),)
@@ -412,6 +414,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         if analysis.cache is not None:
             bounds.append(cache_row(analysis.cache))
     else:
+        assert waiting is not None  # the row said while there is no analysis
         logical.append(waiting)
         sectors.append(waiting)
         bounds = [waiting]
@@ -446,7 +449,8 @@ def _cells(sheet: Sheet, r: Row) -> list[Cell]:
     """A row's figure columns: its plain numbers ("" for a missing one), or its text in the
     first column when it has no figures."""
     if not r.figures:
-        return [r.value] + [""] * (len(sheet.columns) - 1)
+        text: list[Cell] = [r.value]
+        return text + [""] * (len(sheet.columns) - 1)
     return ["" if f is None else f for f in r.figures]
 
 

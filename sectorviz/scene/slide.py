@@ -62,6 +62,7 @@ def slide_caption(c: Comparison, pair: Pair, kind: str) -> tuple[str, str]:
     then the headline over the grid."""
     names = f"{c.a.pattern.name} → {c.b.pattern.name}"
     if kind == "grid":
+        assert pair.a is not None and pair.b is not None  # a slide draws a matched pair
         wa, wb = c.a.warp_sectors(pair.a), c.b.warp_sectors(pair.b)
         return (f"{names}: {wa:,} → {wb:,} sectors, {factor_words(ratio(wa, wb))}",
                 f"warp {c.warp}, {c.a.analysis.instructions[pair.a].name} → "
@@ -74,6 +75,7 @@ def _explain(shapes: list[Shape], c: Comparison, pair: Pair, y: float, width: fl
     """'A: why', 'B: why' of the drawn pair (scene.explain) from y, wrapped at `width`;
     returns the y below."""
     for tag, side, k in (("A", c.a, pair.a), ("B", c.b, pair.b)):
+        assert k is not None  # a slide draws a matched pair
         y = paragraph(shapes, f"{tag}, {side.analysis.instructions[k].name}: {side.why[k]}",
                       y, width, th) - 4  # 6 units between A and B
     return y + 4
@@ -123,6 +125,7 @@ def _slide(c: Comparison, spec: DiagramSpec, stack: bool, pair: Pair, explain: b
            grid_width: float) -> Scene:
     """The slide of `pair` with the wider side's sector columns filling `grid_width` units."""
     th = theme(spec.theme)
+    assert pair.a is not None and pair.b is not None  # a slide draws a matched pair
     sides = [(side, replace(spec, warp=c.warp, instruction=k, caption=True))
              for side, k in ((c.a, pair.a), (c.b, pair.b))]
     units = [panel_units(_panels(side, s)) for side, s in sides]
@@ -171,6 +174,7 @@ def _legend_union(scenes: list[Scene]) -> list[tuple[str, str, str]]:
             if s.css == "legend-swatch":
                 swatch = s
             elif s.css == "legend" and swatch is not None:
+                assert isinstance(s, Text) and not isinstance(swatch, Text)  # box or rule: words
                 kind = ("box" if isinstance(swatch, Rect) else
                         "dash" if swatch.dash else "rule")
                 colour = swatch.fill if isinstance(swatch, Rect) else swatch.stroke

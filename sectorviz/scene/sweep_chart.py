@@ -249,7 +249,9 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                                          ("value", f"{f:g}"))))
         last = next((j for j in range(len(xs) - 1, -1, -1) if s.values[j] is not None), None)
         if last is not None:
-            x, y = px(xs[last]), py(s.values[last])
+            value = s.values[last]
+            assert value is not None  # `last` is the last point with a value
+            x, y = px(xs[last]), py(value)
             at = round(y / small)
             shapes.append(Text(x + MARKER + tags.get(at, 0) * small * TAG_ADVANCE, y - MARKER,
                                _tag(i, s.name), small, colour, bold=True, css="series-tag"))

@@ -99,7 +99,8 @@ class _Progress:
             self.bar = tqdm(total=total, unit=f" {unit}", file=sys.stderr, leave=False)
 
     def __enter__(self) -> Callable[[], None]:
-        return (lambda: self.bar.update(1)) if self.bar is not None else (lambda: None)
+        bar = self.bar
+        return (lambda: bar.update(1)) if bar is not None else (lambda: None)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
