@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail  # noqa: E402
-from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.model.budget import DEFAULT_WORK, Budget  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 
 F = "sectorviz.pattern/1"
 TRIPS = "100 + threadIdx.x * 0"  # bounds that vary per lane: sized where the loop starts

@@ -31,8 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from sectorviz.model import analyze, pattern_from_dict  # noqa: E402
 from sectorviz.model.budget import Budget  # noqa: E402
-from sectorviz.model.cache import (ENGINE_VARIABLE, L2, LOAD, PRESETS, STORE,  # noqa: E402
-                                   _POPS, cache_jit)
+from sectorviz.model.cache import _POPS, ENGINE_VARIABLE, L2, LOAD, PRESETS, STORE, cache_jit  # noqa: E402
 
 TARGET = 1e7  # sector accesses per second
 H100 = PRESETS["H100-SXM"].l2_bytes

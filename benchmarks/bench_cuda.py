@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 from sectorviz.model import analyze, load_pattern
-from sectorviz.model.frontend import kernel_for
 from sectorviz.model.memo import MEMO
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"

@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from sectorviz.cli import progress_bar  # noqa: E402
 from sectorviz.model import analyze, pattern_from_dict  # noqa: E402
-from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.model.budget import DEFAULT_MEMORY  # noqa: E402
+from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
 
 GIB = 2**30

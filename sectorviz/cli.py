@@ -20,20 +20,35 @@ import sys
 from dataclasses import asdict
 from typing import Callable, Iterator
 
-from .commandline import (OneLineParser, OutputFailed, Terminated, UsageError, add_budget_flag,
-                          add_engine_flags, add_include_flag, add_machine_flags, fail,
-                          guarded_stdout, interrupted_status, pattern_error_line, quiet_stdout,
-                          run_budget, terminable, with_engine, with_machine)
+from .commandline import (
+    OneLineParser,
+    OutputFailed,
+    Terminated,
+    UsageError,
+    add_budget_flag,
+    add_engine_flags,
+    add_include_flag,
+    add_machine_flags,
+    fail,
+    guarded_stdout,
+    interrupted_status,
+    pattern_error_line,
+    quiet_stdout,
+    run_budget,
+    terminable,
+    with_engine,
+    with_machine,
+)
+from .export.report_json import report_json
 from .export.sheets import sheet_text
 from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
-from .model.frontend import kernel_for
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error, printable_lines
+from .model.frontend import kernel_for
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
-from .export.report_json import report_json
 from .scene.sheet import accounting_sheet
 
 PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar

@@ -12,14 +12,19 @@ import argparse
 import json
 
 from .cli import progress_bar
-from .commandline import (OneLineParser, add_budget_flag, add_engine_flags, add_include_flag, fail,
-                          run_budget)
+from .commandline import (
+    OneLineParser,
+    add_budget_flag,
+    add_engine_flags,
+    add_include_flag,
+    fail,
+    run_budget,
+)
 from .export.report_json import report_json
-from .model.pattern import ENGINES
 from .export.sheets import sheet_text
 from .model.budget import work_budget
-from .scene.compare import (Comparison, Pair, SideError, comparison_sheet, load_comparison,
-                            side_pair)
+from .model.pattern import ENGINES
+from .scene.compare import Comparison, Pair, SideError, comparison_sheet, load_comparison, side_pair
 
 
 def compare_parser() -> argparse.ArgumentParser:

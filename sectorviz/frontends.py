@@ -28,6 +28,7 @@ NO_COMPILER = "no CUDA compiler found"
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
     """(engine, whether the pattern itself asked for it) of a kernel pattern."""
+    assert pattern.kernel is not None
     if "engine" in pattern.kernel:
         return pattern.kernel["engine"], True
     engine = os.environ.get(ENGINE_VAR) or DEFAULT_ENGINE
@@ -52,6 +53,7 @@ def kernel_reading(pattern: Pattern) -> Reading:
                                                 "or CUDA_PATH, or the nvidia-cuda-nvrtc wheel);"
                                                 " use \"source\"")
         return Reading("source", None, NO_COMPILER)
+    assert pattern.kernel is not None
     return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
                                                                           DEFAULT_ARCH)))
 

@@ -30,19 +30,26 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import (QEvent, QEventLoop, QObject, QSettings, QTimer, qInstallMessageHandler,
-                            qVersion)
+from PySide6.QtCore import (
+    QEvent,
+    QEventLoop,
+    QObject,
+    QSettings,
+    QTimer,
+    qInstallMessageHandler,
+    qVersion,
+)
 from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
 from .compiled.compiler import find_compiler
-from .frontends import ENGINE_VAR
-from .model.frontend import reading_of
-from .scene.diagrams import DiagramSpec
 from .export.formats import diagram_bytes, diagram_svg
+from .frontends import ENGINE_VAR
 from .model import pattern_from_dict
+from .model.frontend import reading_of
 from .paths import examples_dir
+from .scene.diagrams import DiagramSpec
 from .ui.document import checked
 from .ui.main_window import MainWindow, load_checked
 

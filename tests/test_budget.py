@@ -10,10 +10,19 @@ import pytest
 
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail
+from sectorviz.model.budget import (
+    BATCH_UNITS,
+    DEFAULT_WORK,
+    Budget,
+    charge,
+    current,
+    parse_units,
+    reserve,
+    set_default_work,
+    work_budget,
+)
 from sectorviz.model.frontend import kernel_for
 from sectorviz.model.kernel import VALUE_CHUNK
-from sectorviz.model.budget import (BATCH_UNITS, DEFAULT_WORK, Budget, charge, current,
-                                    parse_units, reserve, set_default_work, work_budget)
 
 F = "sectorviz.pattern/1"
 

@@ -7,12 +7,24 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sectorviz.model import PatternError, analyze, cache, pattern_from_dict
-from sectorviz.model.cache import (ENGINE_VARIABLE, L2, LOAD, MACHINE_KEYS, PRESETS, STORE,
-                                   Machine, Simulation, cache_engine, line_touches, machine,
-                                   stable_order)
+from sectorviz.model.cache import (
+    ENGINE_VARIABLE,
+    L2,
+    LOAD,
+    MACHINE_KEYS,
+    PRESETS,
+    STORE,
+    Machine,
+    Simulation,
+    cache_engine,
+    line_touches,
+    machine,
+    stable_order,
+)
 
 LINE = 128
 # the engine's variable is the same for every example a property test draws

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.model import kernel
 from sectorviz.paths import examples_dir
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.model import analyze, load_pattern, pattern_from_dict
-from sectorviz.scene.compare import compare, factor_words, match_instructions, match_shared, Pair
-from sectorviz.model import shared_stats
+from sectorviz.model import analyze, load_pattern, pattern_from_dict, shared_stats
 from sectorviz.model.memo import MEMO
+from sectorviz.scene.compare import Pair, compare, factor_words, match_instructions, match_shared
 
 EXAMPLES = Path(__file__).parents[1] / "resources" / "examples"
 NAIVE, TILED = (str(EXAMPLES / f"transpose-{k}.sectorviz.json") for k in ("naive", "tiled"))

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sectorviz.cli import main
-
 from sectorviz.model import pattern_from_dict, warp_detail
 from sectorviz.scene.explain import explanations, percent
 

@@ -3,8 +3,8 @@ or the app, the user sees one line 'FILE: internal error: KIND; please report', 
 the app keeps the document as it was."""
 
 import pytest
-
 from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
+
 from sectorviz.cli import main
 
 KINDS = [RuntimeError("boom\nsecond line"), RecursionError(), MemoryError(), KeyError("k")]

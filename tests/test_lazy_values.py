@@ -3,7 +3,8 @@ constant): no n-element array is built for it, and its numbers are those of the 
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.frontend import kernel_for

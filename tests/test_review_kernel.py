@@ -5,8 +5,8 @@ import tracemalloc
 import pytest
 
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail
-from sectorviz.model.frontend import kernel_for
 from sectorviz.model.detail import warp_json
+from sectorviz.model.frontend import kernel_for
 
 F = "sectorviz.pattern/1"
 

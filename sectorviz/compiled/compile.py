@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
-from ..model.files import read_text
+from ..model.files import Roots, read_text
 from ..model.pattern import Pattern
 from . import ptxcache
 from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
 from .hostcode import STANDINS, device_view
-from ..model.files import Roots
 from .root import inside
 
 MAX_PTX_BYTES = 2**30
@@ -60,6 +59,8 @@ class CompiledPTX:
     files: tuple[str, ...]
     texts: tuple[str, ...]  # the text of each of `files` (the main source's as written)
     host_code_left_out: bool  # whether the file's device view was compiled
+    pointees: tuple[tuple[str, str, int], ...] = ()  # not read from the source yet: the PTX's
+    dynamic_shared_bytes: int | None = None  # not read from the host launch yet: the pattern's
 
     @property
     def source(self) -> str:

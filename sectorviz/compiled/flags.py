@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
-from ..model.pattern import ARCH
 from ..model.files import Roots
+from ..model.pattern import ARCH
 
 OPTIMIZATION = "-O3"
 FIXED_FLAGS = (OPTIMIZATION, "-lineinfo")

@@ -16,9 +16,8 @@ import re
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
-from ..model.files import read_text
+from ..model.files import Roots, read_text
 from .diagnostics import outside_root
-from ..model.files import Roots
 from .root import inside
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:\"([^\"\n]*)\"|<([^>\n]*)>|(.*))",

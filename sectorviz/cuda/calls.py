@@ -5,9 +5,8 @@ device functions inlined at each call.
 from __future__ import annotations
 
 from ..model.pattern import suggest
-from . import builtins
+from . import builtins, ir, templates
 from . import ctype as C
-from . import ir, templates
 from .builtins import Group
 from .conversions import CONVERSIONS, conversion
 from .source import Function, Node, error, text

@@ -29,8 +29,8 @@ import numpy as np
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge, current
 from ..model.repeat import RepeatedBatch
 from ..model.sectors import WARP_SIZE
-from . import ctype as C
 from . import async_copy, ir, lanes
+from . import ctype as C
 
 MAX_SECTOR_BYTES = 256  # the (class, phase) tables are sector_bytes wide
 _SAFE = 2**62

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from ..model.errors import PatternError
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
 from ..model.c_int import c_divmod
+from ..model.errors import PatternError
 from ..model.kernel import Batch, Threads
 from .ctype import BF16, BOOL, INT, Array, CType, Num, Struct, Vec, roots
 

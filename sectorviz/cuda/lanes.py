@@ -16,8 +16,7 @@ import numpy as np
 
 from ..model import budget
 from .ctype import CType, Num
-from .ir import (Expr, Memory, Run, Site, Stmt, Unknown, convert, fail, first_lane, known,
-                 node, pure)
+from .ir import Expr, Memory, Run, Site, Stmt, Unknown, convert, fail, first_lane, known, node, pure
 
 LANES = 32
 MAX_LOCAL_ELEMENTS = 1024  # per-thread array elements (registers: 255 per thread at most)

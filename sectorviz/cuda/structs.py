@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model.pattern import suggest
-from . import ctype as C
 from . import builtins, ir, templates
+from . import ctype as C
 from .source import Function, Node, error, text
 from .symbols import LocalRef, Var
 

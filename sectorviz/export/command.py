@@ -11,23 +11,36 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-
 from typing import Callable, Iterator, Sequence
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_engine_flags,
-                           add_include_flag, add_machine_flags, fail, pattern_error_line,
-                           run_budget, with_engine,
-                           with_machine)
+from ..commandline import (
+    OneLineParser,
+    UsageError,
+    add_budget_flag,
+    add_engine_flags,
+    add_include_flag,
+    add_machine_flags,
+    fail,
+    pattern_error_line,
+    run_budget,
+    with_engine,
+    with_machine,
+)
 from ..model import PatternError, load_pattern
-from ..model.frontend import instruction_index, kernel_for
 from ..model.budget import work_budget
+from ..model.frontend import instruction_index, kernel_for
 from ..scene.compare import SideError
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
 from .compare import comparison_file
-from .formats import (DIAGRAM_SUFFIXES, MULTI_PAGE_SUFFIXES, SHEET_SUFFIXES, diagram_bytes,
-                      sheet_bytes)
+from .formats import (
+    DIAGRAM_SUFFIXES,
+    MULTI_PAGE_SUFFIXES,
+    SHEET_SUFFIXES,
+    diagram_bytes,
+    sheet_bytes,
+)
 
 DEFAULT_SCALE = 2.0
 

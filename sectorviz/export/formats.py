@@ -16,8 +16,8 @@ from typing import Sequence
 
 from ..model import Pattern, PatternError, analyze
 from ..scene.diagrams import DiagramSpec, diagram_scene
-from ..scene.sheet import Sheet, accounting_sheet
 from ..scene.shapes import Scene
+from ..scene.sheet import Sheet, accounting_sheet
 from .escape import plain_text
 from .sheets import sheet_csv, sheet_latex, sheet_markdown
 from .svg import scene_svg

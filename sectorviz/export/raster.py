@@ -15,8 +15,18 @@ import uuid
 from pathlib import Path
 from typing import Callable, Iterable, cast
 
-from PySide6.QtCore import (QBuffer, QByteArray, QHashSeed, QIODevice, QLibraryInfo, QMarginsF,
-                            QRectF, QSizeF, Qt, QUuid)
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QHashSeed,
+    QIODevice,
+    QLibraryInfo,
+    QMarginsF,
+    QRectF,
+    QSizeF,
+    Qt,
+    QUuid,
+)
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QApplication

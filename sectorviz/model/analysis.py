@@ -14,8 +14,14 @@ from .affine import WarpCoordinates, account_affine
 from .boundaries import with_local
 from .budget import Budget, work_budget
 from .cache import simulation
-from .chunks import (CLOSED_CHUNKS, LANE_BYTES, check_widths, chunk_lanes, closed_form_units,
-                     warp_chunks)
+from .chunks import (
+    CLOSED_CHUNKS,
+    LANE_BYTES,
+    check_widths,
+    chunk_lanes,
+    closed_form_units,
+    warp_chunks,
+)
 from .frontend import kernel_for
 from .memo import MEMO
 from .pattern import Pattern

@@ -7,9 +7,20 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .cache import CacheResult, floor_words
-from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, DRAM_BYTES, L2_SECTORS, LOAD_REQUESTS,
-                      LOAD_SECTORS, LOCAL_LOAD_SECTORS, LOCAL_STORE_SECTORS, RED_REQUESTS,
-                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
+from .metrics import (
+    ATOM_REQUESTS,
+    ATOM_SECTORS,
+    DRAM_BYTES,
+    L2_SECTORS,
+    LOAD_REQUESTS,
+    LOAD_SECTORS,
+    LOCAL_LOAD_SECTORS,
+    LOCAL_STORE_SECTORS,
+    RED_REQUESTS,
+    RED_SECTORS,
+    STORE_REQUESTS,
+    STORE_SECTORS,
+)
 from .results import Analysis, Boundary, InstructionStats, Stats
 
 if TYPE_CHECKING:

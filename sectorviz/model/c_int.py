@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def c_divmod(a, b) -> tuple[np.ndarray, np.ndarray]:
+def c_divmod(a: np.ndarray | np.integer, b: np.ndarray | np.integer
+             ) -> tuple[np.ndarray, np.ndarray]:
     """Integer arrays (or scalars) a, b -> (a / b, a % b) as C computes them. Lanes whose
     divisor is 0 get quotient a and remainder 0 (callers decide what a zero divisor means
     before they use those lanes)."""

@@ -27,8 +27,16 @@ from .cache import DRAM_READ, DRAM_WRITE, L2_READ_HITS, L2_READ_MISSES, L2_READ_
 from .errors import PatternError
 from .files import read_text
 from .frontend import kernel_for
-from .metrics import (ATOM_REQUESTS, ATOM_SECTORS, LOAD_REQUESTS, LOAD_SECTORS, RED_REQUESTS,
-                      RED_SECTORS, STORE_REQUESTS, STORE_SECTORS)
+from .metrics import (
+    ATOM_REQUESTS,
+    ATOM_SECTORS,
+    LOAD_REQUESTS,
+    LOAD_SECTORS,
+    RED_REQUESTS,
+    RED_SECTORS,
+    STORE_REQUESTS,
+    STORE_SECTORS,
+)
 from .pattern import Pattern
 from .results import Analysis
 

@@ -18,8 +18,18 @@ from typing import Any
 from .cache import Machine, machine
 from .errors import PatternError
 from .expect import check_expect
-from .expr import (BUILTIN_VECTORS, FUNCTIONS, Node, Num, depth, name_column, names_in,
-                   parse_at, plain_names_in, subscripts_in)
+from .expr import (
+    BUILTIN_VECTORS,
+    FUNCTIONS,
+    Node,
+    Num,
+    depth,
+    name_column,
+    names_in,
+    parse_at,
+    plain_names_in,
+    subscripts_in,
+)
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
 from .json_keys import DuplicateKey, first_duplicate, unique_pairs
 

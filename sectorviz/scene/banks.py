@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Pattern, PatternError
-from ..model.frontend import kernel_for
 from ..model.banks import BANK_BYTES, BANKS, bank_rows, phase_lanes
+from ..model.frontend import kernel_for
 from ..model.kernel import Batch
 from ..model.one_warp import shared_warp_detail
 from ..model.sectors import WARP_SIZE

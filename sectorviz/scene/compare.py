@@ -28,18 +28,18 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
-from ..model.pattern import with_kernel
 from ..model.banks import bank_rows
 from ..model.frontend import instruction_index, kernel_for
 from ..model.kernel import Instruction
-from ..model.one_warp import WarpDetail
+from ..model.one_warp import WarpDetail, shared_warp_detail
+from ..model.pattern import with_kernel
 from ..model.results import InstructionStats
 from ..model.shared_stats import SharedInstructionStats, SharedStats
-from ..model.one_warp import shared_warp_detail
 from .explain import explanations, percent, shared_explanations
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
 from .words import counted
+
 
 @dataclass(frozen=True)
 class Pair:

@@ -26,18 +26,16 @@ phase's banks) and the wavefronts against the ideal, and the n-way conflict if t
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..model import Pattern
 from ..model.banks import BANK_BYTES, BANKS, bank_rows
-from ..model.frontend import kernel_for
-from ..model.one_warp import LaneExecution
 from ..model.expr import plain_names_in, subscripts_in
+from ..model.frontend import kernel_for
 from ..model.kernel import Batch, Instruction, Kernel, ResolvedArray
-from ..model.sectors import WARP_SIZE
 from ..model.memo import MEMO
-from ..model.one_warp import shared_warp_detail
+from ..model.one_warp import LaneExecution, shared_warp_detail
+from ..model.sectors import WARP_SIZE
 from .banks import BankGrid, bank_grid
 from .grid import run_totals
 from .words import counted

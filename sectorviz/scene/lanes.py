@@ -21,9 +21,9 @@ from ..model import Pattern, PatternError, warp_detail
 from ..model.frontend import kernel_for
 from ..model.one_warp import LaneExecution, WarpDetail
 from ..model.sectors import WARP_SIZE
+from .explain import explanations
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix
-from .explain import explanations
 from .parts import MARGIN, caption, caption_width, legend, paragraph, paragraph_width
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec

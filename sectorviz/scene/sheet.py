@@ -20,20 +20,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.frontend import kernel_for, reading_of
-from ..model.one_warp import LaneExecution
-from ..model.results import ConstantStats, InstructionStats, Stats
-from ..model.banks import (LOAD_CONFLICTS, LOAD_WAVEFRONTS, STORE_CONFLICTS, STORE_WAVEFRONTS,
-                           bank_rows)
-from ..model.shared_stats import SharedStats
+from ..model.banks import (
+    LOAD_CONFLICTS,
+    LOAD_WAVEFRONTS,
+    STORE_CONFLICTS,
+    STORE_WAVEFRONTS,
+    bank_rows,
+)
 from ..model.cache import CacheResult, time_text
+from ..model.frontend import kernel_for, reading_of
 from ..model.measured import Measured
-from ..model.one_warp import shared_warp_detail
+from ..model.one_warp import LaneExecution, shared_warp_detail
+from ..model.results import ConstantStats, InstructionStats, Stats
+from ..model.shared_stats import SharedStats
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .palette import waste_classes
 from .words import counted
-
 
 Figure = int | float | None  # a plain number (None: no such figure, e.g. a lone side)
 

@@ -16,8 +16,7 @@ import json
 import sys
 
 from ..atomic import write_atomic
-from ..commandline import (EXIT_BAD_INPUT, OneLineParser, add_budget_flag, fail,
-                           pattern_error_line)
+from ..commandline import OneLineParser, add_budget_flag, fail, pattern_error_line
 from ..model import PatternError, load_pattern
 from ..model.expect import breaches, updated_expect
 from ..model.files import read_text

@@ -16,8 +16,15 @@ import json
 from pathlib import Path
 
 from ..atomic import write_atomic
-from ..commandline import (OneLineParser, UsageError, add_budget_flag, add_machine_flags, fail,
-                           pattern_error_line, with_machine)
+from ..commandline import (
+    OneLineParser,
+    UsageError,
+    add_budget_flag,
+    add_machine_flags,
+    fail,
+    pattern_error_line,
+    with_machine,
+)
 from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
 from ..model import PatternError, load_pattern
 from ..scene.palette import DEFAULT_THEME, THEMES, theme

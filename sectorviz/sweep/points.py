@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..export.report_json import report_json
 from ..model import Pattern, PatternError, analyze, load_pattern, pattern_from_dict
 from ..model.budget import Budget
 from ..model.errors import internal_error
 from ..model.pattern import suggest
-from ..export.report_json import report_json
 
 
 @dataclass(frozen=True)

@@ -13,20 +13,28 @@ from pathlib import Path
 
 from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QMainWindow, QMessageBox,
-                               QSizePolicy, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSizePolicy,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
-from ..scene.compare import (Comparison, compare, comparison_sheet, match_instructions,
-                             match_shared)
+from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions, match_shared
 from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place
 from .grid_view import GridPane
 from .sheet_view import sheet_html
 from .theme import LIGHT, Theme
-
 
 HEAD_SCALE = 1.35  # the headline's font against the window's
 B_MIN_WIDTH = 880  # pixels B needs beside A: its editor, grid and sheet readable

@@ -19,12 +19,12 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.frontend import FrontEnd, kernel_for
+from ..model.kernel import Instruction
 from ..model.memo import MEMO
 from ..model.one_warp import LaneExecution, WarpDetail
 from ..scene.banks import shared_executions
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
-from ..model.kernel import Instruction
 from .watch import DiskWatch
 from .worker import AnalysisRunner
 

@@ -11,17 +11,28 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMimeData, Qt
 from PySide6.QtGui import QGuiApplication, QPixmap
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
-                               QFormLayout, QHBoxLayout, QLabel, QSizePolicy, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..atomic import write_atomic
 from ..export.formats import diagram_bytes, diagram_svg, sheet_bytes
 from ..export.raster import render_image, svg_size
-from ..scene.diagrams import KINDS, DiagramSpec, selected_spec
-from ..scene.palette import DEFAULT_THEME, THEMES
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
+from ..scene.diagrams import KINDS, DiagramSpec, selected_spec
+from ..scene.palette import DEFAULT_THEME, THEMES
 
 PREVIEW_SIZE = (720, 420)  # smallest preview; it grows with the dialog
 COPY_SCALE = 2

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings

@@ -12,16 +12,38 @@ import json
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QInputDialog, QLabel, QPushButton, QScrollArea, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import PatternError, pattern_from_dict
 from ..model.pattern import DTYPE_BYTES
 from .document import Change, Document, checked
 from .expr_text import cover_grid, cover_n, fresh_name, rename, rename_refusal, uses
-from .fields import (Binding, ChoiceBinding, ExprBinding, IntBinding, OnEdit, TextBinding,
-                     edit_words, error_label, get_in, place_of, set_in)
+from .fields import (
+    Binding,
+    ChoiceBinding,
+    ExprBinding,
+    IntBinding,
+    OnEdit,
+    TextBinding,
+    edit_words,
+    error_label,
+    get_in,
+    place_of,
+    set_in,
+)
 
 VALUE_CHOICES = (
     ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),

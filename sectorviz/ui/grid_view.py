@@ -18,8 +18,15 @@ from html import escape
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontInfo, QPainter
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel,
-                               QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import PatternError
 from ..model.banks import BANK_BYTES

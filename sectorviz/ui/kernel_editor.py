@@ -15,15 +15,21 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import (QColor, QFont, QFontDatabase, QPainter, QSyntaxHighlighter,
-                           QTextCharFormat, QTextCursor, QTextFormat)
-from PySide6.QtWidgets import (QLabel, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout,
-                               QWidget)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPainter,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout, QWidget
 
-from ..scene.palette import LIGHT
 from ..scene.overview import waste_classes
+from ..scene.palette import LIGHT
 
 EDIT_DEBOUNCE_MS = 400
 

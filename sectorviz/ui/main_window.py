@@ -9,10 +9,24 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import (QAbstractSpinBox, QApplication, QComboBox, QDockWidget,
-                               QFileDialog, QInputDialog, QLabel, QLineEdit, QMainWindow, QMenu,
-                               QMessageBox, QPlainTextEdit, QProgressBar, QToolButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
@@ -24,8 +38,7 @@ from .cuda_file import global_functions, pattern_path, write_starter
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import (FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place,
-                    settings)
+from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place, settings
 from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView

@@ -8,8 +8,17 @@ g = ((z * grid_y + y) * grid_x + x) * warps_per_block + w.
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QSlider, QSpinBox,
-                               QStyle, QToolButton, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QStyle,
+    QToolButton,
+    QWidget,
+)
 
 from ..model.kernel import Kernel
 from .document import Change, Document, instruction_names

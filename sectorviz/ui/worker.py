@@ -16,8 +16,8 @@ import time
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
-from ..model.frontend import kernel_for
 from ..model.errors import internal_error
+from ..model.frontend import kernel_for
 from ..model.memo import MEMO, FileStamp, recording, stamps
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview

@@ -5,12 +5,12 @@ import json
 import os
 
 import pytest
+from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
-from sectorviz.compiled import bounded, compile as compile_module, compiler, nvcc, ptxcache
+from sectorviz.compiled import bounded, compiler, nvcc, ptxcache
+from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, pattern_from_dict
-
-from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
 pytestmark = needs_nvcc
 

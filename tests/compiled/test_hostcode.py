@@ -1,11 +1,10 @@
 """Host code left out: the device view of a .cu file keeps the device code where it was."""
 
 import pytest
+from compiled_helpers import needs_nvcc, write_pattern
 
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.compiled.hostcode import device_view
-
-from compiled_helpers import needs_nvcc, write_pattern
 
 EXTENSION = """\
 #include <torch/extension.h>

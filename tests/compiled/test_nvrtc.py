@@ -1,15 +1,14 @@
 """The NVRTC route: NVIDIA's runtime compiler from its wheels, where there is no nvcc."""
 
 import pytest
+from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
-from sectorviz.compiled import bounded, compile as compile_module, compiler
+from sectorviz.compiled import bounded, compiler
+from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, analyze, load_pattern, pattern_from_dict
-from sectorviz.model.frontend import kernel_for
-from sectorviz.paths import examples_dir
 from sectorviz.model.memo import MEMO
-
-from compiled_helpers import SAXPY, needs_nvcc, write_pattern
+from sectorviz.paths import examples_dir
 
 NVRTC = compiler.find_nvrtc()
 pytestmark = pytest.mark.skipif(NVRTC is None, reason="the nvidia-cuda-nvrtc wheel is not "

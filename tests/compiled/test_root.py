@@ -4,12 +4,11 @@
 import json
 
 import pytest
+from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.model.files import root_of
 from sectorviz.model import PatternError, load_pattern
-
-from compiled_helpers import SAXPY, needs_nvcc, write_pattern
+from sectorviz.model.files import root_of
 
 SECRET = "SECRET-0xC0FFEE"
 

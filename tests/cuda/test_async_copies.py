@@ -4,10 +4,10 @@ global loads and shared stores in chunks, checked against a lane-by-lane referen
 from __future__ import annotations
 
 import pytest
+from cuda_helpers import elements, kernel_pattern, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, kernel_pattern, run
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.model.errors import PatternError
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cuda_helpers import kernel_pattern, run
+
 from sectorviz.cuda.shared import shared_analysis
+from sectorviz.export.sheets import sheet_text
 from sectorviz.model.analysis import analyze
 from sectorviz.model.errors import PatternError
-from sectorviz.export.sheets import sheet_text
 from sectorviz.scene.sheet import accounting_sheet
 
 HIST = {"data": {"dtype": "int32", "length": 2048, "values": {"kind": "expr",

@@ -9,10 +9,10 @@ import warnings
 
 import numpy as np
 import pytest
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, run
 from sectorviz.model.errors import PatternError
 
 BIG = {"a": {"dtype": "float32", "length": 1 << 16}}

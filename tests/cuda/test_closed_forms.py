@@ -9,15 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cuda_helpers import kernel_pattern
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import kernel_pattern
-from sectorviz.model.memo import MEMO
 from sectorviz.cli import main
 from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.model import PatternError, analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
+from sectorviz.model.memo import MEMO
 from sectorviz.paths import examples_dir
 
 

@@ -5,10 +5,10 @@ shfl and cg::reduce over them, checked lane by lane against a reference."""
 from __future__ import annotations
 
 import pytest
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, run
 from sectorviz.model.errors import PatternError
 
 CODE = """#include <cooperative_groups.h>

@@ -3,10 +3,9 @@ that an effect, a branch or another statement keeps apart stay separate instruct
 
 from __future__ import annotations
 
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from cuda_helpers import elements, run
 
 ARRAYS = {"x": {"dtype": "float32", "length": 256, "values": {"kind": "arange"}},
           "idx": {"dtype": "int32", "length": 256, "values": {"kind": "expr",

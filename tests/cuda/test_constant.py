@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cuda_helpers import kernel_pattern, run
+
 from sectorviz.cli import main
-from sectorviz.model.errors import PatternError
 from sectorviz.export.sheets import sheet_text
+from sectorviz.model.errors import PatternError
 from sectorviz.scene.sheet import accounting_sheet
 
 CODE = """__constant__ float weights[64];

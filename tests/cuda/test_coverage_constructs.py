@@ -5,8 +5,8 @@ passed as pointers, values of vector arrays read by component, `return {};`."""
 from __future__ import annotations
 
 import pytest
-
 from cuda_helpers import elements
+
 from sectorviz.model.errors import PatternError
 
 BIG = {"a": {"dtype": "float32", "length": 1 << 16}}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from cuda_helpers import kernel_pattern, run
+
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze
 from sectorviz.model.budget import Budget

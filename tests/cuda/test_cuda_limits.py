@@ -13,16 +13,16 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-
 from cuda_helpers import kernel_pattern
+
 from sectorviz.cli import main
 from sectorviz.cuda import compile as compile_module
-from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.kernel import LANE_PATH
+from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
-from sectorviz.model.frontend import kernel_for
 from sectorviz.model.budget import DEFAULT_WORK, Budget
+from sectorviz.model.frontend import kernel_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

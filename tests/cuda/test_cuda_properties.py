@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from cuda_helpers import kernel_pattern
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import kernel_pattern
 from sectorviz.model import analyze, pattern_from_dict
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 from cuda_helpers import elements, per_request, run
 
 A4 = {"a": {"dtype": "float32", "length": 4096}}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cuda_helpers import kernel_pattern
+
 from sectorviz.cuda.shared import shared_analysis
-from sectorviz.model.banks import bank_rows
 from sectorviz.model import load_pattern
+from sectorviz.model.banks import bank_rows
 from sectorviz.paths import examples_dir
 
 EXAMPLES = examples_dir()

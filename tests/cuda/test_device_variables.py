@@ -4,8 +4,8 @@ pointer parameter's array (by the variable's name), and accesses count like any 
 from __future__ import annotations
 
 import pytest
-
 from cuda_helpers import run
+
 from sectorviz.model.errors import PatternError
 
 CODE = """__device__ float partial[256];

@@ -7,10 +7,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, run
 from sectorviz.model.errors import PatternError
 
 N = 1500

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cuda_helpers import elements
+
 from sectorviz.model.errors import PatternError
 
 CODE = """#include "cuda_fp16.h"

@@ -4,12 +4,12 @@ and every node class is paired with its closed-form handler or listed as lane-pa
 
 from __future__ import annotations
 
+from cuda_helpers import kernel_pattern
+
 import sectorviz.cuda.kernel  # noqa: F401  (loads every IR module)
 from sectorviz.cuda import closed, ir, lanes
 from sectorviz.cuda.closed import CLOSED_EXPRESSIONS, CLOSED_STATEMENTS, LANE_PATH_ONLY, loop_shape
 from sectorviz.cuda.kernel import CudaKernel
-
-from cuda_helpers import kernel_pattern
 
 ABSTRACT = {ir.Expr, ir.Stmt, ir.Pair}
 

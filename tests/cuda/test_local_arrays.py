@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, run
 from sectorviz.model.errors import PatternError
 
 BIG = {"a": {"dtype": "float32", "length": 4096}}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, run
 from sectorviz.model.errors import PatternError
 
 TWO = {"a": {"dtype": "float32", "length": 1024}, "b": {"dtype": "float32", "length": 1024}}

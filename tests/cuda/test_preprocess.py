@@ -8,10 +8,10 @@ import os
 import re
 
 import pytest
+from cuda_helpers import elements, kernel_pattern
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, kernel_pattern
 from sectorviz.cli import main
 from sectorviz.cuda import preprocess as pre
 from sectorviz.cuda.compile import MAX_COMPILED_NODES

@@ -6,8 +6,8 @@ specializations that leave their arguments to deduction are refused in one line.
 from __future__ import annotations
 
 import pytest
-
 from cuda_helpers import elements, run
+
 from sectorviz.model.errors import PatternError
 
 BIG = {"a": {"dtype": "float32", "length": 1 << 14}}

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from cuda_helpers import elements, kernel_pattern, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, kernel_pattern, run
 from sectorviz.model import analyze
-from sectorviz.model.frontend import kernel_for
 from sectorviz.model.errors import PatternError
+from sectorviz.model.frontend import kernel_for
 
 SIZES = {"char": (1, 1), "short": (2, 2), "int": (4, 4), "float": (4, 4), "double": (8, 8),
          "float3": (12, 4), "float4": (16, 16), "double2": (16, 16), "char4": (4, 4)}

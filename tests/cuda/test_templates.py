@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import asdict
 
 import pytest
+from cuda_helpers import elements, kernel_pattern, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda_helpers import elements, kernel_pattern, run
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.model import PatternError, analyze
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from cuda_helpers import elements, kernel_pattern, run
+
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.model import PatternError, analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for

@@ -14,8 +14,8 @@ from sectorviz.cli import main
 from sectorviz.export.command import run_export
 from sectorviz.export.sheets import sheet_csv
 from sectorviz.model import analyze, load_pattern
-from sectorviz.scene.sheet import accounting_sheet, sheet_table
 from sectorviz.paths import resources_dir
+from sectorviz.scene.sheet import accounting_sheet, sheet_table
 
 EXAMPLES = resources_dir() / "examples"
 CROSSING = str(EXAMPLES / "struct12-crossing.sectorviz.json")

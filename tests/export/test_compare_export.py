@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from sectorviz.cli import main
+from sectorviz.export.svg import scene_svg
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import resources_dir
@@ -20,7 +21,6 @@ from sectorviz.scene.grid import grid_layout
 from sectorviz.scene.palette import THEMES
 from sectorviz.scene.slide import slide_scene
 from sectorviz.scene.spec import DiagramSpec
-from sectorviz.export.svg import scene_svg
 
 EXAMPLES = resources_dir() / "examples"
 NAIVE, TILED = (str(EXAMPLES / f"transpose-{k}.sectorviz.json") for k in ("naive", "tiled"))

@@ -4,8 +4,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QFileDialog, QLabel
 
-from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_bytes
+from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.ui.export_dialog import SVG_MIME, ExportDialog, copy_diagram
 
 

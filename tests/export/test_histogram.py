@@ -9,10 +9,10 @@ import pytest
 from sectorviz.export.command import run_export
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import analyze, pattern_from_dict
+from sectorviz.model.analysis import analyzed
 from sectorviz.model.frontend import kernel_for
 from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.histogram import histogram_bars
-from sectorviz.model.analysis import analyzed
 
 GATHER = {
     "format": "sectorviz.pattern/1", "name": "small gather",

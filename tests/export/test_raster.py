@@ -7,8 +7,8 @@ import subprocess
 import pytest
 from PySide6.QtGui import QImage
 
-from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
 from sectorviz.export.formats import diagram_bytes, diagram_svg
+from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
 
 
 def image(data: bytes) -> QImage:

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.export.formats import diagram_svg
-from sectorviz.scene.palette import THEMES
 from sectorviz.model import PatternError, pattern_from_dict, warp_detail
 from sectorviz.model.frontend import kernel_for
+from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.grid import GapColumn, grid_layout
+from sectorviz.scene.palette import THEMES
 
 NS = "{http://www.w3.org/2000/svg}"
 GOLDEN = Path(__file__).parent / "golden"

@@ -5,9 +5,9 @@ import subprocess
 
 import pytest
 
+from sectorviz.export.tikz import scene_tikz
 from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
 from sectorviz.scene.shapes import Rect, Text
-from sectorviz.export.tikz import scene_tikz
 
 
 def test_one_command_per_shape(crossing):

@@ -5,8 +5,14 @@ import pytest
 
 from sectorviz.scene.palette import THEMES, theme
 from sectorviz.scene.shapes import Line, Rect, Text, text_width
-from sectorviz.scene.sweep_chart import (HEIGHT, WIDTH, METRICS, metric_series, nice_top,
-                                         sweep_chart_scene)
+from sectorviz.scene.sweep_chart import (
+    HEIGHT,
+    METRICS,
+    WIDTH,
+    metric_series,
+    nice_top,
+    sweep_chart_scene,
+)
 
 
 def stats(requests, sectors, ideal, useful=None, unique=None):

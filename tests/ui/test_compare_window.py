@@ -8,7 +8,6 @@ from PySide6.QtGui import QAction, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from sectorviz.model import load_pattern, pattern_from_dict
-
 from sectorviz.paths import examples_dir
 from sectorviz.ui.compare_window import B_MIN_WIDTH
 

@@ -179,6 +179,7 @@ def test_the_example_opened_at_start_is_not_unsaved(qtbot):
 def test_drop_a_pattern_file_opens_it(open_window):
     from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
     from PySide6.QtGui import QDropEvent
+
     from sectorviz.paths import default_example
     window = open_window("stride-32B")
     mime = QMimeData()

@@ -2,8 +2,15 @@
 params and lets (renames follow every reference), and launching n threads with a block size."""
 
 import pytest
-from PySide6.QtWidgets import (QCheckBox, QGroupBox, QInputDialog, QLabel, QLineEdit,
-                               QPushButton, QToolButton)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGroupBox,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+)
 
 from sectorviz.model import pattern_from_dict
 from sectorviz.ui.expr_text import cover_grid, cover_n, renamed_text

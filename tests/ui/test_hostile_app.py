@@ -6,15 +6,14 @@ import json
 import sys
 
 import pytest
+from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
-from hostile_helpers import VECTOR_ADD, assert_internal_error, raising
 from sectorviz.commandline import Terminated
 from sectorviz.ui import app, worker
 from sectorviz.ui.app import ErrorReporter
-
 
 
 def test_app_before_the_window_opens(tmp_path, capsys, monkeypatch, qapp):

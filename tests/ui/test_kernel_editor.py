@@ -3,8 +3,8 @@
 from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import examples_dir
 from sectorviz.scene.palette import WASTE_LABELS
-from sectorviz.ui.theme import DARK, LIGHT
 from sectorviz.ui.kernel_editor import KernelEditor, line_notes
+from sectorviz.ui.theme import DARK, LIGHT
 
 EXAMPLES = examples_dir()
 

@@ -2,10 +2,19 @@
 at their field on one line, the Help menu, counts in the singular, the grid's header and
 legend, and an overview that never shows another file's picture or cuts its title."""
 
+from conftest import example
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import (QDialog, QLabel, QLineEdit, QMessageBox, QSpinBox, QStyle,
-                               QTextBrowser, QToolButton)
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QSpinBox,
+    QStyle,
+    QTextBrowser,
+    QToolButton,
+)
 
 from sectorviz import __version__
 from sectorviz.model import load_pattern
@@ -13,8 +22,6 @@ from sectorviz.scene.shapes import Text
 from sectorviz.scene.words import counted
 from sectorviz.ui.grid_view import TOP_TRIM
 from sectorviz.ui.overview import OverviewView
-
-from conftest import example
 
 
 def same_icon(a, b) -> bool:

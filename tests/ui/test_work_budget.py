@@ -1,12 +1,11 @@
 """Settings > Work Budget: the limit of every run, kept in the settings; a pattern that
 passed the old limit is analyzed again under the new one."""
 
+from conftest import example
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog
 
 from sectorviz.model.budget import DEFAULT_WORK, default_work, set_default_work
-
-from conftest import example
 
 
 def test_raising_the_budget_lets_a_stopped_analysis_finish(open_window, wait_analysis,

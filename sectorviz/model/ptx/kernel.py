@@ -1,7 +1,7 @@
 """CompiledKernel: a pattern's launch run on the PTX nvcc (or NVRTC) emitted for its kernel,
 with the interface of the source engine's CudaKernel: `instructions` (global),
 `shared_instructions`, `constant_instructions`, `local_instructions`, `assumptions`, and
-`events` / `trace` / `shared_trace` / `space_trace` over any range of warps.
+`events` (and Launch's `trace` / `space_trace`) over any range of warps.
 
 Each static PTX memory instruction is one Instruction, named by the source line of the
 `.loc` in force for it and its PTX operation (`line 16: c[col * m + row], st.global.f32`);
@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Iterator
+from typing import Collection, Iterator, Protocol
 
 import numpy as np
 
@@ -72,6 +72,28 @@ class CompiledPtx:
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
 
 
+class PtxProgram(Protocol):
+    """What CompiledKernel reads of a compile (CompiledPtx here, the compiler driver's
+    CompiledPTX in sectorviz.compiled): the same fields, read-only."""
+
+    @property
+    def ptx(self) -> str: ...
+    @property
+    def entry(self) -> str: ...
+    @property
+    def params(self) -> tuple[str, ...]: ...
+    @property
+    def compiler(self) -> str: ...
+    @property
+    def files(self) -> tuple[str, ...]: ...
+    @property
+    def texts(self) -> tuple[str, ...]: ...
+    @property
+    def pointees(self) -> tuple[tuple[str, str, int], ...]: ...
+    @property
+    def dynamic_shared_bytes(self) -> int | None: ...
+
+
 def _entry(module: Module, name: str) -> Entry:
     if name not in module.entries:
         found = ", ".join(module.entries) or "none"
@@ -82,7 +104,7 @@ def _entry(module: Module, name: str) -> Entry:
 class SourceLines:
     """File paths of the compile -> their lines; `.file` numbers -> paths."""
 
-    def __init__(self, compiled: CompiledPtx, module: Module):
+    def __init__(self, compiled: PtxProgram, module: Module):
         self.files = tuple(compiled.files)
         self.main = self.files[0] if self.files else None
         self.texts = dict(zip(self.files, compiled.texts))
@@ -138,7 +160,10 @@ def _place(file: str | None, line: int | None) -> str:
 class CompiledKernel(Launch):
     """A pattern's kernel as compiled PTX: instructions and their executions."""
 
-    def __init__(self, pattern: Pattern, compiled: CompiledPtx):
+    instructions: tuple[Instruction, ...]
+    shared_instructions: tuple[Instruction, ...]
+
+    def __init__(self, pattern: Pattern, compiled: PtxProgram):
         self.compiled = compiled
         try:
             self.module = parse_module(compiled.ptx)
@@ -157,12 +182,12 @@ class CompiledKernel(Launch):
         reads = first.reads
         specs = _with_dtypes(pattern, self.entry,
                              memory_sites(first, set(pointers.values()), reads),
-                             {p: (d, n) for p, d, n in getattr(compiled, "pointees", ())})
+                             {p: (d, n) for p, d, n in compiled.pointees})
         super().__init__(pattern, specs)
         self.pattern_arrays = {spec.name for spec in specs}
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
         dynamic = (pattern.kernel or {}).get("dynamic_shared_bytes",
-                                             getattr(compiled, "dynamic_shared_bytes", None))
+                                             compiled.dynamic_shared_bytes)
         dynamic = int(dynamic or 0)
         self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
         self._add_module_globals()
@@ -290,11 +315,12 @@ class CompiledKernel(Launch):
 
     # ------------------------------------------------------------ running
 
-    def events(self, lo: int, hi: int, threads: Threads | None = None
-               ) -> Iterator[tuple[str, int, Batch]]:
+    def events(self, lo: int, hi: int, threads: Threads | None = None,
+               skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
         """Every (space, instruction index in that space, execution) of warps [lo, hi), in
         program order: the whole blocks that hold them run together, and the rows of warps
-        [lo, hi) are yielded."""
+        [lo, hi) are yielded (`skip` is always empty: no per-instruction closed forms)."""
+        assert not skip, "CompiledKernel has no closed_forms to skip"
         if not 0 <= lo <= hi <= self.warps:
             raise PatternError("warp", f"warp range [{lo}, {hi}) outside [0, {self.warps})")
         if lo == hi:
@@ -311,24 +337,6 @@ class CompiledKernel(Launch):
                               None, None, {})
             if batch.active.any():
                 yield space, k, batch
-
-    def trace(self, lo: int, hi: int, threads: Threads | None = None
-              ) -> Iterator[tuple[int, Batch]]:
-        """Every (global instruction index, execution) of warps [lo, hi)."""
-        return self.space_trace("global", lo, hi, threads)
-
-    def shared_trace(self, lo: int, hi: int, threads: Threads | None = None
-                     ) -> Iterator[tuple[int, Batch]]:
-        """Every (shared instruction index, execution); byte offsets in the block's shared
-        memory."""
-        return self.space_trace("shared", lo, hi, threads)
-
-    def space_trace(self, space: str, lo: int, hi: int, threads: Threads | None = None
-                    ) -> Iterator[tuple[int, Batch]]:
-        """Every (instruction index, execution) in `space` of warps [lo, hi)."""
-        for where, k, batch in self.events(lo, hi, threads):
-            if where == space:
-                yield k, batch
 
 
 def _unique(listed: list[Instruction]) -> list[Instruction]:
