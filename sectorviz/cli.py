@@ -14,11 +14,9 @@ written (a full disk, /dev/full) is one line and exit 2.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from dataclasses import asdict
-from typing import Callable, Iterator
 
 from .commandline import (
     OneLineParser,
@@ -33,6 +31,7 @@ from .commandline import (
     guarded_stdout,
     interrupted_status,
     pattern_error_line,
+    progress_bar,
     quiet_stdout,
     run_budget,
     terminable,
@@ -50,8 +49,6 @@ from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
 from .scene.explain import explanations, shared_explanations
 from .scene.sheet import accounting_sheet
-
-PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -149,21 +146,6 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
     return printable_lines(lines)
 
 
-@contextlib.contextmanager
-def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
-    taken a second; None with `quiet` or when stderr is not a terminal."""
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    from tqdm import tqdm
-    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False, file=sys.stderr) as bar:
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.update(done - bar.n)
-        yield progress
-
-
 def _warp_text(doc: dict) -> str:
     lines = [f"warp {doc['warp']} (block {tuple(doc['block'])})"]
     for ins in doc["instructions"]:
@@ -186,6 +168,9 @@ def run_app(argv: list[str]) -> int:
         from .ui.app import main as app_main
     except ImportError:
         return run_report([str(default_example()) if not argv else argv[0]])
+    if "--smoke-test" in argv:
+        from .smoke import run_smoke_test
+        return app_main(argv, run_smoke_test)
     return app_main(argv)
 
 

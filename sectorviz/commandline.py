@@ -11,7 +11,7 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .model import Pattern, PatternError, pattern_from_dict
@@ -203,3 +203,22 @@ def with_engine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
     """`pattern` with its kernel's engine and architecture set by --engine and --arch."""
     pattern = with_kernel(pattern, "--engine", engine=args.engine)
     return with_kernel(pattern, "--arch", arch=args.arch)
+
+
+PROGRESS_DELAY_S = 1.0  # a run shorter than this shows no progress bar
+
+
+@contextlib.contextmanager
+def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress(done_warps, total_warps) callback drawing a bar on stderr once a run has
+    taken a second; None with `quiet` or when stderr is not a terminal."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False,
+              file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+        yield progress

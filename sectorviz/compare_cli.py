@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from .cli import progress_bar
 from .commandline import (
     OneLineParser,
     add_budget_flag,
     add_engine_flags,
     add_include_flag,
     fail,
+    progress_bar,
     run_budget,
 )
 from .export.report_json import report_json

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
@@ -141,21 +142,23 @@ def _has_display() -> bool:
             or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")))
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], self_test: Callable[[str], int] | None = None) -> int:
+    """The app on `argv`; `self_test(DIR)` runs `--smoke-test DIR` (sectorviz.smoke, which
+    the command line passes: the UI never imports the smoke test that drives it)."""
     try:
         args = parser().parse_args(argv)
     except UsageError as err:
         return fail(str(err))
     hook = sys.excepthook
     try:
-        return _run(args)
+        return _run(args, self_test)
     except Exception as err:  # the last line of defence: one line, never a traceback
         return fail(f"{args.file or 'sectorviz'}: {internal_error(err)}")
     finally:
         sys.excepthook = hook  # the window's ErrorReporter reports only while it runs
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int:
     if not _has_display():
         if not (args.screenshot or args.smoke_test):
             return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
@@ -164,8 +167,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.engine:
         os.environ[ENGINE_VAR] = args.engine
     if args.smoke_test:
-        from ..smoke import run_smoke_test
-        return run_smoke_test(args.smoke_test)
+        if self_test is None:
+            return fail("sectorviz: --smoke-test needs the full command (sectorviz.cli)")
+        return self_test(args.smoke_test)
     path = Path(args.file) if args.file else default_example()
     if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
