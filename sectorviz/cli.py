@@ -157,7 +157,8 @@ def progress_bar(quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
         yield None
         return
     from tqdm import tqdm
-    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False, file=sys.stderr) as bar:
+    with tqdm(unit=" warps", unit_scale=True, delay=PROGRESS_DELAY_S, leave=False,
+              file=sys.stderr) as bar:
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
