@@ -70,7 +70,7 @@ def seconds_for_default(doc: dict, how: str, units: int) -> tuple[float, float]:
     """(units per second, seconds the default budget takes) for one workload, run until it
     spends about `units` (or to its end)."""
     pattern = pattern_from_dict(doc)
-    kernel_for(pattern).values  # parse, compile and build values outside the timing
+    _ = kernel_for(pattern).values  # parse, compile and build values outside the timing
     budget = Budget(work=units)
     start = time.perf_counter()
     try:

@@ -3,9 +3,9 @@
     python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
 
 FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
-patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every `.cu` or
-`.cuh` file that no pattern names also gets a generated pattern (a small launch, every pointer
-parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
+patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every
+`.cu` or `.cuh` file that no pattern names also gets a generated pattern (a small launch, every
+pointer parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
 measures whether the kernel opens, not its numbers (a template kernel opens as the first
 instantiation its file launches). Each case runs `sectorviz report --json` in its own process
 under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
@@ -93,7 +93,8 @@ def reason_of(line: str) -> str:
     construct kept (the first quoted text of an "outside the subset" line, its template
     arguments dropped)."""
     text = line.split(": ", 1)[-1]
-    text = re.sub(r"^((\S+ )?line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ", "", text)
+    text = re.sub(r"^((\S+ )?line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ",
+                  "", text)
     kept = re.search(r"'([^']*)'", text) if "outside the subset" in text else None
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
     if kept:

@@ -69,7 +69,8 @@ def main() -> None:
     for jobs in (int(j) for j in args.jobs.split(",")):
         one = one_point(work[0])  # measured next to each sweep: the machine's load drifts
         cpu = cpu_seconds()
-        walls[jobs] = timed(lambda: run_tasks(point_report, work, jobs, "points", quiet=True))
+        walls[jobs] = timed(lambda jobs=jobs: run_tasks(point_report, work, jobs, "points",
+                                                        quiet=True))
         cpus[jobs] = cpu_seconds() - cpu
         target = one * args.points / jobs
         limit = target * (1 + TARGET_OVERHEAD)

@@ -24,9 +24,12 @@ coefficient = st.integers(-3, 40)
 @settings(max_examples=80, deadline=None)
 @given(bx=st.sampled_from([32, 64, 96]), by=st.integers(1, 3), gx=st.integers(1, 3),
        gy=st.integers(1, 2), a=coefficient, b=coefficient, c=coefficient, d=coefficient,
-       shift=st.integers(0, 40), dtype=st.sampled_from(["uint8", "float32", "float4", {"bytes": 12}]),
-       offset=st.integers(0, 33), n=st.integers(0, 700), guard_op=st.sampled_from(["<", ">=", "<="]))
-def test_closed_form_matches_lane_path(bx, by, gx, gy, a, b, c, d, shift, dtype, offset, n, guard_op):
+       shift=st.integers(0, 40),
+       dtype=st.sampled_from(["uint8", "float32", "float4", {"bytes": 12}]),
+       offset=st.integers(0, 33), n=st.integers(0, 700),
+       guard_op=st.sampled_from(["<", ">=", "<="]))
+def test_closed_form_matches_lane_path(bx, by, gx, gy, a, b, c, d, shift, dtype, offset, n,
+                                       guard_op):
     low = sum(max(0, -k) * (e - 1) for k, e in ((a, bx), (b, by), (c, gx), (d, gy)))
     high = sum(max(0, k) * (e - 1) for k, e in ((a, bx), (b, by), (c, gx), (d, gy)))
     p = pattern_from_dict({
@@ -44,12 +47,14 @@ def test_closed_form_matches_lane_path(bx, by, gx, gy, a, b, c, d, shift, dtype,
 
 
 @settings(max_examples=30, deadline=None)
-@given(m=st.integers(32, 70), ld_pad=st.integers(0, 5), layout=st.sampled_from(["row-major", "col-major"]))
+@given(m=st.integers(32, 70), ld_pad=st.integers(0, 5),
+       layout=st.sampled_from(["row-major", "col-major"]))
 def test_closed_form_matrices(m, ld_pad, layout):
     p = pattern_from_dict({
         "format": "sectorviz.pattern/1", "params": {"m": m},
         "launch": {"grid": [-(-m // 32), m], "block": [32]},
-        "arrays": {"a": {"dtype": "float32", "shape": ["m", "m"], "layout": layout, "ld": f"m + {ld_pad}"}},
+        "arrays": {"a": {"dtype": "float32", "shape": ["m", "m"], "layout": layout,
+                         "ld": f"m + {ld_pad}"}},
         "let": {"r": "blockIdx.x * 32 + threadIdx.x", "c": "blockIdx.y"},
         "guard": "r < m",
         "accesses": [{"op": "load", "array": "a", "at": ["r", "c"]},

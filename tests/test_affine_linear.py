@@ -45,7 +45,8 @@ def test_linear_forms_match_the_lane_path(bx, by, gx, gy, step, shift, dtype, of
         "guard": guard,
         "accesses": [{"op": "load", "array": "x", "index": f"low + {step} * i"}]})
     kernel = analysis.kernel_for(p)
-    assert affine._thread_step(kernel.closed_forms[0].address, kernel.block, kernel.grid) is not None
+    assert affine._thread_step(kernel.closed_forms[0].address, kernel.block,
+                               kernel.grid) is not None
     with chunks_of(chunk):
         fast = analyze(p, per_warp=True)
     slow = lane_path_only(p, per_warp=True)
@@ -67,7 +68,8 @@ def test_an_index_out_of_range_is_the_lane_paths_error():
                 run(p)
         except PatternError as err:
             errors.append(str(err))
-    assert errors == ["accesses[0].index: element index 500 outside [0, 500) at warp 15 lane 20"] * 2
+    assert errors == ["accesses[0].index: element index 500 outside [0, 500) "
+                      "at warp 15 lane 20"] * 2
 
 
 def test_forms_off_the_thread_index_take_the_per_warp_path():

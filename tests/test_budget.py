@@ -107,7 +107,8 @@ def test_budget_text(text, units):
     assert parse_units(text) == units
 
 
-@pytest.mark.parametrize("text", ["0", "-5", "1.5", "x", "2^x", "nan", "inf", "1e400", "", "2^1000"])
+@pytest.mark.parametrize("text", ["0", "-5", "1.5", "x", "2^x", "nan", "inf", "1e400", "",
+                                  "2^1000"])
 def test_bad_budget_text(text):
     with pytest.raises(ValueError):
         parse_units(text)
@@ -215,7 +216,8 @@ def test_values_expr_is_evaluated_in_chunks():
     finally:
         tracemalloc.stop()
     assert peak < n * 8 + 8 * VALUE_CHUNK * 8
-    assert values[:4].tolist() == [0, 7, 15, 24] and values[-1] == ((n - 1) * 7 + (n - 1) ** 2 // 3) % 1000
+    assert values[:4].tolist() == [0, 7, 15, 24]
+    assert values[-1] == ((n - 1) * 7 + (n - 1) ** 2 // 3) % 1000
 
 
 def test_readable_values_past_the_memory_cap_are_refused_before_allocating():

@@ -96,29 +96,48 @@ BAD = {
     "not an object": ("[1, 2]", "expected an object"),
     "wrong format": (base(format="other/1"), "format: expected 'sectorviz.pattern/1'"),
     "unknown key": (base(acesses=[]), "did you mean 'accesses'?"),
-    "unknown access key": (base(accesses=access(indx="i")), "accesses[0].indx: unknown key 'indx' (did you mean 'index'?)"),
-    "unknown name": (base(accesses=access(index="ii + 1")), "accesses[0].index, column 1: unknown name 'ii' (did you mean 'i'?)"),
-    "syntax": (base(accesses=access(index="i +* 2")), "accesses[0].index, column 4: expected a value"),
-    "division by zero": (base(accesses=access(index="i / (n - 64)")), "accesses[0].index, column 3: division by zero"),
-    "index out of range": (base(accesses=access(index="i + 1")), "accesses[0].index: element index 64 outside [0, 64) at warp 1 lane 31"),
+    "unknown access key": (base(accesses=access(indx="i")),
+                           "accesses[0].indx: unknown key 'indx' (did you mean 'index'?)"),
+    "unknown name": (base(accesses=access(index="ii + 1")),
+                     "accesses[0].index, column 1: unknown name 'ii' (did you mean 'i'?)"),
+    "syntax": (base(accesses=access(index="i +* 2")),
+               "accesses[0].index, column 4: expected a value"),
+    "division by zero": (base(accesses=access(index="i / (n - 64)")),
+                         "accesses[0].index, column 3: division by zero"),
+    "index out of range": (base(accesses=access(index="i + 1")),
+                           "accesses[0].index: element index 64 outside [0, 64) at warp 1 lane 31"),
     "negative index": (base(accesses=access(index="i - 1")), "element index -1 outside [0, 64)"),
-    "row out of shape": (base(accesses=[{"op": "load", "array": "m", "at": ["i", "0"]}]), "accesses[0].at[0]: row 8 outside [0, 8)"),
-    "col out of shape": (base(accesses=[{"op": "load", "array": "m", "at": ["0", "i % 9"]}]), "accesses[0].at[1]: col 8 outside [0, 8)"),
-    "grid too large": (base(launch={"grid": ["2147483648"], "block": [32]}), "launch.grid[0]: 2147483648 is outside CUDA's limit"),
+    "row out of shape": (base(accesses=[{"op": "load", "array": "m", "at": ["i", "0"]}]),
+                         "accesses[0].at[0]: row 8 outside [0, 8)"),
+    "col out of shape": (base(accesses=[{"op": "load", "array": "m", "at": ["0", "i % 9"]}]),
+                         "accesses[0].at[1]: col 8 outside [0, 8)"),
+    "grid too large": (base(launch={"grid": ["2147483648"], "block": [32]}),
+                       "launch.grid[0]: 2147483648 is outside CUDA's limit"),
     "grid y too large": (base(launch={"grid": [1, 65536], "block": [32]}), "launch.grid[1]"),
-    "block too large": (base(launch={"grid": [1], "block": [64, 32]}), "launch.block: 2048 threads per block"),
-    "unknown dtype": (base(arrays={"x": {"dtype": "flaot32", "length": 64}}), "did you mean 'float32'?"),
-    "unknown array": (base(accesses=[{"op": "load", "array": "y", "index": "i"}]), "accesses[0].array: unknown array 'y'"),
-    "injection": (base(accesses=access(index="__import__('os').system('touch /tmp/pwned')")), "accesses[0].index, column 12: unexpected character"),
+    "block too large": (base(launch={"grid": [1], "block": [64, 32]}),
+                        "launch.block: 2048 threads per block"),
+    "unknown dtype": (base(arrays={"x": {"dtype": "flaot32", "length": 64}}),
+                      "did you mean 'float32'?"),
+    "unknown array": (base(accesses=[{"op": "load", "array": "y", "index": "i"}]),
+                      "accesses[0].array: unknown array 'y'"),
+    "injection": (base(accesses=access(index="__import__('os').system('touch /tmp/pwned')")),
+                  "accesses[0].index, column 12: unexpected character"),
     "python name": (base(accesses=access(index="exit(1)")), "unknown function 'exit'"),
-    "array as a value": (base(accesses=access(index="x + 1")), "'x' is an array; read an element as x[index]"),
+    "array as a value": (base(accesses=access(index="x + 1")),
+                         "'x' is an array; read an element as x[index]"),
     "not readable": (base(accesses=access(index="x[i]")), "array 'x' has no 'values'"),
-    "step zero": (base(accesses=access(loops=[{"var": "k", "start": 0, "stop": 4, "step": 0}])), "accesses[0].loops[0].step: step must not be 0"),
+    "step zero": (base(accesses=access(loops=[{"var": "k", "start": 0, "stop": 4, "step": 0}])),
+                  "accesses[0].loops[0].step: step must not be 0"),
     "bool param": (base(params={"n": True}), "params.n: expected an integer, got true/false"),
     "let order": (base(let={"j": "i", "i": "threadIdx.x"}), "let.j, column 1: unknown name 'i'"),
-    "duplicate name": (base(accesses=access() + access()), "accesses[1].name: name 'a' is used twice"),
-    "huge values": (base(arrays={"x": {"dtype": "int32", "length": 2**28, "values": {"kind": "arange"}}}, accesses=access(index="x[i]")), "arrays.x.values: 268435456 readable elements is over the limit"),
-    "kernel and accesses": (base(kernel={"code": "", "function": "f"}), "cannot be used with 'kernel'"),
+    "duplicate name": (base(accesses=access() + access()),
+                       "accesses[1].name: name 'a' is used twice"),
+    "huge values": (
+        base(arrays={"x": {"dtype": "int32", "length": 2**28, "values": {"kind": "arange"}}},
+             accesses=access(index="x[i]")),
+        "arrays.x.values: 268435456 readable elements is over the limit"),
+    "kernel and accesses": (base(kernel={"code": "", "function": "f"}),
+                            "cannot be used with 'kernel'"),
 }
 
 
@@ -150,7 +169,8 @@ def test_a_file_name_with_a_newline_stays_one_line_and_whole(tmp_path, capsys):
 
 
 def test_a_loop_past_the_budget_is_refused_before_the_run(tmp_path, capsys):
-    path = write(tmp_path, base(accesses=access(index="0", loops=[{"var": "k", "start": 0, "stop": 1000}])))
+    path = write(tmp_path, base(accesses=access(index="0",
+                                                loops=[{"var": "k", "start": 0, "stop": 1000}])))
     code, _, err = report(capsys, path, "--budget", "100000")
     assert code == 2 and err.count("\n") == 1
     assert ("launch: the launch of 64 threads x (1,000 executions of accesses[0]) asks for "
@@ -161,7 +181,8 @@ def test_a_loop_past_the_budget_is_refused_before_the_run(tmp_path, capsys):
 
 def test_values_from_npy_file_and_pickle_refused(tmp_path, capsys):
     np.save(tmp_path / "idx.npy", np.arange(64)[::-1])
-    doc = base(arrays={"idx": {"dtype": "int32", "length": 64, "values": {"kind": "file", "path": "idx.npy"}},
+    doc = base(arrays={"idx": {"dtype": "int32", "length": 64,
+                               "values": {"kind": "file", "path": "idx.npy"}},
                        "x": {"dtype": "float32", "length": 64}},
                accesses=access(index="idx[i]"))
     code, out, _ = report(capsys, write(tmp_path, doc), "--json")
@@ -174,7 +195,8 @@ def test_values_from_npy_file_and_pickle_refused(tmp_path, capsys):
 
 def test_loops_with_per_lane_bounds_and_negative_steps(tmp_path, capsys):
     doc = base(launch={"grid": [1], "block": [32]},
-               accesses=access(index="k", loops=[{"var": "k", "start": "threadIdx.x", "stop": -1, "step": -1}]))
+               accesses=access(index="k", loops=[{"var": "k", "start": "threadIdx.x", "stop": -1,
+                                                  "step": -1}]))
     code, out, _ = report(capsys, write(tmp_path, doc), "--json")
     ins = json.loads(out)["instructions"][0]
     # lane l runs l + 1 iterations: the warp executes 32 times, with 32, 31, ..., 1 lanes

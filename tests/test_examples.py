@@ -23,7 +23,8 @@ def per_request(analysis):
 ])
 def test_seed_001_worked_example(name, sectors, sector_bytes, useful):
     t = run(name).totals
-    assert (t.sectors, t.sectors * t.sector_bytes, t.useful_fraction) == (sectors, sector_bytes, useful)
+    assert ((t.sectors, t.sectors * t.sector_bytes, t.useful_fraction)
+            == (sectors, sector_bytes, useful))
     assert t.useful_bytes == t.logical_bytes == 128
     assert t.ideal_sectors == 4 and t.excess_sectors == sectors - 4
 

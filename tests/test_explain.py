@@ -114,7 +114,8 @@ def test_report_explain_ends_with_each_instructions_why_in_the_chosen_warp(capsy
         "      The index array sends the 32 lanes to 32 sectors (data-dependent): 32 sectors for "
         "128 useful bytes (12.5%), ideal 4.\n"
         "  store out[i]\n"
-        "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.\n")
+        "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, "
+        "the ideal.\n")
     assert main(["report", gather]) == 0
     assert "Why (warp" not in capsys.readouterr().out
 

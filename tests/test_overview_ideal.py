@@ -22,7 +22,7 @@ def odd_pitch(pitch: int = 100):
 def brute_ideal(pattern) -> np.ndarray:
     """Each warp's whole sectors of the bytes its active lanes read (one request each)."""
     out = []
-    for block in range(4):
+    for _block in range(4):
         for warp in range(4):
             lanes = [t for t in range(32 * warp, 32 * warp + 32) if t < 100]
             out.append(-(-4 * len(lanes) // 32) if lanes else 0)

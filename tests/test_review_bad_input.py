@@ -136,5 +136,6 @@ def test_the_deepest_accepted_expressions_still_evaluate(block):
                    "idx": {"dtype": "int32", "length": 64, "values": {"kind": "arange"}}},
         "let": lets, "guard": "min(" * 10 + "l35" + ", 64)" * 10 + " < 64",
         "accesses": [{"op": "load", "array": "a", "index": nested,
-                      "loops": [{"var": f"k{j}", "start": 0, "stop": 1} for j in range(MAX_LOOPS)]}]})
+                      "loops": [{"var": f"k{j}", "start": 0, "stop": 1}
+                                for j in range(MAX_LOOPS)]}]})
     assert analyze(p).instructions[0].sectors == {32: 8, 33: 10}[block]

@@ -20,7 +20,8 @@ def test_loop_variable_does_not_leak_into_later_instructions():
              "loops": [{"var": "k", "start": 0, "stop": 2}]},
             {"name": "plain", "op": "store", "array": "x", "index": "threadIdx.x"},
             {"name": "inner", "op": "load", "array": "x", "index": "j * 32 + m",
-             "loops": [{"var": "j", "start": 0, "stop": 2}, {"var": "m", "start": "j", "stop": "j + 1"}]},
+             "loops": [{"var": "j", "start": 0, "stop": 2},
+                       {"var": "m", "start": "j", "stop": "j + 1"}]},
             {"name": "after", "op": "load", "array": "x", "index": "threadIdx.x"}]})
     doc = warp_json(p, warp_detail(p, 0))
     iterations = {ins["name"]: [e["iteration"] for e in ins["executions"]]
@@ -34,7 +35,8 @@ def test_an_overlong_loop_is_refused_before_it_runs():
         "format": F, "launch": {"grid": [1], "block": [32]},
         "arrays": {"x": {"dtype": "float32", "length": 1024}},
         "accesses": [{"op": "load", "array": "x", "index": "threadIdx.x",
-                      "loops": [{"var": "k", "start": "threadIdx.x", "stop": "1 << 40", "step": 1}]}]})
+                      "loops": [{"var": "k", "start": "threadIdx.x", "stop": "1 << 40",
+                                 "step": 1}]}]})
     trace = kernel_for(p).trace(0, 1)
     with pytest.raises(PatternError, match=r"accesses\[0\].loops\[0\]: this loop of "
                                            r"1,099,511,627,776 iterations over 32 lanes asks"):
@@ -68,7 +70,8 @@ def test_wide_elements_are_streamed_in_small_chunks(block):
     p = pattern_from_dict({
         "format": F, "launch": {"grid": [64], "block": [block]},
         "arrays": {"x": {"dtype": {"bytes": 32768}, "length": 2 * 64 * block}},
-        "accesses": [{"op": "load", "array": "x", "index": "2 * (blockIdx.x * blockDim.x + threadIdx.x)"}]})
+        "accesses": [{"op": "load", "array": "x",
+                      "index": "2 * (blockIdx.x * blockDim.x + threadIdx.x)"}]})
     kernel_for(p)
     s = analyze(p).instructions[0]
     assert s.sectors == 64 * block * 1024 and s.unique_sectors == s.sectors
@@ -148,5 +151,6 @@ def test_a_values_file_that_is_not_npy_says_so(tmp_path):
                            "values": {"kind": "file", "path": "idx.npy"}},
                    "x": {"dtype": "float32", "length": 64}},
         "accesses": [{"op": "load", "array": "x", "index": "idx[threadIdx.x]"}]}, tmp_path)
-    with pytest.raises(PatternError, match=r"arrays.idx.values.path: cannot read idx.npy: not a .npy file"):
+    with pytest.raises(PatternError,
+                       match=r"arrays.idx.values.path: cannot read idx.npy: not a .npy file"):
         analyze(p)

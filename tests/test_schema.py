@@ -7,7 +7,8 @@ from sectorviz.model import pattern as pattern_module
 
 
 def schema():
-    return json.loads(resources.files("sectorviz.model").joinpath("pattern.schema.json").read_text())
+    return json.loads(resources.files("sectorviz.model").joinpath("pattern.schema.json")
+                      .read_text())
 
 
 def test_schema_keys_match_validator():
@@ -19,7 +20,8 @@ def test_schema_keys_match_validator():
     assert set(defs["array"]["properties"]) == pattern_module.ARRAY_KEYS
     assert set(defs["access"]["properties"]) == pattern_module.ACCESS_KEYS
     assert set(defs["loop"]["properties"]) == pattern_module.LOOP_KEYS
-    assert set(defs["array"]["properties"]["dtype"]["oneOf"][0]["enum"]) == set(pattern_module.DTYPE_BYTES)
+    assert (set(defs["array"]["properties"]["dtype"]["oneOf"][0]["enum"])
+            == set(pattern_module.DTYPE_BYTES))
     kinds = {v["properties"]["kind"]["const"]: set(v["properties"]) - {"kind"}
              for v in defs["array"]["properties"]["values"]["oneOf"]}
     assert kinds == pattern_module.VALUE_KINDS

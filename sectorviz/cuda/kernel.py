@@ -3,7 +3,8 @@
 Launch, params and array placement come from the pattern (`Launch`, shared with pattern-file
 kernels); the instructions and their executions come from interpreting the function for all
 lanes of a chunk of warps at once. Global accesses are the `instructions` that `trace`
-yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by `space_trace("shared", ...)`.
+yields; accesses to `__shared__` arrays are `shared_instructions`, yielded by
+`space_trace("shared", ...)`.
 """
 
 from __future__ import annotations

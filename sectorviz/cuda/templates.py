@@ -2,11 +2,12 @@
 bindings the compiler puts in scope; typedef / using / macro type names -> C types.
 
 Bindings map a template parameter's name to a `TypeName` (a type argument), an `ir.Const`
-(a value argument) or a `Callee` (a function passed as a template argument). The compiler keeps them in its scope stack like any name: `base_type`
-(through `Compiler.named_type`) finds a TypeName, an identifier finds the Const. A class
-template can reuse the same machinery: `bind(compiler, plist, explicit, deduced, node, what)`
-takes any template_parameter_list and its argument nodes, and the dict it returns is pushed
-as a scope (`compiler.scopes.append(bindings)`) while the class's members are compiled.
+(a value argument) or a `Callee` (a function passed as a template argument). The compiler keeps them
+in its scope stack like any name: `base_type` (through `Compiler.named_type`) finds a TypeName, an
+identifier finds the Const. A class template can reuse the same machinery:
+`bind(compiler, plist, explicit, deduced, node, what)` takes any template_parameter_list and its
+argument nodes, and the dict it returns is pushed as a scope (`compiler.scopes.append(bindings)`)
+while the class's members are compiled.
 
 Instantiations are named as Nsight Compute prints them: `"MatrixMulCUDA<32>"`,
 `"reduce<float, 256>"` (also with a leading `void` and a trailing parameter list). A bare
@@ -319,8 +320,9 @@ def kernel_instance(compiler: "Compiler", unit: Unit, spec: str) -> Function:
             launched.setdefault(key, (text(launch.targs), bindings))
     if len(launched) > 1:
         shown = [name + t for t, _ in launched.values()]
-        raise PatternError("kernel.function", f"the file launches (or instantiates) {len(launched)} "
-                                              f"instantiations of {name!r} ("
+        raise PatternError("kernel.function",
+                           f"the file launches (or instantiates) {len(launched)} "
+                           f"instantiations of {name!r} ("
                            + ", ".join(shown) + f"); name one, e.g. \"{shown[0]}\"")
     if launched:
         targs, bindings = next(iter(launched.values()))

@@ -2,8 +2,8 @@
 
 Text is made safe for XML (export/escape.py: no lone surrogate or control character can break
 the file). Only SVG Tiny 1.2 features are used (rect, line, text, transform) so Qt's
-QSvgRenderer draws the file exactly as browsers do; PNG and PDF are rendered from this text. Classes and data-*
-attributes let a reader restyle with CSS: `.hit.crossing { fill: red }`.
+QSvgRenderer draws the file exactly as browsers do; PNG and PDF are rendered from this text. Classes
+and data-* attributes let a reader restyle with CSS: `.hit.crossing { fill: red }`.
 """
 
 from __future__ import annotations

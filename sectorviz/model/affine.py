@@ -77,7 +77,8 @@ class AffineReader:
             if node.op == "-":
                 return left + right.scaled(-1)
             if node.op == "<<":
-                return left.scaled(2**right.const) if right.is_constant and 0 <= right.const < 40 else None
+                return (left.scaled(2**right.const)
+                        if right.is_constant and 0 <= right.const < 40 else None)
             if right.is_constant:
                 return left.scaled(right.const)
             return right.scaled(left.const) if left.is_constant else None

@@ -113,7 +113,8 @@ def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> R
     if spec.shape is not None:
         rows, cols = (constant(e, params) for e in spec.shape)
         if rows < 1 or cols < 1:
-            raise PatternError(f"{place}.shape", f"rows and cols must be positive, got [{rows}, {cols}]")
+            raise PatternError(f"{place}.shape",
+                               f"rows and cols must be positive, got [{rows}, {cols}]")
         minor = cols if spec.layout == "row-major" else rows
         ld = constant(spec.ld, params) if spec.ld is not None else minor
         if ld < minor:

@@ -189,7 +189,8 @@ def compare(pattern: Pattern, analysis: Analysis, launches: list[Launch], name: 
     if name is None:
         found = sorted({x.name for x in launches})
         if len(found) != 1:
-            raise PatternError(place, f"the CSV holds kernels {', '.join(map(repr, found)) or 'none'}; "
+            raise PatternError(place, f"the CSV holds kernels "
+                                      f"{', '.join(map(repr, found)) or 'none'}; "
                                       f"a pattern without a CUDA kernel must name one "
                                       f"(report --kernel NAME)")
         name = found[0]

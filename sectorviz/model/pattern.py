@@ -167,7 +167,8 @@ class Pattern:
     accesses: tuple[Access, ...]
     source: str
     base_dir: str
-    kernel: dict | None = None  # {"source" or "code", "function"}: a CUDA kernel instead of accesses
+    # {"source" or "code", "function"}: a CUDA kernel instead of accesses
+    kernel: dict | None = None
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
     include_dirs: tuple[str, ...] = ()
 
@@ -281,7 +282,8 @@ def _values(obj: Any, place: str) -> dict:
                                   f"({', '.join(VALUE_KINDS)})")
     kind = obj["kind"]
     if not isinstance(kind, str) or kind not in VALUE_KINDS:
-        raise PatternError(f"{place}.kind", f"unknown kind {kind!r}" + suggest(str(kind), VALUE_KINDS))
+        raise PatternError(f"{place}.kind",
+                           f"unknown kind {kind!r}" + suggest(str(kind), VALUE_KINDS))
     needed = VALUE_KINDS[kind]
     _check_keys(obj, needed | {"kind"}, place, required=tuple(sorted(needed - {"seed"})))
     out = dict(obj)
@@ -327,7 +329,8 @@ def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> Arr
             raise PatternError(f"{place}.{key}", f"'{key}' needs a 'shape'")
     layout = obj.get("layout", "row-major")
     if layout not in LAYOUTS:
-        raise PatternError(f"{place}.layout", f"expected 'row-major' or 'col-major', got {layout!r}")
+        raise PatternError(f"{place}.layout",
+                           f"expected 'row-major' or 'col-major', got {layout!r}")
     base = obj.get("base")
     if base is not None:
         base = _int(base, f"{place}.base", low=0)
@@ -350,7 +353,8 @@ def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> Arr
 def _loop(obj: Any, place: str, taken: dict[str, str]) -> Loop:
     _check_keys(obj, LOOP_KEYS, place, required=("var", "start", "stop"))
     var = _identifier(_text(obj["var"], f"{place}.var"), f"{place}.var", taken)
-    return Loop(var, expression(obj["start"], f"{place}.start"), expression(obj["stop"], f"{place}.stop"),
+    return Loop(var, expression(obj["start"], f"{place}.start"),
+                expression(obj["stop"], f"{place}.stop"),
                 expression(obj.get("step", 1), f"{place}.step"))
 
 
@@ -390,7 +394,8 @@ def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str,
     default_name = f"{op} {array_name}"
     return Access(
         name=_text(obj.get("name", default_name), f"{place}.name"), op=op, array=array_name,
-        index=index, at=at, guard=expression(obj["guard"], f"{place}.guard") if "guard" in obj else None,
+        index=index, at=at,
+        guard=expression(obj["guard"], f"{place}.guard") if "guard" in obj else None,
         loops=tuple(loops), place=place)
 
 
@@ -440,7 +445,8 @@ def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str]
 def _sector_size(doc: dict) -> int:
     """The sector size in bytes: key `sector_size`, or its old name `sector_bytes` (not both)."""
     if "sector_size" in doc and "sector_bytes" in doc:
-        raise PatternError("sector_bytes", "give sector_size or its old name sector_bytes, not both")
+        raise PatternError("sector_bytes",
+                           "give sector_size or its old name sector_bytes, not both")
     key = "sector_bytes" if "sector_bytes" in doc else "sector_size"
     size = _int(doc.get(key, 32), key, low=1)
     if size & (size - 1):

@@ -198,8 +198,8 @@ def _spans(batch: RepeatedBatch, width: int, sb: int) -> tuple[np.ndarray, np.nd
         most = max(len(g[0]) for g in groups)
         lo = np.zeros((len(groups), most), dtype=np.int64)
         size = np.zeros((len(groups), most), dtype=np.int64)  # 0: no such group
-        for c, (s, l) in enumerate(groups):
-            lo[c, :len(s)], size[c, :len(l)] = s, l
+        for c, (group_lo, group_size) in enumerate(groups):
+            lo[c, :len(group_lo)], size[c, :len(group_size)] = group_lo, group_size
         cls = batch.cls[full]
         keep = size[cls] > 0
         starts.append((batch.base[full][:, None] + lo[cls])[keep])

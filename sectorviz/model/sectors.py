@@ -27,7 +27,8 @@ def check_sector_bytes(sector_bytes: int) -> int:
 def _validated(addresses, width, active, sector_bytes):
     addresses = np.asarray(addresses)
     if addresses.ndim != 2:
-        raise ValueError(f"addresses must be a 2-D array (warps, lanes), got shape {addresses.shape}")
+        raise ValueError(f"addresses must be a 2-D array (warps, lanes), "
+                         f"got shape {addresses.shape}")
     if addresses.size and not np.issubdtype(addresses.dtype, np.integer):
         raise ValueError(f"addresses must be integers, got dtype {addresses.dtype}")
     addresses = addresses.astype(np.int64, copy=False)
@@ -144,7 +145,8 @@ class RowAccount:
     useful: np.ndarray  # (rows,) distinct bytes requested
     requested: np.ndarray  # (rows,) bool: at least one lane active
     active_lanes: int
-    touched: tuple[np.ndarray, ...]  # arrays of sector ids touched by active lanes (repeats allowed)
+    # arrays of sector ids touched by active lanes (repeats allowed)
+    touched: tuple[np.ndarray, ...]
     touched_ranges: tuple[np.ndarray, np.ndarray] | None = None  # (first, last) runs of sectors
 
 

@@ -112,8 +112,8 @@ class SharedCounter:
     shared ones and yielding the global ones; a front end's closed forms give shared batches
     too (`closed_step`: one bank count per row, times its executions); warps counted by
     closed forms whose shared side those cannot count are run here for their shared accesses
-    before the totals are read, `chunk` warps at a time, so the figures are exact either way. With `per_warp`,
-    (3, shared instructions, warps) counts are kept too: wavefronts, ideal, requests.
+    before the totals are read, `chunk` warps at a time, so the figures are exact either way. With
+    `per_warp`, (3, shared instructions, warps) counts are kept too: wavefronts, ideal, requests.
     """
 
     def __init__(self, kernel: "FrontEnd", chunk: int, per_warp: bool = False,

@@ -18,10 +18,10 @@ missing lanes and loops whose executions differ add a sentence.
 Shared-memory requests (`shared_explanations`) are explained by model/banks.py's rule, from the
 lanes' 4-byte words and their banks (scene.banks.bank_grid): no active lane; one; a broadcast
 (every lane on one word); an index array's words; consecutive elements, in lane order or not
-(one phase of 32 lanes, or 2 or 4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column walk, with the padding
-(found by trying it on the bank model) that would make a conflict go away, or the padding that
-already did; shared words; irregular spacing. Each names where the words fall (the worst
-phase's banks) and the wavefronts against the ideal, and the n-way conflict if there is one.
+(one phase of 32 lanes, or 2 or 4 phases for 8- and 16-byte lanes); a stride or a 2-D tile's column
+walk, with the padding (found by trying it on the bank model) that would make a conflict go away, or
+the padding that already did; shared words; irregular spacing. Each names where the words fall (the
+worst phase's banks) and the wavefronts against the ideal, and the n-way conflict if there is one.
 """
 
 from __future__ import annotations
@@ -429,7 +429,8 @@ def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = N
     kernel = kernel_for(pattern)
     valid = kernel.threads(warp, warp + 1).valid[0]
     out = []
-    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions, shared_warp_detail(pattern, warp))):
+    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions,
+                                        shared_warp_detail(pattern, warp))):
         j = run if k == instruction else 0
         if not 0 <= j < len(runs):
             out.append("Not run by this warp.")

@@ -113,7 +113,7 @@ def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     analysis = analyzed(pattern, per_warp=True)
     stats = analysis.instructions[spec.instruction]
     bars = histogram_bars(analysis, spec.instruction)
-    label, small = th.label_size, th.small_size
+    small = th.small_size
     head = (f"{pattern.name}: {stats.name}, sectors per request over "
             f"{counted(analysis.warps, 'warp')}")
     words = (f"{counted(stats.requests, 'request')}, {stats.sectors_per_request:.2f} sectors per "

@@ -38,7 +38,8 @@ class OverviewBins:
     """Instructions (rows) x bins of consecutive warps: bin b holds warps edges[b]..edges[b+1]-1.
 
     ratio: the bin's sectors per request over its warps' ideal sectors per request, i.e. its
-    sectors over its ideal sectors (NaN where its warps make no request); waste: its waste class (-1: no request)."""
+    sectors over its ideal sectors (NaN where its warps make no request); waste: its waste class
+    (-1: no request)."""
 
     edges: np.ndarray  # (bins + 1,) warp indices
     sectors_per_request: np.ndarray  # (instructions, bins) float, NaN: no request

@@ -315,8 +315,8 @@ def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
     shared instruction `instruction` (the first of the others), and why (scene.explain)."""
     kernel = kernel_for(pattern)
     try:
-        runs, why = shared_warp_detail(pattern, warp), shared_explanations(pattern, warp, instruction,
-                                                                    run)
+        runs = shared_warp_detail(pattern, warp)
+        why = shared_explanations(pattern, warp, instruction, run)
     except PatternError as err:
         return (Row(f"warp {warp}", "error", str(err)),)
     rows = []

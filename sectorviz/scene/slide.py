@@ -3,8 +3,9 @@ caption carrying the headline ratio (scene.compare), in any theme; one Scene, so
 (SVG, PDF, PNG, TikZ) shows the same drawing.
 
 Both sides share one sector-column width, so the wider grid is the one that touches more
-sectors; that width is chosen so the slide is 16:9, and one legend serves both sides. The grids show the pair asked for (a global instruction of A and its match), else
-the pair whose sectors in the selected warp change most (Comparison.focus).
+sectors; that width is chosen so the slide is 16:9, and one legend serves both sides. The grids show
+the pair asked for (a global instruction of A and its match), else the pair whose sectors in the
+selected warp change most (Comparison.focus).
 """
 
 from __future__ import annotations

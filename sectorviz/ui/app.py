@@ -4,12 +4,12 @@ kernel pattern of the session with that engine (as SECTORVIZ_ENGINE does; a patt
 `kernel.engine` still wins).
 
 N is the 0-based global warp in launch order; K the 0-based instruction index in program
-order (the global instructions, then the shared ones), or its name. With --screenshot the window (default size and layout, the light theme
-unless --theme says otherwise) is saved as a PNG once it is drawn and the grid-wide analysis
-has arrived, then the app exits 0. Bad input: one line on stderr, exit 2, except a FILE
-that cannot be opened without --screenshot: its line goes to stderr and the window opens (on
-the default example) with the error in its status bar, a broken kernel in its Kernel tab, or
-for a .cu the offer to make a pattern for it. Anything else that
+order (the global instructions, then the shared ones), or its name. With --screenshot the window
+(default size and layout, the light theme unless --theme says otherwise) is saved as a PNG once it
+is drawn and the grid-wide analysis has arrived, then the app exits 0. Bad input: one line on
+stderr, exit 2, except a FILE that cannot be opened without --screenshot: its line goes to stderr
+and the window opens (on the default example) with the error in its status bar, a broken kernel in
+its Kernel tab, or for a .cu the offer to make a pattern for it. Anything else that
 goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
 window opens it exits 2; once it is open the line also shows in the status bar and the
 document stays as it was (a --screenshot run then exits 2).

@@ -240,9 +240,10 @@ class Document(QObject):
                run: int | None = None) -> None:
         """Move the selection; values are clamped to the kernel's warps and instructions."""
         s = self._selection
-        new = self._clamped(replace(s, warp=s.warp if warp is None else warp,
-                                    instruction=s.instruction if instruction is None else instruction,
-                                    run=s.run if run is None else run))
+        new = self._clamped(replace(
+            s, warp=s.warp if warp is None else warp,
+            instruction=s.instruction if instruction is None else instruction,
+            run=s.run if run is None else run))
         if new != s:
             self._selection = new
             self._notify(Change.SELECTION)

@@ -212,7 +212,8 @@ class ExprEdit(MarkedEdit):
         return True
 
     def keyPressEvent(self, ev) -> None:
-        delta = {Qt.Key_Up: 1, Qt.Key_Down: -1, Qt.Key_PageUp: 10, Qt.Key_PageDown: -10}.get(ev.key())
+        delta = {Qt.Key_Up: 1, Qt.Key_Down: -1,
+                 Qt.Key_PageUp: 10, Qt.Key_PageDown: -10}.get(ev.key())
         if delta is None or not self._step(delta):
             super().keyPressEvent(ev)
 

@@ -47,7 +47,8 @@ from .fields import (
 
 VALUE_CHOICES = (
     ("none", lambda: None), ("arange", lambda: {"kind": "arange"}),
-    ("expr", lambda: {"kind": "expr", "expr": "i"}), ("constant", lambda: {"kind": "constant", "value": 0}),
+    ("expr", lambda: {"kind": "expr", "expr": "i"}),
+    ("constant", lambda: {"kind": "constant", "value": 0}),
     ("permutation", lambda: {"kind": "permutation", "seed": 0}),
     ("uniform", lambda: {"kind": "uniform", "low": 0, "high": 1024, "seed": 0}),
     ("file", lambda: {"kind": "file", "path": "values.npy"}),
@@ -541,7 +542,8 @@ class PatternForm(QWidget):
     def _add_access(self) -> None:
         def add(doc: dict) -> None:
             new = dict(doc["accesses"][-1])
-            new["name"] = f"{new.get('name', new['op'] + ' ' + new['array'])} ({len(doc['accesses'])})"
+            new["name"] = (f"{new.get('name', new['op'] + ' ' + new['array'])} "
+                           f"({len(doc['accesses'])})")
             doc["accesses"].append(new)
         self.restructure(add, "Add access")
 

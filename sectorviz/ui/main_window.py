@@ -88,7 +88,8 @@ class _EditingKeys(QObject):
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
         # isinstance first: an application-wide filter can be handed an object PySide does
         # not wrap as an event while widgets are being torn down
-        if (isinstance(ev, QKeyEvent) and ev.type() == QEvent.ShortcutOverride and ev.key() in EDITING_KEYS
+        if (isinstance(ev, QKeyEvent) and ev.type() == QEvent.ShortcutOverride
+                and ev.key() in EDITING_KEYS
                 and not ev.modifiers() & Qt.ControlModifier
                 and isinstance(obj, (QLineEdit, QAbstractSpinBox, QComboBox, QPlainTextEdit))):
             ev.accept()
@@ -477,7 +478,8 @@ class MainWindow(QMainWindow):
                 checkable: bool = False) -> QAction:
         action = QAction(text, self, objectName=name or text, checkable=checkable)
         if shortcut:
-            action.setShortcuts(shortcut if isinstance(shortcut, list) else [QKeySequence(shortcut)])
+            action.setShortcuts(shortcut if isinstance(shortcut, list)
+                                else [QKeySequence(shortcut)])
         action.triggered.connect(slot)
         menu.addAction(action)
         self.addAction(action)
@@ -546,7 +548,8 @@ class MainWindow(QMainWindow):
         for text, key, slot, name in (
                 ("Previous Warp", "Left", lambda: step.step_warp(-1), "prevWarp"),
                 ("Next Warp", "Right", lambda: step.step_warp(1), "nextWarp"),
-                ("Previous Instruction", "Up", lambda: step.step_instruction(-1), "prevInstruction"),
+                ("Previous Instruction", "Up", lambda: step.step_instruction(-1),
+                 "prevInstruction"),
                 ("Next Instruction", "Down", lambda: step.step_instruction(1), "nextInstruction"),
                 ("Previous Execution", "Ctrl+Left", lambda: step.step_run(-1), "prevExecution"),
                 ("Next Execution", "Ctrl+Right", lambda: step.step_run(1), "nextExecution"),

@@ -93,7 +93,8 @@ class Picture:
 
 def picture(analysis: Analysis, kernel: Kernel) -> Picture:
     """The strip of an analysis, complete or of the warps done so far (the rest blank)."""
-    cells = overview_bins(analysis, MAX_BINS, len(instruction_names(kernel)) - len(kernel.instructions))
+    cells = overview_bins(analysis, MAX_BINS,
+                          len(instruction_names(kernel)) - len(kernel.instructions))
     odd_warps = atypical_warps(analysis, kernel)
     rest = kernel.warps - len(odd_warps)  # warps not done yet: not atypical (yet)
     unusual = unusual_by_instruction(analysis).sum(axis=1)

@@ -4,8 +4,9 @@ A job whose pattern is no longer wanted (an edit, or `cancel`) stops at its next
 warps: its progress callback raises `Cancelled`. While it runs, its progress and the analysis
 of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in the
 one cache (memo.MEMO, kind "app analysis"), keyed by pattern and valid while the files the run
-read are unchanged, so undo and redo show their numbers at once and an edited `.cu` does not. Whatever goes wrong in a job ends
-in one error line; the document and the user's work stay as they were.
+read are unchanged, so undo and redo show their numbers at once and an edited `.cu` does not.
+Whatever goes wrong in a job ends in one error line; the document and the user's work stay as they
+were.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def test_a_groups_copy_deals_consecutive_chunks_to_its_threads_in_rank_order(
     requests = total = 0
     for b in range(2):
         r, s = group_copy_reference(warps, block, tile, n * 16, width,
-                                    lambda t: base(t + b * block))
+                                    lambda t, b=b: base(t + b * block))
         requests, total = requests + r, total + s
     assert (a.instructions[0].requests, a.instructions[0].sectors) == (requests, total)
 
@@ -358,8 +358,8 @@ def test_a_block_pipelines_producer_warp_copies_with_its_group(tiles):
     requests = total = 0
     for block in range(2):
         for t in range(tiles):  # warp 0 copies 768 bytes in 8-byte chunks (a double's alignment)
-            r, s = group_copy_reference(1, 128, 32, 768, 8,
-                                        lambda _: 8 * ((block * tiles + t) * 96 + 1))
+            r, s = group_copy_reference(
+                1, 128, 32, 768, 8, lambda _, block=block, t=t: 8 * ((block * tiles + t) * 96 + 1))
             requests, total = requests + r, total + s
     assert (a.instructions[0].requests, a.instructions[0].sectors) == (requests, total)
     assert (requests, a.instructions[1].requests) == (2 * tiles * 3, 2 * tiles * 3)

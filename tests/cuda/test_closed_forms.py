@@ -131,7 +131,8 @@ def test_matrix_multiply_matches_the_lane_path(monkeypatch, n, block, sector):
     doc = json.loads((examples_dir() / "matmul-naive-cuda.sectorviz.json").read_text())
     doc["params"].update(n=n, block=block[0])
     doc["launch"]["block"] = [block[0], block[1]]
-    doc["launch"]["grid"] = [f"(n + {block[0] - 1}) / {block[0]}", f"(n + {block[1] - 1}) / {block[1]}"]
+    doc["launch"]["grid"] = [f"(n + {block[0] - 1}) / {block[0]}",
+                             f"(n + {block[1] - 1}) / {block[1]}"]
     doc["sector_size"] = sector
     p = pattern_from_dict(doc, base_dir=examples_dir())
     same_on_both_paths(p, monkeypatch)

@@ -122,7 +122,8 @@ def test_vector_parameters_and_widths():
         int t = threadIdx.x;
         float4 v = in[t];
         out[t].x = v.x + p[t].y;
-    }""", arrays={"in": {"dtype": "float4", "length": 32}, "out": {"dtype": "double2", "length": 32},
+    }""", arrays={"in": {"dtype": "float4", "length": 32},
+                  "out": {"dtype": "double2", "length": 32},
                   "p": {"dtype": "int2", "length": 32}})
     assert [(i.source, i.op, i.width) for i in kernel.instructions] == [
         ("in[t]", "load", 16), ("p[t].y", "load", 4), ("out[t].x", "store", 8)]

@@ -75,9 +75,9 @@ def test_a_kernel_source_outside_the_root_is_refused(tmp_path, capsys):
     doc["kernel"]["source"] = "../outside/secret.h"
     path.write_text(json.dumps(doc))
     code, out, err = report(capsys, path)
-    assert code == 2 and not out and err == (f"{path}: kernel.source: ../outside/secret.h lies outside the "
-                                 f"pattern's root {path.parent} (only files there or in an "
-                                 "--include-dir are read)\n")
+    assert code == 2 and not out and err == (f"{path}: kernel.source: ../outside/secret.h lies "
+                                             f"outside the pattern's root {path.parent} (only "
+                                             "files there or in an --include-dir are read)\n")
 
 
 def test_the_repository_holding_the_pattern_is_its_root(tmp_path, capsys):
@@ -112,5 +112,5 @@ def test_an_include_dir_is_searched_last_and_may_be_read(tmp_path, capsys):
 def test_an_include_dir_that_is_no_folder_is_one_line(tmp_path, capsys):
     path = layout(tmp_path, KERNEL.format(step=1))
     code, out, err = report(capsys, path, "--include-dir", tmp_path / "nope")
-    assert code == 2 and not out and err == (f"sectorviz report: argument --include-dir: {tmp_path / 'nope'}"
-                                 " is not a folder\n")
+    assert code == 2 and not out and err == ("sectorviz report: argument --include-dir: "
+                                             f"{tmp_path / 'nope'} is not a folder\n")

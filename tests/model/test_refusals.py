@@ -72,8 +72,8 @@ def test_other_npy_versions_are_refused(tmp_path, version):
 @pytest.mark.parametrize("machine, message", [
     ({"preset": "H100-SXM", "l2_bytes": 2**40 + 128}, "machine.l2_bytes: 1,099,511,627,904 is "
                                                   "over the physical bound of 1,099,511,627,776"),
-    ({"preset": "H100-SXM", "sms": 2**62, "order": "waves"}, "machine.sms: 4,611,686,018,427,387,904"
-                                                         " is over the physical bound of 65,536"),
+    ({"preset": "H100-SXM", "sms": 2**62, "order": "waves"},
+     "machine.sms: 4,611,686,018,427,387,904 is over the physical bound of 65,536"),
     ({"preset": "H100-SXM", "threads_per_sm": 2**17}, "machine.threads_per_sm: 131,072 is over"),
 ])
 def test_machine_sizes_keep_physical_bounds(machine, message):

@@ -16,7 +16,8 @@ def test_expression_typed_in_the_form_reaches_the_model(open_window, qtbot):
     qtbot.keyClicks(field, "threadIdx.x * 2")
     assert window.document.pattern.to_dict()["accesses"][0]["index"] == "threadIdx.x * 2"
     assert len(window.grid_layout.sectors) == 8
-    assert '"index": "threadIdx.x * 2"' in window.findChild(QPlainTextEdit, "jsonEdit").toPlainText()
+    assert ('"index": "threadIdx.x * 2"'
+            in window.findChild(QPlainTextEdit, "jsonEdit").toPlainText())
 
 
 def test_bad_expression_keeps_last_good_state_and_shows_message_inline(open_window, qtbot):

@@ -130,6 +130,7 @@ def test_a_narrow_sheet_stacks_each_label_over_its_value(open_window, qtbot, mon
     for width, narrow in ((NARROW_PX + 200, False), (NARROW_PX - 100, True),
                           (NARROW_PX + 200, False)):
         window.resizeDocks([dock], [width], Qt.Horizontal)
-        qtbot.waitUntil(lambda: window.sheet.narrow == narrow)
-        qtbot.waitUntil(lambda: drawn and ("<td colspan='2'>useful</td>" in drawn[-1]) == narrow)
+        qtbot.waitUntil(lambda narrow=narrow: window.sheet.narrow == narrow)
+        qtbot.waitUntil(lambda narrow=narrow: drawn
+                        and ("<td colspan='2'>useful</td>" in drawn[-1]) == narrow)
         assert ("<td width='38%'>useful</td>" in drawn[-1]) != narrow

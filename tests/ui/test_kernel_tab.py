@@ -39,8 +39,8 @@ def test_kernel_tab_hidden_for_access_patterns(open_window):
 
 def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbot):
     """At the default window size (a 1778 x 1089 screen, as docs/make_screenshots.sh) the
-    Kernel tab shows KERNEL_COLUMNS of code between the line numbers and the predictions, and the transpose's line with
-    a 4-sector load and a 32-sector store ends with both numbers."""
+    Kernel tab shows KERNEL_COLUMNS of code between the line numbers and the predictions, and the
+    transpose's line with a 4-sector load and a 32-sector store ends with both numbers."""
     from PySide6.QtCore import QRect
 
     window = open_window("transpose-naive-cuda")
@@ -50,7 +50,8 @@ def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbo
     view = window.editor.kernel.view
     code = view.viewport().width() - round(2 * view.document().documentMargin())
     assert code >= view.fontMetrics().horizontalAdvance("x" * KERNEL_COLUMNS)
-    assert view.margin.isVisible() and view.margin.geometry().left() > view.viewport().geometry().right()
+    assert view.margin.isVisible()
+    assert view.margin.geometry().left() > view.viewport().geometry().right()
     line = window.document.kernel.instructions[0].line
     assert view.notes[line].text == "4 · 32 sec/req"
     block = view.document().findBlockByNumber(line - 1)

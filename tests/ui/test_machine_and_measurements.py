@@ -41,7 +41,8 @@ def step5_labels(window) -> list[str]:
 def test_the_patterns_machine_shows_in_the_widgets(open_window):
     window = open_window("stride-32B")
     preset, l2, ways, order = widgets(window)
-    assert (preset.currentText(), l2.isEnabled(), ways.isEnabled()) == ("no cache model", False, False)
+    assert ((preset.currentText(), l2.isEnabled(), ways.isEnabled())
+            == ("no cache model", False, False))
     doc = window.document
     doc.set_pattern(with_machine(doc.pattern, {"preset": "A100-80GB", "ways": 16,
                                                "order": "waves"}), "machine")

@@ -29,7 +29,7 @@ def reconvergence(entry: Entry) -> dict[int, int]:
     n = len(leaders)
     exit_node = n
     succ: list[set[int]] = [set() for _ in range(n)]
-    for b, (lo, hi) in enumerate(zip(starts, starts[1:])):
+    for b, hi in enumerate(starts[1:]):
         last = code[hi - 1]
         falls = hi < exit_index
         if last.op in BRANCHES:
@@ -45,7 +45,7 @@ def reconvergence(entry: Entry) -> dict[int, int]:
             succ[b].add(block_of[hi] if falls else exit_node)
     pdom = _post_dominators(succ, n)
     out = {}
-    for b, (lo, hi) in enumerate(zip(starts, starts[1:])):
+    for b, hi in enumerate(starts[1:]):
         if code[hi - 1].op in BRANCHES:
             ip = _immediate(pdom, b, exit_node)
             out[hi - 1] = exit_index if ip == exit_node else starts[ip]

@@ -188,10 +188,11 @@ class Machine:
             return self.warp_in_block
         if name == "%nwarpid":
             return np.full(self.shape, -(-np.prod(self.block_dims) // WARP_SIZE), dtype=np.int64)
-        masks = {"%lanemask_eq": lambda l: 1 << l, "%lanemask_lt": lambda l: (1 << l) - 1,
-                 "%lanemask_le": lambda l: (2 << l) - 1,
-                 "%lanemask_gt": lambda l: 0xFFFFFFFF ^ ((2 << l) - 1),
-                 "%lanemask_ge": lambda l: 0xFFFFFFFF ^ ((1 << l) - 1)}
+        masks = {"%lanemask_eq": lambda lane: 1 << lane,
+                 "%lanemask_lt": lambda lane: (1 << lane) - 1,
+                 "%lanemask_le": lambda lane: (2 << lane) - 1,
+                 "%lanemask_gt": lambda lane: 0xFFFFFFFF ^ ((2 << lane) - 1),
+                 "%lanemask_ge": lambda lane: 0xFFFFFFFF ^ ((1 << lane) - 1)}
         if name in masks:
             return np.broadcast_to(masks[name](np.arange(WARP_SIZE, dtype=np.int64)),
                                    self.shape)

@@ -52,7 +52,7 @@ def values(body: str, **kw) -> np.ndarray:
     """The %r9 of every active lane of the first warp at the final store (-9999: inactive)."""
     kernel = kernel_of(body, **kw)
     last = None
-    for k, batch in kernel.trace(0, 1):
+    for _, batch in kernel.trace(0, 1):
         last = batch
     base = kernel.arrays["out"].address0 + 4096
     return np.where(last.active[0], last.address[0] - base, -9999)
