@@ -10,6 +10,7 @@ CASES. Run in a terminal, the gather case shows `sectorviz report`'s progress ba
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -162,12 +163,23 @@ def print_rows(rows: list[Row]) -> None:
 
 
 def main(argv: list[str]) -> None:
+    """`[--engine compiled|source] [CASE ...]`: each case in its own process; a CUDA kernel's
+    engine is SECTORVIZ_ENGINE's (the --engine flag sets it); a case that fails prints its
+    one line as a figure not met."""
     if argv[:1] == ["--case"]:
         print(json.dumps(CASES[argv[1]]()))
         return
+    env = dict(os.environ)
+    if argv[:1] == ["--engine"]:
+        env["SECTORVIZ_ENGINE"], argv = argv[1], argv[2:]
+    print(f"CUDA kernels read by the {env.get('SECTORVIZ_ENGINE', 'default')} engine")
     for name in argv or list(CASES):
-        done = subprocess.run([sys.executable, __file__, "--case", name], cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True, check=True)
+        done = subprocess.run([sys.executable, __file__, "--case", name], cwd=ROOT, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if done.returncode:
+            why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"{name}: failed (NOT met): {why}")
+            continue
         print_rows([tuple(row) for row in json.loads(done.stdout.splitlines()[-1])])
 
 
