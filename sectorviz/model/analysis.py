@@ -22,7 +22,7 @@ from .chunks import (
     closed_form_units,
     warp_chunks,
 )
-from .frontend import kernel_for
+from .frontend import kernel_for, read_as
 from .memo import MEMO
 from .pattern import Pattern
 from .results import Analysis
@@ -61,7 +61,7 @@ def analyzed(pattern: Pattern, per_warp: bool = False) -> Analysis:
     """analyze(pattern, per_warp) within the default budget, kept in the one cache while the
     files it read are unchanged (the next theme, warp or view of the same pattern)."""
     kind = "per-warp analysis" if per_warp else "analysis"
-    return MEMO.get(kind, pattern, lambda: analyze(pattern, per_warp))
+    return MEMO.get(kind, read_as(pattern), lambda: analyze(pattern, per_warp))
 
 
 def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,

@@ -140,10 +140,18 @@ def reading_of(pattern: Pattern) -> Reading | None:
     return None if pattern.kernel is None else _registered()[1](pattern)
 
 
+def read_as(pattern: Pattern) -> tuple[Pattern, Reading | None]:
+    """The key of everything the one cache derives from `pattern`: the pattern and the
+    reading its engine gives it (an engine chosen by SECTORVIZ_ENGINE is not in the pattern's
+    value, so the two readings of one pattern never share an entry)."""
+    return pattern, reading_of(pattern)
+
+
 def kernel_for(pattern: Pattern) -> FrontEnd:
     """The resolved kernel of a pattern, read by the engine its Reading names, cached while
     the files it read are unchanged."""
-    reading = reading_of(pattern)
+    key = read_as(pattern)
+    reading = key[1]
     holder: list[FrontEnd] = []
 
     def build() -> FrontEnd:
@@ -151,7 +159,7 @@ def kernel_for(pattern: Pattern) -> FrontEnd:
                       else _registered()[0](pattern, reading))
         return holder[0]
 
-    return MEMO.get("kernel", (pattern, reading), build, lambda: holder[0].files_read)
+    return MEMO.get("kernel", key, build, lambda: holder[0].files_read)
 
 
 def instruction_index(pattern: Pattern, key: int | str, space: str = "global") -> int:

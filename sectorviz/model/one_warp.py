@@ -11,7 +11,7 @@ import numpy as np
 
 from .budget import Budget, current, work_budget
 from .chunks import check_widths
-from .frontend import kernel_for
+from .frontend import kernel_for, read_as
 from .kernel import Batch
 from .memo import MEMO
 from .pattern import Pattern
@@ -49,7 +49,8 @@ def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> Wa
     """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
     (None: the one already open, or a default one)."""
     with work_budget(budget):
-        return MEMO.get("warp detail", (pattern, warp), lambda: _warp_detail(pattern, warp))
+        return MEMO.get("warp detail", (read_as(pattern), warp),
+                        lambda: _warp_detail(pattern, warp))
 
 
 def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
@@ -57,7 +58,7 @@ def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
     """(pattern, global warp index) -> every shared instruction's executions by that warp
     (one row each), in program order, spending `budget` (None: the one open, or a default)."""
     with work_budget(budget):
-        return MEMO.get("shared warp detail", (pattern, warp),
+        return MEMO.get("shared warp detail", (read_as(pattern), warp),
                         lambda: _shared_warp_detail(pattern, warp))
 
 

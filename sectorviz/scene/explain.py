@@ -31,7 +31,7 @@ import numpy as np
 from ..model import Pattern
 from ..model.banks import BANK_BYTES, BANKS, bank_rows
 from ..model.expr import plain_names_in, subscripts_in
-from ..model.frontend import kernel_for
+from ..model.frontend import kernel_for, read_as
 from ..model.kernel import Batch, Instruction, Kernel, ResolvedArray
 from ..model.memo import MEMO
 from ..model.one_warp import LaneExecution, shared_warp_detail
@@ -407,7 +407,7 @@ def run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
     """Wavefronts of each execution of shared instruction k by `warp`, in program order
     (one bank_rows over all of them: a loop of many iterations stays quick), kept in the
     one cache."""
-    return MEMO.get("run wavefronts", (pattern, warp, k),
+    return MEMO.get("run wavefronts", (read_as(pattern), warp, k),
                     lambda: _run_wavefronts(pattern, warp, k))
 
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
-from ..model.frontend import FrontEnd, kernel_for
+from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.kernel import Instruction
 from ..model.memo import MEMO
 from ..model.one_warp import LaneExecution, WarpDetail
@@ -73,7 +73,8 @@ def instruction_names(kernel: FrontEnd) -> list[str]:
 def warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     """(pattern, selection) -> the current warp instruction, laid out for the grid (a shared
     one: its executions counted, drawn by the banks diagram), kept in the one cache."""
-    return MEMO.get("warp view", (pattern, selection), lambda: _warp_view(pattern, selection))
+    return MEMO.get("warp view", (read_as(pattern), selection),
+                    lambda: _warp_view(pattern, selection))
 
 
 def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
 from ..model.errors import internal_error
-from ..model.frontend import kernel_for
+from ..model.frontend import kernel_for, read_as
 from ..model.memo import MEMO, FileStamp, recording, stamps
 
 MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
@@ -103,10 +103,10 @@ class AnalysisRunner(QObject):
     def request(self, pattern: Pattern) -> Analysis | None:
         """The cached analysis of `pattern`, or None after queueing a job (stale ones stop)."""
         self._wanted += 1
-        cached = MEMO.peek(APP_ANALYSIS, pattern)
+        cached = MEMO.peek(APP_ANALYSIS, read_as(pattern))
         self._running = cached is None
         if cached is not None:
-            self.files = MEMO.files(APP_ANALYSIS, pattern)
+            self.files = MEMO.files(APP_ANALYSIS, read_as(pattern))
             return cached
         self._pool.start(_Job(self._wanted, pattern, self))
         return None
@@ -132,7 +132,7 @@ class AnalysisRunner(QObject):
     def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str,
                  files: tuple[FileStamp, ...]) -> None:
         if result is not None:
-            MEMO.put(APP_ANALYSIS, pattern, result, files)
+            MEMO.put(APP_ANALYSIS, read_as(pattern), result, files)
         if job_id == self._wanted:
             self._running = False
             self.files = files

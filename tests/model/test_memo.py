@@ -161,3 +161,18 @@ def _fresh_cache():
     MEMO.clear()
     yield
     MEMO.clear()
+
+
+def test_the_two_engines_of_one_pattern_never_share_an_entry(tmp_path, monkeypatch):
+    """SECTORVIZ_ENGINE is not in the pattern's value: the cache keys by its reading too."""
+    from sectorviz.model.frontend import reading_of
+    path = kernel_files(tmp_path, 1)
+    pattern = load_pattern(path)
+    source = analyzed(pattern)
+    monkeypatch.setenv("SECTORVIZ_ENGINE", "compiled")
+    if reading_of(pattern).engine != "compiled":
+        pytest.skip("no CUDA compiler here")
+    compiled = analyzed(pattern)
+    assert compiled is not source
+    assert compiled.instructions[0].ptx is not None and source.instructions[0].ptx is None
+    assert compiled.totals.sectors == source.totals.sectors
