@@ -73,9 +73,20 @@ class LineNote:
     accesses: tuple[AccessNote, ...]
 
     @property
+    def pieces(self) -> tuple[tuple[AccessNote, str], ...]:
+        """(an access, its margin text) per distinct prediction of the line, in order of
+        first appearance: accesses of the same number and waste class are one piece, "2×5"
+        (a loop nvcc unrolled gives a line many alike; the tooltip lists each)."""
+        groups: dict[tuple[str, int], list[AccessNote]] = {}
+        for a in self.accesses:
+            groups.setdefault((a.number, a.waste), []).append(a)
+        return tuple((alike[0], alike[0].number + (f"×{len(alike)}" if len(alike) > 1 else ""))
+                     for alike in groups.values())
+
+    @property
     def text(self) -> str:
-        """The numbers in the line's margin, e.g. "4 · 32 sec/req"."""
-        return NOTE_SEPARATOR.join(a.number for a in self.accesses) + NOTE_UNIT
+        """The numbers in the line's margin, e.g. "4 · 32 sec/req" or "2×5 · 2×5 sec/req"."""
+        return NOTE_SEPARATOR.join(text for _, text in self.pieces) + NOTE_UNIT
 
     @property
     def tooltip(self) -> str:
@@ -257,13 +268,13 @@ class CodeView(QPlainTextEdit):
         x = metrics.horizontalAdvance(" ")
         plain = self.palette().placeholderText().color().name()
         spans = []
-        for k, access in enumerate(note.accesses):
+        for k, (access, text) in enumerate(note.pieces):
             if k:
                 spans.append((x, NOTE_SEPARATOR, plain))
                 x += metrics.horizontalAdvance(NOTE_SEPARATOR)
             colour = self.theme.waste[access.waste] if access.waste >= 0 else self.theme.idle
-            spans.append((x, access.number, colour))
-            x += metrics.horizontalAdvance(access.number)
+            spans.append((x, text, colour))
+            x += metrics.horizontalAdvance(text)
         spans.append((x, NOTE_UNIT, plain))
         return spans
 

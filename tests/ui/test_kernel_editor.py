@@ -107,3 +107,15 @@ def test_error_underlines_and_shows_message(qtbot):
     assert selection.cursor.selectedText() == "bar"
     editor.set_error(None)
     assert editor.view.extraSelections() == [] and editor.message.text() == ""
+
+
+def test_alike_accesses_of_a_line_share_one_piece_of_the_margin():
+    """A loop nvcc unrolled puts many alike loads on one line: accesses of the same number
+    and waste class are one piece ("2×5"), in order of first appearance; the tooltip still
+    names each access."""
+    from sectorviz.ui.kernel_editor import AccessNote, LineNote
+    ideal, twice = AccessNote(2, 1.0, 1.0), AccessNote(2, 0.5, 2.0)
+    note = LineNote((ideal, twice) * 5 + (AccessNote(32, 0.125, 8.0),))
+    assert note.text == "2×5 · 2×5 · 32 sec/req"
+    assert [a for a, _ in note.pieces] == [ideal, twice, note.accesses[-1]]
+    assert note.tooltip.count("\n") == 10
