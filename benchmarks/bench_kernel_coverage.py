@@ -103,13 +103,16 @@ def reason_of(line: str) -> str:
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 
 
-def run_case(pattern: Path, timeout: float) -> tuple[str, str, float]:
+def run_case(pattern: Path, timeout: float, folder: Path) -> tuple[str, str, float]:
     """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
-    refused for what the pattern must give (NEEDS_INPUT), not for the code."""
+    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folder` (the
+    kernels' folder) is an --include-dir: a generated pattern lies in a temporary folder,
+    outside the kernels' root."""
     start = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
-                               str(pattern)], capture_output=True, text=True, timeout=timeout)
+                               "--include-dir", str(folder.resolve()), str(pattern)],
+                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", f"over {timeout:g} s", time.perf_counter() - start
     took = time.perf_counter() - start
@@ -150,7 +153,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write the results as JSON here")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        results = [(label, *run_case(p, args.timeout))
+        results = [(label, *run_case(p, args.timeout, args.folder))
                    for label, p in cases(args.folder, args.auto, Path(tmp))]
     width = max([len(r[0]) for r in results] + [6])
     for label, status, detail, took in results:

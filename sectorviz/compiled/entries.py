@@ -105,9 +105,13 @@ def pick_entry(entries: list[Entry], spec: str, hint: str = "") -> Entry:
     name, args = split_name(spec)
     same = [e for e in entries if e.split[0] == name]
     if not same:
+        template = "" if args is not None else (
+            "; a template kernel is compiled only where the file launches it: name the "
+            f"instantiation, as Nsight prints it ('{name}<...>')")
         raise PatternError("kernel.function", f"the compiled code has no __global__ function "
                                               f"{name!r}" + suggest(name, [e.split[0] for e in
-                                                                           entries]) + hint)
+                                                                           entries])
+                           + (hint or template))
     if args is not None:
         want = _arguments(args)
         exact = [e for e in same if e.split[1] is not None and _arguments(e.split[1]) == want]
