@@ -11,6 +11,7 @@ the compiler read for the pattern (a CUDA header's inlined code counts at the us
 
 from __future__ import annotations
 
+import re
 import struct
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -331,12 +332,24 @@ class CompiledKernel(Launch):
         machine = Machine(self.program, self.sites, self._context(), run, self.block,
                           self.grid, current())
         rows = slice(lo - first, hi - first)
-        for space, k, batch in machine.run():
-            if first != lo or last != hi:
-                batch = Batch(batch.active[rows], batch.element[rows], batch.address[rows],
-                              None, None, {})
-            if batch.active.any():
-                yield space, k, batch
+        try:
+            for space, k, batch in machine.run():
+                if first != lo or last != hi:
+                    batch = Batch(batch.active[rows], batch.element[rows],
+                                  batch.address[rows], None, None, {})
+                if batch.active.any():
+                    yield space, k, batch
+        except PatternError as err:
+            raise self._in_source(err) from None
+
+    def _in_source(self, err: PatternError) -> PatternError:
+        """An error at a line of the kernel's own .cu (`line L`) names that file, as the
+        source engine's do; one at a pattern key, an included file or inline code is kept."""
+        main = self.compiled.files[0] if self.compiled.files else ""
+        if err.file is not None or not re.fullmatch(r"line \d+", err.place) or \
+                not Path(main).is_absolute():
+            return err
+        return PatternError(err.place, err.message, err.column, main)
 
 
 def _unique(listed: list[Instruction]) -> list[Instruction]:

@@ -4,6 +4,7 @@ memory. Expected figures are derived from the PTX the test prints."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -212,3 +213,31 @@ extern "C" __global__ void k(float* out)
     (_, batch), = kernel.trace(0, 1)
     assert list((batch.address[0] - kernel.arrays["out"].address0) // 4) == [
         16 * (t % 4) + t // 4 for t in range(32)]
+
+
+GATHER = """\
+__global__ void gather(const int *idx, const float *x, float *y)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = x[idx[i]];
+}
+"""
+
+
+@needs_nvcc
+def test_an_error_while_the_compiled_kernel_runs_names_its_cu(tmp_path, capsys, monkeypatch):
+    """`report` on a gather whose indices the pattern does not give: one line at the .cu's
+    line and column (as the source engine names it), never the pattern file."""
+    from sectorviz.cli import main
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "ptx"))
+    (tmp_path / "g.cu").write_text(GATHER)
+    doc = {"format": "sectorviz.pattern/1", "name": "g", "launch": {"grid": [1], "block": [32]},
+           "arrays": {"idx": {"dtype": "int32", "length": 32},
+                      "x": {"dtype": "float32", "length": 4096},
+                      "y": {"dtype": "float32", "length": 32}},
+           "kernel": {"source": "g.cu", "function": "gather", "engine": "compiled"}}
+    (tmp_path / "g.sectorviz.json").write_text(json.dumps(doc))
+    assert main(["report", "--quiet", str(tmp_path / "g.sectorviz.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{(tmp_path / 'g.cu').resolve()}: line 4, column 5: ")
+    assert "give 'idx' values" in err and err.count("\n") == 1
