@@ -189,6 +189,11 @@ class CompiledKernel(Launch):
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
         dynamic = (pattern.kernel or {}).get("dynamic_shared_bytes",
                                              compiled.dynamic_shared_bytes)
+        if dynamic is None and any(v.extern and v.space == "shared"
+                                   for v in (*self.module.variables, *self.entry.variables)):
+            raise PatternError("kernel", "extern __shared__ memory needs its size: add "
+                                         "\"dynamic_shared_bytes\" to the pattern's kernel "
+                                         "(the launch's third argument)")
         dynamic = int(dynamic or 0)
         self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
         self._add_module_globals()

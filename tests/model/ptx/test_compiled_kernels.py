@@ -101,6 +101,8 @@ extern "C" __global__ void k(const float* a, float* out)
 }
 """
     pattern, compiled = inline_pattern(tmp_path, code, "k", FLOATS, block=(64,))
+    with pytest.raises(PatternError, match="^kernel: extern __shared__ memory needs its size"):
+        analyze_compiled(pattern, compiled)  # asked up front, as the source engine asks
     pattern = replace(pattern, kernel={**pattern.kernel, "dynamic_shared_bytes": 256})
     analysis, kernel = analyze_compiled(pattern, compiled)
     print("\n".join(lines_with(compiled.ptx, "const", "shared")))
