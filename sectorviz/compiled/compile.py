@@ -4,11 +4,11 @@ The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (
 device code only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written;
 when that fails and the file has host code, it compiles the file's device view (hostcode.py:
 host functions and host-only libraries left out, line numbers kept). Every file the compile
-reads must lie in the pattern's root (root.py) or among the compiler's own headers, else the
-compile is refused naming the file; a `__has_include` of a path outside the root is refused
-likewise. Every run is bounded (bounded.py); errors are one line naming the .cu (or
-included) file, its line and column (diagnostics.py). Results are cached by content
-(ptxcache.py).
+reads must lie in the pattern's root or an --include-dir (model.files.Roots) or among the
+compiler's own headers, else the compile is refused naming the file; a `__has_include` of a
+path outside the root is refused likewise. Every run is bounded (bounded.py); errors are one
+line naming the .cu (or included) file, its line and column (diagnostics.py). Results are
+cached by content (ptxcache.py).
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
-from ..model.files import Roots, read_text
+from ..model.files import Roots, lies_in, read_text
 from ..model.pattern import Pattern
 from . import ptxcache
 from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
 from .hostcode import STANDINS, device_view
-from .root import inside
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
@@ -215,7 +214,7 @@ class Compile(ABC):
         return None
 
     def compiler_header(self, real: str) -> bool:
-        return any(inside(real, folder) for folder in self.header_folders)
+        return any(lies_in(real, folder) for folder in self.header_folders)
 
     def check_has_include(self, files: list[str]) -> None:
         """A `__has_include("PATH")` in the source or an include of the root whose PATH

@@ -16,9 +16,8 @@ import re
 from pathlib import Path
 
 from ..model.errors import PatternError, printable
-from ..model.files import Roots, read_text
+from ..model.files import Roots, lies_in, read_text
 from .diagnostics import outside_root
-from .root import inside
 
 _INCLUDE = re.compile(r"^[ \t]*#[ \t]*include(?:_next)?[ \t]*(?:\"([^\"\n]*)\"|<([^>\n]*)>|(.*))",
                       re.M)
@@ -47,7 +46,7 @@ def root_includes(text: str, folder: Path, where: str, search: list[Path],
                 # the compiler may look further (beside the files that include this one)
                 raise PatternError(f"{where} line {line}", f"cannot find the include "
                                                            f"{printable(repr(name))}")
-            if path is None or path in found or any(inside(path, d) for d in system):
+            if path is None or path in found or any(lies_in(path, d) for d in system):
                 continue
             if not roots.allows(path):
                 raise outside_root(os.path.normpath(name if os.path.isabs(name)

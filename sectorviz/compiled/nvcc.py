@@ -12,13 +12,12 @@ import os
 import re
 from pathlib import Path
 
-from ..model.files import read_text
+from ..model.files import lies_in, read_text
 from .bounded import COMPILE_MEMORY_BYTES, Finished, run_bounded
 from .compile import FUNCTION, MAX_PTX_BYTES, UNIT_NAME, Compile, CompileFailed
 from .compiler import search_list, toolkit_folders
 from .diagnostics import compile_error, outside_root
 from .hostcode import STANDINS
-from .root import inside
 
 
 class NvccCompile(Compile):
@@ -76,7 +75,7 @@ class NvccCompile(Compile):
         files = []
         for dep in _dependencies(depends):
             real = os.path.realpath(self.tmp / dep)
-            if inside(real, self.tmp):  # the unit, the device view or the inline code
+            if lies_in(real, self.tmp):  # the unit, the device view or the inline code
                 continue
             if self.roots.allows(real):
                 if real not in files:

@@ -56,6 +56,14 @@ def root_of(folder: str | Path) -> Path:
     return folder
 
 
+def lies_in(path: str | Path, folder: str | Path) -> bool:
+    """Whether `path`, links followed, lies in `folder` (itself a real path)."""
+    try:
+        return Path(os.path.realpath(path)).is_relative_to(folder)
+    except (OSError, ValueError):
+        return False
+
+
 @dataclass(frozen=True)
 class Roots:
     """Where a pattern's files may be read from: `base` (the pattern's folder, where
@@ -66,11 +74,7 @@ class Roots:
 
     def allows(self, path: str | Path) -> bool:
         """Whether `path`, links followed, lies inside one of the folders."""
-        try:
-            real = Path(os.path.realpath(path))
-        except (OSError, ValueError):
-            return False
-        return any(real.is_relative_to(folder) for folder in self.folders)
+        return any(lies_in(path, folder) for folder in self.folders)
 
     def refusal(self, typed: str, place: str, column: int | None = None) -> PatternError:
         """The one line for a path outside: it names the path as typed, nothing more."""
