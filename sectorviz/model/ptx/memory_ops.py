@@ -163,12 +163,7 @@ def load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     dests = list(dest.parts) if dest.kind == "vec" else [dest]
     if space_of(ins) == "param":
         return _load_param(m, ins, t, dests, mask)
-    (k, site), = _sites(m, pc)
-    name = m.ctx.name_of(site)
-    address = _address(m, ins, ins.operands[1], mask, f"'{name}'")
-    space, address = _resolve(m, ins, site.space, address, mask)
-    keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
-    _event(m, k, site, space, address, mask)
+    site, name, space, keys = _access(m, ins, pc, ins.operands[1], mask)
     flat = np.flatnonzero(mask)
     ck = keys.ravel()[flat]
     for j, d in enumerate(dests):
@@ -177,6 +172,19 @@ def load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         bits, known, why = _read(m, space, ck + j * site.part, site.part,
                                  _unknown_reason(m, space, site, name))
         _write_compact(m, d, t, mask, flat, bits, known, why)
+
+
+def _access(m: "Machine", ins: Instruction, pc: int, operand: Operand, mask):
+    """The memory access of ld / st `ins` at `pc` through address `operand`: its one site
+    and array name, the space the address resolves to and the memory keys of its lanes,
+    after recording the event."""
+    (k, site), = _sites(m, pc)
+    name = m.ctx.name_of(site)
+    address = _address(m, ins, operand, mask, f"'{name}'")
+    space, address = _resolve(m, ins, site.space, address, mask)
+    keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
+    _event(m, k, site, space, address, mask)
+    return site, name, space, keys
 
 
 def _write_compact(m: "Machine", d: Operand, t: str, mask, flat, bits, known, why) -> None:
@@ -211,12 +219,7 @@ def store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     if space_of(ins) == "param":
         return  # a call's argument: the call itself is a no-op
     t = data_type(ins)
-    (k, site), = _sites(m, pc)
-    name = m.ctx.name_of(site)
-    address = _address(m, ins, ins.operands[0], mask, f"'{name}'")
-    space, address = _resolve(m, ins, site.space, address, mask)
-    keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
-    _event(m, k, site, space, address, mask)
+    site, _, space, keys = _access(m, ins, pc, ins.operands[0], mask)
     if not site.kept:
         return
     src = ins.operands[1]
@@ -244,14 +247,9 @@ def atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     t = data_type(ins)
     if vector_parts(ins) > 1 or t in ("f16x2", "bf16x2"):
         raise Unrunnable("vector or packed atomics")
-    (k, site), = _sites(m, pc)
-    name = m.ctx.name_of(site)
     has_dest = ins.op == "atom"
     addr_op = ins.operands[1] if has_dest else ins.operands[0]
-    address = _address(m, ins, addr_op, mask, f"'{name}'")
-    space, address = _resolve(m, ins, site.space, address, mask)
-    keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
-    _event(m, k, site, space, address, mask)
+    site, name, space, keys = _access(m, ins, pc, addr_op, mask)
     kind = next((o for o in ins.opcode[1:] if o in ATOM_REDUCE or o in (
         "exch", "cas", "inc", "dec")), None)
     if kind is None:
