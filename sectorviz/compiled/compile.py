@@ -23,6 +23,7 @@ from pathlib import Path
 from ..model.errors import PatternError, printable
 from ..model.files import Roots, lies_in, read_text
 from ..model.pattern import Pattern
+from ..model.ptx.kernel import CompiledPtx
 from . import ptxcache
 from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
@@ -41,25 +42,16 @@ class CompileFailed(PatternError):
     """The compiler exited with an error (the one-line message is its first)."""
 
 
-@dataclass(frozen=True)
-class CompiledPTX:
-    """A kernel compiled to PTX: the text, the kernel's entry, and how it was compiled (what
-    sectorviz.model.ptx.kernel.CompiledKernel runs)."""
+@dataclass(frozen=True, kw_only=True)
+class CompiledPTX(CompiledPtx):
+    """A kernel compiled to PTX: what the PTX engine runs (CompiledPtx: the text, the mangled
+    entry, the parameter names, the compiler's description, the files read, the main source
+    first as the PTX's `.file` table names it, and their texts), and how it was compiled."""
 
-    ptx: str
-    entry: str  # the mangled `.entry` name
     name: str  # demangled, as Nsight Compute prints it
-    params: tuple[str, ...]  # the kernel's parameter names, in order (from its source)
-    compiler: str  # "nvcc 13.0 for sm_90 at -O3"
     arch: str  # "sm_90"
     flags: tuple[str, ...]  # every flag the compile was given
-    # the main source as the PTX's `.file` table names it (its real path, or `kernel.code`
-    # for inline code), then the real paths of the included files of the root it read
-    files: tuple[str, ...]
-    texts: tuple[str, ...]  # the text of each of `files` (the main source's as written)
     host_code_left_out: bool  # whether the file's device view was compiled
-    pointees: tuple[tuple[str, str, int], ...] = ()  # not read from the source yet: the PTX's
-    dynamic_shared_bytes: int | None = None  # not read from the host launch yet: the pattern's
 
     @property
     def source(self) -> str:
@@ -110,11 +102,11 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
         entry = Route(toolchain, source, function, flags, roots, Path(pattern.base_dir)).run()
         ptxcache.store(key, entry)
     includes = [f for f in entry["files"] if f != str(source.path)]
-    return CompiledPTX(entry["ptx"], entry["entry"], entry["name"], tuple(entry["params"]),
-                       toolchain.compiling_for(arch), arch, flags,
-                       (source.name, *includes),
+    return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
+                       toolchain.compiling_for(arch), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
-                       entry["host_code_left_out"])
+                       name=entry["name"], arch=arch, flags=flags,
+                       host_code_left_out=entry["host_code_left_out"])
 
 
 def _checked_function(spec: str) -> str:

@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Collection, Iterator, Protocol
+from typing import Collection, Iterator
 
 import numpy as np
 
@@ -73,28 +73,6 @@ class CompiledPtx:
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
 
 
-class PtxProgram(Protocol):
-    """What CompiledKernel reads of a compile (CompiledPtx here, the compiler driver's
-    CompiledPTX in sectorviz.compiled): the same fields, read-only."""
-
-    @property
-    def ptx(self) -> str: ...
-    @property
-    def entry(self) -> str: ...
-    @property
-    def params(self) -> tuple[str, ...]: ...
-    @property
-    def compiler(self) -> str: ...
-    @property
-    def files(self) -> tuple[str, ...]: ...
-    @property
-    def texts(self) -> tuple[str, ...]: ...
-    @property
-    def pointees(self) -> tuple[tuple[str, str, int], ...]: ...
-    @property
-    def dynamic_shared_bytes(self) -> int | None: ...
-
-
 def _entry(module: Module, name: str) -> Entry:
     if name not in module.entries:
         found = ", ".join(module.entries) or "none"
@@ -105,7 +83,7 @@ def _entry(module: Module, name: str) -> Entry:
 class SourceLines:
     """File paths of the compile -> their lines; `.file` numbers -> paths."""
 
-    def __init__(self, compiled: PtxProgram, module: Module):
+    def __init__(self, compiled: CompiledPtx, module: Module):
         self.files = tuple(compiled.files)
         self.main = self.files[0] if self.files else None
         self.texts = dict(zip(self.files, compiled.texts))
@@ -164,7 +142,7 @@ class CompiledKernel(Launch):
     instructions: tuple[Instruction, ...]
     shared_instructions: tuple[Instruction, ...]
 
-    def __init__(self, pattern: Pattern, compiled: PtxProgram):
+    def __init__(self, pattern: Pattern, compiled: CompiledPtx):
         self.compiled = compiled
         try:
             self.module = parse_module(compiled.ptx)
