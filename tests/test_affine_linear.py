@@ -21,6 +21,25 @@ def chunks_of(warps: int):
         analysis.chunk_lanes = saved
 
 
+@contextmanager
+def warp_loops():
+    """Whether each chunk was counted as one warp repeated over its warps (a list of bools,
+    one per call of affine._as_warp_loop)."""
+    taken: list[bool] = []
+    saved = affine._as_warp_loop
+
+    def spy(plan, coords):
+        batch = saved(plan, coords)
+        taken.append(batch is not None)
+        return batch
+
+    affine._as_warp_loop = spy
+    try:
+        yield taken
+    finally:
+        affine._as_warp_loop = saved
+
+
 @settings(max_examples=150, deadline=None)
 @given(bx=st.sampled_from([32, 64, 128]), by=st.integers(1, 2), gx=st.integers(1, 4),
        gy=st.integers(1, 2), step=st.one_of(st.sampled_from([-1, 0, 1]), st.integers(-3, 20)),
@@ -53,6 +72,11 @@ def test_linear_forms_match_the_lane_path(bx, by, gx, gy, step, shift, dtype, of
     assert fast.instructions == slow.instructions and fast.totals == slow.totals
     assert (fast.per_warp_sectors == slow.per_warp_sectors).all()
     assert (fast.per_warp_requests == slow.per_warp_requests).all()
+    with chunks_of(chunk), warp_loops() as taken:  # without per-warp counts: a warp repeated
+        whole = analyze(p)
+    assert whole.instructions == slow.instructions and whole.totals == slow.totals
+    if guard == "1":  # every lane of every warp active and in range
+        assert taken and all(taken)
 
 
 def test_an_index_out_of_range_is_the_lane_paths_error():

@@ -12,6 +12,7 @@ from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail
 from sectorviz.model.budget import (
     BATCH_UNITS,
+    WARP_UNITS,
     DEFAULT_WORK,
     Budget,
     charge,
@@ -171,14 +172,16 @@ def test_work_past_the_budget_mid_run_says_what_the_whole_run_would_take():
 
 
 def test_closed_forms_cost_what_they_compute():
-    """A chunk counted in closed form costs one execution and a unit per sector id or run of
-    sectors it yields (here a run per warp), not the lanes it stands for."""
+    """A chunk counted in closed form (a RepeatedBatch, a row per warp here: the index does
+    not follow the global thread index) costs WARP_UNITS per warp, not the lanes it stands
+    for."""
     p = pattern([{"op": "load", "array": "x", "index": "threadIdx.x"},
                  {"op": "store", "array": "x", "index": "threadIdx.x"}], grid=(64,))
     assert len(kernel_for(p).closed_forms) == 2
     b = Budget()
     analyze(p, budget=b)
-    assert b.spent == 2 * (BATCH_UNITS + 64)
+    assert kernel_for(p).warps == 64
+    assert b.spent == 2 * 64 * WARP_UNITS
 
 
 def test_a_launch_of_2_33_threads_in_closed_form_fits_the_default_budget():

@@ -4,23 +4,25 @@ When an access's element index (with lets inlined) is `c + sum(k_v * v)` over
 v in (threadIdx.x/y/z, blockIdx.x/y/z), blockDim.x is a multiple of 32 and the guards are
 comparisons of such expressions, then within a warp (lane) -> address is
 `A_w + stride * lane`, and a guard holds for all lanes, none, or a run of them (it is
-monotonic in the lane). Whole warps are then counted per warp from `A_w` alone (their counts
-depend only on `A_w mod sector_bytes`), and only warps that a guard cuts are expanded to
-lanes. This is exact: it computes what the lane-by-lane path computes, per warp instead of
-per lane.
+monotonic in the lane). Each chunk of warps becomes a RepeatedBatch (repeat.py, the one
+currency of every closed form), counted per warp from `A_w` alone (counts depend only on
+`A_w mod sector_bytes`) or, when the warps follow the global thread index, as one warp
+repeated; only warps that a guard cuts are expanded to lanes. This is exact: it computes what
+the lane-by-lane path computes, per warp instead of per lane.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import cast
 
 import numpy as np
 
 from .errors import PatternError
 from .expr import Binary, Name, Node, Num, Unary
-from .sectors import WARP_SIZE, RowAccount, account_rows
+from .repeat import RepeatedBatch
+from .sectors import WARP_SIZE
 
 VARS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z")
 _SAFE = 2**62  # a form whose magnitude could pass this might wrap in int64: use the lane path
@@ -222,11 +224,15 @@ def _holds(values: np.ndarray | np.int64, op: str) -> np.ndarray | np.bool_:
     return _COMPARISONS[op](values, 0)
 
 
-def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int) -> RowAccount:
-    """Accounting of one access by the warps of `coords`, from its closed form (rows = warps)."""
-    whole = _account_linear(plan, coords, sector_bytes)
-    if whole is not None:
-        return whole
+def affine_batch(plan: AffinePlan, coords: WarpCoordinates, as_loop: bool) -> RepeatedBatch:
+    """Access `plan` by the warps of `coords` as a RepeatedBatch (byte addresses): lane l of
+    a warp at lane0 + stride * l. When `as_loop` and the warps follow the global thread
+    index whole and in range, one row executed once per warp (a loop over the warps,
+    32 * stride bytes apart); else a row per warp, the warps a guard cuts with their lanes.
+    Raises PatternError for the first active lane outside its array."""
+    linear = _as_warp_loop(plan, coords) if as_loop else None
+    if linear is not None:
+        return linear
     n = len(coords.warp)
     full = np.ones(n, dtype=bool)
     none = np.zeros(n, dtype=bool)
@@ -240,19 +246,16 @@ def account_affine(plan: AffinePlan, coords: WarpCoordinates, sector_bytes: int)
     for d, op in plan.conditions:
         active &= _holds(_lanes(coords.at_lane0(d)[mixed], d), op)
     _check_ranges(plan, coords, full, mixed, active)
-    base = coords.at_lane0(plan.address)
-    if full.all():  # the common case: no guard cuts any warp
-        return _account_full_rows(base, plan, sector_bytes)
-    rows = _account_full_rows(base[full], plan, sector_bytes)
-    part = account_rows(_lanes(base[mixed], plan.address), plan.width, active, sector_bytes)
-    counts = np.zeros(n, dtype=np.int64)
-    useful = np.zeros(n, dtype=np.int64)
-    counts[full], useful[full] = rows.counts, rows.useful
-    counts[mixed], useful[mixed] = part.counts, part.useful
-    requested = full.copy()
-    requested[mixed] = part.requested
-    return RowAccount(counts, useful, requested, rows.active_lanes + part.active_lanes,
-                      rows.touched + part.touched, rows.touched_ranges)
+    return _batch(coords.at_lane0(plan.address), plan, full, mixed, active, ())
+
+
+def _batch(base: np.ndarray, plan: AffinePlan, full: np.ndarray, mixed: np.ndarray,
+           lanes: np.ndarray, loops: tuple[tuple[int, int], ...]) -> RepeatedBatch:
+    """Rows at `base` with one class of lanes `stride` bytes apart (every lane exists: the
+    block's x extent is a multiple of 32)."""
+    offsets = plan.lane_stride * np.arange(WARP_SIZE, dtype=np.int64)[None, :]
+    return RepeatedBatch(base, offsets, np.zeros(len(base), dtype=np.int64),
+                         np.ones((1, WARP_SIZE), dtype=bool), full, mixed, lanes, loops)
 
 
 def _thread_step(form: Affine, block: tuple[int, ...], grid: tuple[int, ...]) -> int | None:
@@ -268,10 +271,10 @@ def _thread_step(form: Affine, block: tuple[int, ...], grid: tuple[int, ...]) ->
     return None
 
 
-def _account_linear(plan: AffinePlan, coords: WarpCoordinates, sb: int) -> RowAccount | None:
-    """The warps of `coords` all at once, without per-warp work, when every form of the plan
-    follows the global thread index, no guard cuts any of them, every index is in range and
-    their sectors make one run (each warp's bytes reach the next warp's); else None."""
+def _as_warp_loop(plan: AffinePlan, coords: WarpCoordinates) -> RepeatedBatch | None:
+    """The warps of `coords` as one row repeated over them, without per-warp work, when every
+    form of the plan follows the global thread index and every lane of every warp is active
+    and in range; else None."""
     lo, last = coords.lo, coords.hi - 1
     dims = coords._block_dims, coords._grid_dims
     forms = [plan.address] + [d for d, _ in plan.conditions] + [f for f, *_ in plan.checks]
@@ -291,24 +294,10 @@ def _account_linear(plan: AffinePlan, coords: WarpCoordinates, sb: int) -> RowAc
     for (form, limit, *_), b in zip(plan.checks, steps[1 + len(plan.conditions):]):
         if not all(0 <= v < limit for v in ends(form, b)):
             return None
-    stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
-    reach = abs(stride) * (WARP_SIZE - 1) + width  # bytes of one warp, from its lowest
-    if not (abs(stride) <= sb or abs(stride) <= width) or abs(WARP_SIZE * stride) > reach:
-        return None  # lanes or warps apart: the per-warp path keeps their runs
-    table, n = _phase_table(stride, width, sb), coords.hi - lo
-    base = plan.address.const + WARP_SIZE * stride * lo
-    phase: int | np.ndarray
-    if (WARP_SIZE * stride) % sb == 0:  # every warp starts alike: one class
-        phase = base & (sb - 1)
-        counts = np.broadcast_to(table.counts[phase], (n,))
-        useful = np.broadcast_to(table.useful[phase], (n,))
-    else:
-        phase = (base + WARP_SIZE * stride * np.arange(n, dtype=np.int64)) & (sb - 1)
-        counts, useful = np.take(table.counts, phase), np.take(table.useful, phase)
-    low = min(ends(plan.address, stride)) >> shift
-    high = (max(ends(plan.address, stride)) + width - 1) >> shift
-    return RowAccount(counts, useful, np.broadcast_to(True, (n,)), n * WARP_SIZE, (),
-                      (np.array([low]), np.array([high])))
+    stride = plan.lane_stride
+    base = np.array([plan.address.const + WARP_SIZE * stride * lo], dtype=np.int64)
+    return _batch(base, plan, np.ones(1, dtype=bool), np.zeros(0, dtype=np.int64),
+                  np.zeros((0, WARP_SIZE), dtype=bool), ((coords.hi - lo, WARP_SIZE * stride),))
 
 
 def _lanes(at_lane0: np.ndarray, form: Affine) -> np.ndarray:
@@ -333,42 +322,3 @@ def _check_ranges(plan: AffinePlan, coords: WarpCoordinates, full: np.ndarray,
             lane = int(np.flatnonzero(live & ((lanes < 0) | (lanes >= limit)))[0])
             raise PatternError(place, f"{what} {int(lanes[lane])} outside [0, {limit}) at warp "
                                       f"{int(coords.warp[w])} lane {lane}")
-
-
-@lru_cache(maxsize=64)
-def _phase_table(stride: int, width: int, sb: int) -> RowAccount:
-    """Row p: a whole warp at addresses p + stride * lane (p = address mod sb, lifted to stay
-    non-negative) -> its sector count and useful bytes."""
-    lanes = np.arange(WARP_SIZE, dtype=np.int64)
-    lift = -(-(WARP_SIZE - 1) * max(0, -stride) // sb) * sb
-    return account_rows(np.arange(sb, dtype=np.int64)[:, None] + lift + stride * lanes, width,
-                        np.ones((sb, WARP_SIZE), dtype=bool), sb)
-
-
-def _account_full_rows(base: np.ndarray, plan: AffinePlan, sb: int) -> RowAccount:
-    """Warps with every lane active: counts depend only on base mod sector_bytes."""
-    lanes = np.arange(WARP_SIZE, dtype=np.int64)
-    stride, width, shift = plan.lane_stride, plan.width, sb.bit_length() - 1
-    table = _phase_table(stride, width, sb)
-    phase = base & (sb - 1)
-    touched: tuple[np.ndarray, ...]
-    ranges: tuple[np.ndarray, np.ndarray] | None
-    if abs(stride) <= sb or abs(stride) <= width:  # a warp's sectors form one run
-        low = base + min(0, stride * (WARP_SIZE - 1))
-        low >>= shift
-        high = base + (max(0, stride * (WARP_SIZE - 1)) + width - 1)
-        high >>= shift
-        touched, ranges = (), (low, high)
-    else:
-        first = base[:, None] + stride * lanes
-        touched = tuple((np.minimum(first + j * sb, first + width - 1)) >> shift
-                        for j in range(-(-width // sb) + 1))
-        ranges = None
-    n = len(base)
-    if n and phase.min() == phase.max():  # every warp starts alike: one class, no copies
-        counts = np.broadcast_to(table.counts[phase[0]], (n,))
-        useful = np.broadcast_to(table.useful[phase[0]], (n,))
-    else:
-        counts, useful = np.take(table.counts, phase), np.take(table.useful, phase)
-    return RowAccount(counts, useful, np.broadcast_to(True, (n,)), n * WARP_SIZE, touched,
-                      ranges)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from .affine import WarpCoordinates, account_affine
+from .affine import WarpCoordinates, affine_batch
 from .boundaries import with_local
 from .budget import Budget, work_budget
 from .cache import simulation
@@ -19,7 +19,6 @@ from .chunks import (
     LANE_BYTES,
     check_widths,
     chunk_lanes,
-    closed_form_units,
     warp_chunks,
 )
 from .frontend import kernel_for, read_as
@@ -122,9 +121,8 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         for k, batch in steps:
             if batch is None:
                 assert coords is not None  # a skipped instruction has a plan
-                rows = account_affine(plans[k], coords, sb)
-                budget.charge(closed_form_units(rows), "this access", plans[k].place)
-                tally.record(k, lo, hi, rows)
+                tally.record_repeated(k, lo, hi, affine_batch(plans[k], coords, not per_warp),
+                                      plans[k].place)
             else:
                 width = tally.widths[k]
                 tally.record(k, lo, hi, account_rows(batch.address, width, batch.active, sb))

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from .budget import BATCH_UNITS
 from .errors import PatternError
-from .sectors import WARP_SIZE, RowAccount
+from .sectors import WARP_SIZE
 
 if TYPE_CHECKING:
     from .frontend import FrontEnd
@@ -28,14 +27,6 @@ def check_widths(kernel: FrontEnd, sector_bytes: int) -> None:
             raise PatternError(f"arrays.{ins.array}.dtype",
                                f"{ins.width}-byte elements touch up to {most} sectors per lane; "
                                f"sectorviz counts at most {MAX_LANE_SECTORS}")
-
-
-def closed_form_units(rows: RowAccount) -> int:
-    """What counting a chunk of warps in closed form costs: one execution (BATCH_UNITS) and a
-    unit per sector id and run of sectors it hands to the unique count; a chunk counted as a
-    whole costs little however many warps it stands for."""
-    runs = 0 if rows.touched_ranges is None else len(rows.touched_ranges[0])
-    return BATCH_UNITS + runs + sum(t.size for t in rows.touched)
 
 
 def chunk_lanes(memory: int) -> int:

@@ -108,10 +108,13 @@ def _class_tables(batch: RepeatedBatch, width: int, sb: int):
     return counts, useful
 
 
-def account_repeated(batch: RepeatedBatch, width: int, sb: int) -> RepeatedAccount:
-    """RepeatedBatch -> per-warp sector and request sums, totals, histogram and runs."""
+def account_repeated(batch: RepeatedBatch, width: int, sb: int,
+                     place: str = "budget") -> RepeatedAccount:
+    """RepeatedBatch -> per-warp sector and request sums, totals, histogram and runs; the
+    work is charged to the open budget at `place` (the access, where known)."""
     n = len(batch.base)
-    charge(n * WARP_UNITS + WARP_SIZE * len(batch.mixed) * sb, "an access in closed form")
+    charge(n * WARP_UNITS + WARP_SIZE * len(batch.mixed) * sb, "an access in closed form",
+           place)
     most = batch.executions * max(n, 1) * WARP_SIZE * (width // sb + 2)  # sectors, at most
     if most >= 2**63:
         raise PatternError("kernel", f"{batch.executions:,} executions of an access by each "

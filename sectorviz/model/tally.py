@@ -16,7 +16,7 @@ from .errors import PatternError
 from .instruction_sums import InstructionSums, total_stats
 from .kernel import instruction_fields
 from .pattern import Pattern
-from .repeat import account_repeated
+from .repeat import RepeatedBatch, account_repeated
 from .results import Analysis, InstructionStats
 from .sectors import RowAccount, ideal_sectors
 from .unique import SectorSet
@@ -63,9 +63,11 @@ class Tally:
             self.per_requests[k, lo:hi] += rows.requested
             self.per_ideal[k, lo:hi] += ideal_sectors(rows.useful, self.sb) * rows.requested
 
-    def record_repeated(self, k: int, lo: int, hi: int, batch) -> None:
-        """Instruction k's repeated executions by warps [lo, hi), counted in closed form."""
-        acc = account_repeated(batch, self.widths[k], self.sb)
+    def record_repeated(self, k: int, lo: int, hi: int, batch: RepeatedBatch,
+                        place: str = "budget") -> None:
+        """Instruction k's repeated executions by warps [lo, hi), counted in closed form (a
+        row per warp, or with `per_warp` off, any rows standing for them)."""
+        acc = account_repeated(batch, self.widths[k], self.sb, place)
         self.sums[k].add_repeated(acc)
         for first, last in acc.runs:
             self.seen[k].add_runs(first, last)
