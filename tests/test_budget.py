@@ -12,8 +12,8 @@ from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze, pattern_from_dict, warp_detail
 from sectorviz.model.budget import (
     BATCH_UNITS,
-    WARP_UNITS,
     DEFAULT_WORK,
+    WARP_UNITS,
     Budget,
     charge,
     current,

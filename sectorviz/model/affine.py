@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -23,6 +23,10 @@ from .errors import PatternError
 from .expr import Binary, Name, Node, Num, Unary
 from .repeat import RepeatedBatch
 from .sectors import WARP_SIZE
+
+if TYPE_CHECKING:
+    from .frontend import FrontEnd
+    from .kernel import Kernel
 
 VARS = ("threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z")
 _SAFE = 2**62  # a form whose magnitude could pass this might wrap in int64: use the lane path
@@ -136,7 +140,7 @@ class AffinePlan:
         return self.address.coef[0]
 
 
-def plan_access(kernel, k: int) -> AffinePlan | None:
+def plan_access(kernel: Kernel, k: int) -> AffinePlan | None:
     """The closed form of pattern access k, or None where only the lane path applies."""
     pattern, access = kernel.pattern, kernel.pattern.accesses[k]
     if access.loops or kernel.block[0] % WARP_SIZE:
@@ -155,7 +159,9 @@ def plan_access(kernel, k: int) -> AffinePlan | None:
             return None
         checks = [(element, arr.length, access.index.place, "element index")]
     else:
-        row, col = (reader.read(e.tree) for e in access.at)
+        assert access.at is not None and arr.rows is not None and arr.cols is not None
+        assert arr.ld is not None
+        row, col = (reader.read(e.tree) for e in access.at)  # a 2-D access of a matrix
         if row is None or col is None:
             return None
         major, minor = (row, col) if arr.spec.layout == "row-major" else (col, row)
@@ -177,7 +183,7 @@ class WarpCoordinates:
     """Lane-0 coordinates of global warps [lo, hi), as (warps,) int64 arrays, each computed
     when a form first needs it; `at_lane0` values are kept, since accesses share forms."""
 
-    def __init__(self, kernel, lo: int, hi: int):
+    def __init__(self, kernel: FrontEnd, lo: int, hi: int):
         self.lo, self.hi = lo, hi
         self._block_dims, self._grid_dims = kernel.block, kernel.grid
         self._warps_per_block = kernel.warps_per_block

@@ -32,14 +32,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import cache_jit
 from .budget import charge, reserve
 from .errors import PatternError
 from .sectors import WARP_SIZE, touched_sector_ids
+
+if TYPE_CHECKING:
+    from .frontend import FrontEnd
 
 SECTOR_BYTES = 32
 LINE_BYTES = 128
@@ -279,7 +283,7 @@ class L2:
         self.engine: str | None = None  # chosen at the first run
         self._jit: cache_jit.JitLRU | None = None
 
-    def touch(self, lines, masks, kinds) -> None:
+    def touch(self, lines: ArrayLike, masks: ArrayLike, kinds: ArrayLike) -> None:
         """Line touches in order (sequences or arrays of ints), see the class doc."""
         line, mask, kind = (np.asarray(a, dtype=np.int64).ravel() for a in (lines, masks, kinds))
         self._pending.append((line, mask, kind))
@@ -335,7 +339,7 @@ class L2:
         for piece in pieces:
             self._round(line[piece], mask[piece], kind[piece], t[piece], sets[piece])
 
-    def _run_jit(self, line, mask, kind) -> None:
+    def _run_jit(self, line: np.ndarray, mask: np.ndarray, kind: np.ndarray) -> None:
         """The buffered touches through the compiled loop, its slots held against the cap."""
         if self._jit is None:
             self._jit = cache_jit.JitLRU(self.nsets * self.ways, self.ways, self.nsets)
@@ -352,7 +356,8 @@ class L2:
         self.stored += stored
         self.written += written
 
-    def _round(self, line, mask, kind, t, sets) -> None:
+    def _round(self, line: np.ndarray, mask: np.ndarray, kind: np.ndarray, t: np.ndarray,
+               sets: np.ndarray) -> None:
         """One round: touches sorted by (set, time), at most `ways` per set."""
         by_line = stable_order(line)  # a line's touches share a set: time order
         resident, at, rank = self._lookup(line, by_line)
@@ -396,7 +401,8 @@ class L2:
         rank = _rank_in_set(self.line % self.nsets, self.nsets)[at]
         return resident, at, np.where(resident, rank, self.ways)
 
-    def _sectors(self, mask, kind, head, valid0, dirty0) -> tuple[np.ndarray, np.ndarray]:
+    def _sectors(self, mask: np.ndarray, kind: np.ndarray, head: np.ndarray, valid0: np.ndarray,
+                 dirty0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A round's touches grouped by line (a group starts where `head`; its line starts
         with valid and dirty bits valid0, dirty0) -> counts added; each line's valid and
         dirty bits at the end."""
@@ -412,7 +418,8 @@ class L2:
         return (valid0 | np.bitwise_or.reduceat(mask, heads),
                 dirty0 | np.bitwise_or.reduceat(stores, heads))
 
-    def _keep(self, line, time, valid, dirty, untouched) -> None:
+    def _keep(self, line: np.ndarray, time: np.ndarray, valid: np.ndarray, dirty: np.ndarray,
+              untouched: np.ndarray) -> None:
         """The new state: untouched resident lines and the round's lines (by last use);
         each set keeps its `ways` most recent, the others write back their dirty sectors."""
         parts = [np.concatenate((old[untouched], new)) for old, new in (
@@ -429,7 +436,8 @@ class L2:
             self._held += more
 
 
-def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray:
+def _line_hits(first: np.ndarray, resident: np.ndarray, rank: np.ndarray, sets: np.ndarray,
+               ways: int, nsets: int) -> np.ndarray:
     """A round's touches (sorted by set, then time) -> whether each finds its line
     resident: a repeat in the round always does; a first touch when its rank plus the lines
     first touched before it in the round that were less recent (or absent) is below `ways`.
@@ -447,7 +455,7 @@ def _line_hits(first, resident, rank, sets, ways: int, nsets: int) -> np.ndarray
     if len(unsure):
         above = _above(first & resident, rank, unsure, set_start, ways)
         hit[unsure] = rank[unsure] + before_new[unsure] + above < ways
-    return hit
+    return np.asarray(hit, dtype=bool)
 
 
 def _above(points: np.ndarray, rank: np.ndarray, at: np.ndarray, set_start: np.ndarray,
@@ -463,8 +471,9 @@ def _above(points: np.ndarray, rank: np.ndarray, at: np.ndarray, set_start: np.n
         return out
     where = np.flatnonzero(points)
     r = rank[where]
-    return (_prefix_greater(r, np.searchsorted(where, at), rank[at])
-            - _prefix_greater(r, np.searchsorted(where, set_start[at]), rank[at]))
+    above: np.ndarray = (_prefix_greater(r, np.searchsorted(where, at), rank[at])
+                         - _prefix_greater(r, np.searchsorted(where, set_start[at]), rank[at]))
+    return above
 
 
 def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
@@ -484,7 +493,8 @@ def _rank_in_set(sets: np.ndarray, nsets: int) -> np.ndarray:
 def _before_in_set(flags: np.ndarray, set_start: np.ndarray) -> np.ndarray:
     """Flags sorted by set -> how many flags come before each entry in its set."""
     before = np.cumsum(flags) - flags
-    return before - before[set_start]
+    counts: np.ndarray = before - before[set_start]
+    return counts
 
 
 def _or_before(masks: np.ndarray, heads: np.ndarray, group: np.ndarray) -> np.ndarray:
@@ -587,7 +597,7 @@ class CacheResult:
              DRAM_WRITE),
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         c = self.counts
         return {"machine": self.machine.name, "l2_bytes": self.machine.l2_bytes,
                 "ways": self.machine.ways, "order": self.machine.order,
@@ -615,7 +625,7 @@ def floor_words(nbytes: int, m: Machine) -> str:
             f"{time_text(time_floor(nbytes, m))} (a lower bound, not a runtime)")
 
 
-def simulation(m: Machine | None, kernel, sector_bytes: int) -> "Simulation | None":
+def simulation(m: Machine | None, kernel: FrontEnd, sector_bytes: int) -> "Simulation | None":
     """A kernel's (Launch's) simulation on machine `m`; None without a machine. The model
     counts 32-byte sectors: another sector size is refused."""
     if m is None:

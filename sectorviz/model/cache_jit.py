@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from functools import cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -40,7 +41,9 @@ def available() -> bool:
     return True
 
 
-def _lru(line, mask, kind, t0, nsets, ways, bits, table, rec, head, held, state):
+def _lru(line: np.ndarray, mask: np.ndarray, kind: np.ndarray, t0: int, nsets: int, ways: int,
+         bits: int, table: np.ndarray, rec: np.ndarray, head: np.ndarray, held: np.ndarray,
+         state: np.ndarray) -> None:
     """Touches (line ids, 4-bit masks, kinds: 1 load, 2 store) one at a time through the LRU
     -> state[1:5] += load hits, load misses, store sectors, sectors written back on eviction.
     state[0]: slots in use; rec: slot k's record at 4k; table: 2^bits entries, -1 or a line's
@@ -133,7 +136,9 @@ def _lru(line, mask, kind, t0, nsets, ways, bits, table, rec, head, held, state)
         rec[4 * k + STAMP] = (t0 + i) << 8 | dirty << 4 | valid | m
 
 
-def _ahead(line, lo, hi, nsets, ways, shift, low, slots, table, rec, head, held, state):
+def _ahead(line: np.ndarray, lo: int, hi: int, nsets: int, ways: int, shift: int, low: int,
+           slots: int, table: np.ndarray, rec: np.ndarray, head: np.ndarray, held: np.ndarray,
+           state: np.ndarray) -> int:
     """Touches [lo, hi): read their table entries, their records and the entries of the
     lines their misses would evict, side by side (independent reads the processor overlaps,
     where the loop's reads wait on each other) -> a checksum the caller keeps, so that the
@@ -160,7 +165,7 @@ def _ahead(line, lo, hi, nsets, ways, shift, low, slots, table, rec, head, held,
     return seen & 1
 
 
-def _rehash(table, rec, used, bits):
+def _rehash(table: np.ndarray, rec: np.ndarray, used: int, bits: int) -> None:
     """Slots [0, used) -> an empty table (-1 everywhere) filled with their entries."""
     top = len(table) - 1
     shift = 64 - bits
@@ -186,7 +191,7 @@ def _aligned(n: int, align: int = 32) -> np.ndarray:
 
 
 @cache
-def _kernels():
+def _kernels() -> tuple[Callable[..., None], Callable[..., None]]:
     """numba's compiled _lru and _rehash (compiled at their first call)."""
     import numba
     disk = os.access(Path(__file__).parent, os.W_OK)

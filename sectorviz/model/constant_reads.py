@@ -21,7 +21,8 @@ def distinct_per_row(address: np.ndarray, active: np.ndarray) -> np.ndarray:
     keyed.sort(axis=1)
     distinct = np.ones(keyed.shape, dtype=bool)
     distinct[:, 1:] = keyed[:, 1:] != keyed[:, :-1]
-    return (distinct & (keyed != np.iinfo(np.int64).max)).sum(axis=1)
+    counts: np.ndarray = (distinct & (keyed != np.iinfo(np.int64).max)).sum(axis=1)
+    return counts
 
 
 def constant_listing(kernel: FrontEnd) -> tuple[ConstantStats, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .errors import PatternError
 from .frontend import kernel_for
 from .one_warp import WarpDetail
@@ -11,7 +13,8 @@ from .sectors import WARP_SIZE
 MAX_LISTED_EXECUTIONS = 1024  # executions (of 32 lane records each) one warp's listing holds
 
 
-def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> list[dict]:
+def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0
+                 ) -> list[dict[str, Any]]:
     """Lanes of execution `run` of instruction k -> one dict per lane: lane, thread, block,
     active, element (or row and col), address (bytes) and sectors (absolute indices)."""
     execution = detail.executions[k][run]
@@ -35,7 +38,7 @@ def lane_records(pattern: Pattern, detail: WarpDetail, k: int, run: int = 0) -> 
     return records
 
 
-def warp_json(pattern: Pattern, detail: WarpDetail) -> dict:
+def warp_json(pattern: Pattern, detail: WarpDetail) -> dict[str, Any]:
     """The `warp` object of `report --json --warp N`; PatternError, before anything is
     listed, when the warp runs over MAX_LISTED_EXECUTIONS executions in all."""
     runs = sum(len(r) for r in detail.executions)

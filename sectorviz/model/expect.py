@@ -31,6 +31,7 @@ DEFAULT_TOTALS = ("sectors", "requests")  # what --update writes into a pattern 
 DEFAULT_GLOBAL = ("sectors",)  # ... for each global instruction
 DEFAULT_SHARED = ("wavefronts",)  # ... for each shared instruction
 Number = int | float
+JsonObject = dict[str, Any]  # an object of a report or pattern, as json.loads gives it
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _figures(obj: Any, allowed: tuple[str, ...], place: str) -> dict[str, Number
     return obj
 
 
-def check_expect(obj: Any) -> dict:
+def check_expect(obj: Any) -> dict[str, Any]:
     """Validate an `expect` value's shape (figure names, numbers) -> it; PatternError at
     the first bad place. Which instructions exist is known only after the analysis."""
     if not isinstance(obj, dict):
@@ -90,7 +91,7 @@ def check_expect(obj: Any) -> dict:
     return obj
 
 
-def _actual(report: dict) -> tuple[dict[str, Number], dict[str, dict]]:
+def _actual(report: JsonObject) -> tuple[dict[str, Number], dict[str, JsonObject]]:
     """A report (Analysis.to_json) -> (totals by figure, with shared_ ones; the instructions,
     global then shared, by name)."""
     totals = {k: report["totals"][k] for k in GLOBAL_FIGURES}
@@ -101,7 +102,7 @@ def _actual(report: dict) -> tuple[dict[str, Number], dict[str, dict]]:
     return totals, instructions
 
 
-def breaches(expect: dict, report: dict) -> list[Breach]:
+def breaches(expect: JsonObject, report: JsonObject) -> list[Breach]:
     """Every figure of a checked `expect` that `report` (Analysis.to_json) does not keep;
     PatternError for an instruction the kernel does not have or a figure it has not."""
     totals, instructions = _actual(report)
@@ -123,7 +124,8 @@ def breaches(expect: dict, report: dict) -> list[Breach]:
     return found
 
 
-def updated_expect(expect: dict | None, report: dict) -> tuple[dict, list[str]]:
+def updated_expect(expect: JsonObject | None, report: JsonObject
+                   ) -> tuple[JsonObject, list[str]]:
     """`expect` with `report`'s current numbers in each figure it names (a pattern without
     one: the totals' sectors and requests, each global instruction's sectors and each shared
     one's wavefronts) -> (the new expect, the instructions it named that the kernel no

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Protocol, Union
+from typing import Callable, Iterator, Protocol, Union, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .c_int import c_divmod
 from .errors import PatternError
@@ -71,7 +72,7 @@ class Cond:
 @dataclass(frozen=True)
 class Call:
     func: str
-    args: tuple
+    args: tuple["Node", ...]
     col: int
 
 
@@ -85,7 +86,7 @@ class Subscript:
 Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
 
 
-def children(node: Node) -> tuple:
+def children(node: Node) -> tuple[Node, ...]:
     """The sub-expressions of a node, left to right."""
     if isinstance(node, Unary):
         return (node.operand,)
@@ -100,7 +101,7 @@ def children(node: Node) -> tuple:
     return ()
 
 
-def walk(node: Node):
+def walk(node: Node) -> Iterator[Node]:
     """Every node of a tree, parents before children."""
     yield node
     for child in children(node):
@@ -306,7 +307,7 @@ class _Parser:
         return Name(tok.text, tok.col), 1
 
 
-def parse_at(text, place: str) -> Node:
+def parse_at(text: str | int, place: str) -> Node:
     """parse(), with any error moved to `place` (e.g. `accesses[1].index`)."""
     try:
         return parse(text)
@@ -314,7 +315,7 @@ def parse_at(text, place: str) -> Node:
         raise PatternError(place, err.message, err.column) from None
 
 
-def parse(text: str) -> Node:
+def parse(text: str | int) -> Node:
     """Parse one C integer expression; raises ExprError with a 1-based column."""
     if not isinstance(text, (str, int)) or isinstance(text, bool):
         raise ExprError(f"expected an expression (text or integer), got {type(text).__name__}", 1)
@@ -336,18 +337,18 @@ def parse(text: str) -> Node:
 class Scope(Protocol):
     """What names mean while evaluating: scalars or per-thread int64 arrays."""
 
-    shape: tuple
+    shape: tuple[int, ...]
 
     def lookup(self, name: str, mask: np.ndarray, col: int) -> Value: ...
 
     def array_values(self, name: str, col: int) -> np.ndarray: ...
 
 
-def _where_live(mask, values) -> bool:
+def _where_live(mask: np.ndarray, values: ArrayLike) -> bool:
     return bool(np.any(np.broadcast_to(mask, np.broadcast(mask, values).shape) & values))
 
 
-def _c_divide(a, b, mask, col, op):
+def _c_divide(a: Value, b: Value, mask: np.ndarray, col: int, op: str) -> Value:
     zero = np.equal(b, 0)
     if _where_live(mask, zero):
         raise ExprError(f"division by zero in '{op}'", col)
@@ -355,7 +356,7 @@ def _c_divide(a, b, mask, col, op):
     return remainder if op == "%" else quotient
 
 
-def _shift(a, b, mask, col, op):
+def _shift(a: Value, b: Value, mask: np.ndarray, col: int, op: str) -> Value:
     bad = (np.asarray(b) < 0) | (np.asarray(b) > 63)
     if _where_live(mask, bad):
         raise ExprError(f"shift count outside [0, 63] in '{op}'", col)
@@ -371,9 +372,9 @@ _ARITH = {
 }
 
 
-def _as_int(value) -> Value:
-    value = np.asarray(value)
-    return value.astype(np.int64) if value.dtype != np.int64 else value
+def _as_int(value: ArrayLike) -> Value:
+    array = np.asarray(value)
+    return array.astype(np.int64) if array.dtype != np.int64 else array
 
 
 def evaluate(node: Node, scope: Scope, mask: np.ndarray) -> Value:
@@ -389,9 +390,9 @@ def evaluate_truth(node: Node, scope: Scope, mask: np.ndarray) -> np.ndarray:
     return value if value.dtype == bool else value != 0
 
 
-def _eval(node: Node, scope: Scope, mask) -> Value:
+def _eval(node: Node, scope: Scope, mask: np.ndarray) -> Value:
     if isinstance(node, Num):
-        return np.int64(node.value)
+        return cast(Value, np.int64(node.value))
     if isinstance(node, Name):
         return scope.lookup(node.name, mask, node.col)
     if isinstance(node, Unary):
@@ -408,28 +409,30 @@ def _eval(node: Node, scope: Scope, mask) -> Value:
         return np.where(test, then, other)
     if isinstance(node, Call):
         args = [_as_int(_eval(a, scope, mask)) for a in node.args]
-        return {"min": np.minimum, "max": np.maximum, "abs": np.abs}[node.func](*args)
+        calls: dict[str, Callable[..., Value]] = {"min": np.minimum, "max": np.maximum,
+                                                 "abs": np.abs}
+        return calls[node.func](*args)
     if isinstance(node, Subscript):
         return _subscript(node, scope, mask)
     raise TypeError(f"not an expression node: {node!r}")
 
 
-def _binary(node: Binary, scope: Scope, mask) -> Value:
+def _binary(node: Binary, scope: Scope, mask: np.ndarray) -> Value:
     left = _as_int(_eval(node.left, scope, mask))
     if node.op in ("&&", "||"):
         truth = left != 0
         need = mask & (truth if node.op == "&&" else ~truth)
         right = _as_int(_eval(node.right, scope, need)) != 0
-        return (truth & right) if node.op == "&&" else (truth | right)
+        return cast(Value, (truth & right) if node.op == "&&" else (truth | right))
     right = _as_int(_eval(node.right, scope, mask))
     if node.op in ("/", "%"):
         return _c_divide(left, right, mask, node.col, node.op)
     if node.op in ("<<", ">>"):
         return _shift(left, right, mask, node.col, node.op)
-    return _ARITH[node.op](left, right)
+    return cast(Value, _ARITH[node.op](left, right))
 
 
-def _subscript(node: Subscript, scope: Scope, mask) -> Value:
+def _subscript(node: Subscript, scope: Scope, mask: np.ndarray) -> Value:
     values = scope.array_values(node.array, node.col)
     index = _as_int(_eval(node.index, scope, mask))
     outside = (index < 0) | (index >= len(values))
@@ -438,4 +441,4 @@ def _subscript(node: Subscript, scope: Scope, mask) -> Value:
         bad = np.broadcast_to(index, live.shape)[live][0]
         raise ExprError(
             f"index {int(bad)} outside [0, {len(values)}) of array {node.array!r}", node.col)
-    return values[np.clip(index, 0, max(len(values) - 1, 0))]
+    return cast(Value, values[np.clip(index, 0, max(len(values) - 1, 0))])

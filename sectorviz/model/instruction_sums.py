@@ -72,7 +72,9 @@ def _uniform(values: np.ndarray) -> bool:
     return len(values) > 0 and values.strides == (0,)
 
 
-def _stats(requests, lanes, logical, useful, sectors, sb, ideal, histogram, unique) -> Stats:
+def _stats(requests: int, lanes: int, logical: int, useful: int, sectors: int, sb: int,
+           ideal: int, histogram: np.ndarray, unique: int) -> Stats:
+    """Sums (requests, lanes, bytes, sectors) -> the Stats of an instruction or the kernel."""
     seen = np.nonzero(histogram)[0]
     return Stats(
         requests=requests, active_lanes=lanes, logical_bytes=logical, useful_bytes=useful,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
-from typing import Any
+from typing import Any, Callable
 
 
 class DuplicateKey(ValueError):
@@ -22,7 +22,7 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
-def unique_pairs(pairs: list[tuple[str, Any]]) -> dict:
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """The pairs of one JSON object -> a dict; DuplicateKey on a key given twice."""
     out = dict(pairs)
     if len(out) != len(pairs):
@@ -42,10 +42,13 @@ class _Found(Exception):
 
 def _skip(s: str, i: int) -> int:
     # typeshed's json stubs leave out the module's undocumented names used here
-    return json.decoder.WHITESPACE.match(s, i).end()  # type: ignore[attr-defined]
+    end: int = json.decoder.WHITESPACE.match(s, i).end()  # type: ignore[attr-defined]
+    return end
 
 
-def _walk_object(s_and_end: tuple[str, int], strict: bool, scan_once, *_rest) -> tuple[dict, int]:
+def _walk_object(s_and_end: tuple[str, int], strict: bool,
+                 scan_once: Callable[[str, int], tuple[Any, int]], *_rest: object
+                 ) -> tuple[dict[str, Any], int]:
     """JSONObject's grammar for a text already known to parse: raises _Found at the first
     key seen twice in this object; values are skipped through `scan_once`."""
     s, i = s_and_end

@@ -91,7 +91,8 @@ def _lifted(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
     return offsets + (-(low // sb) * sb if low < 0 else 0)
 
 
-def _class_tables(batch: RepeatedBatch, width: int, sb: int):
+def _class_tables(batch: RepeatedBatch, width: int, sb: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """(classes, sb) sector counts of a full warp of each class at each phase, and
     (classes,) useful bytes of one full request."""
     classes = len(batch.offsets)
@@ -179,7 +180,8 @@ def _add(histogram: np.ndarray, bins: np.ndarray, weights: np.ndarray) -> np.nda
     return out
 
 
-def _clusters(offsets: np.ndarray, valid: np.ndarray, width: int, sb: int):
+def _clusters(offsets: np.ndarray, valid: np.ndarray, width: int, sb: int
+              ) -> tuple[np.ndarray, np.ndarray]:
     """A class's valid lane offsets -> (starts, byte lengths) of groups whose sectors are
     contiguous for any base: sorted offsets at most width - 1 + sb apart."""
     o = np.unique(offsets[valid])
@@ -217,7 +219,8 @@ def _spans(batch: RepeatedBatch, width: int, sb: int) -> tuple[np.ndarray, np.nd
     return np.concatenate(starts), np.concatenate(lengths)
 
 
-def _merged_spans(starts: np.ndarray, lengths: np.ndarray, sb: int):
+def _merged_spans(starts: np.ndarray, lengths: np.ndarray, sb: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Spans -> the fewest spans whose sectors are contiguous, covering the same sectors."""
     if len(starts) < 2:
         return starts, lengths

@@ -8,9 +8,12 @@ instruction, one column per lane. Addresses are byte addresses of each lane's fi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+IntOrArray = TypeVar("IntOrArray", int, np.ndarray)
 
 WARP_SIZE = 32
 _INACTIVE = np.iinfo(np.int64).max
@@ -24,7 +27,8 @@ def check_sector_bytes(sector_bytes: int) -> int:
     return sb
 
 
-def _validated(addresses, width, active, sector_bytes):
+def _validated(addresses: ArrayLike, width: int, active: ArrayLike | None, sector_bytes: int
+               ) -> tuple[np.ndarray, int, np.ndarray, int]:
     addresses = np.asarray(addresses)
     if addresses.ndim != 2:
         raise ValueError(f"addresses must be a 2-D array (warps, lanes), "
@@ -48,7 +52,8 @@ def _validated(addresses, width, active, sector_bytes):
     return addresses, width, active, sb
 
 
-def lane_sector_spans(addresses: np.ndarray, width: int, sector_bytes: int):
+def lane_sector_spans(addresses: np.ndarray, width: int, sector_bytes: int
+                      ) -> tuple[np.ndarray, np.ndarray]:
     """(rows, lanes) byte addresses -> (first, last) sector index each lane touches, inclusive."""
     shift = int(sector_bytes).bit_length() - 1
     first = addresses >> shift
@@ -77,7 +82,8 @@ def _row_distinct(values: np.ndarray, active: np.ndarray) -> np.ndarray:
     return counts
 
 
-def touched_sector_ids(addresses: np.ndarray, width: int, sector_bytes: int):
+def touched_sector_ids(addresses: np.ndarray, width: int, sector_bytes: int
+                       ) -> tuple[np.ndarray, int]:
     """(rows, lanes) addresses -> ((rows, lanes * k) sector ids, k), lane-major, k per lane.
 
     k is 1 when no lane crosses a sector boundary (every naturally aligned access). Otherwise
@@ -98,7 +104,8 @@ def distinct_sector_counts(ids: np.ndarray, k: int, active: np.ndarray) -> np.nd
     return _row_distinct(ids, np.repeat(active, k, axis=1) if k > 1 else active)
 
 
-def sector_counts(addresses, width, active=None, sector_bytes: int = 32) -> np.ndarray:
+def sector_counts(addresses: ArrayLike, width: int, active: ArrayLike | None = None,
+                  sector_bytes: int = 32) -> np.ndarray:
     """Distinct aligned sectors touched by each row's active lanes -> int64 array (rows,).
 
     A lane reads bytes [address, address + width); an access crossing a sector boundary counts
@@ -110,11 +117,12 @@ def sector_counts(addresses, width, active=None, sector_bytes: int = 32) -> np.n
     return distinct_sector_counts(ids, k, active)
 
 
-def useful_bytes(addresses, width, active=None) -> np.ndarray:
+def useful_bytes(addresses: ArrayLike, width: int, active: ArrayLike | None = None
+                 ) -> np.ndarray:
     """Distinct bytes requested per row: the length of the union of [address, address + width)."""
     addresses = np.asarray(addresses, dtype=np.int64)
-    if active is None:
-        active = np.ones(addresses.shape, dtype=bool)
+    active = np.ones(addresses.shape, dtype=bool) if active is None else \
+        np.asarray(active, dtype=bool)
     width = int(width)
     if addresses.shape[1] == 0:
         return np.zeros(addresses.shape[0], dtype=np.int64)
@@ -196,7 +204,7 @@ def _progression_rows(addresses: np.ndarray, width: int, sb: int) -> RowAccount 
     return RowAccount(counts, useful, np.ones(len(addresses), dtype=bool), addresses.size, touched)
 
 
-def ideal_sectors(useful_bytes, sector_bytes: int):
+def ideal_sectors(useful_bytes: IntOrArray, sector_bytes: int) -> IntOrArray:
     """Useful bytes of a request (an int or an array of them) -> the fewest whole sectors
     that could hold them: the ideal every sector count is measured against."""
     return -(-useful_bytes // sector_bytes)

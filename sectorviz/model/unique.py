@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .budget import reserve
 
@@ -112,7 +113,7 @@ class SectorSet:
 
     # ------------------------------------------------------------ internals
 
-    def _push(self, q0, q1, r0, r1) -> None:
+    def _push(self, q0: ArrayLike, q1: ArrayLike, r0: ArrayLike, r1: ArrayLike) -> None:
         q0, q1, r0, r1 = np.broadcast_arrays(q0, q1, r0, r1)
         self._pending.append((q0, q1, r0, r1))
         self._pending_count += len(q0)
@@ -223,7 +224,8 @@ def _empty_rects() -> tuple[np.ndarray, ...]:
 def _ramp(lengths: np.ndarray) -> np.ndarray:
     """[0, 1, ..., l - 1] for each l in `lengths`, concatenated."""
     starts = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
+    ramp: np.ndarray = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
+    return ramp
 
 
 def _intervals_as_rects(a: np.ndarray, b: np.ndarray, p: int) -> tuple[np.ndarray, ...]:
@@ -270,7 +272,8 @@ def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
     return q0[starts], reach[ends], np.zeros(n, np.int64), np.ones(n, np.int64)
 
 
-def _merged_rects(q0, q1, r0, r1, hold: Callable[[int, str], None]) -> tuple[np.ndarray, ...]:
+def _merged_rects(q0: np.ndarray, q1: np.ndarray, r0: np.ndarray, r1: np.ndarray,
+                  hold: Callable[[int, str], None]) -> tuple[np.ndarray, ...]:
     """Rectangles -> disjoint ones with the same union: r is cut at every rectangle edge,
     and each slice of r keeps its merged intervals of q. `hold(nbytes, what)` is told the
     memory the slices take before they are made."""
