@@ -21,6 +21,7 @@ from . import ctype as C
 from . import ir, lanes
 from .async_copy import memcpy_async
 from .conversions import saturated
+from .dispatch import BUILTINS
 from .source import Node, error, text
 
 if TYPE_CHECKING:
@@ -210,67 +211,129 @@ def void(node: Node) -> ir.Const:
 # ------------------------------------------------------------------ calls by name
 
 
-def call(comp: "Compiler", name: str, args: list[Node], node: Node):
-    """A built-in function call -> its node, or None if `name` is not a built-in."""
-    if name in SYNCS or name in IGNORED:
-        if name == "__syncwarp" and args:
-            comp.rvalue(args[0])
-        return void(node)
-    if name in OPAQUE:
-        return lanes.Opaque(f"{name}() (line {comp_pos(node)[0]}), which is only known at run "
-                            "time", OPAQUE[name], comp_pos(node))
-    if name in LOADS and len(args) == 1:
-        return comp.value_of(comp.deref(comp.rvalue(args[0]), node), node)
-    if name in STORES and len(args) == 2:
-        target = comp.deref(comp.rvalue(args[0]), node)
-        return comp.assignment(target, comp.rvalue(args[1]), node, node)
-    if name.startswith("make_") and name[5:] in C.NAMED:
-        t = C.NAMED[name[5:]]
-        if not isinstance(t, C.Vec) or len(args) != t.n:
-            raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
-        return ir.Vector([comp.cast(comp.rvalue(a), t.base) for a in args], t, comp_pos(node))
-    if name in MATH:
-        return math_call(comp, name, args, node)
-    if name in ("sincosf", "sincos", "__sincosf"):
-        return sincos(comp, name, args, node)
-    if name in SHUFFLES or name + "_sync" in SHUFFLES:  # the pre-CUDA 9 forms lack the mask
-        return shuffle(comp, SHUFFLES.get(name) or SHUFFLES[name + "_sync"], args, node,
-                       name in SHUFFLES)
-    if name in VOTES or name == "__activemask":
-        return vote(comp, VOTES.get(name, "active"), args, node)
-    if name + "_sync" in VOTES:
-        if len(args) != 1:
-            raise error(node, f"{name} takes (predicate)")
-        t = C.UINT if name == "__ballot" else C.INT
-        return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
-                          comp_pos(node))
-    if name == "__match_any_sync":
-        if len(args) != 2:
-            raise error(node, f"{name} takes (mask, value)")
-        value = comp.rvalue(args[1])
-        if not isinstance(value.type, C.Num):
-            raise error(args[1], f"{name} of a {C.name_of(value.type)}")
-        return lanes.Match(comp.rvalue(args[0]), value, C.UINT, comp_pos(node))
-    if name in REDUCES:
-        if len(args) != 2:
-            raise error(node, f"{name} takes (mask, value)")
-        value = comp.rvalue(args[1])
-        t = C.promote(value.type) if C.is_int(value.type) else None
-        if t is None:
-            raise error(node, f"{name} needs an integer value")
-        return lanes.SegmentReduce(REDUCES[name], comp.cast(value, t), comp.rvalue(args[0]), 32,
-                                   t, comp_pos(node))
-    if name == "__pipeline_memcpy_async" and len(args) == 3:
-        return memcpy_async(comp, args, node, _uint(0, node), _uint(1, node))
-    if name == "init" and len(args) == 2 and is_barrier(comp, args[0], node):
-        return ir.Comma(comp.rvalue(args[1]), void(node), C.VOID, comp_pos(node))
-    base = name.removesuffix("_block").removesuffix("_system")
-    if base in ATOMICS:
-        return atomic(comp, base, args, node)
-    for prefix, what in REFUSED:
-        if name.startswith(prefix):
-            raise error(node, f"{name} ({what}) is outside the subset")
-    return None
+def call(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr | None:
+    """A built-in function call -> its node, or None if `name` is not a built-in (or not with
+    these arguments: then it may be a function of the file's own)."""
+    handler = BUILTINS.get(name)
+    found = None if handler is None else handler(comp, name, args, node)
+    if found is None:
+        for prefix, what in REFUSED:
+            if name.startswith(prefix):
+                raise error(node, f"{name} ({what}) is outside the subset")
+    return found
+
+
+@BUILTINS(*SYNCS, *IGNORED)
+def _ordering(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Const:
+    """Barriers, fences and output: they order threads (or print) and move no bytes."""
+    if name == "__syncwarp" and args:
+        comp.rvalue(args[0])
+    return void(node)
+
+
+@BUILTINS(*OPAQUE)
+def _opaque(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    return lanes.Opaque(f"{name}() (line {comp_pos(node)[0]}), which is only known at run "
+                        "time", OPAQUE[name], comp_pos(node))
+
+
+@BUILTINS(*LOADS)
+def _load(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr | None:
+    if len(args) != 1:
+        return None
+    return comp.value_of(comp.deref(comp.rvalue(args[0]), node), node)
+
+
+@BUILTINS(*STORES)
+def _store(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr | None:
+    if len(args) != 2:
+        return None
+    target = comp.deref(comp.rvalue(args[0]), node)
+    return comp.assignment(target, comp.rvalue(args[1]), node, node)
+
+
+@BUILTINS(*(f"make_{t}" for t in C.NAMED))
+def _make_vector(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    t = C.NAMED[name[5:]]
+    if not isinstance(t, C.Vec) or len(args) != t.n:
+        raise error(node, f"{name} needs {getattr(t, 'n', 0)} arguments")
+    return ir.Vector([comp.cast(comp.rvalue(a), t.base) for a in args], t, comp_pos(node))
+
+
+@BUILTINS(*MATH)
+def _math(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    return math_call(comp, name, args, node)
+
+
+@BUILTINS("sincosf", "sincos", "__sincosf")
+def _sincos(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    return sincos(comp, name, args, node)
+
+
+@BUILTINS(*SHUFFLES, *(s.removesuffix("_sync") for s in SHUFFLES))
+def _shuffle(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Shuffle:
+    """__shfl*_sync, and the pre-CUDA 9 forms that lack the mask."""
+    masked = name in SHUFFLES
+    return shuffle(comp, SHUFFLES[name if masked else name + "_sync"], args, node, masked)
+
+
+@BUILTINS(*VOTES, "__activemask")
+def _vote(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Vote:
+    return vote(comp, VOTES.get(name, "active"), args, node)
+
+
+@BUILTINS(*(v.removesuffix("_sync") for v in VOTES))
+def _unmasked_vote(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Vote:
+    """__ballot, __any, __all: the pre-CUDA 9 votes, over the whole warp."""
+    if len(args) != 1:
+        raise error(node, f"{name} takes (predicate)")
+    t = C.UINT if name == "__ballot" else C.INT
+    return lanes.Vote(VOTES[name + "_sync"], None, comp.condition(args[0]), 32, t,
+                      comp_pos(node))
+
+
+@BUILTINS("__match_any_sync")
+def _match_any(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Match:
+    if len(args) != 2:
+        raise error(node, f"{name} takes (mask, value)")
+    value = comp.rvalue(args[1])
+    if not isinstance(value.type, C.Num):
+        raise error(args[1], f"{name} of a {C.name_of(value.type)}")
+    return lanes.Match(comp.rvalue(args[0]), value, C.UINT, comp_pos(node))
+
+
+@BUILTINS(*REDUCES)
+def _reduce(comp: "Compiler", name: str, args: list[Node], node: Node) -> ir.Expr:
+    if len(args) != 2:
+        raise error(node, f"{name} takes (mask, value)")
+    value = comp.rvalue(args[1])
+    t = C.promote(value.type) if C.is_int(value.type) else None
+    if t is None:
+        raise error(node, f"{name} needs an integer value")
+    return lanes.SegmentReduce(REDUCES[name], comp.cast(value, t), comp.rvalue(args[0]), 32,
+                               t, comp_pos(node))
+
+
+@BUILTINS("__pipeline_memcpy_async")
+def _pipeline_copy(comp: "Compiler", name: str, args: list[Node], node: Node
+                   ) -> ir.Expr | None:
+    if len(args) != 3:
+        return None
+    return memcpy_async(comp, args, node, _uint(0, node), _uint(1, node))
+
+
+@BUILTINS("init")
+def _barrier_init(comp: "Compiler", name: str, args: list[Node], node: Node
+                  ) -> ir.Expr | None:
+    """`init(&barrier, count)` of a cuda::barrier; any other init is the file's own."""
+    if len(args) != 2 or not is_barrier(comp, args[0], node):
+        return None
+    return ir.Comma(comp.rvalue(args[1]), void(node), C.VOID, comp_pos(node))
+
+
+@BUILTINS(*(a + suffix for a in ATOMICS for suffix in ("", "_block", "_system")))
+def _atomic(comp: "Compiler", name: str, args: list[Node], node: Node) -> lanes.Atomic:
+    return atomic(comp, name.removesuffix("_block").removesuffix("_system"), args, node)
 
 
 def is_barrier(comp: "Compiler", arg: Node, node: Node) -> bool:

@@ -9,6 +9,7 @@ from . import builtins, ir, templates
 from . import ctype as C
 from .builtins import Group
 from .conversions import CONVERSIONS, conversion
+from .dispatch import EXPRESSIONS
 from .source import Function, Node, error, text
 from .symbols import Frame, Lambda, LocalArray, LocalRef, Var, is_reference, pos, qualifiers
 
@@ -18,6 +19,7 @@ INLINE_LEVELS = 4  # nesting levels an inlined call costs: its compiler frames a
 class CallCompiler:
     """Compiler mixin: calls, with device functions inlined."""
 
+    @EXPRESSIONS("call_expression")
     def x_call_expression(self, node):
         fn = node.child_by_field_name("function")
         args = [a for a in node.child_by_field_name("arguments").named_children
@@ -75,6 +77,7 @@ class CallCompiler:
             raise error(node, f"call of '{text(fn)}' is outside the subset")
         return self.call(text(fn), args, node)
 
+    @EXPRESSIONS("gnu_asm_expression")
     def x_gnu_asm_expression(self, node):
         raise error(node, "inline PTX (asm) is outside the subset")
 

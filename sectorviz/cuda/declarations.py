@@ -9,6 +9,7 @@ from ..model.pattern import MAX_BLOCK_SHARED, MAX_STATIC_SHARED
 from . import ctype as C
 from . import ir, lanes, templates
 from .builtins import Group
+from .dispatch import STATEMENTS
 from .source import Node, error, text
 from .symbols import Lambda, LocalArray, LocalRef, Shared, Var, is_reference, pos
 
@@ -29,6 +30,7 @@ class DeclarationCompiler:
         self.scopes[-1][name] = replace(group, mask=ir.Read(slot, C.UINT, group.mask.pos, name))
         return [ir.Declare(slot, group.mask, name)]
 
+    @STATEMENTS("declaration")
     def declaration(self, node: Node) -> ir.Block:
         quals = {text(c) for c in node.children
                  if c.type in ("type_qualifier", "storage_class_specifier")}

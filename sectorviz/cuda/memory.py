@@ -11,6 +11,7 @@ from . import ctype as C
 from . import ir, lanes
 from .builtins import Group
 from .common_loads import MERGED_LOADS, merge_loads
+from .dispatch import EXPRESSIONS
 from .source import Node, error, text
 from .symbols import Lambda, LocalArray, LocalRef, Var, pos
 
@@ -86,6 +87,7 @@ class MemoryCompiler:
             self.sites[mem.space].append(site)
         return self._site_keys[key]
 
+    @EXPRESSIONS("field_expression")
     def x_field_expression(self, node):
         arg = node.child_by_field_name("argument")
         fname = text(node.child_by_field_name("field"))
@@ -116,6 +118,7 @@ class MemoryCompiler:
             return ir.Field(self.value_of(base, arg), i, t.base, pos(node))
         return ir.Field(base, i, t.base, pos(node))
 
+    @EXPRESSIONS("subscript_expression")
     def x_subscript_expression(self, node):
         indices = node.child_by_field_name("indices")
         items = indices.named_children if indices.type == "subscript_argument_list" else [indices]
@@ -154,6 +157,7 @@ class MemoryCompiler:
             raise error(node, f"arithmetic on a {C.name_of(p.type)} is outside the subset")
         return ir.Offset(p, k, sign * p.type.to.size, p.type, pos(node))
 
+    @EXPRESSIONS("pointer_expression")
     def x_pointer_expression(self, node):
         arg = node.child_by_field_name("argument")
         if arg.type == "this" and node.child_by_field_name("operator").type == "*":

@@ -13,6 +13,7 @@ from ..model.errors import PatternError
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, templates
+from .dispatch import EXPRESSIONS
 from .source import Node, check_syntax, declared_name, error, text
 from .structs import _Static
 from .symbols import LocalArray, LocalRef, Shared, pos, qualifiers
@@ -44,6 +45,7 @@ def _placed(node) -> bool:
 class NameCompiler:
     """Compiler mixin: what a name means where it is used."""
 
+    @EXPRESSIONS("identifier")
     def x_identifier(self, node):
         name = text(node)
         if name in self.macro_env:

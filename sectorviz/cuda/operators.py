@@ -8,6 +8,7 @@ import numpy as np
 
 from . import ctype as C
 from . import ir, lanes
+from .dispatch import EXPRESSIONS
 from .source import Node, error, text
 from .symbols import Var, Widened, pos
 
@@ -57,29 +58,34 @@ class OperatorCompiler:
     def expr(self, node: Node):
         """Any expression node -> Var, ir.Memory, Group or an ir.Expr."""
         kind = node.type
-        method = getattr(self, "x_" + kind, None)
-        if method is None:
+        handler = EXPRESSIONS.get(kind)
+        if handler is None:
             raise error(node, f"'{text(node)[:40]}' ({kind.replace('_', ' ')}) is outside "
                               "the subset")
         self.deeper(node)
         try:
-            return method(node)
+            return handler(self, node)
         finally:
             self.depth -= 1
 
+    @EXPRESSIONS("number_literal")
     def x_number_literal(self, node):
         return literal(node)
 
+    @EXPRESSIONS("null")
     def x_null(self, node):
         """`nullptr` (and NULL): a pointer into no array."""
         return ir.Const(np.int64(0), C.Pointer(C.VOID, "global", ""), pos(node))
 
+    @EXPRESSIONS("true")
     def x_true(self, node):
         return ir.Const(np.uint8(1), C.BOOL, pos(node))
 
+    @EXPRESSIONS("false")
     def x_false(self, node):
         return ir.Const(np.uint8(0), C.BOOL, pos(node))
 
+    @EXPRESSIONS("char_literal")
     def x_char_literal(self, node):
         chars = node.named_children
         body = text(chars[0]) if chars else ""
@@ -87,9 +93,11 @@ class OperatorCompiler:
             raise error(node, f"character literal {text(node)} is outside the subset")
         return ir.Const(C.CHAR.dtype.type(ord(body)), C.CHAR, pos(node))
 
+    @EXPRESSIONS("parenthesized_expression")
     def x_parenthesized_expression(self, node):
         return self.expr(node.named_children[0])
 
+    @EXPRESSIONS("binary_expression")
     def x_binary_expression(self, node):
         op = node.child_by_field_name("operator").type
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -185,6 +193,7 @@ class OperatorCompiler:
             raise error(node, f"a pointer set from {C.name_of(value.type)}")
         return C.Pointer(declared.to, value.type.space, value.type.root)
 
+    @EXPRESSIONS("unary_expression")
     def x_unary_expression(self, node):
         op = node.child_by_field_name("operator").type
         arg_node = node.child_by_field_name("argument")
@@ -197,6 +206,7 @@ class OperatorCompiler:
         a = self.cast(a, t)
         return a if op == "+" else self.fold(ir.Unary(op, a, t, pos(node)))
 
+    @EXPRESSIONS("update_expression")
     def x_update_expression(self, node):
         arg = node.child_by_field_name("argument")
         op = node.child_by_field_name("operator").type
@@ -237,6 +247,7 @@ class OperatorCompiler:
         target.store_site = self.site(target, "store", target_node)
         return ir.Assign(target, value, t, pos(node), old, postfix)
 
+    @EXPRESSIONS("assignment_expression")
     def x_assignment_expression(self, node):
         op = node.child_by_field_name("operator").type
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -248,6 +259,7 @@ class OperatorCompiler:
             return self.assignment(target, value, node, left)
         return self.update(target, op[:-1], value, node, left)
 
+    @EXPRESSIONS("conditional_expression")
     def x_conditional_expression(self, node):
         c = self.condition(node.child_by_field_name("condition"))
         a = self.rvalue(node.child_by_field_name("consequence"))
@@ -263,11 +275,13 @@ class OperatorCompiler:
                               "outside the subset")
         return self.fold(ir.Select(c, a, b, a.type, pos(node)))
 
+    @EXPRESSIONS("comma_expression")
     def x_comma_expression(self, node):
         first = self.effect(node.child_by_field_name("left"))
         then = self.rvalue(node.child_by_field_name("right"))
         return ir.Comma(first, then, then.type, pos(node))
 
+    @EXPRESSIONS("cast_expression")
     def x_cast_expression(self, node):
         t = self.type_descriptor(node.child_by_field_name("type"))
         return self.explicit_cast(self.rvalue(node.child_by_field_name("value")), t, node)
@@ -284,6 +298,7 @@ class OperatorCompiler:
         raise error(node, f"a cast from {C.name_of(e.type)} to {C.name_of(t)} is outside "
                           "the subset")
 
+    @EXPRESSIONS("sizeof_expression")
     def x_sizeof_expression(self, node):
         tnode = node.child_by_field_name("type")
         value = node.child_by_field_name("value")

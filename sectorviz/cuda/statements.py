@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import ctype as C
 from . import ir, lanes
 from .builtins import Group
+from .dispatch import STATEMENTS
 from .source import Node, error, text
 from .symbols import Var, is_group_type, pos
 
@@ -32,49 +33,60 @@ class StatementCompiler:
             self.depth -= 1
 
     def _statement(self, node: Node) -> ir.Stmt | None:
-        kind = node.type
-        if kind == "compound_statement":
-            return self.block(node)
-        if kind == "declaration":
-            return self.declaration(node)
-        if kind == "expression_statement":
-            expr = node.named_children[0] if node.named_children else None
-            if expr is not None and self.group_declaration(expr):
-                return None
-            return None if expr is None else ir.Eval(self.one_load_each(self.effect(expr)))
-        if kind == "if_statement" and any(c.type == "constexpr" for c in node.children):
-            return self.if_constexpr(node)
-        if kind in ("type_definition", "alias_declaration"):
-            self.type_alias(node)
-            return None
-        if kind == "namespace_alias_definition":
-            self.namespace_alias(node)
-            return None
-        if kind == "static_assert_declaration":
-            return None
-        if kind == "if_statement":
-            cond = self.condition(node.child_by_field_name("condition"))
-            then = self.scoped(node.child_by_field_name("consequence"))
-            alt = node.child_by_field_name("alternative")
-            other = None if alt is None else self.scoped(alt.named_children[-1])
-            return ir.If(cond, then, other)
-        if kind in ("for_statement", "while_statement", "do_statement"):
-            return self.loop(node)
-        if kind == "switch_statement":
-            return self.switch(node)
-        if kind in ("break_statement", "continue_statement"):
-            if not self.loop_depth and not (kind == "break_statement" and self.switches):
-                raise error(node, f"'{text(node)}' outside a loop")
-            return ir.Leave("brk" if kind == "break_statement" else "cont")
-        if kind == "return_statement":
-            return self.return_(node)
-        if kind in ("comment", "static_assert_declaration", "preproc_def",
-                    "preproc_function_def") or (
-                kind == "preproc_call" and text(node.child_by_field_name("directive")) in (
-                "#pragma", "#undef")):
-            return None  # macros were collected by the Unit, in source order
-        raise error(node, f"'{kind.replace('_', ' ')}' is outside the subset")
+        handler = STATEMENTS.get(node.type)
+        if handler is None:
+            raise error(node, f"'{node.type.replace('_', ' ')}' is outside the subset")
+        return handler(self, node)
 
+    @STATEMENTS("compound_statement")
+    def compound(self, node: Node) -> ir.Block:
+        return self.block(node)
+
+    @STATEMENTS("expression_statement")
+    def expression_statement(self, node: Node) -> ir.Stmt | None:
+        """`e;`: its effects, each load once; a cooperative-groups tile declaration (which the
+        grammar reads as an expression) declares the tile instead."""
+        expr = node.named_children[0] if node.named_children else None
+        if expr is None or self.group_declaration(expr):
+            return None
+        return ir.Eval(self.one_load_each(self.effect(expr)))
+
+    @STATEMENTS("if_statement")
+    def if_statement(self, node: Node) -> ir.Stmt:
+        if any(c.type == "constexpr" for c in node.children):
+            return self.if_constexpr(node)
+        cond = self.condition(node.child_by_field_name("condition"))
+        then = self.scoped(node.child_by_field_name("consequence"))
+        alt = node.child_by_field_name("alternative")
+        other = None if alt is None else self.scoped(alt.named_children[-1])
+        return ir.If(cond, then, other)
+
+    @STATEMENTS("type_definition", "alias_declaration")
+    def local_type(self, node: Node) -> None:
+        self.type_alias(node)
+
+    @STATEMENTS("namespace_alias_definition")
+    def local_namespace(self, node: Node) -> None:
+        self.namespace_alias(node)
+
+    @STATEMENTS("comment", "static_assert_declaration", "preproc_def", "preproc_function_def")
+    def nothing(self, node: Node) -> None:
+        """Statements that run nothing (macros were collected by the Unit, in source order)."""
+
+    @STATEMENTS("preproc_call")
+    def directive(self, node: Node) -> None:
+        """`#pragma` and `#undef` inside a function run nothing; other directives are refused."""
+        if text(node.child_by_field_name("directive")) not in ("#pragma", "#undef"):
+            raise error(node, f"'{node.type.replace('_', ' ')}' is outside the subset")
+
+    @STATEMENTS("break_statement", "continue_statement")
+    def leave(self, node: Node) -> ir.Leave:
+        kind = node.type
+        if not self.loop_depth and not (kind == "break_statement" and self.switches):
+            raise error(node, f"'{text(node)}' outside a loop")
+        return ir.Leave("brk" if kind == "break_statement" else "cont")
+
+    @STATEMENTS("switch_statement")
     def switch(self, node: Node) -> lanes.Switch:
         """switch: each case's statements run for the lanes that entered at or above it."""
         value = self.condition(node.child_by_field_name("condition"))
@@ -158,6 +170,7 @@ class StatementCompiler:
             raise error(node, f"a condition of type {C.name_of(e.type)}")
         return e
 
+    @STATEMENTS("for_statement", "while_statement", "do_statement")
     def loop(self, node: Node) -> ir.Loop:
         self.scopes.append({})
         init = cond = update = None
@@ -184,6 +197,7 @@ class StatementCompiler:
         self.scopes.pop()
         return ir.Loop(init, cond, update, body, node.type != "do_statement", pos(node))
 
+    @STATEMENTS("return_statement")
     def return_(self, node: Node) -> ir.Leave:
         value = node.named_children[0] if node.named_children else None
         if not self.frames:

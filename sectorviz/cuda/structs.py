@@ -25,6 +25,7 @@ import numpy as np
 from ..model.pattern import suggest
 from . import builtins, ir, templates
 from . import ctype as C
+from .dispatch import EXPRESSIONS
 from .source import Function, Node, error, text
 from .symbols import LocalRef, Var
 
@@ -199,6 +200,7 @@ class StructCompiler:
             return self.struct_type(inner)  # `sizeof(Packed<float>)`
         return self.expr(node).type
 
+    @EXPRESSIONS("alignof_expression")
     def x_alignof_expression(self, node):
         tnode = node.child_by_field_name("type")
         t = self.type_descriptor(tnode) if tnode is not None else \
@@ -269,6 +271,7 @@ class StructCompiler:
             raise error(node, f"'{where}' is not a constant")
         return ir.Const(ir.constant_value(e), e.type, ir_pos(node))
 
+    @EXPRESSIONS("qualified_identifier")
     def x_qualified_identifier(self, node):
         """`T::size`: a static member of a struct (named, aliased or a template's); a
     `cuda::pipeline_role` enumerator."""
@@ -381,6 +384,7 @@ class StructCompiler:
                 values.append(self.fill_members(pt, rest, init))
         return ir.Vector(values, t, ir_pos(init))
 
+    @EXPRESSIONS("compound_literal_expression")
     def x_compound_literal_expression(self, node):
         """`T{a, b}`: a struct or vector value."""
         t = self.type_descriptor(node) if node.child_by_field_name("declarator") else \
