@@ -4,7 +4,8 @@
 # Installs the system packages the build and Qt's xcb platform plugin need (apt-get, as root or
 # through sudo), builds with packaging/build.sh, checks that the bundled xcb plugin finds every
 # library it links, then runs `dist/sectorviz/sectorviz --smoke-test REPORT_DIR` under
-# xvfb-run. Fails unless the app exits 0 and REPORT_DIR/smoke.json says "ok": true.
+# xvfb-run. Fails unless the app exits 0 and REPORT_DIR/smoke.json says "ok": true, and unless
+# the bundle's own NVRTC compiles a CUDA example.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -58,4 +59,21 @@ if doc["ok"] is not True or status != 0:
     sys.exit(f"bundle smoke test failed (exit status {status}, ok={doc['ok']})")
 print(f"bundle smoke test ok in {doc['timings']['total_s']} s, first paint "
       f"{doc['timings']['first_paint_s']} s after launch")
+PY
+
+# The NVRTC the bundle ships compiles a CUDA example by itself (SECTORVIZ_COMPILER=nvrtc: nvcc
+# is not looked for), its child compile run by the bundle's own executable.
+SECTORVIZ_COMPILER=nvrtc SECTORVIZ_CACHE_DIR="$report/ptx-cache" dist/sectorviz/sectorviz \
+    report --engine compiled resources/examples/vector-add-cuda.sectorviz.json --json \
+    > "$report/nvrtc-report.json"
+python3 - "$report/nvrtc-report.json" <<'PY'
+import json
+import sys
+
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+if doc["engine"] != "compiled" or not doc["compiler"].startswith("NVRTC"):
+    sys.exit(f"the bundle's NVRTC did not compile the example: {doc['engine']}, "
+             f"{doc['compiler']}")
+print(f"bundled NVRTC: vector-add-cuda compiled by {doc['compiler']}, "
+      f"{doc['totals']['sectors']:,} sectors")
 PY

@@ -1,10 +1,17 @@
-"""The bundle's executable: the `sectorviz` console script (sectorviz.cli:main)."""
+"""The bundle's executable: the `sectorviz` console script (sectorviz.cli:main), or with
+`--nvrtc-child` (sectorviz.compiled.nvrtc.CHILD_ARG) one NVRTC compile in a process of its
+own, as `python -I nvrtc_child.py` runs it outside the bundle."""
 
 import multiprocessing
 import sys
 
-from sectorviz.cli import main
-
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # a sweep's spawned workers start from this executable
+    if sys.argv[1:] == ["--nvrtc-child"]:
+        from sectorviz.compiled import nvrtc_child
+
+        nvrtc_child.main()
+        sys.exit(0)
+    from sectorviz.cli import main
+
     sys.exit(main())

@@ -1,6 +1,7 @@
 """Finding a CUDA compiler: `nvcc` on PATH, else under CUDA_HOME, else under CUDA_PATH, else
 NVRTC from NVIDIA's wheels (`nvidia-cuda-nvrtc`, with the headers of `nvidia-cuda-runtime`
-and `nvidia-cuda-cccl`: CUDA C++ to PTX with no toolkit, no GPU and no driver).
+and `nvidia-cuda-cccl`: CUDA C++ to PTX with no toolkit, no GPU and no driver), installed or
+shipped in the packaged app. SECTORVIZ_COMPILER=nvcc or =nvrtc looks for that one only.
 
 A Toolchain names the compiler found, its release ("13.0", from `nvcc --version` or
 nvrtcVersion) and, for NVRTC, the wheels' header folders. `search_list` reads nvcc's own
@@ -15,6 +16,7 @@ import importlib.util
 import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,6 +26,7 @@ from .bounded import run_bounded
 from .flags import OPTIMIZATION
 
 QUERY_SECONDS = 30.0  # `nvcc --version`
+COMPILER_VAR = "SECTORVIZ_COMPILER"  # "nvcc" or "nvrtc": look for that compiler only
 _RELEASE = re.compile(r"release (\d+\.\d+)")
 
 
@@ -67,15 +70,22 @@ def _release(nvcc: str) -> str | None:
     return found.group(1) if done.returncode == 0 and found else None
 
 
-@lru_cache(maxsize=1)
 def find_compiler() -> Toolchain | None:
     """The first nvcc that runs and reports its release, else NVRTC from the wheels; None
-    when there is neither."""
-    for nvcc in _nvcc_candidates():
-        version = _release(nvcc)
-        if version is not None:
-            return Toolchain(nvcc, version)
-    return find_nvrtc()
+    when there is neither (or not the one SECTORVIZ_COMPILER names)."""
+    return compiler_named(os.environ.get(COMPILER_VAR, ""))
+
+
+@lru_cache(maxsize=4)
+def compiler_named(choice: str) -> Toolchain | None:
+    """find_compiler's answer for a SECTORVIZ_COMPILER of `choice` ("nvcc", "nvrtc", or
+    anything else: either, nvcc first)."""
+    if choice != "nvrtc":
+        for nvcc in _nvcc_candidates():
+            version = _release(nvcc)
+            if version is not None:
+                return Toolchain(nvcc, version)
+    return None if choice == "nvcc" else find_nvrtc()
 
 
 def _nvrtc_layouts(base: Path) -> list[tuple[Path, list[Path]]]:
@@ -97,8 +107,7 @@ def _nvrtc_layouts(base: Path) -> list[tuple[Path, list[Path]]]:
 def find_nvrtc() -> Toolchain | None:
     """NVRTC from the `nvidia` wheels, when its library loads and the runtime's headers are
     there; None otherwise."""
-    spec = importlib.util.find_spec("nvidia")
-    for base in (spec.submodule_search_locations or []) if spec else []:
+    for base in _wheel_folders():
         for lib, folders in _nvrtc_layouts(Path(base)):
             if (folders[0] / "cuda_runtime.h").is_file():
                 version = nvrtc_version(str(lib))
@@ -106,6 +115,17 @@ def find_nvrtc() -> Toolchain | None:
                     return Toolchain(str(lib), version, "nvrtc",
                                      tuple(str(f) for f in folders if f.is_dir()))
     return None
+
+
+def _wheel_folders() -> list[str]:
+    """Where NVIDIA's wheels put their files: the installed `nvidia` namespace package's
+    folders, and in the packaged app the copy it ships (_MEIPASS/nvidia)."""
+    spec = importlib.util.find_spec("nvidia")
+    found = list(spec.submodule_search_locations or []) if spec else []
+    bundled = getattr(sys, "_MEIPASS", None)
+    if bundled and (Path(bundled) / "nvidia").is_dir():
+        found.append(str(Path(bundled) / "nvidia"))
+    return found
 
 
 def nvrtc_version(library: str) -> str | None:

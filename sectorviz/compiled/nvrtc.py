@@ -23,8 +23,17 @@ from .includes import root_includes
 
 NVRTC_STANDINS = STANDINS / "nvrtc"
 CHILD = Path(__file__).resolve().with_name("nvrtc_child.py")
+CHILD_ARG = "--nvrtc-child"  # the packaged app's executable runs the child when given this
 NO_LAUNCHES = ("; NVRTC compiles no host launch, so a template kernel is named by its "
                "instantiation, e.g. \"kernel<16, float>\"")
+
+
+def child_command() -> list[str]:
+    """The command that runs nvrtc_child: Python, isolated (-I: nothing of the folder it runs
+    in, the pattern's, is imported), or in the packaged app its own executable."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, CHILD_ARG]
+    return [sys.executable, "-I", str(CHILD)]
 
 
 class NvrtcCompile(Compile):
@@ -56,9 +65,8 @@ class NvrtcCompile(Compile):
         """Run the child compile -> its result; CompileFailed with NVRTC's first error."""
         request = {"library": self.toolchain.path, "source": text, "name": self.source.name,
                    "options": options, "names": names}
-        # isolated (-I): nothing of the folder it runs in (the pattern's) is imported
-        done = run_bounded([sys.executable, "-I", str(CHILD)], "kernel", "the compile",
-                           cwd=cwd, stdin=json.dumps(request).encode("utf-8"))
+        done = run_bounded(child_command(), "kernel", "the compile", cwd=cwd,
+                           stdin=json.dumps(request).encode("utf-8"))
         try:
             result = json.loads(done.stdout)
         except ValueError:

@@ -49,5 +49,10 @@ def compile_request(request: dict) -> dict:
     return result
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """One request on standard input -> its result on standard output."""
     json.dump(compile_request(json.load(sys.stdin)), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -224,12 +224,12 @@ def test_the_compiler_is_found_under_cuda_home(tmp_path, monkeypatch):
     (tmp_path / "toolkit" / "bin" / "nvcc").symlink_to(found.path)
     monkeypatch.setenv("CUDA_PATH", str(tmp_path / "toolkit"))
     monkeypatch.setattr(compiler, "find_nvrtc", lambda: None)
-    compiler.find_compiler.cache_clear()
+    compiler.compiler_named.cache_clear()
     try:
         assert compiler.find_compiler() == compiler.Toolchain(
             str(tmp_path / "toolkit" / "bin" / "nvcc"), found.version)
         monkeypatch.delenv("CUDA_PATH")
-        compiler.find_compiler.cache_clear()
+        compiler.compiler_named.cache_clear()
         assert compiler.find_compiler() is None
     finally:
-        compiler.find_compiler.cache_clear()
+        compiler.compiler_named.cache_clear()

@@ -1,9 +1,14 @@
 """The NVRTC route: NVIDIA's runtime compiler from its wheels, where there is no nvcc."""
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
-from sectorviz.compiled import bounded, compiler
+from sectorviz.compiled import bounded, compiler, nvrtc
 from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, analyze, load_pattern, pattern_from_dict
@@ -140,3 +145,37 @@ def test_nvrtc_and_nvcc_give_the_same_counts(monkeypatch):
     MEMO.clear()
     assert (by_nvrtc.requests, by_nvrtc.sectors) == (by_nvcc.requests, by_nvcc.sectors)
     assert by_nvrtc.sectors > 0
+
+
+def test_sectorviz_compiler_names_the_compiler_looked_for(monkeypatch):
+    compiler.compiler_named.cache_clear()
+    monkeypatch.setenv(compiler.COMPILER_VAR, "nvrtc")
+    try:
+        assert compiler.find_compiler() == NVRTC
+        monkeypatch.setenv(compiler.COMPILER_VAR, "nvcc")
+        found = compiler.find_compiler()
+        assert found is None or found.kind == "nvcc"
+    finally:
+        compiler.compiler_named.cache_clear()
+
+
+def test_the_packaged_app_runs_the_child_compile_from_its_own_executable(monkeypatch):
+    monkeypatch.setattr(nvrtc.sys, "frozen", True, raising=False)
+    assert nvrtc.child_command() == [nvrtc.sys.executable, nvrtc.CHILD_ARG]
+    monkeypatch.setattr(nvrtc.sys, "frozen", False)
+    assert nvrtc.child_command() == [nvrtc.sys.executable, "-I", str(nvrtc.CHILD)]
+
+
+def test_the_bundle_entry_point_runs_one_nvrtc_compile(tmp_path):
+    """packaging/entry.py --nvrtc-child (what the frozen app runs) answers a request."""
+    root = Path(__file__).resolve().parents[2]
+    request = {"library": NVRTC.path, "source": SAXPY, "name": "kernel.cu",
+               "options": ["-arch=compute_90"] + [f"-I{d}" for d in NVRTC.include_dirs],
+               "names": []}
+    done = subprocess.run([sys.executable, str(root / "packaging" / "entry.py"),
+                           "--nvrtc-child"], input=json.dumps(request), text=True,
+                          capture_output=True, cwd=tmp_path, timeout=120,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["ok"], result["log"]
+    assert ".entry _Z5saxpyPKfPffi" in result["ptx"]
