@@ -29,6 +29,7 @@ from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
 from .hostcode import STANDINS, device_view
+from .sass import machine_code_notes
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
@@ -99,14 +100,28 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
             from .nvcc import NvccCompile as Route
         else:
             from .nvrtc import NvrtcCompile as Route
-        entry = Route(toolchain, source, function, flags, roots, Path(pattern.base_dir)).run()
+        entry = _machine_code(Route(toolchain, source, function, flags, roots,
+                                    Path(pattern.base_dir)).run(), arch, toolchain)
         ptxcache.store(key, entry)
+    elif entry.get("machine_code") is None:  # unchecked when cached: checked once tools are here
+        entry = _machine_code(entry, arch, toolchain)
+        if entry["machine_code"] is not None:
+            ptxcache.store(key, entry)
+    machine_code = None if entry["machine_code"] is None else tuple(entry["machine_code"])
     includes = [f for f in entry["files"] if f != str(source.path)]
     return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
                        toolchain.compiling_for(arch), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
                        name=entry["name"], arch=arch, flags=flags,
-                       host_code_left_out=entry["host_code_left_out"])
+                       host_code_left_out=entry["host_code_left_out"],
+                       machine_code=machine_code)
+
+
+def _machine_code(entry: dict, arch: str, toolchain: Toolchain) -> dict:
+    """A cache entry with its "machine_code": the lines whose memory instructions ptxas
+    changes (sass.py), or None where that cannot be checked here."""
+    found = machine_code_notes(entry["ptx"], arch, toolchain)
+    return {**entry, "machine_code": None if found is None else list(found)}
 
 
 def _checked_function(spec: str) -> str:

@@ -107,7 +107,7 @@ def _nvrtc_layouts(base: Path) -> list[tuple[Path, list[Path]]]:
 def find_nvrtc() -> Toolchain | None:
     """NVRTC from the `nvidia` wheels, when its library loads and the runtime's headers are
     there; None otherwise."""
-    for base in _wheel_folders():
+    for base in wheel_folders():
         for lib, folders in _nvrtc_layouts(Path(base)):
             if (folders[0] / "cuda_runtime.h").is_file():
                 version = nvrtc_version(str(lib))
@@ -117,7 +117,7 @@ def find_nvrtc() -> Toolchain | None:
     return None
 
 
-def _wheel_folders() -> list[str]:
+def wheel_folders() -> list[str]:
     """Where NVIDIA's wheels put their files: the installed `nvidia` namespace package's
     folders, and in the packaged app the copy it ships (_MEIPASS/nvidia)."""
     spec = importlib.util.find_spec("nvidia")

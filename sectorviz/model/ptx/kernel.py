@@ -71,6 +71,18 @@ class CompiledPtx:
     texts: tuple[str, ...] = ()
     pointees: tuple[tuple[str, str, int], ...] = ()  # (pointer parameter, dtype, bytes)
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
+    machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
+
+
+def machine_code_note(changes: tuple[str, ...] | None) -> str:
+    """What the machine code check (ptxas and nvdisasm) found, for the assumptions."""
+    if changes is None:
+        return "The SASS ptxas makes was not checked here (no ptxas and nvdisasm)."
+    if not changes:
+        return ("ptxas keeps every line's memory instructions as the PTX has them (SASS "
+                "checked with nvdisasm).")
+    return ("ptxas changes the memory instructions of these lines (static instructions, "
+            "SASS checked with nvdisasm): " + "; ".join(changes) + ".")
 
 
 def _entry(module: Module, name: str) -> Entry:
@@ -181,7 +193,8 @@ class CompiledKernel(Launch):
         self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8) + 2 * lay.local_bytes + \
             2 * -(-lay.shared_bytes // self.threads_per_block)
         self._name_instructions()
-        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler), LOCKSTEP) + (
+        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler),
+                            machine_code_note(compiled.machine_code), LOCKSTEP) + (
             (LOCAL_WORDS,) if self.local_instructions else ())
 
     # ------------------------------------------------------------ setup
