@@ -274,7 +274,8 @@ class GridView(QGraphicsView):
         """Scene units -> pixels that show the whole warp, its columns and its 32 lanes, in
         the pane; at most MAX_FIT, at least SMALLEST_FIT (then the pane scrolls)."""
         r = self.warp_rect()
-        w, h = max(self.viewport().width(), 1), max(self.viewport().height(), 1)
+        room = self.maximumViewportSize()  # scroll bars or not: a fit they cannot flip
+        w, h = max(room.width(), 1), max(room.height(), 1)
         return max(SMALLEST_FIT, min(MAX_FIT, w / r.width(), h / r.height()))
 
     def _fit(self) -> None:
@@ -305,7 +306,7 @@ class GridView(QGraphicsView):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        self.item.set_grid_width(max(self.viewport().width() - SIDE_UNITS, 200.0))
+        self.item.set_grid_width(max(self.maximumViewportSize().width() - SIDE_UNITS, 200.0))
         self._fit()
 
     def _on_changed(self, flags: int) -> None:

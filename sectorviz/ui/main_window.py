@@ -64,6 +64,7 @@ NEW_PATTERN = """{
 }"""
 DEFAULT_SIZE = (1600, 980)  # pixels, on a screen large enough
 SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
+PLOTS_HEIGHT_PERCENT = 30  # of the window, for the overview and histogram under the grid
 TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
 # overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
 EDITOR_MAX_FRACTION = 0.42  # the widest the editor dock opens or widens to, of the window
@@ -448,6 +449,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.BottomDockWidgetArea, self.overview_dock)
         self.splitDockWidget(self.overview_dock, self.histogram_dock, Qt.Horizontal)
         self.resizeDocks([self.overview_dock, self.histogram_dock], [3, 2], Qt.Horizontal)
+        tall = self.height() * PLOTS_HEIGHT_PERCENT // 100  # the grid keeps the rest
+        self.resizeDocks([self.overview_dock, self.histogram_dock], [tall, tall], Qt.Vertical)
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the

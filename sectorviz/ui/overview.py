@@ -19,7 +19,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, QRectF, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QFontMetrics
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..model import Analysis
 from ..model.kernel import Kernel
@@ -156,7 +164,13 @@ class OverviewView(QWidget):
         layout.setSpacing(2)
         layout.addLayout(self.head)
         layout.addLayout(self.below)
-        layout.addWidget(self.plot, 1)
+        # a row per instruction, each name readable: a kernel of many instructions scrolls
+        # here instead of making the window taller than the screen
+        self.scroll = QScrollArea(objectName="overviewScroll", widgetResizable=True,
+                                  frameShape=QFrame.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.plot)
+        layout.addWidget(self.scroll, 1)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self._names: list[str] = []  # each row's whole name, bottom row last

@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (
 from ..model.kernel import Kernel
 from .document import Change, Document, instruction_names
 
+INSTRUCTION_CHARS = 10  # the instruction box's least width, in characters
+POPUP_MARGIN = 24  # pixels beside the longest name in the instruction list (its scroll bar)
+
 
 def warp_coords(kernel: Kernel, warp: int) -> tuple[int, int, int, int]:
     """Global warp -> (block x, block y, block z, warp in block)."""
@@ -62,6 +65,10 @@ class Stepper(QWidget):
         self.warps_label = QLabel()
         self.instruction = QComboBox(objectName="instructionCombo")
         self.instruction.setToolTip("memory instruction, in program order (Up/Down)")
+        # a compiled line's name is long: the box shrinks to fit the window (its popup lists
+        # the names whole) instead of widening the window past a projector's screen
+        self.instruction.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.instruction.setMinimumContentsLength(INSTRUCTION_CHARS)
         self.run = _spin("executionSpin", "execution of the instruction by this warp "
                                           "(loop iteration; Ctrl+Left/Right)")
         self.runs_label = QLabel()
@@ -185,6 +192,8 @@ class Stepper(QWidget):
             self.instruction.clear()
             self.instruction.addItems([f"{k}: {name}" for k, name in
                                        enumerate(instruction_names(kernel))])
+            popup = self.instruction.view()  # the list shows each name whole
+            popup.setMinimumWidth(popup.sizeHintForColumn(0) + POPUP_MARGIN)
         for s, v in zip((*self.block, self.warp_in_block), warp_coords(kernel, sel.warp)):
             s.setValue(v)
         self.warp_spin.setValue(sel.warp)
