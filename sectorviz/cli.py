@@ -40,15 +40,15 @@ from .commandline import (
 )
 from .export.report_json import report_json
 from .export.sheets import sheet_text
+from .gather.explain import explanations, shared_explanations
+from .gather.sheet import accounting_sheet
 from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.budget import Budget
 from .model.detail import warp_json
 from .model.errors import internal_error, printable_lines
-from .model.frontend import kernel_for
+from .model.listing import listing_of
 from .model.measured import METRICS, Measured, compare, read_ncu_csv
 from .paths import default_example
-from .scene.explain import explanations, shared_explanations
-from .scene.sheet import accounting_sheet
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -87,7 +87,7 @@ def run_report(argv: list[str]) -> int:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
         if args.warp is not None:
-            warps = kernel_for(pattern).warps
+            warps = listing_of(pattern).warps
             if not 0 <= args.warp < warps:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
@@ -120,7 +120,7 @@ def run_report(argv: list[str]) -> int:
 def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
     """`report --explain`: each instruction's explanation in `warp`, one paragraph each
     (lines safe for a terminal)."""
-    kernel = kernel_for(pattern)
+    kernel = listing_of(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
     for ins, why in zip(kernel.instructions, words):

@@ -22,9 +22,10 @@ from .commandline import (
 )
 from .export.report_json import report_json
 from .export.sheets import sheet_text
+from .gather.compare import SideError, load_comparison, side_pair
 from .model.budget import work_budget
 from .model.pattern import ENGINES
-from .scene.compare import Comparison, Pair, SideError, comparison_sheet, load_comparison, side_pair
+from .scene.compare import Comparison, Pair, comparison_sheet
 
 
 def compare_parser() -> argparse.ArgumentParser:
@@ -66,12 +67,13 @@ def run_compare(argv: list[str]) -> int:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
             keys = tuple({"engine": side or args.engine, "arch": args.arch}
                          for side in (args.engine_a, args.engine_b))
-            c = load_comparison(args.file, args.other, args.warp or 0, progress,
+            c, patterns = load_comparison(args.file, args.other, args.warp or 0, progress,
                                 tuple(args.include_dir), keys)
             only = side_pair(c, args.file, args.instruction)
             doc = None
             if args.json:
-                reports = tuple(report_json(s.pattern, s.analysis, args.warp) for s in (c.a, c.b))
+                reports = tuple(report_json(p, s.analysis, args.warp)
+                                for p, s in zip(patterns, (c.a, c.b)))
                 doc = comparison_json(c, reports, only)
     except SideError as err:
         return fail(str(err))

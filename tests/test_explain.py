@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sectorviz.cli import main
+from sectorviz.gather.explain import explanations
 from sectorviz.model import pattern_from_dict, warp_detail
-from sectorviz.scene.explain import explanations, percent
+from sectorviz.scene.explain import percent
 
 
 def one_warp(index: str, dtype: str = "float32", length: int = 2048, guard: str | None = None,

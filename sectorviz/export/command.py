@@ -27,10 +27,10 @@ from ..commandline import (
     with_engine,
     with_machine,
 )
+from ..gather.compare import SideError
 from ..model import PatternError, load_pattern
 from ..model.budget import work_budget
-from ..model.frontend import instruction_index, kernel_for
-from ..scene.compare import SideError
+from ..model.listing import listing_of
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
 from .compare import comparison_file
@@ -171,9 +171,9 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=0 if args.instruction is None else instruction_index(
-                           pattern, args.instruction,
-                           "shared" if args.kind == "banks" else "global"),
+                       instruction=0 if args.instruction is None else listing_of(
+                           pattern).index(args.instruction,
+                                          "shared" if args.kind == "banks" else "global"),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption, explain=args.explain)
 
@@ -182,7 +182,7 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
 
     if warps is None:
         return iter([(out, draw([spec]))])
-    total = kernel_for(pattern).warps
+    total = listing_of(pattern).warps
     if warps.stop > total:
         raise PatternError("--warps", f"warps {warps.start}:{warps.stop} outside [0, {total})")
     if suffix in MULTI_PAGE_SUFFIXES:

@@ -7,7 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Callable
 
-from ..scene.compare import comparison_sheet, load_comparison, side_pair
+from ..gather.compare import load_comparison, side_pair
+from ..scene.compare import comparison_sheet
 from ..scene.diagrams import DiagramSpec
 from ..scene.slide import slide_scene
 from .formats import any_sheet_bytes, scene_bytes
@@ -18,7 +19,7 @@ def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
     """(OUT, bytes maker) of the slide or, with `sheet`, the comparison sheet about
     args.warp; SideError names the file at fault."""
     keys = {"engine": args.engine, "arch": args.arch}
-    c = load_comparison(args.file, args.compare, args.warp, include_dirs=tuple(args.include_dir),
+    c, _ = load_comparison(args.file, args.compare, args.warp, include_dirs=tuple(args.include_dir),
                         kernel_keys=(keys, keys))
     pair = side_pair(c, args.file, args.instruction)
     if sheet:

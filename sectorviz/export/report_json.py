@@ -4,11 +4,11 @@ sweep, batch, check) and the app's sweep dock use."""
 
 from __future__ import annotations
 
+from ..gather.explain import explanations, shared_explanations
 from ..model import Analysis, Pattern, warp_detail
 from ..model.budget import Budget
 from ..model.detail import warp_json
 from ..model.frontend import reading_of
-from ..scene.explain import explanations, shared_explanations
 from ..scene.sheet import worst_instruction
 
 

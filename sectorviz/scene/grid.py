@@ -13,8 +13,8 @@ from typing import cast
 
 import numpy as np
 
-from ..model.one_warp import LaneExecution
 from ..model.sectors import WARP_SIZE, ideal_sectors
+from ..model.values import LaneExecution
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
 

@@ -33,7 +33,7 @@ from ..export.raster import NoPlatform, check_platform
 from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
-from ..model.frontend import instruction_index, kernel_for
+from ..model.listing import listing_of
 from ..model.pattern import ENGINES
 from ..paths import default_example, resources_dir
 from .document import Change
@@ -181,11 +181,10 @@ def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> in
         print(str(err), file=sys.stderr)
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
-        warps = kernel_for(pattern).warps
-        if not 0 <= args.warp < warps:
-            raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-        k = 0 if args.instruction is None else instruction_index(pattern, args.instruction,
-                                                                  "all")
+        listing = listing_of(pattern)
+        if not 0 <= args.warp < listing.warps:
+            raise PatternError("--warp", f"warp {args.warp} outside [0, {listing.warps})")
+        k = 0 if args.instruction is None else listing.index(args.instruction, "all")
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)
