@@ -155,7 +155,7 @@ def shared_change(a: tuple[int, int] | None, b: tuple[int, int] | None,
     return f"{left} → {right}, {words}"
 
 
-def _ratio_of(pair: list) -> float | None:
+def _ratio_of(pair: list[Any]) -> float | None:
     """[A, B] -> B / A; None where either is missing or A is 0."""
     return None if None in pair else ratio(*pair)
 
@@ -256,12 +256,12 @@ class Comparison:
                   for side, k in ((self.a, pair.a), (self.b, pair.b)))
         return wa, wb
 
-    def shared_pair_json(self, pair: Pair) -> dict:
+    def shared_pair_json(self, pair: Pair) -> dict[str, Any]:
         """One shared pair's figures as [A, B] lists (null for a lone side, or grid figures
         not counted) and B / A ratios; the conflict ratio is wavefronts / ideal."""
         stats, warp = self.shared_stats(pair), self.warp_wavefronts(pair)
 
-        def both(field: str) -> list:
+        def both(field: str) -> list[Any]:
             return [None if s is None else getattr(s, field) for s in stats]
 
         doc: dict[str, Any] = {"a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
@@ -278,7 +278,7 @@ class Comparison:
                               for k, side in ((pair.a, self.a), (pair.b, self.b))]
         return doc
 
-    def shared_totals_json(self) -> dict:
+    def shared_totals_json(self) -> dict[str, Any]:
         """The shared totals, keys prefixed 'shared_' (the grid's, as each report's
         "shared_totals"; null where not counted) and 'warp_shared_' (the selected warp)."""
         totals = (self.a.analysis.shared_totals, self.b.analysis.shared_totals)
@@ -316,7 +316,7 @@ class Comparison:
         return (None if pair.a is None else self.a.analysis.instructions[pair.a],
                 None if pair.b is None else self.b.analysis.instructions[pair.b])
 
-    def pair_json(self, pair: Pair) -> dict:
+    def pair_json(self, pair: Pair) -> dict[str, Any]:
         """One pair's figures as [A, B] lists and B / A ratios (null where a side is missing)."""
         sa, sb = self.stats(pair)
         wa = None if pair.a is None else self.a.warp_sectors(pair.a)
@@ -338,7 +338,7 @@ class Comparison:
                               for k, side in ((pair.a, self.a), (pair.b, self.b))]
         return doc
 
-    def totals_json(self) -> dict:
+    def totals_json(self) -> dict[str, Any]:
         """The totals: [A, B] and B / A ratios, and the headline."""
         ta, tb = self.a.analysis.totals, self.b.analysis.totals
         wa, wb = self.a.all_warp_sectors, self.b.all_warp_sectors

@@ -149,7 +149,8 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
 def _adjacent_steps(address: np.ndarray, active: np.ndarray) -> np.ndarray:
     """Byte steps from each active lane to the next lane where that one is active too (lane
     order, signed)."""
-    return np.diff(address)[active[:-1] & active[1:]]
+    steps: np.ndarray = np.diff(address)[active[:-1] & active[1:]]
+    return steps
 
 
 def _apart(address: np.ndarray, active: np.ndarray) -> str:

@@ -87,7 +87,8 @@ def grid_layout(run: LaneExecution, width: int, sector_bytes: int, array_address
         crossing=active & (last > first), shared=cast(np.ndarray, overlap.any(axis=1)))
 
 
-def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:
+def _columns(sectors: np.ndarray, sector_bytes: int, address0: int, lo: np.ndarray,
+             hi: np.ndarray) -> tuple[Column, ...]:
     columns: list[Column] = []
     for j, sector in enumerate(sectors):
         if j and sector - sectors[j - 1] > 1:

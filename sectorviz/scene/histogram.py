@@ -17,8 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.results import Analysis
-from .overview import waste_classes
-from .palette import WASTE_LABELS, Theme, mix
+from .palette import WASTE_LABELS, Theme, mix, waste_classes
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request

@@ -248,7 +248,7 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
                            small, th.muted, anchor="middle", rotate=True, css="note"))
         return w
     layout = p.layout
-    xs = np.cumsum([x0] + [_column_width(cw, c) for c in layout.columns]).tolist()
+    xs: list[float] = np.cumsum([x0] + [_column_width(cw, c) for c in layout.columns]).tolist()
     width = xs[-1] - x0
     sectors = [(c, x) for c, x in zip(layout.columns, xs) if isinstance(c, SectorColumn)]
     for column, cx in sectors:

@@ -16,6 +16,7 @@ the model's Stats, never recomputed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -230,7 +231,7 @@ class Worst:
     ideal_per_request: float
     words: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The `report --json` "worst" entry."""
         return {k: v for k, v in self.__dict__.items() if k != "words"}
 

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.export.command import run_export
+from sectorviz.command.export import run_export
 from sectorviz.export.sheets import sheet_csv
 from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import analyze, load_pattern
