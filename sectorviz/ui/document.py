@@ -87,8 +87,8 @@ def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     try:
         detail = warp_detail(pattern, selection.warp)
         if shared >= 0:
-            runs = len(shared_warp_detail(pattern, selection.warp).executions[shared])
-            return WarpView(pattern, kernel, selection, ins, detail, runs, None, None)
+            count = len(shared_warp_detail(pattern, selection.warp).executions[shared])
+            return WarpView(pattern, kernel, selection, ins, detail, count, None, None)
     except PatternError as err:
         return WarpView(pattern, kernel, selection, ins, None, 0, None, None, str(err))
     runs = detail.executions[selection.instruction]
