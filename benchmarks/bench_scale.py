@@ -21,7 +21,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sectorviz.commandline import progress_bar  # noqa: E402
+from sectorviz.command.flags import progress_bar  # noqa: E402
 from sectorviz.model import analyze, pattern_from_dict  # noqa: E402
 from sectorviz.model.budget import DEFAULT_MEMORY  # noqa: E402
 from sectorviz.model.frontend import kernel_for  # noqa: E402

@@ -35,7 +35,7 @@ def test_a_broken_contract_is_caught(tmp_path, contract, source):
     shutil.copytree(ROOT / "sectorviz", copy / "sectorviz",
                     ignore=shutil.ignore_patterns("__pycache__"))
     if source is None:
-        bad = copy / "sectorviz" / "commandline.py"
+        bad = copy / "sectorviz" / "exits.py"
         bad.write_text(bad.read_text() + "\nfrom . import cli  # noqa\n")
     else:
         bad = copy / "sectorviz" / "model" / "bad_import.py"

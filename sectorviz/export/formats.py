@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from ..gather.diagrams import diagram_scene
+from ..gather.sheet import accounting_sheet
 from ..model import Pattern, PatternError, analyze
-from ..scene.diagrams import DiagramSpec, diagram_scene
+from ..scene.diagrams import DiagramSpec
 from ..scene.shapes import Scene
-from ..scene.sheet import Sheet, accounting_sheet
+from ..scene.sheet import Sheet
 from .escape import plain_text
 from .sheets import sheet_csv, sheet_latex, sheet_markdown
 from .svg import scene_svg

@@ -1,14 +1,15 @@
 """The `sectorviz report --json` document of a pattern's analysis (JSON is an output format,
 written here like CSV and SVG): the one every command that prints reports (report, compare,
-sweep, batch, check) and the app's sweep dock use."""
+sweep, batch, check) and the app's sweep dock use; and the `compare --json` document."""
 
 from __future__ import annotations
 
+from ..gather.explain import explanations, shared_explanations
 from ..model import Analysis, Pattern, warp_detail
 from ..model.budget import Budget
 from ..model.detail import warp_json
 from ..model.frontend import reading_of
-from ..scene.explain import explanations, shared_explanations
+from ..scene.compare import Comparison, Pair
 from ..scene.sheet import worst_instruction
 
 
@@ -33,3 +34,13 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     if warp is not None:
         doc["warp"] = warp_json(pattern, detail)
     return doc
+
+
+def comparison_json(c: Comparison, reports: tuple[dict, dict], only: Pair | None = None) -> dict:
+    """The `compare --json` document: the two reports, the warp, the global and shared pairs,
+    the totals."""
+    return {"a": reports[0], "b": reports[1], "warp": c.warp,
+            "instructions": [c.pair_json(p) for p in c.pairs if only is None or p == only],
+            "shared": [c.shared_pair_json(p) for p in c.shared_pairs
+                       if only is None or p == only],
+            "totals": c.totals_json()}

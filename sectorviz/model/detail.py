@@ -6,9 +6,9 @@ from typing import Any
 
 from .errors import PatternError
 from .frontend import kernel_for
-from .one_warp import WarpDetail
 from .pattern import Pattern
 from .sectors import WARP_SIZE
+from .values import WarpDetail
 
 MAX_LISTED_EXECUTIONS = 1024  # executions (of 32 lane records each) one warp's listing holds
 

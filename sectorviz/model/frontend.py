@@ -1,5 +1,5 @@
-"""What a front end supplies (`FrontEnd`), which one interprets a pattern, and instructions
-by name.
+"""What a front end supplies (`FrontEnd`) and which one interprets a pattern (instructions
+by name: listing.Listing.index).
 
 A pattern without a `kernel` key is run by the model's own `Kernel`; one with a `kernel` key
 by the factory registered here (the model never imports a front end: sectorviz.frontends
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable, Collection, Iterator, Mapping, Proto
 from .errors import PatternError
 from .kernel import Batch, Instruction, Kernel, ResolvedArray, Threads, Values
 from .memo import MEMO
-from .pattern import Pattern, suggest
+from .pattern import Pattern
 
 if TYPE_CHECKING:
     from .affine import AffinePlan
@@ -161,20 +161,3 @@ def kernel_for(pattern: Pattern) -> FrontEnd:
 
     return MEMO.get("kernel", key, build, lambda: holder[0].files_read)
 
-
-def instruction_index(pattern: Pattern, key: int | str, space: str = "global") -> int:
-    """An instruction by 0-based index or by name -> its index among the `space` ones
-    ("global", "shared", or "all": the global ones, then the shared ones, as the app counts);
-    PatternError if there is none."""
-    kernel = kernel_for(pattern)
-    listed = {"global": kernel.instructions, "shared": kernel.shared_instructions,
-              "all": kernel.instructions + kernel.shared_instructions}[space]
-    names = [ins.name for ins in listed]
-    if isinstance(key, str) and not key.lstrip("-").isdigit():
-        if key in names:
-            return names.index(key)
-        raise PatternError("instruction", f"no instruction named {key!r}" + suggest(key, names))
-    k = int(key)
-    if not 0 <= k < len(names):
-        raise PatternError("instruction", f"instruction {k} outside [0, {len(names)})")
-    return k

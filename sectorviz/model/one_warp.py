@@ -1,48 +1,38 @@
 """One warp's per-lane view: (pattern, global warp index) -> each global instruction's
 executions with lane addresses (bytes), sector spans and counts, and each shared
 instruction's executions (byte offsets in the block's shared memory), without touching the
-other warps. Both are kept in the one cache (memo.MEMO)."""
+other warps, with the bank wavefronts of each shared execution (model/banks.py). Both are
+kept in the one cache (memo.MEMO)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Callable, TypeVar
 
 import numpy as np
 
+from .banks import bank_rows
 from .budget import Budget, current, work_budget
 from .chunks import check_widths
+from .errors import PatternError
 from .frontend import kernel_for, read_as
 from .kernel import Batch
 from .memo import MEMO
 from .pattern import Pattern
 from .sectors import lane_sector_spans, sector_counts, useful_bytes
+from .values import LaneExecution, SharedWarpDetail, WarpDetail, WarpDetails
+
+T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class LaneExecution:
-    """One execution of one instruction by one warp: arrays of 32 lanes."""
-
-    iteration: dict[str, np.ndarray]
-    active: np.ndarray
-    element: np.ndarray
-    row: np.ndarray | None
-    col: np.ndarray | None
-    address: np.ndarray
-    first_sector: np.ndarray
-    last_sector: np.ndarray
-    sectors: int
-    useful_bytes: int
-
-
-@dataclass(frozen=True)
-class WarpDetail:
-    """A warp's lanes: thread and block coordinates, and each instruction's executions."""
-
-    warp: int
-    valid: np.ndarray
-    thread: tuple[np.ndarray, np.ndarray, np.ndarray]
-    block: tuple[int, int, int]
-    executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
+def warp_details(pattern: Pattern, warp: int) -> WarpDetails:
+    """(pattern, global warp index) -> its WarpDetails, a PatternError kept as its text."""
+    def either(detail: Callable[[Pattern, int], T]) -> T | str:
+        try:
+            return detail(pattern, warp)
+        except PatternError as err:
+            return str(err)
+    return WarpDetails(warp, either(warp_detail), either(shared_warp_detail)
+                       if kernel_for(pattern).shared_instructions else None)
 
 
 def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> WarpDetail:
@@ -54,20 +44,34 @@ def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> Wa
 
 
 def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
-                       ) -> tuple[tuple[Batch, ...], ...]:
+                       ) -> SharedWarpDetail:
     """(pattern, global warp index) -> every shared instruction's executions by that warp
-    (one row each), in program order, spending `budget` (None: the one open, or a default)."""
+    (one row each) and their wavefronts, in program order, spending `budget` (None: the one
+    open, or a default)."""
     with work_budget(budget):
         return MEMO.get("shared warp detail", (read_as(pattern), warp),
                         lambda: _shared_warp_detail(pattern, warp))
 
 
-def _shared_warp_detail(pattern: Pattern, warp: int) -> tuple[tuple[Batch, ...], ...]:
+def _shared_warp_detail(pattern: Pattern, warp: int) -> SharedWarpDetail:
     kernel = kernel_for(pattern)
     runs: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
     for k, b in kernel.space_trace("shared", warp, warp + 1):
         runs[k].append(b)
-    return tuple(tuple(r) for r in runs)
+    return SharedWarpDetail(warp, kernel.threads(warp, warp + 1).valid[0],
+                            tuple(tuple(r) for r in runs),
+                            tuple(_wavefronts(r, ins.width)
+                                  for r, ins in zip(runs, kernel.shared_instructions)))
+
+
+def _wavefronts(runs: list[Batch], width: int) -> tuple[int, ...]:
+    """Wavefronts of each of one warp's executions of a `width`-byte shared instruction (one
+    bank_rows over all of them: a loop of many iterations stays quick)."""
+    if not runs:
+        return ()
+    address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
+    active = np.stack([b.active[0] for b in runs])
+    return tuple(int(w) for w in bank_rows(address, width, active).wavefronts)
 
 
 def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:

@@ -14,12 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Pattern, PatternError
 from ..model.banks import BANK_BYTES, BANKS, bank_rows, phase_lanes
-from ..model.frontend import kernel_for
-from ..model.kernel import Batch
-from ..model.one_warp import shared_warp_detail
+from ..model.errors import PatternError
 from ..model.sectors import WARP_SIZE
+from ..model.values import Listing, SharedWarpDetail
 from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, legend, paragraph
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
@@ -81,16 +79,12 @@ def bank_grid(address: np.ndarray, width: int, active: np.ndarray) -> BankGrid:
                     int(rows.wavefronts[0]), int(rows.ideal[0]), int(rows.ways[0]))
 
 
-def shared_executions(pattern: Pattern, warp: int, instruction: int) -> list[Batch]:
-    """Shared instruction `instruction`'s executions by `warp`, in program order."""
-    return list(shared_warp_detail(pattern, warp)[instruction])
-
-
-def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
+def bank_scene(listing: Listing, shared: SharedWarpDetail, spec: DiagramSpec,
+               th: Theme) -> Scene:
     """The lane-to-bank grid of execution spec.execution of shared instruction
-    spec.instruction by spec.warp."""
-    ins = kernel_for(pattern).shared_instructions[spec.instruction]
-    runs = shared_executions(pattern, spec.warp, spec.instruction)
+    spec.instruction by the warp of `shared` (spec.warp)."""
+    ins = listing.shared_instructions[spec.instruction]
+    runs = shared.executions[spec.instruction]
     if runs and not 0 <= spec.execution < len(runs):
         raise PatternError("--execution", f"execution {spec.execution} outside [0, {len(runs)})")
     which = f", execution {spec.execution + 1} of {len(runs)}" if len(runs) > 1 else ""
@@ -107,7 +101,7 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
     y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
     cw = cell_width(grid, spec.grid_width, th)
     right = MARGIN + text_width("lane 31", th.small_size) + 8 + BANKS * cw
-    why = _why(pattern, spec) if spec.explain and runs else ""
+    why = _why(listing, shared, spec) if spec.explain and runs else ""
     if why:
         y = paragraph(shapes, why, y, right + MARGIN, th)
     left = MARGIN + text_width("lane 31", th.small_size) + 8
@@ -130,11 +124,11 @@ def bank_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                  f"{head}; {stats}", tuple(shapes))
 
 
-def _why(pattern: Pattern, spec: DiagramSpec) -> str:
+def _why(listing: Listing, shared: SharedWarpDetail, spec: DiagramSpec) -> str:
     """Why the drawn execution takes its wavefronts (scene.explain, which draws on this
     module's layout: imported here)."""
     from .explain import shared_explanations
-    return shared_explanations(pattern, spec.warp, spec.instruction,
+    return shared_explanations(listing, shared, spec.instruction,
                                spec.execution)[spec.instruction]
 
 

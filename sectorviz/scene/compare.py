@@ -1,6 +1,6 @@
-"""Before and after: two patterns (A, B) -> matched instructions, ratios and differences, and
-the comparison sheet; computed once here, printed by `sectorviz compare`, its --json, and the
-exported slide and sheets.
+"""Before and after: two analysed patterns (A, B: each a Side) -> matched instructions, ratios
+and differences, and the comparison sheet; computed once here, printed by `sectorviz compare`,
+its --json, and the exported slide and sheets (sectorviz.gather.compare makes the sides).
 
 Matching rule (each instruction is matched at most once, in this order):
 1. by name: an instruction of A pairs with the first unmatched one of B of the same name;
@@ -23,18 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from ..model.banks import bank_rows
-from ..model.frontend import instruction_index, kernel_for
-from ..model.kernel import Instruction
-from ..model.one_warp import WarpDetail, shared_warp_detail
-from ..model.pattern import with_kernel
-from ..model.results import InstructionStats
+from ..model.results import Analysis, InstructionStats
 from ..model.shared_stats import SharedInstructionStats, SharedStats
+from ..model.values import Instruction, Listing, SharedWarpDetail, WarpDetail
 from .explain import explanations, percent, shared_explanations
 from .grid import run_totals
 from .sheet import Row, Sheet, Step, readable_bytes
@@ -53,20 +49,22 @@ class Pair:
 
 @dataclass(frozen=True)
 class Side:
-    """One pattern of the comparison: its analysis and the selected warp's detail."""
+    """One pattern of the comparison: its listing, its analysis and the selected warp's
+    detail, global and (for a kernel with shared instructions) shared."""
 
-    pattern: Pattern
+    listing: Listing
     analysis: Analysis
     detail: WarpDetail
+    shared: SharedWarpDetail | None = None
 
     def warp_sectors(self, k: int) -> int:
         """Sectors of all executions of instruction k by the selected warp."""
-        return run_totals(list(self.detail.executions[k]), self.pattern.sector_bytes).sectors
+        return run_totals(list(self.detail.executions[k]), self.listing.sector_bytes).sectors
 
     @cached_property
     def why(self) -> tuple[str, ...]:
         """The explanation of each instruction for the selected warp (scene.explain)."""
-        return explanations(self.pattern, self.detail)
+        return explanations(self.listing, self.detail)
 
     @property
     def all_warp_sectors(self) -> int:
@@ -75,7 +73,7 @@ class Side:
     @property
     def has_shared(self) -> bool:
         """Whether the kernel has shared-memory instructions."""
-        return bool(kernel_for(self.pattern).shared_instructions)
+        return bool(self.listing.shared_instructions)
 
     def shared_stats(self, k: int) -> SharedInstructionStats | None:
         """The grid's bank accounting of shared instruction k (None: not counted)."""
@@ -84,16 +82,16 @@ class Side:
     def warp_wavefronts(self, k: int) -> tuple[int, int]:
         """(wavefronts, ideal wavefronts) of all executions of shared instruction k by the
         selected warp (model/banks.py)."""
-        width = kernel_for(self.pattern).shared_instructions[k].width
+        assert self.shared is not None  # given for a kernel with shared instructions
+        width = self.listing.shared_instructions[k].width
         rows = [bank_rows(np.broadcast_to(b.address, b.active.shape)[:1], width, b.active[:1])
-                for b in shared_warp_detail(self.pattern, self.detail.warp)[k]]
+                for b in self.shared.executions[k]]
         return (sum(int(r.wavefronts[0]) for r in rows), sum(int(r.ideal[0]) for r in rows))
 
     @property
     def all_warp_wavefronts(self) -> tuple[int, int]:
         """(wavefronts, ideal wavefronts) of every shared instruction of the selected warp."""
-        each = [self.warp_wavefronts(k)
-                for k in range(len(kernel_for(self.pattern).shared_instructions))]
+        each = [self.warp_wavefronts(k) for k in range(len(self.listing.shared_instructions))]
         return sum(w for w, _ in each), sum(i for _, i in each)
 
     @property
@@ -106,7 +104,9 @@ class Side:
     @cached_property
     def shared_why(self) -> tuple[str, ...]:
         """The explanation of each shared instruction for the selected warp (scene.explain)."""
-        return shared_explanations(self.pattern, self.detail.warp)
+        if self.shared is None:
+            return ()
+        return shared_explanations(self.listing, self.shared)
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -155,7 +155,7 @@ def shared_change(a: tuple[int, int] | None, b: tuple[int, int] | None,
     return f"{left} → {right}, {words}"
 
 
-def _ratio_of(pair: list) -> float | None:
+def _ratio_of(pair: list[Any]) -> float | None:
     """[A, B] -> B / A; None where either is missing or A is 0."""
     return None if None in pair else ratio(*pair)
 
@@ -180,16 +180,15 @@ def _line_keys(instructions: Sequence[Instruction]) -> list[tuple[int, int, str]
     return keys
 
 
-def match_instructions(a: Pattern, b: Pattern) -> tuple[Pair, ...]:
+def match_instructions(a: Listing, b: Listing) -> tuple[Pair, ...]:
     """A's and B's global instructions -> pairs by name, then line and position, then order
     (the module's rule), in A's program order, B's lone instructions last."""
-    return _match(kernel_for(a).instructions, kernel_for(b).instructions, "global")
+    return _match(a.instructions, b.instructions, "global")
 
 
-def match_shared(a: Pattern, b: Pattern) -> tuple[Pair, ...]:
+def match_shared(a: Listing, b: Listing) -> tuple[Pair, ...]:
     """A's and B's shared instructions -> pairs, by the same rule."""
-    return _match(kernel_for(a).shared_instructions, kernel_for(b).shared_instructions,
-                  "shared")
+    return _match(a.shared_instructions, b.shared_instructions, "shared")
 
 
 def _match(ins_a: Sequence[Instruction], ins_b: Sequence[Instruction], space: str
@@ -238,8 +237,9 @@ class Comparison:
     def names(self, pair: Pair) -> tuple[str | None, str | None]:
         """A's and B's instruction names of a (global or shared) pair; None for a lone side."""
         def name(side: Side, k: int | None) -> str | None:
-            kernel = kernel_for(side.pattern)
-            listed = kernel.instructions if pair.space == "global" else kernel.shared_instructions
+            listing = side.listing
+            listed = (listing.instructions if pair.space == "global"
+                      else listing.shared_instructions)
             return None if k is None else listed[k].name
         return name(self.a, pair.a), name(self.b, pair.b)
 
@@ -256,12 +256,12 @@ class Comparison:
                   for side, k in ((self.a, pair.a), (self.b, pair.b)))
         return wa, wb
 
-    def shared_pair_json(self, pair: Pair) -> dict:
+    def shared_pair_json(self, pair: Pair) -> dict[str, Any]:
         """One shared pair's figures as [A, B] lists (null for a lone side, or grid figures
         not counted) and B / A ratios; the conflict ratio is wavefronts / ideal."""
         stats, warp = self.shared_stats(pair), self.warp_wavefronts(pair)
 
-        def both(field: str) -> list:
+        def both(field: str) -> list[Any]:
             return [None if s is None else getattr(s, field) for s in stats]
 
         doc: dict[str, Any] = {"a": pair.a, "b": pair.b, "matched_by": pair.matched_by,
@@ -278,7 +278,7 @@ class Comparison:
                               for k, side in ((pair.a, self.a), (pair.b, self.b))]
         return doc
 
-    def shared_totals_json(self) -> dict:
+    def shared_totals_json(self) -> dict[str, Any]:
         """The shared totals, keys prefixed 'shared_' (the grid's, as each report's
         "shared_totals"; null where not counted) and 'warp_shared_' (the selected warp)."""
         totals = (self.a.analysis.shared_totals, self.b.analysis.shared_totals)
@@ -316,7 +316,7 @@ class Comparison:
         return (None if pair.a is None else self.a.analysis.instructions[pair.a],
                 None if pair.b is None else self.b.analysis.instructions[pair.b])
 
-    def pair_json(self, pair: Pair) -> dict:
+    def pair_json(self, pair: Pair) -> dict[str, Any]:
         """One pair's figures as [A, B] lists and B / A ratios (null where a side is missing)."""
         sa, sb = self.stats(pair)
         wa = None if pair.a is None else self.a.warp_sectors(pair.a)
@@ -338,7 +338,7 @@ class Comparison:
                               for k, side in ((pair.a, self.a), (pair.b, self.b))]
         return doc
 
-    def totals_json(self) -> dict:
+    def totals_json(self) -> dict[str, Any]:
         """The totals: [A, B] and B / A ratios, and the headline."""
         ta, tb = self.a.analysis.totals, self.b.analysis.totals
         wa, wb = self.a.all_warp_sectors, self.b.all_warp_sectors
@@ -391,61 +391,11 @@ class Comparison:
                                            - (self.b.warp_sectors(p.b) if p.b is not None else 0)))
 
 
-def compare(a: Pattern, analysis_a: Analysis, b: Pattern, analysis_b: Analysis,
-            warp: int = 0) -> Comparison:
-    """Two analysed patterns and one warp index (valid in both) -> their Comparison."""
-    return Comparison(Side(a, analysis_a, warp_detail(a, warp)),
-                      Side(b, analysis_b, warp_detail(b, warp)), warp, match_instructions(a, b),
-                      match_shared(a, b))
-
-
-class SideError(Exception):
-    """Bad input in one compared file: `path` and the PatternError it gave."""
-
-    def __init__(self, path: str, error: PatternError):
-        super().__init__(f"{path}: {error}")
-        self.path, self.error = path, error
-
-
-def load_comparison(file_a: str, file_b: str, warp: int = 0,
-                    progress: Callable[[int, int], None] | None = None,
-                    include_dirs: tuple[str, ...] = (),
-                    kernel_keys: tuple[dict, dict] = ({}, {})) -> Comparison:
-    """Two pattern files (which may also read files in `include_dirs`) -> their Comparison
-    about `warp`, spending the open work budget; a PatternError from either file (the warp
-    out of its range too) as SideError. A side that is a CUDA kernel pattern gets its
-    `kernel_keys` (engine, arch; None: as the file says), so one file can be compared with
-    itself read by two engines."""
-    sides = []
-    for path, keys in zip((file_a, file_b), kernel_keys):
-        try:
-            pattern = load_pattern(path, include_dirs)
-            if pattern.kernel is not None:
-                pattern = with_kernel(pattern, "--engine", **keys)
-            warps = kernel_for(pattern).warps
-            if not 0 <= warp < warps:
-                raise PatternError("--warp", f"warp {warp} outside [0, {warps})")
-            sides.append(Side(pattern, analyze(pattern, progress=progress),
-                              warp_detail(pattern, warp)))
-        except PatternError as err:
-            raise SideError(path, err) from err
-    a, b = sides
-    return Comparison(a, b, warp, match_instructions(a.pattern, b.pattern),
-                      match_shared(a.pattern, b.pattern))
-
-
-def side_pair(c: Comparison, file_a: str, key: str | None) -> Pair | None:
-    """The pair of A's instruction `key`: a global one by index or name, else a shared one by
-    name (None without a key); SideError naming `file_a` when it has none such."""
-    if key is None:
-        return None
-    try:
-        return c.pair_of(instruction_index(c.a.pattern, key))
-    except PatternError as err:
-        shared = [i.name for i in kernel_for(c.a.pattern).shared_instructions]
-        if key not in shared:
-            raise SideError(file_a, err) from err
-        return next(p for p in c.shared_pairs if p.a == shared.index(key))
+def comparison(a: Side, b: Side) -> Comparison:
+    """Two sides about one warp -> their Comparison."""
+    assert a.detail.warp == b.detail.warp  # one selected warp
+    return Comparison(a, b, a.detail.warp, match_instructions(a.listing, b.listing),
+                      match_shared(a.listing, b.listing))
 
 
 def _change(a: str, b: str, r: float | None) -> str:
@@ -503,8 +453,8 @@ def comparison_sheet(c: Comparison, only: Pair | None = None) -> Sheet:
     shared = [p for p in c.shared_pairs if only is None or p == only]
     for p in shared:
         why += _why_rows(c, p, c.shared_pair_json(p)["explanation"], " (shared)")
-    title = (f"{c.a.pattern.name} (A) → {c.b.pattern.name} (B): "
-             f"{c.a.pattern.sector_bytes}-byte sectors")
+    title = (f"{c.a.listing.name} (A) → {c.b.listing.name} (B): "
+             f"{c.a.listing.sector_bytes}-byte sectors")
     steps: tuple[Step, ...] = (
         Step(1, f"Instructions, A → B (sectors in warp {c.warp})", tuple(rows)),
         Step(2, f"Why (warp {c.warp})", tuple(why)),

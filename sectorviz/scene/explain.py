@@ -1,4 +1,4 @@
-"""Why an instruction costs what it costs: (pattern, instruction, one warp's execution) -> one or
+"""Why an instruction costs what it costs: (listing, instruction, one warp's execution) -> one or
 two sentences naming the cause and the ideal, computed from the lanes' addresses.
 
 The one place these words are made; the sheet (`report`, the app's pane, exported sheets),
@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model import Pattern
 from ..model.banks import BANK_BYTES, BANKS, bank_rows
-from ..model.expr import plain_names_in, subscripts_in
-from ..model.frontend import kernel_for, read_as
-from ..model.kernel import Batch, Instruction, Kernel, ResolvedArray
-from ..model.memo import MEMO
-from ..model.one_warp import LaneExecution, shared_warp_detail
 from ..model.sectors import WARP_SIZE
+from ..model.values import (
+    Batch,
+    Instruction,
+    LaneExecution,
+    Listing,
+    ResolvedArray,
+    SharedWarpDetail,
+    WarpDetail,
+)
 from .banks import BankGrid, bank_grid
 from .grid import run_totals
 from .words import counted
@@ -69,31 +72,6 @@ def _lane_words(lanes: np.ndarray) -> str:
     runs = _lanes(lanes)
     one = len(runs) == 1 and "-" not in runs[0]
     return ("Lane " if one else "Lanes ") + ", ".join(runs)
-
-
-def data_dependent(pattern: Pattern, k: int, space: str = "global") -> bool:
-    """Instruction k of a pattern file (k-th of the `space` ones) takes its index from an
-    array's values (a gather or scatter), through the lets it reads; False for CUDA kernels
-    (not traced)."""
-    if pattern.kernel is not None:
-        return False
-    kernel = kernel_for(pattern)
-    assert isinstance(kernel, Kernel)  # a pattern file's own accesses
-    spaces = kernel.spaces
-    access = pattern.accesses[spaces.index((space, k))]
-    lets = {name: e.tree for name, e in pattern.lets}
-    read = (access.index,) if access.index is not None else access.at
-    assert read is not None  # an access gives its index or its (row, col)
-    todo = [e.tree for e in read]
-    seen: set[str] = set()
-    while todo:
-        tree = todo.pop()
-        if subscripts_in(tree):
-            return True
-        for name in plain_names_in(tree) & lets.keys() - seen:
-            seen.add(name)
-            todo.append(lets[name])
-    return False
 
 
 def explain_execution(run: LaneExecution, width: int, sector_bytes: int,
@@ -171,7 +149,8 @@ def _cause(run: LaneExecution, active: np.ndarray, width: int, sb: int, gather: 
 def _adjacent_steps(address: np.ndarray, active: np.ndarray) -> np.ndarray:
     """Byte steps from each active lane to the next lane where that one is active too (lane
     order, signed)."""
-    return np.diff(address)[active[:-1] & active[1:]]
+    steps: np.ndarray = np.diff(address)[active[:-1] & active[1:]]
+    return steps
 
 
 def _apart(address: np.ndarray, active: np.ndarray) -> str:
@@ -212,21 +191,21 @@ def _column_walk(run: LaneExecution, active: np.ndarray) -> bool:
     return bool((col == col[0]).all() and (np.abs(np.diff(row)) == 1).all())
 
 
-def explanations(pattern: Pattern, detail, instruction: int | None = None,
+def explanations(listing: Listing, detail: WarpDetail, instruction: int | None = None,
                  run: int = 0) -> tuple[str, ...]:
     """One warp's `detail` -> the explanation of every instruction: execution `run` of
     `instruction`, the first execution of the others; a loop whose executions differ in
     sectors says by how much."""
-    kernel, sb = kernel_for(pattern), pattern.sector_bytes
+    sb = listing.sector_bytes
     out = []
-    for k, ins in enumerate(kernel.instructions):
+    for k, ins in enumerate(listing.instructions):
         runs = detail.executions[k]
         j = run if k == instruction else 0
         if not 0 <= j < len(runs):
             out.append("Not run by this warp.")
             continue
         words = explain_execution(runs[j], ins.width, sb, detail.valid,
-                                  data_dependent(pattern, k))
+                                  ("global", k) in listing.gathers)
         counts = [r.sectors for r in runs]
         if min(counts) != max(counts):
             words += (f" Over its {len(runs)} executions in this warp it takes "
@@ -403,41 +382,20 @@ def _strided(address: np.ndarray, active: np.ndarray, ins: Instruction,
     return f"{head}{where}{cost}.{pad}"
 
 
-def run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
-    """Wavefronts of each execution of shared instruction k by `warp`, in program order
-    (one bank_rows over all of them: a loop of many iterations stays quick), kept in the
-    one cache."""
-    return MEMO.get("run wavefronts", (read_as(pattern), warp, k),
-                    lambda: _run_wavefronts(pattern, warp, k))
-
-
-def _run_wavefronts(pattern: Pattern, warp: int, k: int) -> tuple[int, ...]:
-    runs = shared_warp_detail(pattern, warp)[k]
-    if not runs:
-        return ()
-    address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
-    active = np.stack([b.active[0] for b in runs])
-    width = kernel_for(pattern).shared_instructions[k].width
-    return tuple(int(w) for w in bank_rows(address, width, active).wavefronts)
-
-
-def shared_explanations(pattern: Pattern, warp: int, instruction: int | None = None,
-                        run: int = 0) -> tuple[str, ...]:
-    """The explanation of every shared instruction in `warp`: execution `run` of shared
-    instruction `instruction`, the first execution of the others; a loop whose executions
-    differ in wavefronts says by how much."""
-    kernel = kernel_for(pattern)
-    valid = kernel.threads(warp, warp + 1).valid[0]
+def shared_explanations(listing: Listing, shared: SharedWarpDetail,
+                        instruction: int | None = None, run: int = 0) -> tuple[str, ...]:
+    """The explanation of every shared instruction in the warp of `shared`: execution `run`
+    of shared instruction `instruction`, the first execution of the others; a loop whose
+    executions differ in wavefronts says by how much."""
     out = []
-    for k, (ins, runs) in enumerate(zip(kernel.shared_instructions,
-                                        shared_warp_detail(pattern, warp))):
+    for k, (ins, runs, counts) in enumerate(zip(listing.shared_instructions, shared.executions,
+                                                shared.wavefronts)):
         j = run if k == instruction else 0
         if not 0 <= j < len(runs):
             out.append("Not run by this warp.")
             continue
-        words = explain_shared(runs[j], ins, kernel.arrays.get(ins.first_array), valid,
-                               data_dependent(pattern, k, "shared"))
-        counts = run_wavefronts(pattern, warp, k)
+        words = explain_shared(runs[j], ins, listing.arrays.get(ins.first_array), shared.valid,
+                               ("shared", k) in listing.gathers)
         if min(counts) != max(counts):
             words += (f" Over its {len(runs)} executions in this warp it takes "
                       f"{min(counts)} to {max(counts)} wavefronts.")

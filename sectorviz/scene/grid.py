@@ -13,8 +13,8 @@ from typing import cast
 
 import numpy as np
 
-from ..model.one_warp import LaneExecution
 from ..model.sectors import WARP_SIZE, ideal_sectors
+from ..model.values import LaneExecution
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
 
@@ -87,7 +87,8 @@ def grid_layout(run: LaneExecution, width: int, sector_bytes: int, array_address
         crossing=active & (last > first), shared=cast(np.ndarray, overlap.any(axis=1)))
 
 
-def _columns(sectors, sector_bytes, address0, lo, hi) -> tuple[Column, ...]:
+def _columns(sectors: np.ndarray, sector_bytes: int, address0: int, lo: np.ndarray,
+             hi: np.ndarray) -> tuple[Column, ...]:
     columns: list[Column] = []
     for j, sector in enumerate(sectors):
         if j and sector - sectors[j - 1] > 1:

@@ -16,10 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Analysis, Pattern
-from ..model.analysis import analyzed
-from .overview import waste_classes
-from .palette import WASTE_LABELS, Theme, mix
+from ..model.results import Analysis
+from .palette import WASTE_LABELS, Theme, mix, waste_classes
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .sheet import ideal_per_request
@@ -108,13 +106,12 @@ def histogram_bars(analysis: Analysis, instruction: int) -> HistogramBars:
                          low, high)
 
 
-def histogram_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
+def histogram_scene(analysis: Analysis, spec: DiagramSpec, th: Theme) -> Scene:
     """The bars of spec.instruction, x: sectors per request 0..max, y: requests."""
-    analysis = analyzed(pattern, per_warp=True)
     stats = analysis.instructions[spec.instruction]
     bars = histogram_bars(analysis, spec.instruction)
     small = th.small_size
-    head = (f"{pattern.name}: {stats.name}, sectors per request over "
+    head = (f"{analysis.pattern_name}: {stats.name}, sectors per request over "
             f"{counted(analysis.warps, 'warp')}")
     words = (f"{counted(stats.requests, 'request')}, {stats.sectors_per_request:.2f} sectors per "
              f"request ({bars.ideal_words()}), min {stats.min}, mode {stats.mode}, max {stats.max}")

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Pattern, PatternError, warp_detail
-from ..model.frontend import kernel_for
-from ..model.one_warp import LaneExecution, WarpDetail
+from ..model.errors import PatternError
 from ..model.sectors import WARP_SIZE
+from ..model.values import LaneExecution, Listing, WarpDetail
 from .explain import explanations
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix
@@ -63,21 +62,20 @@ class Geometry:
     body_top: float  # top of lane 0
 
 
-def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
-    """The grid (spec.kind == 'grid') or warp diagram of spec.warp."""
-    detail = warp_detail(pattern, spec.warp)
+def lane_scene(listing: Listing, detail: WarpDetail, spec: DiagramSpec, th: Theme) -> Scene:
+    """The grid (spec.kind == 'grid') or warp diagram of the warp of `detail` (spec.warp)."""
     if spec.kind == "grid":
         count = len(detail.executions[spec.instruction])
         if count and not 0 <= spec.execution < count:
             raise PatternError("--execution", f"execution {spec.execution} outside [0, {count})")
-        panels = [panel(pattern, detail, spec.instruction, spec.execution)]
+        panels = [panel(listing, detail, spec.instruction, spec.execution)]
     else:
-        panels = [panel(pattern, detail, k, 0) for k in range(len(detail.executions))]
-    head, stats = _caption_text(pattern, spec, panels)
+        panels = [panel(listing, detail, k, 0) for k in range(len(detail.executions))]
+    head, stats = _caption_text(listing, spec, panels)
     shapes: list[Shape] = []
     wrap = max(spec.grid_width + CAPTION_SLACK, CAPTION_MIN)
     y = caption(shapes, head, stats, MARGIN, th, wrap) if spec.caption else MARGIN
-    why = _why(pattern, detail, spec) if spec.explain else []
+    why = _why(listing, detail, spec) if spec.explain else []
     for words in why:
         y = paragraph(shapes, words, y, wrap + 2 * MARGIN, th)
     titled = spec.kind == "warp"
@@ -118,26 +116,25 @@ def lane_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
                  f"{head}; {stats}", tuple(shapes))
 
 
-def _why(pattern: Pattern, detail: WarpDetail, spec: DiagramSpec) -> list[str]:
+def _why(listing: Listing, detail: WarpDetail, spec: DiagramSpec) -> list[str]:
     """Why the drawn instruction (grid) or each instruction (warp, by name) costs what it
     costs in this warp (scene.explain), a paragraph each."""
-    why = explanations(pattern, detail, spec.instruction, spec.execution)
+    why = explanations(listing, detail, spec.instruction, spec.execution)
     if spec.kind == "grid":
         return [why[spec.instruction]]
-    names = [ins.name for ins in kernel_for(pattern).instructions]
+    names = [ins.name for ins in listing.instructions]
     return [f"{name}: {words}" for name, words in zip(names, why)]
 
 
-def panel(pattern: Pattern, detail: WarpDetail, k: int, execution: int) -> Panel:
+def panel(listing: Listing, detail: WarpDetail, k: int, execution: int) -> Panel:
     """Instruction k's `execution`-th run by the warp of `detail`, laid out."""
-    kernel = kernel_for(pattern)
-    ins = kernel.instructions[k]
+    ins = listing.instructions[k]
     runs = detail.executions[k]
     if not runs:
         return Panel(ins.name, ins.array, None, None, 0, "")
     run = runs[execution]
-    layout = grid_layout(run, ins.width, pattern.sector_bytes,
-                         kernel.arrays[ins.first_array].address0, detail.valid)
+    layout = grid_layout(run, ins.width, listing.sector_bytes,
+                         listing.arrays[ins.first_array].address0, detail.valid)
     iteration = ""
     if len(runs) > 1:
         iteration = f"{loop_caption(run)} (iteration {execution + 1} of {len(runs)})"
@@ -152,19 +149,20 @@ def _stats(runs: list[LaneExecution], sector_bytes: int) -> str:
             f"{t.fetched_bytes:,} B fetched)")
 
 
-def _caption_text(pattern: Pattern, spec: DiagramSpec, panels: list[Panel]) -> tuple[str, str]:
+def _caption_text(listing: Listing, spec: DiagramSpec, panels: list[Panel]
+                  ) -> tuple[str, str]:
     """(title line, stats line): pattern, warp, instruction; sectors, ideal, useful %."""
     if spec.kind == "grid":
-        head = f"{pattern.name}: warp {spec.warp}, {panels[0].name} (array {panels[0].array})"
+        head = f"{listing.name}: warp {spec.warp}, {panels[0].name} (array {panels[0].array})"
         head += f", {panels[0].iteration}" if panels[0].iteration else ""
     else:
         n = len(panels)
-        head = f"{pattern.name}: warp {spec.warp}, {counted(n, 'instruction')}"
+        head = f"{listing.name}: warp {spec.warp}, {counted(n, 'instruction')}"
     runs = [p.run for p in panels if p.run is not None]
     if not runs:
         what = "this instruction" if spec.kind == "grid" else "any instruction"
         return head, f"no lane of warp {spec.warp} runs {what}"
-    sb = pattern.sector_bytes
+    sb = listing.sector_bytes
     active = int(runs[0].active.sum())
     return head, f"{_stats(runs, sb)}, {active} of 32 lanes active, {sb}-byte sectors"
 
@@ -250,7 +248,7 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
                            small, th.muted, anchor="middle", rotate=True, css="note"))
         return w
     layout = p.layout
-    xs = np.cumsum([x0] + [_column_width(cw, c) for c in layout.columns]).tolist()
+    xs: list[float] = np.cumsum([x0] + [_column_width(cw, c) for c in layout.columns]).tolist()
     width = xs[-1] - x0
     sectors = [(c, x) for c, x in zip(layout.columns, xs) if isinstance(c, SectorColumn)]
     for column, cx in sectors:

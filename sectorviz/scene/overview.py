@@ -1,5 +1,6 @@
 """The kernel overview strip: instructions (rows) x warps in launch order (columns), each cell
-coloured by its waste: sectors per request against the ideal (`analyze(pattern, per_warp=True)`).
+coloured by its waste: sectors per request against the ideal (an Analysis with per-warp
+figures).
 
 With more warps than bins, consecutive warps share a cell and its value is their sectors over
 their requests, against their own ideal sectors per request (the analysis keeps each warp's
@@ -18,8 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model import Analysis, Pattern
-from ..model.analysis import analyzed
+from ..model.results import Analysis
 from .palette import WASTE_LABELS, Theme, waste_classes
 from .parts import MARGIN, caption, caption_width, legend
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
@@ -83,9 +83,8 @@ def _shared_bins(analysis: Analysis, rows: int, edges: np.ndarray
                 np.where(ideal > 0, waves / np.maximum(ideal, 1), np.nan))
 
 
-def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
+def overview_scene(analysis: Analysis, spec: DiagramSpec, th: Theme) -> Scene:
     """The strip, with spec.warp marked."""
-    analysis = analyzed(pattern, per_warp=True)
     warps = analysis.warps
     cells = overview_bins(analysis, MAX_BINS, len(analysis.shared))
     edges, bins = cells.edges, len(cells.edges) - 1
@@ -99,7 +98,8 @@ def overview_scene(pattern: Pattern, spec: DiagramSpec, th: Theme) -> Scene:
         f"{s.ideal_wavefronts / max(s.requests, 1):.2f}" for s in analysis.shared]
     left = MARGIN + max(text_width(n, label) for n in names) + 12
     t = analysis.totals
-    head = f"{pattern.name}: {counted(warps, 'warp')}, {counted(len(names), 'instruction')}"
+    head = (f"{analysis.pattern_name}: {counted(warps, 'warp')}, "
+            f"{counted(len(names), 'instruction')}")
     stats = (f"{t.sectors:,} sectors (ideal {t.ideal_sectors:,}), useful "
              f"{100 * t.useful_fraction:.1f}%, {t.sectors_per_request:.2f} sectors per request")
     width = left + STRIP_WIDTH + 12 + max(text_width(n, small) for n in notes) + MARGIN

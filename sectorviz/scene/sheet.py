@@ -1,7 +1,7 @@
-"""The accounting sheet: (pattern, analysis, selected warp) -> the answer and five steps as
-rows of text, each with its figures as plain numbers and their unit (what the CSV holds). The
-one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the exported sheets
-print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
+"""The accounting sheet: (listing, analysis, the selected warp's details) -> the answer and
+five steps as rows of text, each with its figures as plain numbers and their unit (what the
+CSV holds). The one list of rows that `report`, the app's pane, Copy as Markdown/CSV and the
+exported sheets print (export/sheets.py, ui/sheet_view.py); nothing here is drawn.
 
 Answer first (sector demand against ideal, useful %, the worst instruction, global or
 shared: worst_instruction), then 1 memory
@@ -16,10 +16,10 @@ the model's Stats, never recomputed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.banks import (
     LOAD_CONFLICTS,
     LOAD_WAVEFRONTS,
@@ -28,11 +28,10 @@ from ..model.banks import (
     bank_rows,
 )
 from ..model.cache import CacheResult, time_text
-from ..model.frontend import kernel_for, reading_of
 from ..model.measured import Measured
-from ..model.one_warp import LaneExecution, shared_warp_detail
-from ..model.results import ConstantStats, InstructionStats, Stats
+from ..model.results import Analysis, ConstantStats, InstructionStats, Stats
 from ..model.shared_stats import SharedStats
+from ..model.values import LaneExecution, Listing, SharedWarpDetail, WarpDetails
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .palette import waste_classes
@@ -232,7 +231,7 @@ class Worst:
     ideal_per_request: float
     words: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The `report --json` "worst" entry."""
         return {k: v for k, v in self.__dict__.items() if k != "words"}
 
@@ -309,20 +308,18 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
     return tuple(rows)
 
 
-def _shared_warp_rows(pattern: Pattern, warp: int, instruction: int, run: int
-                      ) -> tuple[Row, ...]:
+def _shared_warp_rows(listing: Listing, warp: int, shared: SharedWarpDetail | str,
+                      instruction: int, run: int) -> tuple[Row, ...]:
     """Step 6 about `warp`: each shared instruction's wavefronts in execution `run` of
-    shared instruction `instruction` (the first of the others), and why (scene.explain)."""
-    kernel = kernel_for(pattern)
-    try:
-        runs = shared_warp_detail(pattern, warp)
-        why = shared_explanations(pattern, warp, instruction, run)
-    except PatternError as err:
-        return (Row(f"warp {warp}", "error", str(err)),)
+    shared instruction `instruction` (the first of the others), and why (scene.explain);
+    the error that stopped `shared`, if one did."""
+    if isinstance(shared, str):
+        return (Row(f"warp {warp}", "error", shared),)
+    why = shared_explanations(listing, shared, instruction, run)
     rows = []
-    for k, (ins, executions) in enumerate(zip(kernel.shared_instructions, runs)):
+    for k, (ins, executions) in enumerate(zip(listing.shared_instructions, shared.executions)):
         j = run if k == instruction else 0
-        at = len(kernel.instructions) + k
+        at = len(listing.instructions) + k
         if not 0 <= j < len(executions):
             rows.append(Row(f"{ins.name}, this warp", "not run by this warp", instruction=at))
             continue
@@ -342,24 +339,24 @@ def _conflicts(analysis: Analysis, op: str) -> int:
     return sum(s.bank_conflicts for s in analysis.shared if s.op == op)
 
 
-def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
+def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpDetails,
                      instruction: int = 0, run: int = 0, error: str | None = None) -> Sheet:
-    """The sheet for `warp` (steps 3 and 4 show execution `run` of `instruction`, the first
-    execution of the others) and the grid (`analysis`: partial while a run goes on, its rows
-    then say "so far"; None before the first result or when it failed with `error`)."""
-    kernel, sb = kernel_for(pattern), pattern.sector_bytes
-    try:
-        detail, warp_error = warp_detail(pattern, warp), None
-    except PatternError as err:
-        detail, warp_error = None, str(err)
-    stats = analysis.instructions if analysis is not None else (None,) * len(kernel.instructions)
+    """The sheet for the warp of `details` (steps 3 and 4 show execution `run` of
+    `instruction`, the first execution of the others) and the grid (`analysis`: partial while
+    a run goes on, its rows then say "so far"; None before the first result or when it
+    failed with `error`)."""
+    sb, warp = listing.sector_bytes, details.warp
+    detail = None if isinstance(details.detail, str) else details.detail
+    warp_error = details.detail if isinstance(details.detail, str) else None
+    stats: tuple[InstructionStats | None, ...] = (
+        analysis.instructions if analysis is not None else (None,) * len(listing.instructions))
     waiting = None if analysis is not None else _answer(None, error)[0]
     so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
-    why = explanations(pattern, detail, instruction, run) if detail else ()
-    for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
+    why = explanations(listing, detail, instruction, run) if detail else ()
+    for k, (ins, st) in enumerate(zip(listing.instructions, stats)):
         runs = detail.executions[k] if detail else ()
-        arr = kernel.arrays[ins.first_array]
+        arr = listing.arrays[ins.first_array]
         loops = f"; {len(runs)} executions in this warp" if len(runs) > 1 else ""
         ops.append(Row(ins.name, f"{op_words(ins.op)}, {ins.width} B per lane",
                        f"array {ins.array} ({arr.spec.dtype})" + loops, instruction=k))
@@ -392,7 +389,7 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                 f"{counted(st.requests, 'request')}; ideal {st.ideal_sectors:,}, excess "
                 f"{st.excess_sectors:,}; useful {100 * st.useful_fraction:.1f}%",
                 instruction=k, figures=(st.sectors,), unit="sectors"))
-    if not kernel.instructions:
+    if not listing.instructions:
         ops.append(Row("global memory", NO_GLOBAL, "the kernel reads and writes no global "
                                                    "array: no sectors to count"))
     if analysis is not None:
@@ -423,11 +420,9 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         bounds = [waiting]
     block = "" if detail is None else f", block {tuple(detail.block)}"
     warp_rows = expansion if detail is not None else [Row("warp", "error", warp_error or "")]
-    threads = kernel.blocks * kernel.threads_per_block
-    reading = reading_of(pattern)
-    title = (f"{pattern.name}: {counted(threads, 'thread')} in "
-             f"{counted(kernel.warps, 'warp')}, {sb}-byte sectors"
-             + ("" if reading is None else f"; {reading.words}"))
+    title = (f"{listing.name}: {counted(listing.threads, 'thread')} in "
+             f"{counted(listing.warps, 'warp')}, {sb}-byte sectors"
+             + ("" if listing.reading is None else f"; {listing.reading}"))
     steps = [
         Step(1, "Memory operations", tuple(ops)),
         Step(2, "Logical bytes", tuple(logical)),
@@ -436,12 +431,13 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
         Step(5, "Traffic at named boundaries (request-side demand, not a DRAM measurement)",
              tuple(bounds)),
     ]
-    if kernel.shared_instructions:
-        shared = instruction - len(kernel.instructions)
+    if listing.shared_instructions:
+        assert details.shared is not None  # given for a kernel with shared instructions
+        shared = instruction - len(listing.instructions)
         steps.append(Step(6, "Shared memory: bank wavefronts per warp request (per block, not "
                              "global sectors)",
                           _shared_rows(analysis, waiting)
-                          + _shared_warp_rows(pattern, warp, shared, run)))
+                          + _shared_warp_rows(listing, warp, details.shared, shared, run)))
     return Sheet(title, _answer(analysis, error), tuple(steps))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import fields, replace
 
-from ..model import PatternError
+from ..model.errors import PatternError
 from .compare import Comparison, Pair, Side, factor_words, ratio
 from .lanes import Panel, lane_scene, panel, panel_units
 from .palette import Theme, theme
@@ -49,8 +49,8 @@ def slide_pair(c: Comparison, pair: Pair | None) -> Pair:
 def _panels(side: Side, spec: DiagramSpec) -> list[Panel]:
     """The panels lane_scene draws for `spec` (one for a grid, every instruction for a warp)."""
     if spec.kind == "grid":
-        return [panel(side.pattern, side.detail, spec.instruction, spec.execution)]
-    return [panel(side.pattern, side.detail, k, 0) for k in range(len(side.detail.executions))]
+        return [panel(side.listing, side.detail, spec.instruction, spec.execution)]
+    return [panel(side.listing, side.detail, k, 0) for k in range(len(side.detail.executions))]
 
 
 def _first_lane_y(scene: Scene) -> float:
@@ -61,7 +61,7 @@ def _first_lane_y(scene: Scene) -> float:
 def slide_caption(c: Comparison, pair: Pair, kind: str) -> tuple[str, str]:
     """(title, stats): the per-warp change of the drawn instruction (grid) or of the warp,
     then the headline over the grid."""
-    names = f"{c.a.pattern.name} → {c.b.pattern.name}"
+    names = f"{c.a.listing.name} → {c.b.listing.name}"
     if kind == "grid":
         assert pair.a is not None and pair.b is not None  # a slide draws a matched pair
         wa, wb = c.a.warp_sectors(pair.a), c.b.warp_sectors(pair.b)
@@ -131,7 +131,8 @@ def _slide(c: Comparison, spec: DiagramSpec, stack: bool, pair: Pair, explain: b
              for side, k in ((c.a, pair.a), (c.b, pair.b))]
     units = [panel_units(_panels(side, s)) for side, s in sides]
     column = grid_width / max(units)  # one column width on both sides
-    scenes = [lane_scene(side.pattern, replace(s, grid_width=column * u, legend=False), th)
+    scenes = [lane_scene(side.listing, side.detail,
+                         replace(s, grid_width=column * u, legend=False), th)
               for (side, s), u in zip(sides, units)]
     head, stats = slide_caption(c, pair, spec.kind)
     shapes: list[Shape] = []
@@ -157,7 +158,7 @@ def _slide(c: Comparison, spec: DiagramSpec, stack: bool, pair: Pair, explain: b
     height = top + (y if stack else max(heights))
     width = max(across, caption_width(head, stats, big, wrap) if spec.caption else 0.0)
     if spec.legend:
-        entries = _legend_union([lane_scene(side.pattern, replace(
+        entries = _legend_union([lane_scene(side.listing, side.detail, replace(
             s, grid_width=column * u, caption=False), th) for (side, s), u in zip(sides, units)])
         height = legend(shapes, entries, MARGIN, height - MARGIN + 10, width - MARGIN,
                         th) + MARGIN - 10

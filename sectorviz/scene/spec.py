@@ -1,4 +1,4 @@
-"""DiagramSpec: the small value every diagram is a pure function of (with the pattern)."""
+"""DiagramSpec: the small value every diagram is a pure function of (with the model's values)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .palette import DEFAULT_THEME
 
 KINDS = ("grid", "warp", "overview", "banks", "histogram")
+GRID_KINDS = ("overview", "histogram")  # drawn from the analysis of every warp
 GRID_WIDTH = 900.0  # width the sector columns of all panels aim to fill together, units
 
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .palette import Theme
 from .parts import MARGIN, caption, legend
 from .shapes import Line, Rect, Scene, Shape, Text
 from .words import counted
+
+Doc = dict[str, Any]  # a JSON document: a `report --json` one, or a part of it
 
 WIDTH, HEIGHT = 1280.0, 720.0  # 16:9, units
 AXIS_LEFT = 64.0  # room for the value ticks left of a panel
@@ -59,20 +61,20 @@ class Series:
 class Metric:
     label: str  # the value axis, with its unit
     shared: bool  # reads the shared instructions (wavefronts), not the global ones
-    value: Callable[[dict], Figure]  # an instruction's (or the totals') figures -> value
-    ideal: Callable[[dict], Figure]
+    value: Callable[[Doc], Figure]  # an instruction's (or the totals') figures -> value
+    ideal: Callable[[Doc], Figure]
 
 
-def _per(a: str, b: str, scale: float = 1.0) -> Callable[[dict], Figure]:
+def _per(a: str, b: str, scale: float = 1.0) -> Callable[[Doc], Figure]:
     """figures -> scale x figures[a] / figures[b] (None when b is 0)."""
     return lambda s: scale * s[a] / s[b] if s[b] else None
 
 
-def _times(a: str, b: str) -> Callable[[dict], Figure]:
+def _times(a: str, b: str) -> Callable[[Doc], Figure]:
     return lambda s: s[a] * s[b]
 
 
-def _useful_ideal(s: dict) -> Figure:
+def _useful_ideal(s: Doc) -> Figure:
     return 100.0 * s["useful_bytes"] / (s["ideal_sectors"] * s["sector_size"]) \
         if s["ideal_sectors"] else None
 
@@ -92,7 +94,7 @@ METRICS = {
 DEFAULT_METRIC = "sectors_per_request"
 
 
-def _lines_of(report: dict, metric: Metric) -> dict[str, tuple[Figure, Figure]]:
+def _lines_of(report: Doc, metric: Metric) -> dict[str, tuple[Figure, Figure]]:
     """One report -> {line name: (value, ideal)}: its instructions, then 'total'."""
     rows = report["shared"] if metric.shared else report["instructions"]
     out = {s["name"]: (metric.value(s), metric.ideal(s)) for s in rows}
@@ -105,7 +107,7 @@ def _lines_of(report: dict, metric: Metric) -> dict[str, tuple[Figure, Figure]]:
     return out
 
 
-def metric_series(points: list[dict], metric: str) -> list[Series]:
+def metric_series(points: list[Doc], metric: str) -> list[Series]:
     """The lines of `metric` over the points, in the order the instructions first appear,
     'total' last."""
     per_point = [_lines_of(p["report"], METRICS[metric]) if "report" in p else {}
@@ -153,7 +155,7 @@ def _tag(i: int, name: str) -> str:
     return "T" if name == "total" else str(i + 1)
 
 
-def sweep_chart_scene(title: str, params: list[str], points: list[dict], metric: str,
+def sweep_chart_scene(title: str, params: list[str], points: list[Doc], metric: str,
                       th: Theme) -> Scene:
     """The chart of `metric` over the points of a sweep of one or two `params` (the first
     along x, the second one panel per value); ValueError for more than two."""
@@ -196,7 +198,7 @@ def sweep_chart_scene(title: str, params: list[str], points: list[dict], metric:
 
 
 def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: str | None,
-           param: str, points: list[dict], series: list[Series], axis: tuple[float, float],
+           param: str, points: list[Doc], series: list[Series], axis: tuple[float, float],
            label: str, th: Theme) -> None:
     """One panel: value axis 0..top at the left, `param`'s values along the bottom, the lines
     (a gap at each failed point, a cross on the axis there) and their ideals dashed."""

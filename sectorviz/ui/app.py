@@ -1,18 +1,7 @@
-"""`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
-[--engine E] [--screenshot OUT.png]`: the app. `--engine compiled|source` reads every CUDA
-kernel pattern of the session with that engine (as SECTORVIZ_ENGINE does; a pattern's own
-`kernel.engine` still wins).
-
-N is the 0-based global warp in launch order; K the 0-based instruction index in program
-order (the global instructions, then the shared ones), or its name. With --screenshot the window
-(default size and layout, the light theme unless --theme says otherwise) is saved as a PNG once it
-is drawn and the grid-wide analysis has arrived, then the app exits 0. Bad input: one line on
-stderr, exit 2, except a FILE that cannot be opened without --screenshot: its line goes to stderr
-and the window opens (on the default example) with the error in its status bar, a broken kernel in
-its Kernel tab, or for a .cu the offer to make a pattern for it. Anything else that
-goes wrong (a bug) is one line too, 'FILE: internal error: KIND; please report': before the
-window opens it exits 2; once it is open the line also shows in the status bar and the
-document stays as it was (a --screenshot run then exits 2).
+"""The app's window launched from a parsed command line (sectorviz.command.app parses it and
+documents the flags): the window on FILE, or a screenshot of it once drawn and analysed, or
+the self-test session; one line on stderr and exit 2 for bad input, an uncaught exception in
+the event loop one line too (ErrorReporter).
 """
 
 from __future__ import annotations
@@ -28,45 +17,15 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
-from ..commandline import OneLineParser, UsageError, fail, interrupted_status
+from ..exits import fail, interrupted_status
 from ..export.raster import NoPlatform, check_platform
 from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
-from ..model.frontend import instruction_index, kernel_for
-from ..model.pattern import ENGINES
+from ..model.listing import listing_of
 from ..paths import default_example, resources_dir
 from .document import Change
 from .main_window import MainWindow, load_checked
-from .theme import THEMES
-
-
-def parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="sectorviz", description="See which 32-byte sectors each lane of a warp "
-                                              "touches, and count them for the whole grid.",
-                epilog="Without a display: `sectorviz report FILE` prints the accounting sheet, "
-                       "`sectorviz export FILE -o OUT` writes diagrams and sheets.")
-    p.add_argument("file", nargs="?", help="a *.sectorviz.json pattern (default: vector add)")
-    p.add_argument("--warp", type=int, default=0, metavar="N",
-                   help="0-based global warp, in launch order")
-    p.add_argument("--instruction", metavar="K",
-                   help="0-based instruction index in program order (global ones, then "
-                        "shared ones), or its name (default: the first, if the kernel has one)")
-    p.add_argument("--theme", choices=sorted(THEMES), help="colour theme for this run")
-    p.add_argument("--compare", metavar="B", help="open pattern file B in the compare window "
-                                                  "beside FILE")
-    p.add_argument("--present", action="store_true",
-                   help="start in presentation mode (full screen; Esc leaves)")
-    p.add_argument("--engine", choices=ENGINES,
-                   help="how CUDA kernels are counted this session: compiled (the PTX nvcc "
-                        "emits) or source (as written)")
-    p.add_argument("--screenshot", metavar="OUT.png",
-                   help="save the window (the compare window with --compare, the "
-                        "presentation with --present) as a PNG and exit")
-    p.add_argument("--smoke-test", metavar="DIR",
-                   help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
-    return p
-
 
 SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have settled
 
@@ -142,23 +101,9 @@ def _has_display() -> bool:
             or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")))
 
 
-def main(argv: list[str], self_test: Callable[[str], int] | None = None) -> int:
-    """The app on `argv`; `self_test(DIR)` runs `--smoke-test DIR` (sectorviz.smoke, which
-    the command line passes: the UI never imports the smoke test that drives it)."""
-    try:
-        args = parser().parse_args(argv)
-    except UsageError as err:
-        return fail(str(err))
-    hook = sys.excepthook
-    try:
-        return _run(args, self_test)
-    except Exception as err:  # the last line of defence: one line, never a traceback
-        return fail(f"{args.file or 'sectorviz'}: {internal_error(err)}")
-    finally:
-        sys.excepthook = hook  # the window's ErrorReporter reports only while it runs
-
-
-def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int:
+def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int:
+    """The app on the parsed command line `args` (command/app.py) -> its exit status;
+    `self_test(DIR)` runs `--smoke-test DIR`."""
     if not _has_display():
         if not (args.screenshot or args.smoke_test):
             return fail("sectorviz: no display to open a window on (DISPLAY is not set); run "
@@ -181,11 +126,10 @@ def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> in
         print(str(err), file=sys.stderr)
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
-        warps = kernel_for(pattern).warps
-        if not 0 <= args.warp < warps:
-            raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
-        k = 0 if args.instruction is None else instruction_index(pattern, args.instruction,
-                                                                  "all")
+        listing = listing_of(pattern)
+        if not 0 <= args.warp < listing.warps:
+            raise PatternError("--warp", f"warp {args.warp} outside [0, {listing.warps})")
+        k = 0 if args.instruction is None else listing.index(args.instruction, "all")
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)

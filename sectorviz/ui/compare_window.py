@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..gather.compare import compare, match_instructions, match_shared
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
-from ..scene.compare import Comparison, compare, comparison_sheet, match_instructions, match_shared
+from ..scene.compare import Comparison, comparison_sheet
 from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place

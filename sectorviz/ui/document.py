@@ -21,8 +21,8 @@ from ..model import Analysis, Pattern, PatternError, warp_detail
 from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.kernel import Instruction
 from ..model.memo import MEMO
-from ..model.one_warp import LaneExecution, WarpDetail
-from ..scene.banks import shared_executions
+from ..model.one_warp import shared_warp_detail
+from ..model.values import LaneExecution, WarpDetail
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
 from .watch import DiskWatch
@@ -87,8 +87,8 @@ def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:
     try:
         detail = warp_detail(pattern, selection.warp)
         if shared >= 0:
-            runs = len(shared_executions(pattern, selection.warp, shared))
-            return WarpView(pattern, kernel, selection, ins, detail, runs, None, None)
+            count = len(shared_warp_detail(pattern, selection.warp).executions[shared])
+            return WarpView(pattern, kernel, selection, ins, detail, count, None, None)
     except PatternError as err:
         return WarpView(pattern, kernel, selection, ins, None, 0, None, None, str(err))
     runs = detail.executions[selection.instruction]

@@ -29,9 +29,10 @@ from PySide6.QtWidgets import (
 from ..atomic import write_atomic
 from ..export.formats import diagram_bytes, diagram_svg, sheet_bytes
 from ..export.raster import render_image, svg_size
+from ..gather.diagrams import selected_spec
 from ..model import Pattern, PatternError
 from ..model.frontend import kernel_for
-from ..scene.diagrams import KINDS, DiagramSpec, selected_spec
+from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
 
 PREVIEW_SIZE = (720, 420)  # smallest preview; it grows with the dialog

@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..gather.diagrams import diagram_scene, selected_spec
+from ..gather.explain import explanations, shared_explanations
 from ..model import PatternError
 from ..model.banks import BANK_BYTES
 from ..model.detail import lane_records
-from ..scene.diagrams import diagram_scene, selected_spec
-from ..scene.explain import explanations, shared_explanations
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
 from ..scene.parts import MARGIN

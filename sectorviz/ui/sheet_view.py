@@ -17,7 +17,8 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from ..export.sheets import sheet_csv, sheet_markdown
-from ..scene.sheet import Row, Sheet, accounting_sheet
+from ..gather.sheet import accounting_sheet
+from ..scene.sheet import Row, Sheet
 from .document import Change, Document
 from .machine_bar import MachineBar
 from .measurements import Measurements

@@ -9,9 +9,9 @@ from cuda_helpers import kernel_pattern, run
 
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.export.sheets import sheet_text
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model.analysis import analyze
 from sectorviz.model.errors import PatternError
-from sectorviz.scene.sheet import accounting_sheet
 
 HIST = {"data": {"dtype": "int32", "length": 2048, "values": {"kind": "expr",
                                                                "expr": "(i * 37) % 97"}},

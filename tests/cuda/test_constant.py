@@ -9,8 +9,8 @@ from cuda_helpers import kernel_pattern, run
 
 from sectorviz.cli import main
 from sectorviz.export.sheets import sheet_text
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model.errors import PatternError
-from sectorviz.scene.sheet import accounting_sheet
 
 CODE = """__constant__ float weights[64];
 __constant__ int offsets[8];

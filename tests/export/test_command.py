@@ -11,11 +11,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.export.command import run_export
+from sectorviz.command.export import run_export
 from sectorviz.export.sheets import sheet_csv
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import resources_dir
-from sectorviz.scene.sheet import accounting_sheet, sheet_table
+from sectorviz.scene.sheet import sheet_table
 
 EXAMPLES = resources_dir() / "examples"
 CROSSING = str(EXAMPLES / "struct12-crossing.sectorviz.json")

@@ -13,10 +13,10 @@ import pytest
 
 from sectorviz.cli import main
 from sectorviz.export.svg import scene_svg
+from sectorviz.gather.compare import compare
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import resources_dir
-from sectorviz.scene.compare import compare
 from sectorviz.scene.grid import grid_layout
 from sectorviz.scene.palette import THEMES
 from sectorviz.scene.slide import slide_scene

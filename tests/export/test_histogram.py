@@ -6,7 +6,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from sectorviz.export.command import run_export
+from sectorviz.command.export import run_export
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import analyze, pattern_from_dict
 from sectorviz.model.analysis import analyzed

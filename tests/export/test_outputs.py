@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.export import command
+from sectorviz.command import export as command
 from sectorviz.paths import examples_dir
 
 HOSTILE = "bad\ud800 \x07<&> =HYPERLINK(\"http://x\") 50% _{}"

@@ -8,7 +8,8 @@ import pytest
 from PySide6.QtGui import QImage
 
 from sectorviz.export.formats import diagram_bytes, diagram_svg
-from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
+from sectorviz.gather.diagrams import diagram_scene
+from sectorviz.scene.diagrams import DiagramSpec
 
 
 def image(data: bytes) -> QImage:

@@ -12,11 +12,12 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.export.escape import csv_cell, latex_text, plain_text, xml_text
 from sectorviz.export.sheets import plain_number, sheet_csv, sheet_latex, sheet_markdown, sheet_text
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import analyze
 from sectorviz.paths import examples_dir
 from sectorviz.scene.overview import overview_bins
 from sectorviz.scene.palette import WASTE_LABELS
-from sectorviz.scene.sheet import accounting_sheet, sheet_table
+from sectorviz.scene.sheet import sheet_table
 
 
 def sheet_of(pattern, warp=0):

@@ -6,7 +6,8 @@ import subprocess
 import pytest
 
 from sectorviz.export.tikz import scene_tikz
-from sectorviz.scene.diagrams import DiagramSpec, diagram_scene
+from sectorviz.gather.diagrams import diagram_scene
+from sectorviz.scene.diagrams import DiagramSpec
 from sectorviz.scene.shapes import Rect, Text
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import analyze, pattern_from_dict
-from sectorviz.scene.sheet import accounting_sheet
 
 CODE = """__constant__ int offset[4] = {0, 64, 128, 192};
 __global__ void k(unsigned* bins) {

@@ -3,6 +3,7 @@
 import pytest
 from PySide6.QtGui import QImage
 
+from sectorviz.command import app as launch
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app
 
@@ -16,7 +17,7 @@ def test_screenshot_opens_file_warp_and_instruction(tmp_path, qapp, monkeypatch)
     seen = []
     monkeypatch.setattr(app, "grab_when_drawn",
                         lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
-    assert app.main([TRANSPOSE, "--warp", "33", "--instruction", "store c[col][row]",
+    assert launch.main([TRANSPOSE, "--warp", "33", "--instruction", "store c[col][row]",
                      "--screenshot", str(out)]) == 0
     image = QImage(str(out))
     assert image.width() > 800 and image.height() > 600
@@ -30,7 +31,7 @@ def test_no_file_opens_vector_add(tmp_path, qapp, monkeypatch):
     seen = []
     monkeypatch.setattr(app, "grab_when_drawn",
                         lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
-    assert app.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
+    assert launch.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
     (window,) = seen
     assert window.document.pattern.name == "Vector add" and window.document.path is None
     window.close()
@@ -44,7 +45,7 @@ def test_no_file_opens_vector_add(tmp_path, qapp, monkeypatch):
     ([TRANSPOSE, "--warp", "x"], "invalid int value"),
 ])
 def test_bad_arguments_exit_2_with_one_line(argv, needle, capsys):
-    assert app.main(argv) == 2
+    assert launch.main(argv) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
 
@@ -66,7 +67,7 @@ def test_a_kernel_without_global_accesses_opens_with_an_empty_grid_and_sheet(
     seen = []
     monkeypatch.setattr(app, "grab_when_drawn",
                         lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
-    assert app.main([str(path), "--screenshot", str(tmp_path / "shot.png")]) == 0
+    assert launch.main([str(path), "--screenshot", str(tmp_path / "shot.png")]) == 0
     (window,) = seen
     assert window.grid_view.item.columns() == []
     assert "no global memory instruction" in window.grid_view.item.error
@@ -75,4 +76,4 @@ def test_a_kernel_without_global_accesses_opens_with_an_empty_grid_and_sheet(
     window.set_warp(3)
     assert window.document.selection.warp == 3
     window.close()
-    assert app.main([str(path), "--instruction", "0"]) == 2  # none to select
+    assert launch.main([str(path), "--instruction", "0"]) == 2  # none to select

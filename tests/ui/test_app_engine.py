@@ -2,6 +2,7 @@
 
 import pytest
 
+from sectorviz.command import app as launch
 from sectorviz.compiled.compiler import find_compiler
 from sectorviz.frontends import ENGINE_VAR
 from sectorviz.model.frontend import reading_of
@@ -22,7 +23,7 @@ def test_the_engine_flag_reads_the_kernel(tmp_path, qapp, monkeypatch, engine):
     seen = []
     monkeypatch.setattr(app, "grab_when_drawn",
                         lambda w, a, real=app.grab_when_drawn: (seen.append(w), real(w, a))[1])
-    assert app.main([VECTOR_ADD, "--engine", engine, "--screenshot",
+    assert launch.main([VECTOR_ADD, "--engine", engine, "--screenshot",
                      str(tmp_path / "shot.png")]) == 0
     (window,) = seen
     assert reading_of(window.document.pattern).engine == engine
@@ -30,5 +31,5 @@ def test_the_engine_flag_reads_the_kernel(tmp_path, qapp, monkeypatch, engine):
 
 
 def test_an_unknown_engine_is_one_line(capsys):
-    assert app.main([VECTOR_ADD, "--engine", "fast"]) == 2
+    assert launch.main([VECTOR_ADD, "--engine", "fast"]) == 2
     assert "invalid choice: 'fast'" in capsys.readouterr().err

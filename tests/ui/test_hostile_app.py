@@ -11,14 +11,15 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
-from sectorviz.commandline import Terminated
+from sectorviz.command import app as launch
+from sectorviz.exits import Terminated
 from sectorviz.ui import app, worker
 from sectorviz.ui.app import ErrorReporter
 
 
 def test_app_before_the_window_opens(tmp_path, capsys, monkeypatch, qapp):
     monkeypatch.setattr(app.MainWindow, "set_warp", raising(RecursionError()))
-    code = app.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
+    code = launch.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
     assert_internal_error(code, capsys.readouterr().err, VECTOR_ADD, "RecursionError")
 
 
@@ -27,7 +28,7 @@ def test_app_while_running_exits_2_for_a_screenshot(tmp_path, capsys, monkeypatc
     monkeypatch.setattr(app, "grab_when_drawn",
                         lambda *_: QTimer.singleShot(0, raising(ZeroDivisionError())) or [])
     hook = sys.excepthook
-    code = app.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
+    code = launch.main([VECTOR_ADD, "--screenshot", str(tmp_path / "s.png")])
     assert_internal_error(code, capsys.readouterr().err, VECTOR_ADD, "ZeroDivisionError")
     assert sys.excepthook is hook
 

@@ -10,6 +10,7 @@ import threading
 import pytest
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QMessageBox
 
+from sectorviz.command import app as launch
 from sectorviz.model import analyze, load_pattern
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app, worker
@@ -20,7 +21,7 @@ EX = examples_dir()
 
 @pytest.fixture
 def launched(monkeypatch, qtbot):
-    """launched(argv, check) -> app.main's exit code; the event loop runs until the launched
+    """launched(argv, check) -> launch.main's exit code; the event loop runs until the launched
     window is shown, then `check(window)` runs in it and the loop ends."""
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Discard)
     windows = []
@@ -38,7 +39,7 @@ def launched(monkeypatch, qtbot):
             check(windows[0])
             return 0
         monkeypatch.setattr(QApplication, "exec", exec_)
-        code = app.main(argv)
+        code = launch.main(argv)
         for window in windows:
             window.close()
         return code

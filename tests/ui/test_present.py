@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLabel
 
+from sectorviz.command import app as launch
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app
 
@@ -42,12 +43,12 @@ def test_present_and_compare_from_the_command_line(tmp_path, qapp, monkeypatch):
                         lambda w, a, real=app.grab_when_drawn: (seen.append(w), real(w, a))[1])
     naive, tiled = (str(EX / f"transpose-{n}.sectorviz.json") for n in ("naive", "tiled"))
     out = tmp_path / "present.png"
-    assert app.main([naive, "--instruction", "1", "--present", "--screenshot", str(out)]) == 0
+    assert launch.main([naive, "--instruction", "1", "--present", "--screenshot", str(out)]) == 0
     window = seen[-1]
     assert QImage(str(out)).size() == window.presentation.size()
     window.close()
     out = tmp_path / "compare.png"
-    assert app.main([naive, "--compare", tiled, "--screenshot", str(out)]) == 0
+    assert launch.main([naive, "--compare", tiled, "--screenshot", str(out)]) == 0
     window = seen[-1]
     (compare,) = window.compare_windows
     assert "→" in compare.status.text()

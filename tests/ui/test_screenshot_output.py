@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtGui import QImage
 
 from sectorviz import atomic
+from sectorviz.command import app as launch
 from sectorviz.paths import examples_dir
-from sectorviz.ui import app
 
 VECTOR_ADD = str(examples_dir() / "vector-add.sectorviz.json")
 
@@ -17,7 +17,7 @@ def test_a_link_at_the_screenshot_target_is_replaced(tmp_path, qapp):
     (tmp_path / "elsewhere.txt").write_text("keep")
     out = tmp_path / "shot.png"
     out.symlink_to(tmp_path / "elsewhere.txt")
-    assert app.main([VECTOR_ADD, "--screenshot", str(out)]) == 0
+    assert launch.main([VECTOR_ADD, "--screenshot", str(out)]) == 0
     assert not out.is_symlink() and not QImage(str(out)).isNull()
     assert (tmp_path / "elsewhere.txt").read_text() == "keep"
 
@@ -29,7 +29,7 @@ def test_a_full_disk_keeps_the_old_screenshot(tmp_path, qapp, monkeypatch, capsy
     def full(*_):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(atomic.os, "fsync", full)
-    assert app.main([VECTOR_ADD, "--screenshot", str(out)]) == 2
+    assert launch.main([VECTOR_ADD, "--screenshot", str(out)]) == 2
     assert capsys.readouterr().err == f"{out}: No space left on device\n"
     assert out.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["shot.png"]
 
@@ -38,6 +38,6 @@ def test_the_pattern_cannot_be_its_own_screenshot(tmp_path, qapp, capsys):
     pattern = tmp_path / "p.png"
     pattern.write_text((examples_dir() / "vector-add.sectorviz.json").read_text())
     before = pattern.read_bytes()
-    assert app.main([str(pattern), "--screenshot", str(pattern)]) == 2
+    assert launch.main([str(pattern), "--screenshot", str(pattern)]) == 2
     assert "it is a file this run read" in capsys.readouterr().err
     assert pattern.read_bytes() == before

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from sectorviz.cli import main
+from sectorviz.gather.compare import compare, match_instructions, match_shared
 from sectorviz.model import analyze, load_pattern, pattern_from_dict, shared_stats
 from sectorviz.model.memo import MEMO
-from sectorviz.scene.compare import Pair, compare, factor_words, match_instructions, match_shared
+from sectorviz.scene.compare import Pair, factor_words
 
-EXAMPLES = Path(__file__).parents[1] / "resources" / "examples"
+EXAMPLES = Path(__file__).parents[2] / "resources" / "examples"
 NAIVE, TILED = (str(EXAMPLES / f"transpose-{k}.sectorviz.json") for k in ("naive", "tiled"))
 GATHER, ADD = (str(EXAMPLES / f) for f in ("gather-distinct.sectorviz.json",
                                            "vector-add.sectorviz.json"))

@@ -4,7 +4,8 @@ stderr is a file or pipe. The sheet on stdout is the same either way."""
 import io
 import sys
 
-from sectorviz import cli, commandline
+from sectorviz import cli
+from sectorviz.command import flags
 from sectorviz.paths import examples_dir
 
 GATHER = str(examples_dir() / "gather-distinct.sectorviz.json")  # lane path: 4 chunks
@@ -19,7 +20,7 @@ def as_terminal(monkeypatch) -> Terminal:
     """stderr as a terminal, and a bar that shows at once instead of after a second."""
     err = Terminal()
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(commandline, "PROGRESS_DELAY_S", 0)
+    monkeypatch.setattr(flags, "PROGRESS_DELAY_S", 0)
     return err
 
 
@@ -40,7 +41,7 @@ def test_quiet_draws_nothing(capsys, monkeypatch):
 
 
 def test_no_bar_when_stderr_is_not_a_terminal(monkeypatch, capsys):
-    monkeypatch.setattr(commandline, "PROGRESS_DELAY_S", 0)
+    monkeypatch.setattr(flags, "PROGRESS_DELAY_S", 0)
     assert cli.main(["report", GATHER]) == 0
     out, err = capsys.readouterr()
     assert err == "" and "sector demand 40 MiB" in out

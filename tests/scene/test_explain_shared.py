@@ -13,13 +13,13 @@ from oracles import reference
 
 from sectorviz.cli import main
 from sectorviz.export.formats import diagram_svg
+from sectorviz.gather.explain import explanations, shared_explanations
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import load_pattern, pattern_from_dict, warp_detail
 from sectorviz.model.analysis import kernel_for
 from sectorviz.model.one_warp import shared_warp_detail
 from sectorviz.paths import examples_dir
 from sectorviz.scene.diagrams import DiagramSpec
-from sectorviz.scene.explain import explanations, shared_explanations
-from sectorviz.scene.sheet import accounting_sheet
 
 
 def shared_pattern(at: dict, dtype: str = "float32", shape=None, length: int = 2048,
@@ -154,7 +154,8 @@ def test_the_numbers_in_the_words_are_the_reference_counts(stride, offset, dtype
     p = shared_pattern({"index": f"{offset} + {stride} * threadIdx.x"}, dtype=dtype,
                        length=offset + 40 * 32 + 1, guard=f"threadIdx.x < {active}")
     width = kernel_for(p).shared_instructions[0].width
-    address = np.broadcast_to(shared_warp_detail(p, 0)[0][0].address, (1, 32))[0].tolist()
+    first = shared_warp_detail(p, 0).executions[0][0]
+    address = np.broadcast_to(first.address, (1, 32))[0].tolist()
     waves, ideal, ways = reference(address, width, [lane < active for lane in range(32)])
     words = why(p)
     assert f"{waves} wavefront{'s' * (waves != 1)}" in words

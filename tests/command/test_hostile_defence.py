@@ -12,7 +12,7 @@ KINDS = [RuntimeError("boom\nsecond line"), RecursionError(), MemoryError(), Key
 
 @pytest.mark.parametrize("err", KINDS, ids=lambda e: type(e).__name__)
 def test_report(capsys, monkeypatch, err):
-    monkeypatch.setattr("sectorviz.cli.analyze", raising(err))
+    monkeypatch.setattr("sectorviz.command.report.analyze", raising(err))
     code = main(["report", "--json", VECTOR_ADD])
     out, stderr = capsys.readouterr()
     assert not out
@@ -21,14 +21,14 @@ def test_report(capsys, monkeypatch, err):
 
 @pytest.mark.parametrize("err", KINDS, ids=lambda e: type(e).__name__)
 def test_export(tmp_path, capsys, monkeypatch, err):
-    monkeypatch.setattr("sectorviz.export.command.load_pattern", raising(err))
+    monkeypatch.setattr("sectorviz.command.export.load_pattern", raising(err))
     code = main(["export", "--warp", "1", VECTOR_ADD, "-o", str(tmp_path / "d.svg")])
     assert_internal_error(code, capsys.readouterr().err, VECTOR_ADD, type(err).__name__)
     assert not list(tmp_path.iterdir())
 
 
 def test_a_command_line_that_names_no_file(capsys, monkeypatch):
-    monkeypatch.setattr("sectorviz.cli.run_report", raising(ValueError()))
+    monkeypatch.setattr("sectorviz.command.report.run_report", raising(ValueError()))
     assert_internal_error(main(["report"]), capsys.readouterr().err, "sectorviz", "ValueError")
 
 

@@ -15,11 +15,12 @@ import json
 import sys
 
 from ..atomic import write_atomic
-from ..commandline import EXIT_BAD_INPUT, OneLineParser, add_budget_flag, fail
-from .command import EXIT_CANCELLED, add_jobs_flag
-from .points import FileTask, file_report
-from .pool import run_tasks
-from .table import batch_table, table_csv, table_text
+from ..exits import EXIT_BAD_INPUT, fail
+from ..sweep.points import FileTask, file_report
+from ..sweep.pool import run_tasks
+from ..sweep.table import batch_table, table_csv, table_text
+from .flags import OneLineParser, add_budget_flag
+from .sweep import EXIT_CANCELLED, add_jobs_flag
 
 PER = ("instruction", "file")
 

@@ -16,12 +16,12 @@ from sectorviz.model import load_pattern
 from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import examples_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "validation"
 sys.path.insert(0, str(KIT))
 from compare import runs  # noqa: E402
 
-FIXTURE = Path(__file__).parent / "measured" / "vector-add.ncu.csv"
+FIXTURE = Path(__file__).parents[1] / "measured" / "vector-add.ncu.csv"
 
 
 def test_every_cuda_example_has_one_run_with_a_host_main_that_launches_its_kernel():

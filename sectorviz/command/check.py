@@ -14,18 +14,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..atomic import write_atomic
-from ..commandline import OneLineParser, add_budget_flag, fail, pattern_error_line
+from ..exits import fail
 from ..model import PatternError, load_pattern
 from ..model.expect import breaches, updated_expect
 from ..model.files import read_text
 from ..model.pattern import MAX_FILE_BYTES
-from .command import EXIT_CANCELLED, add_jobs_flag
-from .points import FileTask, file_report
-from .pool import run_tasks
+from ..sweep.points import FileTask, file_report
+from ..sweep.pool import run_tasks
+from .flags import OneLineParser, add_budget_flag, pattern_error_line
+from .sweep import EXIT_CANCELLED, add_jobs_flag
 
 EXIT_BREACH = 1
+Result = dict[str, Any]  # a pool's result for one file (points.file_report), or its report
 
 
 def check_parser() -> argparse.ArgumentParser:
@@ -62,14 +65,15 @@ def run_check(argv: list[str]) -> int:
     return status
 
 
-def _report(result: dict) -> dict:
+def _report(result: Result) -> Result:
     """A pool result -> its report; PatternError (the result's one line) for a failed file."""
     if "error" in result:
         raise PatternError("", result["error"])
-    return result["report"]
+    report: Result = result["report"]
+    return report
 
 
-def _breaches(result: dict) -> list[str]:
+def _breaches(result: Result) -> list[str]:
     """The breaches of one file's expectations, as lines without the file."""
     report = _report(result)
     expect = load_pattern(result["file"]).to_dict().get("expect")
@@ -79,7 +83,7 @@ def _breaches(result: dict) -> list[str]:
     return [str(b) for b in breaches(expect, report)]
 
 
-def _update(result: dict) -> list[str]:
+def _update(result: Result) -> list[str]:
     """Write the file's current numbers into its `expect`, the rest of its document kept;
     -> lines naming the instructions it expected that the kernel no longer has."""
     report = _report(result)

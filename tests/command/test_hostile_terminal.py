@@ -15,7 +15,7 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.model.errors import printable, printable_lines
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ("\x1b[2J", "\r", "\x9b", "\x7f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
            "\u2066", "\u2067", "\u2068", "\u2069", "\u200b", "\u200c", "\u200d", "\u200e",
            "\u200f", "\u2060", "\ufeff", "\u2028", "\x00", "\t")

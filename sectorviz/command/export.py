@@ -1,4 +1,5 @@
-"""`sectorviz export FILE -o OUT ...`: a diagram or the accounting sheet, format from OUT.
+"""`sectorviz export FILE -o OUT ...`: a diagram or the accounting sheet, format from OUT
+(export/formats.py); with --compare B the comparison slide (scene.slide) or sheet.
 
 OUT's suffix picks the format: .svg .pdf .png .tex draw a diagram, .csv .md write the sheet,
 and --sheet sends .tex to the sheet (steps 3 and 4 about --warp). --warps A:B draws warps
@@ -11,35 +12,37 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence, overload
 
 from ..atomic import write_atomic
-from ..commandline import (
+from ..exits import UsageError, fail
+from ..export.formats import (
+    DIAGRAM_SUFFIXES,
+    MULTI_PAGE_SUFFIXES,
+    SHEET_SUFFIXES,
+    any_sheet_bytes,
+    diagram_bytes,
+    scene_bytes,
+    sheet_bytes,
+)
+from ..gather.compare import SideError, load_comparison, side_pair
+from ..model import Pattern, PatternError, load_pattern
+from ..model.budget import work_budget
+from ..model.listing import listing_of
+from ..scene.compare import comparison_sheet
+from ..scene.diagrams import KINDS, DiagramSpec
+from ..scene.palette import DEFAULT_THEME, THEMES
+from ..scene.slide import slide_scene
+from .flags import (
     OneLineParser,
-    UsageError,
     add_budget_flag,
     add_engine_flags,
     add_include_flag,
     add_machine_flags,
-    fail,
     pattern_error_line,
     run_budget,
     with_engine,
     with_machine,
-)
-from ..model import PatternError, load_pattern
-from ..model.budget import work_budget
-from ..model.frontend import instruction_index, kernel_for
-from ..scene.compare import SideError
-from ..scene.diagrams import KINDS, DiagramSpec
-from ..scene.palette import DEFAULT_THEME, THEMES
-from .compare import comparison_file
-from .formats import (
-    DIAGRAM_SUFFIXES,
-    MULTI_PAGE_SUFFIXES,
-    SHEET_SUFFIXES,
-    diagram_bytes,
-    sheet_bytes,
 )
 
 DEFAULT_SCALE = 2.0
@@ -159,21 +162,37 @@ def run_export(argv: list[str]) -> int:
     except OSError as err:
         return fail(f"{err.filename or out}: {err.strerror or err}")
     except ValueError as err:
-        from .raster import NoPlatform  # Qt only when rasterizing
+        from ..export.raster import NoPlatform  # Qt only when rasterizing
         if isinstance(err, NoPlatform):
             return fail(f"sectorviz: {err}")
         raise
     return 0
 
 
-def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
+def comparison_file(args: argparse.Namespace, out: Path, suffix: str,
+                    sheet: bool) -> tuple[Path, Callable[[], bytes]]:
+    """(OUT, bytes maker) of the slide or, with `sheet`, the comparison sheet about
+    args.warp; SideError names the file at fault."""
+    keys = {"engine": args.engine, "arch": args.arch}
+    c, _ = load_comparison(args.file, args.compare, args.warp, include_dirs=tuple(args.include_dir),
+                        kernel_keys=(keys, keys))
+    pair = side_pair(c, args.file, args.instruction)
+    if sheet:
+        return out, lambda: any_sheet_bytes(comparison_sheet(c, pair), suffix)
+    spec = DiagramSpec(kind=args.kind, warp=args.warp, execution=args.execution,
+                       theme=args.theme, legend=args.legend, caption=args.caption)
+    scene = slide_scene(c, spec, args.stack, pair, args.explain)
+    return out, lambda: scene_bytes(scene, suffix, args.scale, args.transparent)
+
+
+def _diagrams(pattern: Pattern, args: argparse.Namespace, out: Path, suffix: str,
               warps: range | None) -> Iterator[tuple[Path, Callable[[], bytes]]]:
     """(path, bytes maker) of each file: one file per warp of `warps` (pages of one file for
     a multi-page suffix), else OUT alone."""
     spec = DiagramSpec(kind=args.kind, warp=args.warp,
-                       instruction=0 if args.instruction is None else instruction_index(
-                           pattern, args.instruction,
-                           "shared" if args.kind == "banks" else "global"),
+                       instruction=0 if args.instruction is None else listing_of(
+                           pattern).index(args.instruction,
+                                          "shared" if args.kind == "banks" else "global"),
                        execution=args.execution, theme=args.theme, legend=args.legend,
                        caption=args.caption, explain=args.explain)
 
@@ -182,7 +201,7 @@ def _diagrams(pattern, args: argparse.Namespace, out: Path, suffix: str,
 
     if warps is None:
         return iter([(out, draw([spec]))])
-    total = kernel_for(pattern).warps
+    total = listing_of(pattern).warps
     if warps.stop > total:
         raise PatternError("--warps", f"warps {warps.start}:{warps.stop} outside [0, {total})")
     if suffix in MULTI_PAGE_SUFFIXES:
@@ -200,7 +219,13 @@ class _WarpSpecs(Sequence[DiagramSpec]):
     def __len__(self) -> int:
         return len(self.warps)
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> DiagramSpec: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[DiagramSpec]: ...
+
+    def __getitem__(self, i: int | slice) -> DiagramSpec | Sequence[DiagramSpec]:
         if isinstance(i, slice):
             raise TypeError("no slices")
         return replace(self.spec, warp=self.warps[i])

@@ -11,20 +11,21 @@ from __future__ import annotations
 import argparse
 import json
 
-from .commandline import (
+from ..exits import fail
+from ..export.report_json import comparison_json, report_json
+from ..export.sheets import sheet_text
+from ..gather.compare import SideError, load_comparison, side_pair
+from ..model.budget import work_budget
+from ..model.pattern import ENGINES
+from ..scene.compare import comparison_sheet
+from .flags import (
     OneLineParser,
     add_budget_flag,
     add_engine_flags,
     add_include_flag,
-    fail,
     progress_bar,
     run_budget,
 )
-from .export.report_json import report_json
-from .export.sheets import sheet_text
-from .model.budget import work_budget
-from .model.pattern import ENGINES
-from .scene.compare import Comparison, Pair, SideError, comparison_sheet, load_comparison, side_pair
 
 
 def compare_parser() -> argparse.ArgumentParser:
@@ -49,30 +50,21 @@ def compare_parser() -> argparse.ArgumentParser:
     return p
 
 
-def comparison_json(c: Comparison, reports: tuple[dict, dict], only: Pair | None = None) -> dict:
-    """The `compare --json` document: the two reports, the warp, the global and shared pairs,
-    the totals."""
-    return {"a": reports[0], "b": reports[1], "warp": c.warp,
-            "instructions": [c.pair_json(p) for p in c.pairs if only is None or p == only],
-            "shared": [c.shared_pair_json(p) for p in c.shared_pairs
-                       if only is None or p == only],
-            "totals": c.totals_json()}
-
-
 def run_compare(argv: list[str]) -> int:
     """Parse `argv` (after 'compare'), print the sheet or JSON; 0, or 2 on bad input."""
     args = compare_parser().parse_args(argv)
     try:
         with work_budget(run_budget(args)), progress_bar(args.quiet) as progress:
-            keys = tuple({"engine": side or args.engine, "arch": args.arch}
-                         for side in (args.engine_a, args.engine_b))
-            c = load_comparison(args.file, args.other, args.warp or 0, progress,
-                                tuple(args.include_dir), keys)
+            key_a, key_b = ({"engine": side or args.engine, "arch": args.arch}
+                            for side in (args.engine_a, args.engine_b))
+            c, patterns = load_comparison(args.file, args.other, args.warp or 0, progress,
+                                          tuple(args.include_dir), (key_a, key_b))
             only = side_pair(c, args.file, args.instruction)
             doc = None
             if args.json:
-                reports = tuple(report_json(s.pattern, s.analysis, args.warp) for s in (c.a, c.b))
-                doc = comparison_json(c, reports, only)
+                report_a, report_b = (report_json(p, s.analysis, args.warp)
+                                      for p, s in zip(patterns, (c.a, c.b)))
+                doc = comparison_json(c, (report_a, report_b), only)
     except SideError as err:
         return fail(str(err))
     if doc is not None:

@@ -1,8 +1,8 @@
-"""Command-line helpers shared by `sectorviz report`, `sectorviz export` and the app's
-arguments: one-line argument errors, the exit status for bad input (2), the --budget flag,
-the cache model's --machine, --l2-bytes and --order flags, --include-dir, a CUDA kernel's --engine
-and --arch; how a command ends when interrupted (SIGINT, SIGTERM) or when its standard output
-cannot be written."""
+"""Command-line helpers shared by the commands (report, export, compare, sweep, batch, check)
+and the app's arguments: one-line argument errors (their exit status: sectorviz.exits), the
+--budget flag, the cache model's --machine, --l2-bytes and --order flags, --include-dir, a
+CUDA kernel's --engine and --arch; how a command ends when interrupted (SIGINT, SIGTERM) or
+when its standard output cannot be written."""
 
 from __future__ import annotations
 
@@ -13,47 +13,23 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn, TextIO, TypeVar
 
-from .model import Pattern, PatternError, pattern_from_dict
-from .model.budget import DEFAULT_WORK, Budget, parse_units
-from .model.cache import ORDERS, PRESETS
-from .model.errors import printable
-from .model.pattern import ENGINES, with_kernel
+from ..exits import Terminated, UsageError
+from ..model import Pattern, PatternError, pattern_from_dict
+from ..model.budget import DEFAULT_WORK, Budget, parse_units
+from ..model.cache import ORDERS, PRESETS
+from ..model.pattern import ENGINES, with_kernel
 
-EXIT_BAD_INPUT = 2
-
-
-class UsageError(Exception):
-    """A bad command line; the message is one line."""
-
-
-class Terminated(BaseException):
-    """SIGTERM, raised where the command is (like KeyboardInterrupt for SIGINT), so that
-    what it was writing is cleaned up on the way out."""
-
-
-def interrupted_status(kind: type[BaseException]) -> int | None:
-    """The exit status of an interruption (130 for Ctrl-C, 143 for SIGTERM: 128 + the
-    signal), None for any other exception kind."""
-    if issubclass(kind, KeyboardInterrupt):
-        return 128 + signal.SIGINT
-    if issubclass(kind, Terminated):
-        return 128 + signal.SIGTERM
-    return None
+T = TypeVar("T")
 
 
 class OneLineParser(argparse.ArgumentParser):
     """An argument parser whose errors are one-line UsageErrors instead of exits."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
-
-
-def fail(message: str) -> int:
-    """Print `message` on stderr as one line (newlines and other unprintable characters, as
-    in a file name typed on the command line, written as escapes) -> EXIT_BAD_INPUT."""
-    print(printable(message) if message else "error", file=sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def pattern_error_line(path: str | Path, err: PatternError) -> str:
@@ -125,7 +101,7 @@ class OutputFailed(Exception):
     """Standard output could not be written (not a closed pipe: that is BrokenPipeError)."""
 
 
-def _terminate(_signum, _frame) -> None:
+def _terminate(_signum: int, _frame: FrameType | None) -> None:
     raise Terminated
 
 
@@ -147,7 +123,7 @@ class _GuardedStdout:
     """Standard output whose failures (other than a closed pipe) raise OutputFailed, told
     apart from every other OSError."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO):
         self._stream = stream
 
     def write(self, text: str) -> int:
@@ -157,7 +133,7 @@ class _GuardedStdout:
         self._guarded(self._stream.flush)
 
     @staticmethod
-    def _guarded(call, *args):
+    def _guarded(call: Callable[..., T], *args: object) -> T:
         try:
             return call(*args)
         except BrokenPipeError:
@@ -165,7 +141,7 @@ class _GuardedStdout:
         except OSError as err:
             raise OutputFailed(err.strerror or str(err)) from None
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 

@@ -18,7 +18,7 @@ from sectorviz.cli import main
 from sectorviz.model import PatternError
 from sectorviz.model.files import read_bytes, read_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 
 

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sectorviz.cli import main
+from sectorviz.gather.explain import explanations
 from sectorviz.model import pattern_from_dict, warp_detail
-from sectorviz.scene.explain import explanations, percent
+from sectorviz.scene.explain import percent
 
 
 def one_warp(index: str, dtype: str = "float32", length: int = 2048, guard: str | None = None,
@@ -90,7 +91,7 @@ def test_one_lane_and_percent():
 
 
 def test_report_json_and_sheet_carry_the_explanation(capsys):
-    naive = str(Path(__file__).parents[1] / "resources/examples/transpose-naive.sectorviz.json")
+    naive = str(Path(__file__).parents[2] / "resources/examples/transpose-naive.sectorviz.json")
     assert main(["report", naive, "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [i["explanation"] for i in doc["instructions"]] == [
@@ -103,7 +104,7 @@ def test_report_json_and_sheet_carry_the_explanation(capsys):
 
 
 def test_report_explain_ends_with_each_instructions_why_in_the_chosen_warp(capsys):
-    gather = str(Path(__file__).parents[1] / "resources/examples/gather-distinct.sectorviz.json")
+    gather = str(Path(__file__).parents[2] / "resources/examples/gather-distinct.sectorviz.json")
     assert main(["report", gather, "--explain", "--warp", "3"]) == 0
     out = capsys.readouterr().out
     assert out.endswith(

@@ -13,7 +13,7 @@ from oracles import reference
 from sectorviz.export.formats import diagram_svg
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model.banks import bank_rows, phase_lanes
-from sectorviz.model.frontend import instruction_index
+from sectorviz.model.listing import listing_of
 from sectorviz.paths import examples_dir
 from sectorviz.scene.banks import bank_grid
 from sectorviz.scene.spec import DiagramSpec
@@ -123,5 +123,5 @@ def test_banks_diagram_indexes_the_shared_instructions():
     with pytest.raises(PatternError, match=r"^--instruction: instruction 4 outside \[0, 4\) "
                                            r"of the shared ones"):
         diagram_svg(p, DiagramSpec(kind="banks", instruction=4))
-    assert instruction_index(p, "load padded[tx][ty]", "shared") == 3
-    assert instruction_index(p, "load padded[tx][ty]", "all") == 4  # after "load in[row][tx]"
+    assert listing_of(p).index("load padded[tx][ty]", "shared") == 3
+    assert listing_of(p).index("load padded[tx][ty]", "all") == 4  # after "load in[row][tx]"

@@ -12,7 +12,7 @@ from sectorviz.model import PatternError
 from sectorviz.model.measured import METRICS, kernel_name, read_ncu_csv
 from sectorviz.paths import examples_dir
 
-FIXTURE = Path(__file__).parent / "measured" / "vector-add.ncu.csv"
+FIXTURE = Path(__file__).parents[1] / "measured" / "vector-add.ncu.csv"
 VECTOR_ADD = str(examples_dir() / "vector-add-cuda.sectorviz.json")
 
 

@@ -16,23 +16,22 @@ import json
 from pathlib import Path
 
 from ..atomic import write_atomic
-from ..commandline import (
-    OneLineParser,
-    UsageError,
-    add_budget_flag,
-    add_machine_flags,
-    fail,
-    pattern_error_line,
-    with_machine,
-)
+from ..exits import UsageError, fail
 from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
 from ..model import PatternError, load_pattern
 from ..scene.palette import DEFAULT_THEME, THEMES, theme
-from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, sweep_chart_scene
-from .points import PointTask, combinations, point_report, with_params
-from .pool import default_jobs, run_tasks
-from .ranges import parse_param
-from .table import TABLE_WRITERS, metric_table, sweep_table, table_text
+from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, Doc, sweep_chart_scene
+from ..sweep.points import PointTask, combinations, point_report, with_params
+from ..sweep.pool import default_jobs, run_tasks
+from ..sweep.ranges import parse_param
+from ..sweep.table import TABLE_WRITERS, metric_table, sweep_table, table_text
+from .flags import (
+    OneLineParser,
+    add_budget_flag,
+    add_machine_flags,
+    pattern_error_line,
+    with_machine,
+)
 
 EXIT_CANCELLED = 130  # what a shell reports for a command stopped by Ctrl-C
 
@@ -119,7 +118,7 @@ def run_sweep(argv: list[str]) -> int:
     return 0
 
 
-def _output_bytes(title: str, names: list[str], points: list[dict], args: argparse.Namespace,
+def _output_bytes(title: str, names: list[str], points: list[Doc], args: argparse.Namespace,
                   suffix: str) -> bytes:
     """The -o file: the chart scene printed by the diagram printers, or the full table."""
     if suffix in TABLE_WRITERS:

@@ -11,7 +11,7 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.paths import examples_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = examples_dir()
 
 VECTOR_ADD = str(EXAMPLES / "vector-add.sectorviz.json")

@@ -197,7 +197,7 @@ def test_a_lone_surrogate_through_a_real_pipe(tmp_path):
     doc["name"] = "\ud800"
     path = tmp_path / "p.sectorviz.json"
     path.write_text(json.dumps(doc))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
            "PYTHONIOENCODING": "utf-8"}
     result = subprocess.run([sys.executable, "-m", "sectorviz", "report", str(path)],
                             capture_output=True, env=env, timeout=120)

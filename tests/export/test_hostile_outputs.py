@@ -20,7 +20,7 @@ from sectorviz import atomic
 from sectorviz.atomic import write_atomic
 from sectorviz.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
