@@ -42,6 +42,7 @@ from .export.report_json import report_json
 from .export.sheets import sheet_text
 from .model import Pattern, PatternError, analyze, load_pattern, warp_detail
 from .model.budget import Budget
+from .model.compiler_changes import compiler_changes
 from .model.detail import warp_json
 from .model.errors import internal_error, printable_lines
 from .model.frontend import kernel_for
@@ -95,6 +96,7 @@ def run_report(argv: list[str]) -> int:
         why = (_why_text(pattern, args.warp or 0, budget) if args.explain and not args.json
                else None)
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
+        changes = compiler_changes(pattern, analysis) if doc is None else None
         listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
                    else None)  # made before anything is printed: it may be refused
     except PatternError as err:
@@ -104,7 +106,8 @@ def run_report(argv: list[str]) -> int:
             doc["measured"] = [asdict(m) for m in measured]
         print(json.dumps(doc, indent=2))
     else:
-        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
+        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0,
+                                          changes=changes)), end="")
         if listing is not None:
             print()
             print(listing)

@@ -28,6 +28,7 @@ from ..model.banks import (
     bank_rows,
 )
 from ..model.cache import CacheResult, time_text
+from ..model.compiler_changes import CompilerChanges
 from ..model.frontend import kernel_for, reading_of
 from ..model.measured import Measured
 from ..model.one_warp import LaneExecution, shared_warp_detail
@@ -343,10 +344,13 @@ def _conflicts(analysis: Analysis, op: str) -> int:
 
 
 def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
-                     instruction: int = 0, run: int = 0, error: str | None = None) -> Sheet:
+                     instruction: int = 0, run: int = 0, error: str | None = None,
+                     changes: CompilerChanges | None = None) -> Sheet:
     """The sheet for `warp` (steps 3 and 4 show execution `run` of `instruction`, the first
     execution of the others) and the grid (`analysis`: partial while a run goes on, its rows
-    then say "so far"; None before the first result or when it failed with `error`)."""
+    then say "so far"; None before the first result or when it failed with `error`); with
+    the compiled kernel's `changes` against the source as written, each instruction's
+    explanation says them and a last step lists them."""
     kernel, sb = kernel_for(pattern), pattern.sector_bytes
     try:
         detail, warp_error = warp_detail(pattern, warp), None
@@ -357,6 +361,8 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
     so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
     why = explanations(pattern, detail, instruction, run) if detail else ()
+    if changes is not None:
+        why = tuple(f"{w} {changes.words_for(k)}".rstrip() for k, w in enumerate(why))
     for k, (ins, st) in enumerate(zip(kernel.instructions, stats)):
         runs = detail.executions[k] if detail else ()
         arr = kernel.arrays[ins.first_array]
@@ -442,7 +448,20 @@ def accounting_sheet(pattern: Pattern, analysis: Analysis | None, warp: int = 0,
                              "global sectors)",
                           _shared_rows(analysis, waiting)
                           + _shared_warp_rows(pattern, warp, shared, run)))
+    if changes is not None and (changes.changes or changes.note):
+        steps.append(Step(len(steps) + 1, "What the compiler changed (compiled against as "
+                                          "written)", _change_rows(changes)))
     return Sheet(title, _answer(analysis, error), tuple(steps))
+
+
+def _change_rows(changes: CompilerChanges) -> tuple[Row, ...]:
+    """One row per change: the line and access, the kind, the sentence."""
+    if not changes.changes:
+        return (Row("as written", "not compared", changes.note or ""),)
+    return tuple(Row(f"line {c.line}: {c.source}" if c.source else f"line {c.line}", c.kind,
+                     c.sentence,
+                     instruction=c.instructions[0] if c.instructions else None)
+                 for c in changes.changes)
 
 
 Cell = str | int | float
