@@ -119,6 +119,8 @@ def _changes(pattern: Pattern, compiled: Analysis) -> CompilerChanges:
         written = analyzed(with_kernel(pattern, "kernel.engine", engine="source"))
     except PatternError as err:
         return CompilerChanges((), f"as written it could not be counted: {err.message}")
+    except MemoryError:  # the compiled reading stands on its own
+        return CompilerChanges((), "as written it could not be counted: out of memory")
     return CompilerChanges(diff(written, compiled))
 
 
