@@ -33,6 +33,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
+    QSizePolicy,
     QTextEdit,
     QToolButton,
     QToolTip,
@@ -366,6 +367,7 @@ class KernelEditor(QWidget):
                                 text="Memory instructions by line")
         self.fold.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.fold.setAutoRaise(True)
+        self.fold.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # no min
         self.fold.toggled.connect(self._unfold)
         self.fold.clicked.connect(self._fold_clicked)
         self._fold_chosen = False  # the user opened or closed the pane: keep it so
@@ -375,6 +377,7 @@ class KernelEditor(QWidget):
         layout.addWidget(self.fold)
         layout.addWidget(self.instructions, 1)
         layout.addWidget(self.message)
+        self.fold.hide()  # until there are instructions to list
         self._unfold(False)
         self.instructions.instructionActivated.connect(self.instructionActivated)
         self.view.cursorPositionChanged.connect(
