@@ -183,7 +183,8 @@ class PatternEditor(QTabWidget):
         doc = self.document
         base = doc.pattern if self._broken is None else self._broken[0]
         d = base.to_dict()
-        d["kernel"] = {"code": text, "function": d["kernel"]["function"]}
+        kept = {key: value for key, value in d["kernel"].items() if key not in ("source", "code")}
+        d["kernel"] = {**kept, "code": text}  # the engine, arch, flags and sizes stay
         try:
             pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
                               doc.selection.warp)
