@@ -26,7 +26,7 @@ from sectorviz.model.memo import MEMO
 from sectorviz.model.pattern import with_kernel
 from sectorviz.scene.sheet import accounting_sheet
 
-pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +66,7 @@ def _summary(changes: CompilerChanges) -> list[tuple]:
 F32 = {"dtype": "float32"}
 
 
+@needs_nvcc
 def test_forwarding_and_a_removed_store(tmp_path):
     """x[i] = x[i] * 2; x[i] = x[i] + 1; (2 warps). As written: a load and a store of x on
     each line, one request of 4 sectors per warp each. PTX: `ld.global.f32` under .loc 5,
@@ -90,6 +91,7 @@ __global__ void twice(float *x, int n)
         "left): 2 loads fewer than as written (0 instead of 2; 8 sectors fewer)")
 
 
+@needs_nvcc
 def test_a_loop_invariant_load_is_hoisted_to_the_line_before_its_loop(tmp_path):
     """s += a[i] * b[k] over k < 64, restrict (2 warps). As written a[i] runs 64 times per
     warp: 128 requests of 4 sectors (512). PTX: one `ld.global.nc.f32` of a under .loc 4,
@@ -131,6 +133,7 @@ MATRICES = {x: {**F32, "length": "n*n"} for x in "abc"}
 
 
 @pytest.mark.parametrize("restrict", [False, True])
+@needs_nvcc
 def test_gemm_keeps_c_in_a_register_and_with_restrict_sinks_its_store(tmp_path, restrict):
     """The textbook GEMM, n = 64, 128 warps (one row of 32 columns each). As written c is
     loaded and stored 64 times per warp: 8,192 requests of 4 sectors (32,768) each. PTX: one
@@ -149,6 +152,7 @@ def test_gemm_keeps_c_in_a_register_and_with_restrict_sinks_its_store(tmp_path, 
     assert "8,064 loads fewer than as written (128 instead of 8,192" in changes.changes[0].words
 
 
+@needs_nvcc
 def test_an_unrolled_loop_groups_lanes_into_requests_differently(tmp_path):
     """for k < len[i]: s += a[k * 32 + i], one warp, len = 1 on lanes 0-15 and 4 on lanes
     16-31. As written: k = 0 all lanes (4 sectors), k = 1..3 lanes 16-31 (2 sectors each): 4
@@ -177,6 +181,7 @@ __global__ void ragged_sum(const float *a, const int *len, float *out)
         changes.changes[1].words
 
 
+@needs_nvcc
 def test_a_per_thread_array_indexed_at_run_time_lives_in_local_memory(tmp_path):
     """float t[64] indexed by idx[i] = 7i % 64 (2 warps). As written t is no memory. PTX: 16
     `st.local.v4.f32` under .loc 6 (per warp 1 request each; a lane's 4 words, word w of lane
@@ -204,6 +209,7 @@ __global__ void histogram_rows(const int *idx, float *out, int n)
                                  ("local memory", 8, "", (0, 0), (2, 64))], ptx
 
 
+@needs_nvcc
 def test_two_members_of_a_float2_are_read_by_one_vector_load(tmp_path):
     """p[i].x and p[i].y (float2, 2 warps). As written two 4-byte loads 8 bytes apart: each
     request spans 256 B, 8 sectors: 4 requests, 32 sectors. PTX: one `ld.global.v2.f32`: 2
@@ -222,6 +228,7 @@ __global__ void length2(const float2 *p, float *out, int n)
     assert "`ld.global.v2.f32` (8 B per lane)" in changes.changes[0].words
 
 
+@needs_nvcc
 def test_the_explanations_say_the_change_and_report_json_lists_it(tmp_path):
     """The hoisted load's sentence ends the explanation of the instruction it names (the
     sheet's step 4 and report --json), the sheet's last step lists it, and report --json's
@@ -246,6 +253,7 @@ def test_the_explanations_say_the_change_and_report_json_lists_it(tmp_path):
     assert source["compiler_changes"] is None and source["engine"] == "source"
 
 
+@needs_nvcc
 def test_a_kernel_the_compiler_leaves_as_written_has_no_changes(tmp_path):
     """y[i] = a * x[i] + y[i]: one load of x, one of y, one store of y, in both readings."""
     pattern = _pattern(tmp_path, """\
@@ -259,6 +267,7 @@ __global__ void saxpy(const float *x, float *y, float a, int n)
     assert changes.changes == (), ptx
 
 
+@needs_nvcc
 def test_a_kernel_the_source_engine_refuses_says_why_in_one_line(tmp_path):
     """__hmax compiles with nvcc; the interpreter does not know it: no changes, and why."""
     pattern = _pattern(tmp_path, """\
@@ -276,3 +285,42 @@ __global__ void hmax_rows(const __half *a, __half *out, int n)
                             "'__hmax' (did you mean 'max'?)")
     doc = report_json(pattern, analyzed(pattern), None)
     assert doc["compiler_changes"] == [] and doc["compiler_changes_note"] == changes.note
+
+
+def _stats(line: int, op: str, array: str, requests: int, sectors: int, width: int = 4,
+           lanes: int | None = None, source: str = "", ptx: str | None = None):
+    """One instruction's figures (the fields diff reads; the rest 0)."""
+    from sectorviz.model.results import InstructionStats
+    lanes = 32 * requests if lanes is None else lanes
+    return InstructionStats(requests=requests, active_lanes=lanes, logical_bytes=lanes * width,
+                            useful_bytes=0, sectors=sectors, sector_bytes=32, ideal_sectors=0,
+                            excess_sectors=0, sectors_per_request=0.0, useful_fraction=0.0,
+                            min=0, max=0, mode=0, unique_sectors=0, name=source, op=op,
+                            array=array, width=width, line=line, source=source, ptx=ptx)
+
+
+def _analysis(*stats):
+    from sectorviz.model.results import Analysis, Stats
+    totals = Stats(*([0] * 8), 0.0, 0.0, 0, 0, 0, 0)
+    return Analysis("t", 32, 1, 32, tuple(stats), totals, ())
+
+
+def test_diff_names_an_added_access_and_one_run_more_often_without_a_compiler():
+    """diff alone (no nvcc): a compiled load of a table the source does not show is "added"
+    (as a cos() reads its coefficients); a load whose lanes read more bytes compiled is
+    "more"; a written store matched at the nearest line of the same array is one change."""
+    from sectorviz.model.compiler_changes import diff
+    written = _analysis(_stats(3, "load", "x", 2, 8, source="x[i]"),
+                        _stats(5, "store", "y", 4, 16, source="y[i]"))
+    compiled = _analysis(_stats(3, "load", "x", 4, 16, ptx="ld.global.f32"),
+                         _stats(3, "load", "table", 2, 2, ptx="ld.global.nc.f32"),
+                         _stats(6, "store", "y", 2, 8, ptx="st.global.f32"))
+    changes = diff(written, compiled)
+    assert [(c.kind, c.line, c.array, c.written, c.compiled, c.compiled_line, c.instructions)
+            for c in changes] == [
+        ("more", 3, "x", (2, 8), (4, 16), 3, (0,)),
+        ("added", 3, "table", (0, 0), (2, 2), 3, (1,)),
+        ("sunk", 5, "y", (4, 16), (2, 8), 6, (2,))]
+    assert changes[1].words == ("the compiled code has `ld.global.nc.f32` of `table` here, "
+                                "which the source as written does not: 2 loads more than as "
+                                "written (2 instead of 0; 2 sectors more)")
