@@ -17,10 +17,12 @@ from ..gather.explain import explanations, shared_explanations
 from ..gather.sheet import accounting_sheet
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
 from ..model.budget import Budget
+from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
 from ..model.errors import printable_lines
 from ..model.listing import listing_of
 from ..model.measured import Measured, compare, read_ncu_csv
+from ..model.values import CompilerChanges
 from .flags import (
     OneLineParser,
     add_budget_flag,
@@ -76,9 +78,10 @@ def run_report(argv: list[str]) -> int:
                 raise PatternError("--warp", f"warp {args.warp} outside [0, {warps})")
             detail = warp_detail(pattern, args.warp, budget)
         measured = _measured(args, pattern, analysis) if args.measured else None
-        why = (_why_text(pattern, args.warp or 0, budget) if args.explain and not args.json
-               else None)
+        why = (_why_text(pattern, args.warp or 0, budget, compiler_changes(pattern, analysis))
+               if args.explain and not args.json else None)
         doc = report_json(pattern, analysis, args.warp, budget) if args.json else None
+        changes = compiler_changes(pattern, analysis) if doc is None else None
         listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
                    else None)  # made before anything is printed: it may be refused
     except PatternError as err:
@@ -88,7 +91,8 @@ def run_report(argv: list[str]) -> int:
             doc["measured"] = [asdict(m) for m in measured]
         print(json.dumps(doc, indent=2))
     else:
-        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0)), end="")
+        print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0,
+                                          changes=changes)), end="")
         if listing is not None:
             print()
             print(listing)
@@ -101,14 +105,16 @@ def run_report(argv: list[str]) -> int:
     return 0
 
 
-def _why_text(pattern: Pattern, warp: int, budget: Budget) -> str:
-    """`report --explain`: each instruction's explanation in `warp`, one paragraph each
-    (lines safe for a terminal)."""
+def _why_text(pattern: Pattern, warp: int, budget: Budget,
+              changes: CompilerChanges | None) -> str:
+    """`report --explain`: each instruction's explanation in `warp` and what the compiler
+    changed on its line, one paragraph each (lines safe for a terminal)."""
     kernel = listing_of(pattern)
     words = explanations(pattern, warp_detail(pattern, warp, budget))
     lines = [f"Why (warp {warp})"]
-    for ins, why in zip(kernel.instructions, words):
-        lines += [f"  {ins.name}", f"      {why}"]
+    for k, (ins, why) in enumerate(zip(kernel.instructions, words)):
+        said = changes.words_for(k) if changes is not None else ""
+        lines += [f"  {ins.name}", f"      {why}" + (f" {said}" if said else "")]
     for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
         lines += [f"  {ins.name} (shared)", f"      {why}"]
     return printable_lines(lines)

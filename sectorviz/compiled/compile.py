@@ -109,9 +109,11 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
             ptxcache.store(key, entry)
     machine_code = None if entry["machine_code"] is None else tuple(entry["machine_code"])
     includes = [f for f in entry["files"] if f != str(source.path)]
+    pointees, dynamic = _host_facts(pattern)
     return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
                        toolchain.compiling_for(arch), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
+                       pointees=pointees, dynamic_shared_bytes=dynamic,
                        name=entry["name"], arch=arch, flags=flags,
                        host_code_left_out=entry["host_code_left_out"],
                        machine_code=machine_code)
@@ -122,6 +124,22 @@ def _machine_code(entry: dict, arch: str, toolchain: Toolchain) -> dict:
     changes (sass.py), or None where that cannot be checked here."""
     found = machine_code_notes(entry["ptx"], arch, toolchain)
     return {**entry, "machine_code": None if found is None else list(found)}
+
+
+def _host_facts(pattern: Pattern) -> tuple[tuple[tuple[str, str, int], ...], int | None]:
+    """(pointer parameter, pointee type, bytes) for the pattern's arrays without a dtype, and
+    the host launches' dynamic shared bytes where the pattern does not give them, as the
+    source front end reads them (cuda.kernel.host_facts); nothing where it cannot read the
+    file (the compiler reads C++ the interpreter does not) or nothing is asked."""
+    untyped = [spec.name for spec in pattern.arrays if spec.dtype is None]
+    if not untyped and "dynamic_shared_bytes" in pattern.kernel:
+        return (), None
+    try:
+        from ..cuda.kernel import host_facts
+        types, dynamic = host_facts(pattern)
+    except (PatternError, ImportError):
+        return (), None
+    return tuple((name, *types[name]) for name in untyped if name in types), dynamic
 
 
 def _checked_function(spec: str) -> str:

@@ -6,8 +6,11 @@ unchanged) and blanks, in the main file only: host functions (a definition witho
 `__global__` or `__device__`, `main`, `PYBIND11_MODULE(...) {...}` and the like; `constexpr`
 functions stay, device code may use them), `#include`s of host-only libraries (torch, ATen,
 c10, pybind11, Python.h), and namespace aliases and using-directives naming them. The folder
-STANDINS holds empty stand-ins for the CUDA samples' host helper headers (`helper_cuda.h`),
-searched after every other folder, so a real one in the pattern's root wins.
+STANDINS holds empty stand-ins for the CUDA samples' host helper headers (`helper_cuda.h`)
+and stand-ins declaring the host API of cuBLAS, cuBLASLt and cuRAND (`cublas_v2.h`,
+`cublasLt.h`, `curand.h`: types, status values, the common calls; host code that keeps a
+handle or checks a status compiles, even in an included header, which the view does not
+blank), searched after every other folder, so a real one wins.
 """
 
 from __future__ import annotations

@@ -98,6 +98,21 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn: Function) -> tuple[Ar
     return tuple(specs)
 
 
+def host_facts(pattern: Pattern) -> tuple[dict[str, tuple[str, int]], int | None]:
+    """What the source says that a compiled kernel's PTX does not, as this front end reads
+    it: each pointer parameter's pointee type (name, bytes; a struct `S *` -> ("S", 24)),
+    and the dynamic shared memory bytes of the host code's launches of the kernel (their
+    third <<<>>> argument, when they all give one constant; else None). PatternError where
+    the interpreter cannot read the file."""
+    path = _source_path(pattern)
+    source = preprocess(kernel_source(pattern), path, pattern.roots)
+    with _located(source, path), too_deep("compile"), np.errstate(all="ignore"):
+        unit = Unit(source)
+        fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
+        compiler = Compiler(unit, {}, dict(pattern.params))
+        return compiler.pointee_types(fn), launch_shared_bytes(compiler, unit, fn)
+
+
 SLOT_BYTES = 16  # bytes per lane one variable may hold (8; a vector's components, more)
 
 

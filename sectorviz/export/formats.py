@@ -17,6 +17,7 @@ from typing import Sequence
 from ..gather.diagrams import diagram_scene
 from ..gather.sheet import accounting_sheet
 from ..model import Pattern, PatternError, analyze
+from ..model.compiler_changes import compiler_changes
 from ..scene.diagrams import DiagramSpec
 from ..scene.shapes import Scene
 from ..scene.sheet import Sheet
@@ -102,7 +103,9 @@ def scene_bytes(scene: Scene, suffix: str, scale: float = 2, transparent: bool =
 def sheet_bytes(pattern: Pattern, suffix: str, warp: int = 0, instruction: int = 0,
                 run: int = 0) -> bytes:
     """The accounting sheet (steps 3 and 4 about `warp`) as .csv, .md or .tex (booktabs)."""
-    return any_sheet_bytes(accounting_sheet(pattern, analyze(pattern), warp, instruction, run),
+    analysis = analyze(pattern)
+    return any_sheet_bytes(accounting_sheet(pattern, analysis, warp, instruction, run,
+                                            changes=compiler_changes(pattern, analysis)),
                            suffix)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..gather.explain import explanations, shared_explanations
 from ..model import Analysis, Pattern, warp_detail
 from ..model.budget import Budget
+from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
 from ..model.frontend import reading_of
 from ..scene.compare import Comparison, Pair
@@ -19,7 +20,10 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
     instruction (about `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and
     "compiler" ("nvcc 13.0 for sm_90 at -O3"; null for the source engine and for patterns of
-    accesses) and, with a `warp`, its per-lane detail under "warp"."""
+    accesses), "compiler_changes" (what the compiler changed against the source as written,
+    each also said in its instructions' explanations; null unless the compiled engine reads
+    the kernel; with "compiler_changes_note" when they could not be computed) and, with a
+    `warp`, its per-lane detail under "warp"."""
     doc = analysis.to_json()
     reading = reading_of(pattern)
     doc["engine"] = reading and reading.engine
@@ -27,8 +31,13 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     worst = worst_instruction(analysis)
     doc["worst"] = None if worst is None else worst.to_json()
     detail = warp_detail(pattern, warp or 0, budget)
-    for ins, words in zip(doc["instructions"], explanations(pattern, detail)):
-        ins["explanation"] = words
+    changes = compiler_changes(pattern, analysis)
+    doc["compiler_changes"] = changes and [c.to_json() for c in changes.changes]
+    if changes is not None and changes.note:
+        doc["compiler_changes_note"] = changes.note
+    for k, (ins, words) in enumerate(zip(doc["instructions"], explanations(pattern, detail))):
+        said = changes.words_for(k) if changes is not None else ""
+        ins["explanation"] = f"{words} {said}" if said else words
     for ins, words in zip(doc["shared"], shared_explanations(pattern, warp or 0)):
         ins["explanation"] = words
     if warp is not None:

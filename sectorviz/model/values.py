@@ -6,7 +6,8 @@ Listing gives them the instructions of each space (name, op, array, width in byt
 source place), the arrays' placement (byte addresses, tile shape), the launch's warps and
 threads, the engine's reading and which instructions take their index from an array's values
 (gathers and scatters); the details give each lane's addresses (bytes), sectors and, for
-shared memory, the bank wavefronts of each execution.
+shared memory, the bank wavefronts of each execution; CompilerChanges what the compiler
+changed against the source as written (compiler_changes.py computes them).
 """
 
 from __future__ import annotations
@@ -109,3 +110,48 @@ class WarpDetails:
     warp: int
     detail: WarpDetail | str
     shared: SharedWarpDetail | str | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between the readings at a source line: its kind, the written and
+    compiled (requests, sectors), the line the compiled instructions carry, the compiled
+    global instructions whose explanation says it, and the sentence."""
+
+    kind: str
+    file: str | None
+    line: int | None
+    op: str
+    array: str
+    source: str
+    written: tuple[int, int]
+    compiled: tuple[int, int]
+    compiled_line: int | None
+    instructions: tuple[int, ...]
+    words: str
+
+    @property
+    def sentence(self) -> str:
+        """`words` as a sentence: capitalised, with its full stop."""
+        return self.words[0].upper() + self.words[1:] + "."
+
+    def to_json(self) -> dict[str, object]:
+        """The `report --json` "compiler_changes" entry."""
+        return {"kind": self.kind, "file": self.file, "line": self.line, "op": self.op,
+                "array": self.array, "source": self.source, "compiled_line": self.compiled_line,
+                "written": {"requests": self.written[0], "sectors": self.written[1]},
+                "compiled": {"requests": self.compiled[0], "sectors": self.compiled[1]},
+                "instructions": list(self.instructions), "explanation": self.words}
+
+
+@dataclass(frozen=True)
+class CompilerChanges:
+    """Every change of a compiled kernel against its source as written, or why none were
+    computed (`note`: the source engine cannot read the kernel, or the run is over budget)."""
+
+    changes: tuple[Change, ...]
+    note: str | None = None
+
+    def words_for(self, k: int) -> str:
+        """The sentences of the changes compiled global instruction k explains ("" if none)."""
+        return " ".join(c.sentence for c in self.changes if k in c.instructions)

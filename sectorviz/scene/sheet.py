@@ -31,7 +31,13 @@ from ..model.cache import CacheResult, time_text
 from ..model.measured import Measured
 from ..model.results import Analysis, ConstantStats, InstructionStats, Stats
 from ..model.shared_stats import SharedStats
-from ..model.values import LaneExecution, Listing, SharedWarpDetail, WarpDetails
+from ..model.values import (
+    CompilerChanges,
+    LaneExecution,
+    Listing,
+    SharedWarpDetail,
+    WarpDetails,
+)
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .palette import waste_classes
@@ -340,11 +346,13 @@ def _conflicts(analysis: Analysis, op: str) -> int:
 
 
 def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpDetails,
-                     instruction: int = 0, run: int = 0, error: str | None = None) -> Sheet:
+                     instruction: int = 0, run: int = 0, error: str | None = None,
+                     changes: CompilerChanges | None = None) -> Sheet:
     """The sheet for the warp of `details` (steps 3 and 4 show execution `run` of
     `instruction`, the first execution of the others) and the grid (`analysis`: partial while
     a run goes on, its rows then say "so far"; None before the first result or when it
-    failed with `error`)."""
+    failed with `error`); with a compiled kernel's `changes` against the source as written,
+    each instruction's explanation says them and a last step lists them."""
     sb, warp = listing.sector_bytes, details.warp
     detail = None if isinstance(details.detail, str) else details.detail
     warp_error = details.detail if isinstance(details.detail, str) else None
@@ -354,6 +362,8 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
     so_far = _so_far(analysis)
     ops, logical, expansion, sectors = [], [], [], []
     why = explanations(listing, detail, instruction, run) if detail else ()
+    if changes is not None:
+        why = tuple(f"{w} {changes.words_for(k)}".rstrip() for k, w in enumerate(why))
     for k, (ins, st) in enumerate(zip(listing.instructions, stats)):
         runs = detail.executions[k] if detail else ()
         arr = listing.arrays[ins.first_array]
@@ -438,7 +448,20 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
                              "global sectors)",
                           _shared_rows(analysis, waiting)
                           + _shared_warp_rows(listing, warp, details.shared, shared, run)))
+    if changes is not None and (changes.changes or changes.note):
+        steps.append(Step(len(steps) + 1, "What the compiler changed (compiled against as "
+                                          "written)", _change_rows(changes)))
     return Sheet(title, _answer(analysis, error), tuple(steps))
+
+
+def _change_rows(changes: CompilerChanges) -> tuple[Row, ...]:
+    """One row per change: the line and access, the kind, the sentence."""
+    if not changes.changes:
+        return (Row("as written", "not compared", changes.note or ""),)
+    return tuple(Row(f"line {c.line}: {c.source}" if c.source else f"line {c.line}", c.kind,
+                     c.sentence,
+                     instruction=c.instructions[0] if c.instructions else None)
+                 for c in changes.changes)
 
 
 Cell = str | int | float

@@ -18,9 +18,11 @@ from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
 
 from ..model import Pattern, PatternError, pattern_from_dict, pattern_from_text
+from ..model.frontend import reading_of
 from .document import Change, Document, checked
 from .fields import ERROR_COLOUR, error_label
 from .form import PatternForm
+from .instruction_pane import instruction_rows
 from .kernel_editor import KernelEditor, line_notes
 
 
@@ -114,6 +116,8 @@ class PatternEditor(QTabWidget):
         self.addTab(self.json, "JSON")
         self.kernel.edited.connect(self._kernel_edited)
         self.kernel.lineActivated.connect(self._line_activated)
+        self.kernel.instructionActivated.connect(
+            lambda k: self.document.select(instruction=k))
         self._has_kernel: bool | None = None
         self._broken: tuple[Pattern, Path] | None = None  # a file whose kernel is being fixed
         document.changed.connect(self._on_changed)
@@ -167,12 +171,20 @@ class PatternEditor(QTabWidget):
         if flags & Change.ANALYSIS:
             analysis = self.document.analysis
             self.kernel.set_annotations(line_notes(analysis.instructions) if analysis else {})
+        if flags & (Change.PATTERN | Change.ANALYSIS):
+            reading = reading_of(pattern)
+            self.kernel.set_instructions(instruction_rows(self.document.kernel,
+                                                          self.document.analysis),
+                                         reading is not None and reading.engine == "compiled")
+        if flags & (Change.PATTERN | Change.ANALYSIS | Change.SELECTION):
+            self.kernel.instructions.show_instruction(self.document.selection.instruction)
 
     def _kernel_edited(self, text: str) -> None:
         doc = self.document
         base = doc.pattern if self._broken is None else self._broken[0]
         d = base.to_dict()
-        d["kernel"] = {"code": text, "function": d["kernel"]["function"]}
+        kept = {key: value for key, value in d["kernel"].items() if key not in ("source", "code")}
+        d["kernel"] = {**kept, "code": text}  # the engine, arch, flags and sizes stay
         try:
             pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
                               doc.selection.warp)

@@ -32,6 +32,7 @@ from ..gather.diagrams import diagram_scene, selected_spec
 from ..gather.explain import explanations, shared_explanations
 from ..model import PatternError
 from ..model.banks import BANK_BYTES
+from ..model.compiler_changes import cached_compiler_changes
 from ..model.detail import lane_records
 from ..scene.grid import GridLayout
 from ..scene.lanes import ROW_H
@@ -182,7 +183,10 @@ class GridItem(QGraphicsItem):
         if v.layout.shared[lane]:
             lines.append("shares bytes with another lane (same word, one transfer)")
         k = v.selection.instruction
-        lines.append("why: " + explanations(v.pattern, v.detail, k, v.selection.run)[k])
+        changes = cached_compiler_changes(v.pattern)
+        said = changes.words_for(k) if changes is not None else ""
+        lines.append("why: " + explanations(v.pattern, v.detail, k, v.selection.run)[k]
+                     + (f" {said}" if said else ""))
         return "\n".join(lines)
 
     def bank_tooltip_at(self, pos: QPointF) -> str:

@@ -2,7 +2,11 @@
 code level with each line, the predicted sectors per request of each global access on that
 line ("4 · 32 sec/req", like a profiler's source view), each number in the overview's colour
 for that access's sectors against its ideal sectors; the line's tooltip says it in words with
-the useful %. The gutter holds only line numbers.
+the useful %. The gutter holds only line numbers. Below the code, a fold-out pane pairs each
+line with its memory instructions (ui.instruction_pane: the PTX operations of a compiled
+kernel and their sectors per request), behind a fold-out button: open by default for a
+compiled kernel (many PTX instructions a line), closed for the source as written (the margin
+already names each access), then as the user leaves it.
 
 The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
 carries new text to whoever owns the document, `lineActivated(line)` says which source line
@@ -26,10 +30,20 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextFormat,
 )
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QTextEdit, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextEdit,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..scene.overview import waste_classes
 from ..scene.palette import LIGHT
+from .instruction_pane import InstructionPane, InstructionRow
 
 EDIT_DEBOUNCE_MS = 400
 
@@ -73,7 +87,7 @@ class LineNote:
     accesses: tuple[AccessNote, ...]
 
     @property
-    def pieces(self) -> tuple[tuple[AccessNote, str], ...]:
+    def all_pieces(self) -> tuple[tuple[AccessNote, str], ...]:
         """(an access, its margin text) per distinct prediction of the line, in order of
         first appearance: accesses of the same number and waste class are one piece, "2×5"
         (a loop nvcc unrolled gives a line many alike; the tooltip lists each)."""
@@ -84,16 +98,29 @@ class LineNote:
                      for alike in groups.values())
 
     @property
+    def pieces(self) -> tuple[tuple[AccessNote, str], ...]:
+        """The first MAX_PIECES of `all_pieces`: what the margin shows (the pane below the
+        code lists every instruction)."""
+        return self.all_pieces[:MAX_PIECES]
+
+    @property
+    def more(self) -> str:
+        """NOTE_MORE when the margin leaves pieces out, else ""."""
+        return NOTE_MORE if len(self.all_pieces) > MAX_PIECES else ""
+
+    @property
     def text(self) -> str:
         """The numbers in the line's margin, e.g. "4 · 32 sec/req" or "2×5 · 2×5 sec/req"."""
-        return NOTE_SEPARATOR.join(text for _, text in self.pieces) + NOTE_UNIT
+        return NOTE_SEPARATOR.join(text for _, text in self.pieces) + self.more + NOTE_UNIT
 
     @property
     def tooltip(self) -> str:
         return "\n".join(f"access {k + 1}: {a.words}" for k, a in enumerate(self.accesses))
 
 
-NOTE_SEPARATOR, NOTE_UNIT = " · ", " sec/req"
+NOTE_SEPARATOR, NOTE_UNIT, NOTE_MORE = " · ", " sec/req", " · …"
+MAX_PIECES = 3  # numbers a line's margin shows at most (a compiled line can have dozens)
+MARGIN_FRACTION = 0.45  # of the code view's width, the most the margin takes
 
 
 def _format(color: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -207,12 +234,15 @@ class CodeView(QPlainTextEdit):
         return self.fontMetrics().horizontalAdvance("9" * digits + "  ")
 
     def margin_width(self) -> int:
-        """Room for the widest line's predictions and a gap each side (0 without any)."""
+        """Room for the widest line's predictions and a gap each side (0 without any), at
+        most MARGIN_FRACTION of the view (the code keeps the rest; the tooltip and the pane
+        below say what a cut line holds)."""
         if not self.notes:
             return 0
         metrics = self.fontMetrics()
-        return max(metrics.horizontalAdvance(n.text) for n in self.notes.values()) + \
+        widest = max(metrics.horizontalAdvance(n.text) for n in self.notes.values()) + \
             metrics.horizontalAdvance("  ")
+        return min(widest, int(self.width() * MARGIN_FRACTION))
 
     def set_notes(self, notes: dict[int, LineNote]) -> None:
         self.notes = dict(notes)
@@ -275,6 +305,9 @@ class CodeView(QPlainTextEdit):
             colour = self.theme.waste[access.waste] if access.waste >= 0 else self.theme.idle
             spans.append((x, text, colour))
             x += metrics.horizontalAdvance(text)
+        if note.more:
+            spans.append((x, note.more, plain))
+            x += metrics.horizontalAdvance(note.more)
         spans.append((x, NOTE_UNIT, plain))
         return spans
 
@@ -313,10 +346,12 @@ class CodeView(QPlainTextEdit):
 
 
 class KernelEditor(QWidget):
-    """The kernel tab: CUDA source, per-line predictions, and the model's one-line error."""
+    """The kernel tab: CUDA source, per-line predictions, each line's memory instructions
+    below it, and the model's one-line error."""
 
     edited = Signal(str)  # debounced new source text
     lineActivated = Signal(int)  # a clicked source line (1-based)
+    instructionActivated = Signal(int)  # a clicked instruction of the pane (the app's index)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -327,10 +362,26 @@ class KernelEditor(QWidget):
         self.message = QLabel(self)
         self.message.setObjectName("kernelMessage")
         self.message.setWordWrap(True)
+        self.instructions = InstructionPane(self)
+        self.fold = QToolButton(self, objectName="kernelInstructionsToggle", checkable=True,
+                                text="Memory instructions by line")
+        self.fold.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.fold.setAutoRaise(True)
+        self.fold.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)  # no min
+        self.fold.toggled.connect(self._unfold)
+        self.fold.clicked.connect(self._fold_clicked)
+        self._fold_chosen = False  # the user opened or closed the pane: keep it so
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.view, 3)
+        layout.addWidget(self.fold)
+        layout.addWidget(self.instructions, 1)
         layout.addWidget(self.message)
+        self.fold.hide()  # until there are instructions to list
+        self._unfold(False)
+        self.instructions.instructionActivated.connect(self.instructionActivated)
+        self.view.cursorPositionChanged.connect(
+            lambda: self.instructions.show_line(self.view.textCursor().blockNumber() + 1))
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DEBOUNCE_MS)
         self._timer.timeout.connect(lambda: self.edited.emit(self.view.toPlainText()))
         self.view.textChanged.connect(self._timer.start)
@@ -361,9 +412,28 @@ class KernelEditor(QWidget):
         """The window theme (ui.theme.Theme): its diagram palette colours the notes."""
         self.view.theme = theme.diagram
         self.view.margin.update()
+        self.instructions.set_theme(theme.diagram)
 
     def set_annotations(self, notes: dict[int, LineNote]) -> None:
         self.view.set_notes(notes)
+
+    def set_instructions(self, rows: tuple[InstructionRow, ...], compiled: bool) -> None:
+        """Each source line's memory instructions, in the pane below the code (the button
+        shows while there are any; unless the user chose, the pane is open for a
+        `compiled` kernel)."""
+        self.instructions.set_rows(rows, self.view.toPlainText())
+        self.fold.setVisible(bool(rows))
+        if not self._fold_chosen:
+            self.fold.setChecked(compiled)
+        self._unfold(self.fold.isChecked())
+
+    def _fold_clicked(self) -> None:
+        self._fold_chosen = True
+
+    def _unfold(self, open_: bool) -> None:
+        arrow = Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow
+        self.fold.setArrowType(arrow)
+        self.instructions.setVisible(open_ and bool(self.instructions.rows))
 
     def set_error(self, message: str | None, line: int | None = None,
                   column: int | None = None) -> None:

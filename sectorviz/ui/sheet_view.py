@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayou
 
 from ..export.sheets import sheet_csv, sheet_markdown
 from ..gather.sheet import accounting_sheet
+from ..model.compiler_changes import cached_compiler_changes
 from ..scene.sheet import Row, Sheet
 from .document import Change, Document
 from .machine_bar import MachineBar
@@ -166,7 +167,8 @@ class SheetView(QWidget):
         self._drawn_at = time.monotonic()
         doc, sel = self.document, self.document.selection
         self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
-                                       sel.instruction, sel.run, doc.analysis_error)
+                                       sel.instruction, sel.run, doc.analysis_error,
+                                       cached_compiler_changes(doc.pattern))
         measured = self.measurements.step(len(self._sheet.steps) + 1, doc.pattern, doc.analysis)
         if measured is not None:
             self._sheet = replace(self._sheet, steps=self._sheet.steps + (measured,))

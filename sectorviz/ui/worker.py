@@ -5,6 +5,8 @@ warps: its progress callback raises `Cancelled`. While it runs, its progress and
 of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in the
 one cache (memo.MEMO, kind "app analysis"), keyed by pattern and valid while the files the run
 read are unchanged, so undo and redo show their numbers at once and an edited `.cu` does not.
+A compiled kernel's job also computes what the compiler changed against the source as written
+(model.compiler_changes, cached there) before it reports the run done.
 Whatever goes wrong in a job ends in one error line; the document and the user's work stay as they
 were.
 """
@@ -17,6 +19,7 @@ import time
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
+from ..model.compiler_changes import compiler_changes
 from ..model.errors import internal_error
 from ..model.frontend import kernel_for, read_as
 from ..model.memo import MEMO, FileStamp, recording, stamps
@@ -66,6 +69,7 @@ class _Job(QRunnable):
                 per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
                 result, error = analyze(self.pattern, per_warp, self._progress,
                                         partial=self._partial), ""
+                compiler_changes(self.pattern, result)  # cached for the sheet
                 read.update(str(p) for p in kernel.files_read)
         except Cancelled:
             return

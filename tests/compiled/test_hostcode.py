@@ -139,3 +139,47 @@ def test_templates_named_without_a_launch(tmp_path, function):
             compile_kernel(pattern)
     else:
         assert compile_kernel(pattern).name.startswith("void twice<double>")
+
+
+COMMON_STYLE = """\
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cublasLt.h>
+#include <curand.h>
+
+cublasHandle_t blas;
+cublasLtHandle_t blas_lt;
+static cublasComputeType_t compute_type;
+
+void blas_check(cublasStatus_t status) {
+    if (status != CUBLAS_STATUS_SUCCESS) { exit(1); }
+}
+
+void setup() {
+    blas_check(cublasCreate(&blas));
+    blas_check(cublasLtCreate(&blas_lt));
+    compute_type = CUBLAS_COMPUTE_32F_FAST_TF32;
+    blas_check(cublasSetMathMode(blas, CUBLAS_TF32_TENSOR_OP_MATH));
+    curandGenerator_t gen;
+    curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_DEFAULT);
+}
+
+__device__ float twice(float v) { return 2.0f * v; }
+"""
+
+
+@needs_nvcc
+def test_a_shared_header_whose_host_code_uses_cublas_compiles_with_the_stand_ins(tmp_path):
+    """A header in the style of llm.c's dev/cuda/common.h keeps cuBLAS, cuBLASLt and cuRAND
+    handles and calls in host code; without the libraries the stand-ins declare them, and
+    the file compiles as written (the device view blanks the main file only)."""
+    code = ('#include "common.h"\n__global__ void scale(float *y, const float *x, int n)\n'
+            '{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
+            '    if (i < n) y[i] = twice(x[i]);\n}\n'
+            'int main() { setup(); cublasSgemm(blas, CUBLAS_OP_N, CUBLAS_OP_T, 1, 1, 1, 0, 0, 1,'
+            ' 0, 1, 0, 0, 1); return 0; }\n')
+    compiled = compile_kernel(write_pattern(tmp_path, code, "scale",
+                                            files={"common.h": COMMON_STYLE}))
+    assert not compiled.host_code_left_out
+    assert str(tmp_path / "common.h") in compiled.files
+    assert "ld.global" in compiled.ptx and "st.global" in compiled.ptx

@@ -119,3 +119,18 @@ def test_alike_accesses_of_a_line_share_one_piece_of_the_margin():
     assert note.text == "2×5 · 2×5 · 32 sec/req"
     assert [a for a, _ in note.pieces] == [ideal, twice, note.accesses[-1]]
     assert note.tooltip.count("\n") == 10
+
+
+def test_a_line_of_many_distinct_accesses_shows_three_numbers_then_an_ellipsis(qtbot):
+    """A compiled line can carry dozens of instructions of different costs: the margin shows
+    the first MAX_PIECES (3) and "…", so the code keeps its width; the pane below lists all."""
+    from sectorviz.ui.kernel_editor import AccessNote, LineNote
+    note = LineNote(tuple(AccessNote(n, 1.0, 1.0) for n in (1, 2, 4, 8, 16)))
+    assert note.text == "1 · 2 · 4 · … sec/req"
+    editor = KernelEditor()
+    qtbot.addWidget(editor)
+    editor.set_source("x;\n")
+    editor.set_annotations({1: note})
+    block = editor.view.document().findBlockByNumber(0)
+    assert [t for _x, t, _c in editor.view.note_spans(block)] == [
+        "1", " · ", "2", " · ", "4", " · …", " sec/req"]

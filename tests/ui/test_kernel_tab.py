@@ -56,3 +56,24 @@ def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbo
     assert view.notes[line].text == "4 · 32 sec/req"
     block = view.document().findBlockByNumber(line - 1)
     assert [text for _x, text, _c in view.note_spans(block)] == ["4", " · ", "32", " sec/req"]
+
+
+def test_editing_the_kernel_keeps_its_engine_arch_and_sizes(open_window):
+    """The edited code replaces the source; the kernel's other keys (engine, arch, dynamic
+    shared bytes) stay as the pattern gave them."""
+    import json
+
+    from sectorviz.model import pattern_from_dict
+    from sectorviz.paths import examples_dir
+
+    path = examples_dir() / "vector-add-cuda.sectorviz.json"
+    doc = json.loads(path.read_text())
+    doc["kernel"].update({"engine": "source", "arch": "sm_80", "dynamic_shared_bytes": 0})
+    window = open_window("vector-add-cuda")
+    window.document.set_pattern(pattern_from_dict(doc, path.parent), "test")
+    editor = window.editor
+    editor.kernel.edited.emit(editor.kernel.source() + "\n// edited\n")
+    kernel = window.document.pattern.kernel
+    assert kernel["code"].endswith("// edited\n") and "source" not in kernel
+    assert (kernel["engine"], kernel["arch"], kernel["dynamic_shared_bytes"]) == (
+        "source", "sm_80", 0)

@@ -179,7 +179,7 @@ class CompiledKernel(Launch):
         end = max((a.end for a in self.arrays.values() if a.spec.space == "global"), default=0)
         dynamic = (pattern.kernel or {}).get("dynamic_shared_bytes",
                                              compiled.dynamic_shared_bytes)
-        if dynamic is None and any(v.extern and v.space == "shared"
+        if dynamic is None and any(v.extern and v.space == "shared" and _names(self.entry, v.name)
                                    for v in (*self.module.variables, *self.entry.variables)):
             raise PatternError("kernel", "extern __shared__ memory needs its size: add "
                                          "\"dynamic_shared_bytes\" to the pattern's kernel "
@@ -384,6 +384,14 @@ def _encode(value: int, ptx_type: str, size: int) -> bytes:
     if ptx_type == "f64":
         return struct.pack("<d", float(value))
     return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
+
+
+def _names(entry: Entry, name: str) -> bool:
+    """Whether an instruction of `entry` names the variable `name` (a module's extern shared
+    array is another kernel's when this one never names it; one reached only through a
+    called .func is sized at its first access, which then asks for it)."""
+    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    return any(word.search(ins.text) for ins in entry.instructions)
 
 
 def _with_dtypes(pattern: Pattern, entry: Entry, sites: list[Site],
