@@ -12,7 +12,7 @@ lane path runs the chunk; `Varies`: a value needs a compressed loop's iteration.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -20,6 +20,10 @@ from .budget import STEP_LANES, charge
 from .repeat import RepeatedBatch
 from .sectors import WARP_SIZE
 
+if TYPE_CHECKING:
+    from .kernel import Launch
+
+Box = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]  # (start, count) per grid axis
 MAX_SECTOR_BYTES = 256  # the (class, phase) tables are sector_bytes wide
 
 
@@ -41,7 +45,8 @@ class Aff:
 
     __slots__ = ("base", "off", "coef")
 
-    def __init__(self, base, off: np.ndarray | None = None, coef: tuple = ()):
+    def __init__(self, base: int | np.ndarray, off: np.ndarray | None = None,
+                 coef: tuple[tuple[int, int], ...] = ()):
         self.base = int(base) if np.ndim(base) == 0 else base
         self.off = off
         self.coef = coef  # ((symbol, coefficient), ...) sorted, no zeros
@@ -66,7 +71,7 @@ class Aff:
                    tuple((s, c * k) for s, c in self.coef))
 
 
-def _uniform(values: np.ndarray):
+def _uniform(values: np.ndarray) -> int | np.ndarray:
     """A per-warp array, or the one int every warp has."""
     return int(values[0]) if len(values) and values.min() == values.max() else values
 
@@ -86,7 +91,7 @@ class Mask:
 class Chunk:
     """Warps [lo, hi) of a launch: classes, thread-coordinate tables, block coordinates."""
 
-    def __init__(self, launch, lo: int, hi: int, box: tuple | None = None):
+    def __init__(self, launch: Launch, lo: int, hi: int, box: Box | None = None):
         wpb = launch.warps_per_block
         self.trips: dict[int, int] = {}  # symbol -> trips (loops, and blocks in a box)
         self.block_loops: list[tuple[int, int]] = []
@@ -101,20 +106,19 @@ class Chunk:
         else:  # a row per class; block coordinates are symbols over the box
             self.n = wpb
             self.cls = np.arange(wpb, dtype=np.int64)
-            block = []
+            coords = []
             for axis, (start, count) in enumerate(box):
                 sym = -1 - axis
-                block.append(Aff(start, None, ((sym, 1),) if count > 1 else ()))
+                coords.append(Aff(start, None, ((sym, 1),) if count > 1 else ()))
                 if count > 1:
                     self.trips[sym] = count
                     self.block_loops.append((sym, count))
-            self.block = tuple(block)
+            self.block = tuple(coords)
         t = np.arange(wpb, dtype=np.int64)[:, None] * WARP_SIZE + np.arange(WARP_SIZE)
         bx, by, bz = launch.block
         self.valid = t < bx * by * bz
-        if by == bz == 1:
-            self.thread = (t, None, None)
-        else:
+        self.thread: tuple[np.ndarray | None, ...] = (t, None, None)
+        if not by == bz == 1:
             rest, tx = np.divmod(t, bx)
             tz, ty = np.divmod(rest, by)
             self.thread = tuple(x if x.any() else None for x in (tx, ty, tz))
@@ -130,7 +134,7 @@ class Chunk:
             at = np.searchsorted(m.mixed, idx).clip(max=len(m.mixed) - 1)
             hit = m.mixed[at] == idx
             out[hit] = m.lanes[at[hit]]
-        return out
+        return np.asarray(out)
 
     def build(self, full: np.ndarray, idx: np.ndarray, lanes: np.ndarray) -> Mask:
         """A Mask from whole warps `full` and explicit lanes of warps idx (sorted)."""
@@ -143,7 +147,7 @@ class Chunk:
         keep = (count > 0) & ~whole
         return Mask(full, idx[keep], lanes[keep])
 
-    def combine(self, a: Mask, b: Mask, fn: Callable) -> Mask:
+    def combine(self, a: Mask, b: Mask, fn: Callable[..., np.ndarray]) -> Mask:
         """Lane-wise fn (np.logical_and, ...) of two masks."""
         full = fn(a.full, b.full)
         if not len(a.mixed) and not len(b.mixed):
@@ -207,14 +211,17 @@ class Chunk:
         if len(full):
             base = v.base[full] if isinstance(v.base, np.ndarray) else v.base
             if v.off is None:
-                lows.append(np.min(base)), highs.append(np.max(base))
+                lows.append(np.min(base))
+                highs.append(np.max(base))
             else:
                 omin, omax = self.off_extremes(v.off)
                 cls = self.cls[full]
-                lows.append((base + omin[cls]).min()), highs.append((base + omax[cls]).max())
+                lows.append((base + omin[cls]).min())
+                highs.append((base + omax[cls]).max())
         if len(m.mixed):
             values = self.lane_values(v, m.mixed)[m.lanes]
-            lows.append(values.min()), highs.append(values.max())
+            lows.append(values.min())
+            highs.append(values.max())
         if not lows:
             return None
         slo, shi = self.symbol_span(v)
@@ -265,7 +272,7 @@ def classify(lo: np.ndarray, hi: np.ndarray, op: str) -> tuple[np.ndarray, np.nd
 
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
-def block_box(launch, lo: int, hi: int) -> tuple | None:
+def block_box(launch: Launch, lo: int, hi: int) -> Box | None:
     """Warps [lo, hi) as a box of whole blocks: ((start, count) per grid axis), or None."""
     wpb = launch.warps_per_block
     if lo % wpb or hi % wpb:

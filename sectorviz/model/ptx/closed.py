@@ -169,7 +169,7 @@ class ClosedMachine:
             outside = ck.minus(m, v.mask)
             parts = [self.lanes_of(x, part) for x, part in ((v.new, inside), (v.old, outside))
                      if part.any()]
-            return parts[0] if len(parts) == 1 else ck.combine(*parts, np.logical_or)
+            return parts[0] if len(parts) == 1 else ck.combine(parts[0], parts[1], np.logical_or)
         if isinstance(v, Mask):
             return ck.combine(m, v, np.logical_and)
         if isinstance(v, SymPred):
@@ -308,9 +308,7 @@ class ClosedMachine:
             return self.write(dest, kind, out_t, m)
         affs: list[Aff] = [s for s in srcs if isinstance(s, Aff)]
         result = self._affine(ins, affs)
-        if result is None:
-            result = self._concrete(ins, t, affs)
-        self.write(dest, result, out_t, m)
+        self.write(dest, self._concrete(ins, t, affs) if result is None else result, out_t, m)
 
     def _affine(self, ins: Instruction, v: list[Aff]) -> Aff | None:
         """add, sub, mul (lo or wide: the exact product, checked to fit where it is
@@ -331,7 +329,9 @@ class ClosedMachine:
         a, b = v[0], v[1]
         if not (a.scalar or b.scalar):
             return None
-        product = a.scaled(b.base) if b.scalar else b.scaled(a.base)
+        k = b.base if b.scalar else a.base
+        assert isinstance(k, int)
+        product = (a if b.scalar else b).scaled(k)
         return product if op == "mul" else product + v[2]
 
     def _concrete(self, ins: Instruction, t: str, v: list[Aff]) -> Value:
@@ -376,7 +376,7 @@ class ClosedMachine:
             return False
         ck = self.ck
         if any(o.kind != "reg" for o in ins.operands[1:]):
-            return self._not_closed(ins) or True
+            raise NotClosed(f"`{ins.text}` has no closed form")
         ins_srcs = [self.lanes_of(self.read(o, "pred", m), m) for o in ins.operands[1:]]
         srcs = [ck.minus(m, s) if o.negated else s for o, s in zip(ins.operands[1:], ins_srcs)]
         if ins.op == "not":
@@ -437,31 +437,47 @@ class ClosedMachine:
     # ------------------------------------------------------------------ memory
 
     def load(self, ins: Instruction, pc: int, m: Mask) -> None:
+        """ld / ldu: the access, then Opaque values (or a parameter's bytes, or a constant
+        variable's initial bytes at an address the same on every lane)."""
         t = data_type(ins)
         dest = ins.operands[0]
         dests = list(dest.parts) if dest.kind == "vec" else [dest]
         if space_of(ins) == "param":
-            return self._param(ins, t, dests, m)
-        self.access(ins, pc, ins.operands[1], m)
-        for d in dests:
-            self.write(d, OPAQUE, t, m)
+            return self._known(dests, t, self._param_bytes(ins.operands[1]), m)
+        address = self.access(ins, pc, ins.operands[1], m)
+        known = self._constant_bytes(address) if space_of(ins) == "constant" else None
+        self._known(dests, t, known, m)
 
-    def _param(self, ins: Instruction, t: str, dests: list[Operand], m: Mask) -> None:
-        op = ins.operands[1]
-        data, known, _ = self.kernel.param_bytes.get(op.name, (b"", False, ""))
+    def _known(self, dests: list[Operand], t: str, data: bytes | None, m: Mask) -> None:
+        """Destinations set from `data` (little-endian, a part each; None: Opaque)."""
         width = WIDTH[t]
         for j, d in enumerate(dests):
-            part = data[op.offset + j * width:op.offset + (j + 1) * width]
-            if not known or len(part) != width:
-                raise NotClosed("a parameter the pattern does not give")
-            value = int.from_bytes(part, "little", signed=t.startswith("s"))
-            self.write(d, Aff(value) if t in INT_DTYPES else OPAQUE, t, m)
+            part = None if data is None else data[j * width:(j + 1) * width]
+            if part is None or len(part) != width or t not in INT_DTYPES:
+                self.write(d, OPAQUE, t, m)
+            else:
+                self.write(d, Aff(int.from_bytes(part, "little", signed=t[0] == "s")), t, m)
+
+    def _param_bytes(self, op: Operand) -> bytes | None:
+        data, known, _ = self.kernel.param_bytes.get(op.name, (b"", False, ""))
+        return data[op.offset:] if known else None
+
+    def _constant_bytes(self, address: Aff) -> bytes | None:
+        """The launch bytes of a constant variable from a scalar byte offset on, if known."""
+        if not address.scalar:
+            return None
+        assert isinstance(address.base, int)
+        for name, data in self.kernel.initial_bytes.items():
+            space, start = self.prog.layout.where[name]
+            if space == "constant" and start <= address.base < start + len(data):
+                return data[address.base - start:]
+        return None
 
     def store(self, ins: Instruction, pc: int, m: Mask) -> None:
         if space_of(ins) != "param":
             self.access(ins, pc, ins.operands[0], m)
 
-    def access(self, ins: Instruction, pc: int, op: Operand, m: Mask) -> None:
+    def access(self, ins: Instruction, pc: int, op: Operand, m: Mask) -> Aff:
         """Record the access of ld / st `ins` through address operand `op` over m, after the
         checks the lane path makes (inside one array, or the space's bytes); a constant
         load is checked only (constant reads are counted apart)."""
@@ -485,6 +501,7 @@ class ClosedMachine:
         self._inside(space, address, site.width, m)
         if space != "constant":
             self.events.append((space, k, address, m, tuple(self.loops)))
+        return address
 
     def _generic(self, site: Site, address: Aff, m: Mask) -> tuple[str, int]:
         """A generic address -> (its space, the generic address of that space's byte 0),
