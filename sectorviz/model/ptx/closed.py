@@ -185,7 +185,7 @@ class ClosedMachine:
 
     def assign(self, name: str, value: Value, m: Mask) -> None:
         old = self.regs.get(name)
-        if self.whole(m) or old is None:
+        if self.whole(m):
             self.regs[name] = value
             return
         if isinstance(old, Guarded) and not self.ck.minus(old.mask, m).any():

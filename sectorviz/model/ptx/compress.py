@@ -159,8 +159,7 @@ def _settle(machine: "ClosedMachine", entry: dict[str, Value], start: dict[str, 
             value: Value = was + Aff(steps[reg] * count)
         else:
             value = _last(machine.resolved(v, m), sym, count - 1)
-        out[reg] = value if machine.whole(m) or entry.get(reg) is None else \
-            Guarded(m, value, entry.get(reg))
+        out[reg] = value if machine.whole(m) else Guarded(m, value, entry.get(reg))
     machine.regs = out
 
 
