@@ -165,6 +165,66 @@ def test_closed_forms_count_generated_kernels_as_the_lane_path_does(tmp_path_fac
     assert len(ran) >= 8 and sum(ran) >= 0.75 * len(ran), ran
 
 
+NESTED = """
+__global__ void k(const float* a, float* out, int n, int m) {{
+    {itype} x = blockIdx.x * blockDim.x + threadIdx.x;
+    {itype} y = blockIdx.y * blockDim.y + threadIdx.y;
+    {exit}
+    float acc = 0.0f;
+    const float* p = a + {start};
+    for (int r = {outer}; r > 0; r--) {{
+        for (int c = 0; c < {inner}; c += {step}) {{
+            acc += p[c * {t}];
+            {leave}
+        }}
+        p += {advance};
+    }}
+    out[y * {width} + x] = acc;
+}}
+"""
+
+
+@st.composite
+def nested_kernels(draw):
+    """(CUDA text, grid, block, n, m): 2-D blocks, signed or unsigned indices, a count-down
+    outer loop advancing a pointer, an inner loop, sometimes an early return or a break."""
+    text = NESTED.format(
+        itype=draw(st.sampled_from(["int", "unsigned", "long long"])),
+        exit=draw(st.sampled_from(["", "if (x >= n) return;", "if (y * n + x > 77) return;"])),
+        start=draw(st.sampled_from(["x", "y * n + x", "x * 2 + y"])),
+        outer=draw(st.sampled_from(["3", "m", "(n & 1) + 1"])),
+        inner=draw(st.sampled_from(["4", "m", "n"])), step=draw(st.sampled_from([1, 3])),
+        t=draw(st.sampled_from([1, 8, 33])),
+        leave=draw(st.sampled_from(["", "", "if (acc > 1e30f) break;"])),
+        advance=draw(st.sampled_from(["n", "32", "m * 2"])), width=64)
+    block = draw(st.sampled_from([(32, 2), (16, 4), (8, 3)]))
+    grid = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    return text, grid, block, draw(st.integers(1, 20)), draw(st.integers(0, 6))
+
+
+@needs_nvcc
+def test_closed_forms_count_nested_loops_as_the_lane_path_does(tmp_path_factory):
+    ran = []
+
+    @settings(max_examples=12 if CI else 60, deadline=None)
+    @given(nested_kernels())
+    def check(case):
+        text, grid, block, n, m = case
+        size = 8 * 64 * 64
+        arrays = {"a": {"dtype": "float32", "length": size,  # a break reads them
+                        "values": {"kind": "uniform", "low": 0, "high": 40, "seed": 1}},
+                  "out": {"dtype": "float32", "length": size}}
+        pattern, compiled = inline_pattern(tmp_path_factory.mktemp("k"), text, "k", arrays,
+                                           {"n": n, "m": m}, grid=grid, block=block)
+        closed, spy, lanes = both(pattern, compiled)
+        assert_same(closed, lanes)
+        ran.append(spy.covered == spy.kernel.warps)
+
+    check()
+    print(f"closed forms covered every warp in {sum(ran)} of {len(ran)} kernels")
+    assert sum(ran) >= 0.6 * len(ran), ran
+
+
 @needs_nvcc
 def test_a_loop_whose_trip_count_differs_across_lanes_runs_an_iteration_at_a_time(tmp_path):
     text = KERNEL.format(shared="", guard="true", trips="m + (threadIdx.x & 1)", step=1, s=1,
