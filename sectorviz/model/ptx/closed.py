@@ -23,7 +23,9 @@ from ..closed_forms import Aff, Chunk, Mask, NotClosed, Varies, repeated
 from ..repeat import RepeatedBatch
 from ..sectors import WARP_SIZE
 from .bits import FLOATS, INT_DTYPES, WIDTH, immediate
+from .compress import compressed
 from .execute import UNKNOWN_SPECIALS
+from .loops import GiveUp
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import NO_OPS
@@ -53,10 +55,6 @@ COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": "
                "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
 SPECIAL_AXES = ("%tid", "%ctaid", "%ntid", "%nctaid")
 GENERIC = (("shared", SHARED_GENERIC), ("local", LOCAL_GENERIC), ("constant", CONST_GENERIC))
-
-
-class GiveUp(Exception):
-    """A loop is not compressible as it stands: iterate it instead."""
 
 
 class ClosedMachine:
@@ -89,7 +87,6 @@ class ClosedMachine:
         """Run from `start` until every lane of mask reaches `stop` (the whole entry when
         outermost; else the body of the loop whose header is `start`, run as code, which
         lanes may not leave: GiveUp)."""
-        from .compress import compressed  # the loop runner runs regions of this machine
         n = len(self.code)
         stack: list[list[Any]] = [[start, stop, mask, -1 if outermost else start]]
         while stack:

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..closed_forms import Aff, Mask, Varies
-from .loops import trips
+from .loops import GiveUp, trips
 from .symbolic import (
     CARRIED,
     Carried,
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 def compressed(machine: "ClosedMachine", header: int, m: Mask) -> bool:
     """Run the loop at `header` for every iteration at once over the lanes m; False (state
     and accesses as before) where it does not apply."""
-    from .closed import GiveUp
     saved, events, loops = dict(machine.regs), len(machine.events), len(machine.loops)
     try:
         if _run(machine, header, m, saved):
@@ -73,12 +74,12 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
             step = ck.constant(b + a.scaled(-1), m)
             if step is not None:
                 steps[reg] = step
-                start[reg] = _on(machine, reg, a + symbol_term(sym, step), before, m)
+                start[reg] = _on(machine, a + symbol_term(sym, step), before, m)
                 continue
         if isinstance(a, Mask) and isinstance(b, Mask) and same_mask(a, b):
             continue
         if before is not None:
-            start[reg] = _on(machine, reg, CARRIED, before, m)
+            start[reg] = _on(machine, CARRIED, before, m)
     found = None
     for span in (1, None):  # the trip count from j = 0, then checked over every j
         ck.trips[sym] = span or found or 1
@@ -108,7 +109,7 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
     return True
 
 
-def _on(machine: "ClosedMachine", reg: str, value: Value, before: Value, m: Mask) -> Value:
+def _on(machine: "ClosedMachine", value: Value, before: Value, m: Mask) -> Value:
     """`value` on the lanes of m, `before` elsewhere."""
     return value if machine.whole(m) else Guarded(m, value, before)
 
@@ -118,12 +119,9 @@ def _same(machine: "ClosedMachine", a: Value, b: Value, m: Mask) -> bool:
     if isinstance(x, Aff) and isinstance(y, Aff):
         return zero(machine.ck, x + y.scaled(-1), m)
     if isinstance(x, Mask) and isinstance(y, Mask):
-        return same_mask(machine.ck.combine(x, m, _and), machine.ck.combine(y, m, _and))
+        return same_mask(machine.ck.combine(x, m, np.logical_and),
+                         machine.ck.combine(y, m, np.logical_and))
     return x is y
-
-
-def _and(a, b):  # type: ignore[no-untyped-def]
-    return a & b
 
 
 def _trips(machine: "ClosedMachine", name: str, negated: bool, sym: int, m: Mask

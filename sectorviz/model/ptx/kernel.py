@@ -29,9 +29,9 @@ from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
 from ..repeat import RepeatedBatch
 from .bits import element_bits, scalar_of
-from .closed import GiveUp, closed_events
+from .closed import closed_events
 from .execute import Context, Machine
-from .loops import natural_loops
+from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
 from .program import Program, program

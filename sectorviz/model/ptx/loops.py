@@ -13,6 +13,10 @@ from .cfg import BRANCHES
 from .parse import Entry
 
 
+class GiveUp(Exception):
+    """A loop is not compressible as it stands (a way out of its body): iterate it."""
+
+
 def natural_loops(entry: Entry) -> dict[int, int]:
     """Header instruction index -> latch instruction index, for each loop of that shape."""
     code = entry.instructions

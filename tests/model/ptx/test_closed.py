@@ -302,3 +302,13 @@ def test_an_example_counts_alike_in_closed_form_and_lane_by_lane(name):
     assert_same(closed, lanes)
     if name.startswith(("matmul", "vector-add", "transpose", "stencil", "aos", "soa")):
         assert spy.covered == spy.kernel.warps, name
+
+
+@needs_nvcc
+def test_sectorviz_lane_path_turns_the_closed_forms_off():
+    pattern = load_pattern(EXAMPLES / "vector-add-cuda.sectorviz.json")
+    kernel = CompiledKernel(pattern, compiled_for_file(EXAMPLES / "vector-add.cu",
+                                                       pattern.kernel["function"]))
+    assert kernel.closed_trace(0, 64, 32) is not None
+    with lane_path():
+        assert kernel.closed_trace(0, 64, 32) is None
