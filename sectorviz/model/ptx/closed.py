@@ -40,6 +40,7 @@ from .symbolic import (
     SymPred,
     Value,
     concrete,
+    divided,
     from_typed,
     need,
     typed_lanes,
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 
 Event = tuple[str, int, Aff, Mask, tuple[tuple[int, int], ...]]
 AFFINE_OPS = ("add", "sub", "mul", "mad", "shl", "neg")
+DIVISIONS = ("shr", "div", "rem", "and")  # of a value with symbols, by literals
 COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
                "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
 SPECIAL_AXES = ("%tid", "%ctaid", "%ntid", "%nctaid")
@@ -307,10 +309,13 @@ class ClosedMachine:
         result = self._affine(ins, affs)
         self.write(dest, self._concrete(ins, t, affs) if result is None else result, out_t, m)
 
-    def _affine(self, ins: Instruction, v: list[Aff]) -> Aff | None:
+    def _affine(self, ins: Instruction, v: list[Aff]) -> Value:
         """add, sub, mul (lo or wide: the exact product, checked to fit where it is
-        written), mad, shl by a literal, neg: exact in closed form."""
+        written), mad, shl by a literal, neg, and divisions by literals (_divided): exact in
+        closed form; None where these do not apply."""
         op, mods = ins.op, ins.opcode[1:]
+        if op in DIVISIONS and v[0].coef and v[1].scalar:
+            return self._divided(op, v[0], v[1].base)
         if op not in AFFINE_OPS or "hi" in mods or "sat" in mods:
             return None
         if op == "add":
@@ -330,6 +335,22 @@ class ClosedMachine:
         assert isinstance(k, int)
         product = (a if b.scalar else b).scaled(k)
         return product if op == "mul" else product + v[2]
+
+    def _divided(self, op: str, v: Aff, k: int | np.ndarray) -> Value:
+        """shr by a literal, div or rem by a positive one, and with 2^b - 2^a, of a value with
+        symbols (symbolic.divided); None where the literal does not fit that."""
+        assert isinstance(k, int)
+        if op == "shr":
+            return divided(self.ck, v, 2**k, False) if 0 <= k < 63 else None
+        if op == "and":  # k = 2^b - 2^a: v & k = v % 2^b - v % 2^a
+            low = k & -k
+            if k <= 0 or (k + low) & (k + low - 1):
+                return None
+            high, part = divided(self.ck, v, k + low, True), divided(self.ck, v, low, True)
+            if isinstance(high, Aff) and isinstance(part, Aff):
+                return high + part.scaled(-1)
+            return CARRIED
+        return divided(self.ck, v, k, op == "rem") if k > 0 else None
 
     def _concrete(self, ins: Instruction, t: str, v: list[Aff]) -> Value:
         """An operation on values of the rows and lanes only: the lane path's arithmetic on

@@ -1,7 +1,8 @@
 """CompiledKernel: a pattern's launch run on the PTX nvcc (or NVRTC) emitted for its kernel,
 with the interface of the source engine's CudaKernel: `instructions` (global),
 `shared_instructions`, `constant_instructions`, `local_instructions`, `assumptions`, and
-`events` (and Launch's `trace` / `space_trace`) over any range of warps.
+`events` (and Launch's `trace` / `space_trace`) over any range of warps, and `closed_trace`
+(closed.py: the same accesses in closed form, where they have one).
 
 Each static PTX memory instruction is one Instruction, named by the source line of the
 `.loc` in force for it and its PTX operation (`line 16: c[col * m + row], st.global.f32`);

@@ -157,3 +157,21 @@ def need(v: Value) -> Aff:
     if isinstance(v, Aff):
         return v
     raise Varies() if isinstance(v, Carried) else NotClosed("not affine")
+
+
+def divided(ck: Chunk, v: Aff, d: int, remainder: bool) -> Aff | Opaque:
+    """v / d or v % d (d > 0, v >= 0 everywhere: truncation is floor) where every symbol's
+    coefficient is a multiple of d: v = d q + r with r = base % d + off, so v / d = q +
+    r / d and v % d = r % d, r's parts computed on its lane values."""
+    lo, hi = ck.bounds(v)
+    if d > 0 and 0 <= lo and hi < d:  # (the sign of a non-negative value, for one)
+        return v if remainder else Aff(0)
+    if d <= 0 or any(c % d for _, c in v.coef) or lo < 0:
+        return CARRIED if v.coef else OPAQUE
+    low = v.base % d
+    r = lane_values(ck, Aff(low, v.off))
+    part = decompose(ck, r % d if remainder else r // d)
+    if remainder or not isinstance(part, Aff):
+        return part
+    q = Aff((v.base - low) // d, None, tuple((s, c // d) for s, c in v.coef))
+    return q + part

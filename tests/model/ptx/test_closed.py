@@ -100,7 +100,7 @@ __global__ void k(const float* a, float* out, int n, int m) {{
     {shared}
     if ({guard}) {{
         for (int k = 0; k < {trips}; k += {step}) {{
-            acc += a[i * {s} + k * {t} + {c}];
+            acc += a[{index} * {s} + k * {t} + {c}];
             {branch}
         }}
         out[i * {s2} + {c2}] = acc;
@@ -115,21 +115,23 @@ BRANCH = "if ({cond}) acc += a[i + k * {t}];"
 @st.composite
 def kernels(draw):
     """(CUDA text, launch and params, whether every address is affine): a guarded loop of
-    loads with strides in i and k, sometimes shared memory, a divergent branch, a trip count
-    that varies by lane, or an index loaded from memory (the lane path's alone)."""
+    loads with strides in i (or i divided) and k, sometimes shared memory, a divergent
+    branch, a trip count that varies by lane, or an index loaded from memory (the lane
+    path's alone)."""
     gather = draw(st.booleans()) and draw(st.booleans())
     trips = draw(st.sampled_from(["m", "4", "(n & 3)", "m + (threadIdx.x & 1)"]))
     text = KERNEL.format(
         shared=SHARED.format(r=draw(st.sampled_from([1, 2, 33]))) if draw(st.booleans()) else "",
         guard=draw(st.sampled_from(["i < n", "threadIdx.x < 40", "true"])),
         trips=trips, step=draw(st.sampled_from([1, 2])),
+        index=draw(st.sampled_from(["i", "i", "(i >> 3)", "(i / 2)", "(i & 63)", "i % 48"])),
         s=draw(st.sampled_from([1, 2, 3, 32])), t=draw(st.sampled_from([0, 1, 4, 33])),
         c=draw(st.sampled_from([0, 1, 5])),
         branch=BRANCH.format(cond=draw(st.sampled_from(["threadIdx.x % 2", "k < 2", "i > 7"])),
                              t=draw(st.sampled_from([1, 32]))) if draw(st.booleans()) else "",
         s2=draw(st.sampled_from([1, 2])), c2=draw(st.sampled_from([0, 3])))
     if gather:
-        text = text.replace("acc += a[i * ", "acc += a[(int)a[i] * ")
+        text = text.replace("acc += a[", "acc += a[(int)a[i] + ", 1)
     block = draw(st.sampled_from([32, 48, 64, 96]))
     grid = draw(st.integers(1, 3))
     n = draw(st.integers(1, grid * block + 8))
@@ -312,3 +314,23 @@ def test_sectorviz_lane_path_turns_the_closed_forms_off():
     assert kernel.closed_trace(0, 64, 32) is not None
     with lane_path():
         assert kernel.closed_trace(0, 64, 32) is None
+
+
+@needs_nvcc
+def test_a_division_of_the_block_index_by_a_literal_keeps_the_box_of_blocks(tmp_path):
+    """i / 2, i >> 3 and i & 63 with i = 128 blockIdx.x + threadIdx.x: the block's term
+    divides exactly (64 blockIdx.x, 16 blockIdx.x, 0), so 64 blocks are one row per class."""
+    text = """
+    __global__ void k(const float* a, float* out, int n, int m) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        out[i / 2] = a[i >> 3] + a[i & 63];
+    }
+    """
+    arrays = {"a": {"dtype": "float32", "length": 8192},
+              "out": {"dtype": "float32", "length": 8192}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 0, "m": 0},
+                                       grid=(64,), block=(128,))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert len(spy.batches) == 3 and all(len(b.base) == 4 for _, _, b in spy.batches)
