@@ -26,11 +26,12 @@ from .bits import FLOATS, INT_DTYPES, WIDTH, immediate
 from .compress import compressed
 from .execute import UNKNOWN_SPECIALS
 from .loops import GiveUp
+from .memory_ops import ATOM_REDUCE
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import NO_OPS
 from .scalar_ops import compute
-from .sites import Site, data_type, space_of
+from .sites import Site, data_type, space_of, vector_parts
 from .symbolic import (
     CARRIED,
     OPAQUE,
@@ -311,11 +312,16 @@ class ClosedMachine:
 
     def _affine(self, ins: Instruction, v: list[Aff]) -> Value:
         """add, sub, mul (lo or wide: the exact product, checked to fit where it is
-        written), mad, shl by a literal, neg, and divisions by literals (_divided): exact in
-        closed form; None where these do not apply."""
+        written), mad, shl by a literal, neg, divisions by literals (_divided), min and max
+        where one operand is the least everywhere: exact in closed form; None where these do
+        not apply."""
         op, mods = ins.op, ins.opcode[1:]
         if op in DIVISIONS and v[0].coef and v[1].scalar:
             return self._divided(op, v[0], v[1].base)
+        if op in ("min", "max") and (v[0].coef or v[1].coef):
+            lo, hi = self.ck.bounds(v[0] + v[1].scaled(-1))
+            first = hi <= 0 if op == "min" else lo >= 0  # v[0] is the one everywhere
+            return v[0] if first else v[1] if (lo >= 0 if op == "min" else hi <= 0) else None
         if op not in AFFINE_OPS or "hi" in mods or "sat" in mods:
             return None
         if op == "add":
@@ -372,21 +378,35 @@ class ClosedMachine:
 
     def setp(self, ins: Instruction, pc: int, m: Mask) -> None:
         cmp, t = ins.opcode[1], ins.opcode[-1]
-        if ins.op != "setp" or cmp not in COMPARISONS or t not in INT_DTYPES or \
-                any(b in ins.opcode[2:-1] for b in ("and", "or", "xor")) or \
-                ins.operands[0].kind == "vec":
-            if ins.operands[0].kind == "reg" and ins.op == "setp" and t in FLOATS:
-                return self.assign(ins.operands[0].name, OPAQUE, m)
+        dest = ins.operands[0]
+        dests = list(dest.parts) if dest.kind == "vec" else [dest]
+        combine = next((b for b in ("and", "or", "xor") if b in ins.opcode[2:-1]), None)
+        if ins.op != "setp" or any(d.kind != "reg" for d in dests):
             return self._not_closed(ins)
+        if cmp not in COMPARISONS or t not in INT_DTYPES:
+            for d in dests:
+                self.assign(d.name, OPAQUE, m)  # a float comparison: never a guard here
+            return
         a, b = self.read(ins.operands[1], t, m), self.read(ins.operands[2], t, m)
         if not isinstance(a, Aff) or not isinstance(b, Aff):
-            value: Value = CARRIED if isinstance(a, Carried) or isinstance(b, Carried) \
-                else OPAQUE
-        else:
-            d = a + b.scaled(-1)
-            op = COMPARISONS[cmp]
-            value = SymPred(d, op) if d.coef else self.ck.holds(d, op, m)
-        self.assign(ins.operands[0].name, value, m)
+            kind = CARRIED if isinstance(a, Carried) or isinstance(b, Carried) else OPAQUE
+            for d in dests:
+                self.assign(d.name, kind, m)
+            return
+        diff, op = a + b.scaled(-1), COMPARISONS[cmp]
+        if combine is None and len(dests) == 1:  # kept symbolic: a latch's trip count
+            return self.assign(dest.name, SymPred(diff, op) if diff.coef else
+                               self.ck.holds(diff, op, m), m)
+        r = self.ck.holds(diff, op, m)
+        results = [r, self.ck.minus(m, r)]
+        if combine is not None:
+            other = ins.operands[3]
+            c = self.lanes_of(self.read(other, "pred", m), m)
+            c = self.ck.minus(m, c) if other.negated else c
+            f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[combine]
+            results = [self.ck.combine(x, c, f) for x in results]
+        for d, value in zip(dests, results):
+            self.assign(d.name, value, m)
 
     def logic_pred(self, ins: Instruction, pc: int, m: Mask) -> bool:
         """and / or / xor / not on predicates: their lanes combined; False if not .pred."""
@@ -491,6 +511,19 @@ class ClosedMachine:
                 return data[address.base - start:]
         return None
 
+    def atom(self, ins: Instruction, pc: int, m: Mask) -> None:
+        """atom / red: the access; an atom's result is Opaque (what the lane path runs:
+        memory_ops.atom, whose refusals give the chunk to it)."""
+        t = data_type(ins)
+        kinds = (*ATOM_REDUCE, "exch", "cas", "inc", "dec")
+        if vector_parts(ins) > 1 or t in ("f16x2", "bf16x2") or \
+                not any(o in kinds for o in ins.opcode[1:]):
+            return self._not_closed(ins)
+        has_dest = ins.op == "atom"
+        self.access(ins, pc, ins.operands[1 if has_dest else 0], m)
+        if has_dest:
+            self.write(ins.operands[0], OPAQUE, t, m)
+
     def store(self, ins: Instruction, pc: int, m: Mask) -> None:
         if space_of(ins) != "param":
             self.access(ins, pc, ins.operands[0], m)
@@ -554,7 +587,8 @@ _HANDLERS = {op: ClosedMachine.arith for op in (
     "and": ClosedMachine.bits_op, "or": ClosedMachine.bits_op, "xor": ClosedMachine.bits_op,
     "not": ClosedMachine.bits_op, "setp": ClosedMachine.setp, "selp": ClosedMachine.selp,
     "mov": ClosedMachine.mov, "cvt": ClosedMachine.convert, "cvta": ClosedMachine.cvta,
-    "ld": ClosedMachine.load, "ldu": ClosedMachine.load, "st": ClosedMachine.store}
+    "ld": ClosedMachine.load, "ldu": ClosedMachine.load, "st": ClosedMachine.store,
+    "atom": ClosedMachine.atom, "red": ClosedMachine.atom}
 
 
 def closed_events(kernel: "CompiledKernel", lo: int, hi: int, box: tuple[Any, ...] | None

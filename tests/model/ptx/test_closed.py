@@ -334,3 +334,22 @@ def test_a_division_of_the_block_index_by_a_literal_keeps_the_box_of_blocks(tmp_
     assert_same(closed, lanes)
     assert spy.covered == spy.kernel.warps
     assert len(spy.batches) == 3 and all(len(b.base) == 4 for _, _, b in spy.batches)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("body, n", [
+    ("atomicAdd(&out[blockIdx.x], a[i]);", 700),
+    ("if (i < n) atomicMax((int*)&out[i / 4], 1);", 700),
+    ("out[i] = a[min(i, n - 1)] + a[max(i + 5, 3)];", 2000),  # one side everywhere
+    ("if (i < n && (threadIdx.x & 3) != 1) out[i] = a[i];", 700),
+])
+def test_atomics_min_max_and_combined_conditions_have_closed_forms(tmp_path, body, n):
+    text = ("__global__ void k(const float* a, float* out, int n, int m) {\n"
+            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    " + body + "\n}\n")
+    arrays = {"a": {"dtype": "float32", "length": 4096},
+              "out": {"dtype": "float32", "length": 4096}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": n, "m": 0},
+                                       grid=(8,), block=(128,))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
