@@ -230,7 +230,7 @@ def test_closed_forms_count_nested_loops_as_the_lane_path_does(tmp_path_factory)
 @needs_nvcc
 def test_a_loop_whose_trip_count_differs_across_lanes_runs_an_iteration_at_a_time(tmp_path):
     text = KERNEL.format(shared="", guard="true", trips="m + (threadIdx.x & 1)", step=1, s=1,
-                         t=32, c=0, branch="", s2=1, c2=0)
+                         index="i", t=32, c=0, branch="", s2=1, c2=0)
     pattern, compiled = pattern_of(tmp_path, text, 64, 1, 128, 9)
     closed, spy, lanes = both(pattern, compiled)
     assert_same(closed, lanes)
