@@ -220,11 +220,13 @@ def test_closed_forms_count_nested_loops_as_the_lane_path_does(tmp_path_factory)
                                            {"n": n, "m": m}, grid=grid, block=block)
         closed, spy, lanes = both(pattern, compiled)
         assert_same(closed, lanes)
-        ran.append(spy.covered == spy.kernel.warps)
+        if "break" not in text:  # a break on loaded data is the lane path's
+            ran.append(spy.covered == spy.kernel.warps)
 
     check()
-    print(f"closed forms covered every warp in {sum(ran)} of {len(ran)} kernels")
-    assert sum(ran) >= 0.6 * len(ran), ran
+    print(f"closed forms covered every warp in {sum(ran)} of {len(ran)} kernels without a "
+          "break on data")
+    assert len(ran) >= 4 and sum(ran) >= 0.75 * len(ran), ran
 
 
 @needs_nvcc
