@@ -35,6 +35,7 @@ from .sites import Site, data_type, space_of, vector_parts
 from .symbolic import (
     CARRIED,
     OPAQUE,
+    SAFE,
     Carried,
     Guarded,
     Opaque,
@@ -43,6 +44,7 @@ from .symbolic import (
     concrete,
     divided,
     from_typed,
+    magnitude,
     need,
     typed_lanes,
     wrapped,
@@ -331,16 +333,22 @@ class ClosedMachine:
         if op == "neg":
             return v[0].scaled(-1)
         if op == "shl":
-            k = v[1].base if v[1].scalar else -1
-            return v[0].scaled(2 ** k) if isinstance(k, int) and 0 <= k < 8 * WIDTH[
-                data_type(ins)] else None
+            k = v[1].base
+            if not (v[1].scalar and isinstance(k, int) and 0 <= k < 8 * WIDTH[data_type(ins)]):
+                return None
+            return self._scaled(v[0], 2**k)
         a, b = v[0], v[1]
         if not (a.scalar or b.scalar):
             return None
         k = b.base if b.scalar else a.base
         assert isinstance(k, int)
-        product = (a if b.scalar else b).scaled(k)
-        return product if op == "mul" else product + v[2]
+        product = self._scaled(a if b.scalar else b, k)
+        return product if op == "mul" or product is None else product + v[2]
+
+    def _scaled(self, v: Aff, k: int) -> Aff | None:
+        """v * k, None where a part could pass int64 (the lane path's wrapping arithmetic
+        runs it then)."""
+        return v.scaled(k) if magnitude(self.ck, v) * abs(k) <= SAFE else None
 
     def _divided(self, op: str, v: Aff, k: int | np.ndarray) -> Value:
         """shr by a literal, div or rem by a positive one, and with 2^b - 2^a, of a value with

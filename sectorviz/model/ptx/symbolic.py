@@ -20,7 +20,8 @@ import numpy as np
 from ..closed_forms import Aff, Chunk, Mask, NotClosed, Varies
 from .bits import INT_DTYPES, WIDTH, to_bits, view
 
-SAFE = 2**62  # closed-form integers stay within int64 with room for a sum
+SAFE = 2**62 - 1  # closed-form integers stay within int64 with room for a sum ...
+PART = 2**60  # ... and so does each part (base, offset, loop term) of a register's value
 
 
 class Opaque:
@@ -98,9 +99,22 @@ def fits(ck: Chunk, v: Aff, lo: int, hi: int) -> bool:
     return lo <= vlo and vhi <= hi
 
 
+def magnitude(ck: Chunk, v: Aff) -> int:
+    """The largest absolute value of v's parts: its base, offsets (valid lanes) and the
+    span of each loop term."""
+    parts = [int(np.max(np.abs(v.base))) if isinstance(v.base, np.ndarray) else abs(v.base)]
+    if v.off is not None:
+        parts.append(int(np.max(np.abs(np.where(ck.valid, v.off, 0)))))
+    parts.extend(abs(c) * max(ck.trips[s] - 1, 1) for s, c in v.coef)
+    return max(parts)
+
+
 def wrapped(ck: Chunk, v: Aff, t: str, register_bits: int | None = None) -> Aff | Opaque:
     """v read as type t (from a register of register_bits): v where exact, else its lane
-    values as the lane path reads them where v is concrete, else Opaque."""
+    values as the lane path reads them where v is concrete, else Opaque (also where a part
+    of v passes PART: int64 sums of the parts stay exact)."""
+    if magnitude(ck, v) > PART:
+        return CARRIED if v.coef else OPAQUE
     lo, hi = type_range(t, register_bits)
     if fits(ck, v, lo, hi):
         return v

@@ -355,3 +355,20 @@ def test_atomics_min_max_and_combined_conditions_have_closed_forms(tmp_path, bod
     closed, spy, lanes = both(pattern, compiled)
     assert_same(closed, lanes)
     assert spy.covered == spy.kernel.warps
+
+
+@needs_nvcc
+def test_a_product_that_wraps_64_bit_integers_counts_as_the_lane_path_counts_it(tmp_path):
+    """i * (2^62 + 1) wraps: its closed form would pass int64, so the lane path's
+    arithmetic runs it; & 1023 leaves i (i < 1024): 32 requests of 4 sectors."""
+    text = ("__global__ void k(const float* a, float* out, int n, int m) {\n"
+            "    long long i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "    out[(i * 0x4000000000000001LL) & 1023] = a[i];\n}\n")
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 1024}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 0, "m": 0},
+                                       grid=(8,), block=(128,))
+    closed, _, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    store = next(s for s in closed.instructions if s.op == "store")
+    assert (store.requests, store.sectors) == (32, 128)
