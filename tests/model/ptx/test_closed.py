@@ -304,7 +304,7 @@ def test_an_example_counts_alike_in_closed_form_and_lane_by_lane(name):
                                  pattern.kernel["function"])
     closed, spy, lanes = both(pattern, compiled)
     assert_same(closed, lanes)
-    if name.startswith(("matmul", "vector-add", "transpose", "stencil", "aos", "soa")):
+    if not name.startswith(("gather", "histogram")):  # their addresses are loaded data
         assert spy.covered == spy.kernel.warps, name
 
 
