@@ -22,27 +22,26 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from typing import Callable
 
 import numpy as np
 
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, charge, current
-from ..model.repeat import RepeatedBatch
+from ..model.closed_forms import (
+    COMPARE,
+    FLIP,
+    MAX_SECTOR_BYTES,
+    Aff,
+    Chunk,
+    Mask,
+    NotClosed,
+    Varies,
+    repeated,
+)
 from ..model.sectors import WARP_SIZE
 from . import async_copy, ir, lanes
 from . import ctype as C
 
-MAX_SECTOR_BYTES = 256  # the (class, phase) tables are sector_bytes wide
 _SAFE = 2**62
-
-
-class NotClosed(Exception):
-    """The closed forms do not cover this chunk; the lane path runs it. `work` (units) and
-    `place` ((line, column)): a lower bound on what the lane path will spend in the counted
-    loop around where they stopped (refused at once when over the budget: sized_work)."""
-
-    work: int = 0
-    place: tuple[int, int] | None = None
 
 
 def loop_work(trips: int, steps: int, inner: int = 0) -> int:
@@ -58,10 +57,6 @@ def refuse_sized(work: int, place: tuple[int, int] | None) -> None:
         current().check(work, "this loop", f"line {place[0]}", place[1])
 
 
-class Varies(Exception):
-    """A value or branch needs a compressed loop's iteration: iterate that loop instead."""
-
-
 class Unk:
     """A value the lane path does not know either (its ir.Unknown): sticky, like Unknown."""
 
@@ -75,36 +70,6 @@ class Carried(Opaque):
 
 
 UNK, OPAQUE, CARRIED = Unk(), Opaque(), Carried()
-
-
-class Aff:
-    """base[w] + off[cls[w], l] + sum(coef * j): exact integers (no C wrap has happened)."""
-
-    __slots__ = ("base", "off", "coef")
-
-    def __init__(self, base, off: np.ndarray | None = None, coef: tuple = ()):
-        self.base = int(base) if np.ndim(base) == 0 else base
-        self.off = off
-        self.coef = coef  # ((symbol, coefficient), ...) sorted, no zeros
-
-    @property
-    def scalar(self) -> bool:
-        return self.off is None and not self.coef and isinstance(self.base, int)
-
-    def __add__(self, other: "Aff") -> "Aff":
-        off = self.off if other.off is None else other.off if self.off is None else \
-            self.off + other.off
-        coef = dict(self.coef)
-        for s, c in other.coef:
-            coef[s] = coef.get(s, 0) + c
-        return Aff(self.base + other.base, off,
-                   tuple(sorted((s, c) for s, c in coef.items() if c)))
-
-    def scaled(self, k: int) -> "Aff":
-        if k == 0:
-            return Aff(0)
-        return Aff(self.base * k, None if self.off is None else self.off * k,
-                   tuple((s, c * k) for s, c in self.coef))
 
 
 def _kind(*values):
@@ -136,175 +101,6 @@ def _tracked(t) -> bool:
     return isinstance(t, C.Pointer) or (isinstance(t, C.Num) and not t.floating)
 
 
-def _uniform(values: np.ndarray):
-    """A per-warp array, or the one int every warp has."""
-    return int(values[0]) if len(values) and values.min() == values.max() else values
-
-
-class Mask:
-    """Active lanes of a chunk: `full` warps (every valid lane) and `lanes` rows of `mixed`."""
-
-    __slots__ = ("full", "mixed", "lanes")
-
-    def __init__(self, full: np.ndarray, mixed: np.ndarray, lanes: np.ndarray):
-        self.full, self.mixed, self.lanes = full, mixed, lanes
-
-    def any(self) -> bool:
-        return bool(len(self.mixed)) or bool(self.full.any())
-
-
-class Chunk:
-    """Warps [lo, hi) of a launch: classes, thread-coordinate tables, block coordinates."""
-
-    def __init__(self, launch, lo: int, hi: int, box: tuple | None = None):
-        wpb = launch.warps_per_block
-        self.trips: dict[int, int] = {}  # symbol -> trips (loops, and blocks in a box)
-        self.block_loops: list[tuple[int, int]] = []
-        if box is None:  # a row per warp
-            warp = np.arange(lo, hi, dtype=np.int64)
-            self.n = hi - lo
-            self.cls = warp % wpb if wpb > 1 else np.zeros(self.n, dtype=np.int64)
-            block = warp // wpb
-            gx, gy, _ = launch.grid
-            self.block = tuple(Aff(_uniform(b)) for b in
-                               (block % gx, block // gx % gy, block // (gx * gy)))
-        else:  # a row per class; block coordinates are symbols over the box
-            self.n = wpb
-            self.cls = np.arange(wpb, dtype=np.int64)
-            block = []
-            for axis, (start, count) in enumerate(box):
-                sym = -1 - axis
-                block.append(Aff(start, None, ((sym, 1),) if count > 1 else ()))
-                if count > 1:
-                    self.trips[sym] = count
-                    self.block_loops.append((sym, count))
-            self.block = tuple(block)
-        t = np.arange(wpb, dtype=np.int64)[:, None] * WARP_SIZE + np.arange(WARP_SIZE)
-        bx, by, bz = launch.block
-        self.valid = t < bx * by * bz
-        if by == bz == 1:
-            self.thread = (t, None, None)
-        else:
-            rest, tx = np.divmod(t, bx)
-            tz, ty = np.divmod(rest, by)
-            self.thread = tuple(x if x.any() else None for x in (tx, ty, tz))
-        self.all = Mask(np.ones(self.n, dtype=bool), np.zeros(0, dtype=np.int64),
-                        np.zeros((0, WARP_SIZE), dtype=bool))
-
-    # ------------------------------------------------------------ masks
-
-    def rows(self, m: Mask, idx: np.ndarray) -> np.ndarray:
-        """(len(idx), 32) active lanes of warps idx."""
-        out = m.full[idx][:, None] & self.valid[self.cls[idx]]
-        if len(m.mixed):
-            at = np.searchsorted(m.mixed, idx).clip(max=len(m.mixed) - 1)
-            hit = m.mixed[at] == idx
-            out[hit] = m.lanes[at[hit]]
-        return out
-
-    def build(self, full: np.ndarray, idx: np.ndarray, lanes: np.ndarray) -> Mask:
-        """A Mask from whole warps `full` and explicit lanes of warps idx (sorted)."""
-        lanes = lanes & self.valid[self.cls[idx]]
-        count = lanes.sum(axis=1)
-        whole = count == self.valid[self.cls[idx]].sum(axis=1)
-        if whole.any():
-            full = full.copy()
-            full[idx[whole]] = True
-        keep = (count > 0) & ~whole
-        return Mask(full, idx[keep], lanes[keep])
-
-    def combine(self, a: Mask, b: Mask, fn: Callable) -> Mask:
-        """Lane-wise fn (np.logical_and, ...) of two masks."""
-        full = fn(a.full, b.full)
-        if not len(a.mixed) and not len(b.mixed):
-            return Mask(full, a.mixed, a.lanes)
-        idx = np.union1d(a.mixed, b.mixed)
-        full[idx] = False
-        return self.build(full, idx, fn(self.rows(a, idx), self.rows(b, idx)))
-
-    def minus(self, a: Mask, b: Mask | None) -> Mask:
-        if b is None:
-            return a
-        return self.combine(a, b, lambda x, y: x & ~y)
-
-    def empty(self, m: Mask) -> bool:
-        return not m.any()
-
-    def constant(self, v: Aff, m: Mask) -> int | None:
-        """v's one value over the active lanes of m, if it has only one."""
-        if v.coef:
-            return None
-        span = self.extent(v, m)
-        return span[0] if span is not None and span[0] == span[1] else None
-
-    # ------------------------------------------------------------ values
-
-    def lane_values(self, v: Aff, idx: np.ndarray) -> np.ndarray:
-        """(len(idx), 32) values of warps idx (no symbols)."""
-        base = v.base[idx] if isinstance(v.base, np.ndarray) else np.full(len(idx), v.base)
-        out = base[:, None] + np.zeros((1, WARP_SIZE), dtype=np.int64)
-        return out if v.off is None else out + v.off[self.cls[idx]]
-
-    def off_extremes(self, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(classes,) least and greatest offsets over valid lanes."""
-        big = np.iinfo(np.int64).max
-        return (np.where(self.valid, off, big).min(axis=1),
-                np.where(self.valid, off, -big).max(axis=1))
-
-    def symbol_span(self, v: Aff) -> tuple[int, int]:
-        lo = hi = 0
-        for s, c in v.coef:
-            end = c * (self.trips[s] - 1)
-            lo, hi = lo + min(0, end), hi + max(0, end)
-        return lo, hi
-
-    def bounds(self, v: Aff) -> tuple[int, int]:
-        """Least and greatest value over every warp of the chunk (valid lanes, all j)."""
-        if isinstance(v.base, np.ndarray):
-            lo, hi = int(v.base.min()), int(v.base.max())
-        else:
-            lo = hi = v.base
-        if v.off is not None:
-            omin, omax = self.off_extremes(v.off)
-            lo, hi = lo + int(omin.min()), hi + int(omax.max())
-        slo, shi = self.symbol_span(v)
-        return lo + slo, hi + shi
-
-    def extent(self, v: Aff, m: Mask) -> tuple[int, int] | None:
-        """Least and greatest value over the active lanes of m (all j); None if none."""
-        lows, highs = [], []
-        full = np.flatnonzero(m.full)
-        if len(full):
-            base = v.base[full] if isinstance(v.base, np.ndarray) else v.base
-            if v.off is None:
-                lows.append(np.min(base)), highs.append(np.max(base))
-            else:
-                omin, omax = self.off_extremes(v.off)
-                cls = self.cls[full]
-                lows.append((base + omin[cls]).min()), highs.append((base + omax[cls]).max())
-        if len(m.mixed):
-            values = self.lane_values(v, m.mixed)[m.lanes]
-            lows.append(values.min()), highs.append(values.max())
-        if not lows:
-            return None
-        slo, shi = self.symbol_span(v)
-        return int(min(lows)) + slo, int(max(highs)) + shi
-
-
-_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-            "==": np.equal, "!=": np.not_equal}
-def _classify(lo: np.ndarray, hi: np.ndarray, op: str) -> tuple[np.ndarray, np.ndarray]:
-    """For values anywhere in [lo, hi]: where `value op 0` surely holds, surely fails."""
-    if op == "==":
-        return (lo == 0) & (hi == 0), (hi < 0) | (lo > 0)
-    if op == "!=":
-        return (hi < 0) | (lo > 0), (lo == 0) & (hi == 0)
-    fn = _COMPARE[op]
-    at_lo, at_hi = fn(lo, 0), fn(hi, 0)
-    return at_lo & at_hi, ~at_lo & ~at_hi
-
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 # IR node class -> the method that carries it in closed form; every other node class is
@@ -511,7 +307,7 @@ class Closed:
             bad = lo <= 0 <= hi if op in "/%" else lo < 0 or hi >= 8 * t.size
             if bad:
                 raise NotClosed("division by zero or a shift out of range")
-        if not _tracked(t) or op in _COMPARE or op in ("&", "|", "^"):
+        if not _tracked(t) or op in COMPARE or op in ("&", "|", "^"):
             return _kind(a, b)
         a, b = self.soft(a, m), self.soft(b, m)
         if not isinstance(a, Aff) or not isinstance(b, Aff):
@@ -677,44 +473,14 @@ class Closed:
             return b if e.op == "&&" else self.ck.combine(a, b, np.logical_or)
         if isinstance(e, ir.Unary) and e.op == "!":
             return self.ck.minus(m, self.cond(e.arg, m))
-        if isinstance(e, ir.Binary) and e.op in _COMPARE:
+        if isinstance(e, ir.Binary) and e.op in COMPARE:
             a = self.ev(e.a, m)
             b = self.ev(e.b, m)
             a, b = self.need(a, m), self.need(b, m)
-            return self.holds(a + b.scaled(-1), e.op, m)
+            return self.ck.holds(a + b.scaled(-1), e.op, m)
         if type(e) not in self._expr:
             raise NotClosed(type(e).__name__)
-        return self.holds(self.need(self.ev(e, m), m), "!=", m)
-
-    def holds(self, d: Aff, op: str, m: Mask) -> Mask:
-        """Lanes of m where `d op 0`; Varies if that changes over a symbol's range."""
-        ck = self.ck
-        slo, shi = ck.symbol_span(d)
-        full = np.flatnonzero(m.full)
-        base = d.base[full] if isinstance(d.base, np.ndarray) else np.full(len(full), d.base)
-        if d.off is None:
-            lo, hi = base + slo, base + shi
-        else:
-            omin, omax = ck.off_extremes(d.off)
-            cls = ck.cls[full]
-            lo, hi = base + omin[cls] + slo, base + omax[cls] + shi
-        every, never = _classify(lo, hi, op)
-        result = np.zeros(ck.n, dtype=bool)
-        result[full[every]] = True
-        split = full[~every & ~never]
-        idx = np.concatenate([split, m.mixed])
-        if not len(idx):
-            return Mask(result, m.mixed[:0], m.lanes[:0])
-        if d.coef and len(split):
-            raise Varies()
-        idx = np.sort(idx, kind="stable")
-        active = ck.rows(m, idx)
-        values = ck.lane_values(Aff(d.base, d.off), idx)
-        lanes, never = _classify(values + slo, values + shi, op)
-        if d.coef and np.any(active & ~lanes & ~never):
-            raise Varies()
-        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code", "kernel")
-        return ck.build(result, idx, lanes & active)
+        return self.ck.holds(self.need(self.ev(e, m), m), "!=", m)
 
     # ------------------------------------------------------------ statements
 
@@ -864,7 +630,7 @@ class Closed:
     def trips(self, cond: ir.Expr, sym: int, m: Mask) -> int | None:
         """Iterations before `cond` (a comparison, linear in the loop's symbol) first fails,
         if the same for every active lane; None otherwise, or if it would never fail."""
-        if not (isinstance(cond, ir.Binary) and cond.op in _COMPARE):
+        if not (isinstance(cond, ir.Binary) and cond.op in COMPARE):
             return None
         a = self.ev(cond.a, m)
         b = self.ev(cond.b, m)
@@ -879,7 +645,7 @@ class Closed:
             return None
         d0, op = span[0], cond.op
         if op in (">", ">="):
-            d0, c, op = -d0, -c, _FLIP[op]
+            d0, c, op = -d0, -c, FLIP[op]
         if op == "<":
             found = 0 if d0 >= 0 else (None if c <= 0 else -(d0 // c))
         elif op == "<=":
@@ -893,26 +659,6 @@ class Closed:
         return found
 
 
-def block_box(launch, lo: int, hi: int) -> tuple | None:
-    """Warps [lo, hi) as a box of whole blocks: ((start, count) per grid axis), or None."""
-    wpb = launch.warps_per_block
-    if lo % wpb or hi % wpb:
-        return None
-    gx, gy, _ = launch.grid
-    first, last = lo // wpb, hi // wpb - 1
-    x0, r0, x1, r1 = first % gx, first // gx, last % gx, last // gx
-    if r0 == r1:
-        return (x0, x1 - x0 + 1), (r0 % gy, 1), (r0 // gy, 1)
-    if x0 or x1 != gx - 1:
-        return None
-    (z0, y0), (z1, y1) = divmod(r0, gy), divmod(r1, gy)
-    if z0 == z1:
-        return (0, gx), (y0, y1 - y0 + 1), (z0, 1)
-    if y0 or y1 != gy - 1:
-        return None
-    return (0, gx), (0, gy), (z0, z1 - z0 + 1)
-
-
 def closed_events(launch, lo: int, hi: int, sector_bytes: int, box: tuple | None = None):
     """(space, site index, RepeatedBatch) for every global and shared access of warps
     [lo, hi) in program order (shared addresses: offsets in the block's shared memory), a row
@@ -922,15 +668,6 @@ def closed_events(launch, lo: int, hi: int, sector_bytes: int, box: tuple | None
         raise NotClosed("sectors wider than the closed forms' tables")
     chunk = Chunk(launch, lo, hi, box)
     runner = Closed(launch, chunk)
-    out = []
-    for space, k, address, m, loops in runner.run():
-        if space not in ("global", "shared") or not m.any():
-            continue
-        base = address.base if isinstance(address.base, np.ndarray) else \
-            np.full(chunk.n, address.base, dtype=np.int64)
-        off = address.off if address.off is not None else np.zeros_like(chunk.valid,
-                                                                        dtype=np.int64)
-        coef = dict(address.coef)
-        out.append((space, k, RepeatedBatch(base, off, chunk.cls, chunk.valid, m.full, m.mixed,
-                                     m.lanes, tuple((t, coef.get(s, 0)) for s, t in loops))))
-    return out
+    return [(space, k, repeated(chunk, address, m, loops))
+            for space, k, address, m, loops in runner.run()
+            if space in ("global", "shared") and m.any()]

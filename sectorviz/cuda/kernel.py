@@ -18,12 +18,13 @@ from typing import Collection, Iterator
 
 import numpy as np
 
+from ..model.closed_forms import NotClosed, Varies, block_box
 from ..model.errors import PatternError
 from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
-from .closed import NotClosed, Varies, block_box, closed_events, refuse_sized
+from .closed import closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
 from .preprocess import Source, preprocess

@@ -1,7 +1,10 @@
 """The PTX engine: the PTX a compiler emitted for a kernel (`parse`), run SIMT-style over
 chunks of whole blocks (`execute`, with the instruction modules `scalar_ops`, `lanes_ops`,
 `memory_ops`, `matrix_ops`), behind the front-end kernel of a compiled pattern
-(`kernel.CompiledKernel`); its local events are counted by model.local_stats.
+(`kernel.CompiledKernel`); its local events are counted by model.local_stats. Closed forms
+(`closed`, with `closed_ops`, `closed_memory`, `symbolic`, `loops`, `compress`) count
+whole loop runs and classes of warps at once where registers are affine in the lane, warp,
+block and loop counters.
 
 What it runs: integer arithmetic with C wrap-around (add, sub, mul.lo / .hi / .wide, mad,
 mul24, mad24, sad, div and rem truncating as C does, min, max, abs, neg, .sat), shifts and

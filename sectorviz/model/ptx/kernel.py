@@ -1,7 +1,8 @@
 """CompiledKernel: a pattern's launch run on the PTX nvcc (or NVRTC) emitted for its kernel,
 with the interface of the source engine's CudaKernel: `instructions` (global),
 `shared_instructions`, `constant_instructions`, `local_instructions`, `assumptions`, and
-`events` (and Launch's `trace` / `space_trace`) over any range of warps.
+`events` (and Launch's `trace` / `space_trace`) over any range of warps, and `closed_trace`
+(closed.py: the same accesses in closed form, where they have one).
 
 Each static PTX memory instruction is one Instruction, named by the source line of the
 `.loc` in force for it and its PTX operation (`line 16: c[col * m + row], st.global.f32`);
@@ -11,6 +12,7 @@ the compiler read for the pattern (a CUDA header's inlined code counts at the us
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 from dataclasses import dataclass, replace
@@ -21,17 +23,24 @@ from typing import Collection, Iterator
 import numpy as np
 
 from ..budget import current
+from ..closed_forms import MAX_SECTOR_BYTES, NotClosed, Varies, block_box
 from ..errors import PatternError
 from ..files import read_text
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
+from ..repeat import RepeatedBatch
 from .bits import element_bits, scalar_of
+from .closed import closed_events
 from .execute import Context, Machine
+from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
 from .program import Program, program
 from .sites import Site, data_type, memory_sites
 
+LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
+# the closed forms give way to the lane path (also where a value outgrows their integers)
+GIVE_WAY = (NotClosed, Varies, GiveUp, ArithmeticError)
 SLOT_BYTES = 16  # bytes per lane a register and its unknown mask hold in a chunk (at most)
 PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
               "u8": "uint8", "s8": "int8", "b8": "uint8", "u16": "uint16", "s16": "int16",
@@ -247,11 +256,9 @@ class CompiledKernel(Launch):
                 if s == site.space] or [site.space]
 
     def _context(self) -> Context:
-        ranges = sorted((a.address0, a.end, n) for n, a in self.arrays.items()
-                        if a.spec.space == "global")
-        return Context(self._where, lambda site: self._names[id(site)], ranges,
+        return Context(self._where, lambda site: self._names[id(site)], self.global_ranges,
                        ArrayBytes(list(self.arrays.values()), self.values),
-                       self._param_bytes(), self.initial_bytes)
+                       self.param_bytes, self.initial_bytes)
 
     def _check_variable_arrays(self) -> None:
         """A pattern array that gives a module-scope variable's values must fill it."""
@@ -293,6 +300,25 @@ class CompiledKernel(Launch):
             file, line, column = self.lines.position(ins.loc)
             found = self._places[id(ins)] = (_place(file, line), column)
         return found
+
+    @cached_property
+    def natural_loops(self) -> dict[int, int]:
+        """Loop header instruction -> its latch (loops.natural_loops), for the closed forms."""
+        return natural_loops(self.entry)
+
+    @cached_property
+    def param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
+        return self._param_bytes()
+
+    @cached_property
+    def global_ranges(self) -> list[tuple[int, int, str]]:
+        """(first byte, end, name) of each global array, sorted."""
+        return sorted((a.address0, a.end, n) for n, a in self.arrays.items()
+                      if a.spec.space == "global")
+
+    def where(self, ins) -> tuple[str, int | None]:
+        """An instruction -> (its error place, column)."""
+        return self._where(ins)
 
     def _param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
         """PTX parameter -> (its bytes, known, why not): an array's base address, a pattern
@@ -337,6 +363,29 @@ class CompiledKernel(Launch):
                     yield space, k, batch
         except PatternError as err:
             raise self._in_source(err) from None
+
+    def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                     ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
+        """(hi, every global and shared access of warps [lo, hi) in program order, with its
+        space and index), each loop run that every active lane runs alike one RepeatedBatch
+        (closed.py): all the remaining warps when they form a box of blocks that runs alike
+        (a batch row is then a class of warps, unless `per_warp`), else at most `most`
+        warps, a row per warp. None where the lane path (`events`) must run these warps, or
+        when SECTORVIZ_LANE_PATH is set."""
+        if os.environ.get(LANE_PATH, "") not in ("", "0") or sector_bytes > MAX_SECTOR_BYTES:
+            return None
+        hi = min(self.warps, lo + most)
+        for end in () if per_warp else (self.warps, hi):
+            box = block_box(self, lo, end)
+            if box is not None:
+                try:
+                    return end, closed_events(self, lo, end, box)
+                except GIVE_WAY:
+                    break
+        try:
+            return hi, closed_events(self, lo, hi, None)
+        except GIVE_WAY:
+            return None
 
     def _in_source(self, err: PatternError) -> PatternError:
         """An error at a line of the kernel's own .cu (`line L`) names that file, as the

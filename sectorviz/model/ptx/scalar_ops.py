@@ -45,7 +45,7 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
             for k, o in enumerate(ins.operands[1:])]
     values = [s[0] for s in srcs]
     unk, why = _combine(*((s[1], s[2]) for s in srcs))
-    result, bad = _compute(ins.op, ins.opcode[1:], t, values)
+    result, bad = compute(ins.op, ins.opcode[1:], t, values)
     if bad is not None and np.any(bad & mask):
         bad_unk = np.broadcast_to(bad, m.shape)
         unk = bad_unk if unk is None else (unk | bad_unk)
@@ -53,7 +53,7 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], result, alu._wide(t) if wide else t, mask, unk, why)
 
 
-def _compute(op: str, mods: tuple[str, ...], t: str, v: list):
+def compute(op: str, mods: tuple[str, ...], t: str, v: list):
     """An arithmetic op on typed values -> (result, lanes where it is undefined or None)."""
     if op == "add":
         return alu.add(mods, t, *v), None
@@ -105,7 +105,7 @@ def _packed(m: "Machine", ins: Instruction, mask, t: str) -> None:
     for shift in (0, 16):
         parts = [view((np.asarray(s[0]).astype(np.uint64) >> np.uint64(shift))
                       & np.uint64(0xFFFF), half) for s in srcs]
-        r, _ = _compute(ins.op, ins.opcode[1:], half, parts)
+        r, _ = compute(ins.op, ins.opcode[1:], half, parts)
         out = out | (to_bits(r, half) << np.uint64(shift))
     m.write(ins.operands[0], out, "b32", mask, unk, why)
 

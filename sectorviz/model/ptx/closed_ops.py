@@ -1,0 +1,239 @@
+"""The closed-form machine's (closed.py) register instructions: integer arithmetic exact in
+closed form where it has one (add, sub, mul, mad, shl, neg; divisions, min and max where the
+symbols allow), else the lane path's own arithmetic on concrete lane values (scalar_ops.
+compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a latch's trip
+count), predicate logic, selp, mov, cvt and cvta."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..closed_forms import Aff, Mask, NotClosed
+from .bits import FLOATS, INT_DTYPES, WIDTH
+from .parse import Instruction
+from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC
+from .scalar_ops import compute
+from .sites import data_type
+from .symbolic import (
+    CARRIED,
+    OPAQUE,
+    SAFE,
+    Carried,
+    SymPred,
+    Value,
+    concrete,
+    divided,
+    from_typed,
+    magnitude,
+    typed_lanes,
+)
+
+if TYPE_CHECKING:
+    from .closed import ClosedMachine
+
+AFFINE_OPS = ("add", "sub", "mul", "mad", "shl", "neg")
+DIVISIONS = ("shr", "div", "rem", "and")  # of a value with symbols, by literals
+COMPARISONS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+               "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+
+
+def arith(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """Arithmetic of one type: integers exact (_affine, else _concrete), floats Opaque."""
+    t = data_type(ins)
+    dest = ins.operands[0]
+    if t not in INT_DTYPES or "cc" in ins.opcode:
+        return mc.write(dest, OPAQUE, t, m) if t in FLOATS or t in ("f16x2", "bf16x2") \
+            else _not_closed(ins)
+    wide = "wide" in ins.opcode
+    wide_t = t[0] + str(16 * WIDTH[t])
+    srcs = [mc.read(o, wide_t if wide and k == 2 else t, m)
+            for k, o in enumerate(ins.operands[1:])]
+    out_t = wide_t if wide else t
+    if not all(isinstance(s, Aff) for s in srcs):
+        kind = CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE
+        return mc.write(dest, kind, out_t, m)
+    affs: list[Aff] = [s for s in srcs if isinstance(s, Aff)]
+    result = _affine(mc, ins, affs)
+    mc.write(dest, _concrete(mc, ins, t, affs) if result is None else result, out_t, m)
+
+
+def _affine(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Value:
+    """add, sub, mul (lo or wide: the exact product, checked to fit where it is
+    written), mad, shl by a literal, neg, divisions by literals (_divided), min and max
+    where one operand is the least everywhere: exact in closed form; None where these do
+    not apply."""
+    op, mods = ins.op, ins.opcode[1:]
+    if op in DIVISIONS and v[0].coef and v[1].scalar:
+        return _divided(mc, op, v[0], v[1].base)
+    if op in ("min", "max") and (v[0].coef or v[1].coef):
+        lo, hi = mc.ck.bounds(v[0] + v[1].scaled(-1))
+        first = hi <= 0 if op == "min" else lo >= 0  # v[0] is the one everywhere
+        return v[0] if first else v[1] if (lo >= 0 if op == "min" else hi <= 0) else None
+    if op not in AFFINE_OPS or "hi" in mods or "sat" in mods:
+        return None
+    if op == "add":
+        return v[0] + v[1]
+    if op == "sub":
+        return v[0] + v[1].scaled(-1)
+    if op == "neg":
+        return v[0].scaled(-1)
+    if op == "shl":
+        k = v[1].base
+        if not (v[1].scalar and isinstance(k, int) and 0 <= k < 8 * WIDTH[data_type(ins)]):
+            return None
+        return _scaled(mc, v[0], 2**k)
+    a, b = v[0], v[1]
+    if not (a.scalar or b.scalar):
+        return None
+    k = b.base if b.scalar else a.base
+    assert isinstance(k, int)
+    product = _scaled(mc, a if b.scalar else b, k)
+    return product if op == "mul" or product is None else product + v[2]
+
+
+def _scaled(mc: "ClosedMachine", v: Aff, k: int) -> Aff | None:
+    """v * k, None where a part could pass int64 (the lane path's wrapping arithmetic
+    runs it then)."""
+    return v.scaled(k) if magnitude(mc.ck, v) * abs(k) <= SAFE else None
+
+
+def _divided(mc: "ClosedMachine", op: str, v: Aff, k: int | np.ndarray) -> Value:
+    """shr by a literal, div or rem by a positive one, and with 2^b - 2^a, of a value with
+    symbols (symbolic.divided); None where the literal does not fit that."""
+    assert isinstance(k, int)
+    if op == "shr":
+        return divided(mc.ck, v, 2**k, False) if 0 <= k < 63 else None
+    if op == "and":  # k = 2^b - 2^a: v & k = v % 2^b - v % 2^a
+        low = k & -k
+        if k <= 0 or (k + low) & (k + low - 1):
+            return None
+        high, part = divided(mc.ck, v, k + low, True), divided(mc.ck, v, low, True)
+        if isinstance(high, Aff) and isinstance(part, Aff):
+            return high + part.scaled(-1)
+        return CARRIED
+    return divided(mc.ck, v, k, op == "rem") if k > 0 else None
+
+
+def _concrete(mc: "ClosedMachine", ins: Instruction, t: str, v: list[Aff]) -> Value:
+    """An operation on values of the rows and lanes only: the lane path's arithmetic on
+    their lane values."""
+    if not all(concrete(x) for x in v):
+        return CARRIED if any(x.coef for x in v) else OPAQUE
+    wide = "wide" in ins.opcode
+    wide_t = t[0] + str(16 * WIDTH[t])
+    lanes = [typed_lanes(mc.ck, x, wide_t if wide and k == 2 else t)
+             for k, x in enumerate(v)]
+    with np.errstate(all="ignore"):
+        result, bad = compute(ins.op, ins.opcode[1:], t, lanes)
+    if bad is not None and np.any(bad & mc.ck.valid[mc.ck.cls]):
+        return OPAQUE
+    return from_typed(mc.ck, result, wide_t if wide else t)
+
+
+def _not_closed(ins: Instruction) -> None:
+    raise NotClosed(f"`{ins.text}` has no closed form")
+
+
+def setp(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    cmp, t = ins.opcode[1], ins.opcode[-1]
+    dest = ins.operands[0]
+    dests = list(dest.parts) if dest.kind == "vec" else [dest]
+    combine = next((b for b in ("and", "or", "xor") if b in ins.opcode[2:-1]), None)
+    if ins.op != "setp" or any(d.kind != "reg" for d in dests):
+        return _not_closed(ins)
+    if cmp not in COMPARISONS or t not in INT_DTYPES:
+        for d in dests:
+            mc.assign(d.name, OPAQUE, m)  # a float comparison: never a guard here
+        return
+    a, b = mc.read(ins.operands[1], t, m), mc.read(ins.operands[2], t, m)
+    if not isinstance(a, Aff) or not isinstance(b, Aff):
+        kind = CARRIED if isinstance(a, Carried) or isinstance(b, Carried) else OPAQUE
+        for d in dests:
+            mc.assign(d.name, kind, m)
+        return
+    diff, op = a + b.scaled(-1), COMPARISONS[cmp]
+    if combine is None and len(dests) == 1:  # kept symbolic: a latch's trip count
+        return mc.assign(dest.name, SymPred(diff, op) if diff.coef else
+                           mc.ck.holds(diff, op, m), m)
+    r = mc.ck.holds(diff, op, m)
+    results = [r, mc.ck.minus(m, r)]
+    if combine is not None:
+        other = ins.operands[3]
+        c = mc.lanes_of(mc.read(other, "pred", m), m)
+        c = mc.ck.minus(m, c) if other.negated else c
+        f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[combine]
+        results = [mc.ck.combine(x, c, f) for x in results]
+    for d, value in zip(dests, results):
+        mc.assign(d.name, value, m)
+
+
+def logic_pred(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> bool:
+    """and / or / xor / not on predicates: their lanes combined; False if not .pred."""
+    if ins.opcode[-1] != "pred":
+        return False
+    ck = mc.ck
+    if any(o.kind != "reg" for o in ins.operands[1:]):
+        raise NotClosed(f"`{ins.text}` has no closed form")
+    ins_srcs = [mc.lanes_of(mc.read(o, "pred", m), m) for o in ins.operands[1:]]
+    srcs = [ck.minus(m, s) if o.negated else s for o, s in zip(ins.operands[1:], ins_srcs)]
+    if ins.op == "not":
+        out = ck.minus(m, srcs[0])
+    else:
+        f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[ins.op]
+        out = ck.combine(srcs[0], srcs[1], f)
+    mc.assign(ins.operands[0].name, out, m)
+    return True
+
+
+def bits_op(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    if not logic_pred(mc, ins, pc, m):
+        arith(mc, ins, pc, m)
+
+
+def selp(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    t = data_type(ins)
+    if ins.op != "selp":
+        return _not_closed(ins)
+    a, b = mc.read(ins.operands[1], t, m), mc.read(ins.operands[2], t, m)
+    yes = mc.lanes_of(mc.read(ins.operands[3], "pred", m), m)
+    no = mc.ck.minus(m, yes)
+    dest = ins.operands[0]
+    if not no.any() or not yes.any():
+        return mc.write(dest, a if not no.any() else b, t, m)
+    mc.write(dest, b, t, m)
+    mc.write(dest, a, t, yes)
+
+
+def mov(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    t = data_type(ins)
+    src, dest = ins.operands[1], ins.operands[0]
+    if dest.kind == "vec" or src.kind == "vec":
+        for d in dest.parts if dest.kind == "vec" else (dest,):
+            mc.write(d, OPAQUE, t, m)
+        return
+    if t == "pred":
+        return mc.assign(dest.name, mc.read(src, "pred", m), m)
+    mc.write(dest, mc.read(src, t, m), t, m)
+
+
+def convert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    dt, at = ins.opcode[-2], ins.opcode[-1]
+    dest = ins.operands[0]
+    if at not in INT_DTYPES or dt not in INT_DTYPES or len(ins.operands) != 2 or \
+            "sat" in ins.opcode:
+        return mc.write(dest, OPAQUE, dt if dt in WIDTH else "b32", m)
+    mc.write(dest, mc.read(ins.operands[1], at, m), dt, m)
+
+
+def cvta(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    t = data_type(ins)
+    space = next(s for s in ins.opcode[1:] if s in ("global", "shared", "local", "const",
+                                                     "param"))
+    base = {"shared": SHARED_GENERIC, "local": LOCAL_GENERIC,
+            "const": CONST_GENERIC}.get(space, 0)
+    a = mc.read(ins.operands[1], t, m)
+    if isinstance(a, Aff):
+        a = a + Aff(-base if "to" in ins.opcode else base)
+    mc.write(ins.operands[0], a, t, m)

@@ -1,0 +1,171 @@
+"""A natural loop (loops.py) of the closed-form machine run once for all its iterations.
+
+At the header, one probe iteration (its accesses discarded) gives each register's change;
+the hypothesis is that at iteration j every register whose change is a constant holds its
+entry value + j * change (the others are Carried: untracked, never an address or a branch).
+The body then runs with j symbolic over the lanes that entered: the trip count comes from
+the latch's predicate (`d0 + c j op 0`, d0 and c alike on every active lane), the body runs
+again with j ranging over [0, trips) (every value checked to fit its type over that range,
+every branch inside invariant in j), and the hypothesis is verified: at the back edge each
+register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
+loop (stride: its address's coefficient of j). Any failure returns False: the loop runs as
+code, an iteration at a time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..closed_forms import Aff, Mask, Varies
+from .loops import GiveUp, trips
+from .symbolic import (
+    CARRIED,
+    Carried,
+    Guarded,
+    SymPred,
+    Value,
+    same_mask,
+    substituted,
+    symbol_term,
+    zero,
+)
+
+if TYPE_CHECKING:
+    from .closed import ClosedMachine
+
+
+def compressed(machine: "ClosedMachine", header: int, m: Mask) -> bool:
+    """Run the loop at `header` for every iteration at once over the lanes m; False (state
+    and accesses as before) where it does not apply."""
+    saved, events, loops = dict(machine.regs), len(machine.events), len(machine.loops)
+    try:
+        if _run(machine, header, m, saved):
+            return True
+    except (GiveUp, Varies):
+        pass
+    machine.regs = saved
+    del machine.events[events:], machine.loops[loops:]
+    return False
+
+
+def _body(machine: "ClosedMachine", header: int, m: Mask) -> None:
+    machine.region(header, machine.headers[header], m, False)
+
+
+def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]) -> bool:
+    ck = machine.ck
+    latch = machine.headers[header]
+    name, negated = machine.code[latch].guard or ("", False)
+    events = len(machine.events)
+    _body(machine, header, m)  # the probe
+    probe = machine.regs
+    del machine.events[events:]
+    steps: dict[str, int] = {}
+    start: dict[str, Value] = dict(entry)
+    sym = next(machine.symbols)
+    for reg, after in probe.items():
+        before = entry.get(reg)
+        if after is before:
+            continue
+        a, b = machine.resolved(before, m), machine.resolved(after, m)
+        if isinstance(a, Aff) and isinstance(b, Aff):
+            step = ck.constant(b + a.scaled(-1), m)
+            if step is not None:
+                steps[reg] = step
+                start[reg] = _on(machine, a + symbol_term(sym, step), before, m)
+                continue
+        if isinstance(a, Mask) and isinstance(b, Mask) and same_mask(a, b):
+            continue
+        if before is not None:
+            start[reg] = _on(machine, CARRIED, before, m)
+    found = None
+    for span in (1, None):  # the trip count from j = 0, then checked over every j
+        ck.trips[sym] = span or found or 1
+        machine.regs = dict(start)
+        machine.loops.append((sym, ck.trips[sym]))
+        _body(machine, header, m)
+        machine.loops.pop()
+        count = _trips(machine, name, negated, sym, m)
+        if count is None or (span is None and count != found):
+            return False
+        found = count
+        if span == 1:
+            del machine.events[events:]
+    assert found is not None
+    end = machine.regs
+    for reg, step in steps.items():
+        was = machine.resolved(start[reg], m)
+        now = machine.resolved(end.get(reg), m)
+        if not isinstance(now, Aff) or not isinstance(was, Aff) or \
+                not zero(ck, now + was.scaled(-1) + Aff(-step), m):
+            return False
+    for reg, v in start.items():  # registers the hypothesis holds invariant
+        if reg not in steps and end.get(reg) is not v and not _same(machine, v, end.get(reg), m):
+            if not isinstance(machine.resolved(v, m), Carried):
+                return False
+    _settle(machine, entry, start, end, steps, sym, found, m)
+    return True
+
+
+def _on(machine: "ClosedMachine", value: Value, before: Value, m: Mask) -> Value:
+    """`value` on the lanes of m, `before` elsewhere."""
+    return value if machine.whole(m) else Guarded(m, value, before)
+
+
+def _same(machine: "ClosedMachine", a: Value, b: Value, m: Mask) -> bool:
+    x, y = machine.resolved(a, m), machine.resolved(b, m)
+    if isinstance(x, Aff) and isinstance(y, Aff):
+        return zero(machine.ck, x + y.scaled(-1), m)
+    if isinstance(x, Mask) and isinstance(y, Mask):
+        return same_mask(machine.ck.combine(x, m, np.logical_and),
+                         machine.ck.combine(y, m, np.logical_and))
+    return x is y
+
+
+def _trips(machine: "ClosedMachine", name: str, negated: bool, sym: int, m: Mask
+           ) -> int | None:
+    """The loop's trip count from its latch predicate, if the same for every lane of m."""
+    p = machine.resolved(machine.regs.get(name), m)
+    if not isinstance(p, SymPred):
+        return None
+    coef = dict(p.d.coef)
+    c = coef.pop(sym, 0)
+    if coef:
+        return None
+    d0 = machine.ck.constant(Aff(p.d.base, p.d.off), m)
+    if d0 is None:
+        return None
+    op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}[p.op] \
+        if negated else p.op
+    return trips(d0, c, op)
+
+
+def _settle(machine: "ClosedMachine", entry: dict[str, Value], start: dict[str, Value],
+            end: dict[str, Value], steps: dict[str, int], sym: int, count: int, m: Mask
+            ) -> None:
+    """The registers after the loop: entry + trips * step for the counted ones, the last
+    iteration's value (j = trips - 1) for the others the body set, Carried ones untracked."""
+    out = dict(entry)
+    for reg, v in end.items():
+        if v is entry.get(reg):
+            continue
+        if reg in steps:
+            was = machine.resolved(entry.get(reg), m)
+            assert isinstance(was, Aff)
+            value: Value = was + Aff(steps[reg] * count)
+        else:
+            value = _last(machine.resolved(v, m), sym, count - 1)
+        out[reg] = value if machine.whole(m) else Guarded(m, value, entry.get(reg))
+    machine.regs = out
+
+
+def _last(v: Value, sym: int, at: int) -> Value:
+    if isinstance(v, Aff):
+        return substituted(v, sym, at)
+    if isinstance(v, SymPred):
+        return SymPred(substituted(v.d, sym, at), v.op)
+    if isinstance(v, Guarded):
+        return CARRIED
+    return v
