@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Protocol, Union
+from functools import lru_cache
+from typing import Any, Callable, NamedTuple, Protocol, Union
 
 import numpy as np
 
@@ -85,31 +86,30 @@ class Subscript:
 Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
 
 
+_CHILDREN: dict[type, Callable[[Any], tuple]] = {
+    Num: lambda n: (), Name: lambda n: (), Unary: lambda n: (n.operand,),
+    Binary: lambda n: (n.left, n.right), Cond: lambda n: (n.test, n.then, n.other),
+    Call: lambda n: n.args, Subscript: lambda n: (n.index,)}
+
+
 def children(node: Node) -> tuple:
     """The sub-expressions of a node, left to right."""
-    if isinstance(node, Unary):
-        return (node.operand,)
-    if isinstance(node, Binary):
-        return (node.left, node.right)
-    if isinstance(node, Cond):
-        return (node.test, node.then, node.other)
-    if isinstance(node, Call):
-        return node.args
-    if isinstance(node, Subscript):
-        return (node.index,)
-    return ()
+    return _CHILDREN[type(node)](node)
 
 
-def walk(node: Node):
-    """Every node of a tree, parents before children."""
-    yield node
-    for child in children(node):
-        yield from walk(child)
+def walk(node: Node) -> list[Node]:
+    """Every node of a tree, parents before children (left to right), without recursion."""
+    out, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(_CHILDREN[type(node)](node)))
+    return out
 
 
 def plain_names_in(node: Node) -> set[str]:
     """The names a tree reads as values (params, lets, loop variables, built-ins)."""
-    return {n.name for n in walk(node) if isinstance(n, Name)}
+    return {n.name for n in walk(node) if type(n) is Name}
 
 
 def names_in(node: Node) -> set[str]:
@@ -117,29 +117,49 @@ def names_in(node: Node) -> set[str]:
     return plain_names_in(node) | subscripts_in(node)
 
 
-def depth(node: Node, names: dict[str, int] | None = None) -> int:
-    """Levels of a tree (a leaf is 1), counted without recursion; a Name listed in `names`
-    adds its own levels (a let read inside the tree is evaluated there)."""
-    names = names or {}
+class TreeNames(NamedTuple):
+    """What a loader checks of a tree, from one walk."""
+
+    levels: int  # levels of the tree (a leaf is 1)
+    plain: dict[str, tuple[int, int]]  # value name -> (1-based column of its first use,
+    #                                    the deepest level of a leaf naming it)
+    arrays: dict[str, int]  # subscripted array name -> column of its first subscript
+
+    def column(self, name: str) -> int:
+        """The column of the first place the tree names `name`, as a value or an array."""
+        cols = [c for c in (self.plain.get(name, (None,))[0], self.arrays.get(name)) if c]
+        return min(cols)
+
+    def depth(self, names: dict[str, int]) -> int:
+        """Levels of the tree when a Name listed in `names` adds its own levels (a let read
+        inside the tree is evaluated there)."""
+        return max([self.levels, *(level + names.get(name, 0)
+                                   for name, (_, level) in self.plain.items())])
+
+
+def tree_names(node: Node) -> TreeNames:
+    """One walk of a tree, without recursion -> its TreeNames."""
+    plain: dict[str, tuple[int, int]] = {}
+    arrays: dict[str, int] = {}
     deepest, stack = 0, [(node, 1)]
     while stack:
         node, level = stack.pop()
-        if isinstance(node, Name):
-            level += names.get(node.name, 0)
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children(node))
-    return deepest
-
-
-def name_column(node: Node, name: str) -> int | None:
-    """The 1-based column of the first place a tree names `name` (a value or an array)."""
-    return min((n.col for n in walk(node) if isinstance(n, Name) and n.name == name
-                or isinstance(n, Subscript) and n.array == name), default=None)
+        kind = type(node)
+        if level > deepest:
+            deepest = level
+        if kind is Name:
+            col, low = plain.get(node.name, (node.col, level))  # type: ignore[union-attr]
+            plain[node.name] = (min(col, node.col), max(low, level))  # type: ignore[union-attr]
+        elif kind is Subscript:
+            array, col = node.array, node.col  # type: ignore[union-attr]
+            arrays[array] = min(col, arrays.get(array, col))
+        stack.extend([(child, level + 1) for child in _CHILDREN[kind](node)])
+    return TreeNames(deepest, plain, arrays)
 
 
 def subscripts_in(node: Node) -> set[str]:
     """The names of the arrays a tree reads with `name[expr]`."""
-    return {n.array for n in walk(node) if isinstance(n, Subscript)}
+    return {n.array for n in walk(node) if type(n) is Subscript}  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------- tokens
@@ -149,17 +169,20 @@ _TOKEN = re.compile(r"""
   | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?)
   | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~?:(),\[\]])
-""", re.VERBOSE)
+  | (?P<bad>.)
+""", re.VERBOSE | re.DOTALL)
 
 _INT64_MAX = 2**63 - 1
 _UINT64_MAX = 2**64 - 1
 
 
-@dataclass(frozen=True)
-class _Tok:
+class _Tok(NamedTuple):
     kind: str
     text: str
     col: int  # 1-based
+
+
+_SPACE = re.compile(r"\s+")
 
 
 def _tokens(text: str) -> list[_Tok]:
@@ -167,18 +190,18 @@ def _tokens(text: str) -> list[_Tok]:
     if len(text) > MAX_CHARS:
         raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
     out: list[_Tok] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ExprError(f"unexpected character {text[pos]!r}", pos + 1)
+    for m in _TOKEN.finditer(text):
         kind = m.lastgroup
-        assert kind is not None  # every alternative of _TOKEN is a named group
-        if kind != "ws":
-            if len(out) == MAX_TOKENS:
-                raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", pos + 1)
-            out.append(_Tok(kind, re.sub(r"\s+", "", m.group()), pos + 1))
-        pos = m.end()
+        if kind == "ws":
+            continue
+        if kind == "bad":
+            raise ExprError(f"unexpected character {m.group()!r}", m.start() + 1)
+        if len(out) == MAX_TOKENS:
+            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", m.start() + 1)
+        word = m.group()
+        if kind == "name" and "." in word:  # `threadIdx . x` -> `threadIdx.x`
+            word = _SPACE.sub("", word)
+        out.append(_Tok(kind, word, m.start() + 1))  # type: ignore[arg-type]
     out.append(_Tok("end", "", len(text) + 1))
     return out
 
@@ -246,8 +269,9 @@ class _Parser:
         if self.depth > _MAX_DEPTH:
             raise ExprError("expression nested too deeply", self.peek().col)
         left, height = self.prefix()
+        toks = self.toks
         while True:
-            tok = self.peek()
+            tok = toks[self.i]
             if tok.text == "?" and _TERNARY_POWER >= min_power:
                 self.take()
                 then, then_height = self.expression(0)
@@ -259,15 +283,18 @@ class _Parser:
             power = _BINARY.get(tok.text) if tok.kind == "op" else None
             if power is None or power <= min_power:
                 break
-            self.take()
+            self.i += 1
             right, right_height = self.expression(power)
             left = Binary(tok.text, left, right, tok.col)
-            height = self.level(max(height, right_height) + 1, tok)
+            height = self.level((height if height > right_height else right_height) + 1, tok)
         self.depth -= 1
         return left, height
 
     def prefix(self) -> tuple[Node, int]:
-        tok = self.take()
+        tok = self.toks[self.i]
+        self.i += 1
+        if tok.kind == "name":
+            return self.name(tok)
         if tok.kind == "num":
             return Num(_literal(tok), tok.col), 1
         if tok.text in ("-", "+", "!", "~"):
@@ -277,14 +304,14 @@ class _Parser:
             inner = self.expression(0)
             self.expect(")")
             return inner
-        if tok.kind == "name":
-            return self.name(tok)
         found = "the end of the expression" if tok.kind == "end" else repr(tok.text)
         raise ExprError(f"expected a value but found {found}", tok.col)
 
     def name(self, tok: _Tok) -> tuple[Node, int]:
-        nxt = self.peek()
-        if nxt.text == "(":
+        nxt = self.toks[self.i].text
+        if nxt not in ("(", "["):
+            return Name(tok.text, tok.col), 1
+        if nxt == "(":
             if tok.text not in FUNCTIONS:
                 raise ExprError(f"unknown function {tok.text!r} (known: min, max, abs)", tok.col)
             self.take()
@@ -298,12 +325,10 @@ class _Parser:
                     f"{tok.text} takes {FUNCTIONS[tok.text]} argument(s), got {len(args)}", tok.col)
             height = self.level(max(h for _, h in args) + 1, tok)
             return Call(tok.text, tuple(a for a, _ in args), tok.col), height
-        if nxt.text == "[":
-            self.take()
-            index, height = self.expression(0)
-            self.expect("]")
-            return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
-        return Name(tok.text, tok.col), 1
+        self.take()
+        index, height = self.expression(0)
+        self.expect("]")
+        return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
 
 
 def parse_at(text, place: str) -> Node:
@@ -321,6 +346,20 @@ def parse(text: str) -> Node:
     if isinstance(text, int) and not -2**63 <= text <= _UINT64_MAX:
         raise ExprError("integer does not fit in 64 bits", 1)  # before str(): no huge strings
     text = str(text)
+    return _parse_short(text) if len(text) <= SHORT_CHARS else _parse_text(text)
+
+
+SHORT_CHARS = 256  # an expression this short is parsed once per process (trees are immutable)
+
+
+@lru_cache(maxsize=4096)
+def _parse_short(text: str) -> Node:
+    """_parse_text, kept: a pattern repeats its expressions (100,000 accesses of one index
+    parse once); at most 4,096 texts of SHORT_CHARS, so about 1 MB."""
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Node:
     if not text.strip():
         raise ExprError("empty expression", 1)
     parser = _Parser(text)
