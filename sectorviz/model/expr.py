@@ -164,13 +164,12 @@ def subscripts_in(node: Node) -> set[str]:
 
 # ---------------------------------------------------------------- tokens
 
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
+_TOKEN = re.compile(r"""\s*(?:  # each token with the white space before it
+    (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
   | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?)
   | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~?:(),\[\]])
-  | (?P<bad>.)
-""", re.VERBOSE | re.DOTALL)
+  | (?P<bad>\S))
+""", re.VERBOSE)
 
 _INT64_MAX = 2**63 - 1
 _UINT64_MAX = 2**64 - 1
@@ -189,19 +188,15 @@ def _tokens(text: str) -> list[_Tok]:
     """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens."""
     if len(text) > MAX_CHARS:
         raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
-    out: list[_Tok] = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        if kind == "ws":
-            continue
-        if kind == "bad":
-            raise ExprError(f"unexpected character {m.group()!r}", m.start() + 1)
-        if len(out) == MAX_TOKENS:
-            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", m.start() + 1)
-        word = m.group()
-        if kind == "name" and "." in word:  # `threadIdx . x` -> `threadIdx.x`
-            word = _SPACE.sub("", word)
-        out.append(_Tok(kind, word, m.start() + 1))  # type: ignore[arg-type]
+    out = [_Tok(kind, m.group(kind), m.start(kind) + 1)  # type: ignore[arg-type]
+           for m in _TOKEN.finditer(text) for kind in (m.lastgroup,)]
+    for i, tok in enumerate(out):
+        if i == MAX_TOKENS:
+            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", tok.col)
+        if tok.kind == "bad":
+            raise ExprError(f"unexpected character {tok.text!r}", tok.col)
+        if tok.kind == "name" and "." in tok.text:  # `threadIdx . x` -> `threadIdx.x`
+            out[i] = _Tok("name", _SPACE.sub("", tok.text), tok.col)
     out.append(_Tok("end", "", len(text) + 1))
     return out
 
