@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from ..model import Pattern, PatternError, load_pattern, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
+from ..model.errors import printable
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
@@ -362,13 +363,14 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.Discard
 
     def show_message(self, text: str) -> None:
+        """One line in the status bar (names from files in it as visible escapes)."""
         self.message.setStyleSheet("")
-        self.message.setText(text)
+        self.message.setText(printable(text))
 
     def show_error(self, text: str) -> None:
         """One line in the status bar, in the error colour; never a modal dialog."""
         self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
-        self.message.setText(text.splitlines()[0] if text else "error")
+        self.message.setText(printable(text.splitlines()[0]) if text else "error")
 
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
@@ -638,7 +640,7 @@ class MainWindow(QMainWindow):
 
     def _on_changed(self, flags: int) -> None:
         if flags & Change.FILE:
-            self.setWindowTitle(f"{self._title_name()}[*] — sectorviz")
+            self.setWindowTitle(f"{printable(self._title_name())}[*] — sectorviz")
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
