@@ -1,5 +1,7 @@
 """`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
-[--engine E] [--screenshot OUT.png]`: the app. `--engine compiled|source` reads every CUDA
+[--engine E] [--include-dir DIR]... [--screenshot OUT.png]`: the app. `--include-dir` adds a
+folder whose files patterns may read (as for `report`), before those of Settings > Include
+Folders…. `--engine compiled|source` reads every CUDA
 kernel pattern of the session with that engine (as SECTORVIZ_ENGINE does; a pattern's own
 `kernel.engine` still wins).
 
@@ -28,7 +30,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
-from ..commandline import OneLineParser, UsageError, fail, interrupted_status
+from ..commandline import OneLineParser, UsageError, add_include_flag, fail, interrupted_status
 from ..export.raster import NoPlatform, check_platform
 from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
@@ -37,7 +39,10 @@ from ..model.frontend import instruction_index, kernel_for
 from ..model.pattern import ENGINES
 from ..paths import default_example, resources_dir
 from .document import Change
+from .files import settings
+from .include_dialog import SETTING as INCLUDE_SETTING
 from .main_window import MainWindow, load_checked
+from .stored import StoredSettings
 from .theme import THEMES
 
 
@@ -63,6 +68,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="save the window (the compare window with --compare, the "
                         "presentation with --present) as a PNG and exit")
+    add_include_flag(p)
     p.add_argument("--smoke-test", metavar="DIR",
                    help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
     return p
@@ -174,7 +180,7 @@ def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> in
     if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
-        pattern = load_checked(path)
+        pattern = load_checked(path, _include_dirs(args))
     except PatternError as err:
         if args.screenshot:
             return fail(str(err))
@@ -189,6 +195,12 @@ def _run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> in
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _include_dirs(args: argparse.Namespace) -> tuple[str, ...]:
+    """--include-dir, then the stored include folders (the window notes any left out)."""
+    stored = StoredSettings(settings()).folders(INCLUDE_SETTING)
+    return tuple(dict.fromkeys((*args.include_dir, *stored)))
 
 
 def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k: int,
@@ -206,7 +218,8 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
-    window = MainWindow(pattern, path, restore=not args.screenshot)
+    window = MainWindow(pattern, path, restore=not args.screenshot,
+                        include_dirs=tuple(args.include_dir))
     if args.theme:
         window.set_theme(args.theme, remember=False)
     window.set_warp(args.warp)

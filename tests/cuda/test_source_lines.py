@@ -106,3 +106,10 @@ def test_a_local_typedef_of_the_same_type_or_in_a_new_scope_is_accepted(body):
     analysis, _ = run(f"typedef int T;\n__global__ void k(float *a) {{\n{body}"
                       "    a[threadIdx.x] = (T)1;\n}\n")
     assert analysis.totals.sectors == 4
+
+
+def test_an_include_not_found_is_named_at_the_cu_line_holding_it(tmp_path, capsys):
+    path = pattern(tmp_path, '#include "h.h"\n\n#include "nowhere.h"\n' + KERNEL)
+    assert report_error(capsys, path) == (
+        f"{tmp_path / 'k.cu'}: line 3, column 1: cannot find the include \"nowhere.h\" (looked "
+        "in the including file's folder, the pattern's folder and the include folders)")
