@@ -164,12 +164,14 @@ def subscripts_in(node: Node) -> set[str]:
 
 # ---------------------------------------------------------------- tokens
 
-_TOKEN = re.compile(r"""\s*(?:  # each token with the white space before it
-    (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
-  | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?)
-  | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~?:(),\[\]])
-  | (?P<bad>\S))
-""", re.VERBOSE)
+_OPERATORS = ("<<", ">>", "<=", ">=", "==", "!=", "&&", "||", *"-+*/%<>&^|!~?:(),[]")
+_TOKEN = re.compile(  # (the white space before a token, the token); any other character alone
+    r"(\s*)(0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*"
+    r"|[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?"
+    r"|" + "|".join(re.escape(op) for op in _OPERATORS) + r"|\S)")
+_DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_OPERATOR_SET = frozenset(_OPERATORS)
 
 _INT64_MAX = 2**63 - 1
 _UINT64_MAX = 2**64 - 1
@@ -185,18 +187,29 @@ _SPACE = re.compile(r"\s+")
 
 
 def _tokens(text: str) -> list[_Tok]:
-    """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens."""
+    """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens. One findall
+    (strings, not match objects); a token's kind is its first character's."""
     if len(text) > MAX_CHARS:
         raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
-    out = [_Tok(kind, m.group(kind), m.start(kind) + 1)  # type: ignore[arg-type]
-           for m in _TOKEN.finditer(text) for kind in (m.lastgroup,)]
-    for i, tok in enumerate(out):
-        if i == MAX_TOKENS:
-            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", tok.col)
-        if tok.kind == "bad":
-            raise ExprError(f"unexpected character {tok.text!r}", tok.col)
-        if tok.kind == "name" and "." in tok.text:  # `threadIdx . x` -> `threadIdx.x`
-            out[i] = _Tok("name", _SPACE.sub("", tok.text), tok.col)
+    out: list[_Tok] = []
+    col = 1
+    for space, word in _TOKEN.findall(text):
+        col += len(space)
+        first = word[0]
+        if first in _DIGITS:
+            kind = "num"
+        elif first in _NAME_START:
+            kind = "name"
+        elif word in _OPERATOR_SET:
+            kind = "op"
+        else:
+            raise ExprError(f"unexpected character {word!r}", col)
+        if len(out) == MAX_TOKENS:
+            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", col)
+        # `threadIdx . x` -> `threadIdx.x`
+        out.append(_Tok(kind, _SPACE.sub("", word) if kind == "name" and "." in word else word,
+                        col))
+        col += len(word)
     out.append(_Tok("end", "", len(text) + 1))
     return out
 
@@ -204,6 +217,8 @@ def _tokens(text: str) -> list[_Tok]:
 def _literal(tok: _Tok) -> int:
     """A decimal or hex literal (C suffixes allowed) -> int64 (a uint64 wraps, as in C);
     the digits are counted before they are converted."""
+    if len(tok.text) < 19 and tok.text.isdigit() and (tok.text[0] != "0" or tok.text == "0"):
+        return int(tok.text)  # the common case: a short decimal without suffix or octal 0
     digits = tok.text.rstrip("uUlL")
     if len(digits) > 1 and digits[0] == "0" and digits[1:2].isdigit():
         raise ExprError("octal literals are not supported; drop the leading 0", tok.col)
@@ -288,9 +303,10 @@ class _Parser:
     def prefix(self) -> tuple[Node, int]:
         tok = self.toks[self.i]
         self.i += 1
-        if tok.kind == "name":
+        kind = tok.kind
+        if kind == "name":
             return self.name(tok)
-        if tok.kind == "num":
+        if kind == "num":
             return Num(_literal(tok), tok.col), 1
         if tok.text in ("-", "+", "!", "~"):
             operand, height = self.expression(11)
