@@ -148,12 +148,16 @@ def tree_names(node: Node) -> TreeNames:
         if level > deepest:
             deepest = level
         if kind is Name:
-            col, low = plain.get(node.name, (node.col, level))  # type: ignore[union-attr]
-            plain[node.name] = (min(col, node.col), max(low, level))  # type: ignore[union-attr]
-        elif kind is Subscript:
-            array, col = node.array, node.col  # type: ignore[union-attr]
-            arrays[array] = min(col, arrays.get(array, col))
-        stack.extend([(child, level + 1) for child in _CHILDREN[kind](node)])
+            name, col = node.name, node.col  # type: ignore[union-attr]
+            seen = plain.get(name)
+            plain[name] = (col, level) if seen is None else (min(seen[0], col),
+                                                             max(seen[1], level))
+        elif kind is not Num:
+            if kind is Subscript:
+                array, col = node.array, node.col  # type: ignore[union-attr]
+                arrays[array] = min(col, arrays.get(array, col))
+            below = level + 1
+            stack.extend([(child, below) for child in _CHILDREN[kind](node)])
     return TreeNames(deepest, plain, arrays)
 
 
