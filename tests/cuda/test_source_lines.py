@@ -1,7 +1,8 @@
 """Issue 22 follow-up: the source engine's messages cite lines of the file that holds them (not
 of the text with its includes pasted in), and a typedef that gives a name another type than
 it already has in that scope is refused, as nvcc refuses it ('invalid redeclaration of type
-name'), in one line naming file, line and column."""
+name'), in one line naming file, line and column. A comment inside a subscript is a comment
+(a hostile one, holding a bidi control, was taken for a second index)."""
 
 from __future__ import annotations
 
@@ -113,3 +114,9 @@ def test_an_include_not_found_is_named_at_the_cu_line_holding_it(tmp_path, capsy
     assert report_error(capsys, path) == (
         f"{tmp_path / 'k.cu'}: line 3, column 1: cannot find the include \"nowhere.h\" (looked "
         "in the including file's folder, the pattern's folder and the include folders)")
+
+
+def test_a_comment_inside_a_subscript_is_no_index():
+    analysis, _ = run("__global__ void k(float *a) {\n"
+                      "    a[threadIdx.x * 2 /* \u202e see */] = 0;\n}\n")
+    assert analysis.totals.sectors == 8
