@@ -86,15 +86,10 @@ class Subscript:
 Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
 
 
-_CHILDREN: dict[type, Callable[[Any], tuple]] = {
+_CHILDREN: dict[type, Callable[[Any], tuple]] = {  # a node's type -> its sub-expressions
     Num: lambda n: (), Name: lambda n: (), Unary: lambda n: (n.operand,),
     Binary: lambda n: (n.left, n.right), Cond: lambda n: (n.test, n.then, n.other),
     Call: lambda n: n.args, Subscript: lambda n: (n.index,)}
-
-
-def children(node: Node) -> tuple:
-    """The sub-expressions of a node, left to right."""
-    return _CHILDREN[type(node)](node)
 
 
 def walk(node: Node) -> list[Node]:

@@ -12,6 +12,7 @@ import difflib
 import gc
 import json
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -471,18 +472,28 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
         return _pattern_from_dict(doc, base_dir, include_dirs)
 
 
+_PAUSE_LOCK = threading.Lock()
+_pauses = {"running": 0, "was_enabled": False}  # loads under way (any thread); state before
+
+
 @contextmanager
 def without_cycle_collection() -> Iterator[None]:
     """Python's cycle collector off while a loader builds its (acyclic) values: with it on, a
     100,000-access pattern's millions of new objects trigger passes over the whole heap, a
-    third of the load time. Restored afterwards as it was."""
-    was = gc.isenabled()
-    gc.disable()
+    third of the load time. Loads in several threads share one pause; the last to end
+    restores the collector as it was before the first began."""
+    with _PAUSE_LOCK:
+        if _pauses["running"] == 0:
+            _pauses["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _pauses["running"] += 1
     try:
         yield
     finally:
-        if was:
-            gc.enable()
+        with _PAUSE_LOCK:
+            _pauses["running"] -= 1
+            if _pauses["running"] == 0 and _pauses["was_enabled"]:
+                gc.enable()
 
 
 def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, ...]) -> Pattern:
