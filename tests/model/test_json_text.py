@@ -57,7 +57,8 @@ def test_loads_in_several_threads_leave_the_collector_on():
     from concurrent.futures import ThreadPoolExecutor
     text = json.dumps({"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
                        "arrays": {"a": {"dtype": "float32", "length": 32}},
-                       "accesses": [{"op": "load", "array": "a", "index": f"threadIdx.x + {i}"}
+                       "accesses": [{"name": f"l{i}", "op": "load", "array": "a",
+                                     "index": f"threadIdx.x + {i}"}
                                     for i in range(200)]})
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(lambda _: pattern_from_text(text), range(16)))
