@@ -168,8 +168,8 @@ _TOKEN = re.compile(  # (the white space before a token, the token); any other c
     r"(\s*)(0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*"
     r"|[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?"
     r"|" + "|".join(re.escape(op) for op in _OPERATORS) + r"|\S)")
-_DIGITS = frozenset("0123456789")
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_KINDS = {**dict.fromkeys("0123456789", "num"),  # a token's first character -> its kind
+          **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", "name")}
 _OPERATOR_SET = frozenset(_OPERATORS)
 
 _INT64_MAX = 2**63 - 1
@@ -183,6 +183,7 @@ class _Tok(NamedTuple):
 
 
 _SPACE = re.compile(r"\s+")
+_new_tok = tuple.__new__
 
 
 def _tokens(text: str) -> list[_Tok]:
@@ -194,20 +195,15 @@ def _tokens(text: str) -> list[_Tok]:
     col = 1
     for space, word in _TOKEN.findall(text):
         col += len(space)
-        first = word[0]
-        if first in _DIGITS:
-            kind = "num"
-        elif first in _NAME_START:
-            kind = "name"
-        elif word in _OPERATOR_SET:
-            kind = "op"
-        else:
+        kind = _KINDS.get(word[0]) or ("op" if word in _OPERATOR_SET else "")
+        if not kind:
             raise ExprError(f"unexpected character {word!r}", col)
         if len(out) == MAX_TOKENS:
             raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", col)
-        # `threadIdx . x` -> `threadIdx.x`
-        out.append(_Tok(kind, _SPACE.sub("", word) if kind == "name" and "." in word else word,
-                        col))
+        if kind == "name" and "." in word:  # `threadIdx . x` -> `threadIdx.x`
+            out.append(_Tok(kind, _SPACE.sub("", word), col))
+        else:
+            out.append(_new_tok(_Tok, (kind, word, col)))  # NamedTuple's __new__, in C
         col += len(word)
     out.append(_Tok("end", "", len(text) + 1))
     return out
