@@ -1,5 +1,7 @@
 """`sectorviz [FILE] [--warp N] [--instruction K] [--theme T] [--compare B] [--present]
-[--engine E] [--screenshot OUT.png]`: the app. `--engine compiled|source` reads every CUDA
+[--engine E] [--include-dir DIR]... [--screenshot OUT.png]`: the app. `--include-dir` adds a
+folder whose files patterns may read (as for `report`), before those of Settings > Include
+Folders…. `--engine compiled|source` reads every CUDA
 kernel pattern of the session with that engine (as SECTORVIZ_ENGINE does; a pattern's own
 `kernel.engine` still wins).
 
@@ -26,7 +28,7 @@ from ..model.errors import internal_error
 from ..model.pattern import ENGINES
 from ..ui.app import run
 from ..ui.theme import THEMES
-from .flags import OneLineParser
+from .flags import OneLineParser, add_include_flag
 
 
 def parser() -> argparse.ArgumentParser:
@@ -51,6 +53,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="save the window (the compare window with --compare, the "
                         "presentation with --present) as a PNG and exit")
+    add_include_flag(p)
     p.add_argument("--smoke-test", metavar="DIR",
                    help="run the self-test session, write DIR/smoke.json and exit (0: all ok)")
     return p

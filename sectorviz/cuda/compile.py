@@ -100,6 +100,7 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
     def kernel(self, fn: Function, pattern_arrays: list[str]) -> Program:
         """The compiled kernel. A pointer variable set to point into another array than its
         first value's widens its type to both; compiling starts over until none widens."""
+        self.check_file_typedefs()
         given = ("unit", "arrays", "params")
         start = {k: v if k in given else copy.deepcopy(v) for k, v in vars(self).items()}
         while True:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from ..model.errors import PatternError
 from ..model.pattern import suggest
 from . import ctype as C
 from . import ir, templates
 from .builtins import GROUP_NAMESPACES, LIBCUDACXX
-from .source import MAX_NESTING, Node, alias_names, error, text
+from .source import MAX_NESTING, Node, alias_name_nodes, error, text
 from .symbols import GroupNamespace, is_group_type
 from .templates import TypeName
 
@@ -149,9 +150,31 @@ class TypeCompiler:
         self.scopes[-1][text(node.child_by_field_name("name"))] = GroupNamespace()
 
     def type_alias(self, node: Node) -> None:
-        """A local `typedef` / `using X = ...`: its names become types in the current scope."""
-        for name in alias_names(node):
-            self.scopes[-1][name] = TypeName(templates.alias_type(self, node, name))
+        """A local `typedef` / `using X = ...`: its names become types in the current scope
+        (again only as the type they name there already, as in C++)."""
+        for at in alias_name_nodes(node):
+            name = text(at)
+            t = templates.alias_type(self, node, name)
+            before = self.scopes[-1].get(name)
+            if isinstance(before, TypeName) and before.type != t:
+                raise _conflict(at, name, before.node)
+            self.scopes[-1][name] = TypeName(t, node)
+
+    def check_file_typedefs(self) -> None:
+        """A file-scope typedef / using of a name already given another type in the same
+        namespace is refused, as nvcc refuses it (one that names the same type is allowed);
+        declarations whose types are outside the subset (host code's) are not compared."""
+        with templates.file_scope(self):
+            for name, node in self.unit.redeclared:
+                first = self.unit.types[name]
+                try:
+                    same = templates.alias_type(self, first, name) == \
+                        templates.alias_type(self, node, name)
+                except PatternError:
+                    continue
+                if not same:
+                    at = next(n for n in alias_name_nodes(node) if text(n) == name)
+                    raise _conflict(at, name, first)
 
     def declarator(self, node: Node):
         """A declaration-like node (parameter_declaration, declaration + one declarator,
@@ -209,3 +232,10 @@ class TypeCompiler:
     def type_descriptor(self, node: Node) -> C.CType:
         _, t, _ = self.declarator(node)
         return t
+
+
+def _conflict(at: Node, name: str, first: Node | None) -> PatternError:
+    """`name` declared again, at `at`, as another type than its declaration `first` gives."""
+    where = "" if first is None else f" at line {first.start_point[0] + 1}"
+    return error(at, f"the type name '{name}' is declared again as another type than "
+                     f"its declaration{where}; give the new type its own name")

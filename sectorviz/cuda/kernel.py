@@ -60,11 +60,16 @@ def _located(source: Source, path: Path | None) -> Iterator[None]:
     try:
         yield
     except PatternError as err:
-        moved = source.relocate(err)
-        in_source = re.fullmatch(r"line \d+", err.place) is not None  # not a pattern key's
-        if path is None or not in_source or moved.file is not None:
-            raise moved from None
-        raise PatternError(moved.place, moved.message, moved.column, str(path)) from None
+        raise _in_file(source.relocate(err), err.place, path) from None
+
+
+def _in_file(err: PatternError, place: str, path: Path | None) -> PatternError:
+    """`err` (at `place` before it was relocated) in the kernel's .cu `path` when `place` is
+    a line of the source (not a pattern key's) and no other file is named."""
+    in_source = re.fullmatch(r"line \d+", place) is not None
+    if path is None or not in_source or err.file is not None:
+        return err
+    return PatternError(err.place, err.message, err.column, str(path))
 
 
 def _instructions(sites: list[Site], source: Source) -> tuple[Instruction, ...]:
@@ -132,7 +137,10 @@ class CudaKernel(Launch):
 
     def __init__(self, pattern: Pattern):
         path = self.source_path = _source_path(pattern)
-        self.source = preprocess(kernel_source(pattern), path, pattern.roots)
+        try:
+            self.source = preprocess(kernel_source(pattern), path, pattern.roots)
+        except PatternError as err:  # at a line of the .cu: its #include or #if
+            raise _in_file(err, err.place, path) from None
         # constants fold as the device computes them: an overflow or a NaN is no warning
         with _located(self.source, path), too_deep("compile"), np.errstate(all="ignore"):
             unit = Unit(self.source)

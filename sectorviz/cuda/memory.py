@@ -121,7 +121,8 @@ class MemoryCompiler:
     @EXPRESSIONS("subscript_expression")
     def x_subscript_expression(self, node):
         indices = node.child_by_field_name("indices")
-        items = indices.named_children if indices.type == "subscript_argument_list" else [indices]
+        items = ([c for c in indices.named_children if c.type != "comment"]
+                 if indices.type == "subscript_argument_list" else [indices])
         if len(items) != 1:
             raise error(indices, "a subscript needs exactly one index")
         found = self.expr(node.child_by_field_name("argument"))

@@ -143,12 +143,17 @@ class Source:
         return f"line {own}" if file is None else f"{file} line {own}"
 
     def relocate(self, err: PatternError) -> PatternError:
-        """An error whose place is a combined-text `line L` -> the same at the file's line."""
+        """An error at a combined-text `line L` -> the same at the file's line; the lines its
+        message refers to ('loaded by ... (line L)', 'set at line L') likewise."""
         found = re.fullmatch(r"line (\d+)", err.place)
-        if found is None:
+        place = err.place if found is None else self.place(int(found.group(1)))
+        message = _LINE_REF.sub(lambda m: m.group(1) + self.place(int(m.group(2))), err.message)
+        if (place, message) == (err.place, err.message):
             return err
-        place = self.place(int(found.group(1)))
-        return err if place == err.place else PatternError(place, err.message, err.column)
+        return PatternError(place, message, err.column)
+
+
+_LINE_REF = re.compile(r"(\(|\bat )line (\d+)\b")  # how the interpreter's messages cite a line
 
 
 # ---------------------------------------------------------------- #if expressions

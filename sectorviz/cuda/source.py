@@ -173,6 +173,8 @@ class Unit:
             name: [(BEFORE_ALL, m)] for name, m in self.macros.items()}
         self.globals: dict[str, Node] = {}  # file-scope `const` / `constexpr` declarations
         self.types: dict[str, Node] = {}  # file-scope typedef / using -> its declaration
+        # later file-scope typedefs / usings of a name in the same namespace: (name, node)
+        self.redeclared: list[tuple[str, Node]] = []
         self.enumerators: dict[str, tuple[Node, int]] = {}  # name -> (enum_specifier, index)
         self.structs: dict[str, Node] = {}  # struct / class name -> its specifier with a body
         self.struct_templates: dict[str, tuple[Node, Node]] = {}  # -> (specifier, parameters)
@@ -211,7 +213,10 @@ class Unit:
             elif kind in ("type_definition", "alias_declaration") and template is None:
                 self._struct(child, None)
                 for name in alias_names(child):
-                    self.types.setdefault(name, child)
+                    if name not in self.types:
+                        self.types[name] = child
+                    elif namespaces(self.types[name]) == namespaces(child):
+                        self.redeclared.append((name, child))
             elif kind == "template_instantiation":
                 self._instantiation(child)
             if kind in ("enum_specifier", "declaration", "type_definition"):
@@ -398,15 +403,32 @@ class Unit:
 
 def alias_names(node: Node) -> list[str]:
     """The names a `typedef` (type_definition) or `using X = ...` (alias_declaration) gives."""
+    return [text(name) for name in alias_name_nodes(node)]
+
+
+def alias_name_nodes(node: Node) -> list[Node]:
+    """The identifiers a `typedef` or `using X = ...` declares, where they are written."""
     if node.type == "alias_declaration":
-        return [text(node.child_by_field_name("name"))]
+        return [node.child_by_field_name("name")]
     names = []
     for decl in node.children_by_field_name("declarator"):
         while decl is not None and decl.type != "type_identifier":
             decl = decl.child_by_field_name("declarator")
         if decl is not None:
-            names.append(text(decl))
+            names.append(decl)
     return names
+
+
+def namespaces(node: Node) -> tuple[str, ...]:
+    """The names of the namespaces around a node, outermost first ('' for an unnamed one)."""
+    names = []
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "namespace_definition":
+            name = parent.child_by_field_name("name")
+            names.append("" if name is None else text(name))
+        parent = parent.parent
+    return tuple(reversed(names))
 
 
 def is_explicit_specialization(template: Node | None) -> bool:

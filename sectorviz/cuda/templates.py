@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
@@ -37,6 +37,7 @@ class TypeName:
     """A name standing for a type in a scope: a template type parameter or a typedef."""
 
     type: C.CType
+    node: Node | None = field(default=None, compare=False)  # a local typedef: its declaration
 
 
 @dataclass(frozen=True)

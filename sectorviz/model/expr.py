@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator, Protocol, Union, cast
+from functools import lru_cache
+from typing import Any, Callable, NamedTuple, Protocol, Union, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -86,31 +87,25 @@ class Subscript:
 Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
 
 
-def children(node: Node) -> tuple[Node, ...]:
-    """The sub-expressions of a node, left to right."""
-    if isinstance(node, Unary):
-        return (node.operand,)
-    if isinstance(node, Binary):
-        return (node.left, node.right)
-    if isinstance(node, Cond):
-        return (node.test, node.then, node.other)
-    if isinstance(node, Call):
-        return node.args
-    if isinstance(node, Subscript):
-        return (node.index,)
-    return ()
+_CHILDREN: dict[type, Callable[[Any], tuple["Node", ...]]] = {  # a node's type -> its sub-expressions
+    Num: lambda n: (), Name: lambda n: (), Unary: lambda n: (n.operand,),
+    Binary: lambda n: (n.left, n.right), Cond: lambda n: (n.test, n.then, n.other),
+    Call: lambda n: n.args, Subscript: lambda n: (n.index,)}
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """Every node of a tree, parents before children."""
-    yield node
-    for child in children(node):
-        yield from walk(child)
+def walk(node: Node) -> list[Node]:
+    """Every node of a tree, parents before children (left to right), without recursion."""
+    out, stack = [], [node]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(reversed(_CHILDREN[type(node)](node)))
+    return out
 
 
 def plain_names_in(node: Node) -> set[str]:
     """The names a tree reads as values (params, lets, loop variables, built-ins)."""
-    return {n.name for n in walk(node) if isinstance(n, Name)}
+    return {n.name for n in walk(node) if type(n) is Name}
 
 
 def names_in(node: Node) -> set[str]:
@@ -118,68 +113,99 @@ def names_in(node: Node) -> set[str]:
     return plain_names_in(node) | subscripts_in(node)
 
 
-def depth(node: Node, names: dict[str, int] | None = None) -> int:
-    """Levels of a tree (a leaf is 1), counted without recursion; a Name listed in `names`
-    adds its own levels (a let read inside the tree is evaluated there)."""
-    names = names or {}
+class TreeNames(NamedTuple):
+    """What a loader checks of a tree, from one walk."""
+
+    levels: int  # levels of the tree (a leaf is 1)
+    plain: dict[str, tuple[int, int]]  # value name -> (1-based column of its first use,
+    #                                    the deepest level of a leaf naming it)
+    arrays: dict[str, int]  # subscripted array name -> column of its first subscript
+
+    def column(self, name: str) -> int:
+        """The column of the first place the tree names `name`, as a value or an array."""
+        cols = [c for c in (self.plain.get(name, (None,))[0], self.arrays.get(name)) if c]
+        return min(cols)
+
+    def depth(self, names: dict[str, int]) -> int:
+        """Levels of the tree when a Name listed in `names` adds its own levels (a let read
+        inside the tree is evaluated there)."""
+        return max([self.levels, *(level + names.get(name, 0)
+                                   for name, (_, level) in self.plain.items())])
+
+
+def tree_names(node: Node) -> TreeNames:
+    """One walk of a tree, without recursion -> its TreeNames."""
+    plain: dict[str, tuple[int, int]] = {}
+    arrays: dict[str, int] = {}
     deepest, stack = 0, [(node, 1)]
     while stack:
         node, level = stack.pop()
-        if isinstance(node, Name):
-            level += names.get(node.name, 0)
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children(node))
-    return deepest
-
-
-def name_column(node: Node, name: str) -> int | None:
-    """The 1-based column of the first place a tree names `name` (a value or an array)."""
-    return min((n.col for n in walk(node) if isinstance(n, Name) and n.name == name
-                or isinstance(n, Subscript) and n.array == name), default=None)
+        kind = type(node)
+        if level > deepest:
+            deepest = level
+        if kind is Name:
+            name, col = node.name, node.col  # type: ignore[union-attr]
+            seen = plain.get(name)
+            plain[name] = (col, level) if seen is None else (min(seen[0], col),
+                                                             max(seen[1], level))
+        elif kind is not Num:
+            if kind is Subscript:
+                array, col = node.array, node.col  # type: ignore[union-attr]
+                arrays[array] = min(col, arrays.get(array, col))
+            below = level + 1
+            stack.extend([(child, below) for child in _CHILDREN[kind](node)])
+    return TreeNames(deepest, plain, arrays)
 
 
 def subscripts_in(node: Node) -> set[str]:
     """The names of the arrays a tree reads with `name[expr]`."""
-    return {n.array for n in walk(node) if isinstance(n, Subscript)}
+    return {n.array for n in walk(node) if type(n) is Subscript}  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------- tokens
 
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*)
-  | (?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?)
-  | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~?:(),\[\]])
-""", re.VERBOSE)
+_OPERATORS = ("<<", ">>", "<=", ">=", "==", "!=", "&&", "||", *"-+*/%<>&^|!~?:(),[]")
+_TOKEN = re.compile(  # (the white space before a token, the token); any other character alone
+    r"(\s*)(0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*"
+    r"|[A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[xyz]\b)?"
+    r"|" + "|".join(re.escape(op) for op in _OPERATORS) + r"|\S)")
+_KINDS = {**dict.fromkeys("0123456789", "num"),  # a token's first character -> its kind
+          **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_", "name")}
+_OPERATOR_SET = frozenset(_OPERATORS)
 
 _INT64_MAX = 2**63 - 1
 _UINT64_MAX = 2**64 - 1
 
 
-@dataclass(frozen=True)
-class _Tok:
+class _Tok(NamedTuple):
     kind: str
     text: str
     col: int  # 1-based
 
 
+_SPACE = re.compile(r"\s+")
+_new_tok = tuple.__new__
+
+
 def _tokens(text: str) -> list[_Tok]:
-    """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens."""
+    """Text -> tokens, refused past MAX_CHARS characters or MAX_TOKENS tokens. One findall
+    (strings, not match objects); a token's kind is its first character's."""
     if len(text) > MAX_CHARS:
         raise ExprError(f"expression is {len(text):,} characters long; at most {MAX_CHARS:,}", 1)
     out: list[_Tok] = []
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m:
-            raise ExprError(f"unexpected character {text[pos]!r}", pos + 1)
-        kind = m.lastgroup
-        assert kind is not None  # every alternative of _TOKEN is a named group
-        if kind != "ws":
-            if len(out) == MAX_TOKENS:
-                raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", pos + 1)
-            out.append(_Tok(kind, re.sub(r"\s+", "", m.group()), pos + 1))
-        pos = m.end()
+    col = 1
+    for space, word in _TOKEN.findall(text):
+        col += len(space)
+        kind = _KINDS.get(word[0]) or ("op" if word in _OPERATOR_SET else "")
+        if not kind:
+            raise ExprError(f"unexpected character {word!r}", col)
+        if len(out) == MAX_TOKENS:
+            raise ExprError(f"expression has more than {MAX_TOKENS:,} tokens", col)
+        if kind == "name" and "." in word:  # `threadIdx . x` -> `threadIdx.x`
+            out.append(_Tok(kind, _SPACE.sub("", word), col))
+        else:
+            out.append(_new_tok(_Tok, (kind, word, col)))  # NamedTuple's __new__, in C
+        col += len(word)
     out.append(_Tok("end", "", len(text) + 1))
     return out
 
@@ -187,6 +213,8 @@ def _tokens(text: str) -> list[_Tok]:
 def _literal(tok: _Tok) -> int:
     """A decimal or hex literal (C suffixes allowed) -> int64 (a uint64 wraps, as in C);
     the digits are counted before they are converted."""
+    if len(tok.text) < 19 and tok.text.isdigit() and (tok.text[0] != "0" or tok.text == "0"):
+        return int(tok.text)  # the common case: a short decimal without suffix or octal 0
     digits = tok.text.rstrip("uUlL")
     if len(digits) > 1 and digits[0] == "0" and digits[1:2].isdigit():
         raise ExprError("octal literals are not supported; drop the leading 0", tok.col)
@@ -247,8 +275,9 @@ class _Parser:
         if self.depth > _MAX_DEPTH:
             raise ExprError("expression nested too deeply", self.peek().col)
         left, height = self.prefix()
+        toks = self.toks
         while True:
-            tok = self.peek()
+            tok = toks[self.i]
             if tok.text == "?" and _TERNARY_POWER >= min_power:
                 self.take()
                 then, then_height = self.expression(0)
@@ -260,16 +289,20 @@ class _Parser:
             power = _BINARY.get(tok.text) if tok.kind == "op" else None
             if power is None or power <= min_power:
                 break
-            self.take()
+            self.i += 1
             right, right_height = self.expression(power)
             left = Binary(tok.text, left, right, tok.col)
-            height = self.level(max(height, right_height) + 1, tok)
+            height = self.level((height if height > right_height else right_height) + 1, tok)
         self.depth -= 1
         return left, height
 
     def prefix(self) -> tuple[Node, int]:
-        tok = self.take()
-        if tok.kind == "num":
+        tok = self.toks[self.i]
+        self.i += 1
+        kind = tok.kind
+        if kind == "name":
+            return self.name(tok)
+        if kind == "num":
             return Num(_literal(tok), tok.col), 1
         if tok.text in ("-", "+", "!", "~"):
             operand, height = self.expression(11)
@@ -278,14 +311,14 @@ class _Parser:
             inner = self.expression(0)
             self.expect(")")
             return inner
-        if tok.kind == "name":
-            return self.name(tok)
         found = "the end of the expression" if tok.kind == "end" else repr(tok.text)
         raise ExprError(f"expected a value but found {found}", tok.col)
 
     def name(self, tok: _Tok) -> tuple[Node, int]:
-        nxt = self.peek()
-        if nxt.text == "(":
+        nxt = self.toks[self.i].text
+        if nxt not in ("(", "["):
+            return Name(tok.text, tok.col), 1
+        if nxt == "(":
             if tok.text not in FUNCTIONS:
                 raise ExprError(f"unknown function {tok.text!r} (known: min, max, abs)", tok.col)
             self.take()
@@ -299,12 +332,10 @@ class _Parser:
                     f"{tok.text} takes {FUNCTIONS[tok.text]} argument(s), got {len(args)}", tok.col)
             height = self.level(max(h for _, h in args) + 1, tok)
             return Call(tok.text, tuple(a for a, _ in args), tok.col), height
-        if nxt.text == "[":
-            self.take()
-            index, height = self.expression(0)
-            self.expect("]")
-            return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
-        return Name(tok.text, tok.col), 1
+        self.take()
+        index, height = self.expression(0)
+        self.expect("]")
+        return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
 
 
 def parse_at(text: str | int, place: str) -> Node:
@@ -322,6 +353,20 @@ def parse(text: str | int) -> Node:
     if isinstance(text, int) and not -2**63 <= text <= _UINT64_MAX:
         raise ExprError("integer does not fit in 64 bits", 1)  # before str(): no huge strings
     text = str(text)
+    return _parse_short(text) if len(text) <= SHORT_CHARS else _parse_text(text)
+
+
+SHORT_CHARS = 256  # an expression this short is parsed once per process (trees are immutable)
+
+
+@lru_cache(maxsize=4096)
+def _parse_short(text: str) -> Node:
+    """_parse_text, kept: a pattern repeats its expressions (100,000 accesses of one index
+    parse once); at most 4,096 texts of SHORT_CHARS, so about 1 MB."""
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Node:
     if not text.strip():
         raise ExprError("empty expression", 1)
     parser = _Parser(text)

@@ -9,9 +9,14 @@ with numpy's pickle-free loader.
 from __future__ import annotations
 
 import difflib
+import gc
 import json
 import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +28,14 @@ from .expr import (
     FUNCTIONS,
     Node,
     Num,
-    depth,
-    name_column,
+    TreeNames,
     names_in,
     parse_at,
-    plain_names_in,
-    subscripts_in,
+    tree_names,
 )
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
 from .json_keys import DuplicateKey, first_duplicate, unique_pairs
+from .json_text import indented_json
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -108,6 +112,11 @@ class Expr:
     @property
     def names(self) -> set[str]:
         return names_in(self.tree)
+
+    @cached_property
+    def tree_names(self) -> TreeNames:
+        """The names the tree reads, their columns and levels (one walk, kept)."""
+        return tree_names(self.tree)
 
 
 @dataclass(frozen=True)
@@ -422,21 +431,21 @@ def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str]
     """Every plain name in `expr` must be known; every subscripted array must have values."""
     if expr is None:
         return
-    for sub in sorted(subscripts_in(expr.tree)):
-        col = name_column(expr.tree, sub)
+    names = expr.tree_names
+    for sub in sorted(names.arrays):
         if sub in arrays and sub not in readable:
             raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be "
-                                           "read inside an expression", col)
+                                           "read inside an expression", names.column(sub))
         if sub not in readable:
             raise PatternError(expr.place, f"unknown array {sub!r}" + suggest(sub, readable),
-                               col)
-    for name in sorted(plain_names_in(expr.tree)):
-        col = name_column(expr.tree, name)
+                               names.column(sub))
+    for name in sorted(names.plain):
         if name in arrays:
             raise PatternError(expr.place, f"{name!r} is an array; read an element as "
-                                           f"{name}[index]", col)
+                                           f"{name}[index]", names.column(name))
         if name not in known:
-            raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known), col)
+            raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known),
+                               names.column(name))
 
 
 # ---------------------------------------------------------------- entry points
@@ -459,6 +468,35 @@ def _sector_size(doc: dict) -> int:
 def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
                       include_dirs: tuple[str, ...] = ()) -> Pattern:
     """Validate a decoded pattern document -> Pattern; PatternError names the first bad place."""
+    with without_cycle_collection():
+        return _pattern_from_dict(doc, base_dir, include_dirs)
+
+
+_PAUSE_LOCK = threading.Lock()
+_pauses = {"running": 0, "was_enabled": False}  # loads under way (any thread); state before
+
+
+@contextmanager
+def without_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector off while a loader builds its (acyclic) values: with it on, a
+    100,000-access pattern's millions of new objects trigger passes over the whole heap, a
+    third of the load time. Loads in several threads share one pause; the last to end
+    restores the collector as it was before the first began."""
+    with _PAUSE_LOCK:
+        if _pauses["running"] == 0:
+            _pauses["was_enabled"] = gc.isenabled()
+            gc.disable()
+        _pauses["running"] += 1
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _pauses["running"] -= 1
+            if _pauses["running"] == 0 and _pauses["was_enabled"]:
+                gc.enable()
+
+
+def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, ...]) -> Pattern:
     _check_keys(doc, TOP_KEYS, "", required=("format", "launch", "arrays"))
     kernel = _kernel(doc)
     if doc["format"] != FORMAT:
@@ -508,7 +546,7 @@ def pattern_from_dict(doc: Any, base_dir: str | Path = ".",
         name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
-        source=json.dumps(doc, indent=2), base_dir=str(base_dir), kernel=kernel,
+        source=indented_json(doc), base_dir=str(base_dir), kernel=kernel,
         machine=machine(doc["machine"]) if "machine" in doc else None,
         include_dirs=tuple(include_dirs))
     _check_all_names(pattern)
@@ -592,7 +630,7 @@ def _check_depths(p: Pattern) -> None:
     lets: dict[str, int] = {}
 
     def levels(e: Expr) -> int:
-        found = depth(e.tree, lets)
+        found = e.tree_names.depth(lets)
         if found > MAX_DEPTH:
             raise PatternError(e.place, f"expression nested {found} levels deep with the lets "
                                         f"it reads; at most {MAX_DEPTH}")
@@ -614,8 +652,9 @@ def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = 
     """JSON text -> Pattern; errors about the JSON itself (a key twice in one object too)
     name line and column."""
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int,
-                         object_pairs_hook=unique_pairs)
+        with without_cycle_collection():
+            doc = json.loads(text, parse_constant=_reject_constant, parse_int=_json_int,
+                             object_pairs_hook=unique_pairs)
     except DuplicateKey as err:
         key, line, column = first_duplicate(text) or (err.key, None, None)
         raise PatternError("" if line is None else f"line {line}",

@@ -25,7 +25,10 @@ from ..model.errors import internal_error, printable
 from ..model.listing import listing_of
 from ..paths import default_example, resources_dir
 from .document import Change
+from .files import settings
+from .include_dialog import SETTING as INCLUDE_SETTING
 from .main_window import MainWindow, load_checked
+from .stored import StoredSettings
 
 SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have settled
 
@@ -101,6 +104,12 @@ def _has_display() -> bool:
             or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")))
 
 
+def _include_dirs(args: argparse.Namespace) -> tuple[str, ...]:
+    """--include-dir, then the stored include folders (the window notes any left out)."""
+    stored = StoredSettings(settings()).folders(INCLUDE_SETTING)
+    return tuple(dict.fromkeys((*args.include_dir, *stored)))
+
+
 def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int:
     """The app on the parsed command line `args` (command/app.py) -> its exit status;
     `self_test(DIR)` runs `--smoke-test DIR`."""
@@ -119,7 +128,7 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
-        pattern = load_checked(path)
+        pattern = load_checked(path, _include_dirs(args))
     except PatternError as err:
         if args.screenshot:
             return fail(str(err))
@@ -150,7 +159,8 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
-    window = MainWindow(pattern, path, restore=not args.screenshot)
+    window = MainWindow(pattern, path, restore=not args.screenshot,
+                        include_dirs=tuple(args.include_dir))
     if args.theme:
         window.set_theme(args.theme, remember=False)
     window.set_warp(args.warp)

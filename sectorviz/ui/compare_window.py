@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from ..gather.compare import compare, match_instructions, match_shared
 from ..model import Pattern, PatternError
+from ..model.errors import printable
 from ..model.frontend import kernel_for
 from ..scene.compare import Comparison, comparison_sheet
 from .document import Change, Document
@@ -173,9 +174,9 @@ class CompareWindow(QMainWindow):
         self._stale = False
         c = window_comparison(self.a, self.b)
         if isinstance(c, str):
-            self.status.setText(c)
+            self.status.setText(printable(c))
             return
-        self.status.setText(c.headline)
+        self.status.setText(printable(c.headline))
         bar = self.sheet.verticalScrollBar()
         top = bar.value()
         self.sheet.setHtml(sheet_html(comparison_sheet(c), self.theme))
@@ -195,10 +196,10 @@ class CompareWindow(QMainWindow):
 
     def _on_b_file(self, flags: int) -> None:
         if flags & (Change.FILE | Change.PATTERN):
-            self.setWindowTitle(f"B: {self._b_name()}[*] — compared with A: "
-                                f"{self.a.pattern.name}")
-            self.names.setText(f"A: {self.a.pattern.name} → B: {self.b.pattern.name}"
-                               f"{' *' if self.b.modified else ''}")
+            self.setWindowTitle(printable(f"B: {self._b_name()}[*] — compared with A: "
+                                          f"{self.a.pattern.name}"))
+            self.names.setText(printable(f"A: {self.a.pattern.name} → B: {self.b.pattern.name}"
+                                         f"{' *' if self.b.modified else ''}"))
             self.setWindowModified(self.b.modified)
 
     def save_variant(self) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..atomic import write_atomic
 from ..model import PatternError, pattern_from_dict
-from ..model.files import read_text
+from ..model.files import pattern_roots, read_text
 
 ELEMENTS = 1 << 20  # elements of each array and threads launched
 THREADS = 256  # threads per block
@@ -34,21 +34,24 @@ class KernelSignature:
     params: tuple[tuple[str, bool], ...]
 
 
-def parsed(path: Path):
-    """The .cu at `path` parsed (cuda.source.Unit); PatternError naming the file."""
+def parsed(path: Path, include_dirs: tuple[str, ...] = ()):
+    """The .cu at `path` parsed (cuda.source.Unit), its includes read inside its folder's
+    roots and `include_dirs`; PatternError naming the file."""
     from ..cuda.preprocess import preprocess  # the CUDA front end loads only for a .cu
     from ..cuda.source import Unit
     try:
-        return Unit(preprocess(read_text(path, "kernel.source"), path, path.parent))
+        return Unit(preprocess(read_text(path, "kernel.source"), path,
+                               pattern_roots(path.parent, include_dirs)))
     except PatternError as err:
         raise PatternError(err.place, err.message, err.column, str(path)) from None
 
 
-def global_functions(path: Path) -> list[KernelSignature]:
-    """The `__global__` functions of the .cu at `path`, in file order; PatternError naming
-    the file for one that cannot be read or parsed."""
+def global_functions(path: Path, include_dirs: tuple[str, ...] = ()) -> list[KernelSignature]:
+    """The `__global__` functions of the .cu at `path` (its includes read as `parsed` reads
+    them), in file order; PatternError naming the file for one that cannot be read or
+    parsed."""
     from ..cuda.source import declared_name, text
-    unit = parsed(path)
+    unit = parsed(path, include_dirs)
     found = [f for fs in unit.functions.values() for f in fs if "__global__" in f.qualifiers]
     found.sort(key=lambda f: f.node.start_point)
     return [KernelSignature(f.name, tuple(
@@ -81,11 +84,12 @@ def _calls(node, name: str):
         stack.extend(n.named_children)
 
 
-def host_pattern(cu: Path, kernel: KernelSignature) -> dict | None:
+def host_pattern(cu: Path, kernel: KernelSignature,
+                 include_dirs: tuple[str, ...] = ()) -> dict | None:
     """The pattern of `kernel`'s first launch in the host code of `cu` (launch, integer
     constants, array lengths from cudaMalloc), or None without a launch."""
     from ..cuda.source import declared_name, text
-    unit = parsed(cu)
+    unit = parsed(cu, include_dirs)
     launch = next((x for x in unit.launches if x.name == kernel.name and len(x.config) >= 2),
                   None)
     if launch is None:
@@ -159,22 +163,23 @@ def pattern_path(cu: Path, kernel: KernelSignature) -> Path:
     return cu.with_name(f"{cu.stem}-{kernel.name}.sectorviz.json")
 
 
-def write_starter(cu: Path, kernel: KernelSignature) -> Path:
+def write_starter(cu: Path, kernel: KernelSignature, include_dirs: tuple[str, ...] = ()) -> Path:
     """Write the starting pattern beside the .cu (never over an existing file: that one is
     opened instead) and return its path: the host code's launch where it has one that
     checks, else the 1-D default."""
     path = pattern_path(cu, kernel)
     if not path.exists():
-        write_atomic(path, json.dumps(_first_that_checks(cu, kernel), indent=2) + "\n")
+        doc = _first_that_checks(cu, kernel, include_dirs)
+        write_atomic(path, json.dumps(doc, indent=2) + "\n")
     return path
 
 
-def _first_that_checks(cu: Path, kernel: KernelSignature) -> dict:
+def _first_that_checks(cu: Path, kernel: KernelSignature, include_dirs: tuple[str, ...]) -> dict:
     from .document import checked
-    host = host_pattern(cu, kernel)
+    host = host_pattern(cu, kernel, include_dirs)
     if host is not None:
         try:
-            checked(pattern_from_dict(host, cu.parent))
+            checked(pattern_from_dict(host, cu.parent, include_dirs))
             return host
         except PatternError:
             pass  # the host code's numbers do not make a pattern: the default does

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..model import Analysis, Pattern, PatternError, warp_detail
+from ..model.errors import printable
 from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.kernel import Instruction
 from ..model.memo import MEMO
@@ -62,12 +63,13 @@ class WarpView:
 
 
 def instruction_names(kernel: FrontEnd) -> list[str]:
-    """What the app selects from: the global instructions, then the shared ones (none for a
-    kernel without global instructions, which the app shows as having none)."""
+    """What the app selects from, as it shows them (model.errors.printable): the global
+    instructions, then the shared ones (none for a kernel without global instructions, which
+    the app shows as having none)."""
     if not kernel.instructions:
         return []
-    return [ins.name for ins in kernel.instructions] + [
-        f"{ins.name} (shared)" for ins in kernel.shared_instructions]
+    return [printable(ins.name) for ins in kernel.instructions] + [
+        printable(f"{ins.name} (shared)") for ins in kernel.shared_instructions]
 
 
 def warp_view(pattern: Pattern, selection: Selection) -> WarpView:

@@ -31,6 +31,7 @@ from ..export.formats import diagram_bytes, diagram_svg, sheet_bytes
 from ..export.raster import render_image, svg_size
 from ..gather.diagrams import selected_spec
 from ..model import Pattern, PatternError
+from ..model.errors import printable
 from ..model.frontend import kernel_for
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
@@ -76,7 +77,7 @@ class ExportDialog(QDialog):
                  parent: QWidget | None = None, folder: Path | None = None):
         super().__init__(parent)
         self.setObjectName("exportDialog")
-        self.setWindowTitle(f"Export: {pattern.name}")
+        self.setWindowTitle(printable(f"Export: {pattern.name}"))
         self.pattern = pattern
         self.folder = Path.home() if folder is None else folder
         kernel = kernel_for(pattern)
@@ -85,7 +86,7 @@ class ExportDialog(QDialog):
         self.theme = self._combo("exportTheme", sorted(THEMES), DEFAULT_THEME)
         self.warp = self._spin("exportWarp", 0, kernel.warps - 1, warp)
         self.instruction = QComboBox(objectName="exportInstruction")
-        self.instruction.addItems([ins.name for ins in kernel.instructions])
+        self.instruction.addItems([printable(ins.name) for ins in kernel.instructions])
         self._shared_listed = False  # the combo lists the shared instructions (banks)
         chosen = selected_spec(pattern, warp, instruction)
         self.kind.setCurrentText(chosen.kind)
@@ -165,7 +166,7 @@ class ExportDialog(QDialog):
         kernel = kernel_for(self.pattern)
         self.instruction.blockSignals(True)
         self.instruction.clear()
-        self.instruction.addItems([ins.name for ins in (
+        self.instruction.addItems([printable(ins.name) for ins in (
             kernel.shared_instructions if shared else kernel.instructions)])
         self.instruction.blockSignals(False)
         self._shared_listed = shared

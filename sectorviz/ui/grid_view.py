@@ -14,8 +14,6 @@ when the fit draws it smaller (DiagramSpec.text_scale).
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import (
@@ -41,6 +39,7 @@ from ..scene.shapes import Rect, Scene, Text
 from .document import Change, Document, WarpView
 from .painter import paint_scene
 from .theme import LIGHT, Theme
+from .visible import html_label
 
 ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0  # times the fitted scale
@@ -345,5 +344,5 @@ class GridPane(QWidget):
         self.caption.setStyleSheet(f"background: {theme.base}; color: {theme.text};")
         muted = theme.muted
         self.caption.setVisible(bool(head))
-        self.caption.setText(f"<b>{escape(head)}</b><br>"
-                             f"<span style='color:{muted}'>{escape(stats)}</span>")
+        self.caption.setText(f"<b>{html_label(head)}</b><br>"
+                             f"<span style='color:{muted}'>{html_label(stats)}</span>")

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from ..model.errors import printable
 from ..scene.histogram import BAR, band_colour, histogram_bars
 from ..scene.words import counted
 from .document import Change, Document
@@ -87,6 +88,6 @@ class HistogramView(QWidget):
             self.band.show()
         stats = analysis.instructions[k]
         done = "" if analysis.warps_done is None else " so far"
-        self.status.setText(f"{stats.name}: {counted(stats.requests, 'request')}, "
+        self.status.setText(f"{printable(stats.name)}: {counted(stats.requests, 'request')}, "
                             f"min {stats.min}, mode {stats.mode}, max {stats.max}, "
                             f"{bars.ideal_words()}{done}")

@@ -41,9 +41,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..scene.overview import waste_classes
+from ..model.errors import printable
+from ..scene.palette import waste_classes
 from ..scene.palette import LIGHT
 from .instruction_pane import InstructionPane, InstructionRow
+from .visible import HIDDEN, PLACEHOLDERS, hidden_note, real_source, shown_source
 
 EDIT_DEBOUNCE_MS = 400
 
@@ -121,6 +123,7 @@ class LineNote:
 NOTE_SEPARATOR, NOTE_UNIT, NOTE_MORE = " · ", " sec/req", " · …"
 MAX_PIECES = 3  # numbers a line's margin shows at most (a compiled line can have dozens)
 MARGIN_FRACTION = 0.45  # of the code view's width, the most the margin takes
+_HIDDEN = re.compile("[" + re.escape("".join(sorted(PLACEHOLDERS | set(HIDDEN)))) + "]")
 
 
 def _format(color: str, bold: bool = False, italic: bool = False) -> QTextCharFormat:
@@ -150,12 +153,16 @@ class CudaHighlighter(QSyntaxHighlighter):
             (re.compile(r"//.*$"), _format("#8e908c", italic=True)),
         ]
         self.comment = _format("#8e908c", italic=True)
+        self.hidden = _format("#ffffff", bold=True)
+        self.hidden.setBackground(QColor("#c62828"))
 
     def highlightBlock(self, text: str) -> None:
         for pattern, fmt in self.rules:
             for m in pattern.finditer(text):
                 self.setFormat(m.start(), m.end() - m.start(), fmt)
         self._block_comments(text)
+        for m in _HIDDEN.finditer(text):  # last: a placeholder is red in a comment too
+            self.setFormat(m.start(), 1, self.hidden)
 
     def _block_comments(self, text: str) -> None:
         """/* ... */ comments; block state 1 means the line ends inside one."""
@@ -362,6 +369,10 @@ class KernelEditor(QWidget):
         self.message = QLabel(self)
         self.message.setObjectName("kernelMessage")
         self.message.setWordWrap(True)
+        self.hidden = QLabel(self, objectName="kernelHidden", wordWrap=True)
+        self.hidden.setStyleSheet("color: #c62828;")
+        self.hidden.hide()
+        self._placeholders = False  # whether the view shows placeholders (ui.visible)
         self.instructions = InstructionPane(self)
         self.fold = QToolButton(self, objectName="kernelInstructionsToggle", checkable=True,
                                 text="Memory instructions by line")
@@ -374,6 +385,7 @@ class KernelEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 3)
+        layout.addWidget(self.hidden)
         layout.addWidget(self.fold)
         layout.addWidget(self.instructions, 1)
         layout.addWidget(self.message)
@@ -383,12 +395,14 @@ class KernelEditor(QWidget):
         self.view.cursorPositionChanged.connect(
             lambda: self.instructions.show_line(self.view.textCursor().blockNumber() + 1))
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DEBOUNCE_MS)
-        self._timer.timeout.connect(lambda: self.edited.emit(self.view.toPlainText()))
+        self._timer.timeout.connect(lambda: self.edited.emit(self.source()))
         self.view.textChanged.connect(self._timer.start)
         self.view.lineActivated.connect(self.lineActivated)
 
     def source(self) -> str:
-        return self.view.toPlainText()
+        """The source text, its invisible characters as they are (not their placeholders)."""
+        text = self.view.toPlainText()
+        return real_source(text) if self._placeholders else text
 
     def code_width(self, columns: int) -> int:
         """Pixels of the code viewport that show `columns` characters of code."""
@@ -397,12 +411,17 @@ class KernelEditor(QWidget):
                 + round(2 * view.document().documentMargin()))
 
     def set_source(self, text: str) -> None:
-        """Show `text` without reporting it back as an edit (no echo)."""
-        if text == self.view.toPlainText():
+        """Show `text` without reporting it back as an edit (no echo); its invisible
+        characters as red placeholders (ui.visible), named under the code."""
+        if text == self.source():
             return
+        shown, self._placeholders = shown_source(text)
+        note = hidden_note(text)
+        self.hidden.setText(note)
+        self.hidden.setVisible(bool(note))
         self.view.blockSignals(True)
         try:
-            self.view.setPlainText(text)
+            self.view.setPlainText(shown)
         finally:
             self.view.blockSignals(False)
         self.view.fit_gutter()  # blockCountChanged was blocked with the rest
@@ -438,7 +457,7 @@ class KernelEditor(QWidget):
     def set_error(self, message: str | None, line: int | None = None,
                   column: int | None = None) -> None:
         """Show the model's one-line error and underline its place; None clears it."""
-        self.message.setText(message or "")
+        self.message.setText(printable(message or ""))
         self.message.setStyleSheet("color: #c62828;" if message else "")
         selections = []
         if message and line is not None:

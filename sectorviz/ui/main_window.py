@@ -28,8 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..model import Pattern, PatternError, load_pattern, pattern_from_text
+from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
+from ..model.errors import printable
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
@@ -42,6 +43,8 @@ from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, save
 from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
+from .include_dialog import SETTING as INCLUDE_SETTING
+from .include_dialog import IncludeFoldersDialog
 from .overview import OverviewView
 from .present import Presentation
 from .sheet_view import SheetView
@@ -73,11 +76,11 @@ EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, 
                 Qt.Key_Space}
 
 
-def load_checked(path: Path) -> Pattern:
-    """A pattern file -> a Pattern whose kernel resolves; PatternError with the file's name
-    (the kernel's .cu for an error in it)."""
+def load_checked(path: Path, include_dirs: tuple[str, ...] = ()) -> Pattern:
+    """A pattern file (which may also read files in `include_dirs`) -> a Pattern whose kernel
+    resolves; PatternError with the file's name (the kernel's .cu for an error in it)."""
     try:
-        return checked(load_pattern(path))
+        return checked(load_pattern(path, include_dirs))
     except PatternError as err:
         raise PatternError(err.file or str(path), str(err)) from None
 
@@ -101,12 +104,18 @@ class _EditingKeys(QObject):
 class MainWindow(QMainWindow):
     """One document, its panes and its actions."""
 
-    def __init__(self, pattern: Pattern, path: Path | None = None, restore: bool = True):
+    def __init__(self, pattern: Pattern, path: Path | None = None, restore: bool = True,
+                 include_dirs: tuple[str, ...] = ()):
         """`restore`: reopen with the saved window layout and theme (off for screenshots,
-        which use the default layout and the light theme)."""
+        which use the default layout and the light theme). `include_dirs`: the command
+        line's --include-dir folders; the stored ones (Settings > Include Folders…) follow
+        them, for every pattern the window opens."""
         super().__init__()
         self.setObjectName("mainWindow")
         self.store = settings()
+        self.given_include_dirs = tuple(include_dirs)
+        stored = StoredSettings(self.store)
+        self.stored_include_dirs = stored.folders(INCLUDE_SETTING)
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
         self.presentation: Presentation | None = None
@@ -134,7 +143,7 @@ class MainWindow(QMainWindow):
         self.document.changed.connect(self._on_changed)
         self.document.progress.connect(self._on_progress)
         self.document.file_changed_on_disk.connect(self.reload_from_disk)
-        notes = self._restore_settings() if restore else []
+        notes = stored.notes + (self._restore_settings() if restore else [])
         if not restore:
             self.set_theme("light", remember=False)
         self._on_changed(Change.FILE | Change.ANALYSIS)
@@ -143,6 +152,30 @@ class MainWindow(QMainWindow):
         self.grid_view.setFocus()
 
     # ------------------------------------------------------------ public API
+
+    @property
+    def include_dirs(self) -> tuple[str, ...]:
+        """The folders besides a pattern's root its files may be read from: --include-dir,
+        then the stored include folders."""
+        return tuple(dict.fromkeys((*self.given_include_dirs, *self.stored_include_dirs)))
+
+    def set_include_dirs(self, folders: tuple[str, ...]) -> None:
+        """Settings > Include Folders…: keep `folders` in the settings, use them for every
+        pattern opened from now on and for the current one (whose numbers may change: an
+        include found there now)."""
+        old = self.include_dirs
+        self.stored_include_dirs = tuple(folders)
+        self.store.setValue(INCLUDE_SETTING, list(folders))
+        pattern = self.document.pattern
+        own = tuple(d for d in pattern.include_dirs if d not in old)  # e.g. a moved root
+        try:
+            again = checked(pattern_from_dict(pattern.to_dict(), pattern.base_dir,
+                                              (*self.include_dirs, *own)))
+        except PatternError as err:
+            self.show_error(f"{err.file or self.document.path or pattern.name}: {err}")
+            return
+        self.document.relocate(again)
+        self.show_message("include folders: " + (", ".join(self.include_dirs) or "none"))
 
     @property
     def grid_layout(self) -> GridLayout | None:
@@ -183,7 +216,7 @@ class MainWindow(QMainWindow):
         if path.suffix == ".cu":
             return self.open_cuda(path)
         try:
-            pattern = load_pattern(path)
+            pattern = load_pattern(path, self.include_dirs)
         except PatternError as err:
             self.show_error(f"{path}: {err}")
             return False
@@ -214,7 +247,7 @@ class MainWindow(QMainWindow):
                 QMessageBox.Yes | QMessageBox.No, QMessageBox.No) != QMessageBox.Yes:
             return False
         try:
-            pattern = load_checked(path)
+            pattern = load_checked(path, self.include_dirs)
         except PatternError as err:
             self.show_error(str(err))
             return False
@@ -226,7 +259,7 @@ class MainWindow(QMainWindow):
         """A bare .cu: pick one of its __global__ functions (asked when it has several) and
         open a starting pattern for it, saved beside the .cu (ui.cuda_file)."""
         try:
-            kernels = global_functions(cu)
+            kernels = global_functions(cu, self.include_dirs)
         except PatternError as err:
             self.show_error(f"{err.file or cu}: {err}")
             return False
@@ -243,7 +276,7 @@ class MainWindow(QMainWindow):
                 return False
         kernel = kernels[names.index(name)]
         try:
-            path = write_starter(cu, kernel)
+            path = write_starter(cu, kernel, self.include_dirs)
         except OSError as err:
             self.show_error(f"{pattern_path(cu, kernel)}: cannot save: {err.strerror or err}")
             return False
@@ -257,7 +290,7 @@ class MainWindow(QMainWindow):
         """Open pattern file B beside this one (its grid steps with this one's); a broken
         file shows its one-line error and opens nothing."""
         try:
-            pattern = load_checked(Path(path))
+            pattern = load_checked(Path(path), self.include_dirs)
         except PatternError as err:
             self.show_error(str(err))
             return None
@@ -329,7 +362,7 @@ class MainWindow(QMainWindow):
 
     def open_example(self, path: Path) -> bool:
         """An example opens as an untitled copy, so saving never overwrites the bundled file."""
-        pattern = load_checked(path)
+        pattern = load_checked(path, self.include_dirs)
         if not self.maybe_save():
             return False
         self.document.reset(pattern, None)
@@ -363,13 +396,14 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.Discard
 
     def show_message(self, text: str) -> None:
+        """One line in the status bar (names from files in it as visible escapes)."""
         self.message.setStyleSheet("")
-        self.message.setText(text)
+        self.message.setText(printable(text))
 
     def show_error(self, text: str) -> None:
         """One line in the status bar, in the error colour; never a modal dialog."""
         self.message.setStyleSheet(f"color: {ERROR_COLOUR};")
-        self.message.setText(text.splitlines()[0] if text else "error")
+        self.message.setText(printable(text.splitlines()[0]) if text else "error")
 
     def set_theme(self, name: str, remember: bool = True) -> None:
         theme = THEMES[name]
@@ -575,6 +609,8 @@ class MainWindow(QMainWindow):
 
         settings_menu = bar.addMenu("&Settings")
         self._action(settings_menu, "Work &Budget…", None, self._ask_work_budget, "workBudget")
+        self._action(settings_menu, "Include &Folders…", None, self._ask_include_dirs,
+                     "includeFolders")
 
         help_ = bar.addMenu("&Help")
         self._action(help_, "&Guide", QKeySequence.HelpContents,
@@ -641,7 +677,7 @@ class MainWindow(QMainWindow):
 
     def _on_changed(self, flags: int) -> None:
         if flags & Change.FILE:
-            self.setWindowTitle(f"{self._title_name()}[*] — sectorviz")
+            self.setWindowTitle(f"{printable(self._title_name())}[*] — sectorviz")
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
@@ -667,6 +703,11 @@ class MainWindow(QMainWindow):
             max(1, default_work() // 10**6), 1, MAX_WORK_MILLIONS)
         if ok:
             self.set_work_budget(millions * 10**6)
+
+    def _ask_include_dirs(self) -> None:
+        dialog = IncludeFoldersDialog(self.stored_include_dirs, self)
+        if dialog.exec():
+            self.set_include_dirs(dialog.folders())
 
     def set_work_budget(self, units: int) -> None:
         """The work limit of every run from now on, kept in the settings; the pattern is

@@ -7,8 +7,6 @@ screen. Left/Right step warps, Up/Down instructions, Home/End the first and last
 
 from __future__ import annotations
 
-from html import escape
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -16,6 +14,7 @@ from ..scene.sheet import Sheet
 from .document import Change, Document
 from .grid_view import GridPane
 from .theme import LIGHT, Theme
+from .visible import html_label
 
 HEADLINE_SCALE = 1.7  # the answer's type against the window's
 TEXT_SCALE = 1.35  # the caption and the sheet's lines against the window's
@@ -25,8 +24,8 @@ STEP_ROWS = 3  # the sheet rows about the instruction shown under the grid: the 
 def answer_html(sheet: Sheet) -> str:
     """The sheet's answer on one line: 'sector demand 36 MiB ..., 4.50x the ideal · useful
     22.2% ... · worst instruction store c[col][row]: 32.00 sectors per request ...'."""
-    parts = [f"<b>{escape(r.label)}</b> {escape(r.value)}"
-             + (f" <span style='opacity:0.75'>({escape(r.note)})</span>" if r.note else "")
+    parts = [f"<b>{html_label(r.label)}</b> {html_label(r.value)}"
+             + (f" <span style='opacity:0.75'>({html_label(r.note)})</span>" if r.note else "")
              for r in sheet.answer]
     return " &nbsp;·&nbsp; ".join(parts)
 
@@ -35,8 +34,8 @@ def step_html(sheet: Sheet, instruction: int) -> str:
     """The sheet's last STEP_ROWS rows about `instruction` (address expansion, sectors per
     request in this warp and over the grid, ...), each with its step's title."""
     rows = [(step, r) for step in sheet.steps for r in step.rows if r.instruction == instruction]
-    return "<br>".join(f"<b>{step.number}. {escape(step.title)}</b>: {escape(r.label)} — "
-                       f"{escape(r.value)}" + (f"; {escape(r.note)}" if r.note else "")
+    return "<br>".join(f"<b>{step.number}. {html_label(step.title)}</b>: {html_label(r.label)} — "
+                       f"{html_label(r.value)}" + (f"; {html_label(r.note)}" if r.note else "")
                        for step, r in rows[-STEP_ROWS:])
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from html import escape
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QGuiApplication
@@ -24,6 +23,7 @@ from .document import Change, Document
 from .machine_bar import MachineBar
 from .measurements import Measurements
 from .theme import LIGHT, Theme
+from .visible import html_label
 
 FIRST_FRAME_MS = 50  # a newly shown sheet waits this long, so the window is drawn first
 PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
@@ -33,7 +33,7 @@ NARROW_PX = 380  # below this browser width each row stacks its label over its v
 def _code(text: str) -> str:
     """Metrics in monospace on a row of their own across the table, one per line, never
     broken inside a name."""
-    names = "<br>".join(escape(m) for m in text.split(" + "))
+    names = "<br>".join(html_label(m) for m in text.split(" + "))
     return (f"<tr><td colspan='2' class='metric' style='white-space: pre'>"
             f"<code>{names}</code></td></tr>")
 
@@ -41,15 +41,15 @@ def _code(text: str) -> str:
 def _row(r: Row, current: int | None, narrow: bool) -> str:
     """One row: label beside value (label above it when `narrow`), then note and metric."""
     mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
-    label = f"{'▸ ' if mark else ''}{escape(r.label)}"
+    label = f"{'▸ ' if mark else ''}{html_label(r.label)}"
     if narrow:
         out = (f"<tr><td colspan='2'{mark}>{label}</td></tr>"
-               f"<tr><td width='4%'></td><td class='value'>{escape(r.value)}</td></tr>")
+               f"<tr><td width='4%'></td><td class='value'>{html_label(r.value)}</td></tr>")
     else:
         out = (f"<tr><td width='38%'{mark}>{label}</td>"
-               f"<td class='value'>{escape(r.value)}</td></tr>")
+               f"<td class='value'>{html_label(r.value)}</td></tr>")
     if r.note:
-        out += f"<tr><td></td><td class='note'>{escape(r.note)}</td></tr>"
+        out += f"<tr><td></td><td class='note'>{html_label(r.note)}</td></tr>"
     return out + (_code(r.code) if r.code else "")
 
 
@@ -63,11 +63,11 @@ def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None,
              f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }} "
              f".metric {{ color: {theme.muted}; font-size: small; padding-left: 18px; }} "
              f".answer {{ background: {theme.window}; }}</style>",
-             f"<p><b>{escape(sheet.title)}</b></p><table class='answer' width='100%'>"]
+             f"<p><b>{html_label(sheet.title)}</b></p><table class='answer' width='100%'>"]
     parts += [_row(r, current, narrow) for r in sheet.answer]
     parts.append("</table>")
     for step in sheet.steps:
-        parts.append(f"<h3>{step.number}. {escape(step.title)}</h3><table width='100%'>")
+        parts.append(f"<h3>{step.number}. {html_label(step.title)}</h3><table width='100%'>")
         parts += [_row(r, current, narrow) for r in step.rows]
         parts.append("</table>")
     return "".join(parts)

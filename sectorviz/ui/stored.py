@@ -4,6 +4,7 @@ version), replaced by its default with a note saying so (shown in the status bar
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -12,11 +13,12 @@ from PySide6.QtCore import QByteArray, QSettings
 from ..model.errors import printable
 
 NOTE_CHARS = 40  # of a bad stored value, at most this much is quoted in the note
+PATH_CHARS = 240  # of a stored folder that is gone (the user's own name for it)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, most: int = NOTE_CHARS) -> str:
     text = printable(str(value))
-    return repr(text if len(text) <= NOTE_CHARS else text[:NOTE_CHARS] + "...")
+    return repr(text if len(text) <= most else text[:most] + "...")
 
 
 class StoredSettings:
@@ -54,3 +56,22 @@ class StoredSettings:
             return value
         self.notes.append(f"settings: {key} is not a saved window layout; using the default")
         return None
+
+    def folders(self, key: str) -> tuple[str, ...]:
+        """A stored list of folders (include folders) -> those that are folders now, each
+        absolute, once; a missing folder is left out with a note, a value that is no list of
+        names counts as none (with a note)."""
+        value = self.store.value(key, [])
+        names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+        if names is None or not all(isinstance(n, str) for n in names):
+            self.notes.append(f"settings: {key} {_shown(value)} is not a list of folders; "
+                              "using none")
+            return ()
+        kept = []
+        for name in names:
+            if name and "\x00" not in name and os.path.isdir(name):
+                kept.append(os.path.abspath(name))
+            elif name:
+                self.notes.append(f"settings: include folder {_shown(name, PATH_CHARS)} is "
+                                  "not a folder; left out")
+        return tuple(dict.fromkeys(kept))

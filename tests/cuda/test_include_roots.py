@@ -38,9 +38,10 @@ def report(capsys, *argv):
 
 
 def refused(code, out, err, path, line, typed):
+    """The refusal names the .cu holding the #include, its line and column."""
     assert code == 2 and not out and err.count("\n") == 1, err
-    assert err.startswith(f"{path}: line {line}, column 1: the include \"{typed}\" lies "
-                          f"outside the pattern's root {path.parent}"), err
+    assert err.startswith(f"{path.parent / 'k.cu'}: line {line}, column 1: the include "
+                          f"\"{typed}\" lies outside the pattern's root {path.parent}"), err
     assert "SECRET" not in err and "root:x" not in err
 
 

@@ -90,11 +90,13 @@ STORED = st.one_of(st.text(max_size=30), st.integers(-2**63, 2**63 - 1),
 def test_any_stored_value_reads_as_a_usable_one(store, value):
     """Fuzzed (issue 22, item 7): whatever a settings file holds, each reader returns a
     value the app can use, and each note is one line."""
-    for key in ("theme", "speed", "work_budget"):
+    for key in ("theme", "speed", "work_budget", "include_dirs"):
         store.setValue(key, value)
     stored = StoredSettings(store)
     theme = stored.choice("theme", THEMES, "light")
     speed = stored.integer("speed", 1, 60, 4)
     work = stored.integer("work_budget", 1, 2**62, DEFAULT_WORK)
+    folders = stored.folders("include_dirs")
     assert theme in THEMES and 1 <= speed <= 60 and 1 <= work <= 2**62
+    assert all(os.path.isabs(f) and os.path.isdir(f) for f in folders)
     assert all(note.startswith("settings: ") and "\n" not in note for note in stored.notes)
