@@ -87,7 +87,8 @@ class Subscript:
 Node = Union[Num, Name, Unary, Binary, Cond, Call, Subscript]
 
 
-_CHILDREN: dict[type, Callable[[Any], tuple["Node", ...]]] = {  # a node's type -> its sub-expressions
+# a node's type -> its sub-expressions
+_CHILDREN: dict[type, Callable[[Any], tuple["Node", ...]]] = {
     Num: lambda n: (), Name: lambda n: (), Unary: lambda n: (n.operand,),
     Binary: lambda n: (n.left, n.right), Cond: lambda n: (n.test, n.then, n.other),
     Call: lambda n: n.args, Subscript: lambda n: (n.index,)}

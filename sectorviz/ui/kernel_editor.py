@@ -42,8 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..model.errors import printable
-from ..scene.palette import waste_classes
-from ..scene.palette import LIGHT
+from ..scene.palette import LIGHT, waste_classes
 from .instruction_pane import InstructionPane, InstructionRow
 from .visible import HIDDEN, PLACEHOLDERS, hidden_note, real_source, shown_source
 

@@ -24,7 +24,7 @@ from sectorviz.model.compiler_changes import (
 )
 from sectorviz.model.memo import MEMO
 from sectorviz.model.pattern import with_kernel
-from sectorviz.scene.sheet import accounting_sheet
+from sectorviz.gather.sheet import accounting_sheet
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
