@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .analysis import analyzed
+from .analysis import analyze, analyzed
+from .budget import Budget, default_work
 from .errors import PatternError
 from .frontend import read_as, reading_of
 from .kernel import InstructionNamed
@@ -32,6 +33,8 @@ from .results import Analysis, InstructionStats
 from .values import Change, CompilerChanges
 
 KIND = "compiler changes"  # their memo kind
+WRITTEN_SHARE = 4  # the reading as written spends at most 1/4 of the default work budget: the
+# compiled reading is the report, the comparison a note that gives up rather than wait
 #: (file, line, op, array): where both engines' instructions meet
 Key = tuple[str | None, int | None, str, str]
 
@@ -71,8 +74,10 @@ def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
 
 
 def _changes(pattern: Pattern, compiled: Analysis) -> CompilerChanges:
+    source = with_kernel(pattern, "kernel.engine", engine="source")
     try:
-        written = analyzed(with_kernel(pattern, "kernel.engine", engine="source"))
+        written = MEMO.get("analysis", read_as(source), lambda: analyze(
+            source, budget=Budget(work=default_work() // WRITTEN_SHARE)))
     except PatternError as err:
         return CompilerChanges((), f"as written it could not be counted: {err.message}")
     except MemoryError:  # the compiled reading stands on its own
