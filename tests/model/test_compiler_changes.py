@@ -15,6 +15,7 @@ import pytest
 import sectorviz.frontends  # noqa: F401  (registers the engines)
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.export.report_json import report_json
+from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import load_pattern
 from sectorviz.model.analysis import analyzed
 from sectorviz.model.compiler_changes import (
@@ -24,7 +25,6 @@ from sectorviz.model.compiler_changes import (
 )
 from sectorviz.model.memo import MEMO
 from sectorviz.model.pattern import with_kernel
-from sectorviz.gather.sheet import accounting_sheet
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 

@@ -11,8 +11,9 @@ import pytest
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QListWidget
 
+from sectorviz.command import app
 from sectorviz.model.memo import MEMO
-from sectorviz.ui import app, files
+from sectorviz.ui import files
 from sectorviz.ui.cuda_file import global_functions
 from sectorviz.ui.include_dialog import SETTING, IncludeFoldersDialog
 
