@@ -10,13 +10,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-INT_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16,
+INT_DTYPES: dict[str, type[np.integer[Any]]] = {
+              "u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16,
               "s16": np.int16, "b16": np.uint16, "u32": np.uint32, "s32": np.int32,
               "b32": np.uint32, "u64": np.uint64, "s64": np.int64, "b64": np.uint64}
 FLOATS = ("f16", "bf16", "f32", "f64")
 WIDTH = {t: np.dtype(d).itemsize for t, d in INT_DTYPES.items()} | {
     "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "f16x2": 4, "bf16x2": 4, "pred": 1, "b128": 16}
 U64 = np.uint64
+# an operand's values on the lanes: an array over them, or one numpy scalar (an immediate)
+LaneValues = Any
 
 
 def mask_of(nbytes: int) -> np.uint64:
