@@ -380,6 +380,14 @@ def _parse_text(text: str) -> Node:
 
 # ---------------------------------------------------------------- evaluation
 
+class ArrayValues(Protocol):
+    """A readable array's element values: its length, and the values at integer indices."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: np.ndarray) -> np.ndarray: ...
+
+
 class Scope(Protocol):
     """What names mean while evaluating: scalars or per-thread int64 arrays."""
 
@@ -387,7 +395,7 @@ class Scope(Protocol):
 
     def lookup(self, name: str, mask: np.ndarray, col: int) -> Value: ...
 
-    def array_values(self, name: str, col: int) -> np.ndarray: ...
+    def array_values(self, name: str, col: int) -> ArrayValues: ...
 
 
 def _where_live(mask: np.ndarray, values: ArrayLike) -> bool:

@@ -18,14 +18,14 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Collection, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping, cast
 
 import numpy as np
 from numpy.lib import format as npy_format
 
 from .budget import BATCH_UNITS, Budget, current, reserve
 from .errors import PatternError
-from .expr import ExprError, Value, evaluate, evaluate_truth
+from .expr import ArrayValues, ExprError, Scope, Value, evaluate, evaluate_truth
 from .files import Roots, read_bytes, read_error
 from .pattern import Access, ArraySpec, Expr, Loop, Pattern, expression, suggest
 from .sectors import WARP_SIZE
@@ -43,9 +43,11 @@ MAX_THREADS = 2**34  # a launch beyond this would take hours to stream
 CUDA_MALLOC_ALIGN = 256
 SHARED_ALIGN = 16  # bytes; a pattern's shared arrays start at multiples of this
 MAX_ADDRESS = 2**63 - 1  # byte addresses are int64
+# the mask of an expression outside a launch: a scalar True, which broadcasts as every lane
+EVERY_LANE = cast(np.ndarray, np.bool_(True))
 
 
-def evaluate_at(expr: Expr, scope, mask) -> Value:
+def evaluate_at(expr: Expr, scope: Scope, mask: np.ndarray) -> Value:
     """evaluate(), with an expression error moved to the expression's place."""
     try:
         return evaluate(expr.tree, scope, mask)
@@ -53,7 +55,7 @@ def evaluate_at(expr: Expr, scope, mask) -> Value:
         raise PatternError(expr.place, err.message, err.column) from None
 
 
-def truth_at(expr: Expr, scope, mask) -> np.ndarray:
+def truth_at(expr: Expr, scope: Scope, mask: np.ndarray) -> np.ndarray:
     """Lanes where `expr` is nonzero, as bools; errors moved to the expression's place."""
     try:
         return evaluate_truth(expr.tree, scope, mask)
@@ -67,21 +69,22 @@ class ConstantScope:
     def __init__(self, params: dict[str, int], extra: dict[str, np.ndarray] | None = None):
         self.params = params
         self.extra = extra or {}
-        self.shape = ()
+        self.shape: tuple[int, ...] = ()
 
-    def lookup(self, name: str, mask, col: int):
+    def lookup(self, name: str, mask: np.ndarray, col: int) -> Value:
         if name in self.extra:
             return self.extra[name]
         if name in self.params:
-            return np.int64(self.params[name])
+            param: np.int64 = np.int64(self.params[name])
+            return param
         raise ExprError(f"unknown name {name!r}" + suggest(name, self.params), col)
 
-    def array_values(self, name: str, col: int):
+    def array_values(self, name: str, col: int) -> ArrayValues:
         raise ExprError(f"array {name!r} cannot be read here", col)
 
 
 def constant(expr: Expr, params: dict[str, int]) -> int:
-    return int(evaluate_at(expr, ConstantScope(params), np.bool_(True)))
+    return int(evaluate_at(expr, ConstantScope(params), EVERY_LANE))
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,11 @@ class ResolvedArray:
         """One past the last byte of the array."""
         return self.address0 + self.length * self.spec.elem_bytes
 
-    def linear(self, row, col):
+    def linear(self, row: np.ndarray, col: np.ndarray) -> np.ndarray:
         """(row, col) -> element index, by layout and leading dimension."""
-        if self.spec.layout == "row-major":
-            return row * self.ld + col
-        return col * self.ld + row
+        index: np.ndarray = row * self.ld + col if self.spec.layout == "row-major" else \
+            col * self.ld + row
+        return index
 
 
 def _resolve_array(spec: ArraySpec, params: dict[str, int], next_free: int) -> ResolvedArray:
@@ -164,21 +167,24 @@ class Values:
                 self._whole = _values(self.arr, self.params, self.roots)
         return self._whole
 
-    def __getitem__(self, index) -> np.ndarray:
+    def __getitem__(self, index: np.ndarray | np.integer[Any]) -> np.ndarray:
         """Element indices (an integer array, in [0, length)) -> their values, same shape."""
         v = self.arr.spec.values
         assert v is not None  # a readable array
         if self._whole is not None or v["kind"] not in LAZY_KINDS or not isinstance(
                 index, (np.ndarray, np.integer)):
-            return self.whole()[index]
-        index = np.array(index, dtype=np.int64)
+            found: np.ndarray = self.whole()[index]
+            return found
+        picks = np.array(index, dtype=np.int64)
         if v["kind"] == "arange":
-            return index
+            return picks
         if v["kind"] == "constant":
-            return np.full(index.shape, v["value"], dtype=np.int64)
+            return np.full(picks.shape, v["value"], dtype=np.int64)
         e = expression(v["expr"], f"{self.place}.expr")
-        out = evaluate_at(e, ConstantScope(self.params, {"i": index}), np.bool_(True))
-        return np.broadcast_to(np.asarray(out, dtype=np.int64), index.shape).copy()
+        out = evaluate_at(e, ConstantScope(self.params, {"i": picks}), EVERY_LANE)
+        values: np.ndarray = np.broadcast_to(np.asarray(out, dtype=np.int64),
+                                             picks.shape).copy()
+        return values
 
 
 def _values(arr: ResolvedArray, params: dict[str, int], roots: Roots) -> np.ndarray:
@@ -208,7 +214,7 @@ def _values_expr(e: Expr, n: int, params: dict[str, int]) -> np.ndarray:
     for lo in range(0, n, VALUE_CHUNK):
         hi = min(n, lo + VALUE_CHUNK)
         i = np.arange(lo, hi, dtype=np.int64)
-        out[lo:hi] = evaluate_at(e, ConstantScope(params, {"i": i}), np.bool_(True))
+        out[lo:hi] = evaluate_at(e, ConstantScope(params, {"i": i}), EVERY_LANE)
     return out
 
 
@@ -339,7 +345,7 @@ class InstructionNamed:
     file: str | None = None
 
 
-def instruction_fields(ins: Instruction) -> dict:
+def instruction_fields(ins: Instruction) -> dict[str, Any]:
     """An Instruction -> the InstructionNamed fields, as keywords."""
     return {f.name: getattr(ins, f.name) for f in fields(InstructionNamed)}
 
@@ -353,7 +359,7 @@ class Batch:
     address: np.ndarray  # byte address of each lane's first byte
     row: np.ndarray | None
     col: np.ndarray | None
-    iteration: dict  # loop var -> (warps, 32) values
+    iteration: dict[str, np.ndarray]  # loop var -> (warps, 32) values
 
 
 _NO_PLANS: Mapping[int, "AffinePlan"] = MappingProxyType({})
@@ -609,7 +615,7 @@ def _constant_trips(loop: Loop, params: dict[str, int]) -> int:
     return max(0, -((start - stop) // step))
 
 
-def _most_trips(start, stop, step, mask) -> float:
+def _most_trips(start: Value, stop: Value, step: Value, mask: np.ndarray) -> float:
     """The most iterations any lane of `mask` runs range(start, stop, step) for (in float64,
     so bounds near the ends of int64 cannot overflow; exact enough to size the work)."""
     start, stop, step = (np.asarray(v, dtype=np.float64) for v in (start, stop, step))
@@ -617,11 +623,13 @@ def _most_trips(start, stop, step, mask) -> float:
     return float(np.max(np.where(mask, trips, 0), initial=0))
 
 
-def _full(values, shape) -> np.ndarray:
-    return np.broadcast_to(values, shape)
+def _full(values: Value, shape: tuple[int, ...]) -> np.ndarray:
+    full: np.ndarray = np.broadcast_to(values, shape)
+    return full
 
 
-def _check_range(values, mask, limit: int, place: str, what: str, scope: "ThreadScope") -> None:
+def _check_range(values: np.ndarray, mask: np.ndarray, limit: int, place: str, what: str,
+                 scope: "ThreadScope") -> None:
     """Raise if an active lane's value lies outside [0, limit)."""
     if mask.all() and values.min() >= 0 and values.max() < limit:
         return
@@ -649,7 +657,7 @@ class ThreadScope:
             self._builtins[f"blockDim.{a}"] = np.int64(kernel.block[axis])
             self._builtins[f"gridDim.{a}"] = np.int64(kernel.grid[axis])
 
-    def lookup(self, name: str, mask, col: int):
+    def lookup(self, name: str, mask: np.ndarray, col: int) -> Value:
         if name in self.loop_vars:
             return self.loop_vars[name]
         if name in self._builtins:
@@ -657,10 +665,11 @@ class ThreadScope:
         if name in self._lets:
             return self._let(name, mask)
         if name in self.kernel.params:
-            return np.int64(self.kernel.params[name])
+            param: np.int64 = np.int64(self.kernel.params[name])
+            return param
         raise ExprError(f"unknown name {name!r}", col)
 
-    def _let(self, name: str, mask):
+    def _let(self, name: str, mask: np.ndarray) -> Value:
         cached = self._let_cache.get(name)
         if cached is not None and not np.any(mask & ~cached[0]):
             return cached[1]
@@ -668,5 +677,5 @@ class ThreadScope:
         self._let_cache[name] = (np.broadcast_to(mask, self.shape), value)
         return value
 
-    def array_values(self, name: str, col: int):
+    def array_values(self, name: str, col: int) -> ArrayValues:
         return self.kernel.values[name]

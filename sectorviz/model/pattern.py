@@ -13,12 +13,12 @@ import gc
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .cache import Machine, machine
 from .errors import PatternError
@@ -132,7 +132,7 @@ class ArraySpec:
     ld: Expr | None
     base: int | None
     offset_bytes: int
-    values: dict | None
+    values: dict[str, Any] | None
     space: str = "global"  # "shared": per block, addresses are offsets in its shared memory
 
 
@@ -177,7 +177,7 @@ class Pattern:
     source: str
     base_dir: str
     # {"source" or "code", "function"}: a CUDA kernel instead of accesses
-    kernel: dict | None = None
+    kernel: dict[str, Any] | None = None
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
     include_dirs: tuple[str, ...] = ()
 
@@ -193,8 +193,9 @@ class Pattern:
         """Where its kernel source, includes and values files may be read from."""
         return pattern_roots(self.base_dir, self.include_dirs)
 
-    def to_dict(self) -> dict:
-        return json.loads(self.source)
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads(self.source)
+        return doc
 
     def array(self, name: str) -> ArraySpec:
         return next(a for a in self.arrays if a.name == name)
@@ -203,12 +204,13 @@ class Pattern:
 # ---------------------------------------------------------------- helpers
 
 
-def suggest(word: str, choices) -> str:
+def suggest(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _check_keys(obj: Any, allowed: set[str], place: str, required: tuple[str, ...] = ()) -> dict:
+def _check_keys(obj: Any, allowed: set[str], place: str,
+                required: tuple[str, ...] = ()) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise PatternError(place, f"expected an object, got {_kind(obj)}")
     for key in obj:
@@ -285,7 +287,7 @@ def _launch(obj: Any) -> tuple[tuple[Expr, Expr, Expr], tuple[Expr, Expr, Expr]]
     return dims[0], dims[1]
 
 
-def _values(obj: Any, place: str) -> dict:
+def _values(obj: Any, place: str) -> dict[str, Any]:
     if not isinstance(obj, dict) or "kind" not in obj:
         raise PatternError(place, "expected an object with a 'kind' "
                                   f"({', '.join(VALUE_KINDS)})")
@@ -421,7 +423,7 @@ class _Scope:
     def __contains__(self, name: str) -> bool:
         return name in self.known or name in self.loop_vars
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         yield from self.known
         yield from self.loop_vars
 
@@ -451,7 +453,7 @@ def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str]
 # ---------------------------------------------------------------- entry points
 
 
-def _sector_size(doc: dict) -> int:
+def _sector_size(doc: dict[str, Any]) -> int:
     """The sector size in bytes: key `sector_size`, or its old name `sector_bytes` (not both)."""
     if "sector_size" in doc and "sector_bytes" in doc:
         raise PatternError("sector_bytes",
@@ -554,7 +556,7 @@ def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, 
     return pattern
 
 
-def _kernel(doc: dict) -> dict | None:
+def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
     """The `kernel` object (a CUDA source instead of let/guard/accesses), checked for shape."""
     if "kernel" not in doc:
         if "accesses" not in doc:
@@ -669,7 +671,7 @@ def pattern_from_text(text: str, source: str = "<text>", base_dir: str | Path = 
     return pattern_from_dict(doc, base_dir, include_dirs)
 
 
-def _reject_constant(name: str):
+def _reject_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number sectorviz accepts")
 
 

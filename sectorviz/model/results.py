@@ -4,7 +4,7 @@ at each named boundary (bytes for *_bytes, sectors of `sector_bytes` bytes for *
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,7 +39,7 @@ class Stats:
     def sector_traffic_bytes(self) -> int:
         return self.sectors * self.sector_bytes
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The JSON figures: the fields, with `sector_size` the granularity (bytes) and
         `sector_bytes` the sector traffic in bytes (sectors x sector size)."""
         doc = asdict(self)
@@ -104,7 +104,7 @@ class Analysis:
     histograms: tuple[np.ndarray, ...] = field(default=(), compare=False)
     local: tuple["LocalInstructionStats", ...] = ()  # per-thread local memory, once complete
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The `--json` document: `sector_size` (bytes), `instructions` (a list), `totals`
         (both with `sector_size` and `sector_bytes` = sectors x sector size), `boundaries`,
         `constant` (reads of __constant__ arrays); `shared` and `shared_totals` (banks);

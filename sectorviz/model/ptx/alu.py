@@ -6,10 +6,12 @@ result is undefined (a division by zero), or None."""
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ..c_int import c_divmod
-from .bits import FLOATS, INT_DTYPES, WIDTH, is_signed
+from .bits import FLOATS, INT_DTYPES, WIDTH, LaneValues, is_signed
 
 
 def _wide(t: str) -> str:
@@ -17,22 +19,22 @@ def _wide(t: str) -> str:
     return t[0] + str(2 * int(t[1:]))
 
 
-def _as(t: str):
+def _as(t: str) -> np.dtype[Any]:
     return np.dtype(INT_DTYPES[t]) if t in INT_DTYPES else np.dtype(
         {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.float32}[t])
 
 
-def saturate_float(x, sat: bool):
+def saturate_float(x: LaneValues, sat: bool) -> LaneValues:
     return np.clip(x, 0, 1) if sat else x
 
 
-def saturate_int(exact, t: str):
+def saturate_int(exact: LaneValues, t: str) -> LaneValues:
     """An int64 / float result -> clamped to the range of integer type t."""
     info = np.iinfo(INT_DTYPES[t])
     return np.clip(exact, info.min, info.max).astype(INT_DTYPES[t])
 
 
-def _mul_hi64(a, b, signed: bool):
+def _mul_hi64(a: LaneValues, b: LaneValues, signed: bool) -> LaneValues:
     """High 64 bits of the 128-bit product of 64-bit integers."""
     ua, ub = a.astype(np.uint64), b.astype(np.uint64)
     m32 = np.uint64(0xFFFFFFFF)
@@ -47,7 +49,7 @@ def _mul_hi64(a, b, signed: bool):
     return hi
 
 
-def multiply(mods: tuple[str, ...], t: str, a, b):
+def multiply(mods: tuple[str, ...], t: str, a: LaneValues, b: LaneValues) -> LaneValues:
     """mul.lo / .hi / .wide for integers (result type: t, or twice as wide for .wide);
     floats: a * b rounded in t."""
     if t in FLOATS:
@@ -66,7 +68,8 @@ def multiply(mods: tuple[str, ...], t: str, a, b):
     return a * b
 
 
-def multiply_add(mods: tuple[str, ...], t: str, a, b, c):
+def multiply_add(mods: tuple[str, ...], t: str, a: LaneValues, b: LaneValues,
+                 c: LaneValues) -> LaneValues:
     """mad / fma: integers as multiply() then + c (in the result type); floats fused: the
     product and sum in float64, rounded once to t."""
     if t in FLOATS:
@@ -78,7 +81,8 @@ def multiply_add(mods: tuple[str, ...], t: str, a, b, c):
     return p + c.astype(p.dtype)
 
 
-def multiply24(op: str, mods, t: str, a, b, c=None):
+def multiply24(op: str, mods: tuple[str, ...], t: str, a: LaneValues, b: LaneValues,
+               c: LaneValues = None) -> LaneValues:
     """mul24 / mad24: the 48-bit product of the low 24 bits (sign-extended for .s32); .lo
     keeps its low 32 bits, .hi bits 16 to 47; mad24 adds c."""
     shift = np.int64(40)
@@ -91,7 +95,7 @@ def multiply24(op: str, mods, t: str, a, b, c=None):
     return r.astype(INT_DTYPES[t])
 
 
-def add(mods, t, a, b):
+def add(mods: tuple[str, ...], t: str, a: LaneValues, b: LaneValues) -> LaneValues:
     if t in FLOATS:
         return saturate_float((a + b).astype(_as(t)), "sat" in mods)
     if "sat" in mods:
@@ -99,7 +103,7 @@ def add(mods, t, a, b):
     return a + b
 
 
-def sub(mods, t, a, b):
+def sub(mods: tuple[str, ...], t: str, a: LaneValues, b: LaneValues) -> LaneValues:
     if t in FLOATS:
         return saturate_float((a - b).astype(_as(t)), "sat" in mods)
     if "sat" in mods:
@@ -107,7 +111,8 @@ def sub(mods, t, a, b):
     return a - b
 
 
-def divide(mods, t, a, b):
+def divide(mods: tuple[str, ...], t: str, a: LaneValues,
+           b: LaneValues) -> tuple[LaneValues, LaneValues]:
     """div: integers truncate toward zero (C); a zero divisor leaves the result undefined.
     Floats: a / b in t (approx and full divisions computed exactly)."""
     if t in FLOATS:
@@ -116,13 +121,14 @@ def divide(mods, t, a, b):
     return quotient, b == 0
 
 
-def remainder(mods, t, a, b):
+def remainder(mods: tuple[str, ...], t: str, a: LaneValues,
+              b: LaneValues) -> tuple[LaneValues, LaneValues]:
     """rem: the C remainder (the sign of the dividend); undefined for a zero divisor."""
     _, rest = c_divmod(a, b.astype(a.dtype))
     return rest, b == 0
 
 
-def shift(op: str, t: str, a, b):
+def shift(op: str, t: str, a: LaneValues, b: LaneValues) -> LaneValues:
     """shl / shr: amounts past the width give 0 (or the sign, for a signed shr)."""
     width = 8 * WIDTH[t]
     n = np.minimum(np.asarray(b).astype(np.uint64), np.uint64(width))
@@ -136,7 +142,7 @@ def shift(op: str, t: str, a, b):
     return np.where(n >= width, 0, u).astype(a.dtype)
 
 
-def minmax(op: str, t: str, a, b, nan: bool = False):
+def minmax(op: str, t: str, a: LaneValues, b: LaneValues, nan: bool = False) -> LaneValues:
     """min / max; for floats a NaN operand gives the other one (with .NaN, a NaN)."""
     if t in FLOATS:
         f = (np.minimum if op == "min" else np.maximum) if nan else (
@@ -150,7 +156,7 @@ COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equa
            "hi": np.greater, "hs": np.greater_equal}
 
 
-def compare(cmp: str, t: str, a, b):
+def compare(cmp: str, t: str, a: LaneValues, b: LaneValues) -> LaneValues:
     """setp's comparison: ordered (eq, lt, ...) are false on NaN; unordered (equ, ltu, ...)
     true on NaN; num / nan test for NaNs; lo / ls / hi / hs are the unsigned ones."""
     if cmp == "num":
@@ -163,7 +169,7 @@ def compare(cmp: str, t: str, a, b):
         return COMPARE[cmp](a, b)
 
 
-def bit_count(op: str, t: str, a):
+def bit_count(op: str, t: str, a: LaneValues) -> LaneValues:
     """popc / clz / brev / bfind of an integer -> uint32 (brev: same type)."""
     width = 8 * WIDTH[t]
     u = a.astype(np.uint64) & np.uint64((1 << width) - 1)
@@ -188,7 +194,7 @@ def bit_count(op: str, t: str, a):
     return np.where(top < 0, 0xFFFFFFFF, top).astype(np.uint32)
 
 
-def bit_field_extract(t: str, a, pos, length):
+def bit_field_extract(t: str, a: LaneValues, pos: LaneValues, length: LaneValues) -> LaneValues:
     """bfe: `length` bits of a from bit `pos` (both 0..255), sign-extended for a signed t."""
     width = 8 * WIDTH[t]
     pos = np.asarray(pos).astype(np.int64) & 0xFF
@@ -207,7 +213,8 @@ def bit_field_extract(t: str, a, pos, length):
     return np.where(n == 0, 0, field).astype(a.dtype)
 
 
-def bit_field_insert(t: str, a, b, pos, length):
+def bit_field_insert(t: str, a: LaneValues, b: LaneValues, pos: LaneValues,
+                     length: LaneValues) -> LaneValues:
     """bfi: b with `length` bits from a inserted at bit `pos`."""
     width = 8 * WIDTH[t]
     pos = np.asarray(pos).astype(np.int64) & 0xFF
@@ -220,7 +227,7 @@ def bit_field_insert(t: str, a, b, pos, length):
     return np.where(pos >= width, b.astype(np.uint64), out).astype(b.dtype)
 
 
-def permute(mods, a, b, c):
+def permute(mods: tuple[str, ...], a: LaneValues, b: LaneValues, c: LaneValues) -> LaneValues:
     """prmt.b32 (default mode): each result byte picks one of the 8 bytes of {b, a} by a
     nibble of c, its top bit replicating that byte's sign."""
     if any(m in mods for m in ("f4e", "b4e", "rc8", "ecl", "ecr", "rc16")):
@@ -236,7 +243,7 @@ def permute(mods, a, b, c):
     return out.astype(np.uint32)
 
 
-def lop3(a, b, c, lut):
+def lop3(a: LaneValues, b: LaneValues, c: LaneValues, lut: LaneValues) -> LaneValues:
     """lop3.b32: the truth table `lut` applied bit by bit to a, b, c."""
     a, b, c = (np.asarray(x).astype(np.uint64) for x in (a, b, c))
     out = np.zeros(np.broadcast(a, b, c).shape, dtype=np.uint64)
@@ -250,12 +257,14 @@ def lop3(a, b, c, lut):
     return out
 
 
-def unary_float(op: str, t: str, a):
+def unary_float(op: str, t: str, a: LaneValues) -> LaneValues:
     """sqrt, rsqrt, rcp, sin, cos, lg2, ex2, tanh, abs, neg of a float (computed in float64,
     rounded to t: the approximate forms are modelled exactly)."""
     x = a.astype(np.float64)
     with np.errstate(all="ignore"):
-        y = {"sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "rcp": lambda v: 1 / v,
-             "sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
-             "abs": np.abs, "neg": np.negative}[op](x)
+        funcs: dict[str, Callable[[np.ndarray], LaneValues]] = {
+            "sqrt": np.sqrt, "rsqrt": lambda v: 1 / np.sqrt(v), "rcp": lambda v: 1 / v,
+            "sin": np.sin, "cos": np.cos, "lg2": np.log2, "ex2": np.exp2, "tanh": np.tanh,
+            "abs": np.abs, "neg": np.negative}
+        y = funcs[op](x)
     return y.astype(_as(t))

@@ -5,19 +5,26 @@ float32, f16 in float16, bf16 in float32 rounded to 8 bits of mantissa)."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import Any
 
-INT_DTYPES = {"u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16,
+import numpy as np
+from numpy.typing import ArrayLike
+
+INT_DTYPES: dict[str, type[np.integer[Any]]] = {
+              "u8": np.uint8, "s8": np.int8, "b8": np.uint8, "u16": np.uint16,
               "s16": np.int16, "b16": np.uint16, "u32": np.uint32, "s32": np.int32,
               "b32": np.uint32, "u64": np.uint64, "s64": np.int64, "b64": np.uint64}
 FLOATS = ("f16", "bf16", "f32", "f64")
 WIDTH = {t: np.dtype(d).itemsize for t, d in INT_DTYPES.items()} | {
     "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "f16x2": 4, "bf16x2": 4, "pred": 1, "b128": 16}
 U64 = np.uint64
+# an operand's values on the lanes: an array over them, or one numpy scalar (an immediate)
+LaneValues = Any
 
 
 def mask_of(nbytes: int) -> np.uint64:
-    return U64((1 << (8 * nbytes)) - 1)
+    mask: np.uint64 = U64((1 << (8 * nbytes)) - 1)
+    return mask
 
 
 def is_signed(t: str) -> bool:
@@ -26,48 +33,56 @@ def is_signed(t: str) -> bool:
 
 def view(bits: np.ndarray, t: str) -> np.ndarray:
     """Register bits -> values of PTX type t (ints wrap to their width)."""
+    out: np.ndarray
     if t in INT_DTYPES:
         d = np.dtype(INT_DTYPES[t])
-        return bits.astype(np.dtype(f"u{d.itemsize}")).view(d)
-    if t == "f32":
-        return bits.astype(np.uint32).view(np.float32)
-    if t == "f64":
-        return np.ascontiguousarray(bits, dtype=U64).view(np.float64)
-    if t == "f16":
-        return bits.astype(np.uint16).view(np.float16)
-    if t == "bf16":
-        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
-    raise KeyError(t)
+        out = bits.astype(np.dtype(f"u{d.itemsize}")).view(d)
+    elif t == "f32":
+        out = bits.astype(np.uint32).view(np.float32)
+    elif t == "f64":
+        out = np.ascontiguousarray(bits, dtype=U64).view(np.float64)
+    elif t == "f16":
+        out = bits.astype(np.uint16).view(np.float16)
+    elif t == "bf16":
+        out = (bits.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    else:
+        raise KeyError(t)
+    return out
 
 
-def to_bits(values, t: str) -> np.ndarray:
+def to_bits(given: ArrayLike, t: str) -> np.ndarray:
     """Values (numpy, any numeric dtype) -> bits of PTX type t, zero-extended to uint64;
     floats are rounded to t's precision (to nearest even)."""
-    values = np.asarray(values)
+    values = np.asarray(given)
+    out: np.ndarray
     if t in INT_DTYPES:
         if values.dtype.kind == "f":
             values = values.astype(np.int64)
-        return values.astype(U64) & mask_of(WIDTH[t])
-    if t == "f32":
-        return values.astype(np.float32).view(np.uint32).astype(U64)
-    if t == "f64":
-        return values.astype(np.float64).view(U64)
-    if t == "f16":
-        return values.astype(np.float16).view(np.uint16).astype(U64)
-    if t == "bf16":
-        return bf16_bits(values.astype(np.float32)).astype(U64)
-    raise KeyError(t)
+        out = values.astype(U64) & mask_of(WIDTH[t])
+    elif t == "f32":
+        out = values.astype(np.float32).view(np.uint32).astype(U64)
+    elif t == "f64":
+        out = values.astype(np.float64).view(U64)
+    elif t == "f16":
+        out = values.astype(np.float16).view(np.uint16).astype(U64)
+    elif t == "bf16":
+        out = bf16_bits(values.astype(np.float32)).astype(U64)
+    else:
+        raise KeyError(t)
+    return out
 
 
 def bf16_bits(f: np.ndarray) -> np.ndarray:
     """float32 -> bfloat16 bits (uint32), rounded to nearest even; NaN stays a quiet NaN."""
     u = np.ascontiguousarray(f, dtype=np.float32).view(np.uint32)
     rounded = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
-    return np.where(np.isnan(f), np.uint32(0x7FC0), rounded & np.uint32(0xFFFF))
+    bits: np.ndarray = np.where(np.isnan(f), np.uint32(0x7FC0), rounded & np.uint32(0xFFFF))
+    return bits
 
 
-def immediate(value: int, ftype: str, t: str):
-    """A literal (an integer, or 0f / 0d bits) -> a numpy scalar of type t."""
+def immediate(value: int, ftype: str, t: str) -> Any:
+    """A literal (an integer, or 0f / 0d bits) -> a numpy scalar of type t (Any: a scalar or,
+    for a converted f32 literal, a 0-d array)."""
     if ftype == "f32":
         f = np.array([value], dtype=np.uint32).view(np.float32)[0]
         return f if t == "f32" else np.float64(f) if t == "f64" else view(to_bits(f, t), t)

@@ -18,15 +18,15 @@ def reconvergence(entry: Entry) -> dict[int, int]:
     leaders = {0} | {entry.labels[i.operands[0].name] for i in code
                      if i.op in BRANCHES and i.operands and i.operands[0].name in entry.labels}
     leaders |= {k + 1 for k, i in enumerate(code) if i.op in BRANCHES + EXITS}
-    leaders = sorted(x for x in leaders if x < exit_index)
-    if not leaders:
+    firsts = sorted(x for x in leaders if x < exit_index)
+    if not firsts:
         return {}
     block_of = {}
-    starts = leaders + [exit_index]
+    starts = firsts + [exit_index]
     for b, (lo, hi) in enumerate(zip(starts, starts[1:])):
         for k in range(lo, hi):
             block_of[k] = b
-    n = len(leaders)
+    n = len(firsts)
     exit_node = n
     succ: list[set[int]] = [set() for _ in range(n)]
     for b, hi in enumerate(starts[1:]):

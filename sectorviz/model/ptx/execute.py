@@ -9,7 +9,7 @@ of their branch (a stack of (pc, reconvergence pc, lanes) entries). Memory instr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -17,13 +17,17 @@ from ..budget import STEP_LANES, STEP_UNITS, Budget
 from ..errors import PatternError
 from ..kernel import Batch, Threads
 from ..sectors import WARP_SIZE
-from .bits import INT_DTYPES, WIDTH, immediate, is_signed, to_bits, view
+from .bits import INT_DTYPES, WIDTH, LaneValues, immediate, is_signed, to_bits, view
 from .handlers import HANDLERS
 from .memory import ArrayBytes, ByteStore
 from .parse import Instruction, Operand
 from .program import Program
 from .refuse import NO_OPS, REFUSED, Unrunnable
 from .sites import Site
+
+# an operand read: (values, its unknown lanes or None, why they are unknown or None)
+Read = tuple[LaneValues, "np.ndarray | None", "str | None"]
+Frame = list[Any]  # a stack entry: [pc, reconvergence pc, lanes]
 
 UNKNOWN_SPECIALS = ("%clock", "%globaltimer", "%smid", "%nsmid", "%gridid", "%pm", "%envreg",
                     "%reserved_smem")  # registers whose values the launch does not fix
@@ -58,18 +62,18 @@ class Machine:
             self.sites.setdefault(s.at, []).append((k, s))
         self.bits: dict[str, np.ndarray] = {}
         self.preds: dict[str, np.ndarray] = {}
-        self.unknown: dict[str, tuple[np.ndarray, str]] = {}
+        self.unknown: dict[str, tuple[np.ndarray, str | None]] = {}
         wpb = -(-block[0] * block[1] * block[2] // WARP_SIZE)
         rel = threads.warp - threads.warp[0]
-        self.block_in_chunk = np.broadcast_to((rel // wpb)[:, None], self.shape)
+        self.block_in_chunk: np.ndarray = np.broadcast_to((rel // wpb)[:, None], self.shape)
         self.lane = np.broadcast_to(np.arange(WARP_SIZE, dtype=np.int64), self.shape)
-        self.thread_in_chunk = rel[:, None] * WARP_SIZE + self.lane
+        self.thread_in_chunk: np.ndarray = rel[:, None] * WARP_SIZE + self.lane
         self.warp_in_block = np.broadcast_to((threads.warp % wpb)[:, None], self.shape)
         self.stores = {"global": ByteStore(), "shared": ByteStore(), "local": ByteStore(),
                        "constant": ByteStore()}
         self._initial_variables()
         self.events: list[tuple[str, int, Batch]] = []
-        self.unknown_stored: dict[str, str] = {}  # space -> why the first unknown store was
+        self.unknown_stored: dict[str, str | None] = {}  # space -> why the first unknown store was
         self._mask: np.ndarray | None = None
         self._full = False
 
@@ -87,7 +91,7 @@ class Machine:
         """Every memory event of the chunk, in program order."""
         n = len(self.code)
         live = self.threads.valid.copy()
-        stack = [[0, n + 1, live]]
+        stack: list[Frame] = [[0, n + 1, live]]
         step_units = STEP_UNITS + live.size // STEP_LANES
         while stack:
             top = stack[-1]
@@ -122,12 +126,13 @@ class Machine:
                     yield from self.events
                     self.events = []
 
-    def _leave(self, stack, lanes: np.ndarray) -> None:
+    def _leave(self, stack: list[Frame], lanes: np.ndarray) -> None:
         """Lanes that return leave every entry of the stack."""
         for entry in stack:
             entry[2] = entry[2] & ~lanes
 
-    def _branch(self, stack, top, pc: int, taken: np.ndarray, mask: np.ndarray) -> None:
+    def _branch(self, stack: list[Frame], top: Frame, pc: int, taken: np.ndarray,
+                mask: np.ndarray) -> None:
         target = self.prog.entry.labels.get(self.code[pc].operands[0].name)
         if target is None:
             raise Unrunnable(f"a branch to an unknown label {self.code[pc].operands[0].name}")
@@ -153,9 +158,10 @@ class Machine:
         name, negated = ins.guard
         p = self._pred(name)
         self._require_known(name, mask, ins, "the branch or predicate")
-        return mask & (~p if negated else p)
+        act: np.ndarray = mask & (~p if negated else p)
+        return act
 
-    def _require_known(self, reg: str, mask, ins: Instruction, what: str) -> None:
+    def _require_known(self, reg: str, mask: np.ndarray, ins: Instruction, what: str) -> None:
         unk = self.unknown.get(reg)
         if unk is not None and np.any(unk[0] & mask):
             place, col = self.ctx.where(ins)
@@ -200,7 +206,7 @@ class Machine:
             return np.full(self.shape, self.prog.layout.shared_bytes, dtype=np.int64)
         return None
 
-    def read(self, op: Operand, t: str):
+    def read(self, op: Operand, t: str) -> Read:
         """An operand as values of type t: (values, unknown lanes or None, why)."""
         if op.kind == "imm":
             return immediate(op.value, op.ftype, "u64" if t == "pred" else t), None, None
@@ -231,14 +237,15 @@ class Machine:
         unk = self.unknown.get(name)
         return view(self.bits[name], t), unk[0] if unk else None, unk[1] if unk else None
 
-    def _symbol(self, op: Operand, t: str):
+    def _symbol(self, op: Operand, t: str) -> np.ndarray:
         where = self.prog.layout.where.get(op.name)
         if where is None:
             raise Unrunnable(f"the address of {op.name}, which is not a variable it knows")
         return view(to_bits(np.full(self.shape, where[1] + op.offset, dtype=np.int64), "u64"),
                     t)
 
-    def write(self, op: Operand, values, t: str, mask, unk=None, why=None) -> None:
+    def write(self, op: Operand, values: LaneValues, t: str, mask: np.ndarray,
+              unk: np.ndarray | None = None, why: str | None = None) -> None:
         """Set a destination register (or a predicate) on the lanes of mask."""
         if op.kind == "sink":
             return
@@ -265,7 +272,8 @@ class Machine:
             self.bits[name] = bits.copy() if old is None or full else np.where(mask, bits, old)
         self._set_unknown(name, mask, unk, why)
 
-    def _set_unknown(self, name: str, mask, unk, why) -> None:
+    def _set_unknown(self, name: str, mask: np.ndarray, unk: np.ndarray | None,
+                     why: str | None) -> None:
         old = self.unknown.get(name)
         if unk is None:
             if old is not None:

@@ -35,6 +35,7 @@ from .execute import Context, Machine
 from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
+from .parse import Instruction as PtxInstruction
 from .program import Program, program
 from .sites import Site, data_type, memory_sites
 
@@ -283,17 +284,17 @@ class CompiledKernel(Launch):
             if space not in ("global", "constant") or not var.size:
                 continue
             spec = self.arrays[name].spec if name in self.pattern_arrays else None
-            if spec is not None and name in self.values and scalar_of(spec.dtype):
+            scalar = scalar_of(spec.dtype) if spec is not None and name in self.values else None
+            if spec is not None and scalar:
                 count = self.arrays[name].length
-                bits = element_bits(self.values[name][np.arange(count)],
-                                    scalar_of(spec.dtype)[0])
+                bits = element_bits(self.values[name][np.arange(count)], scalar[0])
                 out[name] = bits.astype("<u8").view(np.uint8).reshape(count, 8)[
                     :, :spec.elem_bytes].tobytes()
             elif var.init is not None:
                 out[name] = var.init
         return out
 
-    def _where(self, ins) -> tuple[str, int | None]:
+    def _where(self, ins: PtxInstruction) -> tuple[str, int | None]:
         """An instruction -> (its error place, column), worked out once per instruction."""
         found = self._places.get(id(ins))
         if found is None:
@@ -316,7 +317,7 @@ class CompiledKernel(Launch):
         return sorted((a.address0, a.end, n) for n, a in self.arrays.items()
                       if a.spec.space == "global")
 
-    def where(self, ins) -> tuple[str, int | None]:
+    def where(self, ins: PtxInstruction) -> tuple[str, int | None]:
         """An instruction -> (its error place, column)."""
         return self._where(ins)
 

@@ -4,13 +4,13 @@ combine what bar.red reduces), and the calls run as no-ops (printf, assert)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from ..errors import PatternError
 from .bits import to_bits
-from .parse import Instruction
+from .parse import Instruction, Operand
 from .refuse import SILENT_CALLS, Unrunnable
 
 if TYPE_CHECKING:
@@ -21,14 +21,15 @@ WARP_BITS = np.uint64(1) << np.arange(32, dtype=np.uint64)
 
 def _ballot(pred: np.ndarray) -> np.ndarray:
     """(warps, 32) bools -> (warps,) uint64: bit l set where lane l's is true."""
-    return np.bitwise_or.reduce(np.where(pred, WARP_BITS, np.uint64(0)), axis=1)
+    bits: np.ndarray = np.bitwise_or.reduce(np.where(pred, WARP_BITS, np.uint64(0)), axis=1)
+    return bits
 
 
-def _per_warp(values: np.ndarray, shape) -> np.ndarray:
+def _per_warp(values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(values[:, None], shape)
 
 
-def shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def shfl(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """shfl.sync.mode.b32 d[|p], a, b, c, membermask, as the PTX ISA computes the source
     lane from b (lane or offset) and c (clamp and segment mask); a lane that reads an inactive
     lane gets an unknown value."""
@@ -78,7 +79,7 @@ def shfl(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest, got, "b32", mask, unk if unk.any() else None, why)
 
 
-def vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def vote(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """vote.sync.all / any / uni.pred d, a; vote.sync.ballot.b32 d, a (over the active
     lanes of the warp)."""
     mode = next((o for o in ins.opcode[1:] if o in ("all", "any", "uni", "ballot")), "")
@@ -97,7 +98,7 @@ def vote(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], _per_warp(r, m.shape), "pred", mask, unk, wp)
 
 
-def match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def match(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """match.sync.any / all.b32 / .b64 d[|p], a, membermask: the active lanes holding the
     same value."""
     mode, t = ins.opcode[1], ins.opcode[-1]
@@ -118,7 +119,7 @@ def match(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest.parts[1], alike, "pred", mask, unk, wa)
 
 
-def activemask(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def activemask(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     m.write(ins.operands[0], _per_warp(_ballot(mask), m.shape), "b32", mask)
 
 
@@ -126,7 +127,7 @@ REDUX = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_
          "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
-def redux(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def redux(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """redux.sync.op.type d, a, membermask: op over the active lanes of the warp."""
     op, t = ins.opcode[2], ins.opcode[-1]
     if op not in REDUX:
@@ -140,7 +141,7 @@ def redux(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], _per_warp(r, m.shape), t, mask, unk, wa)
 
 
-def barrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def barrier(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """bar.sync / barrier.sync / bar.arrive: every warp of the chunk is here already (they
     run in lockstep). bar.red.popc / .and / .or reduce a predicate over the block."""
     if "red" not in ins.opcode:
@@ -165,7 +166,7 @@ def barrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest, r.astype(bool), "pred", mask, unk, wp)
 
 
-def call(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def call(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """A direct call to printf's vprintf or assert's __assertfail runs as a no-op (their
     argument buffers, written by the kernel, are counted); other calls are refused."""
     names = [o.name for o in ins.operands if o.kind == "sym"]
@@ -174,12 +175,13 @@ def call(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         raise Unrunnable(f"a call to {target}: sectorviz runs code inlined into the kernel")
 
 
-def mbarrier(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def mbarrier(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """mbarrier.init / arrive / expect_tx / inval order nothing when every warp runs in
     lockstep and copies complete when issued: a state they return is 0; test_wait and
     try_wait find the phase complete."""
     dest = ins.operands[0] if ins.operands else None
     if any(o in ("test_wait", "try_wait") for o in ins.opcode):
-        m.write(dest, np.ones(m.shape, dtype=bool), "pred", mask)
+        # test_wait / try_wait always name a destination predicate
+        m.write(cast(Operand, dest), np.ones(m.shape, dtype=bool), "pred", mask)
     elif dest is not None and dest.kind == "reg":
         m.write(dest, np.zeros(m.shape, dtype=np.uint64), "b64", mask)

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .memory_ops import _address, _event, _keys, _read, _sites, _unknown_reason
-from .parse import Instruction
+from .parse import Instruction, Operand
 from .refuse import Unrunnable
+from .sites import Site
 
 if TYPE_CHECKING:
     from .execute import Machine
@@ -28,7 +29,8 @@ def _shape(ins: Instruction) -> tuple[int, bool]:
     return count, "trans" in ins.opcode
 
 
-def _pieces(m: "Machine", rows: np.ndarray, i: int, transposed: bool):
+def _pieces(m: "Machine", rows: np.ndarray, i: int,
+            transposed: bool) -> tuple[np.ndarray, np.ndarray]:
     """Keys of row addresses (warps, 32) -> for matrix i, the keys of the two b16 each lane
     holds: (low half, high half), (warps, 32) each."""
     t = m.lane
@@ -41,7 +43,8 @@ def _pieces(m: "Machine", rows: np.ndarray, i: int, transposed: bool):
     return first + 2 * (t // 4), second + 2 * (t // 4)
 
 
-def _rows(m: "Machine", ins: Instruction, pc: int, mask, operand, count: int):
+def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Operand,
+          count: int) -> tuple[Site, str, np.ndarray]:
     """The request (lanes giving row addresses) and the keys of every lane's row."""
     (k, site), = _sites(m, pc)
     name = m.ctx.name_of(site)
@@ -54,7 +57,7 @@ def _rows(m: "Machine", ins: Instruction, pc: int, mask, operand, count: int):
     return site, name, keys
 
 
-def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     count, transposed = _shape(ins)
     site, name, keys = _rows(m, ins, pc, mask, ins.operands[1], count)
     dest = ins.operands[0]
@@ -75,7 +78,7 @@ def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(d, bits, "b32", mask, unk, why)
 
 
-def stmatrix(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def stmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     count, transposed = _shape(ins)
     site, _, keys = _rows(m, ins, pc, mask, ins.operands[0], count)
     if not site.kept:

@@ -11,6 +11,8 @@ index for pages past TABLE_PAGES).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..kernel import ResolvedArray, Values
@@ -45,7 +47,8 @@ class ByteStore:
         """Page numbers -> rows, -1 for pages never written."""
         low = (page >= 0) & (page < len(self.table))
         if low.all():
-            return self.table[page]
+            rows: np.ndarray = self.table[page]
+            return rows
         out = np.where(low, self.table[np.where(low, page, 0)] if len(self.table) else -1, -1)
         if len(self.pages):
             at = np.minimum(np.searchsorted(self.pages, page), len(self.pages) - 1)
@@ -136,8 +139,9 @@ def every_byte(flags: np.ndarray) -> np.ndarray:
     k = flags.shape[1]
     if k in WORDS:
         words = np.ascontiguousarray(flags).view(np.uint8).view(WORDS[k]).ravel()
-        return words == WORDS[k](ALL_MARKED[k])
-    return flags.all(axis=1)
+        full: np.ndarray = words == WORDS[k](ALL_MARKED[k])
+        return full
+    return cast(np.ndarray, flags.all(axis=1))  # 2-D with an axis: an array
 
 
 def pack(byte: np.ndarray) -> np.ndarray:
@@ -164,7 +168,7 @@ class ArrayBytes:
         out = np.zeros(key.shape, dtype=np.uint64)
         given = np.zeros(key.shape + (nbytes,), dtype=bool)
         for arr in self.arrays:
-            scalar, size = scalar_of(arr.spec.dtype)
+            scalar, size = cast("tuple[str, int]", scalar_of(arr.spec.dtype))  # kept: not None
             inside = (key >= arr.address0) & (key + nbytes <= arr.end)
             if not inside.any():
                 continue

@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import PatternError
 from ..kernel import Batch
 from ..sectors import WARP_SIZE
-from .bits import FLOATS, WIDTH, to_bits, view
+from .bits import FLOATS, WIDTH, LaneValues, to_bits, view
 from .memory import PAGE, every_byte, pack, span
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
@@ -28,7 +28,8 @@ GENERIC = (("shared", SHARED_GENERIC), ("local", LOCAL_GENERIC), ("constant", CO
 LOCAL_GRAIN = 4  # bytes: local words of a thread interleave across lanes at this width
 
 
-def _address(m: "Machine", ins: Instruction, op: Operand, mask, what: str) -> np.ndarray:
+def _address(m: "Machine", ins: Instruction, op: Operand, mask: np.ndarray,
+             what: str) -> np.ndarray:
     """A memory operand -> int64 byte address per lane (in the operand's own space)."""
     if op.kind != "addr":
         raise PatternError(*m.ctx.where(ins)[:1], f"`{ins.text}` has no address operand")
@@ -43,7 +44,8 @@ def _address(m: "Machine", ins: Instruction, op: Operand, mask, what: str) -> np
     return np.asarray(v).astype(np.int64) + op.offset
 
 
-def _resolve(m: "Machine", ins: Instruction, site_space: str, address, mask):
+def _resolve(m: "Machine", ins: Instruction, site_space: str, address: np.ndarray,
+             mask: np.ndarray) -> tuple[str, np.ndarray]:
     """(space, address in that space) of a generic or explicit access; a generic access
     must land in the space the instruction is counted in."""
     explicit = space_of(ins)
@@ -66,7 +68,8 @@ def _resolve(m: "Machine", ins: Instruction, site_space: str, address, mask):
     return "global", address
 
 
-def _keys(m: "Machine", ins: Instruction, space: str, address, mask, width: int,
+def _keys(m: "Machine", ins: Instruction, space: str, address: np.ndarray, mask: np.ndarray,
+          width: int,
           name: str) -> np.ndarray:
     """Addresses -> keys of the space's store; an address outside what the space holds is
     one error naming the first lane."""
@@ -90,13 +93,16 @@ def _keys(m: "Machine", ins: Instruction, space: str, address, mask, width: int,
                " (with the launch's dynamic shared memory: give kernel.dynamic_shared_bytes)"
                if dynamic else ""))
     if space == "shared":
-        return m.block_in_chunk * span(size, PAGE) + address
+        in_block: np.ndarray = m.block_in_chunk * span(size, PAGE) + address
+        return in_block
     if space == "local":
-        return m.thread_in_chunk * span(size, 16) + address
+        in_thread: np.ndarray = m.thread_in_chunk * span(size, 16) + address
+        return in_thread
     return address
 
 
-def _check(m: "Machine", ins: Instruction, bad, address, name: str, what: str) -> None:
+def _check(m: "Machine", ins: Instruction, bad: np.ndarray, address: np.ndarray, name: str,
+           what: str) -> None:
     if bad.any():
         w, lane = np.argwhere(bad)[0]
         place, col = m.ctx.where(ins)
@@ -104,7 +110,8 @@ def _check(m: "Machine", ins: Instruction, bad, address, name: str, what: str) -
                                   f"warp {int(m.threads.warp[w])} lane {int(lane)}", col)
 
 
-def _event(m: "Machine", k: int, site: Site, space: str, address, mask) -> None:
+def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
+           mask: np.ndarray) -> None:
     """Yield (through m.events) the access as a Batch in the space's addresses."""
     if space == "local":
         grain = max(LOCAL_GRAIN, site.width)
@@ -124,7 +131,8 @@ def _event(m: "Machine", k: int, site: Site, space: str, address, mask) -> None:
     m.budget.charge(mask.size, "running the compiled kernel", *m.ctx.where(m.code[site.at]))
 
 
-def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int, why: str):
+def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int,
+          why: str) -> tuple[np.ndarray, np.ndarray, str]:
     """Compact keys -> (uint64 bits, known bool, reason where unknown)."""
     bits, written = m.stores[space].read(keys, nbytes)
     known = every_byte(written)
@@ -156,7 +164,7 @@ def _sites(m: "Machine", pc: int) -> list[tuple[int, Site]]:
     return m.sites.get(pc, [])
 
 
-def load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def load(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """ld / ldu: one event, then the destination(s) read from memory."""
     t = data_type(ins)
     dest = ins.operands[0]
@@ -174,7 +182,8 @@ def load(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         _write_compact(m, d, t, mask, flat, bits, known, why)
 
 
-def _access(m: "Machine", ins: Instruction, pc: int, operand: Operand, mask):
+def _access(m: "Machine", ins: Instruction, pc: int, operand: Operand,
+            mask: np.ndarray) -> tuple[Site, str, str, np.ndarray]:
     """The memory access of ld / st `ins` at `pc` through address `operand`: its one site
     and array name, the space the address resolves to and the memory keys of its lanes,
     after recording the event."""
@@ -187,7 +196,8 @@ def _access(m: "Machine", ins: Instruction, pc: int, operand: Operand, mask):
     return site, name, space, keys
 
 
-def _write_compact(m: "Machine", d: Operand, t: str, mask, flat, bits, known, why) -> None:
+def _write_compact(m: "Machine", d: Operand, t: str, mask: np.ndarray, flat: np.ndarray,
+                   bits: np.ndarray, known: np.ndarray, why: str | None) -> None:
     full = np.zeros(m.shape, dtype=np.uint64)
     full.ravel()[flat] = bits
     unk = None
@@ -197,7 +207,8 @@ def _write_compact(m: "Machine", d: Operand, t: str, mask, flat, bits, known, wh
     m.write(d, view(full, t), t, mask, unk, why)
 
 
-def _load_param(m: "Machine", ins: Instruction, t: str, dests, mask) -> None:
+def _load_param(m: "Machine", ins: Instruction, t: str, dests: list[Operand],
+                mask: np.ndarray) -> None:
     """ld.param of a kernel parameter: the pattern's value (an array's base address, an
     integer param), or unknown; a call's return parameter is unknown."""
     op = ins.operands[1]
@@ -214,7 +225,7 @@ def _load_param(m: "Machine", ins: Instruction, t: str, dests, mask) -> None:
                 None if ok else why)
 
 
-def store(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def store(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """st: one event, then the value(s) written (unknown values make the bytes unknown)."""
     if space_of(ins) == "param":
         return  # a call's argument: the call itself is a no-op
@@ -239,7 +250,7 @@ ATOM_REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bi
                "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
-def atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def atom(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """atom / red: one event; the new value of each address is its old value combined with
     every active lane's operand (add, min, max, and, or, xor; in lane order for the others,
     whose result then depends on the order and is unknown where lanes share an address).
@@ -292,7 +303,8 @@ def atom(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         _write_compact(m, ins.operands[0], t, mask, flat, old_bits, known, reason)
 
 
-def _serial(kind: str, t: str, old, vals, inverse, groups: int):
+def _serial(kind: str, t: str, old: np.ndarray, vals: list[np.ndarray], inverse: np.ndarray,
+            groups: int) -> LaneValues:
     """exch / cas / inc / dec where one lane updates an address (others are unknown)."""
     pick = np.zeros(groups, dtype=np.int64)
     pick[inverse] = np.arange(len(inverse))
@@ -306,7 +318,7 @@ def _serial(kind: str, t: str, old, vals, inverse, groups: int):
     return np.where((old == 0) | (old > a), a, old - 1).astype(old.dtype)
 
 
-def cp_async(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: a global load and a
     shared store of cp-size bytes (bytes past src-size are zeros); commit and wait groups
     order nothing here, the copy is done when it is issued. Bulk copies are refused."""

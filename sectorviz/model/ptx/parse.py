@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass, field, replace
+from typing import Iterator, cast
 
 from ..errors import PatternError
 
@@ -32,7 +33,8 @@ class Loc:
 
     def chain(self) -> list["Loc"]:
         """This position and the ones it was inlined at, innermost first."""
-        out, at = [], self
+        out: list[Loc] = []
+        at: Loc | None = self
         while at is not None:
             out.append(at)
             at = at.inlined_at
@@ -134,6 +136,8 @@ def ptx_error(line: int, text: str, message: str) -> PtxError:
     return PtxError(f"PTX line {line}", f"{message}: {text}")
 
 
+Piece = tuple[str, int]  # a statement's text and its PTX line
+
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)")
 _INLINED = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
@@ -157,7 +161,7 @@ def _strip_comments(text: str) -> str:
     return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
 
 
-def _statements(text: str, first_line: int):
+def _statements(text: str, first_line: int) -> Iterator[Piece]:
     """Text -> (statement text, PTX line) pieces: `;`-ended statements, labels, `.loc` and
     `.file` lines (which end at the line end), and `{` / `}` of scopes."""
     pos, line, n = 0, first_line, len(text)
@@ -238,7 +242,7 @@ def parse_module(text: str) -> Module:
     return module
 
 
-def _skip_scope(pieces, i: int) -> int:
+def _skip_scope(pieces: list[Piece], i: int) -> int:
     """Index past the `{ ... }` scope that starts at pieces[i] (if one does)."""
     if i >= len(pieces) or pieces[i][0] != "{":
         return i
@@ -252,10 +256,11 @@ def _skip_scope(pieces, i: int) -> int:
     return i
 
 
-def _function(module: Module, pieces, i: int) -> int:
+def _function(module: Module, pieces: list[Piece], i: int) -> int:
     """Read an `.entry` (with its body) or a `.func` (name only) starting at pieces[i]."""
     s, line = pieces[i]
-    kind = re.search(r"\.(entry|func)\b", s).group(1)
+    # parse_module only calls this on a piece that names .entry or .func
+    kind = cast("re.Match[str]", re.search(r"\.(entry|func)\b", s)).group(1)
     head = s[s.index(kind) + len(kind):].strip()
     if kind == "func":
         m = re.match(r"(?:\([^)]*\)\s*)?([\w$]+)", head)
@@ -281,7 +286,7 @@ def _function(module: Module, pieces, i: int) -> int:
     return end
 
 
-def _body(entry: Entry, pieces) -> None:
+def _body(entry: Entry, pieces: list[Piece]) -> None:
     loc: Loc | None = None
     seen: dict[tuple[int, int, int], Loc] = {}  # position -> its last .loc, with its parents
     for s, line in pieces:
@@ -335,8 +340,8 @@ def _loc(s: str, seen: dict[tuple[int, int, int], Loc]) -> Loc | None:
     at = _INLINED.search(m.group(4))
     inlined = None
     if at:
-        where = tuple(int(x) for x in at.groups())
-        inlined = seen.get(where) or Loc(*where)
+        file, line, column = (int(x) for x in at.groups())
+        inlined = seen.get((file, line, column)) or Loc(file, line, column)
     here = Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), inlined)
     seen[(here.file, here.line, here.column)] = here
     return here
@@ -418,7 +423,9 @@ def _immediate(s: str) -> Operand | None:
 
 def _split(s: str) -> list[str]:
     """Operands text -> operand texts, split at the commas outside brackets and braces."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    depth = 0
+    cur: list[str] = []
     for c in s:
         if c in "[{(":
             depth += 1
@@ -446,8 +453,9 @@ def _operand(s: str, line: int, text: str) -> Operand:
         if not m or not (m.group(1) or m.group(2)):
             raise ptx_error(line, text, "an address this reader cannot take")
         base, off = m.group(1) or "", m.group(2)
-        if base and _immediate(base) is not None and off is None:
-            return Operand("addr", "", offset=_immediate(base).value)
+        imm = _immediate(base) if base else None
+        if imm is not None and off is None:
+            return Operand("addr", "", offset=imm.value)
         return Operand("addr", base, offset=int(off, 0) if off else 0)
     if "|" in s:  # d|p: a value and a predicate
         return Operand("vec", parts=tuple(_operand(p, line, text) for p in s.split("|")))

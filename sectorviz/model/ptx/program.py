@@ -72,7 +72,7 @@ def _sources(ins: Instruction) -> list[Operand]:
         reads = ops[1:]
         if ops[0].kind == "addr":  # never for a destination, but keep its base
             reads = ops
-    out = []
+    out: list[Operand] = []
     for op in reads:
         if op.kind == "vec":
             out.extend(p for p in op.parts if p.kind == "reg")
@@ -83,7 +83,7 @@ def _sources(ins: Instruction) -> list[Operand]:
 
 def read_registers(entry: Entry) -> set[str]:
     """Registers some instruction reads (sources, addresses, guards)."""
-    out = set()
+    out: set[str] = set()
     for ins in entry.instructions:
         out.update(op.name for op in _sources(ins))
         if ins.guard:
@@ -91,11 +91,11 @@ def read_registers(entry: Entry) -> set[str]:
     return out
 
 
-def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> dict[str, set]:
+def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> dict[str, set[str]]:
     """Register -> the names its value may point into: pattern arrays (from `params`, PTX
     parameter -> array) and variables, through moves, conversions and additions; a register
     loaded from memory points anywhere ("?")."""
-    roots: dict[str, set] = {}
+    roots: dict[str, set[str]] = {}
     changed = True
     while changed:
         changed = False
@@ -103,7 +103,7 @@ def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> 
             if not ins.operands or ins.operands[0].kind != "reg":
                 continue
             dst = ins.operands[0].name
-            found: set = set()
+            found: set[str] = set()
             if ins.op == "ld" and ins.has("param"):
                 src = ins.operands[1]
                 if src.name in params:
@@ -131,7 +131,7 @@ class Program:
     layout: Layout
     reconverge: dict[int, int]
     reads: set[str]
-    roots: dict[str, set]
+    roots: dict[str, set[str]]
 
 
 def program(module: Module, entry: Entry, param_arrays: dict[str, str], global_end: int,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import alu
-from .bits import FLOATS, INT_DTYPES, WIDTH, is_signed, to_bits, view
+from .bits import FLOATS, INT_DTYPES, WIDTH, LaneValues, is_signed, to_bits, view
 from .parse import Instruction
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
@@ -18,10 +18,13 @@ from .sites import data_type
 if TYPE_CHECKING:
     from .execute import Machine
 
+Unknown = tuple["np.ndarray | None", "str | None"]  # an operand's unknown lanes, and why
 
-def _combine(*unks):
+
+def _combine(*unks: Unknown | None) -> Unknown:
     """Unknown lanes of several operands -> (union or None, first reason)."""
-    out, why = None, None
+    out: np.ndarray | None = None
+    why: str | None = None
     for u in unks:
         if u is not None and u[0] is not None:
             out = u[0] if out is None else (out | u[0])
@@ -33,7 +36,7 @@ def _type(ins: Instruction) -> str:
     return data_type(ins)
 
 
-def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def arith(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """Two- and three-operand arithmetic of one type (packed f16x2 / bf16x2 half by half)."""
     t = _type(ins)
     if "cc" in ins.opcode:
@@ -53,7 +56,8 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], result, alu._wide(t) if wide else t, mask, unk, why)
 
 
-def compute(op: str, mods: tuple[str, ...], t: str, v: list):
+def compute(op: str, mods: tuple[str, ...], t: str,
+            v: list[LaneValues]) -> tuple[LaneValues, LaneValues]:
     """An arithmetic op on typed values -> (result, lanes where it is undefined or None)."""
     if op == "add":
         return alu.add(mods, t, *v), None
@@ -70,7 +74,8 @@ def compute(op: str, mods: tuple[str, ...], t: str, v: list):
     if op == "rem":
         return alu.remainder(mods, t, *v)
     if op in ("min", "max"):
-        return alu.minmax(op, t, *v, nan="NaN" in mods), None
+        a, b = v
+        return alu.minmax(op, t, a, b, nan="NaN" in mods), None
     if op in ("shl", "shr"):
         return alu.shift(op, t, *v), None
     if op in ("and", "or", "xor"):
@@ -96,7 +101,7 @@ def compute(op: str, mods: tuple[str, ...], t: str, v: list):
     raise Unrunnable(f"the operation {op}")
 
 
-def _packed(m: "Machine", ins: Instruction, mask, t: str) -> None:
+def _packed(m: "Machine", ins: Instruction, mask: np.ndarray, t: str) -> None:
     """f16x2 / bf16x2 arithmetic: the op on the low and the high halves apart."""
     half = "f16" if t == "f16x2" else "bf16"
     srcs = [m.read(o, "b32") for o in ins.operands[1:]]
@@ -110,7 +115,7 @@ def _packed(m: "Machine", ins: Instruction, mask, t: str) -> None:
     m.write(ins.operands[0], out, "b32", mask, unk, why)
 
 
-def unary_bits(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def unary_bits(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """popc, clz, brev, bfind (result u32, brev: its own type)."""
     t = _type(ins)
     a, unk, why = m.read(ins.operands[1], t)
@@ -118,7 +123,7 @@ def unary_bits(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, t if ins.op == "brev" else "u32", mask, unk, why)
 
 
-def bfe_bfi(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def bfe_bfi(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     t = _type(ins)
     if ins.op == "bfe":
         srcs = [m.read(ins.operands[1], t), m.read(ins.operands[2], "u32"),
@@ -133,7 +138,7 @@ def bfe_bfi(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, t, mask, unk, why)
 
 
-def prmt(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def prmt(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     srcs = [m.read(o, "b32") for o in ins.operands[1:4]]
     unk, why = _combine(*((s[1], s[2]) for s in srcs))
     try:
@@ -143,15 +148,15 @@ def prmt(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, "b32", mask, unk, why)
 
 
-def lop3(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def lop3(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     t = _type(ins)
     srcs = [m.read(o, t) for o in ins.operands[1:4]]
     lut = ins.operands[4].value
     unk, why = _combine(*((s[1], s[2]) for s in srcs))
-    m.write(ins.operands[0], alu.lop3(*(s[0] for s in srcs), lut), t, mask, unk, why)
+    m.write(ins.operands[0], alu.lop3(srcs[0][0], srcs[1][0], srcs[2][0], lut), t, mask, unk, why)
 
 
-def setp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def setp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """setp.cmp[.bool].type p[|q], a, b[, c]: p = cmp(a, b) BOOL c, q = !cmp(a, b) BOOL c;
     set.cmp.dtype.type d: all ones (or 1.0) where true."""
     cmp, t = ins.opcode[1], ins.opcode[-1]
@@ -160,12 +165,13 @@ def setp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     b, ub, wb = m.read(ins.operands[2], t)
     r = alu.compare(cmp, t, a, b)
     parts = [(ua, wa), (ub, wb)]
-    c = None
+    c: LaneValues = None
     if bool_op is not None:
         c, uc, wc = m.read(ins.operands[3], "pred")
         parts.append((uc, wc))
     unk, why = _combine(*parts)
-    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}.get(bool_op)
+    f = None if bool_op is None else {
+        "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bool_op]
     p = r if f is None else f(r, c)
     q = None if f is None else f(~r, c)
     if ins.op == "set":
@@ -181,7 +187,7 @@ def setp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
         m.write(dest, p, "pred", mask, unk, why)
 
 
-def selp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def selp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     t = _type(ins)
     a, ua, wa = m.read(ins.operands[1], t)
     b, ub, wb = m.read(ins.operands[2], t)
@@ -199,7 +205,7 @@ def selp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], np.where(pick, a, b), t, mask, unk, why)
 
 
-def mov(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def mov(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """mov (a register, literal, special register or a variable's address), and the
     packing / unpacking forms mov.b64 %rd, {%r1, %r2} / mov.b64 {%r1, %r2}, %rd."""
     t = _type(ins)
@@ -230,7 +236,7 @@ def mov(m: "Machine", ins: Instruction, pc: int, mask) -> None:
 ROUND_INT = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 
 
-def convert(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def convert(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """cvt[.rnd][.ftz][.sat].dtype.atype: integers extend or wrap (.sat clamps); float to
     integer rounds as its rounding modifier says and clamps to the range (NaN -> 0); integer
     to float and float narrowing round to nearest even (also under .rz / .rm / .rp, which
@@ -276,7 +282,7 @@ def convert(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, dt, mask, unk, why)
 
 
-def cvta(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def cvta(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """cvta.space / cvta.to.space: a space's address <-> its generic address."""
     to = "to" in ins.opcode
     space = next(s for s in ins.opcode[1:] if s in ("global", "shared", "local", "const",
@@ -290,7 +296,7 @@ def cvta(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, t, mask, unk, why)
 
 
-def isspacep(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def isspacep(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     space = ins.opcode[1]
     a, unk, why = m.read(ins.operands[1], "u64")
     a = np.asarray(a).astype(np.uint64)
@@ -301,7 +307,7 @@ def isspacep(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, "pred", mask, unk, why)
 
 
-def testp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def testp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """testp.finite / infinite / number / notanumber / normal / subnormal of a float."""
     t = _type(ins)
     a, unk, why = m.read(ins.operands[1], t)
@@ -316,7 +322,7 @@ def testp(m: "Machine", ins: Instruction, pc: int, mask) -> None:
     m.write(ins.operands[0], r, "pred", mask, unk, why)
 
 
-def funnel_shift(m: "Machine", ins: Instruction, pc: int, mask) -> None:
+def funnel_shift(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     """shf.l / shf.r.wrap / .clamp.b32 d, a, b, c: the 64 bits b:a shifted by c, the high
     (left) or low (right) 32 bits kept."""
     srcs = [m.read(o, "u32") for o in ins.operands[1:4]]

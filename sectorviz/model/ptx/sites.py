@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import PatternError
 from .bits import WIDTH
-from .parse import Instruction
+from .parse import Instruction, Operand
 from .program import Program
 
 EXPLICIT = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
@@ -65,7 +65,7 @@ def _static_space(prog: Program, base: str, arrays: set[str]) -> tuple[str, tupl
     return "global", tuple(sorted(r for r in roots if r in arrays))
 
 
-def _roots(prog: Program, op, space: str, arrays: set[str]) -> tuple[str, ...]:
+def _roots(prog: Program, op: Operand, space: str, arrays: set[str]) -> tuple[str, ...]:
     if op.name in prog.layout.where:
         return (op.name,)
     found = prog.roots.get(op.name, set())
@@ -107,10 +107,11 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
             space, roots = explicit, _roots(prog, addr, explicit, arrays)
         t = data_type(ins)
         parts = vector_parts(ins)
-        op = {"ld": "load", "ldu": "load", "st": "store", "red": "red"}.get(ins.op)
         if ins.op == "atom":
             dest = ins.operands[0]
             op = "atom" if dest.kind == "reg" and dest.name in reads else "red"
+        else:
+            op = {"ld": "load", "ldu": "load", "st": "store", "red": "red"}[ins.op]
         out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots))
     return _keep_read_stores(out)
 
@@ -118,7 +119,7 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
 def _keep_read_stores(sites: list[Site]) -> list[Site]:
     """Sites with `kept` False for stores no load can read: their roots are not among the
     roots of any load or atomic of their space (a load whose roots are unknown reads all)."""
-    read: dict[str, set] = {}
+    read: dict[str, set[str]] = {}
     for s in sites:
         if s.op != "store":
             read.setdefault(s.space, set()).update(s.roots or {"*"})
