@@ -45,10 +45,18 @@ def device_view(text: str) -> str:
 def _host_spans(node: Node):
     """(start byte, end byte) of each host-only part directly under a file-level container."""
     for child in node.named_children:
-        if child.type in _CONTAINERS:
+        if _is_host_function(_linked(child)):  # `extern "C" void f() {...}` goes whole
+            yield child.start_byte, child.end_byte
+        elif child.type in _CONTAINERS:
             yield from _host_spans(child)
         elif _is_host_function(child) or _is_host_include(child) or _names_host_library(child):
             yield child.start_byte, child.end_byte
+
+
+def _linked(node: Node) -> Node:
+    """The function an `extern "C"` linkage specification declares alone, else the node."""
+    body = node.child_by_field_name("body") if node.type == "linkage_specification" else None
+    return body if body is not None and _function(body) is not None else node
 
 
 def _function(node: Node) -> Node | None:

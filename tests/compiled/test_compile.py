@@ -7,10 +7,11 @@ import os
 import pytest
 from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
+import sectorviz.frontends  # noqa: F401  (registers the engines)
 from sectorviz.compiled import bounded, compiler, nvcc, ptxcache
 from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.model import PatternError, pattern_from_dict
+from sectorviz.model import PatternError, analyze, pattern_from_dict
 
 pytestmark = needs_nvcc
 
@@ -233,3 +234,18 @@ def test_the_compiler_is_found_under_cuda_home(tmp_path, monkeypatch):
         assert compiler.find_compiler() is None
     finally:
         compiler.compiler_named.cache_clear()
+
+
+@needs_nvcc
+def test_an_error_while_running_an_included_line_names_that_header(tmp_path, monkeypatch):
+    """The branch on `m`, a parameter the pattern does not give, lies in inc/put.h line 3
+    (inlined into the kernel): the line names the header, not the pattern file."""
+    monkeypatch.setenv("SECTORVIZ_ENGINE", "compiled")
+    header = ("__device__ void put(float *y, int i, int m)\n{\n    if (i < m) y[i] = 0;\n}\n")
+    code = ('#include "inc/put.h"\n__global__ void k(float *y, int m)\n'
+            '{\n    put(y, threadIdx.x, m);\n}\n')
+    pattern = write_pattern(tmp_path, code, "k", files={"inc/put.h": header})
+    with pytest.raises(PatternError) as err:
+        analyze(pattern)
+    assert err.value.file == str(tmp_path / "inc" / "put.h") and err.value.place == "line 3"
+    assert "depends on the kernel parameter 'm'" in err.value.message

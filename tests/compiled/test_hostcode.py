@@ -183,3 +183,25 @@ def test_a_shared_header_whose_host_code_uses_cublas_compiles_with_the_stand_ins
     assert not compiled.host_code_left_out
     assert str(tmp_path / "common.h") in compiled.files
     assert "ld.global" in compiled.ptx and "st.global" in compiled.ptx
+
+
+def test_an_extern_c_host_function_is_left_out_whole():
+    """cuda-samples' scan.cu style: `extern "C" void host(...) {...}` goes with its linkage
+    (a bare `extern "C"` left at the end of the file does not compile); a linkage block of
+    declarations keeps its device code."""
+    code = ('extern "C" void scanHost(float *d, int n)\n{\n    checkCudaErrors(0);\n}\n'
+            'extern "C" {\n__global__ void k(float *a) { a[threadIdx.x] = 0; }\n'
+            'void other() { helper(); }\n}\n')
+    view = device_view(code)
+    assert view.count("\n") == code.count("\n")
+    assert "extern \"C\" void" not in view and "scanHost" not in view
+    assert 'extern "C" {' in view and "__global__ void k" in view and "helper" not in view
+
+
+@needs_nvcc
+def test_cublas_brings_half_and_bfloat16_as_the_real_header_does(tmp_path):
+    """llm.c's common.h gets __nv_bfloat16 through cublas_v2.h only."""
+    code = ('#include <cublas_v2.h>\n__global__ void k(__nv_bfloat16 *y, const float *x)\n'
+            '{\n    y[threadIdx.x] = __float2bfloat16(x[threadIdx.x]);\n}\n')
+    compiled = compile_kernel(write_pattern(tmp_path, code, "k"))
+    assert "st.global.b16" in compiled.ptx or "st.global.u16" in compiled.ptx, compiled.ptx

@@ -6,6 +6,9 @@
 #pragma once
 #include <cuda_runtime.h>
 #include <library_types.h>
+// as the real cublas_api.h: code that includes only cuBLAS gets half and bfloat16 too
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
 
 typedef enum {
     CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,

@@ -375,7 +375,13 @@ class CompiledKernel(Launch):
         when SECTORVIZ_LANE_PATH is set."""
         if os.environ.get(LANE_PATH, "") not in ("", "0") or sector_bytes > MAX_SECTOR_BYTES:
             return None
-        hi = min(self.warps, lo + most)
+        try:
+            return self._closed_trace(lo, min(self.warps, lo + most), per_warp)
+        except PatternError as err:
+            raise self._in_source(err) from None
+
+    def _closed_trace(self, lo: int, hi: int, per_warp: bool
+                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
         for end in () if per_warp else (self.warps, hi):
             box = block_box(self, lo, end)
             if box is not None:
@@ -389,13 +395,18 @@ class CompiledKernel(Launch):
             return None
 
     def _in_source(self, err: PatternError) -> PatternError:
-        """An error at a line of the kernel's own .cu (`line L`) names that file, as the
-        source engine's do; one at a pattern key, an included file or inline code is kept."""
-        main = self.compiled.files[0] if self.compiled.files else ""
-        if err.file is not None or not re.fullmatch(r"line \d+", err.place) or \
-                not Path(main).is_absolute():
+        """An error at a line of the kernel's own .cu (`line L`) or of a file it includes
+        (`common.h line L`) names that file, as the source engine's do; one at a pattern key
+        or in inline code is kept."""
+        found = re.fullmatch(r"(?:(\S+) )?(line \d+)", err.place)
+        if err.file is not None or found is None:
             return err
-        return PatternError(err.place, err.message, err.column, main)
+        name, line = found.groups()
+        main, *included = self.compiled.files or ("",)
+        named = [f for f in included if Path(f).name == name] if name else [main]
+        if len(named) != 1 or not Path(named[0]).is_absolute():  # inline code keeps its place
+            return err
+        return PatternError(line, err.message, err.column, named[0])
 
 
 def _unique(listed: list[Instruction]) -> list[Instruction]:
