@@ -26,7 +26,7 @@ from ..sectors import WARP_SIZE
 from . import closed_memory, closed_ops
 from .bits import INT_DTYPES, WIDTH, immediate
 from .compress import compressed
-from .execute import UNKNOWN_SPECIALS
+from .execute import UNKNOWN_SPECIALS, diverge
 from .loops import GiveUp
 from .parse import Instruction, Operand
 from .refuse import NO_OPS
@@ -137,13 +137,7 @@ class ClosedMachine:
         meet = self.prog.reconverge.get(pc, len(self.code) + 1)
         if not outermost and not start <= meet <= stop:
             raise GiveUp()
-        if meet == top[1]:
-            stack.pop()
-        else:
-            top[0] = meet
-        for begin, lanes in ((pc + 1, fall), (target, taken)):
-            if begin != meet:
-                stack.append([begin, meet, lanes, top[3]])
+        diverge(stack, top, (pc + 1, fall), (target, taken), meet)
 
     def guarded(self, ins: Instruction, m: Mask) -> Mask:
         if ins.guard is None:

@@ -45,6 +45,21 @@ class Context:
     initial: dict[str, bytes]  # module-scope global / constant variable -> its launch bytes
 
 
+def diverge(stack: list[Frame], top: Frame, fall: tuple[int, Any], taken: tuple[int, Any],
+            meet: int) -> None:
+    """A branch that splits the lanes of `top`: both (pc, lanes) paths, the fall-through then
+    the taken one, go on the stack to run until `meet` (the branch's immediate
+    post-dominator), where `top` continues (or, when `top` ends there too, is done). Stack
+    entries beyond the lanes (`top[3:]`) are carried to both paths."""
+    if meet == top[1]:
+        stack.pop()
+    else:
+        top[0] = meet
+    for start, lanes in (fall, taken):
+        if start != meet:
+            stack.append([start, meet, lanes, *top[3:]])
+
+
 class Machine:
     """One run of a Program over a chunk of whole blocks (threads of `threads`)."""
 
@@ -143,14 +158,8 @@ class Machine:
         if not taken.any():
             top[0] = pc + 1
             return
-        meet = self.prog.reconverge.get(pc, len(self.code) + 1)
-        if meet == top[1]:
-            stack.pop()
-        else:
-            top[0] = meet
-        for start, lanes in ((pc + 1, fall), (target, taken)):
-            if start != meet:
-                stack.append([start, meet, lanes])
+        diverge(stack, top, (pc + 1, fall), (target, taken),
+                self.prog.reconverge.get(pc, len(self.code) + 1))
 
     def _guarded(self, ins: Instruction, mask: np.ndarray) -> np.ndarray:
         if ins.guard is None:
