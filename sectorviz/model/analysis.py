@@ -56,11 +56,13 @@ def analyze(pattern: Pattern, per_warp: bool = False,
             spend.progress = None
 
 
-def analyzed(pattern: Pattern, per_warp: bool = False) -> Analysis:
-    """analyze(pattern, per_warp) within the default budget, kept in the one cache while the
-    files it read are unchanged (the next theme, warp or view of the same pattern)."""
+def analyzed(pattern: Pattern, per_warp: bool = False, budget: Budget | None = None
+             ) -> Analysis:
+    """analyze(pattern, per_warp) within `budget` (default: the default budget), kept in the
+    one cache while the files it read are unchanged (the next theme, warp or view of the same
+    pattern; a run that finishes gives the same Analysis under any budget)."""
     kind = "per-warp analysis" if per_warp else "analysis"
-    return MEMO.get(kind, read_as(pattern), lambda: analyze(pattern, per_warp))
+    return MEMO.get(kind, read_as(pattern), lambda: analyze(pattern, per_warp, budget=budget))
 
 
 def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], None] | None,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .analysis import analyze, analyzed
+from .analysis import analyzed
 from .budget import Budget, default_work
 from .errors import PatternError
 from .frontend import read_as, reading_of
@@ -76,8 +76,7 @@ def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
 def _changes(pattern: Pattern, compiled: Analysis) -> CompilerChanges:
     source = with_kernel(pattern, "kernel.engine", engine="source")
     try:
-        written = MEMO.get("analysis", read_as(source), lambda: analyze(
-            source, budget=Budget(work=default_work() // WRITTEN_SHARE)))
+        written = analyzed(source, budget=Budget(work=default_work() // WRITTEN_SHARE))
     except PatternError as err:
         return CompilerChanges((), f"as written it could not be counted: {err.message}")
     except MemoryError:  # the compiled reading stands on its own
