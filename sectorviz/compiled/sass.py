@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
+from ..model.ptx.sites import EXPLICIT
 from .bounded import run_bounded
 from .compiler import Toolchain, wheel_folders
 
@@ -34,7 +35,6 @@ _PTX_MEMORY = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:ld|st|atom|red|cp\.async|ldmat
 _SASS_LINE = re.compile(r'^\s*//## File "([^"]+)", line (\d+)')
 _SASS_OP = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)((?:\.\w+)*)\s")
 
-PTX_SPACES = {"global": "global", "shared": "shared", "local": "local"}
 SASS_KINDS = {  # SASS opcode -> ((space, kind), ...) it stands for
     "LDG": (("global", "load"),), "STG": (("global", "store"),),
     "ATOMG": (("global", "atomic"),), "RED": (("global", "atomic"),),
@@ -114,8 +114,8 @@ def _ptx_kinds(parts: list[str]) -> list[tuple[str, str]]:
         return [("global", "load"), ("shared", "store")]
     if name in ("ldmatrix", "stmatrix"):
         return [("shared", "load" if name == "ldmatrix" else "store")]
-    spaces = [PTX_SPACES[p] for p in parts[1:] if p in PTX_SPACES]
-    if any(p in ("param", "const") for p in parts[1:]):
+    spaces = [EXPLICIT[p] for p in parts[1:] if p in EXPLICIT]
+    if "param" in parts[1:] or "constant" in spaces:
         return []
     kind = {"ld": "load", "st": "store"}.get(name, "atomic")
     return [(spaces[0] if spaces else "generic", kind)]
