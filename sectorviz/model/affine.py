@@ -13,6 +13,7 @@ the lane-by-lane path computes, per warp instead of per lane.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
@@ -58,7 +59,8 @@ class Affine:
 class AffineReader:
     """Expression trees -> Affine, or None when a tree is not affine in the coordinates."""
 
-    def __init__(self, constants: dict[str, int], lets: dict[str, Node], extents: tuple[int, ...]):
+    def __init__(self, constants: dict[str, int], lets: Mapping[str, Node],
+                 extents: tuple[int, ...]):
         self.constants, self.lets, self.extents = constants, lets, extents
         self._memo: dict[str, Affine | None] = {}
 
@@ -151,7 +153,7 @@ def plan_access(kernel: Kernel, k: int) -> AffinePlan | None:
         constants[f"blockDim.{a}"] = kernel.block[axis]
         constants[f"gridDim.{a}"] = kernel.grid[axis]
     extents = (*kernel.block, *kernel.grid)
-    reader = AffineReader(constants, {name: e.tree for name, e in pattern.lets}, extents)
+    reader = AffineReader(constants, pattern.let_trees, extents)
     arr = kernel.arrays[access.array]
     if access.index is not None:
         element = reader.read(access.index.tree)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Callable, NamedTuple, Protocol, Union, cast
 
 import numpy as np
@@ -94,13 +93,18 @@ _CHILDREN: dict[type, Callable[[Any], tuple["Node", ...]]] = {
     Call: lambda n: n.args, Subscript: lambda n: (n.index,)}
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """A node's sub-expressions, left to right."""
+    return _CHILDREN[type(node)](node)
+
+
 def walk(node: Node) -> list[Node]:
     """Every node of a tree, parents before children (left to right), without recursion."""
     out, stack = [], [node]
     while stack:
         node = stack.pop()
         out.append(node)
-        stack.extend(reversed(_CHILDREN[type(node)](node)))
+        stack.extend(reversed(children(node)))
     return out
 
 
@@ -115,29 +119,30 @@ def names_in(node: Node) -> set[str]:
 
 
 class TreeNames(NamedTuple):
-    """What a loader checks of a tree, from one walk."""
+    """What a loader checks of a tree: its names and levels (the columns only for an error,
+    from `first_column`)."""
 
     levels: int  # levels of the tree (a leaf is 1)
-    plain: dict[str, tuple[int, int]]  # value name -> (1-based column of its first use,
-    #                                    the deepest level of a leaf naming it)
-    arrays: dict[str, int]  # subscripted array name -> column of its first subscript
-
-    def column(self, name: str) -> int:
-        """The column of the first place the tree names `name`, as a value or an array."""
-        cols = [c for c in (self.plain.get(name, (None,))[0], self.arrays.get(name)) if c]
-        return min(cols)
+    plain: dict[str, int]  # value name -> the deepest level of a leaf naming it
+    arrays: frozenset[str] | set[str]  # subscripted array names
 
     def depth(self, names: dict[str, int]) -> int:
         """Levels of the tree when a Name listed in `names` adds its own levels (a let read
         inside the tree is evaluated there)."""
-        return max([self.levels, *(level + names.get(name, 0)
-                                   for name, (_, level) in self.plain.items())])
+        deepest = self.levels
+        for name, level in self.plain.items():
+            if level + names.get(name, 0) > deepest:
+                deepest = level + names.get(name, 0)
+        return deepest
+
+
+NO_ARRAYS: frozenset[str] = frozenset()
 
 
 def tree_names(node: Node) -> TreeNames:
     """One walk of a tree, without recursion -> its TreeNames."""
-    plain: dict[str, tuple[int, int]] = {}
-    arrays: dict[str, int] = {}
+    plain: dict[str, int] = {}
+    arrays: set[str] = set()  # (a tree without subscripts shares NO_ARRAYS)
     deepest, stack = 0, [(node, 1)]
     while stack:
         node, level = stack.pop()
@@ -145,17 +150,22 @@ def tree_names(node: Node) -> TreeNames:
         if level > deepest:
             deepest = level
         if kind is Name:
-            name, col = node.name, node.col  # type: ignore[union-attr]
-            seen = plain.get(name)
-            plain[name] = (col, level) if seen is None else (min(seen[0], col),
-                                                             max(seen[1], level))
+            name = node.name  # type: ignore[union-attr]
+            if plain.get(name, 0) < level:
+                plain[name] = level
         elif kind is not Num:
             if kind is Subscript:
-                array, col = node.array, node.col  # type: ignore[union-attr]
-                arrays[array] = min(col, arrays.get(array, col))
+                arrays.add(node.array)  # type: ignore[union-attr]
             below = level + 1
             stack.extend([(child, below) for child in _CHILDREN[kind](node)])
-    return TreeNames(deepest, plain, arrays)
+    return TreeNames(deepest, plain, arrays or NO_ARRAYS)
+
+
+def first_column(node: Node, name: str) -> int:
+    """The 1-based column of the first place a tree names `name`, as a value or an array."""
+    return min(n.col for n in walk(node)
+               if (type(n) is Name and n.name == name)  # type: ignore[union-attr]
+               or (type(n) is Subscript and n.array == name))  # type: ignore[union-attr]
 
 
 def subscripts_in(node: Node) -> set[str]:
@@ -339,35 +349,17 @@ class _Parser:
         return Subscript(tok.text, index, tok.col), self.level(height + 1, tok)
 
 
-def parse_at(text: str | int, place: str) -> Node:
-    """parse(), with any error moved to `place` (e.g. `accesses[1].index`)."""
-    try:
-        return parse(text)
-    except ExprError as err:
-        raise PatternError(place, err.message, err.column) from None
-
-
 def parse(text: str | int) -> Node:
     """Parse one C integer expression; raises ExprError with a 1-based column."""
     if not isinstance(text, (str, int)) or isinstance(text, bool):
         raise ExprError(f"expected an expression (text or integer), got {type(text).__name__}", 1)
     if isinstance(text, int) and not -2**63 <= text <= _UINT64_MAX:
         raise ExprError("integer does not fit in 64 bits", 1)  # before str(): no huge strings
-    text = str(text)
-    return _parse_short(text) if len(text) <= SHORT_CHARS else _parse_text(text)
+    return parse_text(str(text))
 
 
-SHORT_CHARS = 256  # an expression this short is parsed once per process (trees are immutable)
-
-
-@lru_cache(maxsize=4096)
-def _parse_short(text: str) -> Node:
-    """_parse_text, kept: a pattern repeats its expressions (100,000 accesses of one index
-    parse once); at most 4,096 texts of SHORT_CHARS, so about 1 MB."""
-    return _parse_text(text)
-
-
-def _parse_text(text: str) -> Node:
+def parse_text(text: str) -> Node:
+    """Parse one expression's text (ExprError with a 1-based column)."""
     if not text.strip():
         raise ExprError("empty expression", 1)
     parser = _Parser(text)

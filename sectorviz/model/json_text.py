@@ -41,9 +41,10 @@ def _text(value: Any, newline: str) -> str:
         for key in value:
             if type(key) is not str:
                 raise _Unusual
-        return "{" + inner + ("," + inner).join(
-            [f"{encode_basestring_ascii(k)}: {_text(v, inner)}" for k, v in value.items()]) \
-            + newline + "}"
+        return "{" + inner + ("," + inner).join(  # (a text value without a call of _text)
+            [f"{encode_basestring_ascii(k)}: "
+             f"{encode_basestring_ascii(v) if type(v) is str else _text(v, inner)}"
+             for k, v in value.items()]) + newline + "}"
     if kind is list or kind is tuple:
         if not value:
             return "[]"

@@ -36,7 +36,7 @@ def _gathers(pattern: Pattern, kernel: FrontEnd) -> frozenset[tuple[str, int]]:
     through the lets it reads; none for CUDA kernels (their loads are not traced)."""
     if not isinstance(kernel, Kernel):
         return frozenset()
-    lets = {name: e.tree for name, e in pattern.lets}
+    lets = pattern.let_trees
     found = set()
     for access, place in zip(pattern.accesses, kernel.spaces):
         read = (access.index,) if access.index is not None else access.at
@@ -48,7 +48,8 @@ def _gathers(pattern: Pattern, kernel: FrontEnd) -> frozenset[tuple[str, int]]:
             if subscripts_in(tree):
                 found.add(place)
                 break
-            for name in plain_names_in(tree) & lets.keys() - seen:
-                seen.add(name)
-                todo.append(lets[name])
+            for name in plain_names_in(tree):  # (not `keys() - seen`: a copy per let)
+                if name in lets and name not in seen:
+                    seen.add(name)
+                    todo.append(lets[name])
     return frozenset(found)

@@ -13,9 +13,10 @@ import gc
 import json
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections import ChainMap
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NoReturn
@@ -29,10 +30,10 @@ from .expr import (
     Node,
     Num,
     TreeNames,
+    first_column,
     names_in,
-    parse_at,
-    tree_names,
 )
+from .expr_shape import Parsed, parsed_at
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
 from .json_keys import DuplicateKey, first_duplicate, unique_pairs
 from .json_text import indented_json
@@ -101,22 +102,30 @@ def _json_int(text: str) -> int | LongInteger:
 # ---------------------------------------------------------------- values
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Expr:
-    """An expression with its source text and the place it came from."""
+    """An expression with its source text and the place it came from; equal texts at equal
+    places are equal expressions (the parse follows from the text)."""
 
     text: str
-    tree: Node
     place: str
+    parsed: Parsed = field(compare=False, repr=False)
+
+    @property
+    def tree(self) -> Node:
+        return self.parsed.tree
 
     @property
     def names(self) -> set[str]:
         return names_in(self.tree)
 
-    @cached_property
+    @property
     def tree_names(self) -> TreeNames:
-        """The names the tree reads, their columns and levels (one walk, kept)."""
-        return tree_names(self.tree)
+        """The names the tree reads, their columns and levels."""
+        return self.parsed.names
+
+
+ONE = Parsed.of_tree(Num(1, 1))  # a launch dimension not given
 
 
 @dataclass(frozen=True)
@@ -200,6 +209,32 @@ class Pattern:
     def array(self, name: str) -> ArraySpec:
         return next(a for a in self.arrays if a.name == name)
 
+    @cached_property
+    def let_trees(self) -> LetTrees:
+        """Its lets, name -> tree; a let's tree is built when first read (one map per pattern,
+        not one per access)."""
+        return LetTrees(self.lets)
+
+
+class LetTrees(Mapping[str, Node]):
+    """Let name -> its expression's tree, built when first read (a reader that follows the
+    lets one access uses builds only those)."""
+
+    def __init__(self, lets: Iterable[tuple[str, Expr]]):
+        self._exprs = dict(lets)
+
+    def __getitem__(self, name: str) -> Node:
+        return self._exprs[name].tree
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._exprs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._exprs)
+
+    def __len__(self) -> int:
+        return len(self._exprs)
+
 
 # ---------------------------------------------------------------- helpers
 
@@ -247,8 +282,8 @@ def expression(value: Any, place: str) -> Expr:
     if isinstance(value, bool) or not isinstance(value, (int, str, LongInteger)):
         raise PatternError(place, f"expected an expression (text or integer), got {_kind(value)}")
     if not isinstance(value, str):
-        return Expr(str(value), Num(_int(value, place), 1), place)
-    return Expr(value, parse_at(value, place), place)
+        return Expr(str(value), place, Parsed.of_tree(Num(_int(value, place), 1)))
+    return Expr(value, place, parsed_at(value, place))
 
 
 def _text(value: Any, place: str) -> str:
@@ -257,7 +292,7 @@ def _text(value: Any, place: str) -> str:
     return value
 
 
-def _identifier(name: str, place: str, taken: dict[str, str]) -> str:
+def _identifier(name: str, place: str, taken: Mapping[str, str]) -> str:
     if not _IDENT.match(name):
         raise PatternError(place, f"{name!r} is not a valid name (letters, digits, _)")
     if name in BUILTIN_VECTORS or name in FUNCTIONS or name == "warpSize":
@@ -281,7 +316,7 @@ def _launch(obj: Any) -> tuple[tuple[Expr, Expr, Expr], tuple[Expr, Expr, Expr]]
         if not isinstance(entries, list) or not 1 <= len(entries) <= 3:
             raise PatternError(place, "expected a list of 1 to 3 entries [x, y, z]")
         exprs = [expression(e, f"{place}[{i}]") for i, e in enumerate(entries)]
-        exprs += [Expr("1", Num(1, 1), f"{place}[{i}]") for i in range(len(exprs), 3)]
+        exprs += [Expr("1", f"{place}[{i}]", ONE) for i in range(len(exprs), 3)]
         x, y, z = exprs
         dims.append((x, y, z))
     return dims[0], dims[1]
@@ -361,7 +396,7 @@ def _array(name: str, obj: Any, place: str, dtype_optional: bool = False) -> Arr
         space=space)
 
 
-def _loop(obj: Any, place: str, taken: dict[str, str]) -> Loop:
+def _loop(obj: Any, place: str, taken: Mapping[str, str]) -> Loop:
     _check_keys(obj, LOOP_KEYS, place, required=("var", "start", "stop"))
     var = _identifier(_text(obj["var"], f"{place}.var"), f"{place}.var", taken)
     return Loop(var, expression(obj["start"], f"{place}.start"),
@@ -396,7 +431,7 @@ def _access(obj: Any, place: str, arrays: dict[str, ArraySpec], taken: dict[str,
         raise PatternError(f"{place}.loops", "expected a list of loops")
     if len(raw_loops) > MAX_LOOPS:
         raise PatternError(f"{place}.loops", f"{len(raw_loops)} nested loops; at most {MAX_LOOPS}")
-    loop_names = dict(taken)
+    loop_names = ChainMap({}, taken)  # not a copy: linear in the lets and the accesses
     loops = []
     for j, raw in enumerate(raw_loops):
         loop = _loop(raw, f"{place}.loops[{j}]", loop_names)
@@ -434,20 +469,23 @@ def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str]
     if expr is None:
         return
     names = expr.tree_names
+    if names.arrays <= readable and all(n in known and n not in arrays for n in names.plain):
+        return  # the common case, without sorting
     for sub in sorted(names.arrays):
         if sub in arrays and sub not in readable:
             raise PatternError(expr.place, f"array {sub!r} has no 'values', so it cannot be "
-                                           "read inside an expression", names.column(sub))
+                                           "read inside an expression",
+                               first_column(expr.tree, sub))
         if sub not in readable:
             raise PatternError(expr.place, f"unknown array {sub!r}" + suggest(sub, readable),
-                               names.column(sub))
+                               first_column(expr.tree, sub))
     for name in sorted(names.plain):
         if name in arrays:
             raise PatternError(expr.place, f"{name!r} is an array; read an element as "
-                                           f"{name}[index]", names.column(name))
+                                           f"{name}[index]", first_column(expr.tree, name))
         if name not in known:
             raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known),
-                               names.column(name))
+                               first_column(expr.tree, name))
 
 
 # ---------------------------------------------------------------- entry points
