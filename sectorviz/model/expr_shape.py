@@ -4,10 +4,10 @@ The shape of a text is the text with every name replaced by `_` and every short 
 literal by `0` (`v12 + 1` -> `_ + 0`). Names and those literals are whole tokens whose
 neighbours are neither letters nor digits, and a name followed by `(` (a function) is kept as
 written, so the shape tokenizes as the text does, token for token, and parses to the same tree
-with placeholders. A shape is parsed once per process (a bounded memo); each text then gets at
-once what a loader checks (its TreeNames, from the shape's slots) and its tree when first
-read. A shape that does not parse sends the text to the parser itself, which names the error
-as written.
+with placeholders. A shape that a second text has is parsed once per process (a bounded
+memo); each further text of it gets at once what a loader checks (its TreeNames, from the
+shape's slots) and its tree when first read. The first text of a shape, and a shape that does
+not parse, go to the parser itself, which names any error as written.
 """
 
 from __future__ import annotations
@@ -105,10 +105,25 @@ def _parsed_short(text: str) -> Parsed:
     accesses of one index parse once and share one tree)."""
     pieces = _ATOM.split(text)
     atoms = pieces[1::2]
-    shape = _shape(_placeholders(pieces))
+    shape = _shape_again(_placeholders(pieces))
     if shape is None:
         return Parsed.of_tree(parse(text))  # raises the text's own error
     return Parsed(_names(shape, atoms), None, shape, text)
+
+
+_SEEN: set[str] = set()  # shapes some text had (at most SHAPES, then forgotten)
+
+
+def _shape_again(key: str) -> Shape | None:
+    """The shape's parse from its second text on, None for its first: a text of a shape not
+    seen before is parsed whole, so that a file of all-different shapes loads as fast as
+    without them. None too for a shape that does not parse."""
+    if key in _SEEN:
+        return _shape(key)
+    if len(_SEEN) >= SHAPES:
+        _SEEN.clear()
+    _SEEN.add(key)
+    return None
 
 
 def _placeholders(pieces: list[str]) -> str:

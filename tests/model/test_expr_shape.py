@@ -1,5 +1,8 @@
 """Expressions through their shape (model.expr_shape): the same tree, columns, names and errors
-as the parser itself gives the text, and every valid short text goes through its shape."""
+as the parser itself gives the text, and every valid short text of a shape seen before goes
+through its shape."""
+
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +19,7 @@ PIECES = ["a", "b1", "_", "_x", "n", "threadIdx", "threadIdx.x", "blockDim . y",
           ","]
 
 NAMES = st.sampled_from(["a", "b1", "_", "n", "v12", "threadIdx.x", "threadIdx . y", "i"])
+RENAMED = re.compile(r"\b(a|b1|_|n|v12|i|idx)\b")  # NAMES and arrays but the built-ins
 NUMBERS = st.sampled_from(["0", "1", "32", "1024", "0x10", "7u", "123456789012345678"])
 OPS = st.sampled_from(["+", "-", "*", "/", "%", "<<", ">>", "<", "<=", "==", "!=", "&&", "||",
                        "&", "^", "|"])
@@ -56,14 +60,17 @@ def _check_same(text):
         return False
     assert written == ("tree", got.tree), text
     assert got.names == tree_names(got.tree), text
-    assert got.shape is not None or len(text) > SHORT_CHARS, text  # the shape path ran
     return True
 
 
 @settings(max_examples=400)
 @given(VALID)
 def test_valid_expressions_read_as_written(text):
-    assert _check_same(text)
+    """`text`, then a text of its shape (its names renamed), which goes through the shape."""
+    again = RENAMED.sub(r"q\1", text)
+    assert _check_same(text) and _check_same(again)
+    if again != text and len(again) <= SHORT_CHARS:
+        assert parsed_at(again, "let.w").shape is not None, again  # the shape path ran
 
 
 @settings(max_examples=600)
@@ -80,10 +87,11 @@ def test_known_cases_read_as_written(text):
     _check_same(text)
 
 
-def test_shapes_share_one_template():
-    first, second = parsed_at("v1 + 1", "let.a"), parsed_at("w22 + 7", "let.b")
-    assert first.shape is second.shape
-    assert second.tree == parse_text("w22 + 7")
+def test_a_shape_seen_before_is_shared():
+    first, second = parsed_at("v1 +  1", "let.a"), parsed_at("w22 +  7", "let.b")
+    third = parsed_at("x333 +  8", "let.c")
+    assert first.shape is None and second.shape is third.shape is not None
+    assert (second.tree, third.tree) == (parse_text("w22 +  7"), parse_text("x333 +  8"))
 
 
 def test_an_error_names_the_place_and_the_column_as_written():
