@@ -127,6 +127,13 @@ def coalesced_matmul() -> list[Row]:
     return matmul_rows("coalesced", "matmulCoalesced", KERNELS, ["n * n / 1024"], [1024], True)
 
 
+def block_coalesced_matmul() -> list[Row]:
+    """SGEMM_CUDA's second kernel: 1-D blocks of 1024 owning 32 x 32 tiles, row and col by /
+    and % of a template constant (nvcc writes the column as one bfi)."""
+    return matmul_rows("block-coalesced", "matmulBlockCoalesced<32>", KERNELS,
+                       ["n / 32", "n / 32"], [1024], False)
+
+
 def tiled_matmul() -> list[Row]:
     """32 x 32 shared-memory tiles, __syncthreads, a loop over tiles."""
     return matmul_rows("tiled", "matmulTiled", KERNELS, ["n / 32", "n / 32"], [32, 32], False)
@@ -149,6 +156,7 @@ CASES: dict[str, Callable[[], list[Row]]] = {
     "gather-random": gather_random,
     "naive-matmul": naive_matmul,
     "coalesced-matmul": coalesced_matmul,
+    "block-coalesced-matmul": block_coalesced_matmul,
     "tiled-matmul": tiled_matmul,
     "vector-add-kernel": vector_add_kernel,
 }

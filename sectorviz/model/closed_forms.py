@@ -193,14 +193,17 @@ class Chunk:
         return lo, hi
 
     def bounds(self, v: Aff) -> tuple[int, int]:
-        """Least and greatest value over every warp of the chunk (valid lanes, all j)."""
-        if isinstance(v.base, np.ndarray):
-            lo, hi = int(v.base.min()), int(v.base.max())
+        """Least and greatest value over every warp of the chunk (valid lanes, all j); a
+        warp's base and its class's offsets taken together (`threadIdx.x % 32` is 0..31)."""
+        if v.off is None:
+            lo, hi = (int(v.base.min()), int(v.base.max())) if isinstance(v.base, np.ndarray) \
+                else (v.base, v.base)
         else:
-            lo = hi = v.base
-        if v.off is not None:
             omin, omax = self.off_extremes(v.off)
-            lo, hi = lo + int(omin.min()), hi + int(omax.max())
+            if isinstance(v.base, np.ndarray):
+                lo, hi = int((v.base + omin[self.cls]).min()), int((v.base + omax[self.cls]).max())
+            else:
+                lo, hi = v.base + int(omin.min()), v.base + int(omax.max())
         slo, shi = self.symbol_span(v)
         return lo + slo, hi + shi
 

@@ -185,9 +185,28 @@ def matmul(code: str, function: str, n: int, grid, block):
 @pytest.mark.parametrize("n", [32, 96])
 def test_coalesced_and_tiled_matrix_multiply_match_the_lane_path(monkeypatch, n):
     for p in (matmul(VARIANTS, "matmulCoalesced", n, (n * n // 32,), (32,)),
+              matmul(VARIANTS, "matmulBlockCoalesced<32>", n, (n // 32, n // 32), (1024,)),
               matmul(VARIANTS, "matmulTiled", n, (n // 32, n // 32), (32, 32))):
         same_on_both_paths(p, monkeypatch)
         assert used_closed_forms(p)
+
+
+def test_block_coalesced_matrix_multiply_at_4096_by_hand():
+    """Blocks of 1024 threads, row = 32 blockIdx.x + threadIdx.x / 32 (one per warp), col =
+    32 blockIdx.y + threadIdx.x % 32 (the lane): the column stays within 0..31 of its block's
+    base, so the whole grid is one box in closed form. Per k a warp reads one word of A (1
+    sector) and 32 consecutive floats of B (4 sectors); its store is 128 bytes (4)."""
+    n = 4096
+    p = matmul(VARIANTS, "matmulBlockCoalesced<32>", n, (n // 32, n // 32), (1024,))
+    kernel = kernel_for(p)
+    assert kernel.closed_trace(0, 1, 32)[0] == kernel.warps  # one box, not a row per warp
+    a = analyze(p)
+    warps = n * n // 32
+    rows = {s.source: (s.requests, s.sectors) for s in a.instructions}
+    assert rows == {"A[row * n + k]": (warps * n, warps * n),
+                    "B[k * n + col]": (warps * n, 4 * warps * n),
+                    "C[row * n + col]": (warps, 4 * warps)}
+    assert a.totals.unique_sectors == 3 * n * n * 4 // 32
 
 
 def test_naive_matrix_multiply_at_4096_by_hand():

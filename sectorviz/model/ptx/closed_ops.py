@@ -1,8 +1,8 @@
 """The closed-form machine's (closed.py) register instructions: integer arithmetic exact in
-closed form where it has one (add, sub, mul, mad, shl, neg; divisions, min and max where the
-symbols allow), else the lane path's own arithmetic on concrete lane values (scalar_ops.
-compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a latch's trip
-count), predicate logic, selp, mov, cvt and cvta."""
+closed form where it has one (add, sub, mul, mad, shl, neg, bfi; divisions, min and max
+where the symbols allow), else the lane path's own arithmetic on concrete lane values
+(scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
+latch's trip count), predicate logic, selp, mov, cvt and cvta."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, NotClosed
+from .alu import bit_field_insert
 from .bits import FLOATS, INT_DTYPES, WIDTH
 from .parse import Instruction
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC
@@ -130,6 +131,41 @@ def _concrete(mc: "ClosedMachine", ins: Instruction, t: str, v: list[Aff]) -> Va
     if bad is not None and np.any(bad & mc.ck.valid[mc.ck.cls]):
         return OPAQUE
     return from_typed(mc.ck, result, wide_t if wide else t)
+
+
+def bit_insert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """bfi d, a, b, pos, len: on values of the rows and lanes only, the lane path's own bit
+    arithmetic; with symbols and a literal position and length, b - (b & field) + (a & ones)
+    * 2^pos, exact where those parts are (nvcc writes `blockIdx.y * 32 + threadIdx.x % 32`
+    as one bfi)."""
+    t = data_type(ins)
+    types = (t, t, "u32", "u32")
+    srcs = [mc.read(o, ty, m) for o, ty in zip(ins.operands[1:], types)]
+    dest = ins.operands[0]
+    affs = [s for s in srcs if isinstance(s, Aff)]
+    if len(affs) != len(srcs):
+        return mc.write(dest, CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE,
+                        t, m)
+    if all(concrete(a) for a in affs):
+        lanes = [typed_lanes(mc.ck, a, ty) for a, ty in zip(affs, types)]
+        return mc.write(dest, from_typed(mc.ck, bit_field_insert(t, *lanes), t), t, m)
+    a, b, pos, length = affs
+    value = _inserted(mc, t, a, b, int(pos.base) & 0xFF, int(length.base) & 0xFF) \
+        if pos.scalar and length.scalar else None
+    mc.write(dest, CARRIED if value is None else value, t, m)
+
+
+def _inserted(mc: "ClosedMachine", t: str, a: Aff, b: Aff, at: int, n: int) -> Aff | None:
+    """b with n bits of a at bit `at` (clipped to t's width), None without a closed form."""
+    n = min(n, max(8 * WIDTH[t] - at, 0))
+    if n == 0:
+        return b
+    high, low = (divided(mc.ck, b, 2**k, True) for k in (at + n, at))
+    bits = divided(mc.ck, a, 2**n, True)
+    if not (isinstance(high, Aff) and isinstance(low, Aff) and isinstance(bits, Aff)):
+        return None
+    shifted = _scaled(mc, bits, 2**at)
+    return None if shifted is None else b + (high + low.scaled(-1)).scaled(-1) + shifted
 
 
 def _not_closed(ins: Instruction) -> None:

@@ -372,3 +372,25 @@ def test_a_product_that_wraps_64_bit_integers_counts_as_the_lane_path_counts_it(
     assert_same(closed, lanes)
     store = next(s for s in closed.instructions if s.op == "store")
     assert (store.requests, store.sectors) == (32, 128)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("index, grid", [
+    ("(blockIdx.x * 32 + threadIdx.x / 32) * n + blockIdx.y * 32 + threadIdx.x % 32", (4, 4)),
+    ("(((blockIdx.x * blockDim.x + threadIdx.x) >> 5) & 15) * 64 + (threadIdx.x & 31)", (8, 1)),
+])
+def test_a_bit_field_insert_keeps_the_box_of_blocks(tmp_path, index, grid):
+    """nvcc writes `blockIdx.y * 32 + threadIdx.x % 32` (a coalesced matrix multiply's
+    column) and a field shifted into place as one bfi: with a literal position and length it
+    is exact in closed form, so the grid stays one row per class of warps."""
+    text = ("__global__ void k(const float* a, float* out, int n, int m) {\n"
+            f"    out[{index}] = a[threadIdx.x];\n}}\n")
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 32768}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 128, "m": 0},
+                                       grid=grid, block=(1024,))
+    assert lines_with(compiled.ptx, "bfi.b32")  # what this test is about
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert all(len(b.base) == 32 for _, _, b in spy.batches)  # a row per class of 32 warps
