@@ -1,9 +1,6 @@
-// Three more matrix multiplies, C = A * B, n x n floats, for the scale benchmark and tests.
+// Three matrix multiplies, C = A * B, n x n floats, for the scale benchmark and tests.
 // Coalesced: one thread per output in 1-D blocks of 1024, row and col from / and %: per k a
 // warp reads one word of A (1 sector) and 32 consecutive floats of B (4 sectors).
-// Block-coalesced (SGEMM_CUDA's second kernel): a 1-D block of BLOCK * BLOCK threads owns a
-// BLOCK x BLOCK tile of C, row and col by / and % of the template constant; with BLOCK = 32
-// a warp is a row piece of its tile, so it reads as the coalesced one does.
 // Tiled: 32 x 32 tiles through shared memory; per tile a warp reads a 128-byte row piece of
 // A and of B (4 sectors each), and the inner loop over k reads shared memory only.
 #define TILE 32
@@ -14,19 +11,6 @@ __global__ void matmulCoalesced(const float* A, const float* B, float* C, int n)
     int row = idx / n;
     int col = idx % n;
     if (row < n) {
-        float sum = 0.0f;
-        for (int k = 0; k < n; ++k)
-            sum += A[row * n + k] * B[k * n + col];
-        C[row * n + col] = sum;
-    }
-}
-
-template <unsigned BLOCK>
-__global__ void matmulBlockCoalesced(const float* A, const float* B, float* C, int n)
-{
-    const int row = blockIdx.x * BLOCK + threadIdx.x / BLOCK;
-    const int col = blockIdx.y * BLOCK + threadIdx.x % BLOCK;
-    if (row < n && col < n) {
         float sum = 0.0f;
         for (int k = 0; k < n; ++k)
             sum += A[row * n + k] * B[k * n + col];
@@ -50,4 +34,20 @@ __global__ void matmulTiled(const float* A, const float* B, float* C, int n)
         __syncthreads();
     }
     C[row * n + col] = sum;
+}
+
+// Block-coalesced (SGEMM_CUDA's second kernel): a 1-D block of BLOCK * BLOCK threads owns a
+// BLOCK x BLOCK tile of C, row and col by / and % of the template constant; with BLOCK = 32
+// a warp is a row piece of its tile, so per k it reads as the coalesced one does.
+template <unsigned BLOCK>
+__global__ void matmulBlockCoalesced(const float* A, const float* B, float* C, int n)
+{
+    const int row = blockIdx.x * BLOCK + threadIdx.x / BLOCK;
+    const int col = blockIdx.y * BLOCK + threadIdx.x % BLOCK;
+    if (row < n && col < n) {
+        float sum = 0.0f;
+        for (int k = 0; k < n; ++k)
+            sum += A[row * n + k] * B[k * n + col];
+        C[row * n + col] = sum;
+    }
 }

@@ -22,8 +22,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, TypeVar
 T = TypeVar("T")
 
 #: most entries kept per kind; a kind not listed keeps DEFAULT_LIMIT
-LIMITS = {"kernel": 8, "analysis": 8, "per-warp analysis": 4, "warp detail": 256,
-          "shared warp detail": 64}
+LIMITS = {"kernel": 8, "analysis": 8, "per-warp analysis": 4}
 DEFAULT_LIMIT = 64
 
 

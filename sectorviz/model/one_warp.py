@@ -38,9 +38,7 @@ def warp_details(pattern: Pattern, warp: int) -> WarpDetails:
 def warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None) -> WarpDetail:
     """(pattern, global warp index) -> per-lane detail for that warp only, spending `budget`
     (None: the one already open, or a default one)."""
-    with work_budget(budget):
-        return MEMO.get("warp detail", (read_as(pattern), warp),
-                        lambda: _warp_detail(pattern, warp))
+    return _one_warp(pattern, warp, budget)[0]
 
 
 def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
@@ -48,20 +46,55 @@ def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
     """(pattern, global warp index) -> every shared instruction's executions by that warp
     (one row each) and their wavefronts, in program order, spending `budget` (None: the one
     open, or a default)."""
+    shared = _one_warp(pattern, warp, budget)[1]
+    assert shared is not None, "a kernel without shared instructions has no shared detail"
+    return shared
+
+
+def _one_warp(pattern: Pattern, warp: int, budget: Budget | None
+              ) -> tuple[WarpDetail, SharedWarpDetail | None]:
+    """Both details of one warp from one run of its block (kept: a loop of many iterations
+    runs the lane path once, not once per memory space)."""
     with work_budget(budget):
-        return MEMO.get("shared warp detail", (read_as(pattern), warp),
-                        lambda: _shared_warp_detail(pattern, warp))
+        return MEMO.get("one warp", (read_as(pattern), warp),
+                        lambda: _details(pattern, warp))
 
 
-def _shared_warp_detail(pattern: Pattern, warp: int) -> SharedWarpDetail:
+def _details(pattern: Pattern, warp: int) -> tuple[WarpDetail, SharedWarpDetail | None]:
     kernel = kernel_for(pattern)
-    runs: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
-    for k, b in kernel.space_trace("shared", warp, warp + 1):
-        runs[k].append(b)
-    return SharedWarpDetail(warp, kernel.threads(warp, warp + 1).valid[0],
-                            tuple(tuple(r) for r in runs),
-                            tuple(_wavefronts(r, ins.width)
-                                  for r, ins in zip(runs, kernel.shared_instructions)))
+    threads = kernel.threads(warp, warp + 1)
+    current().check(*kernel.work_estimate(1), place="warp")
+    sb = pattern.sector_bytes
+    check_widths(kernel, sb)
+    runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
+    shared: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
+    for space, k, b in kernel.events(warp, warp + 1, threads):
+        assert b is not None  # nothing skipped: every execution comes with its batch
+        if space == "global":
+            runs[k].append(_execution(b, kernel.instructions[k].width, sb))
+        elif space == "shared":
+            shared[k].append(b)
+    block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
+    detail = WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
+                        (block_x, block_y, block_z), tuple(tuple(r) for r in runs))
+    if not kernel.shared_instructions:
+        return detail, None
+    return detail, SharedWarpDetail(warp, threads.valid[0], tuple(tuple(r) for r in shared),
+                                    tuple(_wavefronts(r, ins.width) for r, ins in
+                                          zip(shared, kernel.shared_instructions)))
+
+
+def _execution(b: Batch, width: int, sector_bytes: int) -> LaneExecution:
+    """One execution of a `width`-byte global instruction by the warp (row 0 of b)."""
+    address = np.broadcast_to(b.address, b.active.shape)
+    first, last = lane_sector_spans(address, width, sector_bytes)
+    return LaneExecution(
+        iteration={v: np.asarray(x)[0] for v, x in b.iteration.items()},
+        active=b.active[0], element=np.broadcast_to(b.element, b.active.shape)[0],
+        row=None if b.row is None else b.row[0], col=None if b.col is None else b.col[0],
+        address=address[0], first_sector=first[0], last_sector=last[0],
+        sectors=int(sector_counts(address, width, b.active, sector_bytes)[0]),
+        useful_bytes=int(useful_bytes(address, width, b.active)[0]))
 
 
 def _wavefronts(runs: list[Batch], width: int) -> tuple[int, ...]:
@@ -72,27 +105,3 @@ def _wavefronts(runs: list[Batch], width: int) -> tuple[int, ...]:
     address = np.stack([np.broadcast_to(b.address, b.active.shape)[0] for b in runs])
     active = np.stack([b.active[0] for b in runs])
     return tuple(int(w) for w in bank_rows(address, width, active).wavefronts)
-
-
-def _warp_detail(pattern: Pattern, warp: int) -> WarpDetail:
-    kernel = kernel_for(pattern)
-    threads = kernel.threads(warp, warp + 1)
-    current().check(*kernel.work_estimate(1), place="warp")
-    sb = pattern.sector_bytes
-    check_widths(kernel, sb)
-    runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
-    for k, b in kernel.trace(warp, warp + 1, threads):
-        assert b is not None  # nothing skipped: every execution comes with its batch
-        width = kernel.instructions[k].width
-        address = np.broadcast_to(b.address, b.active.shape)
-        first, last = lane_sector_spans(address, width, sb)
-        runs[k].append(LaneExecution(
-            iteration={v: np.asarray(x)[0] for v, x in b.iteration.items()},
-            active=b.active[0], element=np.broadcast_to(b.element, b.active.shape)[0],
-            row=None if b.row is None else b.row[0], col=None if b.col is None else b.col[0],
-            address=address[0], first_sector=first[0], last_sector=last[0],
-            sectors=int(sector_counts(address, width, b.active, sb)[0]),
-            useful_bytes=int(useful_bytes(address, width, b.active)[0])))
-    block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
-    return WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
-                      (block_x, block_y, block_z), tuple(tuple(r) for r in runs))
