@@ -46,13 +46,11 @@ def shared_warp_detail(pattern: Pattern, warp: int, budget: Budget | None = None
     """(pattern, global warp index) -> every shared instruction's executions by that warp
     (one row each) and their wavefronts, in program order, spending `budget` (None: the one
     open, or a default)."""
-    shared = _one_warp(pattern, warp, budget)[1]
-    assert shared is not None, "a kernel without shared instructions has no shared detail"
-    return shared
+    return _one_warp(pattern, warp, budget)[1]
 
 
 def _one_warp(pattern: Pattern, warp: int, budget: Budget | None
-              ) -> tuple[WarpDetail, SharedWarpDetail | None]:
+              ) -> tuple[WarpDetail, SharedWarpDetail]:
     """Both details of one warp from one run of its block (kept: a loop of many iterations
     runs the lane path once, not once per memory space)."""
     with work_budget(budget):
@@ -60,7 +58,7 @@ def _one_warp(pattern: Pattern, warp: int, budget: Budget | None
                         lambda: _details(pattern, warp))
 
 
-def _details(pattern: Pattern, warp: int) -> tuple[WarpDetail, SharedWarpDetail | None]:
+def _details(pattern: Pattern, warp: int) -> tuple[WarpDetail, SharedWarpDetail]:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
     current().check(*kernel.work_estimate(1), place="warp")
@@ -77,8 +75,6 @@ def _details(pattern: Pattern, warp: int) -> tuple[WarpDetail, SharedWarpDetail 
     block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
     detail = WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
                         (block_x, block_y, block_z), tuple(tuple(r) for r in runs))
-    if not kernel.shared_instructions:
-        return detail, None
     return detail, SharedWarpDetail(warp, threads.valid[0], tuple(tuple(r) for r in shared),
                                     tuple(_wavefronts(r, ins.width) for r, ins in
                                           zip(shared, kernel.shared_instructions)))
