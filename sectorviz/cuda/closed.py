@@ -325,28 +325,10 @@ class Closed:
         elif op == "<<":
             out = a.scaled(2 ** b.base)
         else:
-            out = self.divide(a, 2 ** b.base if op == ">>" else b.base, op == "%")
+            out = self.ck.quotient(a, 2 ** b.base if op == ">>" else b.base, op == "%")
             if out is None:
                 return _kind(a, b)
         return self.fits(out, t)
-
-    def divide(self, a: Aff, d: int, remainder: bool) -> Aff | None:
-        """a / d or a % d (C's truncation) when the quotient is uniform in each warp and
-        affine in the loops: a >= 0, d > 0, d divides every loop coefficient."""
-        if d <= 0 or any(c % d for _, c in a.coef):
-            return None
-        lo, _ = self.ck.bounds(a)
-        if lo < 0:
-            return None
-        if a.off is None:
-            q = a.base // d
-        else:
-            omin, omax = self.ck.off_extremes(a.off)
-            q = (a.base + omin[self.ck.cls]) // d
-            if not np.array_equal(q, (a.base + omax[self.ck.cls]) // d):
-                return None
-        quotient = Aff(q, None, tuple((s, c // d) for s, c in a.coef))
-        return a + quotient.scaled(-d) if remainder else quotient
 
     def e_unary(self, e: ir.Unary, m):
         v = self.ev(e.arg, m)

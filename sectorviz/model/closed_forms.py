@@ -230,6 +230,38 @@ class Chunk:
         slo, shi = self.symbol_span(v)
         return int(min(lows)) + slo, int(max(highs)) + shi
 
+    def decomposed(self, values: np.ndarray) -> Aff | None:
+        """(rows, 32) int64 lane values -> base[w] + off[cls[w], l] where they have that
+        form (on valid lanes), else None."""
+        base = values[:, 0].copy()
+        rel = values - base[:, None]
+        off = np.zeros((len(self.valid), values.shape[1]), dtype=np.int64)
+        _, first = np.unique(self.cls, return_index=True)
+        off[self.cls[first]] = rel[first]
+        valid = self.valid[self.cls]
+        if not np.array_equal(np.where(valid, rel, 0), np.where(valid, off[self.cls], 0)):
+            return None
+        uniform = len(base) and int(base.min()) == int(base.max())
+        return Aff(int(base[0]) if uniform else base, off if off[self.valid].any() else None)
+
+    def quotient(self, v: Aff, d: int, remainder: bool) -> Aff | None:
+        """v / d or v % d (d > 0, v >= 0 everywhere: C's truncation is floor) where every
+        symbol's coefficient is a multiple of d: v = d q + r with r = base % d + off, so
+        v / d = q + r / d and v % d = r % d, r's parts computed on its lane values; None
+        where that does not apply."""
+        lo, hi = self.bounds(v)
+        if d > 0 and 0 <= lo and hi < d:  # (the sign of a non-negative value, for one)
+            return v if remainder else Aff(0)
+        if d <= 0 or any(c % d for _, c in v.coef) or lo < 0:
+            return None
+        low = v.base % d
+        r = self.lane_values(Aff(low, v.off), np.arange(self.n))
+        part = self.decomposed(r % d if remainder else r // d)
+        if remainder or part is None:
+            return part
+        q = Aff((v.base - low) // d, None, tuple((s, c // d) for s, c in v.coef))
+        return q + part
+
     def holds(self, d: Aff, op: str, m: Mask) -> Mask:
         """Lanes of m where `d op 0`; Varies if that changes over a symbol's range."""
         ck = self

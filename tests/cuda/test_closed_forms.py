@@ -147,7 +147,8 @@ def test_matrix_multiply_matches_the_lane_path(monkeypatch, n, block, sector):
        sector=st.sampled_from([32, 64, 128]))
 def test_rows_and_columns_by_division_match_the_lane_path(monkeypatch, width, rows, block,
                                                           trips, dtype, sector):
-    """row = idx / w, col = idx % w: uniform in a warp where w allows, else the lane path."""
+    """row = idx / w, col = idx % w: in closed form where w divides the block's term (a
+    quotient that changes inside a warp too), else the lane path."""
     ctype, name = dtype
     code = f"""
     __global__ void k(const {ctype}* a, {ctype}* c, int w, int rows) {{
@@ -168,6 +169,24 @@ def test_rows_and_columns_by_division_match_the_lane_path(monkeypatch, width, ro
                        grid=(-(-width * rows // block),), block=(block,))
     p = pattern_from_dict({**json.loads(p.source), "sector_size": sector})
     same_on_both_paths(p, monkeypatch)
+
+
+def test_a_quotient_that_changes_inside_a_warp_stays_in_closed_form(monkeypatch):
+    """threadIdx.x / 8 and % 8 (SGEMM_CUDA's tile loads): four rows of eight in each warp,
+    the same on both paths, and the whole grid one box."""
+    code = """
+    __global__ void k(const float* a, float* c, int n) {
+        const unsigned row = threadIdx.x / 8, col = threadIdx.x % 8;
+        c[blockIdx.x * 64 + row * 8 + col] = a[(blockIdx.x * 64 + row) * n + col];
+    }"""
+    vector = {"dtype": "float32", "length": 64 * 64 * 16}
+    p = kernel_pattern(code, arrays={"a": vector, "c": vector}, params={"n": 64},
+                       grid=(16,), block=(64,))
+    same_on_both_paths(p, monkeypatch)
+    kernel = kernel_for(p)
+    assert kernel.closed_trace(0, 1, 32)[0] == kernel.warps
+    rows = {s.source: (s.requests, s.sectors) for s in analyze(p).instructions}
+    assert rows["a[(blockIdx.x * 64 + row) * n + col]"] == (32, 32 * 4)  # 4 rows of 32 B
 
 
 # ---------------------------------------------------------------- kernels by hand

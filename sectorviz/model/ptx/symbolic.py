@@ -81,17 +81,8 @@ def lane_values(ck: Chunk, v: Aff) -> np.ndarray:
 def decompose(ck: Chunk, values: np.ndarray) -> Aff | Opaque:
     """(rows, 32) int64 lane values -> base[w] + off[cls[w], l] where they have that form
     (on valid lanes), else Opaque."""
-    base = values[:, 0].copy()
-    rel = values - base[:, None]
-    classes = len(ck.valid)
-    off = np.zeros((classes, values.shape[1]), dtype=np.int64)
-    _, first = np.unique(ck.cls, return_index=True)
-    off[ck.cls[first]] = rel[first]
-    valid = ck.valid[ck.cls]
-    if not np.array_equal(np.where(valid, rel, 0), np.where(valid, off[ck.cls], 0)):
-        return OPAQUE
-    uniform = len(base) and int(base.min()) == int(base.max())
-    return Aff(int(base[0]) if uniform else base, off if off[ck.valid].any() else None)
+    found = ck.decomposed(values)
+    return OPAQUE if found is None else found
 
 
 def fits(ck: Chunk, v: Aff, lo: int, hi: int) -> bool:
@@ -174,18 +165,8 @@ def need(v: Value) -> Aff:
 
 
 def divided(ck: Chunk, v: Aff, d: int, remainder: bool) -> Aff | Opaque:
-    """v / d or v % d (d > 0, v >= 0 everywhere: truncation is floor) where every symbol's
-    coefficient is a multiple of d: v = d q + r with r = base % d + off, so v / d = q +
-    r / d and v % d = r % d, r's parts computed on its lane values."""
-    lo, hi = ck.bounds(v)
-    if d > 0 and 0 <= lo and hi < d:  # (the sign of a non-negative value, for one)
-        return v if remainder else Aff(0)
-    if d <= 0 or any(c % d for _, c in v.coef) or lo < 0:
-        return CARRIED if v.coef else OPAQUE
-    low = v.base % d
-    r = lane_values(ck, Aff(low, v.off))
-    part = decompose(ck, r % d if remainder else r // d)
-    if remainder or not isinstance(part, Aff):
-        return part
-    q = Aff((v.base - low) // d, None, tuple((s, c // d) for s, c in v.coef))
-    return q + part
+    """v / d or v % d in closed form (Chunk.quotient), else an untracked value."""
+    found = ck.quotient(v, d, remainder)
+    if found is not None:
+        return found
+    return CARRIED if v.coef else OPAQUE
