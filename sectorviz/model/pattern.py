@@ -121,7 +121,7 @@ class Expr:
 
     @property
     def tree_names(self) -> TreeNames:
-        """The names the tree reads, their columns and levels."""
+        """The names the tree reads and their levels (a column: expr.first_column)."""
         return self.parsed.names
 
 
