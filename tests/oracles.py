@@ -23,6 +23,19 @@ ROOT = Path(__file__).resolve().parents[1]
 CASE_SECONDS = 60  # a case running longer has hung (the work budget stops real ones sooner)
 SUBPROCESS_MEMORY = 4 * 2**30  # bytes of address space for a subprocess case
 
+# the textbook GEMM, one thread per element of c (nvcc keeps c[i * n + j] in a register)
+GEMM = """\
+__global__ void gemm(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && j < n) {
+        for (int k = 0; k < n; k++)
+            c[i * n + j] += a[i * n + k] * b[k * n + j];
+    }
+}
+"""
+
 
 # ---------------------------------------------------------------- shared memory banks
 

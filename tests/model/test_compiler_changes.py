@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from oracles import GEMM
 
 import sectorviz.frontends  # noqa: F401  (registers the engines)
 from sectorviz.compiled.compile import compile_kernel
@@ -118,17 +119,6 @@ __global__ void dot_rows(const float *__restrict__ a, const float *__restrict__ 
         changes.changes[0].words
 
 
-GEMM = """\
-__global__ void gemm(const float *a, const float *b, float *c, int n)
-{
-    int i = blockIdx.y * blockDim.y + threadIdx.y;
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && j < n) {
-        for (int k = 0; k < n; k++)
-            c[i * n + j] += a[i * n + k] * b[k * n + j];
-    }
-}
-"""
 MATRICES = {x: {**F32, "length": "n*n"} for x in "abc"}
 
 

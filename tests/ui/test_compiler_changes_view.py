@@ -5,20 +5,9 @@ import json
 import shutil
 
 import pytest
+from oracles import GEMM
 
 from sectorviz.model import load_pattern
-
-GEMM = """\
-__global__ void gemm(const float *a, const float *b, float *c, int n)
-{
-    int i = blockIdx.y * blockDim.y + threadIdx.y;
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && j < n) {
-        for (int k = 0; k < n; k++)
-            c[i * n + j] += a[i * n + k] * b[k * n + j];
-    }
-}
-"""
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
