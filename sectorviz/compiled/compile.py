@@ -1,21 +1,21 @@
 """A kernel pattern -> the PTX the compiler emits for its kernel (`compile_kernel`).
 
-The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (flags.py),
-device code only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written;
-when that fails and the file has host code, it compiles the file's device view (hostcode.py:
-host functions and host-only libraries left out, line numbers kept). Every file the compile
-reads must lie in the pattern's root or an --include-dir (model.files.Roots) or among the
-compiler's own headers, else the compile is refused naming the file; a `__has_include` of a
-path outside the root is refused likewise. Every run is bounded (bounded.py); errors are one
-line naming the .cu (or included) file, its line and column (diagnostics.py). Results are
-cached by content (ptxcache.py).
+The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (flags.py:
+macros reach the compiler in a generated header, never on its command line), device code
+only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written; when that
+fails and the file has host code, it compiles the file's device view (hostcode.py: host
+functions and host-only libraries left out, line numbers kept). What a compile may read is
+includes.py's policy, the same for both compilers: the pattern's root, an --include-dir and
+the compiler's own headers, nothing else, and nothing outside can change an answer. Every
+run is bounded, in a private folder, with no shell and a clean environment (bounded.py);
+errors are one line naming the .cu (or included) file, its line and column (diagnostics.py).
+Results are cached by content and by every file and lookup they depended on (ptxcache.py).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,18 +25,21 @@ from ..model.files import Roots, lies_in, read_text
 from ..model.pattern import Pattern
 from ..model.ptx.kernel import CompiledPtx
 from . import ptxcache
+from .bounded import private_folder
 from .compiler import Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
-from .flags import DEFAULT_ARCH, FIXED_FLAGS, check_arch, user_flags
+from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
 from .hostcode import STANDINS, device_view
+from .includes import IncludePolicy, Scan
 from .sass import machine_code_notes
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
 UNIT_NAME = "unit.cu"  # the file of sectorviz's own that a compile compiles, if any
+FLAGS_HEADER = "flags.h"  # the generated header of the pattern's macros
 FUNCTION = re.compile(r"\s*(?:void\s+)?(?P<name>[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*"
                        r"(?:<(?P<args>[\w\s,:<>*&().+\-]*)>)?\s*(?:\([^;{}#\"'\\/\n]*\))?\s*")
-_HAS_INCLUDE = re.compile(r"__has_include(?:_next)?\s*\(\s*\"([^\"\n]*)\"")
+_UNSAFE_PATH = re.compile(r'["\x00-\x1f\x7f]')  # what an #include line cannot quote
 
 
 class CompileFailed(PatternError):
@@ -86,13 +89,14 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
     roots = pattern.roots
-    flags = (*FIXED_FLAGS, f"-arch={arch}", *user_flags(spec.get("flags"), pattern.base_dir,
-                                                         roots),
-             *(f"-I{folder}" for folder in roots.folders[1:]))  # --include-dir: searched last
+    flags = fixed_flags(arch) + user_flags(spec.get("flags"), pattern.base_dir, roots) + \
+        CompileFlags(include_dirs=tuple(include_folder(folder, "--include-dir")
+                                        for folder in roots.folders[1:]))  # searched last
     function = _checked_function(spec["function"])
     source = main_source(pattern, roots)
     key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
-                                "flags": flags, "function": function, "source": source.text,
+                                "flags": flags.described, "function": function,
+                                "source": source.text,
                                 "path": str(source.path), "base": pattern.base_dir})
     entry = ptxcache.load(key)
     if entry is None:
@@ -114,7 +118,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
                        toolchain.compiling_for(arch), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
                        pointees=pointees, dynamic_shared_bytes=dynamic,
-                       name=entry["name"], arch=arch, flags=flags,
+                       name=entry["name"], arch=arch, flags=flags.described,
                        host_code_left_out=entry["host_code_left_out"],
                        machine_code=machine_code)
 
@@ -160,6 +164,9 @@ def main_source(pattern: Pattern, roots: Roots) -> MainSource:
     if not roots.allows(path):
         raise roots.refusal(printable(repr(spec["source"])), "kernel.source")
     real = Path(os.path.realpath(path))
+    if _UNSAFE_PATH.search(str(real)):
+        raise PatternError("kernel.source", f"{printable(repr(str(real)))}: the path holds a "
+                                            "quote or a control character; rename the file")
     return MainSource(read_text(real, "kernel.source"), real, str(real))
 
 
@@ -169,14 +176,14 @@ class Compile(ABC):
     -> a cache entry (dict) through `entry`."""
 
     def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
-                 flags: tuple[str, ...], roots: Roots, base_dir: Path):
+                 flags: CompileFlags, roots: Roots, base_dir: Path):
         self.toolchain, self.source, self.function = toolchain, source, function
         self.flags, self.roots, self.base_dir = flags, roots, base_dir
         self.header_folders: tuple[str, ...] = (str(STANDINS),)  # the compiler's own headers
 
     def run(self) -> dict:
-        with tempfile.TemporaryDirectory(prefix="sectorviz-ptx-") as tmp:
-            self.tmp = Path(os.path.realpath(tmp))
+        with private_folder("sectorviz-ptx-") as tmp:
+            self.tmp = tmp
             view = device_view(self.source.text)
             try:
                 return self.route(self.source.text, left_out=False)
@@ -185,15 +192,49 @@ class Compile(ABC):
                     raise
             return self.route(view, left_out=True)
 
+    def flags_header(self) -> Path | None:
+        """The generated header of the pattern's macros, written in the private folder
+        (None when there are none)."""
+        if not self.flags.macros:
+            return None
+        header = self.tmp / FLAGS_HEADER
+        header.write_text(self.flags.header, encoding="utf-8")
+        return header
+
+    def include_policy(self, text: str, search: list[Path],
+                       macro_includes: bool) -> IncludePolicy:
+        """includes.py's checks of `text` (the main source as compiled) and the root's files
+        it includes, done before the compiler runs, with `search` the include folders the
+        compiler is given that lie in the roots -> the policy, to check more files."""
+        policy = IncludePolicy(self.roots, search, [Path(d) for d in self.header_folders],
+                               macro_includes)
+        if self.source.path is not None:
+            policy.scan.files.append(str(self.source.path))
+        policy.check_source(text, self.source.folder or self.base_dir,
+                            self.place_of(self.source.name) or INLINE_NAME)
+        return policy
+
+    def search_folders(self, text_elsewhere: bool) -> list[Path]:
+        """The include folders of the roots a compile searches: the -I folders, then the
+        source's folder when its text is compiled from elsewhere (inline code, or the device
+        view written in the private folder)."""
+        folders = [Path(d) for d in self.flags.include_dirs]
+        if text_elsewhere or self.source.path is None:
+            folders.append(self.source.folder or self.base_dir)
+        return folders
+
     @abstractmethod
     def route(self, text: str, left_out: bool) -> dict:
         """Compile `text` standing for the main source -> the cache entry."""
 
-    def entry(self, ptx: str, text: str, files: list[str], left_out: bool,
+    def entry(self, ptx: str, text: str, scan: Scan, left_out: bool,
               lowered: str | None = None, hint: str = "") -> dict:
         """The cache entry of a compile of `text` (the main source as compiled) that read
-        `files` of the root and gave `ptx`; `lowered`: the entry's mangled name, when the
-        compiler said which it is; `hint` follows a "no such function" error."""
+        the root's files and made the lookups of `scan`, and gave `ptx`; `lowered`: the
+        entry's mangled name, when the compiler said which it is; `hint` follows a "no such
+        function" error."""
+        main = [] if self.source.path is None else [str(self.source.path)]
+        files = main + [f for f in scan.files if f not in main]
         # a relative `#line` or program name (inline code's) comes out joined to the folder
         # the compiler ran in
         ptx = ptx.replace(f'"{(self.tmp / INLINE_NAME).as_posix()}"', f'"{INLINE_NAME}"')
@@ -211,7 +252,7 @@ class Compile(ABC):
                                                   f"{entry.shown!r} in its source")
         return {"ptx": ptx, "entry": entry.mangled, "name": entry.demangled,
                 "params": list(params), "files": {f: ptxcache.file_digest(f) for f in files},
-                "host_code_left_out": left_out}
+                "lookups": dict(scan.lookups), "host_code_left_out": left_out}
 
     def line_text(self, file: str, line: int) -> str | None:
         """Line `line` of a file the compiler names (the main source's text for its name)."""
@@ -232,6 +273,8 @@ class Compile(ABC):
         real = os.path.realpath(self.tmp / file)
         if real == str(self.tmp / UNIT_NAME):
             return "kernel.function"
+        if real == str(self.tmp / FLAGS_HEADER):
+            return "kernel.flags"
         if self.roots.allows(real):
             return os.path.relpath(real, self.base_dir)
         if self.compiler_header(real):
@@ -240,21 +283,3 @@ class Compile(ABC):
 
     def compiler_header(self, real: str) -> bool:
         return any(lies_in(real, folder) for folder in self.header_folders)
-
-    def check_has_include(self, files: list[str]) -> None:
-        """A `__has_include("PATH")` in the source or an include of the root whose PATH
-        leaves the root is refused: its answer would tell what lies outside."""
-        texts = [(None, self.source.text)] + [(f, read_text(f, "include"))
-                                              for f in files if f != str(self.source.path)]
-        for file, text in texts:
-            folder = Path(file).parent if file else (self.source.folder or self.base_dir)
-            for found in _HAS_INCLUDE.finditer(text):
-                target = found.group(1)
-                if (os.path.isabs(target) or ".." in Path(target).parts) and \
-                        not self.roots.allows(folder / target):
-                    line = text.count("\n", 0, found.start()) + 1
-                    where = self.place_of(file) if file else self.place_of(self.source.name)
-                    raise PatternError(f"{where} line {line}", f"__has_include of "
-                                                               f"{printable(repr(target))}, "
-                                                               "outside the pattern's root; "
-                                                               "refused")

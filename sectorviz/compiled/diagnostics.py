@@ -13,6 +13,7 @@ import re
 from typing import Callable
 
 from ..model.errors import PatternError, printable
+from .bounded import memory_limit, memory_words
 
 _FRONT_END = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$")
 _PREPROCESSOR = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?:fatal )?error: "
@@ -25,8 +26,8 @@ Place = Callable[[str], str | None]  # a file the compiler names -> how errors n
 LineText = Callable[[str, int], str | None]  # (file the compiler names, line) -> its text
 
 
-def compile_error(stderr: str, returncode: int, place_of: Place, line_text: LineText,
-                  memory_bytes: int) -> PatternError:
+def compile_error(stderr: str, returncode: int, place_of: Place,
+                  line_text: LineText) -> PatternError:
     """The one-line PatternError for a compile that failed with `stderr`. `place_of` turns a
     file nvcc names into the name errors give it (the .cu file's name, `kernel.code`, an
     include's path), or None for a file outside the pattern's root; `line_text` gives a line
@@ -45,8 +46,8 @@ def compile_error(stderr: str, returncode: int, place_of: Place, line_text: Line
         return PatternError(f"{where} line {line}", found.group("msg").strip(), column)
     if returncode < 0 or _MEMORY.search(stderr):
         return PatternError("kernel", f"the compiler crashed or ran out of its memory limit "
-                                      f"({memory_bytes / 2**30:g} GiB per process; a template "
-                                      "or macro expansion that does not end?)")
+                                      f"({memory_words(memory_limit())}; a template or macro "
+                                      "expansion that does not end?)")
     said = [ln.strip() for ln in lines if ln.strip()]
     first = next((ln for ln in said if "error" in ln.lower()), said[0] if said else
                  f"exit status {returncode}")

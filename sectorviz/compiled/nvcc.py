@@ -1,7 +1,14 @@
-"""The nvcc route of a compile: `nvcc -M` lists the files the compile would read (each must
-lie in the pattern's root or among the compiler's own headers), then `nvcc -ptx` compiles.
+"""The nvcc route of a compile: includes.py's checks first, then `nvcc -M -H` lists every
+file the preprocessor opens (each must lie in the pattern's root, where it gets the same
+checks, or among the compiler's own headers) before any of its messages is shown, then
+`nvcc -ptx` compiles.
 
-The compiled unit is a small file of sectorviz's own, in the temporary folder, that includes
+nvcc hands parts of its command line to a shell, so nothing there comes from the pattern
+as text: the compiled unit, the macros' header and the output lie in the private folder,
+include folders are shell-safe real paths (flags.py), and a folder of sectorviz's own or the
+source's whose path is not shell-safe is reached through a link in the private folder.
+
+The compiled unit is a small file of sectorviz's own, in the private folder, that includes
 the kernel's source and, when the pattern names an instantiation (`matmulTiled<16, float>`),
 takes that instantiation's address so that nvcc emits it.
 """
@@ -13,11 +20,16 @@ import re
 from pathlib import Path
 
 from ..model.files import lies_in, read_text
-from .bounded import COMPILE_MEMORY_BYTES, Finished, run_bounded
+from .bounded import Finished, run_bounded, shell_safe
 from .compile import FUNCTION, MAX_PTX_BYTES, UNIT_NAME, Compile, CompileFailed
 from .compiler import search_list, toolkit_folders
 from .diagnostics import compile_error, outside_root
 from .hostcode import STANDINS
+from .includes import IncludePolicy
+
+_OPENED = re.compile(r"^\.+ (.+)$", re.M)  # a header the preprocessor opened (-H)
+_NOT_FOUND = re.compile(r"^(?P<file>.+?):\d+:\d+: fatal error: (?P<name>.+): "
+                        r"No such file or directory$", re.M)
 
 
 class NvccCompile(Compile):
@@ -25,19 +37,30 @@ class NvccCompile(Compile):
 
     def route(self, text: str, left_out: bool) -> dict:
         """Compile `text` standing for the main source -> the cache entry."""
+        self.header_folders = (*toolkit_folders(self.toolchain.path), str(STANDINS))
+        search = self.search_folders(left_out)
+        policy = self.include_policy(text, search, macro_includes=True)
         unit = self._unit(text, left_out)
-        includes = [f"-I{folder}" for folder in (self.source.folder or self.base_dir,)
-                    if left_out or self.source.path is None] + [f"-I{STANDINS}"]
-        flags = [*self.flags, *includes]
-        done = self._nvcc(["-M", "-Xcompiler", "-v", *flags, str(unit)])
-        files = self._root_files(done.stdout)
-        if self.source.path is not None and str(self.source.path) not in files:
-            files.insert(0, str(self.source.path))
-        self.check_has_include(files)
+        folders = [self._reachable(f, f"folder{i}") for i, f in enumerate([*search, STANDINS])]
+        header = self.flags_header()
+        flags = [*self.flags.options, *(f"-I{f}" for f in folders),
+                 *(["-include", str(header)] if header else [])]
+        done = self._nvcc(["-M", "-Xcompiler", "-v", "-Xcompiler", "-H", *flags, str(unit)])
+        self._check_opened(done, policy)
+        self._raise_failure(done)
         out = self.tmp / "kernel.ptx"
-        self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)])
-        return self.entry(read_text(out, "kernel", limit=MAX_PTX_BYTES), text, files,
+        self._raise_failure(self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)]))
+        return self.entry(read_text(out, "kernel", limit=MAX_PTX_BYTES), text, policy.scan,
                           left_out)
+
+    def _reachable(self, folder: Path, name: str) -> str:
+        """`folder` as nvcc's command line may name it: itself when shell-safe, else a link
+        to it in the private folder."""
+        if shell_safe(str(folder)):
+            return str(folder)
+        link = self.tmp / name
+        link.symlink_to(folder, target_is_directory=True)
+        return str(link)
 
     def _unit(self, text: str, left_out: bool) -> Path:
         """The compiled file: an #include of the main source (or of its text written here,
@@ -57,32 +80,33 @@ class NvccCompile(Compile):
         return unit
 
     def _nvcc(self, args: list[str]) -> Finished:
-        done = run_bounded([self.toolchain.path, *args], "kernel", "the compile",
-                           cwd=str(self.tmp))
+        done = run_bounded([self.toolchain.path, *args], "kernel", "the compile", self.tmp)
         if "-M" in args:
-            self.header_folders = (*search_list(done.stderr),
-                                   *toolkit_folders(self.toolchain.path), str(STANDINS))
-        if done.returncode != 0:
-            err = compile_error(done.stderr, done.returncode, self.place_of,
-                                self.line_text, COMPILE_MEMORY_BYTES)
-            raise CompileFailed(err.place, err.message, err.column)
+            self.header_folders = (*search_list(done.stderr), *self.header_folders)
         return done
 
-    def _root_files(self, depends: str) -> list[str]:
-        """`nvcc -M` output -> the real paths of the files of the root it lists (the main
-        source first); PatternError naming the first file outside the root and the
-        compiler's headers."""
-        files = []
-        for dep in _dependencies(depends):
-            real = os.path.realpath(self.tmp / dep)
-            if lies_in(real, self.tmp):  # the unit, the device view or the inline code
+    def _raise_failure(self, done: Finished) -> None:
+        """CompileFailed with the compiler's first error, when it failed."""
+        if done.returncode != 0:
+            err = compile_error(done.stderr, done.returncode, self.place_of, self.line_text)
+            raise CompileFailed(err.place, err.message, err.column)
+
+    def _check_opened(self, done: Finished, policy: IncludePolicy) -> None:
+        """Every file the preprocessor opened (`-M`'s list, `-H`'s lines: those opened before
+        an error too) must be the compile's own, a compiler header or a file of the root
+        (checked by the policy); a file it did not find is looked up by the policy, so that
+        a name outside the root is refused whether or not it exists."""
+        for name in [*_dependencies(done.stdout), *_OPENED.findall(done.stderr)]:
+            real = os.path.realpath(self.tmp / name)
+            if lies_in(real, self.tmp) or self.compiler_header(real):
                 continue
-            if self.roots.allows(real):
-                if real not in files:
-                    files.append(real)
-            elif not self.compiler_header(real):
-                raise outside_root(dep)
-        return files
+            if not self.roots.allows(real):
+                raise outside_root(name)
+            policy.check_file(real)
+        for missing in _NOT_FOUND.finditer(done.stderr):
+            includer = os.path.realpath(self.tmp / missing.group("file"))
+            policy.look_up(missing.group("name"), True, Path(includer).parent,
+                           f"{self.place_of(missing.group('file')) or 'kernel'}")
 
 
 def _dependencies(depends: str) -> list[str]:

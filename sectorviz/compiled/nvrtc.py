@@ -1,10 +1,11 @@
 """The NVRTC route of a compile: NVIDIA's runtime compiler from its wheels, where no nvcc is
 installed, run in a child process (nvrtc_child.py) bounded like nvcc.
 
-NVRTC cannot list the files it reads, so includes.py finds them first and refuses what lies
-outside the root. It has no C++ standard library headers: the folder NVRTC_STANDINS gives
-it `<cstdint>` and `<climits>` from libcu++ and empty stand-ins for host-only ones
-(`<cstdio>`, `<vector>`, ...), searched after every other folder. It compiles no host code
+NVRTC cannot list the files it reads, so includes.py's checks, which run before every
+compile, are all it gets: an include whose file a macro names is refused. It has no C++
+standard library headers: the folder NVRTC_STANDINS gives it `<cstdint>` and `<climits>`
+from libcu++ and empty stand-ins for host-only ones (`<cstdio>`, `<vector>`, ...), searched
+after every other folder. It compiles no host code
 that launches a template, so a template kernel is named by its instantiation
 (`matmulTiled<16, float>`), which is handed to NVRTC as a name expression.
 """
@@ -15,11 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from .bounded import COMPILE_MEMORY_BYTES, run_bounded
-from .compile import FUNCTION, INLINE_NAME, Compile, CompileFailed
+from .bounded import run_bounded
+from .compile import FUNCTION, Compile, CompileFailed
 from .diagnostics import compile_error
 from .hostcode import STANDINS
-from .includes import root_includes
 
 NVRTC_STANDINS = STANDINS / "nvrtc"
 CHILD = Path(__file__).resolve().with_name("nvrtc_child.py")
@@ -42,30 +42,27 @@ class NvrtcCompile(Compile):
     def route(self, text: str, left_out: bool) -> dict:
         """Compile `text` standing for the main source -> the cache entry."""
         folder = self.source.folder or self.base_dir
-        user = [Path(f[2:]) for f in self.flags if f.startswith("-I")]
-        search = [folder] * (self.source.path is None) + user
-        system = [Path(d) for d in self.toolchain.include_dirs] + [NVRTC_STANDINS, STANDINS]
-        self.header_folders = tuple(str(d) for d in system)
-        files = root_includes(text, folder, self.place_of(self.source.name) or INLINE_NAME,
-                              search, system, self.roots)
-        if self.source.path is not None:
-            files.insert(0, str(self.source.path))
-        self.check_has_include(files)
+        search = self.search_folders(text_elsewhere=False)
+        system = [*self.toolchain.include_dirs, str(NVRTC_STANDINS), str(STANDINS)]
+        self.header_folders = tuple(system)
+        policy = self.include_policy(text, search, macro_includes=False)
+        header = self.flags_header()
         # NVRTC optimizes as nvcc's -O3 does, and takes no -O flag
-        options = [f for f in self.flags if not f.startswith(("-I", "-O"))] + \
-            [f"-I{d}" for d in search + system]
+        options = [f for f in self.flags.options if not f.startswith("-O")] + \
+            [f"-I{d}" for d in [*search, *system]] + \
+            ([f"--pre-include={header}"] if header else [])
         found = FUNCTION.fullmatch(self.function)
         names = [] if found.group("args") is None else \
             [f"{found.group('name')}<{found.group('args')}>"]
         result = self._nvrtc(text, options, names, str(folder))
         lowered = result["lowered"].get(names[0]) if names else None
-        return self.entry(result["ptx"], text, files, left_out, lowered, hint=NO_LAUNCHES)
+        return self.entry(result["ptx"], text, policy.scan, left_out, lowered, hint=NO_LAUNCHES)
 
     def _nvrtc(self, text: str, options: list[str], names: list[str], cwd: str) -> dict:
         """Run the child compile -> its result; CompileFailed with NVRTC's first error."""
         request = {"library": self.toolchain.path, "source": text, "name": self.source.name,
                    "options": options, "names": names}
-        done = run_bounded(child_command(), "kernel", "the compile", cwd=cwd,
+        done = run_bounded(child_command(), "kernel", "the compile", self.tmp, cwd=cwd,
                            stdin=json.dumps(request).encode("utf-8"))
         try:
             result = json.loads(done.stdout)
@@ -73,6 +70,6 @@ class NvrtcCompile(Compile):
             result = {"ok": False, "log": done.stderr}
         if done.returncode != 0 or not result["ok"]:
             err = compile_error(result["log"], done.returncode or 1, self.place_of,
-                                self.line_text, COMPILE_MEMORY_BYTES)
+                                self.line_text)
             raise CompileFailed(err.place, err.message, err.column)
         return result

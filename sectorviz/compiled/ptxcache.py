@@ -2,10 +2,14 @@
 $XDG_CACHE_HOME/sectorviz/ptx, else ~/.cache/sectorviz/ptx (%LOCALAPPDATA% on Windows).
 
 An entry's file name is the SHA-256 of what the compile was asked (compiler and release,
-architecture, flags, kernel function, the main source's bytes); the entry lists every file of
-the pattern's root the compile read with the SHA-256 of its bytes, and is used only while all
-of them still hold those bytes. Entries are written atomically; an unreadable one is a miss.
-The folder keeps the MAX_ENTRIES most recently used entries (a hit touches its entry).
+architecture, flags, kernel function, the main source's bytes). The entry holds the SHA-256
+of its own PTX, every file of the pattern's root the compile read with the SHA-256 of its
+bytes, and every path of the root it looked up (an include or `__has_include` candidate)
+with whether it was a file; it is used only while its PTX has that digest, every file still
+holds those bytes and every lookup would answer the same (a header created since is a miss).
+An entry of the wrong shape is a miss too, never a number or an internal error. Entries are
+written atomically, readable by their owner only, in a folder only the owner can enter. The
+folder keeps the MAX_ENTRIES most recently used entries (a hit touches its entry).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from ..atomic import write_atomic
 from ..model.errors import PatternError
 from ..model.files import MAX_TEXT_BYTES, read_bytes
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
 MAX_ENTRIES = 512  # entries kept; storing one more removes the least recently used
 
@@ -48,14 +52,14 @@ def file_digest(path: str) -> str | None:
 
 
 def load(key: str) -> dict | None:
-    """The stored compile under `key` whose read files are all unchanged, else None."""
+    """The stored compile under `key` whose PTX, read files and lookups are all unchanged,
+    else None (a missing, malformed or stale entry)."""
     path = cache_dir() / f"{key}.json"
     try:
         entry = json.loads(read_bytes(path, 16 * MAX_TEXT_BYTES, "cache"))
-        files = entry["files"]
-    except (PatternError, ValueError, KeyError, TypeError):
+    except (PatternError, ValueError):
         return None
-    if not isinstance(files, dict) or any(file_digest(f) != d for f, d in files.items()):
+    if not _well_formed(entry) or not _still_holds(entry):
         return None
     try:
         os.utime(path)
@@ -64,13 +68,49 @@ def load(key: str) -> dict | None:
     return entry
 
 
+_SHAPE = {"ptx": str, "ptx_sha256": str, "entry": str, "name": str, "params": list,
+          "files": dict, "lookups": dict, "host_code_left_out": bool}
+
+
+def _well_formed(entry: object) -> bool:
+    """Whether `entry` has every field of a stored compile, each of its type."""
+    if not isinstance(entry, dict) or any(not isinstance(entry.get(k), t)
+                                          for k, t in _SHAPE.items()):
+        return False
+    code = entry.get("machine_code")
+    return all(isinstance(p, str) for p in entry["params"]) and \
+        all(isinstance(f, str) and (d is None or isinstance(d, str))
+            for f, d in entry["files"].items()) and \
+        all(isinstance(p, str) and isinstance(b, bool) for p, b in entry["lookups"].items()) \
+        and (code is None or isinstance(code, list) and all(isinstance(c, str) for c in code))
+
+
+def _still_holds(entry: dict) -> bool:
+    """Whether the entry's PTX, files and lookups are as they were when it was stored."""
+    return ptx_digest(entry["ptx"]) == entry["ptx_sha256"] and \
+        all(file_digest(f) == d for f, d in entry["files"].items()) and \
+        all(_is_file(p) == b for p, b in entry["lookups"].items())
+
+
+def _is_file(path: str) -> bool:
+    """How includes.py's lookups tell whether a path holds a file (anything but a folder)."""
+    return os.path.exists(path) and not os.path.isdir(path)
+
+
+def ptx_digest(ptx: str) -> str:
+    """The hex SHA-256 of a PTX text's UTF-8 bytes."""
+    return hashlib.sha256(ptx.encode("utf-8")).hexdigest()
+
+
 def store(key: str, entry: dict) -> None:
-    """Keep `entry` (with "files": {path: digest}) under `key`; a cache that cannot be
-    written is no error (the next run compiles again)."""
+    """Keep `entry` (with "files" and "lookups", see load) under `key` with its PTX's
+    digest; a cache that cannot be written is no error (the next run compiles again)."""
     folder = cache_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / f"{key}.json", json.dumps(entry))
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / f"{key}.json"
+        write_atomic(path, json.dumps({**entry, "ptx_sha256": ptx_digest(entry["ptx"])}))
+        path.chmod(0o600)  # the folder, 0700 when made here, keeps it private till then
         _prune(folder)
     except OSError:
         pass

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
 from ..model.ptx.sites import EXPLICIT
-from .bounded import run_bounded
+from .bounded import private_folder, run_bounded
 from .compiler import Toolchain, wheel_folders
 
 SASS_SECONDS = 60.0  # ptxas or nvdisasm on one kernel
@@ -169,14 +168,14 @@ def disassembled(ptx: str, arch: str, tools: tuple[str, str]) -> str | None:
     """The PTX assembled for `arch` and disassembled with line information (nvdisasm -g);
     None when either tool fails (the counts are then unchecked, not wrong)."""
     ptxas, nvdisasm = tools
-    with tempfile.TemporaryDirectory(prefix="sectorviz-sass-") as folder:
-        source, cubin = Path(folder) / "kernel.ptx", Path(folder) / "kernel.cubin"
+    with private_folder("sectorviz-sass-") as folder:
+        source, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
         source.write_text(ptx, encoding="utf-8")
         for args, what in (([ptxas, f"-arch={arch}", "-lineinfo", "-O3", str(source), "-o",
                              str(cubin)], "ptxas"),
                            ([nvdisasm, "-g", "-c", str(cubin)], "nvdisasm")):
             try:
-                done = run_bounded(args, "kernel", what, cwd=folder, seconds=SASS_SECONDS)
+                done = run_bounded(args, "kernel", what, folder, seconds=SASS_SECONDS)
             except PatternError:
                 return None
             if done.returncode != 0:
