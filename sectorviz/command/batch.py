@@ -14,8 +14,8 @@ import argparse
 import json
 import sys
 
-from ..atomic import write_atomic
-from ..exits import EXIT_BAD_INPUT, fail
+from ..atomic import check_output, write_atomic
+from ..exits import EXIT_BAD_INPUT, UsageError, fail
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from ..sweep.table import batch_table, table_csv, table_text
@@ -43,6 +43,7 @@ def batch_parser() -> argparse.ArgumentParser:
 def run_batch(argv: list[str]) -> int:
     """Parse `argv` (after 'batch'), analyse the files, print and write; 0, 2 or 130."""
     args = batch_parser().parse_args(argv)
+    _check_outputs(args)
     tasks = [FileTask(path, args.budget) for path in args.files]
     try:
         results = run_tasks(file_report, tasks, args.jobs, "files", args.quiet)
@@ -60,3 +61,13 @@ def run_batch(argv: list[str]) -> int:
     if "-" not in (args.jsonl, args.csv):
         print(table_text(table), end="")
     return EXIT_BAD_INPUT if any("error" in r for r in results) else 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse --jsonl and --csv before the run: one file named twice (UsageError), or one
+    sectorviz will not write (atomic.check_output; one of the FILES among them)."""
+    files = [path for path in (args.jsonl, args.csv) if path not in (None, "-")]
+    if len(files) == 2 and files[0] == files[1]:
+        raise UsageError(f"sectorviz batch: --jsonl and --csv both name {files[0]}")
+    for path in files:
+        check_output(path, args.files)

@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import check_output, write_atomic
 from ..exits import UsageError, fail
 from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
 from ..model import PatternError, load_pattern
@@ -87,7 +87,7 @@ def run_sweep(argv: list[str]) -> int:
     names = [name for name, _ in args.param]
     if len(set(names)) != len(names):
         raise UsageError("sectorviz sweep: a --param is given twice")
-    suffix = Path(args.output).suffix.lower() if args.output else None
+    suffix = Path(args.output).suffix.lower() if args.output is not None else None
     if suffix is not None and suffix not in (*DIAGRAM_SUFFIXES, *TABLE_WRITERS):
         raise UsageError(f"sectorviz sweep: no format for {suffix or 'a name without a suffix'}"
                          f"; one of {', '.join((*DIAGRAM_SUFFIXES, *TABLE_WRITERS))}")
@@ -96,6 +96,8 @@ def run_sweep(argv: list[str]) -> int:
     if suffix in DIAGRAM_SUFFIXES and len(names) > 2:
         raise UsageError("sectorviz sweep: the chart draws one or two params; write the table "
                          "(.csv, .md) or --json for more")
+    if args.output is not None:
+        check_output(args.output)
     try:
         pattern = with_machine(load_pattern(args.file), args)
         doc = pattern.to_dict()
