@@ -5,7 +5,8 @@ Prints the table (one row per instruction, or per file with --per file); --jsonl
 line per file, {"file": ..., "report": what `report --json` prints} or {"file": ...,
 "error": "the one line"}; --csv writes the table with every figure ('-' for stdout, in place
 of the printed table). A file that fails is a row with its error and the batch goes on; the
-exit status is then 2 (bad input), else 0; Ctrl-C: 130.
+exit status is then 2 (bad input), with one line 'FILE: error' on stderr for each such file,
+else 0; Ctrl-C: 130. An output that cannot be written is refused before the run.
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ def run_batch(argv: list[str]) -> int:
             write_atomic(path, text())
     if "-" not in (args.jsonl, args.csv):
         print(table_text(table), end="")
-    return EXIT_BAD_INPUT if any("error" in r for r in results) else 0
+    failed = [r for r in results if "error" in r]
+    for r in failed:
+        fail(f"{r['file']}: {r['error']}")
+    return EXIT_BAD_INPUT if failed else 0
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
