@@ -21,7 +21,7 @@ from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from ..sweep.table import batch_table, table_csv, table_text
 from .flags import OneLineParser, add_budget_flag
-from .sweep import EXIT_CANCELLED, add_jobs_flag
+from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
 
 PER = ("instruction", "file")
 
@@ -47,7 +47,8 @@ def run_batch(argv: list[str]) -> int:
     _check_outputs(args)
     tasks = [FileTask(path, args.budget) for path in args.files]
     try:
-        results = run_tasks(file_report, tasks, args.jobs, "files", args.quiet)
+        results = run_tasks(file_report, tasks, usable_jobs(args.jobs, "sectorviz batch"),
+                            "files", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: batch cancelled")
         return EXIT_CANCELLED

@@ -26,7 +26,7 @@ from ..model.pattern import MAX_FILE_BYTES
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from .flags import OneLineParser, add_budget_flag, pattern_error_line
-from .sweep import EXIT_CANCELLED, add_jobs_flag
+from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
 
 EXIT_BREACH = 1
 Result = dict[str, Any]  # a pool's result for one file (points.file_report), or its report
@@ -48,7 +48,7 @@ def run_check(argv: list[str]) -> int:
     args = check_parser().parse_args(argv)
     try:
         results = run_tasks(file_report, [FileTask(f, args.budget) for f in args.files],
-                            args.jobs, "files", args.quiet)
+                            usable_jobs(args.jobs, "sectorviz check"), "files", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: check cancelled")
         return EXIT_CANCELLED
