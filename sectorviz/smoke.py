@@ -43,6 +43,7 @@ from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
+from .atomic import write_atomic
 from .compiled.compiler import find_compiler
 from .export.formats import diagram_bytes, diagram_svg
 from .frontends import ENGINE_VAR
@@ -119,9 +120,7 @@ class Report:
                                "total_s": round(time.perf_counter() - self.started, 3)},
                    "environment": self.environment, "qt_messages": self.qt_messages}
             text = json.dumps(doc, indent=2) + "\n"
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, text)
 
 
 class _FirstPaint(QObject):
@@ -257,7 +256,7 @@ class Session:
         sel = doc.selection
         spec = DiagramSpec(warp=sel.warp, instruction=sel.instruction, execution=sel.run)
         out = self.directory / f"smoke-grid{suffix}"
-        out.write_bytes(diagram_bytes(doc.pattern, [spec], suffix, PNG_SCALE))
+        write_atomic(out, diagram_bytes(doc.pattern, [spec], suffix, PNG_SCALE))
         data = out.read_bytes()
         columns = len(self.window.grid_layout.sectors)
         if suffix == ".svg":

@@ -5,7 +5,8 @@ Prints the table (one row per instruction, or per file with --per file); --jsonl
 line per file, {"file": ..., "report": what `report --json` prints} or {"file": ...,
 "error": "the one line"}; --csv writes the table with every figure ('-' for stdout, in place
 of the printed table). A file that fails is a row with its error and the batch goes on; the
-exit status is then 2 (bad input), else 0; Ctrl-C: 130.
+exit status is then 2 (bad input), with one line 'FILE: error' on stderr for each such file,
+else 0; Ctrl-C: 130. An output that cannot be written is refused before the run.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import argparse
 import json
 import sys
 
-from ..atomic import write_atomic
-from ..exits import EXIT_BAD_INPUT, fail
+from ..atomic import check_output, write_atomic
+from ..exits import EXIT_BAD_INPUT, UsageError, fail
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from ..sweep.table import batch_table, table_csv, table_text
 from .flags import OneLineParser, add_budget_flag
-from .sweep import EXIT_CANCELLED, add_jobs_flag
+from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
 
 PER = ("instruction", "file")
 
@@ -43,9 +44,11 @@ def batch_parser() -> argparse.ArgumentParser:
 def run_batch(argv: list[str]) -> int:
     """Parse `argv` (after 'batch'), analyse the files, print and write; 0, 2 or 130."""
     args = batch_parser().parse_args(argv)
+    _check_outputs(args)
     tasks = [FileTask(path, args.budget) for path in args.files]
     try:
-        results = run_tasks(file_report, tasks, args.jobs, "files", args.quiet)
+        results = run_tasks(file_report, tasks, usable_jobs(args.jobs, "sectorviz batch"),
+                            "files", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: batch cancelled")
         return EXIT_CANCELLED
@@ -59,4 +62,17 @@ def run_batch(argv: list[str]) -> int:
             write_atomic(path, text())
     if "-" not in (args.jsonl, args.csv):
         print(table_text(table), end="")
-    return EXIT_BAD_INPUT if any("error" in r for r in results) else 0
+    failed = [r for r in results if "error" in r]
+    for r in failed:
+        fail(f"{r['file']}: {r['error']}")
+    return EXIT_BAD_INPUT if failed else 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse --jsonl and --csv before the run: one file named twice (UsageError), or one
+    sectorviz will not write (atomic.check_output; one of the FILES among them)."""
+    files = [path for path in (args.jsonl, args.csv) if path not in (None, "-")]
+    if len(files) == 2 and files[0] == files[1]:
+        raise UsageError(f"sectorviz batch: --jsonl and --csv both name {files[0]}")
+    for path in files:
+        check_output(path, args.files)

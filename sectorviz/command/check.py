@@ -19,13 +19,14 @@ from typing import Any
 from ..atomic import write_atomic
 from ..exits import fail
 from ..model import PatternError, load_pattern
+from ..model.errors import printable
 from ..model.expect import breaches, updated_expect
 from ..model.files import read_text
 from ..model.pattern import MAX_FILE_BYTES
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from .flags import OneLineParser, add_budget_flag, pattern_error_line
-from .sweep import EXIT_CANCELLED, add_jobs_flag
+from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
 
 EXIT_BREACH = 1
 Result = dict[str, Any]  # a pool's result for one file (points.file_report), or its report
@@ -47,7 +48,7 @@ def run_check(argv: list[str]) -> int:
     args = check_parser().parse_args(argv)
     try:
         results = run_tasks(file_report, [FileTask(f, args.budget) for f in args.files],
-                            args.jobs, "files", args.quiet)
+                            usable_jobs(args.jobs, "sectorviz check"), "files", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: check cancelled")
         return EXIT_CANCELLED
@@ -59,7 +60,7 @@ def run_check(argv: list[str]) -> int:
             status = fail(pattern_error_line(r["file"], err))
             continue
         for line in found:
-            print(f"{r['file']}: {line}")
+            print(printable(f"{r['file']}: {line}"))
         if found and not args.update:
             status = status or EXIT_BREACH
     return status
@@ -78,7 +79,8 @@ def _breaches(result: Result) -> list[str]:
     report = _report(result)
     expect = load_pattern(result["file"]).to_dict().get("expect")
     if expect is None:
-        print(f"{result['file']}: no 'expect' key, nothing to check", file=sys.stderr)
+        print(printable(f"{result['file']}: no 'expect' key, nothing to check"),
+              file=sys.stderr)
         return []
     return [str(b) for b in breaches(expect, report)]
 

@@ -4,7 +4,8 @@
 `sectorviz sweep FILE` (sweep.py), `sectorviz batch FILES...` (batch.py) and `sectorviz check
 FILES...` (check.py).
 
-Bad input of any kind exits with status 2 and one line on stderr naming the file and place;
+Bad input of any kind exits with status 2 and one line on stderr naming the file and place,
+an output that cannot be written (sectorviz.atomic.OutputError) too, naming that file;
 anything else that goes wrong (a bug) exits 2 with 'FILE: internal error: KIND; please report'.
 Output that a terminal cannot encode (a lone surrogate in a name) is written as \\ escapes.
 Ctrl-C (SIGINT) and SIGTERM end a command with the one line 'interrupted' and exit status
@@ -18,6 +19,7 @@ import argparse
 import sys
 from typing import Callable, NamedTuple
 
+from ..atomic import OutputError
 from ..exits import Terminated, UsageError, fail, interrupted_status
 from ..model.errors import internal_error
 from ..model.measured import METRICS
@@ -85,7 +87,7 @@ def _command(argv: list[str]) -> int:
         if argv[:1] and argv[0] in SUBCOMMANDS:
             return _commands()[argv[0]].run(argv[1:])
         return _run_app(argv)
-    except UsageError as err:
+    except (UsageError, OutputError) as err:
         return fail(str(err))
     except (BrokenPipeError, OutputFailed):
         raise

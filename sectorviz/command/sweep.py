@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from ..atomic import write_atomic
+from ..atomic import check_output, write_atomic
 from ..exits import UsageError, fail
 from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
 from ..model import PatternError, load_pattern
@@ -23,7 +24,7 @@ from ..scene.palette import DEFAULT_THEME, THEMES, theme
 from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, Doc, sweep_chart_scene
 from ..sweep.points import PointTask, combinations, point_report, with_params
 from ..sweep.pool import default_jobs, run_tasks
-from ..sweep.ranges import parse_param
+from ..sweep.ranges import parse_param, point_count
 from ..sweep.table import TABLE_WRITERS, metric_table, sweep_table, table_text
 from .flags import (
     OneLineParser,
@@ -37,11 +38,23 @@ EXIT_CANCELLED = 130  # what a shell reports for a command stopped by Ctrl-C
 
 
 def add_jobs_flag(p: argparse.ArgumentParser) -> None:
-    """`--jobs N`: worker processes (default: the machine's cores)."""
+    """`--jobs N`: worker processes (default and most: the machine's cores, usable_jobs)."""
     p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
-                   help=f"worker processes (default: the machine's cores, {default_jobs()})")
+                   help=f"worker processes (default and at most: the machine's cores, "
+                        f"{default_jobs()})")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
+
+
+def usable_jobs(jobs: int, prog: str) -> int:
+    """--jobs N -> the processes to start: at most the cores this process may run on, with a
+    one-line note on stderr when N is more."""
+    cores = default_jobs()
+    if jobs <= cores:
+        return jobs
+    print(f"{prog}: --jobs {jobs:,} is more than this run's cores ({cores}); using {cores}",
+          file=sys.stderr)
+    return cores
 
 
 def _positive(text: str) -> int:
@@ -85,17 +98,7 @@ def run_sweep(argv: list[str]) -> int:
     """Parse `argv` (after 'sweep'), run the points, print and write; 0, 2 or 130."""
     args = sweep_parser().parse_args(argv)
     names = [name for name, _ in args.param]
-    if len(set(names)) != len(names):
-        raise UsageError("sectorviz sweep: a --param is given twice")
-    suffix = Path(args.output).suffix.lower() if args.output else None
-    if suffix is not None and suffix not in (*DIAGRAM_SUFFIXES, *TABLE_WRITERS):
-        raise UsageError(f"sectorviz sweep: no format for {suffix or 'a name without a suffix'}"
-                         f"; one of {', '.join((*DIAGRAM_SUFFIXES, *TABLE_WRITERS))}")
-    if not 1 <= args.scale <= 4:
-        raise UsageError(f"sectorviz sweep: --scale {args.scale:g} outside [1, 4]")
-    if suffix in DIAGRAM_SUFFIXES and len(names) > 2:
-        raise UsageError("sectorviz sweep: the chart draws one or two params; write the table "
-                         "(.csv, .md) or --json for more")
+    suffix = _checked_arguments(args, names)
     try:
         pattern = with_machine(load_pattern(args.file), args)
         doc = pattern.to_dict()
@@ -104,7 +107,8 @@ def run_sweep(argv: list[str]) -> int:
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     try:
-        results = run_tasks(point_report, tasks, args.jobs, "points", args.quiet)
+        results = run_tasks(point_report, tasks, usable_jobs(args.jobs, "sectorviz sweep"),
+                            "points", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.file}: sweep cancelled")
         return EXIT_CANCELLED
@@ -116,6 +120,30 @@ def run_sweep(argv: list[str]) -> int:
     else:
         print(table_text(metric_table(names, points, args.metric)), end="")
     return 0
+
+
+def _checked_arguments(args: argparse.Namespace, names: list[str]) -> str | None:
+    """-o's suffix (None without -o) once the arguments are checked before any point is made
+    or run: UsageError for a param given twice, an unknown format, a bad --scale, more than
+    MAX_POINTS points, a chart of more than two params; -o refused by atomic.check_output."""
+    if len(set(names)) != len(names):
+        raise UsageError("sectorviz sweep: a --param is given twice")
+    suffix = Path(args.output).suffix.lower() if args.output is not None else None
+    if suffix is not None and suffix not in (*DIAGRAM_SUFFIXES, *TABLE_WRITERS):
+        raise UsageError(f"sectorviz sweep: no format for {suffix or 'a name without a suffix'}"
+                         f"; one of {', '.join((*DIAGRAM_SUFFIXES, *TABLE_WRITERS))}")
+    if not 1 <= args.scale <= 4:
+        raise UsageError(f"sectorviz sweep: --scale {args.scale:g} outside [1, 4]")
+    try:
+        point_count(args.param)
+    except ValueError as err:
+        raise UsageError(f"sectorviz sweep: {err}") from None
+    if suffix in DIAGRAM_SUFFIXES and len(names) > 2:
+        raise UsageError("sectorviz sweep: the chart draws one or two params; write the table "
+                         "(.csv, .md) or --json for more")
+    if args.output is not None:
+        check_output(args.output)
+    return suffix
 
 
 def _output_bytes(title: str, names: list[str], points: list[Doc], args: argparse.Namespace,

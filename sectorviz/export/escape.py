@@ -6,6 +6,8 @@ control characters other than tab and line ends (a terminal's escapes; XML 1.0 c
 them even as references) -> '\\x07'.
 xml_text: also the two non-characters XML forbids (U+FFFE, U+FFFF).
 latex_text: also the LaTeX special characters (and < >) -> their LaTeX commands.
+markdown_text: also &, <, > -> HTML entities (no tag reaches a Markdown renderer), | -> \\|
+and line ends -> spaces (a table cell stays one cell).
 csv_cell: also a leading =, +, -, @ (a formula to a spreadsheet) -> prefixed with "'",
 unless the cell is a number.
 """
@@ -42,6 +44,16 @@ def latex_text(text: str) -> str:
     """Plain text -> LaTeX text: the special characters escaped, control characters and
     surrogates as visible escapes."""
     return "".join(LATEX_SPECIALS.get(ch, ch) for ch in xml_text(text))
+
+
+MARKDOWN_SPECIALS = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "\n": " ", "\r": " "}
+
+
+def markdown_text(text: str) -> str:
+    """Plain text -> text for a GitHub-flavoured Markdown line or table cell: HTML
+    characters as entities, pipes escaped, line ends as spaces, control characters and
+    surrogates as visible escapes."""
+    return "".join(MARKDOWN_SPECIALS.get(ch, ch) for ch in plain_text(text))
 
 
 def _is_number(text: str) -> bool:

@@ -15,7 +15,7 @@ from numbers import Integral
 
 from ..model.errors import printable_lines
 from ..scene.sheet import Cell, Sheet, sheet_table
-from .escape import csv_cell, latex_text, plain_text
+from .escape import csv_cell, latex_text, markdown_text
 
 NOTE_INDENT = 4  # text: notes and metrics sit this far right of the value column
 
@@ -64,25 +64,22 @@ def sheet_csv(sheet: Sheet) -> str:
     return out.getvalue()
 
 
-def _md(text: str) -> str:
-    return plain_text(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _md_code(text: str) -> str:
-    return f"`{_md(text)}`" if text else ""
+    return f"`{markdown_text(text)}`" if text else ""
 
 
 def sheet_markdown(sheet: Sheet) -> str:
     """GitHub-flavoured Markdown: the title, the answer as a bullet list, one table per step
     (metrics in code spans)."""
-    out = [f"## {_md(sheet.title)}", ""]
-    out += [f"- **{_md(r.label)}** {_md(r.value)}" + (f" ({_md(r.note)})" if r.note else "")
+    md = markdown_text
+    out = [f"## {md(sheet.title)}", ""]
+    out += [f"- **{md(r.label)}** {md(r.value)}" + (f" ({md(r.note)})" if r.note else "")
             for r in sheet.answer]
     for step in sheet.steps:
-        out += ["", f"### {step.number}. {_md(step.title)}", "", "| item | value | note |",
+        out += ["", f"### {step.number}. {md(step.title)}", "", "| item | value | note |",
                 "| :-- | :-- | :-- |"]
-        out += [f"| {_md(r.label)} | {_md(r.value)} | "
-                f"{'; '.join(x for x in (_md(r.note), _md_code(r.code)) if x)} |"
+        out += [f"| {md(r.label)} | {md(r.value)} | "
+                f"{'; '.join(x for x in (md(r.note), _md_code(r.code)) if x)} |"
                 for r in step.rows]
     return "\n".join(out) + "\n"
 

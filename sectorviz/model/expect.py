@@ -10,6 +10,10 @@ shared_bank_conflicts, ...); `instructions` names instructions, global or shared
 report name, each with its figures. A figure holds when |actual - expected| <= tolerance x
 |expected| (tolerance a fraction: 0 is exact, 0.05 five per cent); more or fewer both breach,
 so a change for the better is written down with `check --update` rather than passing unseen.
+
+Every expected figure is finite: a count (sectors, bytes, requests, ...) a whole number from 0
+to 2^63 - 1 (an int64), a ratio (RATIO_FIGURES) a number in that range; the tolerance is from
+0 to 1. Anything else (1e400, read as infinity, NaN, 1.5 sectors) is refused at its key.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ GLOBAL_FIGURES = ("requests", "active_lanes", "logical_bytes", "useful_bytes", "
                   "min", "max", "mode", "unique_sectors", "sector_size", "sector_bytes")
 SHARED_FIGURES = ("requests", "active_lanes", "wavefronts", "ideal_wavefronts",
                   "bank_conflicts", "wavefronts_per_request", "min", "max", "mode")
+RATIO_FIGURES = ("sectors_per_request", "useful_fraction", "wavefronts_per_request")
+MAX_FIGURE = 2**63 - 1  # an int64: no count the analysis gives is larger
+MAX_TOLERANCE = 1  # a fraction of the expected figure
 SHARED_PREFIX = "shared_"  # a shared total's figure in `totals`
 TOTAL_FIGURES = GLOBAL_FIGURES + tuple(SHARED_PREFIX + f for f in SHARED_FIGURES)
 EXPECT_KEYS = ("totals", "instructions", "tolerance")
@@ -54,10 +61,20 @@ def number_text(v: Number) -> str:
     return f"{v:,}" if isinstance(v, int) else f"{v:,.6g}"
 
 
-def _number(value: Any, place: str) -> Number:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise PatternError(place, f"expected a number of at least 0, got {value!r}")
+def _number(value: Any, place: str, whole: bool, top: int) -> Number:
+    """`value` if it is a finite number (`whole`: a whole number) from 0 to `top`, else
+    PatternError at `place` (NaN and infinities fail the range)."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= top
+            or (whole and not float(value).is_integer())):
+        kind = "a whole number" if whole else "a number"
+        limit = "2^63 - 1" if top == MAX_FIGURE else str(top)
+        raise PatternError(place, f"expected {kind} from 0 to {limit}, got {value!r}")
     return value
+
+
+def _figure(value: Any, figure: str, place: str) -> Number:
+    """An expected figure: a whole number, or for a ratio any number, from 0 to MAX_FIGURE."""
+    return _number(value, place, figure not in RATIO_FIGURES, MAX_FIGURE)
 
 
 def _figures(obj: Any, allowed: tuple[str, ...], place: str) -> dict[str, Number]:
@@ -67,7 +84,7 @@ def _figures(obj: Any, allowed: tuple[str, ...], place: str) -> dict[str, Number
         if key not in allowed:
             raise PatternError(f"{place}.{key}", f"unknown figure {key!r}; one of "
                                                  f"{', '.join(allowed)}")
-        _number(value, f"{place}.{key}")
+        _figure(value, key, f"{place}.{key}")
     return obj
 
 
@@ -87,7 +104,7 @@ def check_expect(obj: Any) -> dict[str, Any]:
     every = tuple(dict.fromkeys(GLOBAL_FIGURES + SHARED_FIGURES))
     for name, figures in instructions.items():
         _figures(figures, every, f"expect.instructions.{name}")
-    _number(obj.get("tolerance", 0), "expect.tolerance")
+    _number(obj.get("tolerance", 0), "expect.tolerance", False, MAX_TOLERANCE)
     return obj
 
 

@@ -23,7 +23,10 @@ Task = Any  # picklable: a task's function is a module-level function of one arg
 
 
 def default_jobs() -> int:
-    """The machine's cores (os.cpu_count), at least 1."""
+    """The cores this process may run on (its CPU affinity; else os.cpu_count), at least 1:
+    the default and the most jobs a command runs."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
 
 

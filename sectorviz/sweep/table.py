@@ -4,7 +4,9 @@ Markdown or aligned text.
 A report's figures are its numbers flattened to columns: `warps`, `totals.sectors`, an
 instruction's as `NAME.sectors` (global and shared alike), a boundary's as `NAME.bytes`,
 `shared_totals.wavefronts`, `cache.dram_read_bytes`; places (line, column) are not figures.
-CSV cells are plain numbers (export.sheets.plain_number); a missing figure is empty.
+CSV cells are plain numbers (export.sheets.plain_number); a missing figure is empty. Names
+and file names are escaped for each format: CSV and Markdown by export.escape, the terminal's
+text by model.errors.printable (a bidi override in a file name shows as \\u202e).
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import csv
 import io
 from dataclasses import dataclass
 
-from ..export.escape import csv_cell, plain_text
+from ..export.escape import csv_cell, markdown_text
 from ..export.sheets import plain_number
+from ..model.errors import printable
 from ..scene.sweep_chart import metric_series
 
 Cell = str | int | float
@@ -115,27 +118,25 @@ def table_csv(t: Table) -> str:
     return out.getvalue()
 
 
-def _md(text: str) -> str:
-    return plain_text(text).replace("|", "\\|").replace("\n", " ")
-
-
 def table_markdown(t: Table) -> str:
     """A GitHub-flavoured Markdown table, numbers right-aligned."""
     numeric = [any(not isinstance(r[i], str) for r in t.rows) for i in range(len(t.header))]
-    lines = ["| " + " | ".join(_md(h) for h in t.header) + " |",
+    lines = ["| " + " | ".join(markdown_text(h) for h in t.header) + " |",
              "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    lines += ["| " + " | ".join(_md(_text(c)) for c in row) + " |" for row in t.rows]
+    lines += ["| " + " | ".join(markdown_text(_text(c)) for c in row) + " |" for row in t.rows]
     return "\n".join(lines) + "\n"
 
 
 def table_text(t: Table) -> str:
-    """Aligned columns for a terminal: numbers right-aligned, text left."""
-    cells = [list(t.header)] + [[_text(c) for c in row] for row in t.rows]
+    """Aligned columns for a terminal: numbers right-aligned, text left, every cell
+    printable (escaped before the columns are measured)."""
+    cells = [[printable(h) for h in t.header]] + [[printable(_text(c)) for c in row]
+                                                   for row in t.rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(t.header))]
     numeric = [any(not isinstance(r[i], str) for r in t.rows) for i in range(len(t.header))]
     lines = ["  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(r, widths, numeric))
              .rstrip() for r in cells]
-    return plain_text("\n".join(lines) + "\n")
+    return "\n".join(lines) + "\n"
 
 
 TABLE_WRITERS = {".csv": table_csv, ".md": table_markdown}

@@ -91,3 +91,31 @@ def test_under_the_c_locale_too(tmp_path):
     out = result.stdout.decode("utf-8", "replace")
     assert result.returncode == 0 and not dangerous(out)
     assert "sector demand 0 B" not in out.splitlines()
+
+
+def test_batch_escapes_a_bidi_override_in_a_file_name(tmp_path, capsys):
+    path = pattern(tmp_path, "evil\u202egpj.exe")
+    code = main(["batch", str(path), "--jobs", "1", "--quiet", "--per", "file"])
+    out, err = capsys.readouterr()
+    assert code == 0 and not err and not dangerous(out)
+    header, row = out.splitlines()
+    shown = printable(str(path))  # escaped, and the columns measured escaped
+    assert row.startswith(shown + "  ") and header.index("error") == len(shown) + 2
+
+
+def test_batch_escapes_names_in_error_rows(tmp_path, capsys):
+    path = tmp_path / "bad\u202e\x9b.sectorviz.json"
+    path.write_text("{")
+    assert main(["batch", str(path), "--jobs", "1", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert not dangerous(out) and not dangerous(err) and "\\u202e\\x9b" in out
+
+
+def test_check_escapes_file_and_instruction_names(tmp_path, capsys):
+    path = pattern(tmp_path, "evil\u202e")
+    doc = json.loads(path.read_text())
+    doc["expect"] = {"totals": {"sectors": 1}}
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path), "--jobs", "1", "--quiet"]) == 1
+    out, _ = capsys.readouterr()
+    assert out.count("\n") == 1 and not dangerous(out) and "\\u202e" in out

@@ -151,3 +151,13 @@ def test_smoke_test_runs_in_process_and_reports_ok(qapp, tmp_path):
     for suffix in (".svg", ".pdf", ".png"):
         assert (tmp_path / f"smoke-grid{suffix}").stat().st_size > 0
     assert doc["timings"]["total_s"] > 0
+
+
+def test_smoke_test_refuses_a_pipe_as_its_report(tmp_path):
+    from sectorviz.atomic import RefusedOutput
+    from sectorviz.smoke import run_smoke_test
+
+    os.mkfifo(tmp_path / "smoke.json")
+    with pytest.raises(RefusedOutput, match="it is a named pipe"):
+        run_smoke_test(tmp_path)  # before the session starts; the pipe is left as it was
+    assert not (tmp_path / "smoke.json").is_file()

@@ -4,6 +4,7 @@ errors as rows."""
 import csv
 import io
 import json
+import os
 
 import pytest
 
@@ -73,3 +74,16 @@ def test_the_pool_gives_what_one_process_gives(capsys):
     assert main(["batch", *files, "--jsonl", "-", "--jobs", "2", "--quiet"]) == 0
     pooled = capsys.readouterr().out
     assert batch(capsys, *files, "--jsonl", "-") == (0, pooled)
+
+
+def test_every_file_it_cannot_read_is_one_line_on_stderr_too(capsys, tmp_path):
+    os.mkfifo(tmp_path / "pipe.json")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    unreadable = [str(tmp_path / "pipe.json"), os.devnull, "/proc/self/status",
+                  str(tmp_path), str(tmp_path / "loop")]
+    status = main(["batch", *unreadable, VECTOR_ADD, "--per", "file", "--jobs", "1", "--quiet"])
+    out, err = capsys.readouterr()
+    assert status == 2
+    lines = err.splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == unreadable
+    assert all(line.split(": ", 1)[1] in out for line in lines)  # beside its error row

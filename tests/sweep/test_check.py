@@ -103,9 +103,15 @@ def test_a_file_without_expect_passes_with_a_note(capsys, naive):
 
 @pytest.mark.parametrize("expect, words", [
     ({"totals": {"sector": 1}}, "expect.totals.sector: unknown figure 'sector'"),
-    ({"totals": {"sectors": -1}}, "expect.totals.sectors: expected a number of at least 0"),
-    ({"totals": {"sectors": True}}, "expect.totals.sectors: expected a number of at least 0, "
-                                    "got True"),
+    ({"totals": {"sectors": -1}}, "expect.totals.sectors: expected a whole number from 0 to "
+                                  "2^63 - 1, got -1"),
+    ({"totals": {"sectors": True}}, "expect.totals.sectors: expected a whole number from 0 to "
+                                    "2^63 - 1, got True"),
+    ({"totals": {"sectors": 1.5}}, "expect.totals.sectors: expected a whole number"),
+    ({"totals": {"sectors": 2**63}}, "expect.totals.sectors: expected a whole number"),
+    ({"totals": {"useful_fraction": -0.5}}, "expect.totals.useful_fraction: expected a number "
+                                            "from 0 to 2^63 - 1"),
+    ({"tolerance": 1.5}, "expect.tolerance: expected a number from 0 to 1, got 1.5"),
     ({"tolerance": "5%"}, "expect.tolerance: expected a number"),
     ({"instruction": {}}, "expect.instruction: unknown key 'instruction'"),
     ({"instructions": []}, "expect.instructions: expected an object"),
@@ -116,6 +122,21 @@ def test_a_bad_expect_is_refused_when_the_pattern_loads(capsys, naive, expect, w
     status, out, err = check(capsys, path)
     assert (status, out, len(err)) == (2, [], 1)
     assert err[0].startswith(f"{path}: {words}")
+
+
+@pytest.mark.parametrize("expect, place", [
+    ({"totals": {"sectors": "HUGE"}}, "expect.totals.sectors"),
+    ({"totals": {"sectors": "-HUGE"}}, "expect.totals.sectors"),
+    ({"instructions": {STORE: {"sectors_per_request": "HUGE"}}},
+     f"expect.instructions.{STORE}.sectors_per_request"),
+    ({"totals": {"sectors": 1179648}, "tolerance": "HUGE"}, "expect.tolerance"),
+])
+def test_an_infinite_expectation_is_refused_not_passed(capsys, naive, expect, place):
+    path = naive(expect)
+    path.write_text(path.read_text().replace('"HUGE"', "1e400"))  # JSON reads it as infinity
+    status, out, err = check(capsys, path)
+    assert (status, out, len(err)) == (2, [], 1)
+    assert err[0].startswith(f"{path}: {place}: expected a") and "got" in err[0]
 
 
 def test_an_instruction_the_kernel_has_not_is_bad_input(capsys, naive):

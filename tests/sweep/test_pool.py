@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sectorviz.paths import examples_dir
-from sectorviz.sweep.pool import run_tasks
+from sectorviz.sweep.pool import default_jobs, run_tasks
 
 
 def square_of_first(task: tuple[int, float]) -> dict:
@@ -24,6 +24,11 @@ def test_results_come_back_in_task_order():
     tasks = [(i, 0.3 if i == 0 else 0.0) for i in range(5)]  # the first finishes last
     assert run_tasks(square_of_first, tasks, 2, "tasks", quiet=True) == [
         {"square": i * i} for i in range(5)]
+
+
+def test_the_default_jobs_are_the_cores_this_process_may_use(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {3}, raising=False)
+    assert default_jobs() == 1
 
 
 def spawned_workers(pid: int) -> list[int]:
@@ -43,6 +48,7 @@ def ignores_sigint(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+@pytest.mark.skipif(default_jobs() < 2, reason="--jobs 2 is clamped to this run's one core")
 def test_ctrl_c_stops_every_worker_and_says_so_in_one_line():
     pattern = str(examples_dir() / "matmul-tiled-cuda.sectorviz.json")  # about 2 s a point
     proc = subprocess.Popen([sys.executable, "-m", "sectorviz", "sweep", pattern, "--param",

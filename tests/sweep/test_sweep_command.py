@@ -134,6 +134,9 @@ def test_the_chart_as_png_and_pdf(tmp_path, stride_file, suffix, start):
     (["--param", "stride=0:0"], "gives no values"),
     (["--param", "stride=1", "--jobs", "0"], "is not a whole number of at least 1"),
     (["--param", "stride=1", "--scale", "8"], "--scale 8 outside [1, 4]"),
+    (["--param", "stride=0:10000", "--param", "threads=0:10000"],
+     "the params give 10,000 x 10,000 = 100,000,000 points; at most 100,000"),
+    (["--param", "stride=9223372036854775808"], "outside the int64 range"),
 ])
 def test_bad_command_lines_are_one_line_exit_2(capsys, stride_file, argv, words):
     assert main(["sweep", str(stride_file), *argv]) == 2
@@ -157,3 +160,14 @@ def test_a_bug_is_one_line_naming_the_first_file(capsys, monkeypatch, stride_fil
     assert main([command, str(stride_file), *params]) == 2
     err = capsys.readouterr().err
     assert err == f"{stride_file}: internal error: RuntimeError; please report\n"
+
+
+@pytest.mark.parametrize("command", ["sweep", "batch", "check"])
+def test_jobs_past_the_cores_are_clamped_with_a_note(capsys, monkeypatch, stride_file, command):
+    monkeypatch.setattr("sectorviz.command.sweep.default_jobs", lambda: 1)  # one core: no pool
+    params = ["--param", "stride=1,2"] if command == "sweep" else []
+    status = main([command, str(stride_file), *params, "--jobs", "10000", "--quiet"])
+    err = capsys.readouterr().err.splitlines()
+    assert status == 0
+    assert err[0] == f"sectorviz {command}: --jobs 10,000 is more than this run's cores (1); " \
+                     "using 1"
