@@ -14,6 +14,7 @@ Only the standard library is used, so that it starts fast with -S.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -62,8 +63,9 @@ class Supervisor:
     def stop(self, signum: int, _frame: object) -> None:
         """A stop signal: end the tool's group, remove the private folder, exit."""
         self.end_group()
-        if self.tool is not None:
-            self.tool.wait()
+        if self.tool is not None:  # not Popen.wait: the interrupted one holds its lock
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.tool.pid, 0)
         shutil.rmtree(self.folder, ignore_errors=True)
         os._exit(128 + signum)
 

@@ -248,3 +248,45 @@ def test_an_error_while_running_an_included_line_names_that_header(tmp_path, mon
         analyze(pattern)
     assert err.value.file == str(tmp_path / "inc" / "put.h") and err.value.place == "line 3"
     assert "depends on the kernel parameter 'm'" in err.value.message
+
+
+HAS_OPT = ('#if __has_include("opt.h")\n#define SCALE 2.0f\n#else\n#define SCALE 1.0f\n#endif\n'
+           '__global__ void k(float *y) { y[threadIdx.x] = SCALE; }\n')
+
+
+def test_a_header_created_since_the_compile_is_a_miss(tmp_path):
+    """Issue 28, item 5: a cached answer of __has_include is checked again."""
+    before = compile_kernel(write_pattern(tmp_path, HAS_OPT, "k"))
+    assert "1065353216;" in before.ptx  # 1.0f
+    (tmp_path / "opt.h").write_text("\n")
+    after = compile_kernel(write_pattern(tmp_path, HAS_OPT, "k"))
+    assert "1073741824;" in after.ptx  # 2.0f
+
+
+def test_an_entry_whose_ptx_was_replaced_is_a_miss(tmp_path, ptx_cache):
+    first = compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
+    (entry,) = ptx_cache.iterdir()
+    doc = json.loads(entry.read_text())
+    doc["ptx"] = doc["ptx"].replace("ld.global", "ld.global.nc")
+    entry.write_text(json.dumps(doc))
+    assert compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy")).ptx == first.ptx
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: [d], lambda d: {**d, "files": 3}, lambda d: {**d, "params": [1]},
+    lambda d: {**d, "lookups": {"/x": "yes"}}, lambda d: {**d, "machine_code": "x"},
+    lambda d: {k: v for k, v in d.items() if k != "entry"}, lambda d: {**d, "ptx": None},
+    lambda d: {**d, "files": {"/nonexistent/x.h": None}, "lookups": {"/": True}}])
+def test_a_malformed_entry_is_a_miss_never_an_error(tmp_path, ptx_cache, damage):
+    first = compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
+    (entry,) = ptx_cache.iterdir()
+    entry.write_text(json.dumps(damage(json.loads(entry.read_text()))))
+    assert compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy")) == first
+
+
+def test_entries_are_private(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(folder))
+    compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
+    (entry,) = folder.iterdir()
+    assert folder.stat().st_mode & 0o777 == 0o700 and entry.stat().st_mode & 0o777 == 0o600
