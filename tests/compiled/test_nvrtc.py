@@ -180,3 +180,14 @@ def test_the_bundle_entry_point_runs_one_nvrtc_compile(tmp_path):
     result = json.loads(done.stdout)
     assert done.returncode == 0 and result["ok"], result["log"]
     assert ".entry _Z5saxpyPKfPffi" in result["ptx"]
+
+
+def test_macros_reach_nvrtc_in_the_generated_header(tmp_path):
+    """The same header as nvcc's: a value with spaces is the macro, nothing of it an
+    option."""
+    code = SAXPY.replace("a * x[i]", "TWO * x[i]")
+    compiled = compile_kernel(write_pattern(tmp_path, code, "saxpy",
+                                            flags=["-DTWO=(1.0f + 1.0f)", "-DA=1 -E"]))
+    assert "0f40000000" in compiled.ptx  # 2.0f
+    with pytest.raises(PatternError, match=r"^kernel.cu line 4, column \d+: "):
+        compile_kernel(write_pattern(tmp_path, code, "saxpy", flags=["-DTWO=(1.0f + *"]))
