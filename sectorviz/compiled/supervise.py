@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import resource
 import shutil
@@ -32,7 +31,7 @@ def _die_with_parent() -> None:
     """Ask Linux for SIGTERM when the parent (sectorviz) dies; elsewhere nothing."""
     if not sys.platform.startswith("linux"):
         return
-    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    libc = ctypes.CDLL(None, use_errno=True)  # this process's own symbols: libc's among them
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
