@@ -13,8 +13,10 @@ errs on the safe side), and:
   name with `..` not found inside the root) is refused whether or not the file exists;
 - `__has_include` (and `__has_include_next`, `__has_embed`) must name its file literally and
   is checked likewise, so its answer depends only on the root and the compiler's own
-  headers; an identifier that could be pasted into one (`__has_`), and a `#pragma GCC
-  dependency` of a file outside (which tells whether a file exists), are refused;
+  headers; an identifier that could be pasted into one (`__has_`) is refused; a `#pragma GCC
+  dependency` (which tells whether a file exists) must name its file literally and is
+  checked likewise, and `dependency` where a macro could make it one (followed by a string,
+  an identifier or the line's end) is refused;
 - an include whose file a macro names cannot be looked up before the compile: NVRTC, which
   cannot list what it read, refuses it; nvcc's own listing (nvcc.py: `-M` and `-H`) checks
   every file it opened, and the files of the root among them get the checks above.
@@ -138,9 +140,10 @@ class IncludePolicy:
             elif tok.text in _PASTE_PIECES:
                 raise PatternError(place, f"the identifier {tok.text!r} could be pasted into "
                                           "__has_include; rename it")
-            elif tok.text == "dependency" and not _in_pragma_dependency(toks, i):
-                raise PatternError(place, "'dependency' outside a #pragma GCC dependency "
-                                          "line could form one; rename it")
+            elif tok.text == "dependency" and not _in_pragma_dependency(toks, i) and \
+                    _could_name_a_file(toks, i + 1):
+                raise PatternError(place, "'dependency' followed by what could name a file "
+                                          "could form a #pragma GCC dependency; rename it")
             elif tok.text == "_Pragma" and i + 2 < len(toks) and \
                     "dependency" in toks[i + 2].text:
                 raise PatternError(place, "a _Pragma naming a dependency is not allowed")
@@ -198,6 +201,15 @@ def _header_name(reading: Tokens, toks: list[Token] | tuple[Token, ...],
             if toks[j].kind == "newline":
                 break
     return None
+
+
+def _could_name_a_file(toks: tuple[Token, ...], i: int) -> bool:
+    """Whether toks[i], the token after `dependency`, could start a file name once macros
+    are expanded and stringified: a string, `<`, an identifier, `#`, or the line's end (the
+    name then comes where a macro holding `dependency` is used)."""
+    if i >= len(toks):
+        return True
+    return toks[i].kind in ("string", "ident", "newline") or toks[i].text in ("<", "#")
 
 
 def _in_pragma_dependency(toks: tuple[Token, ...], i: int) -> bool:
