@@ -2,7 +2,9 @@
 spent a sample budget, and its rate gives the seconds the default budget (2^28 units) takes.
 
 Target: every workload spends the default budget in 5 to 15 s on a laptop core (about 10 s),
-so a run past the budget stops in that time. Run on an idle machine:
+so a run past the budget stops in that time. The PTX workloads (compiled engine, nvcc on
+PATH) never end: their time is the time to refusal, closed forms first, then the lane path
+(SECTORVIZ_LANE_PATH=1 times the lane path alone). Run on an idle machine:
 .venv/bin/python benchmarks/bench_budget.py [--units N]
 """
 
@@ -43,6 +45,16 @@ def cuda_pattern(body: str, grid: int, block: int) -> dict:
                                "blockDim.x + threadIdx.x;\n" + body + "\n}", "function": "k"}}
 
 
+def compiled_pattern(body: str) -> dict:
+    """One warp of the compiled engine (PTX) running `body`, n = 2^62: the hostile loops of
+    tests/model/ptx/test_work_budget.py, which end only at the budget."""
+    doc = cuda_pattern(body, 1, 32)
+    doc["params"] = {"n": 2**62}
+    doc["kernel"] = {**doc["kernel"], "engine": "compiled",
+                     "code": doc["kernel"]["code"].replace("float* a)", "float* a, long long n)")}
+    return doc
+
+
 WORKLOADS = {  # name -> (pattern document, "analyze" or "detail")
     "gather, 2^20 lanes": (lane_pattern("idx[(i + k) % n]", 4096, 256), "analyze"),
     "strided, 2^20 lanes": (lane_pattern("(i * 7 + k) % n", 4096, 256), "analyze"),
@@ -63,6 +75,19 @@ WORKLOADS = {  # name -> (pattern document, "analyze" or "detail")
         "let": {"i": "blockIdx.x * blockDim.x + threadIdx.x"},
         "accesses": [{"name": f"copy {j}", "op": "load", "array": "a", "index": "i"}
                      for j in range(8)]}, "analyze"),
+    "PTX while (true) with a store": (compiled_pattern(
+        "  for (int k = 0; ; k++) a[(i * 7 + k) & 1023] = k;"), "analyze"),
+    "PTX 2^62 trips to a parameter": (compiled_pattern(
+        "  for (long long k = 0; k < n; k++) a[(i + k) & 1023] = 0;"), "analyze"),
+    "PTX grid-stride loop to 2^62": (compiled_pattern(
+        "  for (long long j = i; j < n; j += blockDim.x * gridDim.x) a[j & 1023] = 0;"),
+        "analyze"),
+    "PTX one spinning lane": (compiled_pattern(
+        "  if (threadIdx.x == 0) { int s = 0; while (true) { s++; a[s & 1023] = s; } }\n"
+        "  a[i] = 0;"), "analyze"),
+    "PTX #pragma unroll 1000000000": (compiled_pattern(
+        "  #pragma unroll 1000000000\n  for (int k = 0; k < 1000000000; k++) "
+        "a[(i + k) & 1023] = 0;"), "analyze"),
 }
 
 

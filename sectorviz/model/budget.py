@@ -10,7 +10,9 @@ is one lane-execution of a memory access, about 20 to 60 ns (a gather 17 M/s, a 
 access 44 M/s, the CUDA interpreter 56 M/s). Each execution (batch) over a chunk of warps
 costs BATCH_UNITS more, its fixed Python cost (about 90 us); an interpreter step (one
 statement or expression node run over a chunk of lanes) costs STEP_UNITS plus one unit per
-STEP_LANES lanes; a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
+STEP_LANES lanes (a PTX instruction: PTX_STEP_UNITS plus one per PTX_STEP_LANES on the lane
+path, CLOSED_STEP_UNITS in closed form, DIVERGED times that under a divergent mask, what
+they cost in Python); a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
 sector id and run of sectors it hands to the unique count: what it costs to compute, not what
 it stands for. DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
 
@@ -33,6 +35,10 @@ DEFAULT_MEMORY = 3 * 2**29  # bytes: 1.5 GiB for one run's arrays, bitmaps and c
 BATCH_UNITS = 2048  # one execution (batch) of an access, whatever its lanes
 STEP_UNITS = 64  # one interpreter step over a chunk, whatever its lanes ...
 STEP_LANES = 64  # ... plus one unit per this many lanes of the chunk
+PTX_STEP_UNITS = 768  # one PTX instruction run over a chunk by the lane machine (~25 us) ...
+PTX_STEP_LANES = 16  # ... plus one unit per this many lanes (or closed-form lanes) of it
+CLOSED_STEP_UNITS = 2048  # one PTX instruction in closed form (~75 us of mask algebra) ...
+DIVERGED = 2  # ... times this under a divergent mask (registers set on some lanes only)
 WARP_UNITS = 2  # one warp of a repeated access counted in closed form (repeat.py)
 RAISE = "raise it with --budget N (in the app: Settings > Work Budget)"
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import numpy as np
 
-from ..budget import STEP_LANES, STEP_UNITS, charge
+from ..budget import CLOSED_STEP_UNITS, DIVERGED, PTX_STEP_LANES, charge
 from ..closed_forms import Aff, Chunk, Mask, NotClosed, Varies, repeated
 from ..repeat import RepeatedBatch
 from ..sectors import WARP_SIZE
@@ -63,7 +63,7 @@ class ClosedMachine:
         self.loops: list[tuple[int, int]] = list(chunk.block_loops)
         self.symbols = itertools.count()
         self.headers = kernel.natural_loops
-        self.step = STEP_UNITS + chunk.n * WARP_SIZE // STEP_LANES
+        self.step = CLOSED_STEP_UNITS + chunk.n * WARP_SIZE // PTX_STEP_LANES
         counters: dict[str, int] = {}
         self.sites: dict[int, list[tuple[int, Site]]] = {}
         for s in kernel.sites:
@@ -100,7 +100,8 @@ class ClosedMachine:
                     continue
                 top[3] = pc  # iterated: the header runs as code from here on
             ins = self.code[pc]
-            charge(self.step, "running the compiled kernel", *self.kernel.where(ins))
+            charge(self.step if self.whole(m) else self.step * DIVERGED,
+                   "running the compiled kernel", *self.kernel.where(ins))
             act = self.guarded(ins, m)
             if ins.op == "bra":
                 self._branch(stack, top, pc, act, (start, stop, outermost))

@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..budget import STEP_LANES, STEP_UNITS, Budget
+from ..budget import PTX_STEP_LANES, PTX_STEP_UNITS, Budget
 from ..errors import PatternError
 from ..kernel import Batch, Threads
 from ..sectors import WARP_SIZE
@@ -107,7 +107,7 @@ class Machine:
         n = len(self.code)
         live = self.threads.valid.copy()
         stack: list[Frame] = [[0, n + 1, live]]
-        step_units = STEP_UNITS + live.size // STEP_LANES
+        step_units = PTX_STEP_UNITS + live.size // PTX_STEP_LANES
         while stack:
             top = stack[-1]
             pc, rpc, mask = top

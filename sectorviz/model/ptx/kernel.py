@@ -32,6 +32,7 @@ from ..repeat import RepeatedBatch
 from .bits import element_bits, scalar_of
 from .closed import closed_events
 from .execute import Context, Machine
+from .limits import memory_problem
 from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -196,6 +197,7 @@ class CompiledKernel(Launch):
                                          "(the launch's third argument)")
         dynamic = int(dynamic or 0)
         self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
+        self._check_memory_limits(dynamic)
         self._add_module_globals()
         self._check_variable_arrays()
         self.sites = memory_sites(self.program, set(self.arrays), reads)
@@ -260,6 +262,19 @@ class CompiledKernel(Launch):
         return Context(self._where, lambda site: self._names[id(site)], self.global_ranges,
                        ArrayBytes(list(self.arrays.values()), self.values),
                        self.param_bytes, self.initial_bytes)
+
+    def _check_memory_limits(self, dynamic: int) -> None:
+        """Constant and shared memory within the limits of the PTX's target, before any of
+        it is allocated; the error names the first line that uses such a variable."""
+        problem = memory_problem(self.program.layout, self.module.target, dynamic)
+        if problem is None:
+            return
+        space, why = problem
+        names = [n for n, (s, _) in self.program.layout.where.items() if s == space]
+        ins = next((ins for ins in self.entry.instructions
+                    if any(_names_in(ins, n) for n in names)), None)
+        place, column = self._where(ins) if ins is not None else ("kernel", None)
+        raise self._in_source(PatternError(place, why, column))
 
     def _check_variable_arrays(self) -> None:
         """A pattern array that gives a module-scope variable's values must fill it."""
@@ -451,8 +466,12 @@ def _names(entry: Entry, name: str) -> bool:
     """Whether an instruction of `entry` names the variable `name` (a module's extern shared
     array is another kernel's when this one never names it; one reached only through a
     called .func is sized at its first access, which then asks for it)."""
-    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
-    return any(word.search(ins.text) for ins in entry.instructions)
+    return any(_names_in(ins, name) for ins in entry.instructions)
+
+
+def _names_in(ins: PtxInstruction, name: str) -> bool:
+    """Whether the instruction's text names the variable `name` (as a whole word)."""
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", ins.text) is not None
 
 
 def _with_dtypes(pattern: Pattern, entry: Entry, sites: list[Site],

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..budget import BATCH_UNITS
 from ..errors import PatternError
 from ..kernel import Batch
 from ..sectors import WARP_SIZE
@@ -128,7 +129,8 @@ def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
     address = np.where(mask, address, 0)
     element = (address - base) // max(1, site.width)
     m.events.append((space, k, Batch(mask, element, address, None, None, {})))
-    m.budget.charge(mask.size, "running the compiled kernel", *m.ctx.where(m.code[site.at]))
+    m.budget.charge(mask.size + BATCH_UNITS, "running the compiled kernel",
+                    *m.ctx.where(m.code[site.at]))
 
 
 def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int,

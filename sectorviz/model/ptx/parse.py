@@ -120,12 +120,14 @@ class Entry:
 
 @dataclass
 class Module:
-    """A PTX module: `.file` number -> path, module-scope variables, entries by name."""
+    """A PTX module: `.file` number -> path, module-scope variables, entries by name, and the
+    `.target` architecture ("sm_90", "sm_90a"; "" where the PTX names none)."""
 
     files: dict[int, str] = field(default_factory=dict)
     variables: list[Variable] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
+    target: str = ""
 
 
 class PtxError(PatternError):
@@ -231,7 +233,11 @@ def parse_module(text: str) -> Module:
         if re.match(r"(?:\.\w+\s+)*\.(entry|func)\b", s):
             i = _function(module, pieces, i)
             continue
-        if s in ("{", "}") or re.match(r"\.(version|target|address_size)\b", s):
+        if s.startswith(".target"):
+            module.target = next(iter(re.findall(r"\bsm_\w+", s)), "")
+            i += 1
+            continue
+        if s in ("{", "}") or re.match(r"\.(version|address_size)\b", s):
             i += 1
             continue
         var = _variable(s, line)

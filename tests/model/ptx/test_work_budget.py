@@ -1,0 +1,42 @@
+"""Every loop of the PTX engine counts its steps against the work budget: kernels that would
+run for ever (or for 2^62 trips) stop at a small budget on the lane path and in closed form,
+with an error at their line (benchmarks/bench_budget.py times how soon)."""
+
+from __future__ import annotations
+
+import pytest
+from ptx_helpers import analyze_compiled, inline_pattern, needs_nvcc
+
+from sectorviz.model.budget import Budget, work_budget
+from sectorviz.model.errors import PatternError
+from sectorviz.model.ptx.kernel import LANE_PATH
+
+HEAD = ("__global__ void k(float* a, long long n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n")
+ENDLESS = {  # name -> (body from line 3, the line the refusal names)
+    "while (true) with a store": ("  for (int k = 0; ; k++) a[(i * 7 + k) & 1023] = k;",
+                                  3),
+    "2^62 trips to a parameter": ("  for (long long k = 0; k < n; k++) a[(i + k) & 1023] = 0;",
+                                  3),
+    "a grid-stride loop to 2^62": (
+        "  for (long long j = i; j < n; j += blockDim.x * gridDim.x) a[j & 1023] = 0;", 3),
+    "one spinning lane": ("  if (threadIdx.x == 0) {\n    int s = 0;\n    while (true) "
+                          "{ s++; a[s & 1023] = s; }\n  }\n  a[i] = 0;", 5),
+    "#pragma unroll 1000000000": ("  #pragma unroll 1000000000\n  for (int k = 0; k < "
+                                  "1000000000; k++) a[(i + k) & 1023] = 0;", 4),
+}
+
+
+@needs_nvcc
+@pytest.mark.parametrize("path", ["closed forms", "lane path"])
+@pytest.mark.parametrize("name", list(ENDLESS))
+def test_an_endless_kernel_stops_at_the_budget_naming_its_line(tmp_path, monkeypatch, name,
+                                                                path):
+    body, line = ENDLESS[name]
+    monkeypatch.setenv(LANE_PATH, "1" if path == "lane path" else "0")
+    pattern, compiled = inline_pattern(tmp_path, HEAD + body + "\n}\n", params={"n": 2**62})
+    budget = Budget(work=200_000)
+    with work_budget(budget), pytest.raises(PatternError, match="passes the work budget") as err:
+        analyze_compiled(pattern, compiled)
+    assert err.value.place == f"line {line}"
+    assert budget.work < budget.spent < budget.work + 100_000  # stopped at the step past it
