@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
+from ..model.ptx.limits import MAX_CONSTANT
 from ..model.ptx.sites import EXPLICIT
 from .bounded import private_folder, run_bounded
 from .compiler import Toolchain, wheel_folders
@@ -27,6 +28,7 @@ SASS_SECONDS = 60.0  # ptxas or nvdisasm on one kernel
 MAX_NOTES = 6  # lines named in the assumption; the rest are counted
 Key = tuple[str, int, str, str]  # (file, line, space, kind)
 
+_CONST = re.compile(r"^\s*\.const\b[^;\[]*\.[bsuf](\d+)\s+[\w$]+\[(\d+)\]", re.M)
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
 _PTX_MEMORY = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:ld|st|atom|red|cp\.async|ldmatrix|stmatrix)"
@@ -191,9 +193,17 @@ def notes(changes: list[LineChange]) -> tuple[str, ...]:
     return tuple(words)
 
 
+def constant_bytes(ptx: str) -> int:
+    """The bytes the PTX's `.const` variables declare (`.const .align 4 .b8 t[4096];`)."""
+    return sum(int(bits) // 8 * int(count) for bits, count in _CONST.findall(ptx))
+
+
 def machine_code_notes(ptx: str, arch: str, toolchain: Toolchain) -> tuple[str, ...] | None:
     """notes() for a compile's PTX; None when it cannot be checked here (no ptxas or
-    nvdisasm, or either failed)."""
+    nvdisasm, or either failed) or must not be: PTX whose constant memory no GPU has (the
+    model refuses it; ptxas would allocate it all first)."""
+    if constant_bytes(ptx) > MAX_CONSTANT:
+        return None
     tools = assembler_tools(toolchain)
     listing = None if tools is None else disassembled(ptx, arch, tools)
     return None if listing is None else notes(line_changes(ptx, listing))

@@ -98,3 +98,11 @@ def test_ptxas_merges_the_tiled_matmul_row_of_shared_loads(tmp_path):
     assert len(at_33) == 1, at_33
     change = at_33[0]
     assert change.ptx == 64 and 0 < change.wide and change.sass < change.ptx, change
+
+
+def test_constant_memory_no_gpu_has_is_not_assembled():
+    """Issue 28: ptxas would allocate a 3.4 GB __constant__ array before the model refuses
+    it; the machine code is then not checked."""
+    ptx = ".const .align 4 .b8 small[4096];\n.const .align 4 .f32 big[850000000];\n"
+    assert sass.constant_bytes(ptx) == 4096 + 3_400_000_000
+    assert sass.machine_code_notes(ptx, "sm_90", None) is None  # no tool is looked for
