@@ -15,6 +15,9 @@ fi
 stamp="$venv/.sectorviz-installed"
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "bootstrap: installing sectorviz and what it needs into .venv (numpy, PySide6, pyqtgraph," \
+         "tree-sitter, NVIDIA's NVRTC and header wheels, the test tools; a few minutes the" \
+         "first time, about 1 GB)" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip
     # numba (the `fast` extra: the cache model's compiled engine, tested beside numpy) where
     # its wheels install; elsewhere the model runs on numpy and numba's tests skip
@@ -22,6 +25,7 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         { echo "bootstrap: numba did not install; the cache model runs on numpy" >&2
           "$venv/bin/python" -m pip install -q -e ".[test,cuda]"; }
     echo "$want" > "$stamp"
+    echo "bootstrap: installed" >&2
 fi
 cmd=${1:-run}
 shift || true
