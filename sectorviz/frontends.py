@@ -23,7 +23,6 @@ from .model.pattern import ENGINES, Pattern
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
-NO_COMPILER = "no CUDA compiler found"
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -43,15 +42,13 @@ def kernel_reading(pattern: Pattern) -> Reading:
     engine, by_pattern = asked_engine(pattern)
     if engine == "source":
         return Reading("source")
-    from .compiled.compiler import find_compiler
+    from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
     from .compiled.flags import DEFAULT_ARCH
     toolchain = find_compiler()
     if toolchain is None:
         if by_pattern:
             raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
-                                                f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME "
-                                                "or CUDA_PATH, or the nvidia-cuda-nvrtc wheel);"
-                                                " use \"source\"")
+                                                f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
         return Reading("source", None, NO_COMPILER)
     assert pattern.kernel is not None
     return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",

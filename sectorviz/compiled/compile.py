@@ -26,7 +26,7 @@ from ..model.pattern import Pattern
 from ..model.ptx.kernel import CompiledPtx
 from . import ptxcache
 from .bounded import private_folder
-from .compiler import Toolchain, find_compiler
+from .compiler import INSTALL, NO_COMPILER, Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
 from .hostcode import STANDINS, device_view
@@ -82,9 +82,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     when there is no compiler, a flag or a read is refused, or the compile fails."""
     toolchain = find_compiler()
     if toolchain is None:
-        raise PatternError("kernel", "no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
-                                     "or CUDA_PATH, or NVRTC from the nvidia-cuda-nvrtc "
-                                     "wheel)")
+        raise PatternError("kernel", f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME or "
+                                     f"CUDA_PATH, or NVRTC's wheels): {INSTALL}")
     spec = pattern.kernel
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
