@@ -91,7 +91,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     flags = fixed_flags(arch) + user_flags(spec.get("flags"), pattern.base_dir, roots) + \
         CompileFlags(include_dirs=tuple(include_folder(folder, "--include-dir")
                                         for folder in roots.folders[1:]))  # searched last
-    function = _checked_function(spec["function"])
+    function = checked_function(spec["function"])
     source = main_source(pattern, roots)
     key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
                                 "flags": flags.described, "function": function,
@@ -145,7 +145,7 @@ def _host_facts(pattern: Pattern) -> tuple[tuple[tuple[str, str, int], ...], int
     return tuple((name, *types[name]) for name in untyped if name in types), dynamic
 
 
-def _checked_function(spec: str) -> str:
+def checked_function(spec: str) -> str:
     """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
     if not spec.isprintable() or not FUNCTION.fullmatch(spec):
         raise PatternError("kernel.function", f"cannot read the function name "
