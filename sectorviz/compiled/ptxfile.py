@@ -13,6 +13,7 @@ checked as a compiled kernel's is (sass.py); nothing else needs a compiler.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..model.errors import PatternError
@@ -35,7 +36,19 @@ def ptx_compiler(pattern: Pattern) -> str:
     return f"the compiler of {Path(pattern.kernel['ptx']).name}"
 
 
-def ptx_kernel(pattern: Pattern) -> CompiledPtx:
+@dataclass(frozen=True)
+class PtxFile:
+    """A pattern's PTX file read: its text, parsed, the entry the pattern names, and the
+    sources inside the root (`.file` name -> text), the one defining the entry first."""
+
+    text: str
+    module: Module
+    entry: Entry
+    sources: dict[str, str]
+    params: tuple[str, ...]
+
+
+def read_ptx_file(pattern: Pattern) -> PtxFile:
     """The PTX file a pattern names, its entry, parameter names and readable sources;
     PatternError in one line for a file outside the root, unreadable, or without the
     function."""
@@ -47,17 +60,22 @@ def ptx_kernel(pattern: Pattern) -> CompiledPtx:
     entry = pick_entry(ptx_entries(text), checked_function(pattern.kernel["function"]))
     sources = _readable_sources(module, path.parent, roots)
     main, params = _defining_source(sources, entry)
-    files = sorted(sources, key=lambda name: name != main)
-    return CompiledPtx(text, entry.mangled, params or _ptx_parameter_names(module, entry),
-                       ptx_compiler(pattern), tuple(files),
-                       tuple(sources[name] for name in files),
-                       machine_code=_machine_code(text, module), others_read=False)
+    first = {name: sources[name] for name in sorted(sources, key=lambda name: name != main)}
+    return PtxFile(text, module, entry, first, params or _ptx_parameter_names(module, entry))
+
+
+def ptx_kernel(pattern: Pattern) -> CompiledPtx:
+    """A PTX pattern -> what the PTX engine runs (no other file than those read_ptx_file
+    reads is ever read for it), with the SASS check where ptxas is found."""
+    ptx = read_ptx_file(pattern)
+    return CompiledPtx(ptx.text, ptx.entry.mangled, ptx.params, ptx_compiler(pattern),
+                       tuple(ptx.sources), tuple(ptx.sources.values()),
+                       machine_code=_machine_code(ptx.text, ptx.module), others_read=False)
 
 
 def shown_source(pattern: Pattern) -> str:
     """The text of the source defining a PTX pattern's kernel ('' where none is readable)."""
-    compiled = ptx_kernel(pattern)
-    return compiled.texts[0] if compiled.texts else ""
+    return next(iter(read_ptx_file(pattern).sources.values()), "")
 
 
 def _module(text: str, path: Path) -> Module:

@@ -12,6 +12,7 @@ from sectorviz.cli import main
 from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled import compiler, ptxfile
 from sectorviz.compiled.compile import compile_kernel
+from sectorviz.cuda.kernel import kernel_source
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model import files as files_module
 from sectorviz.model.analysis import analyze
@@ -133,6 +134,7 @@ def test_a_ptx_file_runs_with_no_compiler_its_lines_from_its_source(tmp_path, no
                             (f"{line}, ld.global.f32 [a]", "load", 128, 512),
                             (f"{line}, st.global.f32", "store", 128, 512)]
     assert ptxfile.ptx_kernel(load_pattern(path)).params == ("a", "b", "c", "n")
+    assert kernel_source(load_pattern(path)) == VADD  # what the app's Kernel tab shows
 
 
 def test_the_function_may_be_named_as_the_ptx_spells_it(tmp_path, no_compiler):
@@ -171,6 +173,7 @@ def test_a_source_outside_the_root_is_named_never_read(tmp_path, no_compiler, re
     assert [name for name, *_ in found] == [f"vadd.cu line 4: ld.global.f32 [{params[1]}]",
                                             f"vadd.cu line 4: ld.global.f32 [{params[0]}]",
                                             "vadd.cu line 4: st.global.f32"]
+    assert kernel_source(load_pattern(path)) == ""
     assert not any("elsewhere" in opened for opened in reads)
 
 
