@@ -23,7 +23,6 @@ from .model.pattern import ENGINES, Pattern
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
-NO_COMPILER = "no CUDA compiler found"
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -39,21 +38,23 @@ def asked_engine(pattern: Pattern) -> tuple[str, bool]:
 
 
 def kernel_reading(pattern: Pattern) -> Reading:
-    """The engine that reads a kernel pattern, and the compiler or why not."""
+    """The engine that reads a kernel pattern, and the compiler or why not (a PTX file:
+    the compiled engine, with no compiler)."""
+    assert pattern.kernel is not None
+    if "ptx" in pattern.kernel:
+        from .compiled.ptxfile import ptx_compiler
+        return Reading("compiled", ptx_compiler(pattern))
     engine, by_pattern = asked_engine(pattern)
     if engine == "source":
         return Reading("source")
-    from .compiled.compiler import find_compiler
+    from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
     from .compiled.flags import DEFAULT_ARCH
     toolchain = find_compiler()
     if toolchain is None:
         if by_pattern:
             raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
-                                                f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME "
-                                                "or CUDA_PATH, or the nvidia-cuda-nvrtc wheel);"
-                                                " use \"source\"")
+                                                f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
         return Reading("source", None, NO_COMPILER)
-    assert pattern.kernel is not None
     return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
                                                                           DEFAULT_ARCH)))
 
@@ -72,10 +73,14 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
 
 
 def compiled_kernel(pattern: Pattern) -> FrontEnd:
-    """A kernel pattern compiled (nvcc, NVRTC) -> the PTX engine's kernel of it."""
+    """A kernel pattern compiled (nvcc, NVRTC), or its PTX file -> the PTX engine's kernel
+    of it."""
     from .compiled.compile import compile_kernel
+    from .compiled.ptxfile import ptx_kernel
     from .model.ptx.kernel import CompiledKernel
-    return CompiledKernel(pattern, compile_kernel(pattern))
+    assert pattern.kernel is not None
+    return CompiledKernel(pattern, ptx_kernel(pattern) if "ptx" in pattern.kernel
+                          else compile_kernel(pattern))
 
 
 register_kernel_factory(cuda_kernel, kernel_reading)

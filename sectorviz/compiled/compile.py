@@ -26,7 +26,7 @@ from ..model.pattern import Pattern
 from ..model.ptx.kernel import CompiledPtx
 from . import ptxcache
 from .bounded import private_folder
-from .compiler import Toolchain, find_compiler
+from .compiler import INSTALL, NO_COMPILER, Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
 from .hostcode import STANDINS, device_view
@@ -82,9 +82,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     when there is no compiler, a flag or a read is refused, or the compile fails."""
     toolchain = find_compiler()
     if toolchain is None:
-        raise PatternError("kernel", "no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
-                                     "or CUDA_PATH, or NVRTC from the nvidia-cuda-nvrtc "
-                                     "wheel)")
+        raise PatternError("kernel", f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME or "
+                                     f"CUDA_PATH, or NVRTC's wheels): {INSTALL}")
     spec = pattern.kernel
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
@@ -92,7 +91,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     flags = fixed_flags(arch) + user_flags(spec.get("flags"), pattern.base_dir, roots) + \
         CompileFlags(include_dirs=tuple(include_folder(folder, "--include-dir")
                                         for folder in roots.folders[1:]))  # searched last
-    function = _checked_function(spec["function"])
+    function = checked_function(spec["function"])
     source = main_source(pattern, roots)
     key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
                                 "flags": flags.described, "function": function,
@@ -146,7 +145,7 @@ def _host_facts(pattern: Pattern) -> tuple[tuple[tuple[str, str, int], ...], int
     return tuple((name, *types[name]) for name in untyped if name in types), dynamic
 
 
-def _checked_function(spec: str) -> str:
+def checked_function(spec: str) -> str:
     """The pattern's `kernel.function`, if it reads as a function or instantiation name."""
     if not spec.isprintable() or not FUNCTION.fullmatch(spec):
         raise PatternError("kernel.function", f"cannot read the function name "

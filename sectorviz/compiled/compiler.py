@@ -28,6 +28,10 @@ from .flags import OPTIMIZATION
 QUERY_SECONDS = 30.0  # `nvcc --version`
 COMPILER_VAR = "SECTORVIZ_COMPILER"  # "nvcc" or "nvrtc": look for that compiler only
 _RELEASE = re.compile(r"release (\d+\.\d+)")
+NO_COMPILER = "no CUDA compiler found"
+# what to install where there is none: nvcc, or NVRTC's wheels (pyproject.toml's dependencies)
+INSTALL = ("install nvcc (NVIDIA's CUDA toolkit) or NVRTC (pip install nvidia-cuda-nvrtc "
+           "nvidia-cuda-runtime nvidia-cuda-cccl)")
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 `.entry` names are mangled (`_Z11matmulTiledILi16EfEvPKT0_S2_PS0_i`); c++filt (binutils,
 there wherever nvcc's host compiler is) gives the name Nsight Compute prints (`void
 matmulTiled<16, float>(float const*, float const*, float*, int)`). A pattern's
-`kernel.function` names a plain function (`matmulTiled`: the one instantiation the compiled
-code holds, which for a template is the one the host code launches) or an instantiation
-(`matmulTiled<16, float>`; trailing defaulted arguments may be left out: `matmulTiled<16>`).
+`kernel.function` names an entry as the PTX spells it (`_Z6vecAddPKfS0_Pfi`), a plain
+function (`matmulTiled`: the one instantiation the compiled code holds, which for a template
+is the one the host code launches) or an instantiation (`matmulTiled<16, float>`; trailing
+defaulted arguments may be left out: `matmulTiled<16>`).
 The kernel's parameter names come from its definition in the source (tree-sitter).
 """
 
@@ -100,8 +101,12 @@ def _arguments(args: str) -> list[str]:
 
 
 def pick_entry(entries: list[Entry], spec: str, hint: str = "") -> Entry:
-    """The entry the pattern's `kernel.function` names; PatternError at kernel.function when
-    there is none (`hint` then follows the message) or more than one."""
+    """The entry the pattern's `kernel.function` names, by its mangled name as the PTX
+    spells it or its demangled one; PatternError at kernel.function when there is none
+    (`hint` then follows the message) or more than one."""
+    exact = [e for e in entries if e.mangled == spec]
+    if exact:
+        return exact[0]
     name, args = split_name(spec)
     same = [e for e in entries if e.split[0] == name]
     if not same:

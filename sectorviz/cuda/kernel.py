@@ -47,7 +47,11 @@ def _source_path(pattern: Pattern) -> Path | None:
 
 def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
-    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped)."""
+    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped); for
+    a `ptx` file, the source of its kernel that lies in the pattern's root ('' if none)."""
+    if "ptx" in pattern.kernel:
+        from ..compiled.ptxfile import shown_source
+        return shown_source(pattern)
     path = _source_path(pattern)
     return pattern.kernel["code"] if path is None else \
         read_text(path, "kernel.source", roots=pattern.roots)

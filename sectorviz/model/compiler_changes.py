@@ -56,11 +56,11 @@ class Counts:
 def compiler_changes(pattern: Pattern, compiled: Analysis | None = None
                      ) -> CompilerChanges | None:
     """A kernel pattern read by the compiled engine -> what the compiler changed against the
-    source as written (None for any other reading); `compiled` is the pattern's analysis when
-    the caller has it. Cached in the one cache while the files both engines read are
-    unchanged."""
+    source as written (None for any other reading, and for a PTX file: no source is read as
+    written); `compiled` is the pattern's analysis when the caller has it. Cached in the one
+    cache while the files both engines read are unchanged."""
     reading = reading_of(pattern)
-    if reading is None or reading.engine != "compiled":
+    if reading is None or reading.engine != "compiled" or "ptx" in (pattern.kernel or {}):
         return None
     return MEMO.get(KIND, read_as(pattern),
                     lambda: _changes(pattern, compiled or analyzed(pattern)))

@@ -57,7 +57,10 @@ VALUE_KINDS = {
 }
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
             "let", "guard", "accesses", "kernel", "machine", "expect"}
-KERNEL_KEYS = {"source", "code", "function", "dynamic_shared_bytes", "engine", "arch", "flags"}
+KERNEL_KEYS = {"source", "code", "ptx", "function", "dynamic_shared_bytes", "engine", "arch",
+               "flags"}
+KERNEL_TEXTS = ("source", "code", "ptx")  # where the kernel is: exactly one of these
+COMPILE_KEYS = ("engine", "arch", "flags")  # how a .cu is compiled; a PTX file is compiled
 ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
 MAX_FLAGS = 64  # entries of kernel.flags
 ARCH = re.compile(r"sm_\d{2,3}[af]?")  # the compiled engine's target: sm_90, sm_90a, sm_100f
@@ -185,7 +188,7 @@ class Pattern:
     accesses: tuple[Access, ...]
     source: str
     base_dir: str
-    # {"source" or "code", "function"}: a CUDA kernel instead of accesses
+    # {"source", "code" or "ptx", "function"}: a CUDA kernel instead of accesses
     kernel: dict[str, Any] | None = None
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
     include_dirs: tuple[str, ...] = ()
@@ -601,8 +604,10 @@ def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
             raise PatternError("pattern", "missing key 'accesses' (or 'kernel')")
         return None
     obj = _check_keys(doc["kernel"], KERNEL_KEYS, "kernel", required=("function",))
-    if ("source" in obj) == ("code" in obj):
-        raise PatternError("kernel", "give exactly one of 'source' (a .cu file) or 'code'")
+    if sum(key in obj for key in KERNEL_TEXTS) != 1:
+        raise PatternError("kernel", "give exactly one of 'source' (a .cu file), 'code' or "
+                                     "'ptx' (a .ptx file)")
+    _check_ptx_keys(obj)
     for key in obj:
         if key == "dynamic_shared_bytes":
             if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
@@ -626,6 +631,18 @@ def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
             raise PatternError(key, f"'{key}' cannot be used with 'kernel': the kernel's "
                                     "source says which accesses run")
     return dict(obj)
+
+
+def _check_ptx_keys(obj: dict[str, Any]) -> None:
+    """A `ptx` kernel is run as its file has it: no compiler engine, architecture or flags
+    (`"engine": "compiled"`, what runs it anyway, may stay)."""
+    if "ptx" not in obj:
+        return
+    for key in COMPILE_KEYS:
+        if key in obj and (key, obj[key]) != ("engine", "compiled"):
+            raise PatternError(f"kernel.{key}", "a 'ptx' kernel is run as compiled in its file "
+                                                "(its .target is its architecture); leave "
+                                                f"'{key}' out")
 
 
 def _flags(flags: Any) -> None:

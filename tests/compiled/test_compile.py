@@ -210,10 +210,14 @@ def test_a_compile_past_its_memory_ends_in_one_line(tmp_path, monkeypatch):
                               "does not end?)")
 
 
-def test_no_compiler_is_one_line(tmp_path, monkeypatch):
+def test_no_compiler_is_one_line_saying_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(compile_module, "find_compiler", lambda: None)
-    with pytest.raises(PatternError, match="no CUDA compiler found"):
+    with pytest.raises(PatternError) as err:
         compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
+    assert str(err.value) == ("kernel: no CUDA compiler found (nvcc on PATH, under CUDA_HOME "
+                              "or CUDA_PATH, or NVRTC's wheels): install nvcc (NVIDIA's CUDA "
+                              "toolkit) or NVRTC (pip install nvidia-cuda-nvrtc "
+                              "nvidia-cuda-runtime nvidia-cuda-cccl)")
 
 
 def test_the_compiler_is_found_under_cuda_home(tmp_path, monkeypatch):

@@ -69,6 +69,23 @@ def test_other_npy_versions_are_refused(tmp_path, version):
         _values_file(tmp_path / "v.npy", 64, "here")
 
 
+@pytest.mark.parametrize("kernel, message", [
+    ({"ptx": "k.ptx", "source": "k.cu"}, "kernel: give exactly one of 'source' (a .cu file), "
+                                          "'code' or 'ptx' (a .ptx file)"),
+    ({"ptx": "k.ptx", "flags": ["-DN=4"]}, "kernel.flags: a 'ptx' kernel is run as compiled in "
+                                           "its file"),
+    ({"ptx": "k.ptx", "arch": "sm_80"}, "kernel.arch: a 'ptx' kernel"),
+    ({"ptx": "k.ptx", "engine": "source"}, "kernel.engine: a 'ptx' kernel"),
+])
+def test_a_ptx_kernel_is_run_as_compiled(kernel, message):
+    doc = {key: value for key, value in BASE.items() if key != "accesses"}
+    with pytest.raises(PatternError) as info:
+        pattern_from_dict({**doc, "kernel": {"function": "k", **kernel}})
+    assert str(info.value).startswith(message)
+    assert pattern_from_dict({**doc, "kernel": {"function": "k", "ptx": "k.ptx",
+                                                "engine": "compiled"}}).kernel["ptx"] == "k.ptx"
+
+
 @pytest.mark.parametrize("machine, message", [
     ({"preset": "H100-SXM", "l2_bytes": 2**40 + 128}, "machine.l2_bytes: 1,099,511,627,904 is "
                                                   "over the physical bound of 1,099,511,627,776"),

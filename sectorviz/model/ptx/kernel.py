@@ -72,7 +72,8 @@ class CompiledPtx:
     the element type of pointer parameters where the source says it (`S *` -> ("bytes:24",
     24)), for arrays the pattern gives no dtype (else the PTX's access type is used);
     `dynamic_shared_bytes` the launch's dynamic shared memory where the pattern does not
-    give it."""
+    give it; `others_read`: whether the lines of a file the PTX names beyond `files` are
+    read (no for PTX a pattern gives: its `.file` lines are named, never followed)."""
 
     ptx: str
     entry: str
@@ -83,6 +84,7 @@ class CompiledPtx:
     pointees: tuple[tuple[str, str, int], ...] = ()  # (pointer parameter, dtype, bytes)
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
     machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
+    others_read: bool = True
 
 
 def machine_code_note(changes: tuple[str, ...] | None) -> str:
@@ -110,6 +112,7 @@ class SourceLines:
         self.files = tuple(compiled.files)
         self.main = self.files[0] if self.files else None
         self.texts = dict(zip(self.files, compiled.texts))
+        self.others_read = compiled.others_read
         self.table = module.files
 
     def _known(self, number: int) -> str | None:
@@ -137,6 +140,8 @@ class SourceLines:
         """The stripped source text of a line ('' if unknown)."""
         path = self.main if file is None else file
         if path is None or line is None:
+            return ""
+        if path not in self.texts and not self.others_read:
             return ""
         if path not in self.texts:  # a file the compile read: its text for the names only
             try:
