@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator, cast
 
 from ..errors import PatternError
+from ..sectors import WARP_SIZE
 
 TYPE_BYTES = {"pred": 1, "b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2,
               "bf16": 2, "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
@@ -107,6 +108,7 @@ class Entry:
     instructions: list[Instruction] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     ptx_line: int = 0
+    cluster: tuple[int, int, int] | None = None  # blocks per cluster (.reqnctapercluster)
 
     def register_type(self, name: str) -> str | None:
         """A register's declared type: `%r12` from `.reg .b32 %r<29>`, or a plain name."""
@@ -278,7 +280,7 @@ def _function(module: Module, pieces: list[Piece], i: int) -> int:
     m = re.match(r"([\w$]+)\s*(?:\((.*?)\))?", head, re.S)
     if not m:
         raise ptx_error(line, s, "an entry this reader cannot take")
-    entry = Entry(m.group(1), ptx_line=line)
+    entry = Entry(m.group(1), ptx_line=line, cluster=_cluster_shape(s))
     for p in (x.strip() for x in (m.group(2) or "").split(",")):
         if p:
             var = _variable(p, line)
@@ -322,6 +324,15 @@ class _Scopes:
     def lookup(self, name: str) -> str | None:
         """A name -> the register it names where a scope declares it (innermost first)."""
         return next((scope[name] for scope in reversed(self.open) if name in scope), None)
+
+
+def _cluster_shape(header: str) -> tuple[int, int, int] | None:
+    """An entry's `.reqnctapercluster x[, y[, z]]` -> (x, y, z) blocks per cluster."""
+    m = re.search(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", header)
+    if m is None:
+        return None
+    x, y, z = (int(g) if g else 1 for g in m.groups())
+    return x, y, z
 
 
 def _body(entry: Entry, pieces: list[Piece]) -> None:
@@ -451,6 +462,7 @@ def _initializer(init: str, t: str, size: int) -> bytes | None:
     return bytes(out)
 
 
+PREDEFINED_CONSTANTS = {"WARP_SZ": WARP_SIZE}  # PTX's predefined identifiers -> their values
 _INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
 _FLOAT = re.compile(r"0([fFdD])([0-9a-fA-F]+)$")
 
@@ -515,6 +527,8 @@ def _operand(s: str, line: int, text: str) -> Operand:
     imm = _immediate(s)
     if imm is not None:
         return imm
+    if s in PREDEFINED_CONSTANTS:
+        return Operand("imm", value=PREDEFINED_CONSTANTS[s])
     if s.startswith("%"):
         return Operand("reg", s)
     if re.fullmatch(r"[A-Za-z_$][\w$]*(\+\d+)?", s):

@@ -247,6 +247,50 @@ extern "C" __global__ void k(const __half* a, float* out)
                                        ("st.global.u32", "out", "store", 1, 3)]
 
 
+def test_warp_size_and_the_cluster_registers_of_a_declared_cluster_shape(tmp_path):
+    code = """
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void __cluster_dims__(2, 1, 1) k(float* out)
+{
+    cg::cluster_group c = cg::this_cluster();
+    out[(c.block_rank() + 4 * c.num_blocks()) * warpSize + threadIdx.x % warpSize] = 1.0f;
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 512}}, grid=(4,), block=(32,))
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "WARP_SZ", "%cluster", "reqnctapercluster")))
+    # WARP_SZ = 32, %cluster_nctarank = 2 (.reqnctapercluster 2, 1, 1) and %cluster_ctarank
+    # = blockIdx.x % 2: block b's warp stores out[(b % 2 + 8) * 32 + t] = out[256 + 32 (b % 2)
+    # + t], 4 sectors each
+    (_, batch), = kernel.trace(0, 4)
+    starts = (batch.address[:, 0] - kernel.arrays["out"].address0) // 4
+    assert list(starts) == [256, 288, 256, 288]
+    assert _rows(analysis, kernel) == [("st.global.u32", "out", "store", 4, 16)]
+
+
+@pytest.mark.parametrize("read, why", [
+    ('asm("mov.u32 %0, %%smid;" : "=r"(r));', "the special register %smid, which the GPU"),
+    ('asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));',
+     "the special register %cluster_ctarank \\(the launch's cluster shape"),
+])
+def test_a_special_register_the_launch_does_not_fix_is_refused_in_an_address(tmp_path, read,
+                                                                              why):
+    code = f"""
+extern "C" __global__ void k(float* out)
+{{
+    unsigned r;
+    {read}
+    out[r] = 1.0f;
+}}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 512}})
+    with pytest.raises(PatternError, match="line 6, .*depends on " + why):
+        analyze_compiled(pattern, compiled)
+
+
 GATHER = """\
 __global__ void gather(const int *idx, const float *x, float *y)
 {

@@ -94,6 +94,9 @@ def test_a_division_by_zero_is_unknown_not_zero():
      [((x << 28 | x >> 4) & 0xFFFFFFFF) & 4095 for x in range(32)]),
     ("cvt.rn.f32.u32 %f1, %r1;\n div.rn.f32 %f2, %f1, 0f00000000;\n"
      " testp.infinite.f32 %p1, %f2;\n selp.s32 %r9, 1, 0, %p1;", [0] + [1] * 31),
+    # the launch gives no dynamic shared memory: 0, whatever the kernel declares statically
+    (".shared .align 4 .b8 tile[64];\n mov.u32 %r9, %dynamic_smem_size;", [0] * 32),
+    ("add.s32 %r9, %r1, WARP_SZ;", [x + 32 for x in range(32)]),  # the predefined 32
     ("add.cc.u32 %r9, %r1, 1;", None),
 ])
 def test_integer_operations(body, expected):
