@@ -26,7 +26,7 @@ from ..sectors import WARP_SIZE
 from . import closed_memory, closed_ops
 from .bits import INT_DTYPES, WIDTH, immediate
 from .compress import compressed
-from .execute import UNKNOWN_SPECIALS, diverge
+from .execute import UNKNOWN_SPECIALS, cluster_constant, diverge
 from .loops import GiveUp
 from .parse import Instruction, Operand
 from .refuse import NO_OPS
@@ -225,8 +225,11 @@ class ClosedMachine:
             return Aff(ck.cls.copy())
         if name == "%nwarpid":
             return Aff(kernel.warps_per_block)
-        if name in ("%dynamic_smem_size", "%total_smem_size"):
-            return Aff(self.prog.layout.shared_bytes)
+        if name == "%dynamic_smem_size":
+            return Aff(self.prog.layout.dynamic_shared_bytes)
+        constant = cluster_constant(name, self.prog.entry.cluster, kernel.grid)
+        if constant is not None:
+            return Aff(constant)
         if name.startswith(UNKNOWN_SPECIALS + ("%lanemask",)):
             return OPAQUE
         return None

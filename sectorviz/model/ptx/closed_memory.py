@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..budget import BATCH_UNITS, charge
 from ..closed_forms import Aff, Mask, NotClosed
 from .bits import INT_DTYPES, WIDTH
-from .memory_ops import ATOM_REDUCE
+from .memory_ops import ATOM_REDUCE, WINDOWED
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .sites import Site, data_type, space_of, vector_parts
@@ -100,6 +100,8 @@ def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask)
     if space is None:
         space, base = _generic(mc, site, address, m)
         address = address + Aff(-base)
+    elif space in WINDOWED:
+        address = _window_offset(mc, address, m)
     if space not in ("global", "shared", "constant"):
         raise NotClosed(f"{space} memory")
     charge(mc.ck.n + BATCH_UNITS, "this access", *mc.kernel.where(ins))
@@ -107,6 +109,19 @@ def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask)
     if space != "constant":
         mc.events.append((space, k, address, m, tuple(mc.loops)))
     return address
+
+
+def _window_offset(mc: "ClosedMachine", address: Aff, m: Mask) -> Aff:
+    """A shared, local or constant address -> its 32-bit offset, as memory_ops._address
+    wraps it modulo 2^32: less the multiple of 2^32 every active lane's address passes
+    (NotClosed where the lanes pass different ones)."""
+    span = mc.ck.extent(address, m)
+    if span is None:
+        return address
+    passed = span[0] // WINDOW
+    if span[1] // WINDOW != passed:
+        raise NotClosed("a 32-bit address that wraps on some lanes only")
+    return address + Aff(-passed * WINDOW) if passed else address
 
 
 def _generic(mc: "ClosedMachine", site: Site, address: Aff, m: Mask) -> tuple[str, int]:

@@ -29,8 +29,42 @@ from .sites import Site
 Read = tuple[LaneValues, "np.ndarray | None", "str | None"]
 Frame = list[Any]  # a stack entry: [pc, reconvergence pc, lanes]
 
+# registers whose values the launch does not fix (the GPU, the moment, the driver; the cluster
+# shape where the kernel declares none): unknown, an error where an address or branch uses one
 UNKNOWN_SPECIALS = ("%clock", "%globaltimer", "%smid", "%nsmid", "%gridid", "%pm", "%envreg",
-                    "%reserved_smem")  # registers whose values the launch does not fix
+                    "%reserved_smem", "%total_smem_size", "%aggr_smem_size",
+                    "%current_graph_exec", "%cluster", "%nclusterid", "%is_explicit_cluster")
+
+
+def unknown_special(name: str) -> str:
+    """Why a special register of UNKNOWN_SPECIALS is unknown, as errors say it."""
+    if name.startswith("%envreg"):
+        return (f"the special register {name} (a cooperative launch's grid workspace: "
+                "grid-wide syncs are not run)")
+    if name.startswith(("%cluster", "%nclusterid", "%is_explicit_cluster")):
+        return (f"the special register {name} (the launch's cluster shape, which the kernel "
+                "does not declare: give it __cluster_dims__)")
+    return f"the special register {name}, which the GPU sets"
+
+
+def cluster_constant(name: str, cluster: tuple[int, int, int] | None,
+                     grid: tuple[int, int, int]) -> int | None:
+    """A cluster special register the same in every block, of a kernel that declares its
+    cluster shape (blocks per cluster): %cluster_nctaid.x, %nclusterid.x (clusters in the
+    grid), %cluster_nctarank (blocks per cluster), %is_explicit_cluster; None otherwise."""
+    if cluster is None:
+        return None
+    base, _, axis = name.partition(".")
+    k = "xyz".find(axis) if axis else -1
+    if base == "%cluster_nctaid" and k >= 0:
+        return cluster[k]
+    if base == "%nclusterid" and k >= 0:
+        return grid[k] // cluster[k]
+    if name == "%cluster_nctarank":
+        return cluster[0] * cluster[1] * cluster[2]
+    if name == "%is_explicit_cluster":
+        return 1
+    return None
 
 
 @dataclass
@@ -211,8 +245,30 @@ class Machine:
         if name in masks:
             return np.broadcast_to(masks[name](np.arange(WARP_SIZE, dtype=np.int64)),
                                    self.shape)
-        if name in ("%dynamic_smem_size", "%total_smem_size"):
-            return np.full(self.shape, self.prog.layout.shared_bytes, dtype=np.int64)
+        if name == "%dynamic_smem_size":
+            return np.full(self.shape, self.prog.layout.dynamic_shared_bytes, dtype=np.int64)
+        return self._cluster_register(name)
+
+    def _cluster_register(self, name: str) -> np.ndarray | None:
+        """%cluster_ctaid, %clusterid, %cluster_ctarank and the constants of a kernel that
+        declares its cluster shape (blocks grouped x fastest); None otherwise."""
+        cluster = self.prog.entry.cluster
+        constant = cluster_constant(name, cluster, self.grid_dims)
+        if constant is not None:
+            return np.full(self.shape, constant, dtype=np.int64)
+        if cluster is None:
+            return None
+        block = self.threads.block
+        base, _, axis = name.partition(".")
+        k = "xyz".find(axis) if axis else -1
+        if base == "%cluster_ctaid" and k >= 0:
+            return block[k] % cluster[k]
+        if base == "%clusterid" and k >= 0:
+            return block[k] // cluster[k]
+        if name == "%cluster_ctarank":
+            x, y, z = (block[j] % cluster[j] for j in range(3))
+            rank: np.ndarray = x + cluster[0] * (y + cluster[1] * z)
+            return rank
         return None
 
     def read(self, op: Operand, t: str) -> Read:
@@ -234,9 +290,7 @@ class Machine:
             return view(to_bits(sp, "u64"), t), None, None
         if name.startswith(UNKNOWN_SPECIALS):
             return (np.zeros(self.shape, dtype=INT_DTYPES.get(t, np.uint64)),
-                    np.ones(self.shape, dtype=bool), f"the special register {name}" + (
-                        " (a cooperative launch's grid workspace: grid-wide syncs are not run)"
-                        if name.startswith("%envreg") else ""))
+                    np.ones(self.shape, dtype=bool), unknown_special(name))
         if name not in self.bits:
             if self.prog.entry.register_type(name) is None and name in self.preds:
                 return self.read(op, "pred")

@@ -51,7 +51,7 @@ def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Op
     if np.any(mask.any(axis=1) & ~mask.all(axis=1)):  # .sync.aligned: the whole warp
         raise Unrunnable("ldmatrix / stmatrix in a warp whose lanes are not all active")
     givers = mask & (m.lane < 8 * count)
-    address = _address(m, ins, operand, givers, f"'{name}'")
+    address = _address(m, ins, operand, givers, f"'{name}'", "shared")
     keys = _keys(m, ins, "shared", address, givers, ROW_BYTES, f"'{name}'")
     _event(m, k, site, "shared", address, givers)
     return site, name, keys

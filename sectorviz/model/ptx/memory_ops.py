@@ -27,22 +27,29 @@ if TYPE_CHECKING:
 
 GENERIC = (("shared", SHARED_GENERIC), ("local", LOCAL_GENERIC), ("constant", CONST_GENERIC))
 LOCAL_GRAIN = 4  # bytes: local words of a thread interleave across lanes at this width
+WINDOWED = ("shared", "local", "constant")  # spaces whose addresses are 32 bits
 
 
 def _address(m: "Machine", ins: Instruction, op: Operand, mask: np.ndarray,
-             what: str) -> np.ndarray:
-    """A memory operand -> int64 byte address per lane (in the operand's own space)."""
+             what: str, space: str | None) -> np.ndarray:
+    """A memory operand of an access in `space` (None: generic) -> int64 byte address per
+    lane in that space; a shared, local or constant address is 32 bits, its sum wrapping
+    modulo 2^32 as the hardware's does."""
     if op.kind != "addr":
         raise PatternError(*m.ctx.where(ins)[:1], f"`{ins.text}` has no address operand")
     if not op.name:
-        return np.full(m.shape, op.offset, dtype=np.int64)
-    if op.name in m.prog.layout.where:
-        return np.full(m.shape, m.prog.layout.where[op.name][1] + op.offset, dtype=np.int64)
-    v, unk, why = m.read(Operand("reg", op.name), "u64")
-    if unk is not None and np.any(unk & mask):
-        place, col = m.ctx.where(ins)
-        raise PatternError(place, f"the address of {what} depends on {why}", col)
-    return np.asarray(v).astype(np.int64) + op.offset
+        address = np.full(m.shape, op.offset, dtype=np.int64)
+    elif op.name in m.prog.layout.where:
+        address = np.full(m.shape, m.prog.layout.where[op.name][1] + op.offset, dtype=np.int64)
+    else:
+        v, unk, why = m.read(Operand("reg", op.name), "u64")
+        if unk is not None and np.any(unk & mask):
+            place, col = m.ctx.where(ins)
+            raise PatternError(place, f"the address of {what} depends on {why}", col)
+        address = np.asarray(v).astype(np.int64) + op.offset
+    if space in WINDOWED:
+        return address % WINDOW
+    return address
 
 
 def _resolve(m: "Machine", ins: Instruction, site_space: str, address: np.ndarray,
@@ -191,7 +198,7 @@ def _access(m: "Machine", ins: Instruction, pc: int, operand: Operand,
     after recording the event."""
     (k, site), = _sites(m, pc)
     name = m.ctx.name_of(site)
-    address = _address(m, ins, operand, mask, f"'{name}'")
+    address = _address(m, ins, operand, mask, f"'{name}'", space_of(ins))
     space, address = _resolve(m, ins, site.space, address, mask)
     keys = _keys(m, ins, space, address, mask, site.width, f"'{name}'")
     _event(m, k, site, space, address, mask)
@@ -333,8 +340,8 @@ def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
         return
     (kg, load), (ks, store) = _sites(m, pc)
     name = m.ctx.name_of(load)
-    src = _address(m, ins, ins.operands[1], mask, f"'{name}'")
-    dst = _address(m, ins, ins.operands[0], mask, f"'{m.ctx.name_of(store)}'")
+    src = _address(m, ins, ins.operands[1], mask, f"'{name}'", "global")
+    dst = _address(m, ins, ins.operands[0], mask, f"'{m.ctx.name_of(store)}'", "shared")
     src_keys = _keys(m, ins, "global", src, mask, load.width, f"'{name}'")
     dst_keys = _keys(m, ins, "shared", dst, mask, store.width, f"'{m.ctx.name_of(store)}'")
     _event(m, kg, load, "global", src, mask)

@@ -1,6 +1,8 @@
 """nvcc's PTX text -> a Module: the `.file` table, module-scope variables and each entry's
 parameters, register and variable declarations, labels and instructions, every instruction
 with the `.loc` (file, line, column, and the place it was inlined at) in force for it.
+Registers may be declared with or without `%`, in the body or in the nested `{ }` blocks of
+inline asm, where a name is the block's own register until its `}`.
 
 Sizes are in bytes, alignments in bytes. Anything this reader cannot take is one
 PatternError naming the PTX line and its text.
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator, cast
 
 from ..errors import PatternError
+from ..sectors import WARP_SIZE
 
 TYPE_BYTES = {"pred": 1, "b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2,
               "bf16": 2, "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4,
@@ -105,6 +108,7 @@ class Entry:
     instructions: list[Instruction] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     ptx_line: int = 0
+    cluster: tuple[int, int, int] | None = None  # blocks per cluster (.reqnctapercluster)
 
     def register_type(self, name: str) -> str | None:
         """A register's declared type: `%r12` from `.reg .b32 %r<29>`, or a plain name."""
@@ -148,7 +152,7 @@ _LABEL = re.compile(r"([$%\w.]+)\s*:(?!:)")
 _DECL = re.compile(r"((?:\.(?:extern|visible|weak|common)\s+)*)\.(global|shared|local|const|param)"
                    r"\s+(?:\.align\s+(\d+)\s+)?(?:\.ptr\s+\.\w+\s+\.align\s+\d+\s+)?"
                    r"\.(\w+)\s+([\w$]+)((?:\s*\[\s*\d*\s*\])*)\s*(?:=\s*(.*))?$", re.S)
-_REG = re.compile(r"\.reg\s+(?:\.v\d\s+)?\.(\w+)\s+(.*)$", re.S)
+_REG = re.compile(r"\.reg\s*(?:\.v\d\s*)?\.(\w+)\s+(.*)$", re.S)
 
 
 LINE_DIRECTIVES = (".loc", ".file", ".section", ".version", ".target", ".address_size",
@@ -276,7 +280,7 @@ def _function(module: Module, pieces: list[Piece], i: int) -> int:
     m = re.match(r"([\w$]+)\s*(?:\((.*?)\))?", head, re.S)
     if not m:
         raise ptx_error(line, s, "an entry this reader cannot take")
-    entry = Entry(m.group(1), ptx_line=line)
+    entry = Entry(m.group(1), ptx_line=line, cluster=_cluster_shape(s))
     for p in (x.strip() for x in (m.group(2) or "").split(",")):
         if p:
             var = _variable(p, line)
@@ -292,17 +296,61 @@ def _function(module: Module, pieces: list[Piece], i: int) -> int:
     return end
 
 
+@dataclass
+class _Scopes:
+    """The `{ }` scopes open in an entry body, outermost (the body itself) first: each maps
+    the register names declared in it to the names the entry keeps them under. A register
+    declared in a nested scope (inline asm's `{.reg.b32 f, C, nZ; ...}`) is kept as
+    `name@k`, k counting the entry's nested scopes from 1, so blocks that redeclare a name
+    (with another type) each have their own register."""
+
+    open: list[dict[str, str]] = field(default_factory=lambda: [{}])
+    opened: int = 0
+
+    def enter(self) -> None:
+        self.opened += 1
+        self.open.append({})
+
+    def leave(self) -> None:
+        if len(self.open) > 1:
+            self.open.pop()
+
+    def declare(self, name: str) -> str:
+        """A register declared in the innermost scope -> the name the entry keeps it under."""
+        kept = name if len(self.open) == 1 else f"{name}@{self.opened}"
+        self.open[-1][name] = kept
+        return kept
+
+    def lookup(self, name: str) -> str | None:
+        """A name -> the register it names where a scope declares it (innermost first)."""
+        return next((scope[name] for scope in reversed(self.open) if name in scope), None)
+
+
+def _cluster_shape(header: str) -> tuple[int, int, int] | None:
+    """An entry's `.reqnctapercluster x[, y[, z]]` -> (x, y, z) blocks per cluster."""
+    m = re.search(r"\.reqnctapercluster\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?", header)
+    if m is None:
+        return None
+    x, y, z = (int(g) if g else 1 for g in m.groups())
+    return x, y, z
+
+
 def _body(entry: Entry, pieces: list[Piece]) -> None:
     loc: Loc | None = None
     seen: dict[tuple[int, int, int], Loc] = {}  # position -> its last .loc, with its parents
+    scopes = _Scopes()
     for s, line in pieces:
-        if s in ("{", "}"):
+        if s == "{":
+            scopes.enter()
+            continue
+        if s == "}":
+            scopes.leave()
             continue
         if re.match(r"\.loc\b", s):
             loc = _loc(s, seen) or loc
             continue
         if s.startswith(".reg"):
-            _registers(entry, s, line)
+            _registers(entry, scopes, s, line)
             continue
         if s.startswith(".pragma") or _LINE_DIRECTIVE.match(s):
             continue
@@ -316,25 +364,28 @@ def _body(entry: Entry, pieces: list[Piece]) -> None:
             entry.variables.append(var)
             continue
         try:
-            entry.instructions.append(_named_registers(_instruction(s, line, loc), entry))
+            entry.instructions.append(_scoped_registers(_instruction(s, line, loc), scopes))
         except PtxError as err:  # refused where it runs, at its source line
             head = s.split()[0] if not s.startswith("@") else s.split()[1]
             entry.instructions.append(Instruction(None, tuple(head.split(".")), (), loc, s,
                                                   line, err.message.split(":")[0]))
 
 
-def _named_registers(ins: Instruction, entry: Entry) -> Instruction:
-    """Operands that name a register declared without `%` (an inline asm block's `.reg .f16
-    low;`) read as registers, not as variable addresses."""
+def _scoped_registers(ins: Instruction, scopes: _Scopes) -> Instruction:
+    """Operands, address bases and the guard that name a register an open scope declares
+    -> that register (a name declared without `%`, as inline asm's `.reg .f16 low;`, reads
+    as a register, not as a variable's address)."""
     def fix(op: Operand) -> Operand:
-        if op.kind == "sym" and op.name in entry.registers:
-            return replace(op, kind="reg")
+        kept = scopes.lookup(op.name) if op.kind in ("sym", "reg", "addr") else None
+        if kept is not None:
+            return replace(op, kind="addr" if op.kind == "addr" else "reg", name=kept)
         if op.kind == "vec":
             return replace(op, parts=tuple(fix(p) for p in op.parts))
         return op
-    if not any(op.kind in ("sym", "vec") for op in ins.operands):
-        return ins
-    return replace(ins, operands=tuple(fix(op) for op in ins.operands))
+    guard = ins.guard
+    if guard is not None:
+        guard = (scopes.lookup(guard[0]) or guard[0], guard[1])
+    return replace(ins, guard=guard, operands=tuple(fix(op) for op in ins.operands))
 
 
 def _loc(s: str, seen: dict[tuple[int, int, int], Loc]) -> Loc | None:
@@ -353,17 +404,22 @@ def _loc(s: str, seen: dict[tuple[int, int, int], Loc]) -> Loc | None:
     return here
 
 
-def _registers(entry: Entry, s: str, line: int) -> None:
+def _registers(entry: Entry, scopes: _Scopes, s: str, line: int) -> None:
+    """A `.reg` declaration: `%r<29>` (in the body's own scope) as a numbered range, each
+    other name as one register of the innermost scope."""
     m = _REG.match(s)
     if not m:
         raise ptx_error(line, s, "a register declaration this reader cannot take")
     t = m.group(1)
     for name in (x.strip() for x in m.group(2).split(",")):
         r = re.fullmatch(r"(%?[\w$]+)<(\d+)>", name)
-        if r:
+        if r and len(scopes.open) == 1:
             entry.register_ranges[r.group(1)] = (t, int(r.group(2)))
+        elif r:
+            for k in range(int(r.group(2))):
+                entry.registers[scopes.declare(f"{r.group(1)}{k}")] = t
         elif name:
-            entry.registers[name] = t
+            entry.registers[scopes.declare(name)] = t
 
 
 def _variable(s: str, line: int) -> Variable | None:
@@ -406,6 +462,7 @@ def _initializer(init: str, t: str, size: int) -> bytes | None:
     return bytes(out)
 
 
+PREDEFINED_CONSTANTS = {"WARP_SZ": WARP_SIZE}  # PTX's predefined identifiers -> their values
 _INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)U?$")
 _FLOAT = re.compile(r"0([fFdD])([0-9a-fA-F]+)$")
 
@@ -470,6 +527,8 @@ def _operand(s: str, line: int, text: str) -> Operand:
     imm = _immediate(s)
     if imm is not None:
         return imm
+    if s in PREDEFINED_CONSTANTS:
+        return Operand("imm", value=PREDEFINED_CONSTANTS[s])
     if s.startswith("%"):
         return Operand("reg", s)
     if re.fullmatch(r"[A-Za-z_$][\w$]*(\+\d+)?", s):

@@ -33,13 +33,14 @@ class Layout:
     shared_bytes: int = 0
     local_bytes: int = 0
     const_bytes: int = 0
+    dynamic_shared_bytes: int = 0  # the launch's dynamic shared memory
 
 
 def layout(module: Module, entry: Entry, global_end: int, dynamic_shared: int) -> Layout:
     """Place every variable the entry can see: shared, local and constant ones at aligned
     offsets in declaration order (an `extern` shared array after the others, with the
     launch's dynamic bytes), module-scope globals at aligned addresses from global_end."""
-    out = Layout()
+    out = Layout(dynamic_shared_bytes=dynamic_shared)
     ends = {"shared": 0, "local": 0, "constant": 0, "global": global_end}
     externs = []
     for var in module.variables + entry.variables:

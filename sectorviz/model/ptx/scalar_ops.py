@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .execute import Machine
 
 Unknown = tuple["np.ndarray | None", "str | None"]  # an operand's unknown lanes, and why
+PACKED_HALF = {"f16x2": "f16", "bf16x2": "bf16"}  # a packed type -> the type of each half
 
 
 def _combine(*unks: Unknown | None) -> Unknown:
@@ -41,7 +42,7 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     t = _type(ins)
     if "cc" in ins.opcode:
         raise Unrunnable("carry arithmetic (.cc)")
-    if t in ("f16x2", "bf16x2"):
+    if t in PACKED_HALF:
         return _packed(m, ins, mask, t)
     wide = "wide" in ins.opcode and t not in FLOATS
     srcs = [m.read(o, alu._wide(t) if wide and k == 2 else t)  # mad.wide adds a wide c
@@ -101,16 +102,20 @@ def compute(op: str, mods: tuple[str, ...], t: str,
     raise Unrunnable(f"the operation {op}")
 
 
+def _halves(bits: LaneValues, half: str) -> list[np.ndarray]:
+    """A packed f16x2 / bf16x2 register's bits -> its low and high halves as `half` values."""
+    wide = np.asarray(bits).astype(np.uint64)
+    return [view((wide >> np.uint64(shift)) & np.uint64(0xFFFF), half) for shift in (0, 16)]
+
+
 def _packed(m: "Machine", ins: Instruction, mask: np.ndarray, t: str) -> None:
     """f16x2 / bf16x2 arithmetic: the op on the low and the high halves apart."""
-    half = "f16" if t == "f16x2" else "bf16"
+    half = PACKED_HALF[t]
     srcs = [m.read(o, "b32") for o in ins.operands[1:]]
     unk, why = _combine(*((s[1], s[2]) for s in srcs))
     out = np.zeros(m.shape, dtype=np.uint64)
-    for shift in (0, 16):
-        parts = [view((np.asarray(s[0]).astype(np.uint64) >> np.uint64(shift))
-                      & np.uint64(0xFFFF), half) for s in srcs]
-        r, _ = compute(ins.op, ins.opcode[1:], half, parts)
+    for shift, parts in zip((0, 16), zip(*(_halves(s[0], half) for s in srcs))):
+        r, _ = compute(ins.op, ins.opcode[1:], half, list(parts))
         out = out | (to_bits(r, half) << np.uint64(shift))
     m.write(ins.operands[0], out, "b32", mask, unk, why)
 
@@ -157,34 +162,58 @@ def lop3(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
 
 
 def setp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    """setp.cmp[.bool].type p[|q], a, b[, c]: p = cmp(a, b) BOOL c, q = !cmp(a, b) BOOL c;
-    set.cmp.dtype.type d: all ones (or 1.0) where true."""
-    cmp, t = ins.opcode[1], ins.opcode[-1]
+    """setp.cmp[.bool].type p[|q], a, b[, c]: p = cmp(a, b) BOOL c, q = !cmp(a, b) BOOL c
+    (f16x2 / bf16x2: p from the low halves, q from the high ones); set.cmp.dtype.type d:
+    1.0 (a float dtype) or all ones where true, half by half for a packed type."""
     bool_op = next((b for b in ("and", "or", "xor") if b in ins.opcode[2:-1]), None)
-    a, ua, wa = m.read(ins.operands[1], t)
-    b, ub, wb = m.read(ins.operands[2], t)
-    r = alu.compare(cmp, t, a, b)
-    parts = [(ua, wa), (ub, wb)]
-    c: LaneValues = None
+    results, unk, why = _compared(m, ins)
+    if len(results) == 1:
+        results.append(~results[0])  # q
     if bool_op is not None:
         c, uc, wc = m.read(ins.operands[3], "pred")
-        parts.append((uc, wc))
-    unk, why = _combine(*parts)
-    f = None if bool_op is None else {
-        "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bool_op]
-    p = r if f is None else f(r, c)
-    q = None if f is None else f(~r, c)
+        unk, why = _combine((unk, why), (uc, wc))
+        f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bool_op]
+        results = [f(r, c) for r in results]
     if ins.op == "set":
-        dt = ins.opcode[-2]
-        value = np.where(p, 1.0, 0.0) if dt == "f32" else np.where(p, -1, 0)
-        m.write(ins.operands[0], value, dt if dt != "f32" else "f32", mask, unk, why)
-        return
+        return _set(m, ins, results, mask, unk, why)
     dest = ins.operands[0]
     if dest.kind == "vec":
-        m.write(dest.parts[0], p, "pred", mask, unk, why)
-        m.write(dest.parts[1], ~r if f is None else q, "pred", mask, unk, why)
+        m.write(dest.parts[0], results[0], "pred", mask, unk, why)
+        m.write(dest.parts[1], results[1], "pred", mask, unk, why)
     else:
-        m.write(dest, p, "pred", mask, unk, why)
+        m.write(dest, results[0], "pred", mask, unk, why)
+
+
+def _compared(m: "Machine", ins: Instruction) -> tuple[list[LaneValues], "np.ndarray | None",
+                                                        "str | None"]:
+    """cmp(a, b) of setp / set on the lanes: one bool array, or for f16x2 / bf16x2 the low
+    halves' then the high halves'; with a's and b's unknown lanes."""
+    cmp, t = ins.opcode[1], ins.opcode[-1]
+    half = PACKED_HALF.get(t)
+    a, ua, wa = m.read(ins.operands[1], "b32" if half else t)
+    b, ub, wb = m.read(ins.operands[2], "b32" if half else t)
+    unk, why = _combine((ua, wa), (ub, wb))
+    if half is None:
+        return [alu.compare(cmp, t, a, b)], unk, why
+    return [alu.compare(cmp, half, x, y) for x, y in zip(_halves(a, half), _halves(b, half))
+            ], unk, why
+
+
+def _set(m: "Machine", ins: Instruction, results: list[LaneValues], mask: np.ndarray,
+         unk: "np.ndarray | None", why: "str | None") -> None:
+    """set's destination from (p, q) of setp: 1.0 where p for a float dtype, else all ones;
+    for a packed source, a 16-bit half each (1.0 in f16 / bf16 for an f16x2 / bf16x2 dtype,
+    else 0xFFFF), p's in the low half, q's in the high."""
+    dt = ins.opcode[-2]
+    if ins.opcode[-1] not in PACKED_HALF:
+        value = np.where(results[0], 1.0, 0.0) if dt in FLOATS else np.where(results[0], -1, 0)
+        return m.write(ins.operands[0], value, dt, mask, unk, why)
+    half = PACKED_HALF.get(dt)
+    true = to_bits(np.float32(1.0), half) if half else np.uint64(0xFFFF)
+    bits = np.zeros(m.shape, dtype=np.uint64)
+    for shift, r in zip((0, 16), results):
+        bits = bits | (np.where(r, true, np.uint64(0)).astype(np.uint64) << np.uint64(shift))
+    m.write(ins.operands[0], bits, "b32", mask, unk, why)
 
 
 def selp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:

@@ -394,3 +394,33 @@ def test_a_bit_field_insert_keeps_the_box_of_blocks(tmp_path, index, grid):
     assert_same(closed, lanes)
     assert spy.covered == spy.kernel.warps
     assert all(len(b.base) == 32 for _, _, b in spy.batches)  # a row per class of 32 warps
+
+
+@needs_nvcc
+def test_a_shared_address_whose_32_bit_sum_wraps_lands_inside_the_tile(tmp_path):
+    """`ld.shared.f32 [%r10+136]` with %r10 = t + 4 * ((i & 15) + off), off = -16: the
+    32-bit register holds 2^32 - 64 + 4 (i & 15) for the tile at byte 0, and the sum wraps
+    to 72 + 4 (i & 15), t[1][1 + (i & 15)]: in closed form as on the lanes."""
+    text = """
+extern "C" __global__ void k(float* out, int off)
+{
+    __shared__ float t[4][17];
+    int i = threadIdx.x;
+    if (i < 68) (&t[0][0])[i] = i;
+    __syncthreads();
+    out[i] = t[1][(i & 15) + off + 17];
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, text, "k", {
+        "out": {"dtype": "float32", "length": 64}}, {"off": -16}, grid=(2,), block=(32,))
+    print("\n".join(lines_with(compiled.ptx, "ld.shared")))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    load = [b for space, _, b in spy.batches if space == "shared"][1]
+    assert sorted(set((load.base[0] + load.offsets[load.cls[0]]).tolist())) == [
+        72 + 4 * j for j in range(16)]
+    # the load: 16 words 72..132 (lane i and i + 16 share one), conflict-free: a wavefront
+    # per warp; the store before it writes 32 consecutive words: a wavefront per warp too
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 2, 2), ("load", 2, 2)]

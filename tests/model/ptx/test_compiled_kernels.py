@@ -217,6 +217,80 @@ extern "C" __global__ void k(float* out)
         16 * (t % 4) + t // 4 for t in range(32)]
 
 
+def test_cuda_fp16_helpers_run_their_scoped_inline_asm_registers(tmp_path):
+    code = """
+#include <cuda_fp16.h>
+extern "C" __global__ void k(const __half* a, float* out)
+{
+    int i = threadIdx.x;
+    __half2 e = h2exp(__hadd2(__half2half2(a[i]), __float2half2_rn(0.5f)));
+    __half s = hexp(a[i]);
+    out[32 * (int)__low2float(e) + (int)__half2float(s)] = 1.0f;
+}
+"""
+    arrays = {"a": {"dtype": "float16", "length": 32,
+                    "values": {"kind": "expr", "expr": "i % 3"}},
+              "out": {"dtype": "float32", "length": 512}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, ".reg.b", "set.eq", "ex2")))
+    # h2exp declares `.reg.b32 h,r,fl,fu,C,nZ` and hexp `.reg.b16 h,r` in their own `{ }`
+    # blocks (each with nested `.reg spc, ulp, p` blocks). a = i % 3 = 0, 1, 2:
+    # exp(a + 0.5) = 1.65, 4.48, 12.18 and exp(a) = 1, 2.72, 7.39, so the lanes store
+    # out[32 * 1 + 1] = out[33], out[32 * 4 + 2] = out[130], out[32 * 12 + 7] = out[391]
+    batches = [b for _, b in kernel.trace(0, 1)]
+    stored = batches[-1]
+    assert sorted(set(((stored.address[0] - kernel.arrays["out"].address0) // 4).tolist())
+                  ) == [33, 130, 391]
+    # a: 32 halves = 64 bytes, 2 sectors; out: bytes 132, 520, 1564 lie in sectors 4, 16, 48
+    assert _rows(analysis, kernel) == [("ld.global.u16", "a", "load", 1, 2),
+                                       ("st.global.u32", "out", "store", 1, 3)]
+
+
+def test_warp_size_and_the_cluster_registers_of_a_declared_cluster_shape(tmp_path):
+    code = """
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void __cluster_dims__(2, 1, 1) k(float* out)
+{
+    cg::cluster_group c = cg::this_cluster();
+    out[(c.block_rank() + 4 * c.num_blocks()) * warpSize + threadIdx.x % warpSize] = 1.0f;
+}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 512}}, grid=(4,), block=(32,))
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "WARP_SZ", "%cluster", "reqnctapercluster")))
+    # WARP_SZ = 32, %cluster_nctarank = 2 (.reqnctapercluster 2, 1, 1) and %cluster_ctarank
+    # = blockIdx.x % 2: block b's warp stores out[(b % 2 + 8) * 32 + t] = out[256 + 32 (b % 2)
+    # + t], 4 sectors each
+    (_, batch), = kernel.trace(0, 4)
+    starts = (batch.address[:, 0] - kernel.arrays["out"].address0) // 4
+    assert list(starts) == [256, 288, 256, 288]
+    assert _rows(analysis, kernel) == [("st.global.u32", "out", "store", 4, 16)]
+
+
+@pytest.mark.parametrize("read, why", [
+    ('asm("mov.u32 %0, %%smid;" : "=r"(r));', "the special register %smid, which the GPU"),
+    ('asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));',
+     "the special register %cluster_ctarank \\(the launch's cluster shape"),
+])
+def test_a_special_register_the_launch_does_not_fix_is_refused_in_an_address(tmp_path, read,
+                                                                              why):
+    code = f"""
+extern "C" __global__ void k(float* out)
+{{
+    unsigned r;
+    {read}
+    out[r] = 1.0f;
+}}
+"""
+    pattern, compiled = inline_pattern(tmp_path, code, "k", {
+        "out": {"dtype": "float32", "length": 512}})
+    with pytest.raises(PatternError, match="line 6, .*depends on " + why):
+        analyze_compiled(pattern, compiled)
+
+
 GATHER = """\
 __global__ void gather(const int *idx, const float *x, float *y)
 {

@@ -79,6 +79,44 @@ def test_an_instruction_the_reader_cannot_take_is_kept_with_its_problem():
     assert ins.problem is not None and "1.5" in ins.text
 
 
+SCOPED = """
+.visible .entry k()
+{
+	.reg .b32 	%r<3>;
+	.reg .b32 	h;
+	{.reg.b32 h, f;
+	mov.b32 h, %r1;
+	{.reg.b16 h;
+	mov.b16 h, 1;
+	@h bra DONE;
+	}
+	mov.b32 f, h;
+	}
+	{.reg.b16 f;
+	mov.b16 f, 2;
+	}
+	mov.b32 %r2, h;
+DONE:
+	ret;
+}
+"""
+
+
+def test_registers_declared_without_percent_in_nested_scopes_are_each_their_own():
+    # inline asm's `{.reg.b32 h, f; ...}` (no `%`, no space before the type): a nested
+    # scope's h shadows the outer one until its `}`; the three nested scopes are 1, 2, 3
+    entry = parse_module(SCOPED).entries["k"]
+    named = [(ins.guard[0] if ins.guard else None, [o.name for o in ins.operands], ins.op)
+             for ins in entry.instructions]
+    assert named == [(None, ["h@1", "%r1"], "mov"), (None, ["h@2", ""], "mov"),
+                     ("h@2", ["DONE"], "bra"), (None, ["f@1", "h@1"], "mov"),
+                     (None, ["f@3", ""], "mov"), (None, ["%r2", "h"], "mov"),
+                     (None, [], "ret")]
+    assert all(ins.operands[0].kind == "reg" for ins in entry.instructions[:2])
+    assert [entry.register_type(n) for n in ("h", "h@1", "f@1", "h@2", "f@3")] == [
+        "b32", "b32", "b32", "b16", "b16"]
+
+
 def test_branches_reconverge_at_their_immediate_post_dominator():
     entry = parse_module("""
 .visible .entry r()

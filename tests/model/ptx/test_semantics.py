@@ -94,6 +94,9 @@ def test_a_division_by_zero_is_unknown_not_zero():
      [((x << 28 | x >> 4) & 0xFFFFFFFF) & 4095 for x in range(32)]),
     ("cvt.rn.f32.u32 %f1, %r1;\n div.rn.f32 %f2, %f1, 0f00000000;\n"
      " testp.infinite.f32 %p1, %f2;\n selp.s32 %r9, 1, 0, %p1;", [0] + [1] * 31),
+    # the launch gives no dynamic shared memory: 0, whatever the kernel declares statically
+    (".shared .align 4 .b8 tile[64];\n mov.u32 %r9, %dynamic_smem_size;", [0] * 32),
+    ("add.s32 %r9, %r1, WARP_SZ;", [x + 32 for x in range(32)]),  # the predefined 32
     ("add.cc.u32 %r9, %r1, 1;", None),
 ])
 def test_integer_operations(body, expected):
@@ -123,6 +126,37 @@ def test_packed_halves_are_computed_half_by_half():
                                        + half(half(x) * half(x))).astype(half)))
                 for x in range(32)]
     assert list(values(body)) == expected
+
+
+PACKED_PAIR = """
+    cvt.rn.f32.u32 %f1, %r1;
+    mov.f32 %f2, 0f40400000;
+    cvt.rn.f16x2.f32 %r2, %f2, %f1;
+    mov.b32 %r4, 0x42004500;
+"""  # %r2 = {low L, high 3.0} and %r4 = {low 5.0 (0x4500), high 3.0 (0x4200)} as f16x2
+HALVES = """
+    and.b32 %r6, %r5, 65535;
+    shr.u32 %r7, %r6, 10;
+    shr.u32 %r8, %r5, 24;
+    add.s32 %r9, %r7, %r8;
+"""  # %r9 = low half / 1024 + high half / 256 of %r5
+
+
+@pytest.mark.parametrize("body, expected", [
+    # 1.0 in f16 (0x3C00) where equal: low 0x3C00 / 1024 = 15 on lane 5, high 0x3C00 / 256
+    # (3.0 == 3.0) = 60 on every lane
+    ("set.eq.f16x2.f16x2 %r5, %r2, %r4;" + HALVES, [60 + 15 * (x == 5) for x in range(32)]),
+    # all ones per half with a u32 dtype: 0xFFFF / 1024 = 63 low, 0xFFFF / 256 = 255 high
+    ("set.eq.u32.f16x2 %r5, %r2, %r4;" + HALVES, [255 + 63 * (x == 5) for x in range(32)]),
+    # p from the low halves (L <= 5), q from the high ones (3.0 <= 3.0): 1 + 2
+    ("setp.le.f16x2 %p1|%p2, %r2, %r4;\n selp.s32 %r6, 1, 0, %p1;\n selp.s32 %r7, 2, 0, %p2;"
+     "\n add.s32 %r9, %r6, %r7;", [2 + (x <= 5) for x in range(32)]),
+    # set with an f16 dtype on f16 sources: 1.0 = 0x3C00 where L == 3 (low half of %r2)
+    ("mov.b32 {%rs1, %rs2}, %r2;\n set.eq.f16.f16 %rs3, %rs1, %rs2;\n cvt.u32.u16 %r5, %rs3;"
+     "\n shr.u32 %r9, %r5, 10;", [15 * (x == 3) for x in range(32)]),
+])
+def test_packed_half_comparisons_compare_half_by_half(body, expected):
+    assert list(values(PACKED_PAIR + body)) == expected
 
 
 @pytest.mark.parametrize("body, expected", [
