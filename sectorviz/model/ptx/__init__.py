@@ -23,9 +23,12 @@ xor, exch, cas, inc, dec; an atom whose result no instruction reads counts as "r
 cp.async (its global read and its shared write) with its commits and waits, ldmatrix /
 stmatrix .m8n8 .b16, mbarrier, shfl.sync, vote.sync, match.sync, activemask, redux.sync, bar
 / barrier (sync, arrive, red.popc / and / or), fences and prefetches (no-ops), local stack
-frames (%SP, %SPL, __local_depot), and calls to vprintf and __assertfail (no-ops).
+frames (%SP, %SPL, __local_depot), calls of the module's `.func` bodies (inlined where they
+are made, `calls`: `__noinline__` functions, a -G compile's), and calls to vprintf and
+__assertfail (no-ops).
 
 What it refuses, in one line naming the source line and the PTX text: textures and surfaces,
-wmma, mma, wgmma, bulk copies (TMA), tensor memory, indirect branches, calls to functions
-not inlined, carry arithmetic (.cc), and any other instruction.
+wmma, mma, wgmma, bulk copies (TMA), tensor memory, indirect branches, calls of functions
+the PTX does not define or through pointers, calls nested deeper than
+calls.MAX_CALL_DEPTH (recursion), carry arithmetic (.cc), and any other instruction.
 """

@@ -30,6 +30,7 @@ from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
 from ..repeat import RepeatedBatch
 from .bits import element_bits, scalar_of
+from .calls import inlined
 from .closed import closed_events
 from .execute import Context, Machine
 from .limits import memory_problem
@@ -176,7 +177,7 @@ class CompiledKernel(Launch):
             self.module = parse_module(compiled.ptx)
         except PtxError as err:
             raise PatternError("kernel", f"{err.place}: {err.message}") from None
-        self.entry = _entry(self.module, compiled.entry)
+        self.entry = inlined(self.module, _entry(self.module, compiled.entry))
         self.lines = SourceLines(compiled, self.module)
         self._places: dict[int, tuple[str, int | None]] = {}
         if len(compiled.params) != len(self.entry.params):

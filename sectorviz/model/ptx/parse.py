@@ -97,11 +97,13 @@ class Variable:
 
 @dataclass
 class Entry:
-    """A kernel entry: its parameters (in order), registers (name -> type), variables
-    declared in its body, instructions and labels (name -> instruction index)."""
+    """A kernel entry or a `.func` body: its parameters (in order; a function's return
+    parameters apart), registers (name -> type), variables declared in its body,
+    instructions and labels (name -> instruction index)."""
 
     name: str
     params: list[Variable] = field(default_factory=list)
+    returns: list[Variable] = field(default_factory=list)  # a .func's return parameters
     registers: dict[str, str] = field(default_factory=dict)
     register_ranges: dict[str, tuple[str, int]] = field(default_factory=dict)
     variables: list[Variable] = field(default_factory=list)
@@ -124,13 +126,14 @@ class Entry:
 
 @dataclass
 class Module:
-    """A PTX module: `.file` number -> path, module-scope variables, entries by name, and the
-    `.target` architecture ("sm_90", "sm_90a"; "" where the PTX names none)."""
+    """A PTX module: `.file` number -> path, module-scope variables, entries by name, the
+    `.func` bodies by name, and the `.target` architecture ("sm_90", "sm_90a"; "" where the
+    PTX names none)."""
 
     files: dict[int, str] = field(default_factory=dict)
     variables: list[Variable] = field(default_factory=list)
     entries: dict[str, Entry] = field(default_factory=dict)
-    functions: set[str] = field(default_factory=set)
+    functions: dict[str, Entry] = field(default_factory=dict)
     target: str = ""
 
 
@@ -217,8 +220,8 @@ def _statements(text: str, first_line: int) -> Iterator[Piece]:
 
 
 def parse_module(text: str) -> Module:
-    """PTX text -> Module. Debug sections are skipped; `.func` bodies are kept out (a call
-    into one is refused where it runs)."""
+    """PTX text -> Module. Debug sections are skipped; `.func` bodies are read as entries
+    are (calls.py inlines them where they are called)."""
     text = _strip_comments(text)
     module = Module()
     pieces = list(_statements(text, 1))
@@ -267,44 +270,49 @@ def _skip_scope(pieces: list[Piece], i: int) -> int:
 
 
 def _function(module: Module, pieces: list[Piece], i: int) -> int:
-    """Read an `.entry` (with its body) or a `.func` (name only) starting at pieces[i]."""
+    """Read an `.entry` or a `.func` (its return parameters, parameters and body; a
+    prototype without a body is only named) starting at pieces[i]."""
     s, line = pieces[i]
     # parse_module only calls this on a piece that names .entry or .func
     kind = cast("re.Match[str]", re.search(r"\.(entry|func)\b", s)).group(1)
     head = s[s.index(kind) + len(kind):].strip()
-    if kind == "func":
-        m = re.match(r"(?:\([^)]*\)\s*)?([\w$]+)", head)
-        if m:
-            module.functions.add(m.group(1))
-        return _skip_scope(pieces, i + 1)
-    m = re.match(r"([\w$]+)\s*(?:\((.*?)\))?", head, re.S)
-    if not m:
-        raise ptx_error(line, s, "an entry this reader cannot take")
-    entry = Entry(m.group(1), ptx_line=line, cluster=_cluster_shape(s))
-    for p in (x.strip() for x in (m.group(2) or "").split(",")):
-        if p:
-            var = _variable(p, line)
-            if var is None:
-                raise ptx_error(line, p, "a kernel parameter this reader cannot take")
-            entry.params.append(var)
+    m = re.match(r"(?:\(([^)]*)\)\s*)?([\w$]+)\s*(?:\((.*?)\))?", head, re.S)
+    if not m or (kind == "entry" and m.group(1)):
+        raise ptx_error(line, s, f"an {kind} this reader cannot take")
+    entry = Entry(m.group(2), ptx_line=line, cluster=_cluster_shape(s))
+    entry.returns = _parameters(m.group(1), line)
+    entry.params = _parameters(m.group(3), line)
     i += 1
     if i >= len(pieces) or pieces[i][0] != "{":
         return i  # a prototype
     end = _skip_scope(pieces, i)
     _body(entry, pieces[i + 1:end - 1])
-    module.entries[entry.name] = entry
+    (module.entries if kind == "entry" else module.functions)[entry.name] = entry
     return end
+
+
+def _parameters(text: str | None, line: int) -> list[Variable]:
+    """`.param .u64 a, .param .b32 b` -> their Variables."""
+    out = []
+    for p in (x.strip() for x in (text or "").split(",")):
+        if p:
+            var = _variable(p, line)
+            if var is None:
+                raise ptx_error(line, p, "a parameter this reader cannot take")
+            out.append(var)
+    return out
 
 
 @dataclass
 class _Scopes:
     """The `{ }` scopes open in an entry body, outermost (the body itself) first: each maps
-    the register names declared in it to the names the entry keeps them under. A register
-    declared in a nested scope (inline asm's `{.reg.b32 f, C, nZ; ...}`) is kept as
-    `name@k`, k counting the entry's nested scopes from 1, so blocks that redeclare a name
-    (with another type) each have their own register."""
+    the register and `.param` variable names declared in it to the names the entry keeps
+    them under (and whether each is a register). A name declared in a nested scope (inline
+    asm's `{.reg.b32 f, C, nZ; ...}`, a call sequence's `{.param .b64 param0; ...}`) is kept
+    as `name@k`, k counting the entry's nested scopes from 1, so blocks that redeclare a
+    name (with another type) each have their own."""
 
-    open: list[dict[str, str]] = field(default_factory=lambda: [{}])
+    open: list[dict[str, tuple[str, bool]]] = field(default_factory=lambda: [{}])
     opened: int = 0
 
     def enter(self) -> None:
@@ -315,14 +323,15 @@ class _Scopes:
         if len(self.open) > 1:
             self.open.pop()
 
-    def declare(self, name: str) -> str:
-        """A register declared in the innermost scope -> the name the entry keeps it under."""
+    def declare(self, name: str, register: bool = True) -> str:
+        """A name declared in the innermost scope -> the name the entry keeps it under."""
         kept = name if len(self.open) == 1 else f"{name}@{self.opened}"
-        self.open[-1][name] = kept
+        self.open[-1][name] = (kept, register)
         return kept
 
-    def lookup(self, name: str) -> str | None:
-        """A name -> the register it names where a scope declares it (innermost first)."""
+    def lookup(self, name: str) -> tuple[str, bool] | None:
+        """A name -> (what it names where a scope declares it (innermost first), whether
+        that is a register)."""
         return next((scope[name] for scope in reversed(self.open) if name in scope), None)
 
 
@@ -361,6 +370,8 @@ def _body(entry: Entry, pieces: list[Piece]) -> None:
             var = _variable(s, line)
             if var is None:
                 raise ptx_error(line, s, "a declaration this reader cannot take")
+            if var.space == "param":
+                var = replace(var, name=scopes.declare(var.name, register=False))
             entry.variables.append(var)
             continue
         try:
@@ -372,19 +383,22 @@ def _body(entry: Entry, pieces: list[Piece]) -> None:
 
 
 def _scoped_registers(ins: Instruction, scopes: _Scopes) -> Instruction:
-    """Operands, address bases and the guard that name a register an open scope declares
-    -> that register (a name declared without `%`, as inline asm's `.reg .f16 low;`, reads
-    as a register, not as a variable's address)."""
+    """Operands, address bases and the guard that name a register or a `.param` variable an
+    open scope declares -> that one (a name declared without `%`, as inline asm's
+    `.reg .f16 low;`, reads as a register, not as a variable's address)."""
     def fix(op: Operand) -> Operand:
-        kept = scopes.lookup(op.name) if op.kind in ("sym", "reg", "addr") else None
-        if kept is not None:
-            return replace(op, kind="addr" if op.kind == "addr" else "reg", name=kept)
+        found = scopes.lookup(op.name) if op.kind in ("sym", "reg", "addr") else None
+        if found is not None:
+            kept, register = found
+            kind = "addr" if op.kind == "addr" else "reg" if register else op.kind
+            return replace(op, kind=kind, name=kept)
         if op.kind == "vec":
             return replace(op, parts=tuple(fix(p) for p in op.parts))
         return op
     guard = ins.guard
     if guard is not None:
-        guard = (scopes.lookup(guard[0]) or guard[0], guard[1])
+        found = scopes.lookup(guard[0])
+        guard = (found[0] if found else guard[0], guard[1])
     return replace(ins, guard=guard, operands=tuple(fix(op) for op in ins.operands))
 
 
@@ -537,6 +551,21 @@ def _operand(s: str, line: int, text: str) -> Operand:
     raise ptx_error(line, text, f"an operand this reader cannot take ({s})")
 
 
+def _call_operands(ops: str, line: int, text: str) -> list[Operand]:
+    """`call[.uni] (ret), callee, (args)[, prototype]` -> [callee (a symbol, or a register
+    for a call through a pointer), its return parameters, its arguments] (each a vector of
+    the caller's `.param` variables)."""
+    pieces = _split(ops)
+    returns = pieces.pop(0) if pieces and pieces[0].startswith("(") else "()"
+    if not pieces:
+        raise ptx_error(line, text, "a call without a callee")
+    callee = pieces.pop(0)
+    args = pieces[0] if pieces and pieces[0].startswith("(") else "()"
+    return [Operand("reg" if callee.startswith("%") else "sym", callee),
+            *(Operand("vec", parts=tuple(Operand("sym", p) for p in _split(group[1:-1])))
+              for group in (returns, args))]
+
+
 def _instruction(s: str, line: int, loc: Loc | None) -> Instruction:
     guard = None
     m = re.match(r"@(!?)(%?[\w$]+)\s+", s)
@@ -546,9 +575,8 @@ def _instruction(s: str, line: int, loc: Loc | None) -> Instruction:
         rest = s[m.end():]
     head, _, ops = rest.partition(" ")
     opcode = tuple(head.split("."))
-    if opcode[0] == "call":  # call[.uni] (ret), callee, (args): the callee is what matters
-        callee = re.sub(r"\([^)]*\)", "", ops).replace(",", " ").split()
-        operands = [Operand("sym" if c[0] != "%" else "reg", c) for c in callee[:1]]
+    if opcode[0] == "call":
+        operands = _call_operands(ops, line, s)
     elif "|" in ops and opcode[0] in ("setp", "set"):
         first, _, after = ops.partition(",")
         operands = [_operand("{" + first.replace("|", ",") + "}", line, s)] + \
