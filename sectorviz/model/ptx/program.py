@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from .cfg import reconvergence
 from .parse import Entry, Instruction, Module, Operand, Variable
 
-SHARED_GENERIC = 0x7F00_0000_0000_0000  # generic address of shared byte offset 0
-LOCAL_GENERIC = 0x7E00_0000_0000_0000  # generic address of local byte offset 0
-CONST_GENERIC = 0x7D00_0000_0000_0000  # generic address of constant byte offset 0
+# generic addresses of byte offset 0 of the shared, local and constant windows: far above any
+# global array, and below 2^60, so that the closed forms' integers (symbolic.PART) carry them
+SHARED_GENERIC = 0x0F00_0000_0000_0000
+LOCAL_GENERIC = 0x0E00_0000_0000_0000
+CONST_GENERIC = 0x0D00_0000_0000_0000
 WINDOW = 1 << 32  # bytes in each of those windows
 MEMORY_OPS = ("ld", "st", "atom", "red", "cp", "ldu")
 POINTER_OPS = ("mov", "cvta", "add", "sub", "mad", "selp", "cvt", "and", "or", "slct")
