@@ -88,7 +88,7 @@ class _Inliner:
             starts.setdefault(k, []).append(label)
         for k, ins in enumerate(fn.instructions):
             self.label(scope, starts.get(k, []))
-            if ins.op == "call":
+            if ins.op == "call" and not ins.problem:
                 self.call(scope, ins)
             elif ins.op == "ret" and scope.end is not None:
                 self.add(replace(ins, opcode=("bra",),

@@ -1,16 +1,19 @@
 """Helpers for the PTX engine's tests: PTX from nvcc (tests that need it are skipped where
-nvcc is missing), a CompiledKernel of a pattern, and an analysis counted with it."""
+nvcc is missing), a CompiledKernel of a pattern, an analysis counted with it, and the
+closed forms against the lane path (`both`, with a Spy that shows the closed forms ran)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import sectorviz.model.analysis as analysis_module
@@ -24,14 +27,17 @@ FLAGS = ["-ptx", "-O3", "-lineinfo", "-arch=sm_90"]
 _ptx_cache: dict[str, str] = {}
 
 
-def nvcc_ptx(source: Path) -> str:
-    """nvcc's PTX of a .cu file (cached by content for the test run)."""
+DEBUG_FLAGS = ["-ptx", "-G", "-arch=sm_90"]  # a debug compile: device functions kept out of line
+
+
+def nvcc_ptx(source: Path, flags: list[str] = FLAGS) -> str:
+    """nvcc's PTX of a .cu file with `flags` (cached by content for the test run)."""
     text = source.read_text()
-    key = hashlib.sha256((str(source) + text).encode()).hexdigest()
+    key = hashlib.sha256((str(source) + text + " ".join(flags)).encode()).hexdigest()
     if key not in _ptx_cache:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out.ptx"
-            subprocess.run([NVCC, *FLAGS, str(source), "-o", str(out)], check=True,
+            subprocess.run([NVCC, *flags, str(source), "-o", str(out)], check=True,
                            capture_output=True, timeout=120)
             _ptx_cache[key] = out.read_text()
     return _ptx_cache[key]
@@ -51,21 +57,22 @@ def entry_of(ptx: str, function: str) -> str:
     return next(e for e in entries if e == base or f"{len(base)}{base}" in e)
 
 
-def compiled_for_file(source: Path, function: str, included: tuple[Path, ...] = ()
-                      ) -> CompiledPtx:
+def compiled_for_file(source: Path, function: str, included: tuple[Path, ...] = (),
+                      flags: list[str] = FLAGS) -> CompiledPtx:
     """The CompiledPtx of a .cu file (and the files it includes, which nvcc reads)."""
-    ptx = nvcc_ptx(source)
+    ptx = nvcc_ptx(source, flags)
+    level = "-G" if "-G" in flags else "-O3"
     return CompiledPtx(ptx, entry_of(ptx, function),
                        kernel_parameters(source.read_text(), function.split("<")[0]),
-                       "nvcc for sm_90 at -O3", tuple(str(f) for f in (source, *included)))
+                       f"nvcc for sm_90 at {level}", tuple(str(f) for f in (source, *included)))
 
 
 def inline_pattern(tmp_path: Path, code: str, function: str = "k", arrays: dict | None = None,
                    params: dict | None = None, grid=(1,), block=(32,),
-                   headers: dict[str, str] | None = None):
-    """(pattern, CompiledPtx) of inline CUDA code compiled by nvcc: the code is written to
-    tmp_path/kernel.cu (and `headers`, name -> text, beside it), and the pattern names it
-    as its source."""
+                   headers: dict[str, str] | None = None, flags: list[str] = FLAGS):
+    """(pattern, CompiledPtx) of inline CUDA code compiled by nvcc with `flags`: the code is
+    written to tmp_path/kernel.cu (and `headers`, name -> text, beside it), and the pattern
+    names it as its source."""
     source = tmp_path / "kernel.cu"
     source.write_text(code)
     included = []
@@ -78,7 +85,7 @@ def inline_pattern(tmp_path: Path, code: str, function: str = "k", arrays: dict 
            "arrays": arrays or {"a": {"dtype": "float32", "length": 1024}},
            "kernel": {"source": "kernel.cu", "function": function}}
     return pattern_from_dict(doc, tmp_path), compiled_for_file(source, function,
-                                                               tuple(included))
+                                                               tuple(included), flags)
 
 
 def ptx_pattern(ptx: str, entry: str, params: tuple[str, ...], arrays: dict,
@@ -107,6 +114,68 @@ def analyze_compiled(pattern, compiled: CompiledPtx):
     kernel = CompiledKernel(pattern, compiled)
     with counted_by(kernel):
         return analyze(pattern), kernel
+
+
+@contextlib.contextmanager
+def lane_path():
+    """Within the block, SECTORVIZ_LANE_PATH turns the closed forms off."""
+    old = os.environ.get("SECTORVIZ_LANE_PATH")
+    os.environ["SECTORVIZ_LANE_PATH"] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["SECTORVIZ_LANE_PATH"]
+        else:
+            os.environ["SECTORVIZ_LANE_PATH"] = old
+
+
+class Spy:
+    """A CompiledKernel whose closed_trace records the warps it covered and its batches."""
+
+    def __init__(self, kernel: CompiledKernel):
+        self.kernel, self.covered, self.batches = kernel, 0, []
+        original = kernel.closed_trace
+
+        def closed_trace(lo, most, sector_bytes, per_warp=False):
+            step = original(lo, most, sector_bytes, per_warp)
+            if step is not None:
+                self.covered += step[0] - lo
+                self.batches.extend(step[1])
+            return step
+
+        kernel.closed_trace = closed_trace
+
+    @property
+    def loops_run_whole(self) -> bool:
+        """Whether some batch stands for more than one iteration of a loop of the kernel."""
+        return any(b.executions > 1 for _, _, b in self.batches)
+
+    def iterated(self) -> set[int]:
+        """Global instructions with more than one batch in a chunk: a loop run an iteration
+        at a time."""
+        ks = [k for space, k, _ in self.batches if space == "global"]
+        return {k for k in ks if ks.count(k) > 1}
+
+
+def both(pattern, compiled, per_warp=False):
+    """(analysis with the closed forms, their Spy, analysis by the lane path)."""
+    spy = Spy(CompiledKernel(pattern, compiled))
+    with counted_by(spy.kernel):
+        closed = analyze(pattern, per_warp=per_warp)
+    with lane_path(), counted_by(CompiledKernel(pattern, compiled)):
+        lanes = analyze(pattern, per_warp=per_warp)
+    return closed, spy, lanes
+
+
+def assert_same(closed, lanes):
+    assert closed == lanes
+    assert len(closed.histograms) == len(lanes.histograms)
+    for a, b in zip(closed.histograms, lanes.histograms):
+        assert np.array_equal(np.trim_zeros(a, "b"), np.trim_zeros(b, "b"))
+    for a, b in ((closed.per_warp_sectors, lanes.per_warp_sectors),
+                 (closed.per_warp_requests, lanes.per_warp_requests)):
+        assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
 
 
 def lines_with(ptx: str, *words: str) -> list[str]:

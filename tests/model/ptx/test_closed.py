@@ -5,18 +5,20 @@ back to the lane path everywhere would compare the lane path with itself)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ptx_helpers import (
+    Spy,
+    assert_same,
+    both,
     compiled_for_file,
     counted_by,
     inline_pattern,
+    lane_path,
     lines_with,
     needs_nvcc,
     nvcc_ptx,
@@ -28,67 +30,6 @@ from sectorviz.model.ptx.kernel import CompiledKernel
 EXAMPLES = Path(__file__).resolve().parents[3] / "resources" / "examples"
 CUDA_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*-cuda.sectorviz.json"))
 CI = os.environ.get("SECTORVIZ_HYPOTHESIS", "ci") == "ci"
-
-
-@contextlib.contextmanager
-def lane_path():
-    old = os.environ.get("SECTORVIZ_LANE_PATH")
-    os.environ["SECTORVIZ_LANE_PATH"] = "1"
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["SECTORVIZ_LANE_PATH"]
-        else:
-            os.environ["SECTORVIZ_LANE_PATH"] = old
-
-
-class Spy:
-    """A CompiledKernel whose closed_trace records the warps it covered and its batches."""
-
-    def __init__(self, kernel: CompiledKernel):
-        self.kernel, self.covered, self.batches = kernel, 0, []
-        original = kernel.closed_trace
-
-        def closed_trace(lo, most, sector_bytes, per_warp=False):
-            step = original(lo, most, sector_bytes, per_warp)
-            if step is not None:
-                self.covered += step[0] - lo
-                self.batches.extend(step[1])
-            return step
-
-        kernel.closed_trace = closed_trace
-
-    @property
-    def loops_run_whole(self) -> bool:
-        """Whether some batch stands for more than one iteration of a loop of the kernel."""
-        return any(b.executions > 1 for _, _, b in self.batches)
-
-    def iterated(self) -> set[int]:
-        """Global instructions with more than one batch in a chunk: a loop run an iteration
-        at a time."""
-        ks = [k for space, k, _ in self.batches if space == "global"]
-        return {k for k in ks if ks.count(k) > 1}
-
-
-def both(pattern, compiled, per_warp=False):
-    """(analysis with the closed forms, their Spy, analysis by the lane path)."""
-    spy = Spy(CompiledKernel(pattern, compiled))
-    with counted_by(spy.kernel):
-        closed = analyze(pattern, per_warp=per_warp)
-    with lane_path(), counted_by(CompiledKernel(pattern, compiled)):
-        lanes = analyze(pattern, per_warp=per_warp)
-    return closed, spy, lanes
-
-
-def assert_same(closed, lanes):
-    assert closed == lanes
-    assert len(closed.histograms) == len(lanes.histograms)
-    for a, b in zip(closed.histograms, lanes.histograms):
-        assert np.array_equal(np.trim_zeros(a, "b"), np.trim_zeros(b, "b"))
-    for a, b in ((closed.per_warp_sectors, lanes.per_warp_sectors),
-                 (closed.per_warp_requests, lanes.per_warp_requests)):
-        assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
 
 
 # ------------------------------------------------------------------ generated kernels
