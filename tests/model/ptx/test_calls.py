@@ -18,6 +18,7 @@ from ptx_helpers import (
 )
 
 from sectorviz.model.errors import PatternError
+from sectorviz.model.ptx import calls
 from sectorviz.model.ptx.calls import MAX_CALL_DEPTH
 from sectorviz.model.ptx.parse import parse_module
 
@@ -205,3 +206,15 @@ def test_a_guarded_call_whose_lanes_return_apart_counts_each_lane_where_it_went(
     assert_same(closed, lanes)
     assert spy.covered == spy.kernel.warps
     assert counts(closed) == ([(1, 8)], [])
+
+
+def test_a_call_past_the_inlined_size_is_refused_where_it_runs(monkeypatch):
+    """With room for 5 inlined instructions, `spread` (9) stays a call, refused in one line
+    when lanes 0-7 reach it."""
+    monkeypatch.setattr(calls, "MAX_INLINED", 5)
+    pattern, ptx = ptx_pattern(CALLS, "t", ("out",), {"out": {"dtype": "uint32",
+                                                              "length": 128}})
+    with pytest.raises(PatternError) as err:
+        analyze_compiled(pattern, ptx)
+    assert "past 5 inlined PTX instructions" in err.value.message
+    assert "@%p1 call (retval0), spread, (param0)" in err.value.message
