@@ -88,6 +88,7 @@ class _Inliner:
             starts.setdefault(k, []).append(label)
         for k, ins in enumerate(fn.instructions):
             self.label(scope, starts.get(k, []))
+            self.declare(scope, ins)
             if ins.op == "call" and not ins.problem:
                 self.call(scope, ins)
             elif ins.op == "ret" and scope.end is not None:
@@ -108,6 +109,12 @@ class _Inliner:
     def add(self, ins: Instruction) -> None:
         self.out.instructions.append(ins)
 
+    def declare(self, scope: _Scope, ins: Instruction) -> None:
+        """The function's registers that `ins` names, declared in the entry as renamed."""
+        if scope.suffix:
+            for name, t in _registers_of(ins, scope.function):
+                self.out.registers[scope.register(name)] = t
+
     def guard(self, scope: _Scope, guard: tuple[str, bool] | None) -> tuple[str, bool] | None:
         return None if guard is None else (scope.register(guard[0]), guard[1])
 
@@ -116,8 +123,6 @@ class _Inliner:
         renamed for the activation, its `.loc` inlined at the call."""
         if not scope.suffix:
             return ins
-        for name, t in _registers_of(ins, scope.function):
-            self.out.registers[scope.register(name)] = t
         return replace(ins, guard=self.guard(scope, ins.guard), loc=scope.loc(ins.loc),
                        operands=tuple(_renamed(scope, op) for op in ins.operands))
 
