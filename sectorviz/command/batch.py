@@ -1,12 +1,14 @@
-"""`sectorviz batch FILES... [--jsonl OUT] [--csv OUT] [--per instruction|file] [--jobs N]`:
-many patterns analysed into one table.
+"""`sectorviz batch FILES... [--jsonl OUT] [--csv OUT] [--per instruction|file] [--wide]
+[--jobs N]`: many patterns analysed into one table.
 
-Prints the table (one row per instruction, or per file with --per file); --jsonl writes one
-line per file, {"file": ..., "report": what `report --json` prints} or {"file": ...,
-"error": "the one line"}; --csv writes the table with every figure ('-' for stdout, in place
-of the printed table). A file that fails is a row with its error and the batch goes on; the
-exit status is then 2 (bad input), with one line 'FILE: error' on stderr for each such file,
-else 0; Ctrl-C: 130. An output that cannot be written is refused before the run.
+Prints a short table, one row per file (file, kernel, sectors, ideal, x ideal, useful %, worst
+instruction, bank conflicts), or with --wide the whole table (one row per instruction, or per
+file with --per file, every figure a column); --jsonl writes one line per file, {"file": ...,
+"report": what `report --json` prints} or {"file": ..., "error": "the one line"}; --csv
+writes the whole table ('-' for stdout, in place of the printed table). A file that fails is
+a row with its error and the batch goes on; the exit status is then 2 (bad input), with one
+line 'FILE: error' on stderr for each such file, else 0; Ctrl-C: 130. An output that cannot
+be written is refused before the run.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..atomic import check_output, write_atomic
 from ..exits import EXIT_BAD_INPUT, UsageError, fail
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
-from ..sweep.table import batch_table, table_csv, table_text
+from ..sweep.table import batch_table, summary_table, table_csv, table_text
 from .flags import OneLineParser, add_budget_flag
 from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
 
@@ -35,7 +37,9 @@ def batch_parser() -> argparse.ArgumentParser:
                         "('-': stdout)")
     p.add_argument("--csv", metavar="OUT", help="write the table as CSV ('-': stdout)")
     p.add_argument("--per", choices=PER, default="instruction",
-                   help="one row per instruction (default) or per file")
+                   help="one row per instruction (default) or per file (--csv and --wide)")
+    p.add_argument("--wide", action="store_true",
+                   help="print every column (as --csv writes them), not the short table")
     add_jobs_flag(p)
     add_budget_flag(p)
     return p
@@ -61,7 +65,7 @@ def run_batch(argv: list[str]) -> int:
         elif path is not None:
             write_atomic(path, text())
     if "-" not in (args.jsonl, args.csv):
-        print(table_text(table), end="")
+        print(table_text(table if args.wide else summary_table(results)), end="")
     failed = [r for r in results if "error" in r]
     for r in failed:
         fail(f"{r['file']}: {r['error']}")

@@ -1,12 +1,15 @@
 """`sectorviz check FILES... [--update] [--jobs N]`: each pattern's `expect` key (model/expect.py)
 against its analysis.
 
-Exit 0 when every expectation holds; 1 with one line per breach on stdout ("transpose.sectorviz
-.json: line 16: c[...]: sectors 1,179,648 > expected 262,144"); 2 when a file cannot be read or
-its `expect` names an instruction or figure the kernel has not (one line on stderr). A file
-without `expect` is named on stderr and passes. --update writes the current numbers into each
-file's `expect` (one with the defaults where there is none), the rest of the file kept, through
-a temporary file and a rename.
+One short line on stdout per figure moved beyond the tolerance, was -> now and which way
+("transpose-naive.sectorviz.json: transposeNaive: c[col * m + row], store c: sectors 131,072 ->
+1,048,576, up (8x more)"), long names elided in the middle. Exit 0 when no figure got worse (a
+figure that got better passes, with one line per file saying `check --update` writes it down);
+1 when one got worse; 2 when a file cannot be read or its `expect` names an instruction or
+figure the kernel has not (one line on stderr). A file without `expect` is named on stderr and
+passes. --update writes the current numbers into each file's `expect` (one with the defaults
+where there is none), each instruction under its stable key, the rest of the file kept,
+through a temporary file and a rename.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from typing import Any
 from ..atomic import write_atomic
 from ..exits import fail
 from ..model import PatternError, load_pattern
+from ..model.elide import elided
 from ..model.errors import printable
-from ..model.expect import breaches, updated_expect
+from ..model.expect import Change, changes, number_text, updated_expect
 from ..model.files import read_text
 from ..model.pattern import MAX_FILE_BYTES
+from ..scene.compare import factor_words, ratio
 from ..sweep.points import FileTask, file_report
 from ..sweep.pool import run_tasks
 from .flags import OneLineParser, add_budget_flag, pattern_error_line
@@ -55,13 +60,13 @@ def run_check(argv: list[str]) -> int:
     status = 0
     for r in results:
         try:
-            found = _update(r) if args.update else _breaches(r)
+            lines, worse = _update(r) if args.update else _checked(r)
         except PatternError as err:
             status = fail(pattern_error_line(r["file"], err))
             continue
-        for line in found:
+        for line in lines:
             print(printable(f"{r['file']}: {line}"))
-        if found and not args.update:
+        if worse:
             status = status or EXIT_BREACH
     return status
 
@@ -74,26 +79,46 @@ def _report(result: Result) -> Result:
     return report
 
 
-def _breaches(result: Result) -> list[str]:
-    """The breaches of one file's expectations, as lines without the file."""
+def _checked(result: Result) -> tuple[list[str], bool]:
+    """One file's expectations against its analysis -> (a line per figure that moved, and a
+    hint to --update where one got better; lines without the file), whether one got worse."""
     report = _report(result)
-    expect = load_pattern(result["file"]).to_dict().get("expect")
-    if expect is None:
+    doc = load_pattern(result["file"]).to_dict()
+    if doc.get("expect") is None:
         print(printable(f"{result['file']}: no 'expect' key, nothing to check"),
               file=sys.stderr)
-        return []
-    return [str(b) for b in breaches(expect, report)]
+        return [], False
+    moved = changes(doc["expect"], report, _kernel(doc))
+    lines = [change_line(c) for c in moved]
+    if any(not c.worse for c in moved):
+        lines.append(f"better than expected: `sectorviz check --update {result['file']}` "
+                     f"writes it down")
+    return lines, any(c.worse for c in moved)
 
 
-def _update(result: Result) -> list[str]:
+def change_line(c: Change) -> str:
+    """'NAME: sectors 131,072 -> 1,048,576, up (8x more)', the name elided."""
+    way = "up" if c.up else "down"
+    return f"{elided(c.where)}: {c.figure} {number_text(c.expected)} -> " \
+           f"{number_text(c.actual)}, {way} ({factor_words(ratio(c.expected, c.actual))})"
+
+
+def _kernel(doc: Result) -> str | None:
+    """The pattern's kernel function, the first part of its instructions' stable keys."""
+    kernel = doc.get("kernel")
+    return kernel.get("function") if isinstance(kernel, dict) else None
+
+
+def _update(result: Result) -> tuple[list[str], bool]:
     """Write the file's current numbers into its `expect`, the rest of its document kept;
-    -> lines naming the instructions it expected that the kernel no longer has."""
+    -> (lines naming the instructions it expected that the kernel no longer has, False)."""
     report = _report(result)
     path = result["file"]
     text = read_text(path, "", MAX_FILE_BYTES)
     doc = json.loads(text)
-    doc["expect"], gone = updated_expect(doc.get("expect"), report)
+    doc["expect"], gone = updated_expect(doc.get("expect"), report, _kernel(doc))
     # the pattern file is rewritten on purpose (its expect key): the one input that may be
     write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n" * text.endswith("\n"),
                  over_input=True)
-    return [f"expect.instructions.{name}: no longer in the kernel, left out" for name in gone]
+    return [f"expect.instructions.{elided(name)}: no longer in the kernel, left out"
+            for name in gone], False

@@ -19,10 +19,11 @@ from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp
 from ..model.budget import Budget
 from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
-from ..model.errors import printable_lines
+from ..model.elide import elided
 from ..model.listing import listing_of
 from ..model.measured import Measured, compare, read_ncu_csv
 from ..model.values import CompilerChanges
+from ..scene.fit import fitted
 from .flags import (
     OneLineParser,
     add_budget_flag,
@@ -114,10 +115,10 @@ def _why_text(pattern: Pattern, warp: int, budget: Budget,
     lines = [f"Why (warp {warp})"]
     for k, (ins, why) in enumerate(zip(kernel.instructions, words)):
         said = changes.words_for(k) if changes is not None else ""
-        lines += [f"  {ins.name}", f"      {why}" + (f" {said}" if said else "")]
+        lines += [f"  {elided(ins.name)}", f"      {why}" + (f" {said}" if said else "")]
     for ins, why in zip(kernel.shared_instructions, shared_explanations(pattern, warp)):
-        lines += [f"  {ins.name} (shared)", f"      {why}"]
-    return printable_lines(lines)
+        lines += [f"  {elided(ins.name)} (shared)", f"      {why}"]
+    return fitted(lines)
 
 
 def _measured(args: argparse.Namespace, pattern: Pattern, analysis: Analysis
@@ -134,7 +135,7 @@ def _measured_text(path: str, rows: tuple[Measured, ...]) -> str:
                      f"{m.measured_bytes:>16,.0f} B  ratio {ratio}  ({m.metric})")
     if not rows:
         lines.append("  the CSV holds none of the boundaries' metrics (see sectorviz ncu-metrics)")
-    return printable_lines(lines)
+    return fitted(lines)
 
 
 def _warp_text(doc: dict[str, Any]) -> str:
@@ -142,7 +143,8 @@ def _warp_text(doc: dict[str, Any]) -> str:
     for ins in doc["instructions"]:
         for ex in ins["executions"]:
             it = ", ".join(f"{k}={v}" for k, v in ex["iteration"].items())
-            lines.append(f"  {ins['name']}{' [' + it + ']' if it else ''}: {ex['sectors']} sectors")
+            lines.append(f"  {elided(ins['name'])}{' [' + it + ']' if it else ''}: "
+                         f"{ex['sectors']} sectors")
             for lane in ex["lanes"]:
                 if not lane["active"]:
                     lines.append(f"    lane {lane['lane']:2d}  inactive")
@@ -151,4 +153,4 @@ def _warp_text(doc: dict[str, Any]) -> str:
                          else f"[{lane['element']}]")
                 lines.append(f"    lane {lane['lane']:2d}  thread {tuple(lane['thread'])}  "
                              f"{where}  address {lane['address']}  sectors {lane['sectors']}")
-    return printable_lines(lines)
+    return fitted(lines)

@@ -13,28 +13,50 @@ import io
 import re
 from numbers import Integral
 
-from ..model.errors import printable_lines
+from ..model.elide import NAME_WIDTH, elided
+from ..model.errors import printable
+from ..scene.fit import TEXT_WIDTH, wrapped
 from ..scene.sheet import Cell, Sheet, sheet_table
 from .escape import csv_cell, latex_text, markdown_text
 
 NOTE_INDENT = 4  # text: notes and metrics sit this far right of the value column
+ANSWER_INDENT = 2  # text: a wrapped title, answer or step title goes on this far right
+LABEL_WIDTH = NAME_WIDTH  # text: the label column at most; a longer label has a line of its own
 
 
 def sheet_text(sheet: Sheet) -> str:
     """The plain-text sheet of `sectorviz report`: the answer as sentences, then each step
-    with its items and values aligned, notes and metrics below the value; each line safe for
-    a terminal (model.errors.printable)."""
-    rows = [r for s in sheet.steps for r in s.rows]
-    width = max((len(r.label) for r in rows), default=0) + 2
-    lines = [sheet.title, ""]
-    lines += [f"{r.label} {r.value}" + (f" ({r.note})" if r.note else "") for r in sheet.answer]
+    with its items and values aligned, notes and metrics below the value; every line safe for
+    a terminal and at most TEXT_WIDTH columns (an instruction's name elided in its label, a
+    label wider than the label column alone on its line, long text wrapped under itself)."""
+    labels = {id(r): _label(r.label, sheet.names) for s in sheet.steps for r in s.rows}
+    width = min(max(map(len, labels.values()), default=0), LABEL_WIDTH) + 2
+    value, note = 2 + width, 2 + width + NOTE_INDENT  # their columns
+    lines = [*wrapped(sheet.title, ANSWER_INDENT), ""]
+    for r in sheet.answer:
+        lines += wrapped(f"{r.label} {r.value}" + (f" ({r.note})" if r.note else ""),
+                         ANSWER_INDENT)
     for step in sheet.steps:
-        lines += ["", f"{step.number}. {step.title}"]
+        lines += ["", *wrapped(f"{step.number}. {step.title}", ANSWER_INDENT)]
         for r in step.rows:
-            lines.append(f"  {r.label.ljust(width)}{r.value}")
-            pad = " " * (2 + width + NOTE_INDENT)
-            lines += [pad + r.note] * bool(r.note) + [pad + "measured by " + r.code] * bool(r.code)
-    return printable_lines(lines) + "\n"
+            label = labels[id(r)]
+            if len(label) + 2 > width:  # alone on its line, the value below in its column
+                lines.append(f"  {label}")
+                label = ""
+            lines += wrapped(f"  {label.ljust(width)}{r.value}", value) if label or r.value else []
+            lines += wrapped(" " * note + r.note, note) if r.note else []
+            if r.code:  # moved left where the note column is too narrow: a metric stays whole
+                code = f"measured by {r.code}"
+                at = max(min(note, TEXT_WIDTH - len(code)), ANSWER_INDENT)
+                lines += wrapped(" " * at + code, at)
+    return "\n".join(lines) + "\n"
+
+
+def _label(label: str, names: tuple[str, ...]) -> str:
+    """A row's label for the text sheet: the instruction name it starts with (the longest of
+    `names` that it does) elided, the rest kept."""
+    name = max((n for n in names if label.startswith(n)), key=len, default="")
+    return elided(name) + printable(label[len(name):])
 
 
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # the comma of 1,024

@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from .local_stats import LocalInstructionStats
 
 
+def with_assumptions(text: str, assumptions: tuple[str, ...]) -> str:
+    """`text` and the front end's assumptions after it, as one piece of prose: a clause
+    ('collectives of ... are not counted') after '; ', a sentence (ending in '.') after a
+    full stop, never both ('them.; ptxas')."""
+    for a in assumptions:
+        joint = " " if text.endswith(".") else ". " if a.endswith(".") else "; "
+        text += joint + a
+    return text
+
+
 def boundaries(instructions: tuple[InstructionStats, ...], totals: Stats, sb: int,
                assumptions: tuple[str, ...] = (),
                cache: CacheResult | None = None) -> tuple[Boundary, ...]:
@@ -40,7 +50,6 @@ def boundaries(instructions: tuple[InstructionStats, ...], totals: Stats, sb: in
     def side(op: str) -> int:
         return sum(s.sectors for s in instructions if s.op == op)
 
-    extra = "".join(f"; {a}" for a in assumptions)
     loads, stores, atoms, reds = side("load"), side("store"), side("atom"), side("red")
     rmw = tuple(
         Boundary(f"L1 request side, {what}", n * sb, n,
@@ -53,8 +62,9 @@ def boundaries(instructions: tuple[InstructionStats, ...], totals: Stats, sb: in
         if any(s.op == ("atom" if what == "atomics" else "red") for s in instructions))
     return (
         Boundary("L1 request side, loads", loads * sb, loads,
-                 "every warp load instruction's distinct sectors, counted per request "
-                 f"(requests: {LOAD_REQUESTS}){extra}", LOAD_SECTORS),
+                 with_assumptions("every warp load instruction's distinct sectors, counted per "
+                                  f"request (requests: {LOAD_REQUESTS})", assumptions),
+                 LOAD_SECTORS),
         Boundary("L1 request side, stores", stores * sb, stores,
                  "every warp store instruction's distinct sectors, counted per request "
                  f"(requests: {STORE_REQUESTS})", STORE_SECTORS),

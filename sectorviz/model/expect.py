@@ -1,15 +1,20 @@
 """A pattern's `expect` key: the numbers its analysis must keep (for `sectorviz check`).
 
     "expect": {"totals": {"sectors": 262144, ...},
-               "instructions": {"line 32: c[y * m + x]": {"sectors": 131072}, ...},
+               "instructions": {"transposeNaive: c[col * m + row], store c": {"sectors":
+                                131072}, ...},
                "tolerance": 0}
 
 `totals` names figures of the `report --json` totals (sectors, requests, ideal_sectors,
 sector_bytes, ...) and of its shared totals with a `shared_` prefix (shared_wavefronts,
-shared_bank_conflicts, ...); `instructions` names instructions, global or shared, by their
-report name, each with its figures. A figure holds when |actual - expected| <= tolerance x
-|expected| (tolerance a fraction: 0 is exact, 0.05 five per cent); more or fewer both breach,
-so a change for the better is written down with `check --update` rather than passing unseen.
+shared_bank_conflicts, ...); `instructions` names instructions, global or shared, each with
+its figures: by the stable key `check --update` writes (a CUDA kernel's 'KERNEL: SOURCE, OP
+ARRAY', no line number: see stable_keys), or by its report name ('line 16: c[...]', as older
+`--update` runs wrote) while that still names it; a key whose source text was edited still
+finds the one instruction of its kernel, op and array (matched). A figure holds when
+|actual - expected| <= tolerance x |expected| (tolerance a fraction: 0 is exact, 0.05 five
+per cent); beyond it, a Change: worse when a cost rose (or useful_fraction fell), better
+otherwise, which `check` passes and `check --update` writes down.
 
 Every expected figure is finite: a count (sectors, bytes, requests, ...) a whole number from 0
 to 2^63 - 1 (an int64), a ratio (RATIO_FIGURES) a number in that range; the tolerance is from
@@ -21,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .elide import elided
 from .errors import PatternError
 
 GLOBAL_FIGURES = ("requests", "active_lanes", "logical_bytes", "useful_bytes", "sectors",
@@ -29,6 +35,7 @@ GLOBAL_FIGURES = ("requests", "active_lanes", "logical_bytes", "useful_bytes", "
 SHARED_FIGURES = ("requests", "active_lanes", "wavefronts", "ideal_wavefronts",
                   "bank_conflicts", "wavefronts_per_request", "min", "max", "mode")
 RATIO_FIGURES = ("sectors_per_request", "useful_fraction", "wavefronts_per_request")
+HIGHER_IS_BETTER = ("useful_fraction",)  # every other figure is a cost: better when it falls
 MAX_FIGURE = 2**63 - 1  # an int64: no count the analysis gives is larger
 MAX_TOLERANCE = 1  # a fraction of the expected figure
 SHARED_PREFIX = "shared_"  # a shared total's figure in `totals`
@@ -42,18 +49,22 @@ JsonObject = dict[str, Any]  # an object of a report or pattern, as json.loads g
 
 
 @dataclass(frozen=True)
-class Breach:
-    """One figure off its expectation: `where` is 'totals' or the instruction's name."""
+class Change:
+    """One figure moved beyond the tolerance: `where` is 'totals' or the instruction's name
+    in `expect`; `worse` a rise, or a fall of a figure where more is better (useful_fraction)."""
 
     where: str
     figure: str
-    actual: Number
     expected: Number
+    actual: Number
 
-    def __str__(self) -> str:
-        sign = ">" if self.actual > self.expected else "<"
-        return f"{self.where}: {self.figure} {number_text(self.actual)} {sign} expected " \
-               f"{number_text(self.expected)}"
+    @property
+    def up(self) -> bool:
+        return self.actual > self.expected
+
+    @property
+    def worse(self) -> bool:
+        return self.up != (self.figure in HIGHER_IS_BETTER)
 
 
 def number_text(v: Number) -> str:
@@ -108,57 +119,111 @@ def check_expect(obj: Any) -> dict[str, Any]:
     return obj
 
 
-def _actual(report: JsonObject) -> tuple[dict[str, Number], dict[str, JsonObject]]:
-    """A report (Analysis.to_json) -> (totals by figure, with shared_ ones; the instructions,
-    global then shared, by name)."""
-    totals = {k: report["totals"][k] for k in GLOBAL_FIGURES}
-    if report.get("shared_totals") is not None:
-        totals |= {SHARED_PREFIX + k: report["shared_totals"][k] for k in SHARED_FIGURES}
-    instructions = {s["name"]: {k: s[k] for k in GLOBAL_FIGURES} for s in report["instructions"]}
-    instructions |= {s["name"]: {k: s[k] for k in SHARED_FIGURES} for s in report["shared"]}
-    return totals, instructions
+def stable_keys(report: JsonObject, kernel: str | None) -> list[str]:
+    """Each instruction of a report (global, then shared) -> the name `check --update` writes:
+    a CUDA kernel's 'KERNEL: SOURCE, OP ARRAY', its source text, op (the PTX instruction where
+    compiled) and array, ' #2', ' #3'... on the later ones of equal keys; none depends on
+    the line, so an edit above the kernel keeps them. An instruction without a line (a JSON
+    pattern's access) keeps its name."""
+    keys, seen = [], dict[str, int]()
+    for s in (*report["instructions"], *report["shared"]):
+        key = s["name"] if s.get("line") is None else \
+            f"{kernel}: {s['source']}, {s.get('ptx') or s['op']} {s['array']}"
+        seen[key] = seen.get(key, 0) + 1
+        keys.append(key if seen[key] == 1 else f"{key} #{seen[key]}")
+    return keys
 
 
-def breaches(expect: JsonObject, report: JsonObject) -> list[Breach]:
-    """Every figure of a checked `expect` that `report` (Analysis.to_json) does not keep;
-    PatternError for an instruction the kernel does not have or a figure it has not."""
-    totals, instructions = _actual(report)
-    tolerance = expect.get("tolerance", 0)
-    wanted = [("totals", totals, expect.get("totals", {}), "expect.totals")]
-    for name, figures in expect.get("instructions", {}).items():
-        place = f"expect.instructions.{name}"
-        if name not in instructions:
-            raise PatternError(place, f"the kernel has no instruction {name!r}; its "
-                                      f"instructions: {', '.join(instructions)}")
-        wanted.append((name, instructions[name], figures, place))
-    found = []
-    for where, actual, figures, place in wanted:
-        for figure, expected in figures.items():
-            if figure not in actual:
-                raise PatternError(f"{place}.{figure}", f"{where} has no figure {figure!r}")
-            if abs(actual[figure] - expected) > tolerance * abs(expected):
-                found.append(Breach(where, figure, actual[figure], expected))
+def _weak(key: str) -> str | None:
+    """A stable key without its source text ('KERNEL: OP ARRAY'), what a fix of the
+    expression keeps; None for a name that is not a stable key."""
+    head, _, rest = key.partition(": ")
+    _, comma, tail = rest.rpartition(", ")
+    return f"{head}: {tail.split(' #')[0]}" if comma else None
+
+
+def matched(names: list[str], report: JsonObject, kernel: str | None) -> dict[str, int]:
+    """Expected instruction names -> the index (global, then shared) of the report's
+    instruction each names: by stable key, else by the report's name (written by an older
+    `check --update`), else by kernel, op and array where exactly one unmatched instruction
+    and one unmatched name share them (the source text edited). A name left out matches none."""
+    keys = stable_keys(report, kernel)
+    plain = [s["name"] for s in (*report["instructions"], *report["shared"])]
+    found: dict[str, int] = {}
+    for by in (keys, plain):
+        for name in names:
+            k = by.index(name) if name in by and name not in found else None
+            if k is not None and k not in found.values():
+                found[name] = k
+    free = [k for k in range(len(keys)) if k not in found.values()]
+    lone = [n for n in names if n not in found]
+    for name in lone:
+        same = [k for k in free if _weak(keys[k]) == _weak(name) is not None]
+        if len(same) == 1 and [_weak(n) for n in lone].count(_weak(name)) == 1:
+            found[name] = same[0]
     return found
 
 
-def updated_expect(expect: JsonObject | None, report: JsonObject
-                   ) -> tuple[JsonObject, list[str]]:
-    """`expect` with `report`'s current numbers in each figure it names (a pattern without
-    one: the totals' sectors and requests, each global instruction's sectors and each shared
-    one's wavefronts) -> (the new expect, the instructions it named that the kernel no
-    longer has, left out)."""
+def _actual(report: JsonObject) -> tuple[dict[str, Number], list[dict[str, Number]]]:
+    """A report (Analysis.to_json) -> (totals by figure, with shared_ ones; each
+    instruction's figures, global then shared)."""
+    totals = {k: report["totals"][k] for k in GLOBAL_FIGURES}
+    if report.get("shared_totals") is not None:
+        totals |= {SHARED_PREFIX + k: report["shared_totals"][k] for k in SHARED_FIGURES}
+    instructions = [{k: s[k] for k in GLOBAL_FIGURES} for s in report["instructions"]]
+    instructions += [{k: s[k] for k in SHARED_FIGURES} for s in report["shared"]]
+    return totals, instructions
+
+
+def changes(expect: JsonObject, report: JsonObject, kernel: str | None) -> list[Change]:
+    """Every figure of a checked `expect` that `report` (Analysis.to_json) has moved beyond
+    the tolerance, up or down; PatternError for an instruction the kernel does not have (by
+    `matched`) or a figure it has not."""
     totals, instructions = _actual(report)
+    tolerance = expect.get("tolerance", 0)
+    named = expect.get("instructions", {})
+    found = matched(list(named), report, kernel)
+    wanted = [("totals", totals, expect.get("totals", {}), "expect.totals")]
+    for name, figures in named.items():
+        place = f"expect.instructions.{elided(name)}"
+        if name not in found:
+            raise PatternError(place, f"the kernel has no such instruction (it has "
+                                      f"{len(instructions)}; `sectorviz check --update` "
+                                      f"names them)")
+        wanted.append((name, instructions[found[name]], figures, place))
+    out = []
+    for where, actual, figures, place in wanted:
+        for figure, expected in figures.items():
+            if figure not in actual:
+                raise PatternError(f"{place}.{figure}", f"{elided(where)} has no figure "
+                                                        f"{figure!r}")
+            if abs(actual[figure] - expected) > tolerance * abs(expected):
+                out.append(Change(where, figure, expected, actual[figure]))
+    return out
+
+
+def updated_expect(expect: JsonObject | None, report: JsonObject, kernel: str | None
+                   ) -> tuple[JsonObject, list[str]]:
+    """`expect` with `report`'s current numbers in each figure it names, each instruction
+    under its stable key (a pattern without one: the totals' sectors and requests, each
+    global instruction's sectors and each shared one's wavefronts) -> (the new expect, the
+    instructions it named that the kernel no longer has, left out)."""
+    totals, instructions = _actual(report)
+    keys = stable_keys(report, kernel)
     if expect is None:
-        shared = {s["name"] for s in report["shared"]}
+        shared = len(report["instructions"])
         expect = {"totals": dict.fromkeys(DEFAULT_TOTALS, 0),
-                  "instructions": {n: dict.fromkeys(DEFAULT_SHARED if n in shared else
-                                                    DEFAULT_GLOBAL, 0) for n in instructions},
+                  "instructions": {n: dict.fromkeys(DEFAULT_SHARED if k >= shared else
+                                                    DEFAULT_GLOBAL, 0)
+                                   for k, n in enumerate(keys)},
                   "tolerance": 0}
     named = expect.get("instructions", {})
+    found = matched(list(named), report, kernel)
     new = dict(expect)
     if "totals" in expect:
         new["totals"] = {k: totals[k] for k in expect["totals"] if k in totals}
     if "instructions" in expect:
-        new["instructions"] = {n: {k: instructions[n][k] for k in f if k in instructions[n]}
-                               for n, f in named.items() if n in instructions}
-    return new, [n for n in named if n not in instructions]
+        new["instructions"] = {keys[found[n]]: {k: instructions[found[n]][k] for k in f
+                                                if k in instructions[found[n]]}
+                               for n, f in named.items() if n in found}
+    return new, [n for n in named if n not in found]

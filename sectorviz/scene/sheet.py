@@ -74,6 +74,7 @@ class Sheet:
     answer: tuple[Row, ...]
     steps: tuple[Step, ...]
     columns: tuple[str, ...] = ("value",)  # what each of a row's figures is
+    names: tuple[str, ...] = ()  # the instructions' names its labels start with (elided in text)
 
 
 OP_WORDS = {"load": "load", "store": "store",
@@ -451,7 +452,8 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
     if changes is not None and (changes.changes or changes.note):
         steps.append(Step(len(steps) + 1, "What the compiler changed (compiled against as "
                                           "written)", _change_rows(changes)))
-    return Sheet(title, _answer(analysis, error), tuple(steps))
+    names = tuple(i.name for i in listing.instructions + listing.shared_instructions)
+    return Sheet(title, _answer(analysis, error), tuple(steps), names=names)
 
 
 def _change_rows(changes: CompilerChanges) -> tuple[Row, ...]:

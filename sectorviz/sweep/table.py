@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..export.escape import csv_cell, markdown_text
 from ..export.sheets import plain_number
+from ..model.elide import elided
 from ..model.errors import printable
 from ..scene.sweep_chart import metric_series
 
@@ -99,6 +100,33 @@ def batch_table(results: list[dict], per: str) -> Table:
                          for ins in r["report"][key]]
     keys = ["file", "error"] if per == "file" else ["file", "instruction", "kind", "error"]
     return _table(keys, rows)
+
+
+SUMMARY = ("file", "kernel", "sectors", "ideal", "x ideal", "useful %", "worst instruction",
+           "conflicts")  # the columns `batch` prints without --wide
+KERNEL_WIDTH = 28  # the summary's pattern names, at most (elided in the middle)
+
+
+def summary_table(results: list[dict]) -> Table:
+    """Batch results -> one short row per file: the pattern's name, its sectors against the
+    ideal, its useful %, its worst instruction (elided; 'none' at the ideal) and its bank
+    conflicts (empty without shared memory); a file that failed is its file and its error."""
+    rows: list[dict[str, Cell]] = []
+    for r in results:
+        if "error" in r:
+            rows.append({"file": r["file"], "error": r["error"]})
+            continue
+        report, totals = r["report"], r["report"]["totals"]
+        shared = report["shared_totals"] if report["shared"] else None
+        worst = report.get("worst")
+        rows.append({"file": r["file"], "kernel": elided(report["pattern"], KERNEL_WIDTH),
+                     "sectors": totals["sectors"], "ideal": totals["ideal_sectors"],
+                     "x ideal": totals["sectors"] / totals["ideal_sectors"]
+                     if totals["ideal_sectors"] else "",
+                     "useful %": 100 * totals["useful_fraction"],
+                     "worst instruction": elided(worst["name"]) if worst else "none",
+                     "conflicts": shared["bank_conflicts"] if shared else ""})
+    return _table(list(SUMMARY), rows)
 
 
 def _text(cell: Cell) -> str:

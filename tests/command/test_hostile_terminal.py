@@ -100,7 +100,7 @@ def test_batch_escapes_a_bidi_override_in_a_file_name(tmp_path, capsys):
     assert code == 0 and not err and not dangerous(out)
     header, row = out.splitlines()
     shown = printable(str(path))  # escaped, and the columns measured escaped
-    assert row.startswith(shown + "  ") and header.index("error") == len(shown) + 2
+    assert row.startswith(shown + "  ") and header.index("kernel") == len(shown) + 2
 
 
 def test_batch_escapes_names_in_error_rows(tmp_path, capsys):

@@ -113,7 +113,8 @@ def test_report_explain_ends_with_each_instructions_why_in_the_chosen_warp(capsy
         "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, the ideal.\n"
         "  load data[index[i]]\n"
         "      The index array sends the 32 lanes to 32 sectors (data-dependent): 32 sectors for "
-        "128 useful bytes (12.5%), ideal 4.\n"
+        "128 useful\n"
+        "      bytes (12.5%), ideal 4.\n"  # wrapped at 100 columns under its indentation
         "  store out[i]\n"
         "      Lanes access consecutive 4-byte elements, aligned: 4 sectors for 128 B, "
         "the ideal.\n")

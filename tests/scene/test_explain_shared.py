@@ -187,7 +187,7 @@ def test_report_json_explain_and_sheet(capsys):
         False, True, False, False]
     assert main(["report", TILE, "--explain", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert f"  load tile[tx][ty] (shared)\n      {COLUMN}" in out
+    assert f"load tile[tx][ty] (shared) {COLUMN}" in " ".join(out.split())  # lines wrapped
     rows = {r.label: r for s in accounting_sheet(example("shared-tile-column"), None, 0, 3).steps
             for r in s.rows}
     row = rows["load tile[tx][ty], this warp"]

@@ -61,8 +61,28 @@ def test_one_row_per_file_with_an_error_row(capsys, broken):
         broken, "pattern: missing key 'launch'", "")
 
 
-def test_the_printed_table(capsys, broken):
-    status, out = batch(capsys, VECTOR_ADD, broken, "--per", "file")
+def test_the_printed_table_is_short_one_row_per_file(capsys, broken):
+    naive = str(examples_dir() / "transpose-naive-cuda.sectorviz.json")
+    shared = str(examples_dir() / "shared-wide.sectorviz.json")
+    status, out = batch(capsys, VECTOR_ADD, naive, shared, broken)
+    width = max(len(f) for f in (VECTOR_ADD, naive, shared, broken))
+    head = f"{'file':{width}}  "
+    assert status == 2
+    assert [line[len(head):] for line in out.splitlines()] == [
+        "kernel                          sectors    ideal  x ideal  useful %  worst instruction"
+        "          conflicts  error",
+        "Vector add                      393,216  393,216        1       100  none",
+        "Naive transpose (CUDA)        1,179,648  262,144      4.5     22.22  line 16: c[col * m + "
+        "row]",
+        "Shared 8- and…-byte accesses        128      128        1       100  load v2[2 * tid]"
+        "                  16",
+        " " * 107 + "pattern: missing key 'launch'"]
+    assert [line[:len(head)].rstrip() for line in out.splitlines()] == [
+        "file", VECTOR_ADD, naive, shared, broken]
+
+
+def test_the_wide_table(capsys, broken):
+    status, out = batch(capsys, VECTOR_ADD, broken, "--per", "file", "--wide")
     header, ok, bad = out.splitlines()
     assert header.split()[:3] == ["file", "error", "sector_size"]
     assert ok.split()[:3] == [VECTOR_ADD, "32", "32,768"]
