@@ -88,8 +88,9 @@ class Cluster:
 
 
 def _local_cluster(jobs: int) -> Any:
-    """A LocalCluster of `jobs` single-thread worker processes on 127.0.0.1, no dashboard,
-    started with SIGINT ignored so a terminal's Ctrl-C reaches only this process. Its
+    """A LocalCluster of `jobs` single-thread worker processes on 127.0.0.1 (its HTTP server
+    on a free port), started with SIGINT ignored so a terminal's Ctrl-C reaches only this
+    process (a worker the nanny restarts later does not ignore it). Its
     workers get the C allocator the pool's have: not the nanny's MALLOC_TRIM_THRESHOLD_,
     which maps and unmaps every array past 128 KiB (points three times slower)."""
     import dask
@@ -102,7 +103,7 @@ def _local_cluster(jobs: int) -> Any:
     def start() -> Any:
         with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
             return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                host="127.0.0.1", dashboard_address=None,
+                                host="127.0.0.1", dashboard_address=":0",
                                 silence_logs=logging.CRITICAL)
     if threading.current_thread() is not threading.main_thread():
         return start()
