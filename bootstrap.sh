@@ -20,10 +20,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
          "first time, about 1 GB)" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip
     # numba (the `fast` extra: the cache model's compiled engine, tested beside numpy) where
-    # its wheels install; elsewhere the model runs on numpy and numba's tests skip
-    "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast]" ||
+    # its wheels install; elsewhere the model runs on numpy and numba's tests skip. Dask (the
+    # `cluster` extra: --scheduler, and its tests on a local cluster) in both
+    "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast,cluster]" ||
         { echo "bootstrap: numba did not install; the cache model runs on numpy" >&2
-          "$venv/bin/python" -m pip install -q -e ".[test,cuda]"; }
+          "$venv/bin/python" -m pip install -q -e ".[test,cuda,cluster]"; }
     echo "$want" > "$stamp"
     echo "bootstrap: installed" >&2
 fi

@@ -6,7 +6,14 @@ shared machine the steadier figure). Each sweep's time includes starting its wor
 
 The 32 points are one configuration 32 times (a param `rep` = 0..31 that no expression
 reads), so every point costs the same and the figures measure the pool, not the points.
+
+With --scheduler ADDRESS (issue "Beyond one desktop") the same points also run on that Dask
+cluster ('local': a LocalCluster of the largest --jobs worker processes on this machine):
+its wall time (starting the LocalCluster, finding and sending each point's files, and
+closing included), its speed-up against the one-process sweep, and its overhead per point
+against the one-process sweep's time shared by its workers, beside the pool's figures.
 Run: .venv/bin/python benchmarks/bench_sweep.py [--n N] [--points P] [--jobs 1,2]
+     [--scheduler local|tcp://HOST:8786]
 """
 
 from __future__ import annotations
@@ -22,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from sectorviz.sweep.executor import LOCAL, executor_for  # noqa: E402
 from sectorviz.sweep.points import PointTask, point_report, with_params  # noqa: E402
-from sectorviz.sweep.pool import run_tasks  # noqa: E402
 
 EXAMPLE = ROOT / "resources" / "examples" / "matmul-tiled-cuda.sectorviz.json"
 TARGET_OVERHEAD = 0.20  # over one point's time x points / jobs
@@ -59,6 +66,9 @@ def main() -> None:
     p.add_argument("--n", type=int, default=2048)
     p.add_argument("--points", type=int, default=32)
     p.add_argument("--jobs", default="1,2")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="also run the points on this Dask cluster ('local': a LocalCluster "
+                        "of the largest --jobs processes)")
     args = p.parse_args()
     work = tasks(args.n, args.points)
     first = point_report(work[0])
@@ -69,8 +79,8 @@ def main() -> None:
     for jobs in (int(j) for j in args.jobs.split(",")):
         one = one_point(work[0])  # measured next to each sweep: the machine's load drifts
         cpu = cpu_seconds()
-        walls[jobs] = timed(lambda jobs=jobs: run_tasks(point_report, work, jobs, "points",
-                                                        quiet=True))
+        pool = executor_for(None, jobs, "bench_sweep")
+        walls[jobs] = timed(lambda pool=pool: pool(point_report, work, "points", quiet=True))
         cpus[jobs] = cpu_seconds() - cpu
         target = one * args.points / jobs
         limit = target * (1 + TARGET_OVERHEAD)
@@ -85,6 +95,42 @@ def main() -> None:
             print(f"--jobs {jobs}: speed-up {walls[1] / wall:.2f}x; against the one-job sweep's "
                   f"{per_point:.2f} s a point, overhead {wall / target - 1:+.1%}; CPU over "
                   f"the one-job sweep's {cpus[jobs] / cpus[1] - 1:+.1%} (the pool's own work)")
+
+    if args.scheduler is not None:
+        cluster_figures(args.scheduler, max(walls), work, walls)
+
+
+def cluster_workers(address: str, jobs: int) -> int:
+    """The workers the points run on: `jobs` for a LocalCluster, else the cluster's."""
+    if address == LOCAL:
+        return jobs
+    from dask.distributed import Client
+    with Client(address, timeout=30) as client:
+        return len(client.scheduler_info()["workers"])
+
+
+def cluster_figures(address: str, jobs: int, work: list[PointTask],
+                    walls: dict[int, float]) -> None:
+    """Run the points on the cluster at `address`; print its wall time, its speed-up against
+    one process and its overhead per point, beside the pool of `jobs` processes."""
+    workers = cluster_workers(address, jobs)
+    cluster = executor_for(address, jobs, "bench_sweep")
+    results: list[dict] = []
+    wall = timed(lambda: results.extend(cluster(point_report, work, "points", quiet=True)))
+    assert results == executor_for(None, 1, "bench_sweep")(point_report, work[:1], "points",
+                                                           quiet=True) * len(work)
+    points = len(work)
+    line = f"--scheduler {address} ({workers} workers): {points} points {wall:.2f} s"
+    if 1 in walls:
+        ideal = walls[1] / workers
+        line += (f"; speed-up {walls[1] / wall:.2f}x against one process; overhead "
+                 f"{(wall - ideal) / points * 1000:+.0f} ms a point against one process's "
+                 f"time shared by {workers} workers ({ideal:.2f} s)")
+    if jobs in walls and jobs != 1:
+        line += (f"; the pool's --jobs {jobs}: {walls[jobs]:.2f} s, overhead "
+                 f"{(walls[jobs] - walls.get(1, walls[jobs]) / jobs) / points * 1000:+.0f} ms "
+                 f"a point")
+    print(line)
 
 
 if __name__ == "__main__":

@@ -20,10 +20,9 @@ import sys
 from ..atomic import check_output, write_atomic
 from ..exits import EXIT_BAD_INPUT, UsageError, fail
 from ..sweep.points import FileTask, file_report
-from ..sweep.pool import run_tasks
 from ..sweep.table import batch_table, summary_table, table_csv, table_text
 from .flags import OneLineParser, add_budget_flag
-from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
+from .sweep import EXIT_CANCELLED, add_jobs_flag, task_executor
 
 PER = ("instruction", "file")
 
@@ -51,8 +50,8 @@ def run_batch(argv: list[str]) -> int:
     _check_outputs(args)
     tasks = [FileTask(path, args.budget) for path in args.files]
     try:
-        results = run_tasks(file_report, tasks, usable_jobs(args.jobs, "sectorviz batch"),
-                            "files", args.quiet)
+        run = task_executor(args, "sectorviz batch")
+        results = run(file_report, tasks, "files", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: batch cancelled")
         return EXIT_CANCELLED

@@ -29,9 +29,8 @@ from ..model.files import read_text
 from ..model.pattern import MAX_FILE_BYTES
 from ..scene.compare import factor_words, ratio
 from ..sweep.points import FileTask, file_report
-from ..sweep.pool import run_tasks
 from .flags import OneLineParser, add_budget_flag, pattern_error_line
-from .sweep import EXIT_CANCELLED, add_jobs_flag, usable_jobs
+from .sweep import EXIT_CANCELLED, add_jobs_flag, task_executor
 
 EXIT_BREACH = 1
 Result = dict[str, Any]  # a pool's result for one file (points.file_report), or its report
@@ -52,8 +51,9 @@ def run_check(argv: list[str]) -> int:
     """Parse `argv` (after 'check'), analyse the files, report or update; 0, 1, 2 or 130."""
     args = check_parser().parse_args(argv)
     try:
-        results = run_tasks(file_report, [FileTask(f, args.budget) for f in args.files],
-                            usable_jobs(args.jobs, "sectorviz check"), "files", args.quiet)
+        run = task_executor(args, "sectorviz check")
+        results = run(file_report, [FileTask(f, args.budget) for f in args.files], "files",
+                      args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.files[0]}: check cancelled")
         return EXIT_CANCELLED

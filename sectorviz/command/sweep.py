@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -22,8 +23,9 @@ from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
 from ..model import PatternError, load_pattern
 from ..scene.palette import DEFAULT_THEME, THEMES, theme
 from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, Doc, sweep_chart_scene
+from ..sweep.executor import LOCAL, Executor, executor_for
 from ..sweep.points import PointTask, combinations, point_report, with_params
-from ..sweep.pool import default_jobs, run_tasks
+from ..sweep.pool import default_jobs
 from ..sweep.ranges import parse_param, point_count
 from ..sweep.table import TABLE_WRITERS, metric_table, sweep_table, table_text
 from .flags import (
@@ -35,13 +37,20 @@ from .flags import (
 )
 
 EXIT_CANCELLED = 130  # what a shell reports for a command stopped by Ctrl-C
+SCHEDULER_VAR = "SECTORVIZ_SCHEDULER"  # --scheduler's default
 
 
 def add_jobs_flag(p: argparse.ArgumentParser) -> None:
-    """`--jobs N`: worker processes (default and most: the machine's cores, usable_jobs)."""
+    """`--jobs N`: worker processes (default and most: the machine's cores, usable_jobs);
+    `--scheduler ADDRESS`: a Dask cluster instead (default $SECTORVIZ_SCHEDULER)."""
     p.add_argument("--jobs", type=_positive, default=default_jobs(), metavar="N",
                    help=f"worker processes (default and at most: the machine's cores, "
                         f"{default_jobs()})")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help=f"run on the Dask cluster whose scheduler is at ADDRESS "
+                        f"(tcp://host:8786), or '{LOCAL}' for worker processes on this "
+                        f"machine (--jobs of them); default ${SCHEDULER_VAR}; needs "
+                        f"sectorviz[cluster]")
     p.add_argument("--quiet", action="store_true",
                    help="no progress bar (there is none when stderr is not a terminal)")
 
@@ -55,6 +64,14 @@ def usable_jobs(jobs: int, prog: str) -> int:
     print(f"{prog}: --jobs {jobs:,} is more than this run's cores ({cores}); using {cores}",
           file=sys.stderr)
     return cores
+
+
+def task_executor(args: argparse.Namespace, prog: str) -> Executor:
+    """Where the command's tasks run: --scheduler (else $SECTORVIZ_SCHEDULER) names a Dask
+    cluster; without one, the local pool of usable_jobs(--jobs) processes."""
+    scheduler = args.scheduler or os.environ.get(SCHEDULER_VAR) or None
+    jobs = usable_jobs(args.jobs, prog) if scheduler in (None, LOCAL) else args.jobs
+    return executor_for(scheduler, jobs, prog)
 
 
 def _positive(text: str) -> int:
@@ -107,8 +124,8 @@ def run_sweep(argv: list[str]) -> int:
     except PatternError as err:
         return fail(pattern_error_line(args.file, err))
     try:
-        results = run_tasks(point_report, tasks, usable_jobs(args.jobs, "sectorviz sweep"),
-                            "points", args.quiet)
+        run = task_executor(args, "sectorviz sweep")
+        results = run(point_report, tasks, "points", args.quiet)
     except KeyboardInterrupt:
         fail(f"{args.file}: sweep cancelled")
         return EXIT_CANCELLED

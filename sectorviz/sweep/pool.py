@@ -39,7 +39,7 @@ def run_tasks(fn: Callable[[Task], dict], tasks: Sequence[Task], jobs: int, unit
     stop the run (the app's Stop), which terminates the workers."""
     results: dict[int, dict] = {}
     jobs = min(jobs, len(tasks))
-    with _Progress(len(tasks), unit, quiet) as step:
+    with Progress(len(tasks), unit, quiet) as step:
         def finished(i: int, result: dict) -> None:
             results[i] = result
             step()
@@ -91,9 +91,10 @@ def _ignore_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-class _Progress:
+class Progress:
     """A context manager yielding step(): one tqdm bar of `total` tasks on stderr, or a
-    step that does nothing when `quiet` or stderr is not a terminal."""
+    step that does nothing when `quiet` or stderr is not a terminal (the pool's and the
+    cluster's one bar)."""
 
     def __init__(self, total: int, unit: str, quiet: bool):
         self.bar = None

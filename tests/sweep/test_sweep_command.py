@@ -155,7 +155,7 @@ def test_a_bad_pattern_names_the_file(capsys, tmp_path):
 def test_a_bug_is_one_line_naming_the_first_file(capsys, monkeypatch, stride_file, command):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
-    monkeypatch.setattr(f"sectorviz.command.{command}.run_tasks", broken)
+    monkeypatch.setattr("sectorviz.sweep.executor.run_tasks", broken)
     params = ["--param", "stride=1"] if command == "sweep" else ["other.json"]
     assert main([command, str(stride_file), *params]) == 2
     err = capsys.readouterr().err
