@@ -180,3 +180,19 @@ def write_starter(cu: Path, kernel: KernelSignature, include_dirs: tuple[str, ..
     if not path.exists():
         write_atomic(path, pattern_text(starter.document(cu, include_dirs)))
     return path
+
+
+def chosen(cu: Path, include_dirs: tuple[str, ...], kernel: str | None,
+           one: bool) -> list[Starter]:
+    """The starters `kernel` names (all without it); PatternError for none, or, with `one`,
+    for several: one line listing them, to pick with --kernel."""
+    found = starting_patterns(cu, include_dirs, kernel)
+    if not found and kernel is not None:
+        names = ", ".join(s.function for s in starting_patterns(cu, include_dirs))
+        raise PatternError("--kernel", f"no kernel {kernel!r}; the file has: {names or 'none'}")
+    if not found:
+        raise PatternError("", "no __global__ function to make a pattern for")
+    if one and len(found) > 1:
+        raise PatternError("", f"{len(found)} kernels ({', '.join(s.function for s in found)}); "
+                               "name one with --kernel NAME")
+    return found
