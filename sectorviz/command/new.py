@@ -1,12 +1,14 @@
 """`sectorviz new KERNEL.cu [--kernel NAME] [-o FILE]`: the starting pattern of each launched
 kernel of a .cu (each template instantiation: host/starter.py), written beside it as
-KERNEL-FUNCTION.sectorviz.json (or to FILE, for one kernel); prints the paths written. A
+KERNEL-FUNCTION.sectorviz.json (or to FILE, for one kernel, naming the .cu relative to
+FILE's folder); prints the paths written. A
 pattern already beside the .cu is left alone: exit 2 naming it, nothing written."""
 
 from __future__ import annotations
 
 import argparse
 import errno
+import os
 from pathlib import Path
 
 from ..atomic import RefusedOutput, write_atomic
@@ -46,6 +48,7 @@ def run_new(argv: list[str]) -> int:
             doc = starter.document(cu, include_dirs)
         except PatternError as err:
             return fail(pattern_error_line(args.file, err))
-        write_atomic(path, pattern_text(doc))
+        source = os.path.relpath(cu.resolve(), path.resolve().parent)
+        write_atomic(path, pattern_text({**doc, "kernel": {**doc["kernel"], "source": source}}))
         print(path)
     return 0

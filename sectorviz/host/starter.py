@@ -114,12 +114,18 @@ def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -
     for name, value in scalars.items():
         scope.claim(name, value)
     doc = dict(fallback)
+    config = instance.launch.config
     try:
-        config = instance.launch.config
         doc["launch"] = {part: [t.text for t in scope.dims(node)]
                          for part, node in zip(("grid", "block"), config)}
     except Unknown as why:
         unknown.append(f"launch: {why}; the 1-D default stands in")
+    if len(config) > 2:  # <<<grid, block, dynamic shared bytes>>>
+        try:
+            doc["kernel"] = {**doc["kernel"],
+                             "dynamic_shared_bytes": scope.term(config[2]).value}
+        except Unknown as why:
+            unknown.append(f"dynamic shared memory: {why}")
     lengths = {}
     for (name, pointer), kind, arg in zip(kernel.params, kernel.types, args):
         if pointer:
