@@ -1,8 +1,8 @@
 """The command line: `sectorviz [FILE]` (the app, command/app.py), `sectorviz report FILE`
 (report.py), `sectorviz export FILE` (export.py), `sectorviz compare A B` (compare.py),
 `sectorviz ncu-metrics` (the Nsight Compute metrics `report --measured` compares against),
-`sectorviz sweep FILE` (sweep.py), `sectorviz batch FILES...` (batch.py) and `sectorviz check
-FILES...` (check.py).
+`sectorviz sweep FILE` (sweep.py), `sectorviz batch FILES...` (batch.py), `sectorviz check
+FILES...` (check.py) and `sectorviz new KERNEL.cu` (new.py).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place,
 an output that cannot be written (sectorviz.atomic.OutputError) too, naming that file;
@@ -59,7 +59,7 @@ class Command(NamedTuple):
 def _commands() -> dict[str, Command]:
     """The subcommands by name (imported once a command line names one: the app starts
     without them)."""
-    from . import batch, check, compare, export, report, sweep
+    from . import batch, check, compare, export, new, report, sweep
 
     def one(args: argparse.Namespace) -> str:
         return str(args.file)
@@ -72,10 +72,11 @@ def _commands() -> dict[str, Command]:
             "compare": Command(compare.run_compare, compare.compare_parser, one),
             "sweep": Command(sweep.run_sweep, sweep.sweep_parser, one),
             "batch": Command(batch.run_batch, batch.batch_parser, first),
-            "check": Command(check.run_check, check.check_parser, first)}
+            "check": Command(check.run_check, check.check_parser, first),
+            "new": Command(new.run_new, new.new_parser, one)}
 
 
-SUBCOMMANDS = ("report", "export", "compare", "sweep", "batch", "check")
+SUBCOMMANDS = ("report", "export", "compare", "sweep", "batch", "check", "new")
 
 
 def _command(argv: list[str]) -> int:

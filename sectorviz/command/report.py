@@ -1,5 +1,7 @@
 """`sectorviz report FILE`: the accounting sheet of a pattern (scene.sheet), or with --json the
-`report --json` document (export/report_json.py); --warp N adds warp N's per-lane detail,
+`report --json` document (export/report_json.py); FILE may be a bare .cu, reported from its
+host launch (host/starter.py; one line on stderr says what was guessed, --kernel picks one of
+several kernels); --warp N adds warp N's per-lane detail,
 --measured CSV the boundaries against an Nsight Compute CSV, --explain why each instruction
 costs what it costs. Bad input: exit 2, one line naming the file and place."""
 
@@ -7,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from ..exits import fail
@@ -15,11 +19,21 @@ from ..export.report_json import report_json
 from ..export.sheets import sheet_text
 from ..gather.explain import explanations, shared_explanations
 from ..gather.sheet import accounting_sheet
-from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from ..host.starter import chosen
+from ..model import (
+    Analysis,
+    Pattern,
+    PatternError,
+    analyze,
+    load_pattern,
+    pattern_from_dict,
+    warp_detail,
+)
 from ..model.budget import Budget
 from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
 from ..model.elide import elided
+from ..model.errors import printable
 from ..model.listing import listing_of
 from ..model.measured import Measured, compare, read_ncu_csv
 from ..model.values import CompilerChanges
@@ -41,7 +55,8 @@ from .flags import (
 def report_parser() -> argparse.ArgumentParser:
     p = OneLineParser(prog="sectorviz report",
                       description="Print the accounting sheet of a pattern.")
-    p.add_argument("file", help="a *.sectorviz.json pattern file")
+    p.add_argument("file", help="a *.sectorviz.json pattern file, or a .cu reported from its "
+                                "host code's launch")
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
@@ -53,7 +68,8 @@ def report_parser() -> argparse.ArgumentParser:
                    help="compare with Nsight Compute: a CSV from `ncu --csv --page raw "
                         "--metrics $(sectorviz ncu-metrics)`")
     p.add_argument("--kernel", metavar="NAME",
-                   help="the kernel's name in the CSV (default: the pattern's kernel function)")
+                   help="the kernel's name in the CSV (default: the pattern's kernel "
+                        "function); for a .cu, also the kernel to report")
     p.add_argument("--launch", type=int, default=0, metavar="K",
                    help="0-based launch of that kernel in the CSV (default 0)")
     p.add_argument("--quiet", action="store_true",
@@ -68,8 +84,7 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     try:
-        pattern = with_engine(with_machine(load_pattern(args.file, tuple(args.include_dir)),
-                                           args), args)
+        pattern = with_engine(with_machine(_loaded(args), args), args)
         with progress_bar(args.quiet) as progress:
             analysis = analyze(pattern, progress=progress, budget=budget)
         detail = None
@@ -104,6 +119,19 @@ def run_report(argv: list[str]) -> int:
             print()
             print(why)
     return 0
+
+
+def _loaded(args: argparse.Namespace) -> Pattern:
+    """The pattern FILE names: a pattern file, or the starting pattern of a .cu's kernel
+    (--kernel), what it took from the host code said in one line on stderr."""
+    include_dirs = tuple(args.include_dir)
+    if not args.file.lower().endswith(".cu"):
+        return load_pattern(args.file, include_dirs)
+    cu = Path(args.file)
+    (starter,) = chosen(cu, include_dirs, args.kernel, one=True)
+    doc = starter.document(cu, include_dirs)
+    print(printable(f"{args.file}: {starter.guessed(doc)}"), file=sys.stderr)
+    return pattern_from_dict(doc, cu.parent, include_dirs)
 
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget,

@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..host.kernels import global_functions
+from ..host.starter import pattern_path, write_starter
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..model.errors import printable
@@ -35,7 +37,6 @@ from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
 from .compare_window import CompareWindow, compare_areas, fit_frame
-from .cuda_file import global_functions, pattern_path, write_starter
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
@@ -257,7 +258,7 @@ class MainWindow(QMainWindow):
 
     def open_cuda(self, cu: Path) -> bool:
         """A bare .cu: pick one of its __global__ functions (asked when it has several) and
-        open a starting pattern for it, saved beside the .cu (ui.cuda_file)."""
+        open a starting pattern for it, saved beside the .cu (host/starter.py)."""
         try:
             kernels = global_functions(cu, self.include_dirs)
         except PatternError as err:
@@ -278,7 +279,7 @@ class MainWindow(QMainWindow):
         try:
             path = write_starter(cu, kernel, self.include_dirs)
         except OSError as err:
-            self.show_error(f"{pattern_path(cu, kernel)}: cannot save: {err.strerror or err}")
+            self.show_error(f"{pattern_path(cu, kernel.name)}: cannot save: {err.strerror or err}")
             return False
         opened = self.open_path(path)
         if opened:

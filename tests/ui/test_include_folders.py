@@ -12,9 +12,9 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QListWidget
 
 from sectorviz.command import app
+from sectorviz.host.kernels import global_functions
 from sectorviz.model.memo import MEMO
 from sectorviz.ui import files
-from sectorviz.ui.cuda_file import global_functions
 from sectorviz.ui.include_dialog import SETTING, IncludeFoldersDialog
 
 KERNEL = '#include "idx.h"\n__global__ void k(float *a) { a[threadIdx.x * STEP] = 0; }\n'

@@ -147,7 +147,8 @@ def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_pat
 def test_a_cu_without_a_launch_gets_the_default_pattern(tmp_path):
     """No host code: a 1-D launch of n threads over arrays of n elements, n the kernel's
     own count parameter."""
-    from sectorviz.ui.cuda_file import global_functions, write_starter
+    from sectorviz.host.kernels import global_functions
+    from sectorviz.host.starter import write_starter
     cu = tmp_path / "k.cu"
     cu.write_text("__global__ void scale(float *x, int n)\n"
                   "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }\n")

@@ -1,0 +1,131 @@
+"""A bare .cu read as the compiler sees its host launch (sectorviz/host): `sectorviz new`
+writes a starting pattern per launched kernel and instantiation, `sectorviz report
+KERNEL.cu` reports one straight away, saying on stderr what it guessed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sectorviz.cli import main
+from sectorviz.compiled.compiler import find_compiler
+
+HERE = Path(__file__).resolve().parent
+TRANSPOSE = HERE / "transpose_rows.cu"  # the CUDA blog transpose's host launch
+STRIDED = HERE / "strided_access.cu"  # a template kernel, two instantiations, n * 33 elements
+FOUND = find_compiler()
+KERNELS = [(TRANSPOSE, k) for k in ("copyRows", "transposeNaive", "transposeShared")] + [
+    (STRIDED, f"{k}<{t}>") for k in ("offset", "stride") for t in ("float", "double")]
+ENGINES = ["source", pytest.param("compiled", marks=pytest.mark.skipif(
+    FOUND is None or FOUND.kind != "nvcc", reason="no nvcc on this machine"))]
+
+
+def made(tmp_path: Path, cu: Path, capsys, *flags: str) -> dict[str, dict]:
+    """`sectorviz new` on a copy of `cu` -> the patterns written, by their function."""
+    copy = tmp_path / cu.name
+    shutil.copy(cu, copy)
+    assert main(["new", str(copy), *flags]) == 0
+    paths = capsys.readouterr().out.split()
+    docs = [json.loads(Path(p).read_text()) for p in paths]
+    return {d["kernel"]["function"]: d for d in docs}
+
+
+def test_the_transpose_launch_is_read_from_dim3_and_constants(tmp_path, capsys):
+    docs = made(tmp_path, TRANSPOSE, capsys)
+    assert list(docs) == ["copyRows", "transposeNaive", "transposeShared"]
+    for doc in docs.values():
+        assert doc["launch"] == {"grid": ["cols / TILE", "rows / TILE"],
+                                 "block": ["TILE", "ROWS"]}
+        # cudaMalloc(&d_in, bytes), const int bytes = cols * rows * sizeof(float)
+        assert doc["arrays"] == {"out": {"length": "cols * rows"},
+                                 "in": {"length": "cols * rows"}}
+        assert doc["params"] == {"cols": 1024, "TILE": 32, "rows": 1024, "ROWS": 8}
+        assert "not known" not in doc["notes"]
+    assert (tmp_path / "transpose_rows-transposeNaive.sectorviz.json").exists()
+
+
+def test_each_launched_instantiation_is_a_pattern(tmp_path, capsys):
+    docs = made(tmp_path, STRIDED, capsys)
+    assert list(docs) == ["offset<float>", "offset<double>", "stride<float>",
+                          "stride<double>"]
+    for function, doc in docs.items():
+        assert doc["launch"] == {"grid": ["n / BLOCK"], "block": ["BLOCK"]}
+        assert doc["arrays"] == {"a": {"length": "n * 33"}}  # bytes over sizeof(T)
+        scalar = {"shift": 1} if function.startswith("offset") else {"step": 32}
+        assert doc["params"] == {"n": 1 << 20, "BLOCK": 256, **scalar}
+    assert (tmp_path / "strided_access-stride-double.sectorviz.json").exists()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cu, kernel", KERNELS, ids=[k for _, k in KERNELS])
+def test_report_reaches_a_number_for_every_kernel(cu, kernel, engine, capsys, monkeypatch):
+    monkeypatch.setenv("SECTORVIZ_ENGINE", engine)
+    assert main(["report", str(cu), "--kernel", kernel, "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "sector demand" in out
+    assert err.count("\n") == 1 and err.startswith(f"{cu}: {kernel}: the host launch: grid (")
+
+
+def test_several_kernels_without_kernel_is_one_line(capsys):
+    assert main(["report", str(STRIDED)]) == 2
+    assert capsys.readouterr().err == (
+        f"{STRIDED}: 4 kernels (offset<float>, offset<double>, stride<float>, "
+        "stride<double>); name one with --kernel NAME\n")
+    assert main(["report", str(STRIDED), "--kernel", "nope"]) == 2
+    assert "no kernel 'nope'; the file has: offset<float>" in capsys.readouterr().err
+
+
+def test_the_transpose_kernel_counts_its_own_width(capsys):
+    """width = gridDim.x * TILE: the launch read makes the naive store 32 sectors a request
+    inside the array, where the fallback 1-D launch left it."""
+    assert main(["report", str(TRANSPOSE), "--kernel", "transposeNaive", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["totals"]["sectors"] == 1024 * 1024 // 8 + 1024 * 1024
+    assert doc["totals"]["ideal_sectors"] == 2 * 1024 * 1024 // 8
+
+
+RUNTIME = """\
+#include <cstdlib>
+__global__ void scale(float *x, int n, int k) { int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i * k] *= 2; }
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    float *x;
+    cudaMalloc(&x, 4096 * sizeof(float));
+    for (int k = 1; k < 4; k++)
+        scale<<<(n + 255) / 256, 256>>>(x, n, k);
+}
+"""
+
+
+def test_what_cannot_be_known_is_named_in_the_notes(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "runtime.cu").write_text(RUNTIME)
+    doc = made(tmp_path, tmp_path / "src" / "runtime.cu", capsys, "-o",
+               str(tmp_path / "out.sectorviz.json"))["scale"]
+    assert doc["kernel"]["source"] == "runtime.cu"  # relative to the -o file
+    assert doc["arrays"] == {"x": {"length": "4096"}}
+    assert doc["launch"] == {"grid": ["(n + threads - 1) / threads"], "block": ["threads"]}
+    assert doc["params"] == {"n": 1 << 20, "k": 1, "threads": 256}
+    assert "n: 'atoi(argv[1])' is computed when the program runs, 1048576 stands in" \
+        in doc["notes"]
+    assert "k: 'k' changes before the launch (line 9), 1 stands in" in doc["notes"]
+    assert "launch: 'atoi(argv[1])' is computed when the program runs; the 1-D default" \
+        in doc["notes"]
+
+
+def test_new_never_overwrites_and_o_takes_one_kernel(tmp_path, capsys):
+    made(tmp_path, TRANSPOSE, capsys, "--kernel", "copyRows")
+    cu = tmp_path / TRANSPOSE.name
+    assert main(["new", str(cu), "--kernel", "copyRows"]) == 2
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'transpose_rows-copyRows.sectorviz.json'}: exists; sectorviz new does "
+        "not overwrite a pattern (remove it, or give -o FILE)\n")
+    assert main(["new", str(cu), "-o", str(tmp_path / "one.json")]) == 2
+    assert "3 kernels (copyRows, transposeNaive, transposeShared)" in capsys.readouterr().err
+    assert main(["new", str(cu), "--kernel", "copyRows", "-o", str(cu)]) == 2
+    assert "a file this run read" in capsys.readouterr().err
