@@ -1,17 +1,21 @@
 """Presentation mode (View > Present, F5; `sectorviz FILE --present`): full screen, the
 answer first in large type, the grid of the selected warp instruction, and under it what the
 accounting sheet says about that instruction, for a projector at 1280 x 720 or a 1920 x 1080
-screen. Left/Right step warps, Up/Down instructions, Home/End the first and last warp; Esc
-(or F5) leaves. It follows the document: the main window and it always show one selection.
+screen. Left/Right step warps, Up/Down instructions, Home/End the first and last warp,
+PgUp/PgDown blocks, with the focus anywhere (the grid never scrolls on them); Esc (or F5)
+leaves. It follows the document: the main window and it always show one selection.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from ..scene.sheet import Sheet
-from .document import Change, Document
+from .document import Change, Document, Selection
 from .grid_view import GridPane
 from .theme import LIGHT, Theme
 from .visible import html_label
@@ -76,6 +80,8 @@ class Presentation(QWidget):
         self.set_theme(theme)
         self._stale = False
         document.changed.connect(self._on_changed)
+        self._build_keys()
+        self.grid_view.setFocus()  # where a click on the picture leaves it too
         self._refresh()
 
     def set_theme(self, theme: Theme) -> None:
@@ -95,18 +101,32 @@ class Presentation(QWidget):
         self.headline.setText(answer_html(sheet))
         self.step.setText(step_html(sheet, self.document.selection.instruction))
 
-    def keyPressEvent(self, ev) -> None:
-        doc, s = self.document, self.document.selection
-        moves = {Qt.Key_Left: {"warp": s.warp - 1}, Qt.Key_Right: {"warp": s.warp + 1},
-                 Qt.Key_Up: {"instruction": s.instruction - 1},
-                 Qt.Key_Down: {"instruction": s.instruction + 1},
-                 Qt.Key_Home: {"warp": 0}, Qt.Key_End: {"warp": doc.kernel.warps - 1}}
-        if ev.key() in moves:
-            doc.select(**moves[ev.key()])
-        elif ev.key() in (Qt.Key_Escape, Qt.Key_F5):
-            self.close()
-        else:
-            super().keyPressEvent(ev)
+    def _build_keys(self) -> None:
+        """The README's keys as window shortcuts, so they step whatever has the focus (the
+        grid, a scroll area, would otherwise scroll the picture with the arrows): Left/Right
+        warps, Up/Down instructions, Home/End the first and last warp, PgUp/PgDown blocks,
+        Esc or F5 leaves."""
+        doc = self.document
+
+        def select(**move: Callable[[Selection], int]) -> Callable[[], None]:
+            return lambda: doc.select(**{k: f(doc.selection) for k, f in move.items()})
+
+        keys: list[tuple[str, str, Callable[[], None]]] = [
+            ("prevWarp", "Left", select(warp=lambda s: s.warp - 1)),
+            ("nextWarp", "Right", select(warp=lambda s: s.warp + 1)),
+            ("prevInstruction", "Up", select(instruction=lambda s: s.instruction - 1)),
+            ("nextInstruction", "Down", select(instruction=lambda s: s.instruction + 1)),
+            ("firstWarp", "Home", select(warp=lambda s: 0)),
+            ("lastWarp", "End", select(warp=lambda s: doc.kernel.warps - 1)),
+            ("prevBlock", "PgUp", select(warp=lambda s: s.warp - doc.kernel.warps_per_block)),
+            ("nextBlock", "PgDown", select(warp=lambda s: s.warp + doc.kernel.warps_per_block)),
+            ("leave", "Esc", self.close), ("leaveF5", "F5", self.close)]
+        for name, key, slot in keys:
+            action = QAction(self, objectName=f"present:{name}")
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.WindowShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
 
     def closeEvent(self, ev) -> None:
         self.document.changed.disconnect(self._on_changed)
