@@ -243,6 +243,7 @@ class GridView(QGraphicsView):
         self.setAlignment(Qt.AlignHCenter | Qt.AlignTop)
         self.document = document
         self.zoom = 1.0  # times the fitted scale
+        self.fit_legend = False  # the fit takes in the legend too (presentation mode)
         self.item = GridItem()
         self.setScene(QGraphicsScene(self))
         self.scene().addItem(self.item)
@@ -277,8 +278,11 @@ class GridView(QGraphicsView):
         return self.item.boundingRect().adjusted(0, TOP_TRIM, 0, 0)
 
     def warp_rect(self) -> QRectF:
-        """The shown part of the scene down to the foot of the lane rows: the whole warp."""
+        """The shown part of the scene down to the foot of the lane rows: the whole warp
+        (with `fit_legend`, all of the shown part)."""
         r = self.shown_rect()
+        if self.fit_legend:
+            return r
         return QRectF(r.x(), r.y(), r.width(), max(self.item.warp_bottom() - r.y(), 1.0))
 
     def fitted_scale(self) -> float:

@@ -40,8 +40,13 @@ def test_f5_presents_and_the_keys_step(open_window, qtbot):
     step = shown.findChild(QLabel, "presentStep")
     qtbot.waitUntil(lambda: "lanes 4096 B apart: 32 sectors" in step.text())
     assert shown.grid_view.item.hits() == window.grid_view.item.hits()
-    big = shown.headline.font().pointSizeF()
-    assert big >= 1.5 * window.font().pointSizeF()
+    # type for the back of the room: the answer about a tenth of the screen's height in two
+    # lines, every other text at least 18 px at 1280 x 720 (present_sizes)
+    shown.size_type(720)
+    assert shown.headline.font().pixelSize() >= 720 // 26
+    for label in (shown.step, shown.grid_pane.caption):
+        assert label.font().pixelSize() >= 18
+    assert grid.fit_legend and grid.warp_rect() == grid.shown_rect()  # the legend fitted too
     qtbot.keyClick(grid, Qt.Key_Escape)
     qtbot.waitUntil(lambda: window.presentation is None)
 
