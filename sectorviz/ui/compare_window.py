@@ -40,25 +40,30 @@ from .theme import LIGHT, Theme
 
 HEAD_SCALE = 1.35  # the headline's font against the window's
 B_MIN_WIDTH = 880  # pixels B needs beside A: its editor, grid and sheet readable
+A_PERCENT = 56  # of the screen's width for A beside B, B_MIN_WIDTH allowing
 
 
 def compare_areas(available: QRect, a_min: int) -> tuple[QRect | None, QRect]:
     """(A's area, B's area) on a screen's available geometry: side by side, A on the left
-    half or its minimum width `a_min` if wider, when B keeps B_MIN_WIDTH; else (None: A
-    stays, the whole screen for B)."""
+    with A_PERCENT of the width (the "before" usually touches more sectors, so its grid
+    needs the room) or its minimum width `a_min` if wider, B the rest but at least
+    B_MIN_WIDTH, when both fit; else (None: A stays, the whole screen for B)."""
     if available.width() < a_min + B_MIN_WIDTH:
         return None, QRect(available)
-    left = max(available.width() // 2, a_min)
+    left = max(min(available.width() * A_PERCENT // 100, available.width() - B_MIN_WIDTH),
+               a_min)
     return (QRect(available.x(), available.y(), left, available.height()),
             QRect(available.x() + left, available.y(), available.width() - left,
                   available.height()))
 
 
-def fit_frame(window: QMainWindow, area: QRect) -> None:
-    """Place `window` so that its frame (title bar and borders, once known) fills `area`."""
+def fit_frame(window: QMainWindow, area: QRect) -> bool:
+    """Place `window` so that its frame (title bar and borders, once known) fills `area`;
+    whether the frame was known (else call again once it is: CompareWindow.moveEvent)."""
     frame = window.frameGeometry().size() - window.geometry().size()
     window.resize(area.width() - frame.width(), area.height() - frame.height())
     window.move(area.topLeft())
+    return not frame.isNull()
 
 
 def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
@@ -134,6 +139,7 @@ class CompareWindow(QMainWindow):
             action.setObjectName(name)
             action.triggered.connect(slot)
         self._stale = False
+        self._refit: QRect | None = None  # the area to fill once the frame is known
         a.changed.connect(self._on_a_changed)
         a.changed.connect(self._on_changed)
         self.b.changed.connect(self._on_changed)
@@ -148,10 +154,19 @@ class CompareWindow(QMainWindow):
         return self.a.analysis is not None and self.b.analysis is not None and not self._stale
 
     def fit_into(self, area: QRect) -> None:
-        """The window's frame fills `area`; editor, grid and sheet share its width."""
-        fit_frame(self, area)
+        """The window's frame fills `area` (again once a window manager has framed it);
+        editor, grid and sheet share its width."""
+        self._refit = None if fit_frame(self, area) else QRect(area)
         w = area.width()
         self.split.setSizes([w * 24 // 100, w * 46 // 100, w * 30 // 100])
+
+    def moveEvent(self, ev) -> None:
+        """Placed before its frame was known: placed again with it (a window manager reports
+        the frame with the move that frames the window), so B's foot stays on the screen."""
+        super().moveEvent(ev)
+        if self._refit is not None and self.frameGeometry().size() != self.geometry().size():
+            area, self._refit = self._refit, None
+            QTimer.singleShot(0, self, lambda: self.fit_into(area))
 
     def _on_a_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):

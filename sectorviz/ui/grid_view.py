@@ -3,13 +3,15 @@
 
 Rows are the 32 lanes, columns the touched sectors in address order; inside a cell the
 horizontal axis is the sector's bytes, the lane's bytes in full colour and the sector's wasted
-bytes tinted. The scene's columns are sized for the pane's width and the view fits the
-whole warp (the header, the 32 lane rows and the used bytes; the legend may scroll) to the
-pane; Ctrl+wheel, Ctrl+= and Ctrl+- zoom about the cursor (MIN_ZOOM to MAX_ZOOM times the
-fit), Ctrl+0 fits again, and dragging pans. The scene's caption is the pane's caption line
-(GridPane), in the window's font, so it reads at the window's text size at any zoom; the
-scene's small text (lane numbers, addresses, tags) is enlarged towards the window's font size
-when the fit draws it smaller (DiagramSpec.text_scale).
+bytes tinted. The view fits the whole warp (the header, the 32 lane rows and the used bytes,
+every sector column or bank; the legend may scroll) to the pane, both ways: the scene's columns
+are sized for the pane's width at the scale its height allows, and where even the narrowest
+columns are too wide the scale follows the width (GridView._fit); Ctrl+wheel, Ctrl+= and Ctrl+-
+zoom about the cursor (MIN_ZOOM to MAX_ZOOM times the fit), Ctrl+0 fits again, and dragging
+pans. The scene's caption is the pane's caption line (GridPane), in the window's font, so it
+reads at the window's text size at any zoom; the scene's small text (lane numbers, addresses,
+tags) is enlarged towards the window's font size when the fit draws it smaller
+(DiagramSpec.text_scale).
 """
 
 from __future__ import annotations
@@ -45,10 +47,10 @@ ZOOM_STEP = 1.25
 MAX_ZOOM = 16.0  # times the fitted scale
 MIN_ZOOM = 0.25  # times the fitted scale: zooming out shows more than the fit
 MAX_FIT = 1.5  # the fitted scale never enlarges more than this
-SMALLEST_FIT = 0.6  # fitting never shrinks the scene below this scale; a small pane scrolls
+SMALLEST_FIT = 0.25  # fitting never shrinks the scene below this scale; a tiny pane scrolls
 TEXT_STEP = 0.05  # text_scale changes smaller than this keep the scene
-TEXT_ROUNDS = 4  # rounds of text_scale and fit towards a fixed point
-SIDE_UNITS = 220.0  # lane labels, tags and margins beside the sector columns, units
+FIT_ROUNDS = 5  # rounds of column width, text_scale and fit towards a fixed point
+LEAST_GRID, MOST_GRID = 120.0, 20000.0  # units the sector columns (or banks) are offered
 TOP_TRIM = MARGIN - 6.0  # of the scene's top margin, units: the pane starts at the caption
 
 
@@ -118,6 +120,12 @@ class GridItem(QGraphicsItem):
         tops = [s.y - s.size for s in self.scene_.shapes
                 if isinstance(s, Text) and s.css == "legend"]
         return min(tops, default=self.scene_.height)
+
+    def span_units(self) -> float:
+        """Scene width of the sector columns (gaps included) or of the banks; 0 for none."""
+        spans = [(r.x, r.x + r.w) for r in self.scene_.shapes if isinstance(r, Rect)
+                 and r.css in ("sector", "banks")]
+        return max(b for _, b in spans) - min(a for a, _ in spans) if spans else 0.0
 
     def columns(self) -> list[Rect]:
         """The sector columns drawn, left to right (Rects of class 'sector')."""
@@ -235,6 +243,7 @@ class GridView(QGraphicsView):
         self.setAlignment(Qt.AlignHCenter | Qt.AlignTop)
         self.document = document
         self.zoom = 1.0  # times the fitted scale
+        self.fit_legend = False  # the fit takes in the legend too (presentation mode)
         self.item = GridItem()
         self.setScene(QGraphicsScene(self))
         self.scene().addItem(self.item)
@@ -256,7 +265,7 @@ class GridView(QGraphicsView):
     def zoom_by(self, factor: float) -> None:
         """Zoom in (factor > 1) or out, between MIN_ZOOM and MAX_ZOOM times the fitted size."""
         self.zoom = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom * factor))
-        self._fit()
+        self._fit(relayout=False)  # the same scene, larger or smaller
 
     def fit(self) -> None:
         """Back to the whole warp in the pane."""
@@ -269,30 +278,59 @@ class GridView(QGraphicsView):
         return self.item.boundingRect().adjusted(0, TOP_TRIM, 0, 0)
 
     def warp_rect(self) -> QRectF:
-        """The shown part of the scene down to the foot of the lane rows: the whole warp."""
+        """The shown part of the scene down to the foot of the lane rows: the whole warp
+        (with `fit_legend`, all of the shown part)."""
         r = self.shown_rect()
+        if self.fit_legend:
+            return r
         return QRectF(r.x(), r.y(), r.width(), max(self.item.warp_bottom() - r.y(), 1.0))
 
     def fitted_scale(self) -> float:
         """Scene units -> pixels that show the whole warp, its columns and its 32 lanes, in
         the pane; at most MAX_FIT, at least SMALLEST_FIT (then the pane scrolls)."""
-        r = self.warp_rect()
-        room = self.maximumViewportSize()  # scroll bars or not: a fit they cannot flip
-        w, h = max(room.width(), 1), max(room.height(), 1)
-        return max(SMALLEST_FIT, min(MAX_FIT, w / r.width(), h / r.height()))
+        tall, wide = self.height_scale(), self.warp_rect().width()
+        fit = min(tall, self.room_width(tall) / wide)
+        return max(SMALLEST_FIT, min(fit, self.room_width(fit) / wide))
 
-    def _fit(self) -> None:
-        """Scale to the fit times the zoom; fitted (zoom 1), the pane shows the scene from
-        its top, so no scroll position left from another scene hides the header."""
-        for _ in range(TEXT_ROUNDS):  # larger text takes more room: a smaller fit, and so on
+    def room_width(self, scale: float) -> int:
+        """The pane's width at `scale`: less the vertical scroll bar where the legend below
+        the warp needs it."""
+        room = self.maximumViewportSize()
+        bar = (self.verticalScrollBar().sizeHint().width()
+               if self.shown_rect().height() * scale > room.height() + 0.5 else 0)
+        return max(room.width() - bar, 1)
+
+    def height_scale(self) -> float:
+        """The scale at which the warp's height fills the pane (at most MAX_FIT): the one
+        the columns are sized for."""
+        return min(MAX_FIT, max(self.maximumViewportSize().height(), 1)
+                   / self.warp_rect().height())
+
+    def _fit(self, relayout: bool = True) -> None:
+        """Scale to the fit times the zoom. The columns are offered the pane's width at the
+        fitted scale less what lies beside them, and small text grows to stay readable at
+        that scale; both change the scene and so the fit, a few rounds settle it. Fitted
+        (zoom 1), the pane shows the scene from its top left, so no scroll position left
+        from another scene hides the header or the lane numbers. `relayout` False: only the
+        scale changes (a zoom keeps the scene)."""
+        for _ in range(FIT_ROUNDS if relayout else 0):
             self.scene().setSceneRect(self.shown_rect())
-            if not self.item.set_text_scale(self.readable_factor(self.fitted_scale())):
+            fit, tall = self.fitted_scale(), self.height_scale()
+            span = self.item.span_units()
+            want = self.room_width(tall) / tall - (self.item.scene_.width - span)  # columns'
+            if span > 0:  # the columns come out near, not at, the width asked (banks, gaps)
+                asked = self.item.grid_width * want / span
+                self.item.set_grid_width(min(max(asked, LEAST_GRID), MOST_GRID))
+            grown = self.item.set_text_scale(self.readable_factor(fit))
+            self.scene().setSceneRect(self.shown_rect())
+            if not grown and abs(self.fitted_scale() - fit) < 0.01 * fit:
                 break
         s = self.fitted_scale() * self.zoom
         self.resetTransform()
         self.scale(s, s)
         if self.zoom == 1.0:
-            self.verticalScrollBar().setValue(self.verticalScrollBar().minimum())
+            for bar in (self.verticalScrollBar(), self.horizontalScrollBar()):
+                bar.setValue(bar.minimum())
 
     def readable_factor(self, scale: float) -> float:
         """How much the scene's small text must grow to be drawn at the window's font size
@@ -309,7 +347,6 @@ class GridView(QGraphicsView):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
-        self.item.set_grid_width(max(self.maximumViewportSize().width() - SIDE_UNITS, 200.0))
         self._fit()
 
     def _on_changed(self, flags: int) -> None:

@@ -71,7 +71,9 @@ SCREEN_FRACTION = 0.9  # at most this much of the available screen, each way
 PLOTS_HEIGHT_PERCENT = 30  # of the window, for the overview and histogram under the grid
 TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
 # overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
-EDITOR_MAX_FRACTION = 0.42  # the widest the editor dock opens or widens to, of the window
+EDITOR_MAX_FRACTION = 0.32  # the widest the editor dock opens or widens to, of the window
+EDITOR_PERCENT = SHEET_PERCENT = 22  # the least each side dock gets, of the window's width
+DOCKS_PERCENT = 46  # editor and sheet together, at least: the grid keeps the rest (>= 36%)
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
@@ -333,7 +335,7 @@ class MainWindow(QMainWindow):
         mine, theirs = compare_areas(available, self.minimumSizeHint().width() + frame)
         if mine is not None:
             fit_frame(self, mine)
-            self._share_docks(self.width() * 24 // 100)
+            self._share_docks(self.width() * EDITOR_PERCENT // 100)
         window.fit_into(theirs)
 
     def import_measurements(self, path: str | Path) -> bool:
@@ -465,9 +467,9 @@ class MainWindow(QMainWindow):
         self.resize(w, h)
         self.move(available.x() + (available.width() - w - frame.width()) // 2,
                   available.y() + (available.height() - h - frame.height()) // 2)
-        self._refit = available if short and frame.isNull() else None  # once shown
+        self._refit = available if frame.isNull() else None  # again once the frame is known
         self._place_plots(short)
-        self._share_docks(w * 24 // 100)
+        self._share_docks(w * EDITOR_PERCENT // 100)
         QTimer.singleShot(0, self, self._widen_editor)  # once laid out: the chrome is known
 
     def _place_plots(self, short: bool) -> None:
@@ -489,10 +491,11 @@ class MainWindow(QMainWindow):
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
-        Kernel tab, where the sheet gives up to 4% of the window for it."""
+        Kernel tab, where the sheet gives up to 2% of the window for it; the grid keeps the
+        rest, at least 100 - DOCKS_PERCENT - 10 percent of it."""
         w = self.width()
         editor = self._editor_share(editor)
-        sheet = max(w * 24 // 100, w * 52 // 100 - editor)
+        sheet = max(w * SHEET_PERCENT // 100, w * DOCKS_PERCENT // 100 - editor)
         self.resizeDocks([self.editor_dock, self.sheet_dock], [editor, sheet], Qt.Horizontal)
 
     def _editor_share(self, share: int) -> int:
@@ -749,13 +752,15 @@ class MainWindow(QMainWindow):
         if ev.size().width() > ev.oldSize().width() > 0:
             QTimer.singleShot(0, self, self._widen_editor)
 
-    def showEvent(self, ev) -> None:
+    def moveEvent(self, ev) -> None:
         """Fitted to a short screen before the frame (title bar, borders) was known: fit
-        again once it is, so the whole frame is on the screen."""
-        super().showEvent(ev)
-        if self._refit is not None:
-            QTimer.singleShot(0, self, lambda area=self._refit: self.fit_to_screen(area))
-            self._refit = None
+        again once it is (a window manager reports it with the move that frames the
+        window), so the whole frame, status bar included, is on the screen."""
+        super().moveEvent(ev)
+        known = self.frameGeometry().size() != self.geometry().size()
+        if self._refit is not None and known:
+            area, self._refit = self._refit, None
+            QTimer.singleShot(0, self, lambda: self.fit_to_screen(area))
 
     def closeEvent(self, ev) -> None:
         if self.presentation is not None:

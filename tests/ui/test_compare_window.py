@@ -185,3 +185,13 @@ def test_the_compare_window_is_sized_to_the_screen(open_window, qtbot):
     a, b = window.frameGeometry(), compare.frameGeometry()
     assert wide.contains(a) and wide.contains(b) and not a.intersects(b)
     assert a.width() >= 900 and b.width() >= B_MIN_WIDTH
+
+
+def test_the_before_gets_the_room_it_needs_beside_b():
+    """Side by side at 1920 x 1080, A (the "before", usually the wider grid) gets more than
+    half the screen, B still its least width; at 1280 x 720 B fills the screen over A."""
+    from sectorviz.ui.compare_window import compare_areas
+    a, b = compare_areas(QRect(0, 0, 1920, 1050), 600)
+    assert a is not None and a.width() > 1920 // 2 and b.width() >= B_MIN_WIDTH
+    assert a.right() + 1 == b.left() and b.right() == 1919 and a.height() == 1050
+    assert compare_areas(QRect(0, 0, 1280, 690), 600) == (None, QRect(0, 0, 1280, 690))

@@ -22,16 +22,32 @@ def test_f5_presents_and_the_keys_step(open_window, qtbot):
     headline = shown.findChild(QLabel, "presentHeadline")
     qtbot.waitUntil(lambda: "worst instruction" in headline.text())
     assert "store c[col][row]" in headline.text() and "4.50x the ideal" in headline.text()
-    qtbot.keyClick(shown, Qt.Key_Down)
-    qtbot.keyClick(shown, Qt.Key_Right)
-    qtbot.keyClick(shown, Qt.Key_Right)
+    grid = shown.grid_view
+    shown.activateWindow()
+    qtbot.waitUntil(lambda: grid.hasFocus())  # where the keys go, as on screen
+    grid.zoom_by(4.0)  # zoomed in, the picture could scroll: the arrows step all the same
+    assert all(bar.maximum() > 0 for bar in (grid.horizontalScrollBar(),
+                                             grid.verticalScrollBar()))
+    qtbot.keyClick(grid, Qt.Key_Down)
+    qtbot.keyClick(grid, Qt.Key_Right)
+    qtbot.keyClick(grid, Qt.Key_Right)
     assert (window.document.selection.warp, window.document.selection.instruction) == (2, 1)
+    qtbot.keyClick(grid, Qt.Key_End)
+    assert window.document.selection.warp == window.document.kernel.warps - 1
+    qtbot.keyClick(grid, Qt.Key_Home)
+    qtbot.keyClick(grid, Qt.Key_Right)
+    qtbot.keyClick(grid, Qt.Key_Right)
     step = shown.findChild(QLabel, "presentStep")
     qtbot.waitUntil(lambda: "lanes 4096 B apart: 32 sectors" in step.text())
     assert shown.grid_view.item.hits() == window.grid_view.item.hits()
-    big = shown.headline.font().pointSizeF()
-    assert big >= 1.5 * window.font().pointSizeF()
-    qtbot.keyClick(shown, Qt.Key_Escape)
+    # type for the back of the room: the answer about a tenth of the screen's height in two
+    # lines, every other text at least 18 px at 1280 x 720 (present_sizes)
+    shown.size_type(720)
+    assert shown.headline.font().pixelSize() >= 720 // 26
+    for label in (shown.step, shown.grid_pane.caption):
+        assert label.font().pixelSize() >= 18
+    assert grid.fit_legend and grid.warp_rect() == grid.shown_rect()  # the legend fitted too
+    qtbot.keyClick(grid, Qt.Key_Escape)
     qtbot.waitUntil(lambda: window.presentation is None)
 
 
