@@ -141,7 +141,8 @@ def test_debug_info_is_found_only_in_elf_files():
 
 
 def test_scripts_parse():
-    for script in (PACKAGING / "build.sh", ROOT / ".ci" / "bundle.sh"):
+    for script in (PACKAGING / "build.sh", ROOT / ".ci" / "bundle.sh",
+                   ROOT / ".ci" / "wheel.sh"):
         subprocess.run(["bash", "-n", str(script)], check=True)
 
 
