@@ -5,7 +5,8 @@
 # through sudo), builds with packaging/build.sh, checks that the bundled xcb plugin finds every
 # library it links, then runs `dist/sectorviz/sectorviz --smoke-test REPORT_DIR` under
 # xvfb-run. Fails unless the app exits 0 and REPORT_DIR/smoke.json says "ok": true, and unless
-# the bundle's own NVRTC compiles a CUDA example.
+# the bundle's own NVRTC compiles a CUDA example, then every NVRTC-able example and the header
+# probe (packaging/nvrtc_headers.py: the compiles that measured the bundle's header keep-list).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -77,3 +78,7 @@ if doc["engine"] != "compiled" or not doc["compiler"].startswith("NVRTC"):
 print(f"bundled NVRTC: vector-add-cuda compiled by {doc['compiler']}, "
       f"{doc['totals']['sectors']:,} sectors")
 PY
+
+# The headers the bundle keeps (trim.py's keep-list) suffice for the compiles they were
+# measured on; this fails when newer wheels need headers the list lacks.
+python3 packaging/nvrtc_headers.py run "$report/nvrtc-headers" --app dist/sectorviz/sectorviz

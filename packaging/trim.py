@@ -1,5 +1,10 @@
 """Trimming for the bundle: collected files the app never loads, and debug info to strip.
 
+NVRTC's libraries ship whole (libnvrtc-builtins carries the headers it has built in); of the
+wheels' `include/` folders only the headers NVRTC compiles do (`nvrtc_header_kept`, its
+keep-list measured with packaging/nvrtc_headers.py). Libraries PyInstaller collected only for
+what was trimmed go too (`without_orphans`).
+
 PyInstaller's Qt hooks collect every plugin and translation that goes with the Qt modules the
 app imports; the spec drops the ones `unused` names. A Python built from source carries debug
 info in libpython and its extension modules (tens of MiB): `without_debug_info` hands COLLECT
@@ -9,6 +14,7 @@ byte for byte as it was.
 
 from __future__ import annotations
 
+import posixpath
 import shutil
 import struct
 import subprocess
@@ -32,14 +38,95 @@ UNUSED = (
     "PySide6/Qt/lib/libQt6EglFSDeviceIntegration.so*",
     "PySide6/Qt/lib/libQt6EglFsKmsSupport.so*",
     "PySide6/Qt/lib/libQt6Network.so*",  # only the VNC and TUIO plugins above link it
+    # GTK 3's platform theme: it would pair the system's GTK 3 (never bundled) with the
+    # bundle's copies of cairo, pango and GIO, which it alone pulls in (~6 MiB). The
+    # xdgdesktopportal theme still gives native file dialogs where a portal runs.
+    "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
     # PNG is built into QtGui; SVG (icons) is the only other image format the app reads.
     "PySide6/Qt/plugins/imageformats/libq[!s]*.so",
 )
 
 
+# The wheels' headers NVRTC compiles (paths under an `include/` folder): every top-level
+# runtime header, less the driver API's and the graphics interop's (host code, which NVRTC
+# never compiles) and NVRTC's own, and below the top level the files NVRTC_HEADERS lists.
+# That list is measured with packaging/nvrtc_headers.py (strace on NVRTC compiling every
+# `*-cuda` example and a probe that includes cuda_fp16/bf16/fp8, cooperative groups,
+# pipelines and barriers, libcu++ and CUB's warp and block primitives): 749 of the wheels'
+# 2,435 files, 10 of their 28 MiB. .ci/bundle.sh compiles the same with the bundle's NVRTC,
+# so a list that newer wheels outgrew fails CI rather than a user's compile.
+NVRTC_HEADERS = Path(__file__).resolve().with_name("nvrtc_headers.txt")
+HOST_ONLY_HEADERS = ("cuda.h", "cuda[A-Z]*.h", "*_interop.h", "nvrtc.h")
+
+
+def measured_headers(path: Path = NVRTC_HEADERS) -> frozenset[str]:
+    """The headers a list like NVRTC_HEADERS names, one a line ('#' starts a comment)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and line[0] != "#")
+
+
+def nvrtc_header_kept(header: str, measured: frozenset[str]) -> bool:
+    """Whether a header of the CUDA wheels (its path under `include/`, '/'-separated) goes in
+    the bundle: a top-level one that is not HOST_ONLY_HEADERS, or one `measured` names."""
+    if "/" not in header:
+        return not any(fnmatch(header, pattern) for pattern in HOST_ONLY_HEADERS)
+    return header in measured
+
+
 def unused(destination: str) -> bool:
     """Whether a collected file (by its path inside the bundle) is one the app never loads."""
     return any(fnmatch(destination, pattern) for pattern in UNUSED)
+
+
+def needed_libraries(path: str | Path) -> list[str]:
+    """The libraries a 64-bit little-endian ELF file links (its DT_NEEDED entries); [] for
+    any other file."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if len(head) < 64 or head[:6] != b"\x7fELF\x02\x01":
+            return []
+        (shoff,) = struct.unpack_from("<Q", head, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", head, 0x3A)
+        f.seek(shoff)
+        table = f.read(shentsize * shnum)
+        sections = [struct.unpack_from("<IIQQQQII", table, i * shentsize) for i in range(shnum)]
+        for _, kind, _, _, offset, size, link, _ in sections:
+            if kind != 6:  # SHT_DYNAMIC; its sh_link is the string table of the names
+                continue
+            f.seek(offset)
+            entries = f.read(size)
+            names_offset, names_size = sections[link][4], sections[link][5]
+            f.seek(names_offset)
+            names = f.read(names_size)
+            found = []
+            for tag, value in struct.iter_unpack("<qQ", entries):
+                if tag == 0:  # DT_NULL
+                    break
+                if tag == 1:  # DT_NEEDED
+                    found.append(names[value:names.index(b"\0", value)].decode())
+            return found
+    return []
+
+
+def without_orphans(binaries: list[Entry]) -> list[Entry]:
+    """`binaries` less the libraries PyInstaller collected as dependencies (top level of the
+    bundle, libpython aside) that no kept file links any more, once `unused` took away what
+    did, and less the links to files not kept."""
+    files = {dest: src for dest, src, kind in binaries if kind != "SYMLINK"}
+
+    def dependency(dest: str) -> bool:
+        return "/" not in dest and not dest.startswith("libpython")
+
+    kept = {dest for dest in files if not dependency(dest)}
+    queue = list(kept)
+    while queue:
+        for name in needed_libraries(files[queue.pop()]):
+            if name in files and name not in kept:
+                kept.add(name)
+                queue.append(name)
+    return [(dest, src, kind) for dest, src, kind in binaries
+            if (dest in kept if kind != "SYMLINK"
+                else posixpath.normpath(posixpath.join(posixpath.dirname(dest), src)) in kept)]
 
 
 def has_debug_info(path: Path) -> bool:

@@ -2,7 +2,8 @@
 (report.py), `sectorviz export FILE` (export.py), `sectorviz compare A B` (compare.py),
 `sectorviz ncu-metrics` (the Nsight Compute metrics `report --measured` compares against),
 `sectorviz sweep FILE` (sweep.py), `sectorviz batch FILES...` (batch.py), `sectorviz check
-FILES...` (check.py) and `sectorviz new KERNEL.cu` (new.py).
+FILES...` (check.py), `sectorviz new KERNEL.cu` (new.py) and `sectorviz --install-desktop` /
+`--uninstall-desktop` (the desktop entry and icons in the user's XDG data folder, desktop.py).
 
 Bad input of any kind exits with status 2 and one line on stderr naming the file and place,
 an output that cannot be written (sectorviz.atomic.OutputError) too, naming that file;
@@ -77,6 +78,7 @@ def _commands() -> dict[str, Command]:
 
 
 SUBCOMMANDS = ("report", "export", "compare", "sweep", "batch", "check", "new")
+DESKTOP_FLAGS = ("--install-desktop", "--uninstall-desktop")  # desktop.INSTALL, UNINSTALL
 
 
 def _command(argv: list[str]) -> int:
@@ -87,6 +89,9 @@ def _command(argv: list[str]) -> int:
             return 0
         if argv[:1] and argv[0] in SUBCOMMANDS:
             return _commands()[argv[0]].run(argv[1:])
+        if argv[:1] and argv[0] in DESKTOP_FLAGS:
+            from .desktop import run_desktop
+            return run_desktop(argv)
         return _run_app(argv)
     except (UsageError, OutputError) as err:
         return fail(str(err))

@@ -21,7 +21,14 @@ ICONS = ROOT / "resources" / "icons"
 sys.path.insert(0, str(PACKAGING))
 
 from render_icons import SIZES, png_path  # noqa: E402
-from trim import has_debug_info, unused  # noqa: E402
+from trim import (  # noqa: E402
+    has_debug_info,
+    measured_headers,
+    needed_libraries,
+    nvrtc_header_kept,
+    unused,
+    without_orphans,
+)
 
 
 class _Built:
@@ -90,9 +97,42 @@ def test_trim_keeps_what_the_app_loads():
         assert not unused(qt + kept), kept
     for dropped in ("translations/qtbase_de.qm", "plugins/platforms/libqeglfs.so",
                     "plugins/platforms/libqvnc.so", "plugins/imageformats/libqjpeg.so",
-                    "lib/libQt6Network.so.6"):
+                    "lib/libQt6Network.so.6", "plugins/platformthemes/libqgtk3.so"):
         assert unused(qt + dropped), dropped
     assert not unused("resources/examples/vector-add.sectorviz.json")
+
+
+def test_trim_keeps_the_headers_nvrtc_opens():
+    measured = measured_headers()
+    # what every NVRTC compile opens, and what the NVRTC stand-ins include
+    for header in ("cuda_runtime.h", "cuda_fp16.h", "cooperative_groups.h",
+                   "cccl/cuda/std/cstdint", "cccl/cuda/std/climits", "nv/target"):
+        assert nvrtc_header_kept(header, measured), header
+    for header in ("cuda.h", "cudaGL.h", "cudaVDPAUTypedefs.h", "cuda_gl_interop.h", "nvrtc.h",
+                   "cccl/cub/device/device_reduce.cuh", "cccl/thrust/system/omp/execution_policy.h",
+                   "cccl/cuda/std/__never_opened_by_a_compile"):
+        assert not nvrtc_header_kept(header, measured), header
+    assert all(not line.startswith(("/", "#")) and ".." not in line for line in measured)
+
+
+def test_trim_drops_libraries_only_trimmed_files_linked(tmp_path):
+    numpy_core = pytest.importorskip("numpy._core._multiarray_umath")
+    import _ctypes
+
+    needed = needed_libraries(numpy_core.__file__)
+    blas = next(name for name in needed if "openblas" in name)
+    assert "libc.so.6" in needed and needed_libraries(ICONS / "sectorviz.svg") == []
+    elf = str(Path(_ctypes.__file__))
+    entries = [("numpy/_core/umath.so", numpy_core.__file__, "EXTENSION"),
+               (blas, elf, "BINARY"),  # linked by a kept file: stays
+               ("libffi.so.8", elf, "BINARY"),  # linked by the kept stand-in for the BLAS
+               ("libcairo.so.2", elf, "BINARY"),  # linked by nothing kept: goes
+               ("libpython3.11.so.1.0", elf, "BINARY"),  # the bootloader loads it: stays
+               ("libQt6Network.so.6", "PySide6/Qt/lib/libQt6Network.so.6", "SYMLINK"),
+               ("libblas.so", blas, "SYMLINK")]
+    kept = [dest for dest, _, _ in without_orphans(entries)]
+    assert kept == ["numpy/_core/umath.so", blas, "libffi.so.8", "libpython3.11.so.1.0",
+                    "libblas.so"]
 
 
 def test_debug_info_is_found_only_in_elf_files():
@@ -101,7 +141,8 @@ def test_debug_info_is_found_only_in_elf_files():
 
 
 def test_scripts_parse():
-    for script in (PACKAGING / "build.sh", ROOT / ".ci" / "bundle.sh"):
+    for script in (PACKAGING / "build.sh", ROOT / ".ci" / "bundle.sh",
+                   ROOT / ".ci" / "wheel.sh"):
         subprocess.run(["bash", "-n", str(script)], check=True)
 
 
