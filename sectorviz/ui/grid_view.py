@@ -16,7 +16,7 @@ tags) is enlarged towards the window's font size when the fit draws it smaller
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -243,6 +243,7 @@ class GridView(QGraphicsView):
         self.setAlignment(Qt.AlignHCenter | Qt.AlignTop)
         self.document = document
         self.zoom = 1.0  # times the fitted scale
+        self.fitted_for = QSize()  # the pane (less no scroll bar) the last resize fitted
         self.fit_legend = False  # the fit takes in the legend too (presentation mode)
         self.item = GridItem()
         self.setScene(QGraphicsScene(self))
@@ -346,8 +347,13 @@ class GridView(QGraphicsView):
             super().wheelEvent(ev)
 
     def resizeEvent(self, ev) -> None:
+        """Fit again when the pane changed size; not when only a scroll bar came or went
+        (the fit that placed it would otherwise run again, and could toggle it back)."""
         super().resizeEvent(ev)
-        self._fit()
+        pane = self.maximumViewportSize()
+        if pane != self.fitted_for:
+            self.fitted_for = pane
+            self._fit()
 
     def _on_changed(self, flags: int) -> None:
         if flags & (Change.PATTERN | Change.SELECTION):

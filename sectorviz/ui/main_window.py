@@ -72,6 +72,7 @@ PLOTS_HEIGHT_PERCENT = 30  # of the window, for the overview and histogram under
 TALL_SCREEN = 900  # pixels of available height: below, the window fills the screen and the
 # overview and histogram are tabs beside the sheet (the grid needs the height for 32 lanes)
 EDITOR_MAX_FRACTION = 0.32  # the widest the editor dock opens or widens to, of the window
+KERNEL_MAX_FRACTION = 0.42  # ... on the Kernel tab, whose code needs its columns
 EDITOR_PERCENT = SHEET_PERCENT = 22  # the least each side dock gets, of the window's width
 DOCKS_PERCENT = 46  # editor and sheet together, at least: the grid keeps the rest (>= 36%)
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
@@ -500,9 +501,11 @@ class MainWindow(QMainWindow):
 
     def _editor_share(self, share: int) -> int:
         """The editor dock's width: `share`, or what the Kernel or Form tab asks for up to
-        EDITOR_MAX_FRACTION of the window."""
+        KERNEL_MAX_FRACTION (Kernel tab) or EDITOR_MAX_FRACTION of the window."""
+        most = KERNEL_MAX_FRACTION if self.editor.currentIndex() == self.editor.kernel_tab \
+            else EDITOR_MAX_FRACTION
         return min(self.editor.preferred_width(share, self.editor_dock.width()),
-                   int(self.width() * EDITOR_MAX_FRACTION))
+                   int(self.width() * most))
 
     def _widen_editor(self) -> None:
         """Showing the Kernel or Form tab widens a narrower editor dock to fit it."""
