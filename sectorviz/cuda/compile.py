@@ -234,6 +234,9 @@ class Compiler(StatementCompiler, DeclarationCompiler, TypeCompiler, NameCompile
             raise error(node, f"the kernel parameter {name!r} needs a value: add it to "
                               f"the pattern's params" + suggest(name, self.params))
         value, bits = self.params[name], t.size * 8
+        if isinstance(value, float) and not t.floating:
+            raise error(node, f"params.{name} = {value} is not an integer, but the parameter "
+                              f"is {t.name}")
         low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if t.signed else (0, 2 ** bits)
         if not t.floating and not low <= value < high:
             raise error(node, f"params.{name} = {value} does not fit {t.name}")

@@ -154,7 +154,7 @@ class CudaKernel(Launch):
             unit = Unit(self.source)
             fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
             super().__init__(pattern, _with_pointee_dtypes(pattern, unit, fn))
-            compiler = Compiler(unit, self.arrays, self.params)
+            compiler = Compiler(unit, self.arrays, dict(self.pattern.params))
             compiler.dynamic_shared = pattern.kernel.get("dynamic_shared_bytes",
                                                          launch_shared_bytes(compiler, unit, fn))
             self.program = compiler.kernel(fn, list(self.arrays))

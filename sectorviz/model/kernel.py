@@ -386,7 +386,7 @@ class Launch:
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""
         self.pattern = pattern
-        self.params = dict(pattern.params)
+        self.params = pattern.integer_params  # what expressions read
         self.grid = _constant_dims(pattern.grid, self.params)
         self.block = _constant_dims(pattern.block, self.params)
         self._check_launch()

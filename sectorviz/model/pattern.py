@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import gc
 import json
+import math
 import re
 import threading
 from collections import ChainMap
@@ -181,7 +182,7 @@ class Pattern:
     sector_bytes: int
     grid: tuple[Expr, Expr, Expr]
     block: tuple[Expr, Expr, Expr]
-    params: tuple[tuple[str, int], ...]
+    params: tuple[tuple[str, int | float], ...]  # a float: only a kernel's argument
     arrays: tuple[ArraySpec, ...]
     lets: tuple[tuple[str, Expr], ...]
     guard: Expr | None
@@ -208,6 +209,11 @@ class Pattern:
     def to_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = json.loads(self.source)
         return doc
+
+    @property
+    def integer_params(self) -> dict[str, int]:
+        """The integer params by name: the constants expressions read."""
+        return {n: v for n, v in self.params if not isinstance(v, float)}
 
     def array(self, name: str) -> ArraySpec:
         return next(a for a in self.arrays if a.name == name)
@@ -279,6 +285,15 @@ def _int(value: Any, place: str, low: int | None = None) -> int:
     if low is not None and value < low:
         raise PatternError(place, f"must be at least {low}, got {value}")
     return value
+
+
+def _param(value: Any, place: str) -> int | float:
+    """A param: an integer, or a finite JSON number with a fraction or exponent (a float)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise PatternError(place, f"{value} is not a finite number")
+        return value
+    return _int(value, place)
 
 
 def expression(value: Any, place: str) -> Expr:
@@ -467,8 +482,10 @@ class _Scope:
 
 
 def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str],
-                 arrays: set[str] | frozenset[str] = frozenset()) -> None:
-    """Every plain name in `expr` must be known; every subscripted array must have values."""
+                 arrays: set[str] | frozenset[str] = frozenset(),
+                 floats: frozenset[str] = frozenset()) -> None:
+    """Every plain name in `expr` must be known (a float param never is: expressions are
+    integer); every subscripted array must have values."""
     if expr is None:
         return
     names = expr.tree_names
@@ -486,6 +503,11 @@ def _check_names(expr: Expr | None, known: set[str] | _Scope, readable: set[str]
         if name in arrays:
             raise PatternError(expr.place, f"{name!r} is an array; read an element as "
                                            f"{name}[index]", first_column(expr.tree, name))
+        if name in floats:
+            raise PatternError(expr.place, f"params.{name} is a floating-point number; an "
+                                           "expression needs integers (floats are for a "
+                                           "kernel's float arguments)",
+                               first_column(expr.tree, name))
         if name not in known:
             raise PatternError(expr.place, f"unknown name {name!r}" + suggest(name, known),
                                first_column(expr.tree, name))
@@ -552,10 +574,10 @@ def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, 
     params = []
     raw_params = doc.get("params", {})
     if not isinstance(raw_params, dict):
-        raise PatternError("params", "expected an object {name: integer}")
+        raise PatternError("params", "expected an object {name: number}")
     for name, value in raw_params.items():
         _identifier(name, f"params.{name}", taken)
-        params.append((name, _int(value, f"params.{name}")))
+        params.append((name, _param(value, f"params.{name}")))
         taken[name] = "a param"
     raw_arrays = doc["arrays"]
     if not isinstance(raw_arrays, dict) or not raw_arrays:
@@ -655,30 +677,31 @@ def _flags(flags: Any) -> None:
 
 
 def _check_all_names(p: Pattern) -> None:
-    params = {n for n, _ in p.params}
+    params = {n for n, v in p.params if not isinstance(v, float)}
+    floats = frozenset(n for n, v in p.params if isinstance(v, float))
     arrays = {a.name for a in p.arrays}
     readable = {a.name for a in p.arrays if a.values is not None}
     for e in (*p.grid, *p.block):
-        _check_names(e, params, set())
+        _check_names(e, params, set(), floats=floats)
     for a in p.arrays:
         for e in (a.length, a.ld, *(a.shape or ())):
-            _check_names(e, params, set())
+            _check_names(e, params, set(), floats=floats)
         if a.values and a.values["kind"] == "expr":
             _check_names(expression(a.values["expr"], f"arrays.{a.name}.values.expr"),
-                         params | {"i"}, set())
+                         params | {"i"}, set(), floats=floats)
     known = params | BUILTIN_NAMES  # grown in place, never copied: linear in the lets
     for name, e in p.lets:
-        _check_names(e, known, readable, arrays)
+        _check_names(e, known, readable, arrays, floats)
         known.add(name)
-    _check_names(p.guard, known, readable, arrays)
+    _check_names(p.guard, known, readable, arrays, floats)
     for acc in p.accesses:
         loop_vars: list[str] = []
         for loop in acc.loops:
             for e in (loop.start, loop.stop, loop.step):
-                _check_names(e, _Scope(known, loop_vars), readable, arrays)
+                _check_names(e, _Scope(known, loop_vars), readable, arrays, floats)
             loop_vars.append(loop.var)
         for e in (acc.guard, acc.index, *(acc.at or ())):
-            _check_names(e, _Scope(known, loop_vars), readable, arrays)
+            _check_names(e, _Scope(known, loop_vars), readable, arrays, floats)
 
 
 def _check_depths(p: Pattern) -> None:

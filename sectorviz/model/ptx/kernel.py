@@ -345,15 +345,15 @@ class CompiledKernel(Launch):
     def _param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
         """PTX parameter -> (its bytes, known, why not): an array's base address, a pattern
         param's value in the parameter's type."""
-        out = {}
+        out, given = {}, dict(self.pattern.params)
         for p in self.entry.params:
             name = self.param_names[p.name]
             why = (f"the kernel parameter '{name}', which the pattern does not give (add it "
                    f"to params, or as an array)")
             if name in self.arrays:
                 out[p.name] = (self.arrays[name].address0.to_bytes(8, "little"), True, why)
-            elif name in self.params:
-                out[p.name] = (_encode(self.params[name], p.type, p.size), True, why)
+            elif name in given:
+                out[p.name] = (_encode(given[name], p.type, p.size, name), True, why)
             else:
                 out[p.name] = (b"", False, why)
         return out
@@ -458,13 +458,16 @@ def _variable_name(name: str) -> str:
     return name
 
 
-def _encode(value: int, ptx_type: str, size: int) -> bytes:
-    """A pattern param's integer -> the parameter's bytes (a float parameter: the value as
-    that float)."""
+def _encode(value: int | float, ptx_type: str, size: int, name: str) -> bytes:
+    """A pattern param's number -> the parameter's bytes (a float parameter: the value's
+    IEEE bits in that float; a float for an integer parameter is refused)."""
     if ptx_type == "f32":
         return struct.pack("<f", float(value))
     if ptx_type == "f64":
         return struct.pack("<d", float(value))
+    if isinstance(value, float):
+        raise PatternError(f"params.{name}", f"{value} is not an integer, but the kernel's "
+                                             f"parameter is .{ptx_type}")
     return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")
 
 

@@ -1,0 +1,89 @@
+"""Issue "The first hour with a real kernel", item 2: the inputs a kernel needs. A float param
+reaches a kernel's float argument in both engines; a float where an integer is needed is
+refused in one line naming the key."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sectorviz.cli import main
+
+ENGINES = ("source", "compiled")
+
+# lanes whose x is above the threshold store one float: x[i] = i, threshold 15.5 -> lanes 16..31
+THRESHOLD = """extern "C" __global__ void k(const float *x, float *y, float threshold) {
+    int i = threadIdx.x;
+    if (x[i] > threshold) y[i] = 1.0f;
+}
+"""
+
+
+def write(tmp_path, code: str, engine: str, params: dict, **top) -> str:
+    """tmp_path/k.cu holding `code` and a pattern for its kernel k (one warp) -> its path."""
+    (tmp_path / "k.cu").write_text(code)
+    doc = {"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+           "params": params,
+           "arrays": {"x": {"length": 32, "values": {"kind": "arange"}}, "y": {"length": 32}},
+           "kernel": {"source": "k.cu", "function": "k", "engine": engine}, **top}
+    path = tmp_path / "k.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def report(capsys, path: str, *args: str) -> tuple[int, str, str]:
+    code = main(["report", path, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def stores(out: str) -> dict:
+    """The --json sheet -> its store instruction's statistics."""
+    return next(i for i in json.loads(out)["instructions"] if i["op"] == "store")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float_param_decides_a_branch_on_a_float_argument(tmp_path, capsys, engine):
+    """16 lanes (16..31) store 4 bytes each: 64 bytes, sectors 2 and 3 of y."""
+    code, out, err = report(capsys, write(tmp_path, THRESHOLD, engine, {"threshold": 15.5}),
+                            "--json")
+    assert code == 0, err
+    store = stores(out)
+    assert (store["active_lanes"], store["sectors"]) == (16, 2)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_exponent_makes_a_float(tmp_path, capsys, engine):
+    """1e1 = 10: lanes 11..31 store, 84 bytes from byte 44: sectors 1, 2 and 3."""
+    code, out, err = report(capsys, write(tmp_path, THRESHOLD, engine, {"threshold": 1e1}),
+                            "--json")
+    assert code == 0, err
+    assert (stores(out)["active_lanes"], stores(out)["sectors"]) == (21, 3)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float_for_an_integer_argument_is_refused_naming_the_key(tmp_path, capsys, engine):
+    code_text = THRESHOLD.replace("float threshold", "int threshold")
+    code, out, err = report(capsys, write(tmp_path, code_text, engine, {"threshold": 15.5}))
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "params.threshold" in err and "15.5 is not an integer" in err
+
+
+def test_a_float_param_in_a_launch_expression_is_refused_naming_the_key(tmp_path, capsys):
+    path = write(tmp_path, THRESHOLD, "source", {"threshold": 15.5, "b": 32.0})
+    doc = json.loads((tmp_path / "k.sectorviz.json").read_text())
+    doc["launch"]["block"] = ["b"]
+    (tmp_path / "k.sectorviz.json").write_text(json.dumps(doc))
+    code, out, err = report(capsys, path)
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "launch.block[0]" in err and "params.b is a floating-point number" in err
+
+
+def test_a_number_too_large_for_a_float_is_refused(tmp_path, capsys):
+    path = write(tmp_path, THRESHOLD, "source", {"threshold": 0})
+    (tmp_path / "k.sectorviz.json").write_text(
+        (tmp_path / "k.sectorviz.json").read_text().replace('"threshold": 0', '"threshold": 1e999'))
+    code, out, err = report(capsys, path)
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "params.threshold" in err and "not a finite number" in err
