@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from ..model.assume import values_fix
 from ..model.budget import BATCH_UNITS, STEP_LANES, STEP_UNITS, current
 from ..model.c_int import c_divmod
 from ..model.errors import PatternError
@@ -625,7 +626,8 @@ class Memory:
                            f"{self.pos[0]}); what a kernel stores there is not tracked")
         if missing is not None:
             return Unknown(f"data loaded by '{source}' (line {self.pos[0]}); give "
-                           f"'{missing}' values in the pattern file to read it")
+                           f"'{missing}' values in the pattern file to read it"
+                           + values_fix(missing, run.launch.arrays))
         offset, which = self._locate(run, mask, address, t.size)
         if which is None:
             values, width = found[0]

@@ -87,3 +87,29 @@ def test_a_number_too_large_for_a_float_is_refused(tmp_path, capsys):
     code, out, err = report(capsys, path)
     assert code == 2 and not out and err.count("\n") == 1, err
     assert "params.threshold" in err and "not a finite number" in err
+
+
+HISTOGRAM = """extern "C" __global__ void k(const unsigned char *data, unsigned int *bins) {
+    atomicAdd(&bins[data[threadIdx.x]], 1u);
+}
+"""
+
+
+def histogram(tmp_path, engine: str, **top) -> str:
+    """A one-warp byte histogram whose data has no values -> its pattern's path."""
+    (tmp_path / "k.cu").write_text(HISTOGRAM)
+    doc = {"format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [32]},
+           "arrays": {"data": {"length": 1024}, "bins": {"length": 256}},
+           "kernel": {"source": "k.cu", "function": "k", "engine": engine}, **top}
+    path = tmp_path / "k.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_address_from_missing_data_offers_the_json_to_add(tmp_path, capsys, engine):
+    """data (uint8) indexes bins (256 long): [0, 256), both the dtype's range and bins'."""
+    code, out, err = report(capsys, histogram(tmp_path, engine))
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert err.rstrip().endswith(
+        'add "values": {"kind": "uniform", "seed": 0, "low": 0, "high": 256} to arrays.data')

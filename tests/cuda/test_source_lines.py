@@ -44,7 +44,8 @@ def test_a_load_in_the_cu_is_cited_at_its_own_line(tmp_path, capsys):
                              '    a[(int)a[threadIdx.x]] = 0;\n}\n')
     assert report_error(capsys, path) == (
         f"{tmp_path / 'k.cu'}: line 3, column 12: an address depends on data loaded by "
-        "'a[threadIdx.x]' (line 3); give 'a' values in the pattern file to read it")
+        "'a[threadIdx.x]' (line 3); give 'a' values in the pattern file to read it; "
+        'add "values": {"kind": "uniform", "seed": 0, "low": 0, "high": 4096} to arrays.a')
 
 
 def test_a_load_in_a_header_is_cited_with_the_header_and_its_line(tmp_path, capsys):
@@ -52,7 +53,8 @@ def test_a_load_in_a_header_is_cited_with_the_header_and_its_line(tmp_path, caps
                              '    a[(int)get(a)] = 0;\n}\n')
     assert report_error(capsys, path) == (
         f"{tmp_path / 'k.cu'}: line 4, column 12: an address depends on data loaded by "
-        "'a[threadIdx.x]' (g.h line 2); give 'a' values in the pattern file to read it")
+        "'a[threadIdx.x]' (g.h line 2); give 'a' values in the pattern file to read it; "
+        'add "values": {"kind": "uniform", "seed": 0, "low": 0, "high": 4096} to arrays.a')
 
 
 KERNEL = "__global__ void k(float *a) {\n    a[threadIdx.x] = (T)1;\n}\n"

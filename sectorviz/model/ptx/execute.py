@@ -9,13 +9,13 @@ of their branch (a stack of (pc, reconvergence pc, lanes) entries). Memory instr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
 from ..budget import PTX_STEP_LANES, PTX_STEP_UNITS, Budget
 from ..errors import PatternError
-from ..kernel import Batch, Threads
+from ..kernel import Batch, ResolvedArray, Threads
 from ..sectors import WARP_SIZE
 from .bits import INT_DTYPES, WIDTH, LaneValues, immediate, is_signed, to_bits, view
 from .handlers import HANDLERS
@@ -77,6 +77,7 @@ class Context:
     array_bytes: ArrayBytes
     param_bytes: dict[str, tuple[bytes, bool, str]]  # PTX param -> (bytes, known, why)
     initial: dict[str, bytes]  # module-scope global / constant variable -> its launch bytes
+    arrays: Mapping[str, ResolvedArray]  # the pattern's, by name (for value fixes)
 
 
 def diverge(stack: list[Frame], top: Frame, fall: tuple[int, Any], taken: tuple[int, Any],

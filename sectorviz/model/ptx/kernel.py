@@ -267,7 +267,7 @@ class CompiledKernel(Launch):
     def _context(self) -> Context:
         return Context(self._where, lambda site: self._names[id(site)], self.global_ranges,
                        ArrayBytes(list(self.arrays.values()), self.values),
-                       self.param_bytes, self.initial_bytes)
+                       self.param_bytes, self.initial_bytes, self.arrays)
 
     def _check_memory_limits(self, dynamic: int) -> None:
         """Constant and shared memory within the limits of the PTX's target, before any of

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..assume import values_fix
 from ..budget import BATCH_UNITS
 from ..errors import PatternError
 from ..kernel import Batch
@@ -161,8 +162,9 @@ def _byte_mask(written: np.ndarray) -> np.ndarray:
 def _unknown_reason(m: "Machine", space: str, site: Site, name: str) -> str:
     if space == "global":
         arrays = ", ".join(f"'{r}'" for r in site.roots) or "the array it reads"
+        fixes = "".join(values_fix(r, m.ctx.arrays) for r in site.roots)
         return (f"data loaded by '{name}'; give {arrays} values in the pattern file to "
-                "read it")
+                f"read it{fixes}")
     stored = m.unknown_stored.get(space)
     if stored is not None:  # the kernel stored unknown values there: say where they came from
         return f"data read from {space} memory by '{name}', stored there from {stored}"
