@@ -29,6 +29,7 @@ from ..model import (
     pattern_from_dict,
     warp_detail,
 )
+from ..model.assume import assuming, stated
 from ..model.budget import Budget
 from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
@@ -36,6 +37,7 @@ from ..model.elide import elided
 from ..model.errors import printable
 from ..model.listing import listing_of
 from ..model.measured import Measured, compare, read_ncu_csv
+from ..model.pattern import ASSUME_KINDS
 from ..model.values import CompilerChanges
 from ..scene.fit import fitted
 from .flags import (
@@ -58,6 +60,9 @@ def report_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a *.sectorviz.json pattern file, or a .cu reported from its "
                                 "host code's launch")
     p.add_argument("--json", action="store_true", help="print the sheet as JSON")
+    p.add_argument("--assume-values", choices=ASSUME_KINDS,
+                   help="give arrays a kernel's addresses or branches need and the pattern "
+                        "does not give stated random values (seeded; the report names them)")
     p.add_argument("--warp", type=int, metavar="N",
                    help="add warp N's per-lane detail (0-based, in launch order)")
     add_budget_flag(p)
@@ -86,7 +91,9 @@ def run_report(argv: list[str]) -> int:
     try:
         pattern = with_engine(with_machine(_loaded(args), args), args)
         with progress_bar(args.quiet) as progress:
-            analysis = analyze(pattern, progress=progress, budget=budget)
+            pattern, analysis, assumed = assuming(
+                pattern, args.assume_values or pattern.assume_values,
+                lambda p: analyze(p, progress=progress, budget=budget))
         detail = None
         if args.warp is not None:
             warps = listing_of(pattern).warps
@@ -105,8 +112,12 @@ def run_report(argv: list[str]) -> int:
     if doc is not None:
         if measured is not None:
             doc["measured"] = [asdict(m) for m in measured]
+        if assumed:
+            doc["assumed_values"] = assumed
         print(json.dumps(doc, indent=2))
     else:
+        for line in stated(assumed):
+            print(printable(line))
         print(sheet_text(accounting_sheet(pattern, analysis, args.warp or 0,
                                           changes=changes)), end="")
         if listing is not None:

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from .errors import PatternError
 from .kernel import ResolvedArray
 from .pattern import Pattern, pattern_from_dict
 
-#: the assumptions --assume-values takes
-ASSUME_KINDS = ("uniform",)
+T = TypeVar("T")
 _NATURAL = {"int8": 2 ** 7, "uint8": 2 ** 8, "int16": 2 ** 15, "uint16": 2 ** 16,
             "char": 2 ** 7, "uchar": 2 ** 8, "short": 2 ** 15, "ushort": 2 ** 16}
 _FIX = re.compile(r'add "values": (\{[^{}]*\}) to arrays\.(\w+)')
@@ -53,3 +52,26 @@ def with_values(pattern: Pattern, fixes: Mapping[str, dict[str, Any]]) -> Patter
     for name, values in fixes.items():
         doc["arrays"][name]["values"] = values
     return pattern_from_dict(doc, pattern.base_dir, pattern.include_dirs)
+
+
+def assuming(pattern: Pattern, kind: str | None, run: Callable[[Pattern], T]
+             ) -> tuple[Pattern, T, dict[str, dict[str, Any]]]:
+    """`run(pattern)`; with `kind` set, each time it fails for want of arrays' values, run
+    again with the fix its message offers -> (the pattern run, its result, array -> the
+    values assumed). Only arrays the kernel needed and the pattern did not give get any."""
+    assumed: dict[str, dict[str, Any]] = {}
+    while True:
+        try:
+            return pattern, run(pattern), assumed
+        except PatternError as err:
+            fixes = fixes_in(err) if kind else {}
+            if not fixes or fixes.keys() & assumed.keys():
+                raise
+            assumed |= fixes
+            pattern = with_values(pattern, fixes)
+
+
+def stated(assumed: Mapping[str, dict[str, Any]]) -> list[str]:
+    """The values assumed, one sentence per array."""
+    return [f"assumed values: arrays.{name} uniform integers in [{v['low']}, {v['high']}), "
+            f"seed {v['seed']} (not given in the pattern)" for name, v in assumed.items()]

@@ -57,7 +57,9 @@ VALUE_KINDS = {
     "uniform": {"low", "high", "seed"}, "file": {"path"},
 }
 TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", "params", "arrays",
-            "let", "guard", "accesses", "kernel", "machine", "expect"}
+            "let", "guard", "accesses", "kernel", "machine", "expect", "assume_values"}
+#: what `assume_values` (and report --assume-values) may assume (assume.py)
+ASSUME_KINDS = ("uniform",)
 KERNEL_KEYS = {"source", "code", "ptx", "function", "dynamic_shared_bytes", "engine", "arch",
                "flags"}
 KERNEL_TEXTS = ("source", "code", "ptx")  # where the kernel is: exactly one of these
@@ -193,6 +195,7 @@ class Pattern:
     kernel: dict[str, Any] | None = None
     machine: Machine | None = None  # the cache model's machine (cache.py), if one is set
     include_dirs: tuple[str, ...] = ()
+    assume_values: str | None = None  # values for arrays a kernel needs and lacks (assume.py)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Pattern) and (self.source, self.base_dir, self.include_dirs) \
@@ -610,6 +613,7 @@ def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, 
     pattern = Pattern(
         name=_text(doc.get("name", "untitled"), "name"), notes=_text(doc.get("notes", ""), "notes"),
         sector_bytes=sector_bytes, grid=grid, block=block, params=tuple(params),
+        assume_values=_assume(doc.get("assume_values")),
         arrays=tuple(arrays.values()), lets=tuple(lets), guard=guard, accesses=accesses,
         source=indented_json(doc), base_dir=str(base_dir), kernel=kernel,
         machine=machine(doc["machine"]) if "machine" in doc else None,
@@ -674,6 +678,13 @@ def _flags(flags: Any) -> None:
         raise PatternError("kernel.flags", f"expected a list of at most {MAX_FLAGS} strings")
     for i, flag in enumerate(flags):
         _text(flag, f"kernel.flags[{i}]")
+
+
+def _assume(value: Any) -> str | None:
+    if value is not None and value not in ASSUME_KINDS:
+        raise PatternError("assume_values", f"expected one of {', '.join(ASSUME_KINDS)}, got "
+                                            f"{value!r}")
+    return value if value is None else str(value)
 
 
 def _check_all_names(p: Pattern) -> None:

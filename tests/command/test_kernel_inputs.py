@@ -113,3 +113,43 @@ def test_an_address_from_missing_data_offers_the_json_to_add(tmp_path, capsys, e
     assert code == 2 and not out and err.count("\n") == 1, err
     assert err.rstrip().endswith(
         'add "values": {"kind": "uniform", "seed": 0, "low": 0, "high": 256} to arrays.data')
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_assume_values_counts_with_stated_values(tmp_path, capsys, engine):
+    """--assume-values uniform gives data the values its message offers, and says so."""
+    code, out, err = report(capsys, histogram(tmp_path, engine), "--assume-values", "uniform",
+                            "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["assumed_values"] == {
+        "data": {"kind": "uniform", "seed": 0, "low": 0, "high": 256}}
+    # 32 bytes of data from byte 0: one sector
+    assert [(i["array"], i["sectors"]) for i in doc["instructions"]][0] == ("data", 1)
+
+
+def test_the_assume_values_key_states_the_values_in_the_text_report(tmp_path, capsys):
+    code, out, err = report(capsys, histogram(tmp_path, "source", assume_values="uniform"))
+    assert code == 0, err
+    assert out.startswith("assumed values: arrays.data uniform integers in [0, 256), seed 0 "
+                          "(not given in the pattern)\n")
+
+
+def test_given_values_are_never_assumed(tmp_path, capsys):
+    """data has values: nothing is assumed, nothing is said."""
+    path = histogram(tmp_path, "source", assume_values="uniform")
+    doc = json.loads((tmp_path / "k.sectorviz.json").read_text())
+    doc["arrays"]["data"]["values"] = {"kind": "constant", "value": 3}
+    (tmp_path / "k.sectorviz.json").write_text(json.dumps(doc))
+    code, out, err = report(capsys, path, "--json")
+    assert code == 0, err
+    assert "assumed_values" not in json.loads(out)
+    # every lane adds to bins[3]: one sector
+    assert [(i["array"], i["sectors"]) for i in json.loads(out)["instructions"]] == [
+        ("data", 1), ("bins", 1)]
+
+
+def test_an_unknown_assumption_is_refused_naming_the_key(tmp_path, capsys):
+    code, out, err = report(capsys, histogram(tmp_path, "source", assume_values="normal"))
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert "assume_values" in err and "expected one of uniform" in err
