@@ -40,7 +40,16 @@ from .compare_window import CompareWindow, compare_areas, fit_frame
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place, settings
+from .files import (
+    FILTER,
+    OPEN_FILTER,
+    SUFFIX,
+    add_recent,
+    recent_files,
+    save_document,
+    saves_in_place,
+    settings,
+)
 from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
@@ -631,7 +640,7 @@ class MainWindow(QMainWindow):
 
     def _open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
-        name, _ = QFileDialog.getOpenFileName(self, "Open pattern", start, FILTER)
+        name, _ = QFileDialog.getOpenFileName(self, "Open pattern", start, OPEN_FILTER)
         if name:
             self.open_path(name)
 
