@@ -25,9 +25,13 @@ from .instruction_pane import instruction_rows
 from .kernel_editor import KernelEditor, kernel_line, line_notes
 
 
-def error_line(err: PatternError) -> int | None:
-    """'line 12' places (JSON and CUDA errors) -> 12."""
-    head, _, number = err.place.partition(" ")
+def error_line(err: PatternError, own: str | None = None) -> int | None:
+    """'line 12' places (JSON and CUDA errors) -> 12; also '`own` line 12' (the compiler
+    names the file: `kernel.code` for the Kernel tab's text), never another file's line."""
+    place = err.place
+    if own and place.startswith(own + " "):
+        place = place[len(own) + 1:]
+    head, _, number = place.partition(" ")
     return int(number) if head == "line" and number.isdigit() else None
 
 
@@ -177,7 +181,7 @@ class PatternEditor(QTabWidget):
             pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
                               doc.selection.warp)
         except PatternError as err:
-            self.kernel.set_error(str(err), error_line(err), err.column)
+            self.kernel.set_error(str(err), error_line(err, "kernel.code"), err.column)
             return
         self.kernel.set_error(None)
         doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")

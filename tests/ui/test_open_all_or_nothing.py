@@ -133,3 +133,14 @@ def test_the_open_dialog_shows_cu_files_by_default(open_window, monkeypatch):
     patterns = re.search(r"\((.*)\)", default).group(1).split()
     for name in ("kernel.cu", "mine.sectorviz.json", "other.json"):
         assert any(fnmatch.fnmatch(name, p) for p in patterns), (name, default)
+
+
+def test_the_compilers_place_of_the_kernel_tabs_text_is_its_line():
+    """nvcc's errors name the file ('kernel.code line 52'); an include's line is not the
+    Kernel tab's."""
+    from sectorviz.model import PatternError
+    from sectorviz.ui.editor import error_line
+    assert error_line(PatternError("kernel.code line 52", "expected a ';'", 5),
+                      "kernel.code") == 52
+    assert error_line(PatternError("line 21", "syntax error", 27), "kernel.code") == 21
+    assert error_line(PatternError("inc/util.h line 3", "oops", 1), "kernel.code") is None
