@@ -11,24 +11,27 @@ the pattern names is never written.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
 
-from ..model import Pattern, PatternError, pattern_from_dict, pattern_from_text
+from ..model import PatternError, pattern_from_dict, pattern_from_text
 from ..model.frontend import reading_of
 from .document import Change, Document, checked
 from .fields import ERROR_COLOUR, error_label
 from .form import PatternForm
 from .instruction_pane import instruction_rows
-from .kernel_editor import KernelEditor, line_notes
+from .kernel_editor import KernelEditor, kernel_line, line_notes
 
 
-def error_line(err: PatternError) -> int | None:
-    """'line 12' places (JSON and CUDA errors) -> 12."""
-    head, _, number = err.place.partition(" ")
+def error_line(err: PatternError, own: str | None = None) -> int | None:
+    """'line 12' places (JSON and CUDA errors) -> 12; also '`own` line 12' (the compiler
+    names the file: `kernel.code` for the Kernel tab's text), never another file's line."""
+    place = err.place
+    if own and place.startswith(own + " "):
+        place = place[len(own) + 1:]
+    head, _, number = place.partition(" ")
     return int(number) if head == "line" and number.isdigit() else None
 
 
@@ -119,7 +122,7 @@ class PatternEditor(QTabWidget):
         self.kernel.instructionActivated.connect(
             lambda k: self.document.select(instruction=k))
         self._has_kernel: bool | None = None
-        self._broken: tuple[Pattern, Path] | None = None  # a file whose kernel is being fixed
+        self._opened: int | None = None  # the document.opened whose kernel was scrolled to
         document.changed.connect(self._on_changed)
         self._on_changed(Change.PATTERN | Change.ANALYSIS)
 
@@ -138,24 +141,7 @@ class PatternEditor(QTabWidget):
             return share
         return max(share, need + dock_width - view.width())
 
-    def show_broken_kernel(self, pattern: Pattern, path: Path, err: PatternError) -> None:
-        """A kernel pattern file whose CUDA does not compile: its kernel in the Kernel tab with
-        `err` marked, the document unchanged; the first edit that compiles opens the file
-        with the fixed kernel (inline, unsaved: the .cu is never written)."""
-        from ..cuda.kernel import kernel_source  # the CUDA layer loads only for kernels
-        try:
-            source = kernel_source(pattern)
-        except PatternError:  # no text to show (an unreadable .cu): the status line says why
-            return
-        self._broken, self._has_kernel = (pattern, path), None
-        self.setTabVisible(self.kernel_tab, True)
-        self.setCurrentIndex(self.kernel_tab)
-        self.kernel.set_source(source)
-        self.kernel.set_error(f"{err.file or path}: {err}", error_line(err), err.column)
-
     def _on_changed(self, flags: int) -> None:
-        if flags & Change.PATTERN:
-            self._broken = None
         pattern = self.document.pattern
         has_kernel = pattern.kernel is not None
         if has_kernel != self._has_kernel:  # a kernel pattern opens on its Kernel tab
@@ -166,8 +152,14 @@ class PatternEditor(QTabWidget):
             return
         if flags & Change.PATTERN:
             from ..cuda.kernel import kernel_source  # the CUDA layer loads only for kernels
-            self.kernel.set_source(kernel_source(pattern))
+            source = kernel_source(pattern)
+            self.kernel.set_source(source)
             self.kernel.set_error(None)
+            if self._opened != self.document.opened:  # a file opened: at its kernel, not
+                self._opened = self.document.opened  # the licence above it
+                line = kernel_line(source, pattern.kernel.get("function"))
+                if line is not None:
+                    self.kernel.show_line(line)
         if flags & Change.ANALYSIS:
             analysis = self.document.analysis
             self.kernel.set_annotations(line_notes(analysis.instructions) if analysis else {})
@@ -181,7 +173,7 @@ class PatternEditor(QTabWidget):
 
     def _kernel_edited(self, text: str) -> None:
         doc = self.document
-        base = doc.pattern if self._broken is None else self._broken[0]
+        base = doc.pattern
         d = base.to_dict()
         kept = {key: value for key, value in d["kernel"].items() if key not in ("source", "code")}
         d["kernel"] = {**kept, "code": text}  # the engine, arch, flags and sizes stay
@@ -189,15 +181,10 @@ class PatternEditor(QTabWidget):
             pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
                               doc.selection.warp)
         except PatternError as err:
-            self.kernel.set_error(str(err), error_line(err), err.column)
+            self.kernel.set_error(str(err), error_line(err, "kernel.code"), err.column)
             return
         self.kernel.set_error(None)
-        if self._broken is None:
-            doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
-            return
-        path = self._broken[1]
-        doc.reset(pattern, path)  # the file, its kernel fixed: not saved yet
-        doc.undo_stack.resetClean()
+        doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
 
     def _line_activated(self, line: int) -> None:
         """A clicked source line selects its first access; clicking again, the next one."""

@@ -21,6 +21,11 @@ MAX_RECENT = 8
 SUFFIX = ".sectorviz.json"
 FILTER = ("sectorviz patterns (*.sectorviz.json *.json);;CUDA sources: make a pattern (*.cu);;"
           "All files (*)")
+OPEN_FILTER = ("sectorviz patterns and CUDA sources (*.sectorviz.json *.json *.cu);;"
+               "sectorviz patterns (*.sectorviz.json *.json);;"
+               "CUDA sources: make a pattern (*.cu);;All files (*)")
+# File > Open's: a bare .cu opens too (main_window.open_cuda). A .ptx opens only as named by
+# a pattern ("kernel": {"ptx": ...}), never alone, so no filter offers it.
 
 
 def saves_in_place(path: Path | None) -> bool:

@@ -1,16 +1,17 @@
-"""The CUDA kernel tab: source with syntax highlighting and, in a margin column right of the
-code level with each line, the predicted sectors per request of each global access on that
-line ("4 · 32 sec/req", like a profiler's source view), each number in the overview's colour
-for that access's sectors against its ideal sectors; the line's tooltip says it in words with
-the useful %. The gutter holds only line numbers. Below the code, a fold-out pane pairs each
-line with its memory instructions (ui.instruction_pane: the PTX operations of a compiled
-kernel and their sectors per request), behind a fold-out button: open by default for a
+"""The CUDA kernel tab: source with syntax highlighting and, in a margin column right of the code
+level with each line, the predicted sectors per request of each global access on that line ("4
+· 32 sec/req", like a profiler's source view), each number in the overview's colour for that
+access's sectors against its ideal sectors; the line's tooltip says it in words with the useful
+%. The gutter holds the line numbers, the error's line white on red. Below the code, a fold-out
+pane pairs each line with its memory instructions (ui.instruction_pane: the PTX operations of a
+compiled kernel and their sectors per request), behind a fold-out button: open by default for a
 compiled kernel (many PTX instructions a line), closed for the source as written (the margin
 already names each access), then as the user leaves it.
 
 The widget only shows and reports: `set_source` fills it without echo, `edited` (debounced)
 carries new text to whoever owns the document, `lineActivated(line)` says which source line
-was clicked, `set_annotations` and `set_error` paint what the model said.
+was clicked, `set_annotations` and `set_error` paint what the model said, `show_line`
+scrolls a line into view (an opened kernel: its `__global__` line, kernel_line).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ from .instruction_pane import InstructionPane, InstructionRow
 from .visible import HIDDEN, PLACEHOLDERS, hidden_note, real_source, shown_source
 
 EDIT_DEBOUNCE_MS = 400
+ERROR_RED = "#c62828"  # the error's line number, underline and message
+LINES_ABOVE = 3  # context kept above a line scrolled to (show_line)
 
 _KEYWORDS = ("if else for while do return break continue switch case default goto sizeof "
              "const constexpr static inline extern volatile struct union enum typedef "
@@ -341,9 +344,13 @@ class CodeView(QPlainTextEdit):
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         number_width = self.fontMetrics().horizontalAdvance(
             "9" * len(str(max(1, self.blockCount()))))
-        painter.setPen(palette.placeholderText().color())
+        plain, red = palette.placeholderText().color(), QColor(ERROR_RED)
         while block.isValid() and top <= event.rect().bottom():
             height = round(self.blockBoundingRect(block).height())
+            error = block.blockNumber() + 1 == self.error_line
+            if error:  # the error's line: its number white on red
+                painter.fillRect(0, top, self.gutter.width(), height, red)
+            painter.setPen(QColor("white") if error else plain)
             painter.drawText(0, top, number_width, height, Qt.AlignmentFlag.AlignRight,
                              str(block.blockNumber() + 1))
             block = block.next()
@@ -426,6 +433,16 @@ class KernelEditor(QWidget):
         self.view.fit_gutter()  # blockCountChanged was blocked with the rest
         self.view.gutter.update()
 
+    def show_line(self, line: int) -> None:
+        """Put the cursor on `line` (1-based) and scroll it to the top of the view, with
+        LINES_ABOVE lines of context above it."""
+        block = self.view.document().findBlockByNumber(max(line - 1, 0))
+        if not block.isValid():
+            return
+        self.view.setTextCursor(QTextCursor(block))
+        # no wrapping: the scroll bar counts lines, its value the first one shown
+        self.view.verticalScrollBar().setValue(max(block.blockNumber() - LINES_ABOVE, 0))
+
     def set_theme(self, theme) -> None:
         """The window theme (ui.theme.Theme): its diagram palette colours the notes."""
         self.view.theme = theme.diagram
@@ -455,9 +472,12 @@ class KernelEditor(QWidget):
 
     def set_error(self, message: str | None, line: int | None = None,
                   column: int | None = None) -> None:
-        """Show the model's one-line error and underline its place; None clears it."""
+        """Show the model's one-line error, underline its place and mark its line in the
+        gutter; None clears it. The view does not move (the user may be typing elsewhere)."""
         self.message.setText(printable(message or ""))
-        self.message.setStyleSheet("color: #c62828;" if message else "")
+        self.message.setStyleSheet(f"color: {ERROR_RED};" if message else "")
+        self.view.error_line = line if message and line is not None else None
+        self.view.gutter.update()
         selections = []
         if message and line is not None:
             block = self.view.document().findBlockByNumber(line - 1)
@@ -471,10 +491,27 @@ class KernelEditor(QWidget):
             selection = QTextEdit.ExtraSelection()
             selection.cursor = cursor
             selection.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            selection.format.setUnderlineColor(QColor("#c62828"))
+            selection.format.setUnderlineColor(QColor(ERROR_RED))
             selection.format.setProperty(QTextFormat.Property.FullWidthSelection, False)
             selections.append(selection)
         self.view.setExtraSelections(selections)
+
+
+def kernel_line(source: str, function: str | None) -> int | None:
+    """The 1-based line of `function`'s `__global__` in `source` (its declaration may span
+    lines), or of the first `__global__` when `function` is not found; None without any."""
+    starts = [m.start() for m in re.finditer(r"\b__global__\b", source)]
+    if not starts:
+        return None
+    found = starts[0]
+    if function:
+        name = re.compile(r"\b" + re.escape(function) + r"\s*\(")
+        for start, end in zip(starts, [*starts[1:], len(source)]):
+            head = re.split(r"[;{]", source[start:end], maxsplit=1)[0]  # up to its body
+            if name.search(head):
+                found = start
+                break
+    return source.count("\n", 0, found) + 1
 
 
 def line_notes(instructions) -> dict[int, LineNote]:

@@ -40,7 +40,16 @@ from .compare_window import CompareWindow, compare_areas, fit_frame
 from .document import Change, Document, checked
 from .editor import PatternEditor
 from .fields import ERROR_COLOUR
-from .files import FILTER, SUFFIX, add_recent, recent_files, save_document, saves_in_place, settings
+from .files import (
+    FILTER,
+    OPEN_FILTER,
+    SUFFIX,
+    add_recent,
+    recent_files,
+    save_document,
+    saves_in_place,
+    settings,
+)
 from .grid_view import ZOOM_STEP, GridPane
 from .help import show_about, show_guide
 from .histogram_view import HistogramView
@@ -211,11 +220,10 @@ class MainWindow(QMainWindow):
                           f"{doc.kernel.instructions[k].name}")
 
     def open_path(self, path: str | Path) -> bool:
-        """Open a pattern file, or a bare .cu (open_cuda). A broken file leaves the current
-        work as it was and shows its one-line error; a kernel pattern whose CUDA does not
-        compile also opens its kernel in the Kernel tab with the error marked, to be fixed
-        there; a good one replaces the current work after the unsaved-changes prompt.
-        Returns whether it opened."""
+        """Open a pattern file, or a bare .cu (open_cuda), all or nothing: a broken file
+        (its CUDA not compiling included) leaves the whole window as it was and shows one
+        line naming the file and place; a good one replaces the current work after the
+        unsaved-changes prompt. Returns whether it opened."""
         path = Path(path)
         if path.suffix == ".cu":
             return self.open_cuda(path)
@@ -228,8 +236,6 @@ class MainWindow(QMainWindow):
             checked(pattern)
         except PatternError as err:
             self.show_error(f"{err.file or path}: {err}")
-            if pattern.kernel is not None and self.maybe_save():
-                self.editor.show_broken_kernel(pattern, path, err)
             return False
         if not self.maybe_save():
             return False
@@ -634,7 +640,7 @@ class MainWindow(QMainWindow):
 
     def _open_dialog(self) -> None:
         start = str(self.document.path.parent) if self.document.path else ""
-        name, _ = QFileDialog.getOpenFileName(self, "Open pattern", start, FILTER)
+        name, _ = QFileDialog.getOpenFileName(self, "Open pattern", start, OPEN_FILTER)
         if name:
             self.open_path(name)
 
