@@ -91,9 +91,10 @@ def test_nan_and_infinity_are_refused(tmp_path, capsys, literal):
     assert_one_line(code, out, err, path, f"{literal} is not a number sectorviz accepts")
 
 
-def test_overflowing_floats_are_fractional_numbers(tmp_path, capsys):
+def test_overflowing_floats_are_not_finite_numbers(tmp_path, capsys):
+    """A param may be a float (a kernel's float argument), never an infinite one."""
     code, out, err, path = report(capsys, tmp_path, with_literal(("params", "n"), "1e999999"))
-    assert_one_line(code, out, err, path, "params.n: expected an integer, got a fractional number")
+    assert_one_line(code, out, err, path, "params.n: inf is not a finite number")
 
 
 @pytest.mark.parametrize("where", [("params", "n"), ("arrays", "x", "length"), ("let", "i")])
