@@ -61,3 +61,10 @@ def test_setup_maps_resources_into_the_package(monkeypatch):
     assert data["package-data"]["sectorviz.resources"] == ["**/*"]
     assert "packages" not in data  # setup.py lists them
 
+
+
+def test_wheel_check_reports_the_installed_example_from_outside():
+    text = (ROOT / ".ci" / "wheel.sh").read_text()
+    assert "$root/resources" not in text  # the installed package's example, not the checkout's
+    assert "default_example" in text and "mktemp -d" in text
+    assert "--install-desktop" in text and "XDG_DATA_HOME=" in text
