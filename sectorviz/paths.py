@@ -1,4 +1,6 @@
-"""Where bundled resources live: beside the package in a checkout, under _MEIPASS in a bundle."""
+"""Where bundled resources live: under _MEIPASS in a bundle, inside the package in a wheel
+install (setup.py maps the checkout's resources/ to sectorviz/resources), beside the package in
+a checkout or an editable install (<repo>/resources, the one copy)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,11 @@ def resources_dir() -> Path:
     bundled = getattr(sys, "_MEIPASS", None)
     if bundled:
         return Path(bundled) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"
+    package = Path(__file__).resolve().parent
+    installed = package / "resources"
+    if installed.is_dir():
+        return installed
+    return package.parent / "resources"
 
 
 def examples_dir() -> Path:
