@@ -55,6 +55,7 @@ from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .include_dialog import SETTING as INCLUDE_SETTING
 from .include_dialog import IncludeFoldersDialog
+from .lessons import example_title, lesson_groups
 from .overview import OverviewView
 from .present import Presentation
 from .sheet_view import SheetView
@@ -543,10 +544,21 @@ class MainWindow(QMainWindow):
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         examples = file.addMenu("E&xamples")
-        for i, path in enumerate(example_paths()):
-            key = f"Ctrl+Alt+{i + 1}" if i < 9 else None
-            self._action(examples, path.name.removesuffix(SUFFIX), key,
-                         lambda _=False, p=path: self.open_example(p), f"example:{path.name}")
+        examples.setObjectName("examplesMenu")
+        paths = {p.name.removesuffix(SUFFIX): p for p in example_paths()}
+        i = 0
+        for lesson, stems in lesson_groups(list(paths)):
+            sub = examples.addMenu(lesson)
+            sub.setObjectName(f"lesson:{lesson}")
+            for stem in stems:
+                key = f"Ctrl+Alt+{i + 1}" if i < 9 else None
+                i += 1
+                path = paths[stem]
+                action = self._action(sub, example_title(path).replace("&", "&&"), key,
+                                      lambda _=False, p=path: self.open_example(p),
+                                      f"example:{path.name}")
+                action.setToolTip(path.name)
+            sub.setToolTipsVisible(True)
         file.addSeparator()
         self._action(file, "&Save", QKeySequence.Save, self.save, "save")
         self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
