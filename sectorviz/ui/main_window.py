@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QProgressBar,
+    QTabBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -55,6 +56,7 @@ from .help import show_about, show_guide
 from .histogram_view import HistogramView
 from .include_dialog import SETTING as INCLUDE_SETTING
 from .include_dialog import IncludeFoldersDialog
+from .lessons import example_title, lesson_groups
 from .overview import OverviewView
 from .present import Presentation
 from .sheet_view import SheetView
@@ -85,6 +87,9 @@ KERNEL_MAX_FRACTION = 0.42  # ... on the Kernel tab, whose code needs its column
 EDITOR_PERCENT = SHEET_PERCENT = 22  # the least each side dock gets, of the window's width
 DOCKS_PERCENT = 46  # editor and sheet together, at least: the grid keeps the rest (>= 36%)
 SHOW_PROGRESS_MS = 300  # a grid analysis running this long shows its progress and Cancel
+# the docks' full names, for the View menu and the tooltips of their tabs (titled short)
+DOCK_NAMES = {"Sheet": "Accounting sheet", "Overview": "Kernel overview",
+              "Histogram": "Sectors per request histogram"}
 EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, Qt.Key_End,
                 Qt.Key_Space}
 
@@ -442,12 +447,11 @@ class MainWindow(QMainWindow):
                              (Qt.BottomRightCorner, Qt.RightDockWidgetArea)):
             self.setCorner(corner, area)  # the bottom docks sit under the grid only
         self.editor_dock = self._dock("Pattern", "editorDock", self.editor, Qt.LeftDockWidgetArea)
-        self.sheet_dock = self._dock("Accounting sheet", "sheetDock", self.sheet,
-                                     Qt.RightDockWidgetArea)
-        self.overview_dock = self._dock("Kernel overview", "overviewDock", self.overview,
+        self.sheet_dock = self._dock("Sheet", "sheetDock", self.sheet, Qt.RightDockWidgetArea)
+        self.overview_dock = self._dock("Overview", "overviewDock", self.overview,
                                         Qt.BottomDockWidgetArea)
-        self.histogram_dock = self._dock("Sectors per request", "histogramDock",
-                                         self.histogram, Qt.BottomDockWidgetArea)
+        self.histogram_dock = self._dock("Histogram", "histogramDock", self.histogram,
+                                         Qt.BottomDockWidgetArea)
         self.sweep_dock = self._dock("Sweep", "sweepDock", self.sweep, Qt.BottomDockWidgetArea)
         self.sweep_dock.hide()  # until Tools > Sweep…
         self.statusBar().addWidget(self.message, 1)
@@ -489,12 +493,24 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(self.sheet_dock, self.overview_dock)
             self.tabifyDockWidget(self.overview_dock, self.histogram_dock)
             self.sheet_dock.raise_()
+            self.name_dock_tabs()
             return
         self.addDockWidget(Qt.BottomDockWidgetArea, self.overview_dock)
         self.splitDockWidget(self.overview_dock, self.histogram_dock, Qt.Horizontal)
         self.resizeDocks([self.overview_dock, self.histogram_dock], [3, 2], Qt.Horizontal)
         tall = self.height() * PLOTS_HEIGHT_PERCENT // 100  # the grid keeps the rest
         self.resizeDocks([self.overview_dock, self.histogram_dock], [tall, tall], Qt.Vertical)
+
+    def name_dock_tabs(self) -> None:
+        """Tabbed docks show their short titles (whole at 1280 x 720); each tab's tooltip is
+        the dock's full name (DOCK_NAMES)."""
+        for bar in self.findChildren(QTabBar):
+            if bar.parent() is not self:
+                continue  # a tab widget's own bar (the editor's), not a dock area's
+            for i in range(bar.count()):
+                full = DOCK_NAMES.get(bar.tabText(i).replace("&", ""))
+                if full:
+                    bar.setTabToolTip(i, full)
 
     def _share_docks(self, editor: int) -> None:
         """Editor and sheet dock widths: the editor at least `editor` pixels, wider on the
@@ -522,6 +538,8 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self, objectName=name)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
+        # docks dragged into tabs get a new tab bar: name its tabs once laid out
+        dock.dockLocationChanged.connect(lambda: QTimer.singleShot(0, self, self.name_dock_tabs))
         return dock
 
     def _action(self, menu: QMenu, text: str, shortcut, slot, name: str = "",
@@ -543,10 +561,21 @@ class MainWindow(QMainWindow):
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         examples = file.addMenu("E&xamples")
-        for i, path in enumerate(example_paths()):
-            key = f"Ctrl+Alt+{i + 1}" if i < 9 else None
-            self._action(examples, path.name.removesuffix(SUFFIX), key,
-                         lambda _=False, p=path: self.open_example(p), f"example:{path.name}")
+        examples.setObjectName("examplesMenu")
+        paths = {p.name.removesuffix(SUFFIX): p for p in example_paths()}
+        i = 0
+        for lesson, stems in lesson_groups(list(paths)):
+            sub = examples.addMenu(lesson)
+            sub.setObjectName(f"lesson:{lesson}")
+            for stem in stems:
+                key = f"Ctrl+Alt+{i + 1}" if i < 9 else None
+                i += 1
+                path = paths[stem]
+                action = self._action(sub, example_title(path).replace("&", "&&"), key,
+                                      lambda _=False, p=path: self.open_example(p),
+                                      f"example:{path.name}")
+                action.setToolTip(path.name)
+            sub.setToolTipsVisible(True)
         file.addSeparator()
         self._action(file, "&Save", QKeySequence.Save, self.save, "save")
         self._action(file, "Save &As…", QKeySequence("Ctrl+Shift+S"), self.save_as, "saveAs")
@@ -591,6 +620,7 @@ class MainWindow(QMainWindow):
         for dock, key in ((self.editor_dock, "Ctrl+1"), (self.sheet_dock, "Ctrl+2"),
                           (self.overview_dock, "Ctrl+3"), (self.histogram_dock, "Ctrl+4")):
             toggle = dock.toggleViewAction()
+            toggle.setText(DOCK_NAMES.get(dock.windowTitle(), dock.windowTitle()))
             toggle.setShortcut(QKeySequence(key))
             view.addAction(toggle)
 

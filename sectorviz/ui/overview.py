@@ -3,7 +3,11 @@ request against the ideal: sectorviz.scene.overview's one binning rule and the p
 colours, as in the exported overview), with a bottom row marking atypical warps in a colour
 of its own (the window's accent, no waste class). A click selects that warp (and
 instruction); hovering a row says its whole name and how many warps are unusual for it.
-Row names longer than LABEL_CHARS are elided in the middle.
+Row names longer than LABEL_CHARS are elided in the middle of their statement text only: the
+line number, the op and copy number ("ld.shared.f32 (3 of 32)") and "(shared)" stay, so
+unrolled copies and ld/st pairs of one line read apart. A row whose instruction made no
+request in any warp (a complete run) is kept, so rows keep their numbers, and says
+"not executed".
 
 Wide grids are binned: a column stands for consecutive warps (their sectors over their
 requests); a bin is atypical if any of its warps is. Large pictures are binned off the UI
@@ -12,6 +16,7 @@ thread, so partial results of a long run never stall it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -44,10 +49,35 @@ SYNC_PARTIAL_CELLS = 2**16  # the same for a partial result (an analysis runs be
 AXIS_PIXELS = 58  # the warp axis, its label and the plot's margins, pixels
 LABEL_CHARS = 30  # row names wider than this many average characters are elided in the middle
 ATYPICAL_ROW = "atypical warps"
+NOT_EXECUTED = "not executed"
+NOT_EXECUTED_TIP = ("not executed: 0 requests in every warp (the row is kept so the rows "
+                    "keep their numbers)")
+MIN_TEXT_CHARS = 6  # the least of a row's statement text shown, in average characters
+# "line 26: " | statement text | ", ld.shared.f32 (3 of 32) (shared)"
+_HEAD = re.compile(r"^(\d+: )?(line \d+: )?")
+_TAIL = re.compile(r"(, [A-Za-z_][\w.]*)?( \(\d+ of \d+\))?( \(shared\))?$")
 ATYPICAL_TIP = ("atypical warps (bottom row): a partial warp, a warp that skips an instruction "
                 "others run (an if (tid == 0)), or one whose sectors per request for an "
                 "instruction differ from that instruction's typical count; not a cost in "
                 "itself: each instruction's colour says what it costs")
+
+
+def row_parts(name: str) -> tuple[str, str, str]:
+    """A row's name -> (head, text, tail): the row and line numbers, the statement text (the
+    part elided when the name is too long), and the op, copy number and "(shared)"."""
+    head = _HEAD.match(name).group(0)  # type: ignore[union-attr]
+    rest = name[len(head):]
+    tail = _TAIL.search(rest).group(0)  # type: ignore[union-attr]
+    return head, rest[:len(rest) - len(tail)], tail
+
+
+def not_executed(analysis: Analysis | None) -> tuple[bool, ...]:
+    """Per row (global instructions, then shared): no request in any warp; all False until
+    the run is complete (a partial run has not seen every warp)."""
+    if analysis is None or analysis.warps_done is not None:
+        return ()
+    return tuple(st.requests == 0 for st in analysis.instructions) + tuple(
+        st.requests == 0 for st in analysis.shared)
 
 
 def unusual_by_instruction(analysis: Analysis) -> np.ndarray:
@@ -174,6 +204,8 @@ class OverviewView(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self._names: list[str] = []  # each row's whole name, bottom row last
+        self._idle: tuple[bool, ...] = ()  # per row: not executed (a complete run)
+        self._ticks: list[tuple[float, str]] = []  # each row's label, as drawn
         self._unusual: tuple[int, ...] = ()
         self._wanted: Analysis | None = None  # the analysis being binned off the UI thread
         self._pool = QThreadPool(self)
@@ -235,6 +267,8 @@ class OverviewView(QWidget):
             return ATYPICAL_TIP
         if not 0 <= row < len(self._names):
             return ""
+        if row < len(self._idle) and self._idle[row]:
+            return f"{self._names[row]}\n{NOT_EXECUTED_TIP}"
         if row < len(self._unusual):
             return (f"{self._names[row]}\n{counted(self._unusual[row], 'warp')} unlike its "
                     "typical warp (skipping it, or other sectors per request)")
@@ -258,11 +292,8 @@ class OverviewView(QWidget):
         metrics = QFontMetrics(left.font())
         self._names = [f"{k}: {name}" for k, name in enumerate(instruction_names(kernel))]
         self._names.append(ATYPICAL_ROW)
-        room = metrics.averageCharWidth() * LABEL_CHARS
-        ticks = [(k + 0.5, metrics.elidedText(name, Qt.ElideMiddle, room))
-                 for k, name in enumerate(self._names)]
-        left.setTicks([ticks])
-        left.setWidth(max(metrics.horizontalAdvance(t) for _, t in ticks) + 14)
+        self._idle = ()
+        ticks = self._label_rows()
         # every row's name readable: a line of text a row, above the warp axis
         self.plot.setMinimumHeight(len(ticks) * (metrics.height() + 2) + AXIS_PIXELS)
         self.plot.setLabel("bottom", "warp (launch order)")
@@ -273,6 +304,30 @@ class OverviewView(QWidget):
             [[(w + 0.5, str(w)) for w in range(0, kernel.warps, step)]] if kernel.warps <= 64
             else None)
         self.legend.setText(self._legend_html())
+
+    def row_labels(self) -> list[str]:
+        """Each row's label as drawn, bottom row last."""
+        return [text for _, text in self._ticks]
+
+    def _label_rows(self) -> list[tuple[float, str]]:
+        """Label the rows: a name too long loses the middle of its statement text only;
+        an instruction not executed says so."""
+        left = self.plot.getAxis("left")
+        metrics = QFontMetrics(left.font())
+        room, least = (metrics.averageCharWidth() * n for n in (LABEL_CHARS, MIN_TEXT_CHARS))
+        ticks = []
+        for k, name in enumerate(self._names):
+            head, text, tail = row_parts(name)
+            if k < len(self._idle) and self._idle[k]:
+                tail += f" {NOT_EXECUTED}"
+            if metrics.horizontalAdvance(name) > room:
+                fits = max(least, room - metrics.horizontalAdvance(head + tail))
+                text = metrics.elidedText(text, Qt.ElideMiddle, fits)
+            ticks.append((k + 0.5, head + text + tail))
+        left.setTicks([ticks])
+        left.setWidth(max(metrics.horizontalAdvance(t) for _, t in ticks) + 14)
+        self._ticks = ticks
+        return ticks
 
     def _shape(self) -> tuple:
         """What a strip is drawn against: the file, the kernel's warps and instruction rows."""
@@ -330,6 +385,10 @@ class OverviewView(QWidget):
         self.image.setImage(np.concatenate([rgba, marks], axis=0), autoLevels=False)
         self._shown = self._shape()
         self._unusual = pic.unusual
+        idle = not_executed(analysis)
+        if idle != self._idle:
+            self._idle = idle
+            self._label_rows()
         self.image.setRect(QRectF(0, 0, kernel.warps, n + 1))
         self.plot.setXRange(0, kernel.warps, padding=0)
         self.plot.setYRange(0, n + 1, padding=0)
