@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import signal
-import threading
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from ..exits import UsageError
 from .executor import LOCAL, Done, TaskFn
-from .pool import Progress, Task
+from .pool import Progress, Task, started_ignoring_interrupts
 from .shipping import lost, run_shipped, ship_all
 
 if TYPE_CHECKING:
@@ -105,13 +103,7 @@ def _local_cluster(jobs: int) -> Any:
             return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
                                 host="127.0.0.1", dashboard_address=":0",
                                 silence_logs=logging.CRITICAL)
-    if threading.current_thread() is not threading.main_thread():
-        return start()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        return start()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return started_ignoring_interrupts(start)
 
 
 def _as_completed(futures: dict[Any, int]) -> Iterator[Any]:

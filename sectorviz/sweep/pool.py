@@ -17,7 +17,9 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
+
+T = TypeVar("T")
 
 Task = Any  # picklable: a task's function is a module-level function of one argument
 
@@ -76,8 +78,13 @@ def _spawn_pool(jobs: int) -> multiprocessing.pool.Pool:
     """A pool of `jobs` spawned workers that ignore SIGINT: the parent ignores it while it
     starts them (from the main thread; from another, Python cannot change signals), and a
     worker the pool starts later to replace one ignores it once its initializer runs."""
-    def start() -> multiprocessing.pool.Pool:
-        return multiprocessing.get_context("spawn").Pool(jobs, initializer=_ignore_interrupt)
+    return started_ignoring_interrupts(lambda: multiprocessing.get_context("spawn").Pool(
+        jobs, initializer=_ignore_interrupt))
+
+
+def started_ignoring_interrupts(start: Callable[[], T]) -> T:
+    """start() with SIGINT ignored while it runs (from the main thread; from another, Python
+    cannot change signals), so the worker processes it starts inherit the ignoring."""
     if threading.current_thread() is not threading.main_thread():
         return start()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
