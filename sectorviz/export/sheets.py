@@ -106,22 +106,38 @@ def sheet_markdown(sheet: Sheet) -> str:
     return "\n".join(out) + "\n"
 
 
+def breakable(text: str, after: str = "_.") -> str:
+    """Text as LaTeX that may break after each of the characters `after` (a metric name,
+    `l1tex__t_sectors...`, runs past a column otherwise)."""
+    escaped = latex_text(text)
+    for ch in after:
+        token = r"\_" if ch == "_" else ch
+        escaped = escaped.replace(token, token + r"\allowbreak{}")
+    return escaped
+
+
 def sheet_latex(sheet: Sheet) -> str:
-    """A booktabs `tabular` (needs \\usepackage{booktabs}): item, value, note columns, each step
-    a bold row under a midrule; metrics in \\texttt."""
+    """A booktabs `longtable` of ragged-right columns (needs \\usepackage{array,booktabs,
+    longtable}), captioned with the sheet's title, that breaks across pages (the header
+    repeated on each): item, value, note columns, each step a bold row under a midrule;
+    metrics in \\texttt, breakable after each `_` and `.` (in the notes after each `_`)."""
     def row(r) -> str:
-        note = "; ".join(x for x in (latex_text(r.note), rf"\texttt{{{latex_text(r.code)}}}"
-                                     if r.code else "") if x)
+        note = "; ".join(x for x in (breakable(r.note, "_"),
+                                     rf"\texttt{{{breakable(r.code)}}}" if r.code else "") if x)
         return f"{latex_text(r.label)} & {latex_text(r.value)} & {note} \\\\"
 
-    lines = [f"% {latex_text(sheet.title.replace(chr(10), ' '))}",
-             r"\begin{tabular}{p{0.25\linewidth}p{0.25\linewidth}p{0.42\linewidth}}",
-             r"\toprule", r"item & value & note \\"]
-    lines += [r"\midrule"] + [row(r) for r in sheet.answer]
+    title = latex_text(sheet.title.replace(chr(10), " "))
+    head = [r"\toprule", r"item & value & note \\", r"\midrule"]
+    ragged = r">{\raggedright\arraybackslash}p"
+    lines = [f"% {title}", r"% needs \usepackage{array,booktabs,longtable}",
+             rf"\begin{{longtable}}{{{ragged}{{0.22\linewidth}}{ragged}{{0.22\linewidth}}"
+             rf"{ragged}{{0.42\linewidth}}}}",
+             rf"\caption{{{title}}} \\", *head, r"\endfirsthead", *head, r"\endhead"]
+    lines += [row(r) for r in sheet.answer]
     for step in sheet.steps:
         lines += [r"\midrule",
-                  rf"\multicolumn{{3}}{{l}}{{\textbf{{{step.number}. "
+                  rf"\multicolumn{{3}}{{p{{0.86\linewidth}}}}{{\textbf{{{step.number}. "
                   rf"{latex_text(step.title)}}}}} \\"]
         lines += [row(r) for r in step.rows]
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"\bottomrule", r"\end{longtable}"]
     return "\n".join(lines) + "\n"

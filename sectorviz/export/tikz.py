@@ -41,6 +41,8 @@ def scene_tikz(scene: Scene, transparent: bool = False) -> str:
                         rf"text={colour(s.fill)}, font={font}{rotate}] at ({num(s.x)},{num(s.y)}) "
                         rf"{{{latex_text(s.text)}}};")
     head = [f"% {latex_text(scene.title.replace(chr(10), ' '))}", r"% needs \usepackage{tikz}",
+            rf"% {num(0.75 * scene.width)} pt wide; to fit a column: "
+            r"\resizebox{\linewidth}{!}{\input{this-file.tex}}",
             r"\begin{tikzpicture}[x=0.75pt, y=-0.75pt]"]
     head += [rf"\definecolor{{{name}}}{{HTML}}{{{hex_colour[1:].upper()}}}"
              for hex_colour, name in colours.items()]

@@ -110,7 +110,7 @@ def test_comparison_sheets(tmp_path, capsys):
     assert "| store c[col][row] → store c[out_row][out_col] | 32 → 4 sectors, 8x less |" in \
         paths[".md"].read_text()
     tex = paths[".tex"].read_text()
-    assert r"\begin{tabular}" in tex
+    assert r"\begin{longtable}" in tex
     assert tex.isascii()  # arrows and dashes as LaTeX commands: pdflatex needs no set-up
     assert r"32 $\rightarrow$ 4 sectors" in tex and "---" in tex
 

@@ -5,6 +5,8 @@ import csv
 import io
 import json
 import re
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -83,9 +85,14 @@ def test_markdown_and_latex_hold_every_row(crossing):
         for r in step.rows:
             assert f"| {r.label} | {r.value} |" in md
             assert f"{latex_text(r.label)} & {latex_text(r.value)} &" in tex
-    assert tex.count(r"\toprule") == tex.count(r"\bottomrule") == 1
+    assert tex.count(r"\toprule") == 2 and tex.count(r"\bottomrule") == 1  # head, page heads
+    assert r"\begin{longtable}" in tex and r"\endhead" in tex and r"\end{longtable}" in tex
+    assert tex.splitlines()[1] == r"% needs \usepackage{array,booktabs,longtable}"
+    assert rf"\caption{{{latex_text(sheet.title)}}}" in tex
     assert tex.count(r"\multicolumn{3}") == 5
-    assert r"\texttt{l1tex\_\_t\_sectors\_pipe\_lsu\_mem\_global\_op\_ld.sum}" in tex
+    assert (r"\texttt{l1tex\_\allowbreak{}\_\allowbreak{}t\_\allowbreak{}sectors\_\allowbreak{}"
+            r"pipe\_\allowbreak{}lsu\_\allowbreak{}mem\_\allowbreak{}global\_\allowbreak{}"
+            r"op\_\allowbreak{}ld.\allowbreak{}sum}") in tex  # breaks inside a column
 
 
 def test_report_prints_the_same_rows(capsys, example):
@@ -162,3 +169,17 @@ def test_the_worst_global_instruction_in_json(capsys):
     assert worst["ratio"] == 8.0 and worst["per_request"] == 32.0
     assert main(["report", "--json", str(examples_dir() / "float4-load.sectorviz.json")]) == 0
     assert json.loads(capsys.readouterr().out)["worst"] is None
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex missing")
+def test_the_latex_sheet_compiles_within_its_page(tmp_path, crossing):
+    """A longtable of the whole sheet in an article: no overfull box (the metric names
+    break), as the file's own first lines say to include it."""
+    (tmp_path / "sheet.tex").write_text(sheet_latex(sheet_of(crossing)))
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\usepackage{array,booktabs,longtable}\\begin{document}\n"
+        "\\input{sheet.tex}\n\\end{document}\n")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "Overfull \\hbox" not in proc.stdout

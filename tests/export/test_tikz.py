@@ -15,7 +15,9 @@ def test_one_command_per_shape(crossing):
     scene = diagram_scene(crossing, DiagramSpec())
     tikz = scene_tikz(scene, transparent=True)
     lines = tikz.splitlines()
-    assert lines[2] == r"\begin{tikzpicture}[x=0.75pt, y=-0.75pt]"
+    assert lines[2].endswith(r"pt wide; to fit a column: \resizebox{\linewidth}{!}"
+                             r"{\input{this-file.tex}}")  # how to scale it, in the file
+    assert lines[3] == r"\begin{tikzpicture}[x=0.75pt, y=-0.75pt]"
     assert lines[-1] == r"\end{tikzpicture}"
     assert sum(line.startswith(r"\fill") for line in lines) == \
         sum(isinstance(s, Rect) for s in scene.shapes)
