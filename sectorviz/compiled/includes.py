@@ -170,7 +170,7 @@ class IncludePolicy:
                     return None
                 raise PatternError(place, f"{what} {printable(repr(name))}, outside the "
                                           "pattern's root; refused")
-            exists = os.path.exists(real) and not os.path.isdir(real)
+            exists = holds_file(real)
             self.scan.lookups[real] = exists
             if exists:
                 return real
@@ -182,6 +182,12 @@ class IncludePolicy:
 
     def _compiler_header(self, path: str) -> bool:
         return any(lies_in(path, d) for d in self.system)
+
+
+def holds_file(path: str) -> bool:
+    """Whether a lookup finds a file at `path` (anything but a folder: a FIFO is found, then
+    refused when read); the PTX cache asks the same question again of a stored lookup."""
+    return os.path.exists(path) and not os.path.isdir(path)
 
 
 def _header_name(reading: Tokens, toks: list[Token] | tuple[Token, ...],

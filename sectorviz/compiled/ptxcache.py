@@ -22,6 +22,7 @@ from pathlib import Path
 from ..atomic import write_atomic
 from ..model.errors import PatternError
 from ..model.files import MAX_TEXT_BYTES, read_bytes
+from .includes import holds_file
 
 CACHE_FORMAT = 2
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
@@ -89,12 +90,7 @@ def _still_holds(entry: dict) -> bool:
     """Whether the entry's PTX, files and lookups are as they were when it was stored."""
     return ptx_digest(entry["ptx"]) == entry["ptx_sha256"] and \
         all(file_digest(f) == d for f, d in entry["files"].items()) and \
-        all(_is_file(p) == b for p, b in entry["lookups"].items())
-
-
-def _is_file(path: str) -> bool:
-    """How includes.py's lookups tell whether a path holds a file (anything but a folder)."""
-    return os.path.exists(path) and not os.path.isdir(path)
+        all(holds_file(p) == b for p, b in entry["lookups"].items())
 
 
 def ptx_digest(ptx: str) -> str:
