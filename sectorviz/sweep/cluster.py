@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 INSTALL = "pip install sectorviz[cluster]"
 CONNECT_TIMEOUT_S = 30  # reaching the scheduler
 
+RETRIES = 2  # a point's own errors are results; what raises is the cluster (a worker lost
+# mid-task, a scheduler hiccup), so a raising point runs again before it becomes a gap
+
 
 def require_distributed(prog: str) -> None:
     """UsageError, one line saying what to install, when Dask's distributed is missing."""
@@ -54,12 +57,12 @@ class Cluster:
         results: dict[int, dict] = {}
         with self._client() as client, Progress(len(tasks), unit, quiet) as step:
             run = uuid.uuid4().hex
-            futures = {client.submit(run_shipped, s, key=f"sectorviz-{run}-{i}", pure=False): i
-                       for i, s in enumerate(shipped)}
+            futures = {client.submit(run_shipped, s, key=f"sectorviz-{run}-{i}", pure=False,
+                                     retries=RETRIES): i for i, s in enumerate(shipped)}
             try:
                 for future in _as_completed(futures):
                     i = futures[future]
-                    results[i] = _result(future, tasks[i])
+                    results[i] = _result(client, future, shipped[i], tasks[i])
                     step()
                     if done is not None:
                         done(i, results[i])
@@ -111,12 +114,18 @@ def _as_completed(futures: dict[Any, int]) -> Iterator[Any]:
     return iter(as_completed(list(futures)))
 
 
-def _result(future: Any, task: Task) -> dict:
-    """A finished future's result, or the gap of a task the cluster gave up on."""
+def _result(client: Client, future: Any, shipped: Any, task: Task) -> dict:
+    """A finished future's result; where it raised (the cluster lost it: a killed worker, a
+    client-side error of Dask's as the worker goes), the point submitted once more under a
+    new key and awaited; where that raises too, the gap of a task the cluster gave up on."""
     try:
         result: dict = future.result()
-    except Exception as err:  # noqa: BLE001 - a lost worker, a cancelled task
-        return lost(task, f"the cluster could not run it: {_one_line(err)}")
+    except Exception:  # noqa: BLE001 - a lost worker, a cancelled task: run it again
+        try:
+            result = client.submit(run_shipped, shipped, key=f"{future.key}-again",
+                                   pure=False).result()
+        except Exception as err:  # noqa: BLE001 - lost twice: a gap with its reason
+            return lost(task, f"the cluster could not run it: {_one_line(err)}")
     return result
 
 
