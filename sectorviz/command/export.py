@@ -25,6 +25,7 @@ from ..export.formats import (
     scene_bytes,
     sheet_bytes,
 )
+from ..export.latex_document import standalone_latex
 from ..gather.compare import SideError, load_comparison, side_pair
 from ..model import Pattern, PatternError, load_pattern
 from ..model.budget import work_budget
@@ -39,8 +40,10 @@ from .flags import (
     add_engine_flags,
     add_include_flag,
     add_machine_flags,
+    add_standalone_flag,
     pattern_error_line,
     run_budget,
+    standalone_problem,
     with_engine,
     with_machine,
 )
@@ -79,6 +82,7 @@ def export_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-caption", dest="caption", action="store_false",
                    help="leave out the caption")
     p.add_argument("--sheet", action="store_true", help="write the accounting sheet (.tex)")
+    add_standalone_flag(p)
     p.add_argument("--compare", metavar="B",
                    help="compare with pattern B: the two grids under the headline ratio, "
                         "or the comparison sheet")
@@ -128,6 +132,7 @@ def _check(args: argparse.Namespace, suffix: str) -> None:
     if args.warps is not None and args.kind in ("overview", "histogram"):
         raise UsageError("sectorviz export: --warps draws grid or warp diagrams, "
                          f"not {args.kind}")
+    standalone_problem(args, "export", suffix)
 
 
 def run_export(argv: list[str]) -> int:
@@ -154,7 +159,8 @@ def run_export(argv: list[str]) -> int:
                 files = _diagrams(with_engine(load_pattern(args.file, tuple(args.include_dir)),
                                               args), args, out, suffix, warps)
             for path, data in files:
-                write_atomic(path, data())
+                write_atomic(path, standalone_latex(data().decode(), sheet).encode()
+                             if args.standalone else data())
     except SideError as err:
         return fail(str(err))
     except PatternError as err:

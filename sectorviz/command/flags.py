@@ -45,6 +45,20 @@ def add_budget_flag(p: argparse.ArgumentParser) -> None:
                         f"steps (default {DEFAULT_WORK:,} = 2^28, about 10 s; e.g. 2^32, 1e10)")
 
 
+def add_standalone_flag(p: argparse.ArgumentParser) -> None:
+    """`--standalone`: a .tex output as a whole document (export/latex_document.py)."""
+    p.add_argument("--standalone", action="store_true",
+                   help="with a .tex OUT: a whole document that pdflatex compiles on its own "
+                        "(a diagram in the standalone class, a sheet in an article)")
+
+
+def standalone_problem(args: argparse.Namespace, command: str, suffix: str | None) -> None:
+    """UsageError when --standalone is given for an output that is not .tex."""
+    if args.standalone and suffix != ".tex":
+        raise UsageError(f"sectorviz {command}: --standalone writes a .tex document, not "
+                         f"{suffix or 'a file without suffix'}")
+
+
 def _units(text: str) -> int:
     try:
         return parse_units(text)

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..atomic import check_output, write_atomic
 from ..exits import UsageError, fail
 from ..export.formats import DIAGRAM_SUFFIXES, scene_bytes
+from ..export.latex_document import standalone_latex
 from ..model import PatternError, load_pattern
 from ..scene.palette import DEFAULT_THEME, THEMES, theme
 from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, Doc, sweep_chart_scene
@@ -32,7 +33,9 @@ from .flags import (
     OneLineParser,
     add_budget_flag,
     add_machine_flags,
+    add_standalone_flag,
     pattern_error_line,
+    standalone_problem,
     with_machine,
 )
 
@@ -105,6 +108,7 @@ def sweep_parser() -> argparse.ArgumentParser:
                    help=f"the chart's colours (default {DEFAULT_THEME})")
     p.add_argument("--scale", type=float, default=1.5, metavar="S",
                    help="PNG pixels per chart unit, 1 to 4 (default 1.5: 1920 x 1080)")
+    add_standalone_flag(p)
     add_jobs_flag(p)
     add_budget_flag(p)
     add_machine_flags(p)
@@ -158,6 +162,7 @@ def _checked_arguments(args: argparse.Namespace, names: list[str]) -> str | None
     if suffix in DIAGRAM_SUFFIXES and len(names) > 2:
         raise UsageError("sectorviz sweep: the chart draws one or two params; write the table "
                          "(.csv, .md) or --json for more")
+    standalone_problem(args, "sweep", suffix)
     if args.output is not None:
         check_output(args.output)
     return suffix
@@ -169,4 +174,5 @@ def _output_bytes(title: str, names: list[str], points: list[Doc], args: argpars
     if suffix in TABLE_WRITERS:
         return TABLE_WRITERS[suffix](sweep_table(names, points)).encode()
     scene = sweep_chart_scene(title, names, points, args.metric, theme(args.theme))
-    return scene_bytes(scene, suffix, args.scale)
+    chart = scene_bytes(scene, suffix, args.scale)
+    return standalone_latex(chart.decode(), sheet=False).encode() if args.standalone else chart
