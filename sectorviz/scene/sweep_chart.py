@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from .palette import Theme
 from .parts import MARGIN, caption, legend
-from .shapes import Line, Rect, Scene, Shape, Text
+from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .words import counted
 
 Doc = dict[str, Any]  # a JSON document: a `report --json` one, or a part of it
@@ -136,6 +136,35 @@ def tick_text(v: float) -> str:
     return f"{v:.3g}"
 
 
+def labelled_points(xs: list[float], series: list[Series], px: Callable[[float], float],
+                    size: float) -> set[int]:
+    """The indices of the parameter values that get a tick label: the first and last, then
+    each line's lowest and highest points (ties included: the values a reader looks for),
+    then every
+    k-th value (at most MAX_TICKS in all), each kept only where its label (at `size`) does
+    not touch one already kept (x from `px`, in units)."""
+    every = max(1, math.ceil(len(xs) / MAX_TICKS))
+    extremes = [j for s in series for pick in (min, max) for j in _extreme_points(s.values, pick)]
+    kept: list[tuple[float, float]] = []  # (left, right) of each kept label
+    chosen: set[int] = set()
+    for j in dict.fromkeys([0, len(xs) - 1, *extremes, *range(0, len(xs), every)]):
+        half = text_width(f"{xs[j]:,}", size) / 2 + size / 2
+        x = px(xs[j])
+        if all(x + half <= a or x - half >= b for a, b in kept):
+            kept.append((x - half, x + half))
+            chosen.add(j)
+    return chosen
+
+
+def _extreme_points(values: tuple[float | None, ...],
+                    pick: Callable[[list[float]], float]) -> list[int]:
+    """Indices where a line takes its `pick` (min or max) value, every tie; none for a line
+    without values or where it holds at over a quarter of the points (nothing stands out)."""
+    present = [v for v in values if v is not None]
+    ties = [j for j, v in enumerate(values) if present and v == pick(present)]
+    return ties if len(ties) <= max(1, len(values) // 4) else []
+
+
 def _panel_grid(panels: int) -> tuple[int, int]:
     """(columns, rows) for `panels` panels on a 16:9 canvas."""
     cols = min(panels, max(1, math.ceil(math.sqrt(panels * 16 / 9))))
@@ -226,10 +255,10 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
                            anchor="end", css="tick-label"))
     shapes.append(Text(left - AXIS_LEFT + small, top_y + h / 2, label, small, th.muted,
                        anchor="middle", rotate=True, css="axis"))
-    every = max(1, math.ceil(len(xs) / MAX_TICKS))
+    labelled = labelled_points(xs, series, px, small)
     for j, v in enumerate(xs):
         shapes.append(Line(px(v), py(0), px(v), py(0) + 4, th.muted, 1.0, css="tick"))
-        if j % every == 0:
+        if j in labelled:
             shapes.append(Text(px(v), py(0) + 5 + small, f"{v:,}", small, th.muted,
                                anchor="middle", css="tick-label"))
         if "error" in points[j]:

@@ -125,3 +125,19 @@ def test_value_axis(value, expected):
 def test_every_metric_is_drawn():
     for metric in METRICS:
         assert sweep_chart_scene("P", ["s"], POINTS, metric, theme("print")).shapes
+
+
+def test_tick_labels_fall_on_the_lowest_points_and_never_touch():
+    """s = 1..32, conflicts lowest at s = 8, 16, 24, 32 (a padding study): every one of those
+    is labelled (an every-third rule would label 1, 4, 7, ... and miss them all), with 1;
+    no two labels overlap."""
+    points = [{"params": {"s": s}, "report": report((2, 8, 8), (2, 8, 8),
+                                                     (2 if s % 8 == 0 else 32, 2))}
+              for s in range(1, 33)]
+    scene = sweep_chart_scene("pad", ["s"], points, "wavefronts", theme("light"))
+    labels = [t for t in scene.shapes if isinstance(t, Text) and t.css == "tick-label"
+              and t.anchor == "middle"]
+    assert {8, 16, 24, 32, 1} <= {int(t.text) for t in labels}
+    spans = sorted((t.x - text_width(t.text, t.size) / 2, t.x + text_width(t.text, t.size) / 2)
+                   for t in labels)
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
