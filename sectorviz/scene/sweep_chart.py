@@ -179,7 +179,7 @@ def series_colour(i: int, name: str, th: Theme) -> str:
     return colours[i % len(colours)]
 
 
-def _tag(i: int, name: str) -> str:
+def series_tag(i: int, name: str) -> str:
     """The short label at a line's end and in the legend: 1, 2, ... or T for the total."""
     return "T" if name == "total" else str(i + 1)
 
@@ -199,7 +199,7 @@ def sweep_chart_scene(title: str, params: list[str], points: list[Doc], metric: 
         counted(len(points), "point")
     shapes: list[Shape] = []
     y = caption(shapes, head, words, MARGIN, th, WIDTH - 2 * MARGIN)
-    entries = [("rule", series_colour(i, s.name, th), f"{_tag(i, s.name)}  {s.name}")
+    entries = [("rule", series_colour(i, s.name, th), f"{series_tag(i, s.name)}  {s.name}")
                for i, s in enumerate(series)]
     entries.append(("dash", th.muted, "ideal of each line (same colour)"))
     if failed:
@@ -285,7 +285,7 @@ def _panel(shapes: list[Shape], box: tuple[float, float, float, float], name: st
             x, y = px(xs[last]), py(value)
             at = round(y / small)
             shapes.append(Text(x + MARKER + tags.get(at, 0) * small * TAG_ADVANCE, y - MARKER,
-                               _tag(i, s.name), small, colour, bold=True, css="series-tag"))
+                               series_tag(i, s.name), small, colour, bold=True, css="series-tag"))
             tags[at] = tags.get(at, 0) + 1
 
 

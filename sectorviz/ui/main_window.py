@@ -62,7 +62,7 @@ from .present import Presentation
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .stored import StoredSettings
-from .sweep_view import SweepView
+from .sweep_view import SCHEDULER_CHARS, SCHEDULER_SETTING, SweepView
 from .theme import THEMES, apply_theme
 
 MAX_WORK_MILLIONS = 2**31 - 1  # the Work Budget dialog's largest value, in millions
@@ -143,6 +143,8 @@ class MainWindow(QMainWindow):
         self.overview = OverviewView(self.document)
         self.histogram = HistogramView(self.document)
         self.sweep = SweepView(self.document)
+        self.sweep.scheduler.editingFinished.connect(
+            lambda: self.store.setValue(SCHEDULER_SETTING, self.sweep.scheduler.text().strip()))
         self.sheet = SheetView(self.document)
         self.editor = PatternEditor(self.document)
         self.message = QLabel(objectName="statusMessage")
@@ -782,6 +784,7 @@ class MainWindow(QMainWindow):
         speed.setValue(stored.integer("speed", speed.minimum(), speed.maximum(), 4))
         set_default_work(stored.integer("work_budget", 1, MAX_WORK_MILLIONS * 10**6,
                                         DEFAULT_WORK))
+        self.sweep.scheduler.setText(stored.line(SCHEDULER_SETTING, SCHEDULER_CHARS, ""))
         return stored.notes
 
     def resizeEvent(self, ev) -> None:

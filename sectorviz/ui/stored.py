@@ -49,6 +49,14 @@ class StoredSettings:
             return int(text)
         return self._fallback(key, value, default, f"a whole number in [{low:,}, {high:,}]")
 
+    def line(self, key: str, most: int, default: str) -> str:
+        """A stored line of printable text of at most `most` characters -> it, else
+        `default`."""
+        value = self.store.value(key, default)
+        if isinstance(value, str) and len(value) <= most and printable(value) == value:
+            return value
+        return self._fallback(key, value, default, f"a line of at most {most} characters")
+
     def blob(self, key: str) -> QByteArray | None:
         """Stored bytes (a window geometry or layout) -> them, None when absent or not bytes."""
         value = self.store.value(key)

@@ -3,16 +3,21 @@ drawn live as points finish (the lines of scene.sweep_chart: each instruction an
 its ideal dashed, a gap at a failed point), and a click on a point making its value the
 pattern's, as one undoable edit.
 
-The points run on the sweep's process pool (sectorviz.sweep.pool) from a Python thread, so the
-window stays responsive; each finished point comes back through a queued signal. Run again,
-Stop, or a closed window stops the run at its next finished point (the pool's workers are
-terminated then).
+The points run where the "run on" field says, through the executor the command line uses
+(sectorviz.sweep.executor): this machine's process pool when it is empty, else a Dask
+scheduler's address (`local`: a LocalCluster here), from a Python thread, so the window stays
+responsive; each finished point comes back through a queued signal. Run again, Stop, or a
+closed window stops the run at its next finished point (the pool's workers are terminated, a
+cluster's futures cancelled). The legend is a line above the chart (the lines' tags and
+names, as the exported chart has them), never over the curves; the parameter axis labels the
+values the exported chart labels (scene.sweep_chart.labelled_points).
 """
 
 from __future__ import annotations
 
 import math
 import threading
+from html import escape
 
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
@@ -27,16 +32,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..exits import UsageError
 from ..model import PatternError, pattern_from_dict
 from ..model.budget import default_work
 from ..model.errors import internal_error
-from ..scene.sweep_chart import DEFAULT_METRIC, METRICS, metric_series, series_colour
+from ..scene.sweep_chart import (
+    DEFAULT_METRIC,
+    METRICS,
+    Series,
+    labelled_points,
+    metric_series,
+    series_colour,
+    series_tag,
+)
 from ..scene.words import counted
+from ..sweep.executor import Executor, executor_for
 from ..sweep.points import PointTask, point_report, with_params
-from ..sweep.pool import default_jobs, run_tasks
+from ..sweep.pool import default_jobs
 from ..sweep.ranges import parse_param
 from .document import Change, Document
 from .theme import LIGHT, Theme, theme_plot
+
+SCHEDULER_CHARS = 200  # a scheduler address is at most this long
+SCHEDULER_SETTING = "sweep_scheduler"  # the "run on" field, kept in the settings
+TICK_FONT_PX = 11  # the parameter axis's labels, for spacing them (labelled_points)
+RUN_ON = "this machine; or a Dask scheduler: local, tcp://host:8786"
 
 
 class _Stopped(Exception):
@@ -67,7 +87,11 @@ class SweepView(QWidget):
         self._relay.finished.connect(self._on_finished, Qt.QueuedConnection)
         self.params = QComboBox(objectName="sweepParam")
         self.values = QLineEdit(objectName="sweepValues", placeholderText="8,16,32 or 0:3")
+        self.values.setMinimumWidth(self.values.fontMetrics().horizontalAdvance(
+            "8,16,32 or 0:3") + 24)
         self.values.returnPressed.connect(self.start)
+        self.scheduler = QLineEdit(objectName="sweepScheduler", placeholderText=RUN_ON,
+                                   maxLength=SCHEDULER_CHARS, toolTip=RUN_ON)
         self.metric = QComboBox(objectName="sweepMetric")
         self.metric.addItems(list(METRICS))
         self.metric.setCurrentText(DEFAULT_METRIC)
@@ -78,16 +102,21 @@ class SweepView(QWidget):
         self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
         self.plot = pg.PlotWidget(background=LIGHT.base, objectName="sweepPlot")
         self.plot.setMenuEnabled(False)
-        self.plot.addLegend(offset=(-10, 10))
+        self.legend = QLabel(objectName="sweepLegend", wordWrap=True)
         head = QHBoxLayout()
         for label, widget, stretch in (("param", self.params, 0), ("values", self.values, 1),
                                        ("metric", self.metric, 0)):
             head.addWidget(QLabel(label))
             head.addWidget(widget, stretch)
         head.addWidget(self.button)
+        where = QHBoxLayout()
+        where.addWidget(QLabel("run on"))
+        where.addWidget(self.scheduler, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addLayout(head)
+        layout.addLayout(where)
+        layout.addWidget(self.legend)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.status)
         document.changed.connect(self._on_changed)
@@ -103,7 +132,9 @@ class SweepView(QWidget):
             doc = self.document.pattern.to_dict()
             tasks = [PointTask(with_params(doc, {name: v}), self.document.pattern.base_dir,
                                default_work()) for v in values]  # Settings > Work Budget
-        except (ValueError, PatternError) as err:
+            executor = executor_for(self.scheduler.text().strip() or None, self.jobs,
+                                    "sweep")
+        except (ValueError, PatternError, UsageError) as err:
             self.status.setText(str(err))
             return
         self._run += 1
@@ -112,7 +143,7 @@ class SweepView(QWidget):
         self.button.setText("Stop")
         self.status.setText(f"0 of {counted(len(tasks), 'point')}")
         self._draw()
-        threading.Thread(target=self._work, args=(self._run, tasks), daemon=True,
+        threading.Thread(target=self._work, args=(self._run, executor, tasks), daemon=True,
                          name="sectorviz-sweep").start()
 
     def stop(self) -> None:
@@ -120,17 +151,19 @@ class SweepView(QWidget):
         self._run += 1
         self._on_finished(self._run, "stopped")
 
-    def _work(self, run: int, tasks: list[PointTask]) -> None:
-        """The run's thread: the pool, each point sent back while this run is wanted."""
+    def _work(self, run: int, executor: Executor, tasks: list[PointTask]) -> None:
+        """The run's thread: the executor, each point sent back while this run is wanted."""
         def done(i: int, result: dict) -> None:
             if run != self._run:
                 raise _Stopped
             self._relay.point.emit(run, i, result)
         try:
-            run_tasks(point_report, tasks, self.jobs, "points", quiet=True, done=done)
+            executor(point_report, tasks, "points", quiet=True, done=done)
             self._relay.finished.emit(run, "")
         except _Stopped:
             pass
+        except UsageError as err:  # a scheduler that cannot be reached: its one line
+            self._relay.finished.emit(run, str(err))
         except Exception as err:  # noqa: BLE001 - the pool itself failed: one line, no crash
             self._relay.finished.emit(run, internal_error(err))
 
@@ -162,15 +195,18 @@ class SweepView(QWidget):
         self._draw()
 
     def _draw(self) -> None:
-        """The finished points' lines: a gap (NaN) at a failed or unfinished point."""
+        """The finished points' lines: a gap (NaN) at a failed or unfinished point; the
+        legend above the chart, the labelled parameter values on its axis."""
         self.plot.clear()
         shown = [p for p in self.points if len(p) > 1]
         if not shown:
+            self.legend.clear()
             return
         xs = [p["params"][self.param] for p in shown]
         self.plot.setLabel("bottom", self.param)
         self.plot.setLabel("left", METRICS[self.metric.currentText()].label)
-        for i, s in enumerate(metric_series(shown, self.metric.currentText())):
+        series = metric_series(shown, self.metric.currentText())
+        for i, s in enumerate(series):
             colour = series_colour(i, s.name, self.theme.diagram)
             self.plot.plot(xs, _gaps(s.ideals), connect="finite",
                            pen=pg.mkPen(colour, width=1, style=Qt.DashLine))
@@ -178,6 +214,28 @@ class SweepView(QWidget):
                                   pen=pg.mkPen(colour, width=2), symbol="s", symbolSize=8,
                                   symbolBrush=colour, symbolPen=None)
             line.sigPointsClicked.connect(self._on_click)
+        self.legend.setText(self._legend_html(series))
+        self._label_axis(xs, series)
+
+    def _legend_html(self, series: list[Series]) -> str:
+        """Each line's colour, tag and name, then the dashed ideal: one wrapped line."""
+        entries = [f'<span style="color:{series_colour(i, s.name, self.theme.diagram)}">'
+                   f'<b>&#9632; {series_tag(i, s.name)}</b></span>&nbsp;{escape(s.name)}'
+                   for i, s in enumerate(series)]
+        return " &nbsp; ".join(entries + ["- - ideal of each line (same colour)"])
+
+    def _label_axis(self, xs: list[int], series: list[Series]) -> None:
+        """A tick at every value, a label on those the exported chart labels."""
+        lo, hi = min(xs), max(xs)
+        width = max(1.0, float(self.plot.getPlotItem().getViewBox().width()))
+
+        def px(v: float) -> float:
+            return width / 2 if hi == lo else width * (v - lo) / (hi - lo)
+
+        labelled = labelled_points(list(xs), series, px, TICK_FONT_PX)
+        self.plot.getAxis("bottom").setTicks([
+            [(x, f"{x:,}") for j, x in enumerate(xs) if j in labelled],
+            [(x, "") for j, x in enumerate(xs) if j not in labelled]])
 
     def _on_click(self, _item, spots, *_) -> None:
         if len(spots):

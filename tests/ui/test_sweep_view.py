@@ -2,6 +2,7 @@
 finished points, a click on a point making its value the pattern's (undoable)."""
 
 import pyqtgraph as pg
+import pytest
 
 from sectorviz.model import analyze, load_pattern, pattern_from_dict
 from sectorviz.paths import examples_dir
@@ -92,3 +93,34 @@ def test_each_point_runs_under_the_apps_work_budget(qtbot, open_window, monkeypa
     assert sweep.points[0]["error"].startswith(
         "launch: the launch of 1,048,576 threads asks for 6,144 units of work (lane-executions "
         "and interpreter steps), over the budget of 1,000 left")
+
+
+def test_the_legend_sits_above_the_chart_and_the_axis_labels_the_lowest_point(qtbot,
+                                                                               open_window):
+    """No legend inside the plot (it covered the curves): a line above it names each line
+    with its tag; pad 1 (the fewest wavefronts) is a labelled tick."""
+    window = open_window("transpose-tiled")
+    sweep = run_sweep(qtbot, window, "pad", "0:3")
+    assert sweep.plot.getPlotItem().legend is None
+    legend = sweep.legend.text()
+    assert "load tile[tx][ty]" in legend and "<b>&#9632; T</b>" in legend
+    assert sweep.legend.geometry().bottom() <= sweep.plot.geometry().top()
+    major, minor = sweep.plot.getAxis("bottom")._tickLevels
+    assert (1, "1") in major and (0, "0") in major and (2, "2") in major  # three fit
+    assert minor == []
+
+
+def test_run_on_is_kept_in_the_settings_and_a_bad_scheduler_is_one_line(qtbot, open_window,
+                                                                          monkeypatch):
+    window = open_window("vector-add")
+    window.show_sweep()
+    field = window.findChild(type(window.sweep.values), "sweepScheduler")
+    qtbot.keyClicks(field, "tcp://127.0.0.1:9")
+    qtbot.keyClick(field, "\r")
+    assert window.store.value("sweep_scheduler") == "tcp://127.0.0.1:9"
+    monkeypatch.setattr("sectorviz.sweep.cluster.CONNECT_TIMEOUT_S", 1)
+    pytest.importorskip("distributed")
+    sweep = run_sweep(qtbot, window, "threads", "256,512", "sectors_per_request")
+    assert sweep.points[0].keys() == {"params"}  # nothing ran
+    assert "cannot connect" in sweep.status.text()
+    assert "\n" not in sweep.status.text()
