@@ -19,7 +19,7 @@ from ..model.errors import PatternError
 from ..model.sectors import WARP_SIZE
 from ..model.values import Listing, SharedWarpDetail
 from .palette import Theme, mix
-from .parts import MARGIN, caption, caption_width, legend, paragraph
+from .parts import MARGIN, caption, caption_width, label_every, legend, paragraph, row_text
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import GRID_WIDTH, DiagramSpec
 from .words import counted
@@ -135,9 +135,9 @@ def _why(listing: Listing, shared: SharedWarpDetail, spec: DiagramSpec) -> str:
 def cell_width(grid: BankGrid | None, grid_width: float, th: Theme) -> float:
     """A bank column's width: CELL_W for the exports' GRID_WIDTH, narrower in proportion for
     a narrower pane (the window), never narrower than its widest word number needs."""
-    words = max((text_width(str(c.word), th.small_size * WORD_SIZE) for c in grid.cells),
+    words = max((text_width(str(c.word), row_text(th) * WORD_SIZE) for c in grid.cells),
                 default=0.0) if grid else 0.0
-    return max(CELL_W * min(1.0, grid_width / GRID_WIDTH), words + 4, th.small_size * 2)
+    return max(CELL_W * min(1.0, grid_width / GRID_WIDTH), words + 4, row_text(th) * 2)
 
 
 def _axes(shapes: list[Shape], left: float, top: float, th: Theme, cw: float) -> None:
@@ -149,12 +149,14 @@ def _axes(shapes: list[Shape], left: float, top: float, th: Theme, cw: float) ->
                        css="axis-title"))
     shapes.append(Text(MARGIN - 4, top + WARP_SIZE * ROW_H / 2, "lane", th.label_size,
                        th.muted, anchor="middle", rotate=True, css="axis-title"))
+    numbered = label_every(text_width("31", th.small_size), cw)
     for bank in range(BANKS):
-        shapes.append(Text(left + (bank + 0.5) * cw, top - 4, str(bank), th.small_size,
-                           th.muted, anchor="middle", css="bank-label"))
+        if bank % numbered == 0:
+            shapes.append(Text(left + (bank + 0.5) * cw, top - 4, str(bank), th.small_size,
+                               th.muted, anchor="middle", css="bank-label"))
         shapes.append(Line(left + bank * cw, top, left + bank * cw,
                            top + WARP_SIZE * ROW_H, th.rule, 0.5, css="bank-rule"))
-    for lane in range(WARP_SIZE):
+    for lane in range(0, WARP_SIZE, label_every(th.small_size, ROW_H)):
         shapes.append(Text(left - 6, top + (lane + 0.8) * ROW_H, str(lane), th.small_size,
                            th.muted, anchor="end", css="lane-label"))
 
@@ -179,7 +181,7 @@ def _cells(shapes: list[Shape], grid: BankGrid, left: float, top: float, th: The
                                  ("wavefront", str(c.wavefront)))))
         ink = th.background if _strength(c) >= FAINT else th.text  # readable on a faint cell
         shapes.append(Text(left + (c.bank + 0.5) * cw, top + (c.lane + 0.78) * ROW_H,
-                           str(c.word), th.small_size * WORD_SIZE, ink, anchor="middle",
+                           str(c.word), row_text(th) * WORD_SIZE, ink, anchor="middle",
                            css="word"))
     return present
 

@@ -75,13 +75,15 @@ def diagram_scene(listing: Listing, spec: DiagramSpec, detail: WarpDetail | None
     return lane_scene(listing, detail, spec, th)
 
 
-ROW_TEXT = 12.0  # the largest small text a lane row (13 units in grids, 14 in banks) holds
+MAX_TEXT_SCALE = 4.0  # a window's small text grows at most this much (a presentation)
 
 
 def scaled_text(th: Theme, factor: float) -> Theme:
-    """`th` with its small and label sizes times `factor`, each at most ROW_TEXT (and never
-    below its own)."""
+    """`th` with its small and label sizes times `factor` (at most MAX_TEXT_SCALE, never
+    below 1); what lies inside a lane row keeps its size (parts.row_text), and labels
+    beside the rows and columns are thinned where they no longer fit each one
+    (parts.label_every)."""
     if factor <= 1.0:
         return th
-    return replace(th, small_size=max(th.small_size, min(th.small_size * factor, ROW_TEXT)),
-                   label_size=max(th.label_size, min(th.label_size * factor, ROW_TEXT)))
+    factor = min(factor, MAX_TEXT_SCALE)
+    return replace(th, small_size=th.small_size * factor, label_size=th.label_size * factor)

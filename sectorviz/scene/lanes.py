@@ -23,7 +23,16 @@ from ..model.values import LaneExecution, Listing, WarpDetail
 from .explain import explanations
 from .grid import GapColumn, GridLayout, SectorColumn, grid_layout, loop_caption, run_totals
 from .palette import Theme, mix
-from .parts import MARGIN, caption, caption_width, legend, paragraph, paragraph_width
+from .parts import (
+    MARGIN,
+    caption,
+    caption_width,
+    label_every,
+    legend,
+    paragraph,
+    paragraph_width,
+    row_text,
+)
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
 from .words import counted
@@ -60,6 +69,7 @@ class Geometry:
     abs_y: float  # baseline (horizontal) or foot (rotated) of the address labels
     rel_y: float  # the same for the offset labels
     body_top: float  # top of lane 0
+    every: int = 1  # a sector column's labels on every this-many-th column (large type)
 
 
 def lane_scene(listing: Listing, detail: WarpDetail, spec: DiagramSpec, th: Theme) -> Scene:
@@ -201,7 +211,8 @@ def _geometry(panels: list[Panel], header_top: float, grid_width: float,
         return Geometry(cw, header_top, True, header_top + small * 1.1,
                         header_top + small * 2.5, header_top + small * 2.8 + 4)
     body_top = header_top + abs_w + rel_w + 14
-    return Geometry(cw, header_top, False, header_top + abs_w, body_top - 6, body_top)
+    return Geometry(cw, header_top, False, header_top + abs_w, body_top - 6, body_top,
+                    label_every(small, cw))
 
 
 def _lane_axis(shapes: list[Shape], panels: list[Panel], left: float, geo: Geometry,
@@ -224,14 +235,14 @@ def _lane_axis(shapes: list[Shape], panels: list[Panel], left: float, geo: Geome
     for p in panels:
         if p.layout is not None:
             active |= p.layout.active
-    for lane in range(WARP_SIZE):
-        shapes.append(Text(x, _row_baseline(geo, lane, th), str(lane), small,
+    for lane in range(0, WARP_SIZE, label_every(small, ROW_H)):
+        shapes.append(Text(x, _row_baseline(geo, lane, small), str(lane), small,
                            th.text if active[lane] else th.muted, anchor="end", css="lane"))
 
 
-def _row_baseline(geo: Geometry, row: float, th: Theme) -> float:
-    """Baseline of small text centred on lane row `row` (may be fractional)."""
-    return geo.body_top + row * ROW_H + ROW_H / 2 + th.small_size * 0.36
+def _row_baseline(geo: Geometry, row: float, size: float) -> float:
+    """Baseline of text of `size` centred on lane row `row` (may be fractional)."""
+    return geo.body_top + row * ROW_H + ROW_H / 2 + size * 0.36
 
 
 def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: Theme,
@@ -262,10 +273,13 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
     for gap, cx in zip(layout.columns, xs):
         if isinstance(gap, GapColumn):
             present.add("gap")
-            _gap_mark(shapes, gap, cx + _column_width(cw, gap) / 2, top, bottom, th)
+            gap_w = _column_width(cw, gap)
+            _gap_mark(shapes, gap, cx + gap_w / 2, top, bottom, th,
+                      max(row_text(th), min(th.small_size, gap_w - 4)))
     for j, (column, cx) in enumerate(sectors):
         _draw_cells(shapes, layout, j, column, cx, geo, th, present)
-        _draw_labels(shapes, column, cx + cw / 2, geo, th)
+        if j % geo.every == 0:
+            _draw_labels(shapes, column, cx + cw / 2, geo, th)
     for column, cx in sectors:
         if column.line_start:
             present.add("line")
@@ -331,9 +345,9 @@ def _draw_labels(shapes: list[Shape], column: SectorColumn, mid: float, geo: Geo
 
 
 def _gap_mark(shapes: list[Shape], column: GapColumn, mid: float, top: float, bottom: float,
-              th: Theme) -> None:
-    """A continuation mark: dashed rule broken by the skipped byte count, read upwards."""
-    small = th.small_size
+              th: Theme, small: float) -> None:
+    """A continuation mark: dashed rule broken by the skipped byte count, read upwards in
+    text of size `small` (as large as the column holds)."""
     words = f"{column.skipped_bytes:,} B"
     half = text_width(words, small) / 2 + 4
     centre = (top + bottom) / 2
@@ -371,11 +385,11 @@ def _draw_tags(shapes: list[Shape], layout: GridLayout | None, x: float, geo: Ge
                th: Theme) -> float:
     """Tags at x; returns the width they take (0 without tags)."""
     colours = {"crossing": th.crossing, "shared": th.shared}
-    tags = _tags(layout)
+    tags, size = _tags(layout), row_text(th)
     for row, words, kind in tags:
-        shapes.append(Text(x, _row_baseline(geo, row, th), words, th.small_size,
+        shapes.append(Text(x, _row_baseline(geo, row, size), words, size,
                            colours.get(kind, th.muted), css=f"tag tag-{kind}"))
-    return max((text_width(words, th.small_size) + 10 for _, words, _ in tags), default=0.0)
+    return max((text_width(words, size) + 10 for _, words, _ in tags), default=0.0)
 
 
 def _legend_entries(present: set[str], th: Theme) -> list[tuple[str, str, str]]:

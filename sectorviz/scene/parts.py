@@ -7,6 +7,24 @@ from .shapes import Line, Rect, Shape, Text, text_width
 
 MARGIN = 24.0
 SWATCH = 18.0
+ROW_TEXT = 12.0  # the largest text inside a lane row (13 units in grids, 14 in banks)
+LABEL_ROOM = 1.0  # labels closer than this many of their sizes are thinned (digits stand 0.72 tall)
+
+
+def row_text(th: Theme) -> float:
+    """The size of text that lies inside one lane row (a tag, a bank word): the theme's
+    small size, at most ROW_TEXT however large the labels around the grid grow."""
+    return min(th.small_size, ROW_TEXT)
+
+
+def label_every(size: float, pitch: float) -> int:
+    """Label every k-th row or column, k the smallest power of two that spaces labels of
+    `size` at least LABEL_ROOM sizes apart when rows or columns are `pitch` units apart (1:
+    every one; lanes 0, 4, 8, ... in large type)."""
+    every = 1
+    while every * pitch < LABEL_ROOM * size and every < 32:
+        every *= 2
+    return every
 
 
 def stats_lines(stats: str, width: float, th: Theme) -> list[str]:
@@ -75,17 +93,19 @@ def legend(shapes: list[Shape], entries: list[tuple[str, str, str]], x0: float, 
     """Entries (kind 'box', 'dash' or 'rule', colour, words) flowing left to right and wrapping at
     `right`; returns the y below the legend."""
     size = th.label_size
+    swatch, gap = max(SWATCH, 1.6 * size), max(6.0, size / 2)  # both grow with large type
     x = x0
     for kind, colour, words in entries:
-        w = SWATCH + 6 + text_width(words, size) + 18
+        w = swatch + gap + text_width(words, size) + 18
         if x > x0 and x + w > right:
             x, y = x0, y + size * 1.8
         if kind == "box":
-            shapes.append(Rect(x, y, SWATCH, size, colour, css="legend-swatch", stroke=th.rule))
+            shapes.append(Rect(x, y, swatch, size, colour, css="legend-swatch", stroke=th.rule))
         else:
-            shapes.append(Line(x + SWATCH / 2, y - 2, x + SWATCH / 2, y + size + 2, colour,
+            shapes.append(Line(x + swatch / 2, y - 2, x + swatch / 2, y + size + 2, colour,
                                1.0 if kind == "dash" else 1.5, dash=kind == "dash",
                                css="legend-swatch"))
-        shapes.append(Text(x + SWATCH + 6, y + size * 0.85, words, size, th.text, css="legend"))
+        shapes.append(Text(x + swatch + gap, y + size * 0.85, words, size, th.text,
+                           css="legend"))
         x += w
     return y + size * 1.8

@@ -70,3 +70,34 @@ def test_present_and_compare_from_the_command_line(tmp_path, qapp, monkeypatch):
     assert "→" in compare.status.text()
     assert QImage(str(out)).size() == compare.size()
     window.close()
+
+
+def test_the_room_reads_the_lane_numbers_and_sees_every_sector(open_window, qtbot):
+    """At 1280 x 720 the naive transpose's store (32 sectors, the lesson): lane numbers
+    drawn at 18 px or more, never on top of each other (every 4th lane where rows are too
+    short for each), and all 32 sector columns inside the view."""
+    from sectorviz.scene.shapes import Rect, Text
+    window = open_window("transpose-naive")
+    window.set_instruction(1)
+    window.findChild(type(window.dark_action), "present").trigger()
+    shown = window.presentation
+    qtbot.waitExposed(shown)
+    shown.showNormal()  # the screen here is not 1280 x 720: the window is made that size
+    shown.resize(1280, 720)
+    qtbot.waitUntil(lambda: shown.size().height() == 720)
+    qtbot.wait(100)
+    view = shown.grid_view
+    qtbot.waitUntil(lambda: view.item.text_scale > 1.0)
+    scale = view.transform().m11()
+    scene = view.item.scene_
+    lanes = sorted((t for t in scene.shapes if isinstance(t, Text) and t.css == "lane"),
+                   key=lambda t: t.y)
+    assert lanes and min(t.size for t in lanes) * scale >= 18 - 0.5
+    assert [int(t.text) for t in lanes][:2] in ([0, 2], [0, 4], [0, 8])
+    assert all((b.y - a.y) >= a.size for a, b in zip(lanes, lanes[1:]))  # no overlap
+    sectors = [s for s in scene.shapes if isinstance(s, Rect) and s.css == "sector"]
+    assert len(sectors) == 32
+    shown_rect = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert all(shown_rect.left() <= s.x and s.x + s.w <= shown_rect.right() + 0.5
+               for s in sectors)
+    qtbot.keyClick(view, Qt.Key_Escape)

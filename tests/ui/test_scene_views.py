@@ -216,11 +216,11 @@ def test_panes_come_back_after_the_window_shrinks(open_window, qtbot):
                                      ("shared-tile-column", 2)])
 def test_grid_text_keeps_the_window_font_size_where_a_row_allows(open_window, qtbot, name, k):
     """At 1280 x 720 the grid's small text (lane numbers, addresses, bank numbers) is drawn at
-    the window's font size (9 pt) where the fit allows, else as large as a lane row holds;
-    never at the export's size shrunk with the fit."""
+    the window's font size (9 pt), thinned to every 2nd or 4th lane or column where it no
+    longer fits each one; never at the export's size shrunk with the fit."""
     from PySide6.QtGui import QFontInfo
 
-    from sectorviz.scene.diagrams import ROW_TEXT
+    from sectorviz.scene.diagrams import MAX_TEXT_SCALE
     from sectorviz.scene.shapes import Text
     window = open_window(name)
     window.set_instruction(k)
@@ -229,8 +229,9 @@ def test_grid_text_keeps_the_window_font_size_where_a_row_allows(open_window, qt
     view = window.grid_view
     scale = view.transform().m11()
     font_px = QFontInfo(window.font()).pixelSize()
+    small = view.item.theme.diagram.small_size
     sizes = [s.size for s in view.item.scene_.shapes
              if isinstance(s, Text) and s.css in ("lane", "lane-label", "address", "bank-label")]
     drawn = min(sizes) * scale
-    assert drawn >= min(font_px, ROW_TEXT * scale) - 0.5
+    assert drawn >= min(font_px, small * MAX_TEXT_SCALE * scale) - 0.5
     assert drawn > view.item.theme.diagram.small_size * scale  # enlarged, not the export's
