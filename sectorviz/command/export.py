@@ -10,6 +10,7 @@ time. Bad arguments or a bad pattern: exit 2, one line on stderr.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, overload
@@ -27,8 +28,10 @@ from ..export.formats import (
 )
 from ..export.latex_document import standalone_latex
 from ..gather.compare import SideError, load_comparison, side_pair
-from ..model import Pattern, PatternError, load_pattern
+from ..model import Pattern, PatternError, analyze, load_pattern
+from ..model.assume import assuming, stated
 from ..model.budget import work_budget
+from ..model.errors import printable
 from ..model.listing import listing_of
 from ..scene.compare import comparison_sheet
 from ..scene.diagrams import KINDS, DiagramSpec
@@ -113,6 +116,15 @@ def _warp_range(text: str) -> range:
     return range(a, b)
 
 
+def _assumed(pattern: Pattern) -> Pattern:
+    """`pattern` with the values its `assume_values` key assumes (model.assume), each
+    stated on stderr, as report states them before its sheet."""
+    pattern, _, assumed = assuming(pattern, pattern.assume_values, analyze)
+    for line in stated(assumed):
+        print(printable(line), file=sys.stderr)
+    return pattern
+
+
 def _check(args: argparse.Namespace, suffix: str) -> None:
     """Argument errors that argparse cannot see, as UsageError."""
     if args.sheet and suffix not in SHEET_SUFFIXES:
@@ -152,12 +164,12 @@ def run_export(argv: list[str]) -> int:
             if args.compare is not None:
                 files = iter([comparison_file(args, out, suffix, sheet)])
             elif sheet:
-                pattern = with_engine(with_machine(
-                    load_pattern(args.file, tuple(args.include_dir)), args), args)
+                pattern = _assumed(with_engine(with_machine(
+                    load_pattern(args.file, tuple(args.include_dir)), args), args))
                 files = iter([(out, lambda: sheet_bytes(pattern, suffix, args.warp))])
             else:
-                files = _diagrams(with_engine(load_pattern(args.file, tuple(args.include_dir)),
-                                              args), args, out, suffix, warps)
+                files = _diagrams(_assumed(with_engine(load_pattern(
+                    args.file, tuple(args.include_dir)), args)), args, out, suffix, warps)
             for path, data in files:
                 write_atomic(path, standalone_latex(data().decode(), sheet).encode()
                              if args.standalone else data())

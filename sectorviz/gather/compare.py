@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..model import Analysis, Pattern, PatternError, analyze, load_pattern, warp_detail
+from ..model.assume import assuming
 from ..model.listing import listing_of
 from ..model.one_warp import shared_warp_detail
 from ..model.pattern import with_kernel
@@ -54,7 +55,8 @@ def load_comparison(file_a: str, file_b: str, warp: int = 0,
     about `warp` and the two patterns read, spending the open work budget; a PatternError
     from either file (the warp out of its range too) as SideError. A side that is a CUDA
     kernel pattern gets its `kernel_keys` (engine, arch; None: as the file says), so one file
-    can be compared with itself read by two engines."""
+    can be compared with itself read by two engines; a side's `assume_values` key is applied
+    (model.assume)."""
     sides, patterns = [], []
     for path, keys in zip((file_a, file_b), kernel_keys):
         try:
@@ -64,7 +66,9 @@ def load_comparison(file_a: str, file_b: str, warp: int = 0,
             warps = listing_of(pattern).warps
             if not 0 <= warp < warps:
                 raise PatternError("--warp", f"warp {warp} outside [0, {warps})")
-            sides.append(side(pattern, analyze(pattern, progress=progress), warp))
+            pattern, analysis, _ = assuming(pattern, pattern.assume_values,
+                                            lambda p: analyze(p, progress=progress))
+            sides.append(side(pattern, analysis, warp))
             patterns.append(pattern)
         except PatternError as err:
             raise SideError(path, err) from err

@@ -43,7 +43,13 @@ def values_fix(name: str, arrays: Mapping[str, ResolvedArray]) -> str:
 
 def fixes_in(err: PatternError) -> dict[str, dict[str, Any]]:
     """The value fixes a message offers: array -> its values."""
-    return {name: json.loads(spec) for spec, name in _FIX.findall(err.message)}
+    return offered_fixes(err.message)
+
+
+def offered_fixes(text: str) -> dict[str, dict[str, Any]]:
+    """The value fixes an error line offers (`add "values": {...} to arrays.NAME`): array ->
+    its values; none when it offers none."""
+    return {name: json.loads(spec) for spec, name in _FIX.findall(text)}
 
 
 def with_values(pattern: Pattern, fixes: Mapping[str, dict[str, Any]]) -> Pattern:

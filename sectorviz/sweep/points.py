@@ -16,6 +16,7 @@ from typing import Callable
 
 from ..export.report_json import report_json
 from ..model import Pattern, PatternError, analyze, load_pattern, pattern_from_dict
+from ..model.assume import assuming
 from ..model.budget import Budget
 from ..model.errors import internal_error
 from ..model.pattern import suggest
@@ -65,12 +66,17 @@ def file_report(task: FileTask) -> dict:
 
 
 def _report(build: Callable[[], Pattern], work: int | None) -> dict:
-    """{"report": ...} for the pattern build() makes, run under a budget of `work` units,
-    or {"error": the one line} when it cannot be built or analysed."""
+    """{"report": ...} for the pattern build() makes, run under a budget of `work` units
+    (with the values its `assume_values` key assumes, named under "assumed_values" as
+    `report --json` names them), or {"error": the one line} when it cannot be built or
+    analysed."""
     budget = Budget(work) if work else Budget()
     try:
         pattern = build()
-        return {"report": report_json(pattern, analyze(pattern, budget=budget), None, budget)}
+        pattern, analysis, assumed = assuming(pattern, pattern.assume_values,
+                                              lambda p: analyze(p, budget=budget))
+        doc = report_json(pattern, analysis, None, budget)
+        return {"report": {**doc, "assumed_values": assumed} if assumed else doc}
     except PatternError as err:
         return {"error": str(err)}
     except Exception as err:  # noqa: BLE001 - a bug in one task never stops the others

@@ -64,6 +64,7 @@ from .stepper import Stepper
 from .stored import StoredSettings
 from .sweep_view import SCHEDULER_CHARS, SCHEDULER_SETTING, SweepView
 from .theme import THEMES, apply_theme
+from .values_fix import ValuesFix
 
 MAX_WORK_MILLIONS = 2**31 - 1  # the Work Budget dialog's largest value, in millions
 
@@ -459,6 +460,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.message, 1)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.cancel)
+        self.statusBar().addPermanentWidget(ValuesFix(self.document, self))
         self.fit_to_screen()
         self.editor.currentChanged.connect(self._widen_editor)
 

@@ -153,3 +153,28 @@ def test_an_unknown_assumption_is_refused_naming_the_key(tmp_path, capsys):
     code, out, err = report(capsys, histogram(tmp_path, "source", assume_values="normal"))
     assert code == 2 and not out and err.count("\n") == 1, err
     assert "assume_values" in err and "expected one of uniform" in err
+
+
+def test_sweep_and_batch_points_assume_what_the_key_asks_and_say_so(tmp_path, capsys):
+    """The pattern key works beyond report: each sweep point and batch file assumes the
+    values (the same ones report assumes) and names them under "assumed_values"."""
+    path = histogram(tmp_path, "source", assume_values="uniform")
+    assert main(["batch", str(path), "--jsonl", "-", "--jobs", "1", "--quiet"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    entry = json.loads(line)
+    assert entry["report"]["assumed_values"] == {
+        "data": {"kind": "uniform", "seed": 0, "low": 0, "high": 256}}
+    code, out, err = report(capsys, path, "--json")
+    assert code == 0, err
+    assert entry["report"]["totals"] == json.loads(out)["totals"]
+
+
+def test_export_and_compare_apply_the_key_and_say_so(tmp_path, capsys):
+    path = histogram(tmp_path, "source", assume_values="uniform")
+    out = tmp_path / "sheet.md"
+    assert main(["export", str(path), "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ("assumed values: arrays.data uniform integers in "
+                                       "[0, 256), seed 0 (not given in the pattern)\n")
+    assert "sector demand" in out.read_text()
+    assert main(["compare", str(path), str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["a"]["totals"]["sectors"] > 0
