@@ -97,9 +97,12 @@ class HostScope:
     parameters of the launched instantiation (`T` -> `float`)."""
 
     def __init__(self, unit: Any, host: Any, at: Any, types: dict[str, str] | None = None,
-                 reserved: frozenset[str] = frozenset()):
+                 reserved: frozenset[str] = frozenset(), given: dict[str, Term] | None = None):
+        """`given`: the values of the host function's parameters where the one call that
+        makes this instantiation passes known ones (launches.given_by)."""
         self.unit, self.host, self.at = unit, host, at
         self.types = types or {}
+        self.given = given or {}
         self.reserved = reserved
         self.params: dict[str, int] = {}
         self._depth = 0
@@ -205,7 +208,8 @@ class HostScope:
     def named(self, name: str) -> Term:
         """The value of `name` at the launch: a param when it is a constant, else its value
         written out in brackets."""
-        value = self.term(self.definition(name))
+        value = self.given[name] if name in self.given and name not in self._locals else \
+            self.term(self.definition(name))
         if value.constant and self.claim(name, value.value):
             return Term(name, value.value, True, False)
         return Term(value.bracketed(), value.value, True, value.constant)
@@ -302,13 +306,20 @@ class HostScope:
         return None
 
     def _host_parameters(self) -> set[str]:
-        decl = self.host.child_by_field_name("declarator")
-        while decl is not None and decl.type != "function_declarator":
-            decl = decl.child_by_field_name("declarator")
-        if decl is None or decl.child_by_field_name("parameters") is None:
-            return set()
-        return {name for p in decl.child_by_field_name("parameters").named_children
-                if (name := declared(p.child_by_field_name("declarator"))) is not None}
+        return {name for name in parameter_names(self.host) if name}
+
+
+def parameter_names(function: Any) -> list[str | None]:
+    """The names of a function_definition's parameters, in order (None for an unnamed
+    one)."""
+    decl = function.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    if decl is None or decl.child_by_field_name("parameters") is None:
+        return []
+    return [declared(p.child_by_field_name("declarator"))
+            for p in decl.child_by_field_name("parameters").named_children
+            if p.type != "comment"]
 
 
 def declared(declarator: Any) -> str | None:

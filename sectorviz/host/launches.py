@@ -8,8 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cuda.source import text
-from .constants import HostScope, Term, Unknown, declared, element_size, nodes_of
-from .kernels import KernelSignature
+from .constants import (
+    HostScope,
+    Term,
+    Unknown,
+    declared,
+    element_size,
+    nodes_of,
+    parameter_names,
+)
+from .kernels import KernelSignature, template_parameters
 
 MALLOCS = ("cudaMalloc", "cudaMallocManaged", "cudaMallocAsync")
 
@@ -23,6 +31,7 @@ class Instance:
     function: str
     types: tuple[tuple[str, str], ...]
     launch: Any
+    host_call: Any = None  # the call of the host template that makes it (`runTest<float>(...)`)
 
     def call(self) -> Any:
         """The call_expression of the launch: `name<<<config>>>(args)`."""
@@ -32,21 +41,128 @@ class Instance:
 def instances(unit: Any, kernel: KernelSignature) -> list[Instance]:
     """The launched instantiations of `kernel` in file order (a plain kernel: its first
     launch); a template kernel's instantiation that is named but not launched here keeps
-    no launch, and a launch that leaves its template arguments to be deduced is passed
-    over."""
+    no launch. A launch that leaves its template arguments to be deduced (`offset<<<...>>>(
+    d_a, i)` inside `template <typename T> void runTest(...)`, d_a a `T *`) gives one
+    instantiation per explicit call of its host template (`runTest<double>(...)`: offset<
+    double>); where they cannot be deduced so, it is passed over."""
     found: dict[str, Instance] = {}
     for launch in unit.launches:
-        if launch.name != kernel.name or (launch.targs is not None) != bool(kernel.template):
+        if launch.name != kernel.name or (kernel.template and launch.targs is None
+                                          and not launch.config):
             continue
-        args = () if launch.targs is None else tuple(
-            _template_argument(unit, launch, a) for a in launch.targs.named_children
-            if a.type != "comment")
-        function = f"{kernel.name}<{', '.join(args)}>" if kernel.template else kernel.name
-        known = found.get(function)
-        if known is None or (known.launch is None and launch.config):
-            found[function] = Instance(function, tuple(zip(kernel.template, args)),
-                                       launch if launch.config else None)
+        for function, types, call in _launched_as(unit, launch, kernel):
+            known = found.get(function)
+            if known is None or (known.launch is None and launch.config):
+                found[function] = Instance(function, types, launch if launch.config else None,
+                                           call)
     return list(found.values())
+
+
+def _launched_as(unit: Any, launch: Any, kernel: KernelSignature
+                 ) -> list[tuple[str, tuple[tuple[str, str], ...], Any]]:
+    """(the pattern's name of the instantiation, its template bindings, with those of its
+    host template where it lies in one, and the call of that host template or None) of each
+    instantiation `launch` makes."""
+    if not kernel.template:
+        return [] if launch.targs is not None else [(kernel.name, (), None)]
+    if launch.targs is not None:
+        args = tuple(_template_argument(unit, launch, a) for a in launch.targs.named_children
+                     if a.type != "comment")
+        return [(f"{kernel.name}<{', '.join(args)}>", tuple(zip(kernel.template, args)), None)]
+    deduced = _deduced(launch, kernel)
+    if deduced is None:
+        return []
+    made = []
+    for host, call in _host_instantiations(unit, launch.host):
+        bound = {name: host.get(kind, kind) for name, kind in deduced.items()}
+        if any(kind in _template_names(launch.host) for kind in bound.values()):
+            continue
+        chosen = [bound[name] for name in kernel.template]
+        made.append((f"{kernel.name}<{', '.join(chosen)}>", tuple(host.items()) + tuple(
+            (n, k) for n, k in bound.items() if n not in host), call))
+    return made
+
+
+def _deduced(launch: Any, kernel: KernelSignature) -> dict[str, str] | None:
+    """The kernel's template parameters as the launch's pointer arguments fix them (a
+    parameter `T *a` given `d_a`, declared `float *d_a` or `T *d_a` in the host function:
+    T -> float or the host's T); None unless every one is fixed so."""
+    call = launch.config[0].parent.parent
+    args = [a for a in call.child_by_field_name("arguments").named_children
+            if a.type != "comment"]
+    bound: dict[str, str] = {}
+    for (_, pointer), kind, arg in zip(kernel.params, kernel.types, args):
+        name = kind.replace("const", " ").strip()
+        if pointer and name in kernel.template and arg.type == "identifier":
+            declared_as = _pointer_type(launch.host, text(arg))
+            if declared_as is not None:
+                bound.setdefault(name, declared_as)
+    return bound if set(bound) == set(kernel.template) else None
+
+
+def _pointer_type(host: Any, name: str) -> str | None:
+    """The pointee type of the pointer `name` as the host function declares it (a local or
+    a parameter), without const; None where it does not."""
+    for decl in nodes_of(host, "declaration", "parameter_declaration"):
+        for d in decl.children_by_field_name("declarator"):
+            if declared(d) == name and "*" in text(d):
+                return " ".join(text(decl.child_by_field_name("type")).replace(
+                    "const", " ").split())
+    return None
+
+
+def _template_names(host: Any) -> tuple[str, ...]:
+    """The template parameters of the host function `host` (none for a plain one)."""
+    parent = host.parent
+    if parent is None or parent.type != "template_declaration":
+        return ()
+    return template_parameters(parent.child_by_field_name("parameters"))
+
+
+def _host_instantiations(unit: Any, host: Any) -> list[tuple[dict[str, str], Any]]:
+    """(the bindings, the call) of each explicit call `runTest<double>(...)` of the host
+    template `host` in the file, the first of each binding in file order ([({}, None)] for a
+    plain host function)."""
+    names = _template_names(host)
+    if not names:
+        return [({}, None)]
+    name = _function_name(host)
+    found: dict[tuple[str, ...], tuple[dict[str, str], Any]] = {}
+    for call in nodes_of(unit.tree.root_node, "call_expression"):
+        fn = call.child_by_field_name("function")
+        if fn is None or fn.type != "template_function" or \
+                text(fn.child_by_field_name("name")).split("::")[-1] != name:
+            continue
+        args = tuple(" ".join(text(a).split()) for a in
+                     fn.child_by_field_name("arguments").named_children if a.type != "comment")
+        if len(args) == len(names):
+            found.setdefault(args, (dict(zip(names, args)), call))
+    return list(found.values())
+
+
+def given_by(unit: Any, instance: Instance) -> dict[str, Term]:
+    """The host template's parameters that the call making `instance` passes as values
+    known in its caller (`runTest<float>(deviceId, nMB)` in main, `int nMB = 4`: nMB -> 4);
+    none for an instance no such call makes."""
+    call = instance.host_call
+    if call is None:
+        return {}
+    caller = call.parent
+    while caller is not None and caller.type != "function_definition":
+        caller = caller.parent
+    if caller is None:
+        return {}
+    args = [a for a in call.child_by_field_name("arguments").named_children
+            if a.type != "comment"]
+    given = {}
+    for name, arg in zip(parameter_names(instance.launch.host), args):
+        try:
+            if name:  # its value: the caller's names mean nothing in the host template
+                value = HostScope(unit, caller, call, dict(instance.types)).term(arg).value
+                given[name] = Term(str(value), value)
+        except Unknown:
+            continue
+    return given
 
 
 def _template_argument(unit: Any, launch: Any, node: Any) -> str:

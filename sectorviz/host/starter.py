@@ -91,7 +91,7 @@ def _starters(cu: Path, unit: Any, kernel: KernelSignature) -> list[Starter]:
 
 def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -> Starter:
     from .constants import HostScope, Unknown
-    from .launches import array_length
+    from .launches import array_length, given_by
     fallback = starter_pattern(cu, kernel, instance.function)
     if instance.launch is None:
         return Starter(instance.function, None, fallback, ("the file does not launch it",))
@@ -99,18 +99,19 @@ def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -
     args = [a for a in call.child_by_field_name("arguments").named_children
             if a.type != "comment"]
     types = dict(instance.types)
+    given = given_by(unit, instance)
     arrays = frozenset(name for name, pointer in kernel.params if pointer)
     unknown: list[str] = []
     scalars = {}
     for (name, pointer), arg in zip(kernel.params, args):
         if not pointer:
             try:
-                scalars[name] = HostScope(unit, instance.launch.host, call, types).term(
-                    arg).value
+                scalars[name] = HostScope(unit, instance.launch.host, call, types,
+                                          given=given).term(arg).value
             except Unknown as why:
                 scalars[name] = fallback["params"][name]
                 unknown.append(f"{name}: {why}, {scalars[name]} stands in")
-    scope = HostScope(unit, instance.launch.host, call, types, RESERVED | arrays)
+    scope = HostScope(unit, instance.launch.host, call, types, RESERVED | arrays, given)
     for name, value in scalars.items():
         scope.claim(name, value)
     doc = dict(fallback)

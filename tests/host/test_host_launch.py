@@ -16,6 +16,7 @@ from sectorviz.compiled.compiler import find_compiler
 HERE = Path(__file__).resolve().parent
 TRANSPOSE = HERE / "transpose_rows.cu"  # the CUDA blog transpose's host launch
 STRIDED = HERE / "strided_access.cu"  # a template kernel, two instantiations, n * 33 elements
+RUNNER = HERE / "strided_runner.cu"  # the same kernels launched from a host template
 FOUND = find_compiler()
 KERNELS = [(TRANSPOSE, k) for k in ("copyRows", "transposeNaive", "transposeShared")] + [
     (STRIDED, f"{k}<{t}>") for k in ("offset", "stride") for t in ("float", "double")]
@@ -129,3 +130,27 @@ def test_new_never_overwrites_and_o_takes_one_kernel(tmp_path, capsys):
     assert "3 kernels (copyRows, transposeNaive, transposeShared)" in capsys.readouterr().err
     assert main(["new", str(cu), "--kernel", "copyRows", "-o", str(cu)]) == 2
     assert "a file this run read" in capsys.readouterr().err
+
+
+def test_a_launch_in_a_host_template_is_read_per_call_of_it(tmp_path, capsys):
+    """`offset<<<...>>>(buffer, k)` inside `template <typename T> void run(int mib)`:
+    T is deduced from `T *buffer`, once per explicit call (run<float>, run<double>), and
+    mib comes from the call in main (int mib = 2), as the blog's coalescing sample launches
+    its kernels. n = 2 MiB / sizeof(T): 524,288 floats, 262,144 doubles."""
+    docs = made(tmp_path, RUNNER, capsys)
+    assert list(docs) == ["offset<float>", "offset<double>", "stride<float>",
+                          "stride<double>"]
+    for function, doc in docs.items():
+        size = 8 if "double" in function else 4
+        assert doc["launch"] == {"grid": [f"(mib * 1024 * 1024 / {size}) / block"],
+                                 "block": ["block"]}
+        assert doc["arrays"] == {"a": {"length": f"(mib * 1024 * 1024 / {size}) * 33"}}
+        scalar = {"shift": 0} if function.startswith("offset") else {"step": 2}
+        assert doc["params"] == {"mib": 2, "block": 128, **scalar}
+        assert "not known" not in doc["notes"]
+    assert main(["report", str(tmp_path / RUNNER.name), "--kernel", "stride<double>",
+                 "--json", "--quiet"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # 262,144 doubles, 8,192 warps: lanes 16 B apart, each warp's 512 B span 16 sectors per
+    # load and per store, 8 of each used half
+    assert report["totals"]["sectors"] == 2 * 8192 * 16
