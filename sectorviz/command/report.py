@@ -88,8 +88,10 @@ def report_parser() -> argparse.ArgumentParser:
 def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
+    guessed = ""
     try:
-        pattern = with_engine(with_machine(_loaded(args), args), args)
+        loaded, guessed = _loaded(args)
+        pattern = with_engine(with_machine(loaded, args), args)
         with progress_bar(args.quiet) as progress:
             pattern, analysis, assumed = assuming(
                 pattern, args.assume_values or pattern.assume_values,
@@ -108,7 +110,8 @@ def run_report(argv: list[str]) -> int:
         listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
                    else None)  # made before anything is printed: it may be refused
     except PatternError as err:
-        return fail(pattern_error_line(args.file, err))
+        about_sizes = "outside" in err.message or err.place.startswith(("launch", "arrays"))
+        return fail(pattern_error_line(args.file, err) + (guessed if about_sizes else ""))
     if doc is not None:
         if measured is not None:
             doc["measured"] = [asdict(m) for m in measured]
@@ -132,17 +135,26 @@ def run_report(argv: list[str]) -> int:
     return 0
 
 
-def _loaded(args: argparse.Namespace) -> Pattern:
+def _loaded(args: argparse.Namespace) -> tuple[Pattern, str]:
     """The pattern FILE names: a pattern file, or the starting pattern of a .cu's kernel
-    (--kernel), what it took from the host code said in one line on stderr."""
+    (--kernel), what it took from the host code said in one line on stderr; and, for a .cu
+    whose launch or lengths were guessed, the hint an error ends with (what to change,
+    where)."""
     include_dirs = tuple(args.include_dir)
     if not args.file.lower().endswith(".cu"):
-        return load_pattern(args.file, include_dirs)
+        return load_pattern(args.file, include_dirs), ""
     cu = Path(args.file)
     (starter,) = chosen(cu, include_dirs, args.kernel, one=True)
     doc = starter.document(cu, include_dirs)
     print(printable(f"{args.file}: {starter.guessed(doc)}"), file=sys.stderr)
-    return pattern_from_dict(doc, cu.parent, include_dirs)
+    hint = ""
+    if doc is not starter.host or starter.unknown:
+        kernel = f" --kernel '{starter.function}'" if "<" in starter.function else \
+            f" --kernel {starter.function}"
+        hint = (f" (the launch or array lengths were guessed, as the line above says: "
+                f"`sectorviz new {cu.name}{kernel}` writes them to a pattern file; set "
+                "launch.grid, launch.block or the arrays' length there)")
+    return pattern_from_dict(doc, cu.parent, include_dirs), hint
 
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget,

@@ -154,3 +154,19 @@ def test_a_launch_in_a_host_template_is_read_per_call_of_it(tmp_path, capsys):
     # 262,144 doubles, 8,192 warps: lanes 16 B apart, each warp's 512 B span 16 sectors per
     # load and per store, 8 of each used half
     assert report["totals"]["sectors"] == 2 * 8192 * 16
+
+
+def test_an_error_from_a_guessed_launch_says_what_to_change(tmp_path, capsys):
+    """No launch in the file: the 1-D default (2^20 elements, 256 threads) reaches past the
+    array the kernel strides through 4,096 floats per block; the error line ends with the
+    likely cause and where to change it. An error not about sizes gets no such hint."""
+    cu = tmp_path / "bare.cu"
+    cu.write_text("__global__ void k(float *a) { a[blockIdx.x * 4096 + threadIdx.x] = 1; }\n")
+    assert main(["report", str(cu), "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert "1048576" in err and err.count("guessed") == 1  # the first element past the array
+    assert err.endswith("(the launch or array lengths were guessed, as the line above says: "
+                        "`sectorviz new bare.cu --kernel k` writes them to a pattern file; set "
+                        "launch.grid, launch.block or the arrays' length there)")
+    assert main(["report", str(cu), "--quiet", "--warp", "99999999"]) == 2
+    assert "guessed" not in capsys.readouterr().err.splitlines()[-1]
