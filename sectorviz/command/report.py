@@ -110,7 +110,8 @@ def run_report(argv: list[str]) -> int:
         listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
                    else None)  # made before anything is printed: it may be refused
     except PatternError as err:
-        about_sizes = "outside" in err.message or err.place.startswith(("launch", "arrays"))
+        about_sizes = not err.place.startswith("--") and (
+            "outside" in err.message or err.place.startswith(("launch", "arrays")))
         return fail(pattern_error_line(args.file, err) + (guessed if about_sizes else ""))
     if doc is not None:
         if measured is not None:
