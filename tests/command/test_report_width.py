@@ -16,7 +16,7 @@ WIDTH = 100
 EXAMPLES = sorted(examples_dir().glob("*.sectorviz.json"))
 CUDA_EXAMPLES = sorted(examples_dir().glob("*-cuda.sectorviz.json"))
 MATMUL_TILED = examples_dir() / "matmul-tiled-cuda.sectorviz.json"
-COPY_3 = "line 26: sum += As[ty][k] * Bs[k][tx];, ld.shared.f32 (3 of 32)"
+COPY_3 = "line 26: As[ty][k], ld.shared.f32 (3 of 16)"
 needs_nvcc = pytest.mark.skipif(find_compiler() is None, reason="no CUDA compiler here")
 
 
@@ -42,13 +42,14 @@ def test_every_compiled_example_fits_100_columns(capsys, monkeypatch, example):
 
 
 @needs_nvcc
-def test_an_unrolled_copy_is_elided_in_the_middle_and_whole_in_json(capsys, monkeypatch):
+def test_an_unrolled_copy_is_named_by_its_expression_and_copy(capsys, monkeypatch):
+    """`sum += As[ty][k] * Bs[k][tx];` unrolled 16 times: each load named by its own
+    array's expression and its copy, short enough for a column, the same in --json."""
     monkeypatch.setenv("SECTORVIZ_ENGINE", "compiled")
     lines = report_lines(capsys, MATMUL_TILED)
-    assert ("  line 26: sum += As[ty][k…, ld.shared.f32 (3 of 32)  32,768 wavefronts in 32,768 "
+    assert ("  line 26: As[ty][k], ld.shared.f32 (3 of 16)         32,768 wavefronts in 32,768 "
             "requests (1.00 per") in lines
-    assert "  line 26: sum += As[ty][k…, ld.shared.f32 (3 of 32), this warp, execution 1 " \
-           "of 16" in lines
+    assert "  line 26: Bs[k][tx], ld.shared.f32 (3 of 16), this warp, execution 1 of 16" in lines
     doc = json.loads("\n".join(report_lines(capsys, MATMUL_TILED, "--json")))
     assert COPY_3 in [s["name"] for s in doc["shared"]]
 

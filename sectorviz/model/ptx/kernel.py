@@ -5,7 +5,8 @@ with the interface of the source engine's CudaKernel: `instructions` (global),
 (closed.py: the same accesses in closed form, where they have one).
 
 Each static PTX memory instruction is one Instruction, named by the source line of the
-`.loc` in force for it and its PTX operation (`line 16: c[col * m + row], st.global.f32`);
+`.loc` in force for it, the expression of its array there (source_names.py; else the
+statement) and its PTX operation (`line 16: c[col * m + row], st.global.f32`);
 its line, column and file are those of the innermost inlined position that lies in a file
 the compiler read for the pattern (a CUDA header's inlined code counts at the user's line).
 """
@@ -40,6 +41,7 @@ from .parse import Entry, Loc, Module, PtxError, parse_module
 from .parse import Instruction as PtxInstruction
 from .program import Program, program
 from .sites import Site, data_type, memory_sites
+from .source_names import expression_for
 
 LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
 # the closed forms give way to the lane path (also where a value outgrows their integers)
@@ -241,8 +243,11 @@ class CompiledKernel(Launch):
             if ins.op == "cp":
                 op_text += " (global read)" if site.space == "global" else " (shared write)"
             head = _place(file, line)
-            name = f"{head}: {text}, {op_text}" if text else f"{head}: {op_text}"
-            array = ", ".join(self._array_names(site))
+            arrays = self._array_names(site)
+            words = (expression_for(text, arrays[0], site.op) if text and len(arrays) == 1
+                     else None) or text
+            name = f"{head}: {words}, {op_text}" if words else f"{head}: {op_text}"
+            array = ", ".join(arrays)
             found[site.space].append((site, Instruction(
                 name, site.op, array, site.width, line, column, text or None, op_text, file)))
         self._names: dict[int, str] = {}

@@ -72,6 +72,6 @@ def test_compiled_instructions_carry_their_line_and_ptx_operation():
     kernel = CompiledKernel(pattern, compiled_for_file(EXAMPLES / "transpose.cu",
                                                        pattern.kernel["function"]))
     store = next(i for i in kernel.instructions if i.op == "store")
-    assert store.name == "line 16: c[col * m + row] = a[row * m + col];, st.global.f32"
+    assert store.name == "line 16: c[col * m + row], st.global.f32"
     assert (store.line, store.ptx, store.file, store.array, store.width) == \
         (16, "st.global.f32", None, "c", 4)
