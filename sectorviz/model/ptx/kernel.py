@@ -74,7 +74,9 @@ class CompiledPtx:
     24)), for arrays the pattern gives no dtype (else the PTX's access type is used);
     `dynamic_shared_bytes` the launch's dynamic shared memory where the pattern does not
     give it; `others_read`: whether the lines of a file the PTX names beyond `files` are
-    read (no for PTX a pattern gives: its `.file` lines are named, never followed)."""
+    read (no for PTX a pattern gives: its `.file` lines are named, never followed);
+    `param_values`: parameters the front end knows that the pattern does not name (the
+    shape and strides Numba passes with an array, Triton's scratch pointers)."""
 
     ptx: str
     entry: str
@@ -86,6 +88,7 @@ class CompiledPtx:
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
     machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
     others_read: bool = True
+    param_values: tuple[tuple[str, int], ...] = ()
 
 
 def machine_code_note(changes: tuple[str, ...] | None) -> str:
@@ -345,7 +348,7 @@ class CompiledKernel(Launch):
     def _param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
         """PTX parameter -> (its bytes, known, why not): an array's base address, a pattern
         param's value in the parameter's type."""
-        out, given = {}, dict(self.pattern.params)
+        out, given = {}, dict(self.compiled.param_values) | dict(self.pattern.params)
         for p in self.entry.params:
             name = self.param_names[p.name]
             why = (f"the kernel parameter '{name}', which the pattern does not give (add it "

@@ -1,0 +1,123 @@
+"""The child process that compiles a Python kernel to PTX with Triton or Numba (pykernel.py
+runs it bounded, in a private folder, with Python's -I).
+
+Standard input: JSON {"compiler": "triton" | "numba", "module": the generated module's text
+(pysource.py: only imports of the compilers' modules, literal constants and jit functions),
+"file": its file name, "function", "dotted": [[line, "tl.load"], ...], and the compiler's
+request ("triton": signature, constexprs, attrs, arch, num_warps, num_stages; "numba":
+argument types, cc). Standard output: JSON {"ok", "log" (the first error, one line),
+"line" (its line in the file, or 0), "ptx", "version"}.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import types
+from typing import Any
+
+COMPILER_MODULES = ("triton", "numba", "math")
+
+
+def _ours(name: str | None) -> bool:
+    return bool(name) and str(name).split(".")[0] in COMPILER_MODULES
+
+
+def _unsafe_reach(module: types.ModuleType, line: int, chain: str) -> str | None:
+    """Why a dotted name reaches something other than the compilers' modules and their own
+    functions, else None."""
+    value: Any = module
+    for part in chain.split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return None  # unknown: the compiler says so
+        if isinstance(value, types.ModuleType) and not _ours(value.__name__):
+            return f"line {line}: {chain} reaches the module {value.__name__}"
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)) and \
+                not _ours(getattr(value, "__module__", None)):
+            return f"line {line}: {chain} reaches {getattr(value, '__module__', '?')}'s " \
+                   f"{getattr(value, '__name__', part)}"
+    return None
+
+
+def _loaded(request: dict) -> types.ModuleType:
+    """The generated module, written to this (private) folder and imported."""
+    path = os.path.join(os.getcwd(), request["file"])
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(request["module"])
+    spec = importlib.util.spec_from_file_location(request["file"][:-3], path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _triton(fn: Any, req: dict) -> tuple[str, str]:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    attrs = {(int(i),): [["tt.divisibility", 16]] for i in req["divisible"]}
+    source = ASTSource(fn, req["signature"], constexprs=req["constexprs"], attrs=attrs)
+    options = {"num_warps": req["num_warps"], "num_stages": req["num_stages"]}
+    compiled = triton.compile(source, target=GPUTarget("cuda", req["arch"], 32),
+                              options=options)
+    return compiled.asm["ptx"], triton.__version__
+
+
+def _numba_type(arg: list) -> Any:
+    from numba.core import types as nt
+    kind, dtype = arg[0], getattr(nt, arg[1])
+    return nt.Array(dtype, arg[2], arg[3]) if kind == "array" else dtype
+
+
+def _numba(fn: Any, req: dict) -> tuple[str, str]:
+    from importlib.metadata import version
+
+    from numba import cuda
+    signature = tuple(_numba_type(arg) for arg in req["args"])
+    ptx, _ = cuda.compile_ptx(getattr(fn, "py_func", fn), signature, cc=tuple(req["cc"]),
+                              lineinfo=True)
+    return ptx, version("numba-cuda")
+
+
+def _first_line(err: BaseException, file: str) -> tuple[str, int]:
+    """An error -> (its first meaningful line, its line in the kernel's file or 0)."""
+    line = 0
+    tb = err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(file):
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    text = " ".join(str(err).split())
+    node = getattr(err, "node", None)  # Triton's CompilationError
+    line = getattr(node, "lineno", line) if node is not None else line
+    loc = getattr(err, "loc", None)  # Numba's errors
+    line = getattr(loc, "line", None) or line
+    return f"{type(err).__name__}: {text}"[:400], int(line or 0)
+
+
+def main() -> None:
+    request = json.loads(sys.stdin.read())
+    result: dict[str, Any] = {"ok": False, "log": "", "line": 0, "ptx": "", "version": ""}
+    try:
+        module = _loaded(request)
+        for line, chain in request["dotted"]:
+            why = _unsafe_reach(module, line, chain)
+            if why is not None:
+                result["log"], result["line"] = f"{why}, not the compiler's", line
+                break
+        else:
+            fn = getattr(module, request["function"])
+            compile_ = _triton if request["compiler"] == "triton" else _numba
+            result["ptx"], result["version"] = compile_(fn, request)
+            result["ok"] = True
+    except Exception as err:  # the compiler's error, said in one line
+        result["log"], result["line"] = _first_line(err, request["file"])
+    sys.stdout.write(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
