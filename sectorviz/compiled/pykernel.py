@@ -34,6 +34,7 @@ from .flags import DEFAULT_ARCH
 from .pysource import PythonKernel, read_python_kernel
 
 CHILD = Path(__file__).resolve().with_name("pykernel_child.py")
+ROUTE = "python/1"  # in the cache key: what an entry of this route holds
 # (module to import, distribution whose version is shown, its name, what to install)
 COMPILERS = {"triton": ("triton", "triton", "Triton", "pip install sectorviz[triton]"),
              "numba": ("numba.cuda", "numba-cuda", "Numba CUDA",
@@ -95,23 +96,27 @@ def compiled_python(source: PythonSource, request: dict[str, Any], compiler: str
                     param_names: tuple[str, ...]) -> CompiledPtx:
     """Compile (or find in the cache) -> what the PTX engine runs; `request` is the
     compiler's part of the child's input, `param_names` the PTX parameters' names."""
-    key = ptxcache.request_key({"compiler": compiler, "request": request,
+    key = ptxcache.request_key({"route": ROUTE, "compiler": compiler, "request": request,
                                 "module": source.kernel.module, "path": str(source.path)})
     entry = ptxcache.load(key)
     if entry is None:
-        ptx = _compiled(source, request)
-        entry = {"ptx": ptx, "entry": _entry_name(ptx, source.path), "name": request["function"],
+        ptx, shared = _compiled(source, request)
+        entry = {"ptx": ptx, "dynamic_shared_bytes": shared, "entry": _entry_name(ptx, source.path), "name": request["function"],
                  "params": list(param_names),
                  "files": {str(source.path): ptxcache.file_digest(str(source.path))},
                  "lookups": {}, "host_code_left_out": False}
         ptxcache.store(key, entry)
+    shared = entry.get("dynamic_shared_bytes")
     return CompiledPtx(entry["ptx"], entry["entry"], tuple(entry["params"]), compiler,
-                       (str(source.path),), (source.text,), others_read=False)
+                       (str(source.path),), (source.text,), others_read=False,
+                       expressions=source.kernel.calls,
+                       dynamic_shared_bytes=shared if isinstance(shared, int) else None)
 
 
-def _compiled(source: PythonSource, request: dict[str, Any]) -> str:
-    """The child's compile -> PTX with its `.file` renamed and inline-asm `.loc`s dropped;
-    PatternError naming the file and line of the compiler's error."""
+def _compiled(source: PythonSource, request: dict[str, Any]) -> tuple[str, int | None]:
+    """The child's compile -> (PTX with its `.file` renamed and inline-asm `.loc`s dropped,
+    the launch's dynamic shared bytes or None); PatternError naming the file and line of the
+    compiler's error."""
     file = _module_file(source.path)
     with private_folder() as folder:
         done = run_bounded([sys.executable, "-I", str(CHILD)], f"kernel.{source.language}",
@@ -130,7 +135,9 @@ def _compiled(source: PythonSource, request: dict[str, Any]) -> str:
             raise PatternError(f"line {result['line']}" if result["line"] else "kernel",
                                result["log"], file=str(source.path))
         ptx = str(result["ptx"]).replace(str(folder / file), str(source.path))
-    return _ASM_BLOCK.sub(lambda m: _LOC_LINE.sub("", m.group(0)), ptx)
+    shared = result.get("shared")
+    return _ASM_BLOCK.sub(lambda m: _LOC_LINE.sub("", m.group(0)), ptx), \
+        shared if isinstance(shared, int) else None
 
 
 def _module_file(path: Path) -> str:

@@ -6,7 +6,8 @@ Standard input: JSON {"compiler": "triton" | "numba", "module": the generated mo
 "file": its file name, "function", "dotted": [[line, "tl.load"], ...], and the compiler's
 request ("triton": signature, constexprs, attrs, arch, num_warps, num_stages; "numba":
 argument types, cc). Standard output: JSON {"ok", "log" (the first error, one line),
-"line" (its line in the file, or 0), "ptx", "version"}.
+"line" (its line in the file, or 0), "ptx", "version", "shared": the bytes of dynamic shared
+memory the launch gives (Triton's; null for Numba)}.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _loaded(request: dict) -> types.ModuleType:
     return module
 
 
-def _triton(fn: Any, req: dict) -> tuple[str, str]:
+def _triton(fn: Any, req: dict) -> tuple[str, str, int | None]:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -64,7 +65,7 @@ def _triton(fn: Any, req: dict) -> tuple[str, str]:
     options = {"num_warps": req["num_warps"], "num_stages": req["num_stages"]}
     compiled = triton.compile(source, target=GPUTarget("cuda", req["arch"], 32),
                               options=options)
-    return compiled.asm["ptx"], triton.__version__
+    return compiled.asm["ptx"], triton.__version__, int(compiled.metadata.shared)
 
 
 def _numba_type(arg: list) -> Any:
@@ -73,14 +74,14 @@ def _numba_type(arg: list) -> Any:
     return nt.Array(dtype, arg[2], arg[3]) if kind == "array" else dtype
 
 
-def _numba(fn: Any, req: dict) -> tuple[str, str]:
+def _numba(fn: Any, req: dict) -> tuple[str, str, int | None]:
     from importlib.metadata import version
 
     from numba import cuda
     signature = tuple(_numba_type(arg) for arg in req["args"])
     ptx, _ = cuda.compile_ptx(getattr(fn, "py_func", fn), signature, cc=tuple(req["cc"]),
                               lineinfo=True)
-    return ptx, version("numba-cuda")
+    return ptx, version("numba-cuda"), None
 
 
 def _first_line(err: BaseException, file: str) -> tuple[str, int]:
@@ -112,7 +113,7 @@ def main() -> None:
         else:
             fn = getattr(module, request["function"])
             compile_ = _triton if request["compiler"] == "triton" else _numba
-            result["ptx"], result["version"] = compile_(fn, request)
+            result["ptx"], result["version"], result["shared"] = compile_(fn, request)
             result["ok"] = True
     except Exception as err:  # the compiler's error, said in one line
         result["log"], result["line"] = _first_line(err, request["file"])

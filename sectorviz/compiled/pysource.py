@@ -38,6 +38,7 @@ class PythonKernel:
     module: str
     params: tuple[str, ...]
     dotted: tuple[tuple[int, str], ...]
+    calls: tuple[tuple[int, int, str], ...]  # (line, 1-based column, text) of each call
 
 
 def _refusal(path: Path, line: int, what: str) -> PatternError:
@@ -255,7 +256,20 @@ def read_python_kernel(path: Path, text: str, function: str) -> PythonKernel:
     kept += list(taker.functions.values())
     params = tuple(a.arg for a in (*kernel.args.posonlyargs, *kernel.args.args))
     _check_alone(path, kept, tree.body)
-    return PythonKernel(_at_own_lines(text, kept), params, tuple(sorted(set(taker.dotted))))
+    return PythonKernel(_at_own_lines(text, kept), params, tuple(sorted(set(taker.dotted))),
+                        _calls(text, list(taker.functions.values())))
+
+
+def _calls(text: str, functions: list[ast.FunctionDef]) -> tuple[tuple[int, int, str], ...]:
+    """(line, 1-based column, source text) of every call in `functions`, the outermost
+    where several start at one place (what a `.loc` line and column point at)."""
+    found: dict[tuple[int, int], str] = {}
+    for fn in functions:
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and node.lineno == node.end_lineno:
+                found.setdefault((node.lineno, node.col_offset + 1),
+                                 ast.get_source_segment(text, node) or "")
+    return tuple((line, column, call) for (line, column), call in sorted(found.items()))
 
 
 def _span(stmt: ast.stmt) -> tuple[int, int]:

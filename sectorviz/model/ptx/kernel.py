@@ -76,7 +76,9 @@ class CompiledPtx:
     give it; `others_read`: whether the lines of a file the PTX names beyond `files` are
     read (no for PTX a pattern gives: its `.file` lines are named, never followed);
     `param_values`: parameters the front end knows that the pattern does not name (the
-    shape and strides Numba passes with an array, Triton's scratch pointers)."""
+    shape and strides Numba passes with an array, Triton's scratch pointers); `expressions`:
+    (line, column) of a call in the kernel's file -> its text, naming an instruction whose
+    `.loc` points there (`tl.load(x_ptr + offs, mask=mask)`) instead of its whole line."""
 
     ptx: str
     entry: str
@@ -89,6 +91,7 @@ class CompiledPtx:
     machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
     others_read: bool = True
     param_values: tuple[tuple[str, int], ...] = ()
+    expressions: tuple[tuple[int, int, str], ...] = ()
 
 
 def machine_code_note(changes: tuple[str, ...] | None) -> str:
@@ -182,6 +185,8 @@ class CompiledKernel(Launch):
             raise PatternError("kernel", f"{err.place}: {err.message}") from None
         self.entry = inlined(self.module, _entry(self.module, compiled.entry))
         self.lines = SourceLines(compiled, self.module)
+        self._expressions = {(line, column): text for line, column, text in
+                             compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
@@ -239,7 +244,8 @@ class CompiledKernel(Launch):
         for site in self.sites:
             ins = self.entry.instructions[site.at]
             file, line, column = self.lines.position(ins.loc)
-            text = self.lines.text(file, line)
+            text = self._expressions.get((line, column)) if file is None else None
+            text = text or self.lines.text(file, line)
             op_text = ".".join(ins.opcode)
             if ins.op == "cp":
                 op_text += " (global read)" if site.space == "global" else " (shared write)"
