@@ -1,0 +1,182 @@
+"""Kernels written in Python (Triton, Numba): compiled from what their file's syntax tree
+holds (never run), counted by the PTX engine; the same requests and sectors as the CUDA
+kernel that does the same accesses; Triton's launcher specialisation from the values given;
+one line saying what to install where the compiler is not."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from sectorviz.compiled.tritonkernel import integer_type, triton_arguments
+from sectorviz.model import PatternError, load_pattern
+from sectorviz.model.analysis import analyze
+from sectorviz.model.frontend import kernel_for
+from sectorviz.model.ptx.parse import parse_module
+from sectorviz.paths import examples_dir
+
+pytest.importorskip("triton")
+pytest.importorskip("numba.cuda")
+
+EXAMPLES = examples_dir()
+MIB = 2**20
+
+
+@pytest.fixture(autouse=True)
+def ptx_cache(shared_cache, monkeypatch):
+    """One PTX cache for this module's tests (each example compiles once)."""
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(shared_cache))
+    return shared_cache
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("python-ptx-cache")
+
+
+def example(name: str, folder: Path | None = None, **changes) -> Path:
+    """The example pattern `name`, or a copy of it in `folder` with its kernel file and
+    `changes` (top-level keys; `kernel` keys merged)."""
+    path = EXAMPLES / f"{name}.sectorviz.json"
+    if folder is None:
+        return path
+    doc = json.loads(path.read_text())
+    kernel = {**doc["kernel"], **changes.pop("kernel", {})}
+    doc.update(changes, kernel=kernel)
+    source = next(doc["kernel"][k] for k in ("triton", "numba") if k in doc["kernel"])
+    (folder / source).write_text((EXAMPLES / source).read_text())
+    out = folder / f"{name}.sectorviz.json"
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def counts(path: Path) -> list[tuple[str, int, int]]:
+    """(op, requests, sectors) of each global instruction."""
+    return [(s.op, s.requests, s.sectors) for s in analyze(load_pattern(path)).instructions]
+
+
+def test_the_ptx_reader_takes_tritons_pointer_parameter_qualifier():
+    module = parse_module(".version 8.7\n.target sm_90a\n.address_size 64\n"
+                          ".visible .entry k(\n.param .u64 .ptr .global .align 1 k_param_0,\n"
+                          ".param .u32 k_param_1\n)\n{\nret;\n}\n")
+    assert [(p.name, p.type) for p in module.entries["k"].params] == \
+        [("k_param_0", "u64"), ("k_param_1", "u32")]
+
+
+def test_triton_vector_add_is_vectorised_and_named_by_its_python_calls():
+    """n = 1,048,576, BLOCK 1024, 4 warps: 1024 programs x 4 warps = 4096 warps; pointers
+    and n divisible by 16, so 2 ld/st.global.v4.b32 per array: 4096 requests of 32 x 16 B
+    = 16 sectors each; 24,576 requests and 393,216 sectors, 12 MiB. The loads are named by
+    line 13 and 14 (the first .loc of each inline-asm chain 13, 14, 15, 16), not 16."""
+    analysis = analyze(load_pattern(example("triton-vector-add")))
+    assert [s.name for s in analysis.instructions][:3] == [
+        "line 13: tl.load(x_ptr + offs, mask=mask), ld.global.v4.b32 (1 of 2)",
+        "line 13: tl.load(x_ptr + offs, mask=mask), ld.global.v4.b32 (2 of 2)",
+        "line 14: tl.load(y_ptr + offs, mask=mask), ld.global.v4.b32 (1 of 2)"]
+    assert [(s.requests, s.sectors) for s in analysis.instructions] == [(4096, 65536)] * 6
+    assert analysis.totals.sectors * 32 == 12 * MIB
+
+
+def test_triton_and_numba_vector_add_count_as_the_cuda_kernel(tmp_path):
+    """The CUDA vector add (256 threads, n = 1,048,576) is 32,768 warps x 3 requests of 4
+    sectors. Triton with BLOCK 256 and 8 warps holds one element per thread, so its PTX
+    does the same accesses; so does Numba's. Triton's vectorised example (BLOCK 1024)
+    fetches the same 393,216 sectors in 24,576 requests."""
+    cuda = counts(example("vector-add-cuda"))
+    assert cuda == [("load", 32768, 131072)] * 2 + [("store", 32768, 131072)]
+    one_each = example("triton-vector-add", tmp_path, launch={"grid": ["n / 256"]},
+                       kernel={"constexprs": {"BLOCK": 256}, "num_warps": 8})
+    assert counts(one_each) == cuda
+    assert counts(example("numba-vector-add")) == cuda
+    assert sum(s for *_, s in counts(example("triton-vector-add"))) == 393216
+
+
+@pytest.mark.parametrize("n, vector", [(1024, True), (1000, False)])
+def test_tritons_specialisation_follows_divisibility_by_16(tmp_path, n, vector):
+    """One program, BLOCK 1024, 4 warps. n = 1024: divisible, v4 accesses, 16 sectors per
+    request. n = 1000: not divisible, 8 scalar accesses per array; lanes 16 B apart span
+    512 B = 16 sectors, except past element 1000 in warp 3's second half (elements 896 +
+    4 lane + j, lanes 0-25 active: 26 x 16 B = 416 B = 13 sectors): 16 x 3 + 13 = 61."""
+    path = example("triton-vector-add", tmp_path, params={"n": n}, launch={"grid": [1]})
+    found = counts(path)
+    if vector:
+        assert found == [("load", 4, 64)] * 4 + [("store", 4, 64)] * 2
+    else:
+        per_array = [64] * 4 + [61] * 4
+        assert [s for *_, s in found] == per_array * 3
+    names = [s.name for s in analyze(load_pattern(path)).instructions]
+    assert all(("v4.b32" in name) == vector for name in names)
+
+
+def test_the_launcher_rule_on_values_and_its_override(tmp_path):
+    """Pointers at 256-byte-aligned addresses, and n = 1,048,576, are divisible by 16; n =
+    17 is not; n = 1 becomes the constexpr 1; `divisibility` false turns both off; an
+    array 4 bytes off a 256-byte boundary is not divisible."""
+    params = ("x_ptr", "y_ptr", "out_ptr", "n", "BLOCK")
+    big = load_pattern(example("triton-vector-add"))
+    assert triton_arguments(big, params) == (
+        {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+         "BLOCK": "constexpr"}, {"BLOCK": 1024}, [0, 1, 2, 3])
+    odd = load_pattern(example("triton-vector-add", tmp_path, params={"n": 17},
+                               launch={"grid": [1]}))
+    assert triton_arguments(odd, params)[2] == [0, 1, 2]
+    one = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1},
+                               launch={"grid": [1]}))
+    signature, constexprs, _ = triton_arguments(one, params)
+    assert signature["n"] == "constexpr" and constexprs == {"BLOCK": 1024, "n": 1}
+    told = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1},
+                                launch={"grid": [1]},
+                                kernel={"divisibility": {"n": False, "x_ptr": False}}))
+    assert triton_arguments(told, params)[0]["n"] == "i32"
+    assert triton_arguments(told, params)[2] == [1, 2]
+    doc = json.loads(example("triton-vector-add").read_text())
+    doc["arrays"]["y_ptr"]["offset_bytes"] = 4
+    shifted = example("triton-vector-add", tmp_path, arrays=doc["arrays"])
+    assert triton_arguments(load_pattern(shifted), params)[2] == [0, 2, 3]
+    assert [integer_type(v) for v in (2**31 - 1, 2**31, -2**31 - 1, 2**63)] == \
+        ["i32", "i64", "i64", "u64"]
+
+
+def test_numba_transpose_is_the_canonical_naive_transpose():
+    """1024 x 1024 float32: per warp a 4-sector read and a 32-sector write (lanes 4 KiB
+    apart); 32,768 warps."""
+    assert counts(example("numba-transpose-naive")) == [("load", 32768, 131072),
+                                                         ("store", 32768, 1048576)]
+
+
+def test_fused_softmax_global_and_shared_numbers():
+    """4,096 rows of 1,024 float32, one 4-warp program per row: 2 v4 loads and 2 v4 stores
+    per warp of 16 sectors, 32 MiB; the max and sum cross warps through shared memory, one
+    st.shared and one ld.shared per warp each, 1 wavefront each."""
+    analysis = analyze(load_pattern(example("triton-softmax")))
+    assert [(s.op, s.requests, s.sectors) for s in analysis.instructions] == \
+        [("load", 16384, 262144)] * 2 + [("store", 16384, 262144)] * 2
+    assert analysis.totals.sectors * 32 == 32 * MIB
+    shared = analysis.shared
+    assert [(s.requests, s.wavefronts) for s in shared] == [(16384, 16384)] * 4
+    assert [s.name.split(",")[0] for s in shared] == ["line 15: tl.max(x", "line 15: tl.max(x",
+                                                      "line 17: tl.sum(num",
+                                                      "line 17: tl.sum(num"]
+
+
+def test_the_reading_names_triton_its_architecture_and_warps():
+    kernel = kernel_for(load_pattern(example("triton-vector-add")))
+    assert kernel.assumptions[0].startswith(
+        "Counts are those of the PTX instructions the compiler emitted (Triton ")
+    assert "for sm_90, num_warps 4" in kernel.assumptions[0]
+
+
+@pytest.mark.parametrize("module, language, install", [
+    ("triton", "triton", "pip install sectorviz[triton]"),
+    ("numba", "numba", "pip install sectorviz[numba]")])
+def test_without_the_compiler_a_python_kernel_is_refused_saying_what_to_install(
+        monkeypatch, module, language, install):
+    monkeypatch.setitem(sys.modules, module, None)
+    name = "triton-vector-add" if language == "triton" else "numba-vector-add"
+    with pytest.raises(PatternError) as err:
+        analyze(load_pattern(example(name)))
+    assert err.value.place == f"kernel.{language}" and install in err.value.message
+    assert "\n" not in str(err.value)
