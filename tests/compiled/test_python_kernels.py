@@ -6,6 +6,7 @@ one line saying what to install where the compiler is not."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -180,3 +181,51 @@ def test_without_the_compiler_a_python_kernel_is_refused_saying_what_to_install(
         analyze(load_pattern(example(name)))
     assert err.value.place == f"kernel.{language}" and install in err.value.message
     assert "\n" not in str(err.value)
+
+
+DOT = '''\
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs[:, None] * BLOCK + offs[None, :])
+    b = tl.load(b_ptr + offs[:, None] * BLOCK + offs[None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + offs[:, None] * BLOCK + offs[None, :], c)
+'''
+
+
+def test_wgmma_is_refused_in_one_line_naming_the_python_line_and_the_instruction(tmp_path):
+    """At sm_90 tl.dot emits wgmma, which the engine does not run."""
+    (tmp_path / "dot.py").write_text(DOT)
+    arrays = {"a_ptr": {"dtype": "float16", "length": 4096},
+              "b_ptr": {"dtype": "float16", "length": 4096},
+              "c_ptr": {"dtype": "float32", "length": 4096}}
+    (tmp_path / "p.sectorviz.json").write_text(json.dumps(
+        {"format": "sectorviz.pattern/1", "launch": {"grid": [1]}, "arrays": arrays,
+         "kernel": {"triton": "dot.py", "function": "dot_kernel",
+                    "constexprs": {"BLOCK": 64}}}))
+    with pytest.raises(PatternError) as err:
+        analyze(load_pattern(tmp_path / "p.sectorviz.json"))
+    assert err.value.place == "line 10" and err.value.file == str(tmp_path / "dot.py")
+    assert "`wgmma." in err.value.message and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("name, header", [
+    ("triton-vector-add", "compiled by Triton"), ("triton-softmax", "compiled by Triton"),
+    ("numba-vector-add", "compiled by Numba CUDA"),
+    ("numba-transpose-naive", "compiled by Numba CUDA")])
+def test_sectorviz_report_opens_each_example(name, header):
+    done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json",
+                           str(example(name))], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["engine"] == "compiled" and f"compiled by {doc['compiler']}".startswith(header)
+    assert doc["totals"]["sectors"] == {"triton-vector-add": 393216,
+                                        "triton-softmax": 1048576,
+                                        "numba-vector-add": 393216,
+                                        "numba-transpose-naive": 1179648}[name]
