@@ -101,7 +101,8 @@ def compiled_python(source: PythonSource, request: dict[str, Any], compiler: str
     entry = ptxcache.load(key)
     if entry is None:
         ptx, shared = _compiled(source, request)
-        entry = {"ptx": ptx, "dynamic_shared_bytes": shared, "entry": _entry_name(ptx, source.path), "name": request["function"],
+        entry = {"ptx": ptx, "dynamic_shared_bytes": shared,
+                 "entry": _entry_name(ptx, source.path), "name": request["function"],
                  "params": list(param_names),
                  "files": {str(source.path): ptxcache.file_digest(str(source.path))},
                  "lookups": {}, "host_code_left_out": False}

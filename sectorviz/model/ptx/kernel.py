@@ -185,8 +185,8 @@ class CompiledKernel(Launch):
             raise PatternError("kernel", f"{err.place}: {err.message}") from None
         self.entry = inlined(self.module, _entry(self.module, compiled.entry))
         self.lines = SourceLines(compiled, self.module)
-        self._expressions = {(line, column): text for line, column, text in
-                             compiled.expressions}
+        self._expressions: dict[tuple[int | None, int | None], str] = {
+            (line, column): text for line, column, text in compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
