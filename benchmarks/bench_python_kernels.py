@@ -23,7 +23,8 @@ COMPILE_TARGET_S = 3.0
 # each example, and the CUDA example doing the same accesses (None: there is none)
 PAIRS = (("triton-vector-add", "vector-add-cuda"), ("triton-softmax", None),
          ("numba-vector-add", "vector-add-cuda"),
-         ("numba-transpose-naive", "transpose-naive-cuda"))
+         ("numba-transpose-naive", "transpose-naive-cuda"),
+         ("numba-transpose-tiled", "transpose-tiled-cuda"))
 
 
 def cold_compile(pattern: Pattern) -> float:

@@ -217,7 +217,8 @@ def test_wgmma_is_refused_in_one_line_naming_the_python_line_and_the_instruction
 @pytest.mark.parametrize("name, header", [
     ("triton-vector-add", "compiled by Triton"), ("triton-softmax", "compiled by Triton"),
     ("numba-vector-add", "compiled by Numba CUDA"),
-    ("numba-transpose-naive", "compiled by Numba CUDA")])
+    ("numba-transpose-naive", "compiled by Numba CUDA"),
+    ("numba-transpose-tiled", "compiled by Numba CUDA")])
 def test_sectorviz_report_opens_each_example(name, header):
     done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json",
                            str(example(name))], capture_output=True, text=True, timeout=300,
@@ -228,4 +229,21 @@ def test_sectorviz_report_opens_each_example(name, header):
     assert doc["totals"]["sectors"] == {"triton-vector-add": 393216,
                                         "triton-softmax": 1048576,
                                         "numba-vector-add": 393216,
-                                        "numba-transpose-naive": 1179648}[name]
+                                        "numba-transpose-naive": 1179648,
+                                        "numba-transpose-tiled": 262144}[name]
+
+
+def test_numba_tiled_transpose_counts_as_the_cuda_tiled_transpose():
+    """m = 1024: 32 x 32 blocks of 32 x 8 threads, each loop unrolled into 4 instructions of
+    8,192 requests; the CUDA twin (32 x 32 threads, one element each) has the same totals:
+    65,536 global requests of 4 sectors (262,144) and 65,536 shared requests of 1
+    wavefront each (the 33-column tile is conflict-free)."""
+    numba = analyze(load_pattern(example("numba-transpose-tiled")))
+    assert [(s.requests, s.sectors) for s in numba.instructions] == [(8192, 32768)] * 8
+    assert [(s.requests, s.wavefronts) for s in numba.shared] == [(8192, 8192)] * 8
+    cuda = analyze(load_pattern(example("transpose-tiled-cuda")))
+    for totals in (numba, cuda):
+        assert (totals.totals.requests, totals.totals.sectors) == (65536, 262144)
+        assert totals.shared_totals is not None
+        assert (totals.shared_totals.requests, totals.shared_totals.wavefronts) == \
+            (65536, 65536)
