@@ -216,6 +216,7 @@ def test_wgmma_is_refused_in_one_line_naming_the_python_line_and_the_instruction
 
 @pytest.mark.parametrize("name, header", [
     ("triton-vector-add", "compiled by Triton"), ("triton-softmax", "compiled by Triton"),
+    ("triton-layer-norm", "compiled by Triton"),
     ("numba-vector-add", "compiled by Numba CUDA"),
     ("numba-transpose-naive", "compiled by Numba CUDA"),
     ("numba-transpose-tiled", "compiled by Numba CUDA")])
@@ -228,6 +229,7 @@ def test_sectorviz_report_opens_each_example(name, header):
     assert doc["engine"] == "compiled" and f"compiled by {doc['compiler']}".startswith(header)
     assert doc["totals"]["sectors"] == {"triton-vector-add": 393216,
                                         "triton-softmax": 1048576,
+                                        "triton-layer-norm": 3147776,
                                         "numba-vector-add": 393216,
                                         "numba-transpose-naive": 1179648,
                                         "numba-transpose-tiled": 262144}[name]
@@ -247,3 +249,19 @@ def test_numba_tiled_transpose_counts_as_the_cuda_tiled_transpose():
         assert totals.shared_totals is not None
         assert (totals.shared_totals.requests, totals.shared_totals.wavefronts) == \
             (65536, 65536)
+
+
+def test_layer_norm_reads_x_three_times_and_w_b_once_per_row():
+    """1,024 rows of 4,096: per v4 instruction 4,096 warps x 4 loop iterations = 16,384
+    requests of 16 sectors; 12 such instructions (x in 3 loops, w, b, y) and the mean and
+    1/std stored by one lane per program: 198,656 requests, 3,147,776 sectors, 1,049,856
+    of them distinct (x, y 524,288 each; w, b 512; mean, rstd 128)."""
+    analysis = analyze(load_pattern(example("triton-layer-norm")))
+    wide = [(s.requests, s.sectors) for s in analysis.instructions if "v4" in s.name]
+    assert wide == [(16384, 262144)] * 12
+    lines = {s.name.split(":")[0] for s in analysis.instructions if "v4" in s.name}
+    assert lines == {"line 18", "line 23", "line 32", "line 33", "line 34", "line 35"}
+    totals = analysis.totals
+    assert (totals.requests, totals.sectors, totals.unique_sectors) == \
+        (198656, 3147776, 1049856)
+    assert [(s.requests, s.wavefronts) for s in analysis.shared] == [(4096, 4096)] * 4
