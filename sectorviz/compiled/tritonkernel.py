@@ -1,7 +1,8 @@
 """A Triton kernel pattern -> what Triton's launcher would compile for its values, as PTX.
 
 `"kernel": {"triton": "add.py", "function": "add_kernel", "constexprs": {"BLOCK": 1024},
-"num_warps": 4, "num_stages": 3}`: each argument of the kernel is, by name, a constexpr, a
+"num_warps": 4, "num_stages": 3}` (a constexpr may be an integer expression of the params,
+`"BLOCK": "block"`, so a sweep can vary it): each argument of the kernel is, by name, a constexpr, a
 pattern array (a pointer `*fp32`, ... from its dtype) or a pattern param (an integer `i32`
 while it fits, else `i64`; a float `fp32`). The specialisation is the launcher's rule on the
 values given: an integer equal to 1 becomes the constexpr 1, and a pointer (its array's
@@ -16,8 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..model.errors import PatternError
-from ..model.kernel import Launch
-from ..model.pattern import Pattern
+from ..model.kernel import Launch, constant
+from ..model.pattern import Pattern, expression
 from ..model.ptx.kernel import CompiledPtx
 from ..model.python_kernel import DEFAULT_NUM_STAGES, num_warps
 from .pykernel import compiled_python, compiler_version, python_arch, read_python_source
@@ -48,7 +49,9 @@ def triton_arguments(pattern: Pattern, params: tuple[str, ...]
     """The kernel's arguments -> (signature, constexprs, indices divisible by 16) as
     Triton's launcher would make them from the pattern's values."""
     assert pattern.kernel is not None
-    constexprs = dict(pattern.kernel.get("constexprs", {}))
+    constexprs = {name: constant(expression(value, f"kernel.constexprs.{name}"),
+                                 pattern.integer_params) if isinstance(value, str) else value
+                  for name, value in pattern.kernel.get("constexprs", {}).items()}
     told: dict[str, bool] = pattern.kernel.get("divisibility", {})
     arrays = Launch(pattern).arrays
     values = dict(pattern.params)

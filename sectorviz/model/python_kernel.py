@@ -63,11 +63,12 @@ def _is_int(value: Any) -> bool:
 
 
 def _constexprs(obj: Any) -> None:
-    """{name: integer, number or boolean}."""
+    """{name: integer, number, boolean, or an integer expression of the params (a text,
+    evaluated by the Triton front end: `"BLOCK": "block"` lets a sweep vary it)}."""
     if not isinstance(obj, dict) or not all(
-            isinstance(v, (int, float, bool)) for v in obj.values()):
-        raise PatternError("kernel.constexprs", "expected an object {name: number or "
-                                                "boolean}")
+            isinstance(v, (int, float, bool, str)) for v in obj.values()):
+        raise PatternError("kernel.constexprs", "expected an object {name: number, boolean "
+                                                "or expression of the params}")
 
 
 def _divisibility(obj: Any) -> None:

@@ -88,8 +88,8 @@ def test_triton_and_numba_vector_add_count_as_the_cuda_kernel(tmp_path):
     fetches the same 393,216 sectors in 24,576 requests."""
     cuda = counts(example("vector-add-cuda"))
     assert cuda == [("load", 32768, 131072)] * 2 + [("store", 32768, 131072)]
-    one_each = example("triton-vector-add", tmp_path, launch={"grid": ["n / 256"]},
-                       kernel={"constexprs": {"BLOCK": 256}, "num_warps": 8})
+    one_each = example("triton-vector-add", tmp_path, params={"n": 2**20, "block": 256},
+                       kernel={"num_warps": 8})
     assert counts(one_each) == cuda
     assert counts(example("numba-vector-add")) == cuda
     assert sum(s for *_, s in counts(example("triton-vector-add"))) == 393216
@@ -101,7 +101,8 @@ def test_tritons_specialisation_follows_divisibility_by_16(tmp_path, n, vector):
     request. n = 1000: not divisible, 8 scalar accesses per array; lanes 16 B apart span
     512 B = 16 sectors, except past element 1000 in warp 3's second half (elements 896 +
     4 lane + j, lanes 0-25 active: 26 x 16 B = 416 B = 13 sectors): 16 x 3 + 13 = 61."""
-    path = example("triton-vector-add", tmp_path, params={"n": n}, launch={"grid": [1]})
+    path = example("triton-vector-add", tmp_path, params={"n": n, "block": 1024},
+                   launch={"grid": [1]})
     found = counts(path)
     if vector:
         assert found == [("load", 4, 64)] * 4 + [("store", 4, 64)] * 2
@@ -121,14 +122,14 @@ def test_the_launcher_rule_on_values_and_its_override(tmp_path):
     assert triton_arguments(big, params) == (
         {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
          "BLOCK": "constexpr"}, {"BLOCK": 1024}, [0, 1, 2, 3])
-    odd = load_pattern(example("triton-vector-add", tmp_path, params={"n": 17},
+    odd = load_pattern(example("triton-vector-add", tmp_path, params={"n": 17, "block": 1024},
                                launch={"grid": [1]}))
     assert triton_arguments(odd, params)[2] == [0, 1, 2]
-    one = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1},
+    one = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1, "block": 1024},
                                launch={"grid": [1]}))
     signature, constexprs, _ = triton_arguments(one, params)
     assert signature["n"] == "constexpr" and constexprs == {"BLOCK": 1024, "n": 1}
-    told = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1},
+    told = load_pattern(example("triton-vector-add", tmp_path, params={"n": 1, "block": 1024},
                                 launch={"grid": [1]},
                                 kernel={"divisibility": {"n": False, "x_ptr": False}}))
     assert triton_arguments(told, params)[0]["n"] == "i32"
@@ -265,3 +266,20 @@ def test_layer_norm_reads_x_three_times_and_w_b_once_per_row():
     assert (totals.requests, totals.sectors, totals.unique_sectors) == \
         (198656, 3147776, 1049856)
     assert [(s.requests, s.wavefronts) for s in analysis.shared] == [(4096, 4096)] * 4
+
+
+def test_a_sweep_compares_two_triton_block_sizes():
+    """BLOCK is the param block. 256: 4,096 programs x 4 warps, one v2 access per array (32
+    x 8 B = 8 sectors): 49,152 requests. 1024: 1,024 programs x 4 warps, two v4 accesses
+    per array (16 sectors): 24,576 requests. The same 393,216 sectors either way."""
+    done = subprocess.run([sys.executable, "-m", "sectorviz", "sweep", "--json", "--jobs", "1",
+                           "--param", "block=256,1024", str(example("triton-vector-add"))],
+                          capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    points = json.loads(done.stdout)["points"]
+    found = [(p["params"]["block"], p["report"]["totals"]["requests"],
+              p["report"]["totals"]["sectors"],
+              {i["sectors_per_request"] for i in p["report"]["instructions"]})
+             for p in points]
+    assert found == [(256, 49152, 393216, {8.0}), (1024, 24576, 393216, {16.0})]

@@ -34,7 +34,7 @@ def test_a_triton_block_is_32_threads_per_warp():
     ({"numba": "k.py", "num_warps": 4}, None, "kernel.num_warps", "only a Triton kernel"),
     ({"triton": "k.py", "num_warps": 3}, None, "kernel.num_warps", "a power of two"),
     ({"triton": "k.py", "num_stages": 0}, None, "kernel.num_stages", "expected 1 to 8"),
-    ({"triton": "k.py", "constexprs": {"B": "x"}}, None, "kernel.constexprs", "number"),
+    ({"triton": "k.py", "constexprs": {"B": [1]}}, None, "kernel.constexprs", "number"),
     ({"triton": "k.py", "divisibility": {"n": 16}}, None, "kernel.divisibility", "true or"),
     ({"triton": "k.py", "flags": ["-DX"]}, None, "kernel", "leave out 'flags'"),
     ({"triton": "k.py", "source": "k.cu"}, None, "kernel", "exactly one of"),
