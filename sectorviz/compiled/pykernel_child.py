@@ -3,7 +3,7 @@ runs it bounded, in a private folder, with Python's -I).
 
 Standard input: JSON {"compiler": "triton" | "numba", "module": the generated module's text
 (pysource.py: only imports of the compilers' modules, literal constants and jit functions),
-"file": its file name, "function", "dotted": [[line, "tl.load"], ...], and the compiler's
+"file": its file name, "function", "dotted": [[line, "tl.load"], ...] (each checked to reach only KERNEL_PACKAGES), and the compiler's
 request ("triton": signature, constexprs, attrs, arch, num_warps, num_stages; "numba":
 argument types, cc). Standard output: JSON {"ok", "log" (the first error, one line),
 "line" (its line in the file, or 0), "ptx", "version", "shared": the bytes of dynamic shared
@@ -19,27 +19,44 @@ import sys
 import types
 from typing import Any
 
-COMPILER_MODULES = ("triton", "numba", "math")
+# where what a kernel names may come from: Triton's language and its jit, the `triton`
+# package's own top level (triton.cdiv), Numba, math (Triton calls any other Python function
+# it is handed at compile time: triton.runtime, triton.testing, os, ... are refused)
+KERNEL_PACKAGES = ("triton.language", "triton.runtime.jit", "numba", "math")
+TRITON_TOP = "triton"
 
 
 def _ours(name: str | None) -> bool:
-    return bool(name) and str(name).split(".")[0] in COMPILER_MODULES
+    """Whether a module name lies in KERNEL_PACKAGES (or is `triton` itself)."""
+    text = str(name or "")
+    return text == TRITON_TOP or any(text == p or text.startswith(p + ".")
+                                     for p in KERNEL_PACKAGES)
 
 
-def _unsafe_reach(module: types.ModuleType, line: int, chain: str) -> str | None:
-    """Why a dotted name reaches something other than the compilers' modules and their own
-    functions, else None."""
+def _owner(value: Any) -> str | None:
+    """The module a value comes from: a module's own name, a function's or class's
+    module, else its type's."""
+    if isinstance(value, types.ModuleType):
+        return value.__name__
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                          type)):
+        return getattr(value, "__module__", None)
+    return type(value).__module__
+
+
+def _unsafe_reach(module: types.ModuleType, chain: str) -> str | None:
+    """Why a dotted name (its first part a name of the generated module) reaches something
+    from outside KERNEL_PACKAGES, else None."""
     value: Any = module
     for part in chain.split("."):
         value = getattr(value, part, None)
         if value is None:
             return None  # unknown: the compiler says so
-        if isinstance(value, types.ModuleType) and not _ours(value.__name__):
-            return f"line {line}: {chain} reaches the module {value.__name__}"
-        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)) and \
-                not _ours(getattr(value, "__module__", None)):
-            return f"line {line}: {chain} reaches {getattr(value, '__module__', '?')}'s " \
-                   f"{getattr(value, '__name__', part)}"
+        if isinstance(value, (int, float, bool, str)):
+            continue  # a literal constant of the module
+        if not _ours(_owner(value)):
+            return f"{chain} reaches {_owner(value)}, not a module a kernel may use " \
+                   f"({', '.join(KERNEL_PACKAGES)})"
     return None
 
 
@@ -106,9 +123,9 @@ def main() -> None:
     try:
         module = _loaded(request)
         for line, chain in request["dotted"]:
-            why = _unsafe_reach(module, line, chain)
+            why = _unsafe_reach(module, chain)
             if why is not None:
-                result["log"], result["line"] = f"{why}, not the compiler's", line
+                result["log"], result["line"] = why, line
                 break
         else:
             fn = getattr(module, request["function"])

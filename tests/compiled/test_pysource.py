@@ -106,3 +106,20 @@ def test_anything_that_would_run_is_refused_in_one_line(tmp_path, old, new, line
     assert err.value.place == f"line {line}" and words in err.value.message
     assert err.value.file == str(tmp_path / "k.py") and "\n" not in str(err.value)
     assert not mark.exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="no Triton")
+@pytest.mark.parametrize("name, reaches", [("tl.core.builtins.open", "builtins"),
+                                           ("triton.runtime.driver", "triton.runtime"),
+                                           ("tl.core.knobs", "triton.knobs")])
+def test_a_dotted_name_that_reaches_another_module_is_refused_before_the_compile(
+        tmp_path, name, reaches):
+    """Triton calls at compile time any Python function a kernel hands it; the child
+    refuses a name reaching outside triton.language, Triton's jit, Numba and math."""
+    mark = tmp_path / "ran"
+    text = KERNEL.format(mark=str(mark)).replace("    mask = offs < n\n",
+                                                 f"    mask = offs < n\n    {name}\n")
+    with pytest.raises(PatternError) as err:
+        analyze(load_pattern(write(tmp_path, text)))
+    assert err.value.place == "line 18" and f"reaches {reaches}," in err.value.message
+    assert not mark.exists()
