@@ -34,7 +34,7 @@ from .flags import DEFAULT_ARCH
 from .pysource import PythonKernel, read_python_kernel
 
 CHILD = Path(__file__).resolve().with_name("pykernel_child.py")
-ROUTE = "python/1"  # in the cache key: what an entry of this route holds
+ROUTE = "python/2"  # in the cache key: what an entry of this route holds
 # (module to import, distribution whose version is shown, its name, what to install)
 COMPILERS = {"triton": ("triton", "triton", "Triton", "pip install sectorviz[triton]"),
              "numba": ("numba.cuda", "numba-cuda", "Numba CUDA",

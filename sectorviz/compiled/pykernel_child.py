@@ -52,8 +52,9 @@ def _unsafe_reach(module: types.ModuleType, chain: str) -> str | None:
         value = getattr(value, part, None)
         if value is None:
             return None  # unknown: the compiler says so
-        if isinstance(value, (int, float, bool, str)):
-            continue  # a literal constant of the module
+        if type(value).__module__ == "builtins" and not callable(value) and \
+                not isinstance(value, types.ModuleType):
+            continue  # data: a literal constant, a stub's property (cuda.blockIdx.x)
         if not _ours(_owner(value)):
             return f"{chain} reaches {_owner(value)}, not a module a kernel may use " \
                    f"({', '.join(KERNEL_PACKAGES)})"
