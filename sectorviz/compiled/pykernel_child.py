@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import sys
 import types
 from typing import Any
@@ -102,18 +103,26 @@ def _numba(fn: Any, req: dict) -> tuple[str, str, int | None]:
     return ptx, version("numba-cuda"), None
 
 
-def _first_line(err: BaseException, file: str) -> tuple[str, int]:
-    """An error -> (its first meaningful line, its line in the kernel's file or 0)."""
+def _first_line(err: BaseException, request: dict) -> tuple[str, int]:
+    """An error -> (its message in one line, its line in the kernel's file or 0). Triton's
+    CompilationError counts lines from its function's `def` and quotes the source before
+    a `^` and the cause: the line is made the file's, the cause kept."""
     line = 0
     tb = err.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(file):
+        if tb.tb_frame.f_code.co_filename.endswith(request["file"]):
             line = tb.tb_lineno
         tb = tb.tb_next
     text = " ".join(str(err).split())
-    node = getattr(err, "node", None)  # Triton's CompilationError
-    line = getattr(node, "lineno", line) if node is not None else line
-    loc = getattr(err, "loc", None)  # Numba's errors
+    node, src = getattr(err, "node", None), getattr(err, "src", None)
+    if node is not None and isinstance(src, str):  # Triton's CompilationError
+        text = text.rsplit("^", 1)[-1].strip() or text
+        found = re.match(r"\s*def\s+(\w+)", src)
+        lines = request["module"].splitlines()
+        starts = [n for n, at in enumerate(lines, 1)
+                  if found and re.match(rf"\s*def\s+{found.group(1)}\b", at)]
+        line = starts[0] + node.lineno - 1 if starts else line
+    loc = getattr(err, "loc", None)  # Numba's errors, where they say
     line = getattr(loc, "line", None) or line
     return f"{type(err).__name__}: {text}"[:400], int(line or 0)
 
@@ -134,7 +143,7 @@ def main() -> None:
             result["ptx"], result["version"], result["shared"] = compile_(fn, request)
             result["ok"] = True
     except Exception as err:  # the compiler's error, said in one line
-        result["log"], result["line"] = _first_line(err, request["file"])
+        result["log"], result["line"] = _first_line(err, request)
     sys.stdout.write(json.dumps(result))
 
 

@@ -123,3 +123,14 @@ def test_a_dotted_name_that_reaches_another_module_is_refused_before_the_compile
         analyze(load_pattern(write(tmp_path, text)))
     assert err.value.place == "line 18" and f"reaches {reaches}," in err.value.message
     assert not mark.exists()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="no Triton")
+def test_a_triton_compile_error_is_one_line_at_the_files_line(tmp_path):
+    """Triton counts from the function's def (line 15): its line 3 is the file's 17."""
+    text = KERNEL.format(mark=str(tmp_path / "ran")).replace("offs < n", "offs < tl.nothing(n)")
+    with pytest.raises(PatternError) as err:
+        analyze(load_pattern(write(tmp_path, text)))
+    assert err.value.place == "line 17" and err.value.file == str(tmp_path / "k.py")
+    assert err.value.message == ("CompilationError: AttributeError(\"module 'triton.language' "
+                                 "has no attribute 'nothing'\")")
