@@ -3,9 +3,9 @@ runs it bounded, in a private folder, with Python's -I).
 
 Standard input: JSON {"compiler": "triton" | "numba", "module": the generated module's text
 (pysource.py: only imports of the compilers' modules, literal constants and jit functions),
-"file": its file name, "function", "dotted": [[line, "tl.load"], ...] (each checked to reach only KERNEL_PACKAGES), and the compiler's
-request ("triton": signature, constexprs, attrs, arch, num_warps, num_stages; "numba":
-argument types, cc). Standard output: JSON {"ok", "log" (the first error, one line),
+"file": its file name, "function", "dotted": [[line, "tl.load"], ...] (each checked to
+reach only KERNEL_PACKAGES), and the compiler's request ("triton": signature, constexprs,
+divisible, arch, num_warps, num_stages; "numba": argument types, cc). Standard output: JSON {"ok", "log" (the first error, one line),
 "line" (its line in the file, or 0), "ptx", "version", "shared": the bytes of dynamic shared
 memory the launch gives (Triton's; null for Numba)}.
 """
