@@ -6,8 +6,9 @@ Standard input: JSON {"compiler": "triton" | "numba", "module": the generated mo
 "file": its file name, "function", "dotted": [[line, "tl.load"], ...] (each checked to
 reach only KERNEL_PACKAGES), and the compiler's request ("triton": signature, constexprs,
 divisible, arch, num_warps, num_stages; "numba": argument types, cc). Standard output:
-JSON {"ok", "log" (the first error, one line), "line" (its line in the file, or 0), "ptx", "version", "shared": the bytes of dynamic shared
-memory the launch gives (Triton's; null for Numba)}.
+JSON {"ok", "log" (the first error, one line), "line" (its line in the file, or 0), "ptx",
+"version", "shared": the bytes of dynamic shared memory the launch gives (Triton's; null
+for Numba)}.
 """
 
 from __future__ import annotations
