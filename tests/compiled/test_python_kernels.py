@@ -283,3 +283,19 @@ def test_a_sweep_compares_two_triton_block_sizes():
               {i["sectors_per_request"] for i in p["report"]["instructions"]})
              for p in points]
     assert found == [(256, 49152, 393216, {8.0}), (1024, 24576, 393216, {16.0})]
+
+
+def test_numbas_negative_index_wraparound_is_closed_without_lane_values(monkeypatch):
+    """Numba indexes x[i] as x[i + (i >> 63 & shape)]: i = global thread index >= 0 over
+    every warp, so the sign is 0 in closed form (closed_ops._sign), with no per-lane
+    arithmetic (_concrete) and the whole grid as one box of blocks."""
+    from sectorviz.model.ptx import closed_ops
+
+    kernel = kernel_for(load_pattern(example("numba-vector-add")))
+
+    def no_lane_values(*args):
+        raise AssertionError("per-lane arithmetic ran")
+
+    monkeypatch.setattr(closed_ops, "_concrete", no_lane_values)
+    found = kernel.closed_trace(0, 64, 32)
+    assert found is not None and found[0] == kernel.warps == 32768
