@@ -22,6 +22,7 @@ from .symbolic import (
     OPAQUE,
     SAFE,
     Carried,
+    Opaque,
     SymPred,
     Value,
     concrete,
@@ -267,6 +268,18 @@ def mov(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if t == "pred":
         return mc.assign(dest.name, mc.read(src, "pred", m), m)
     mc.write(dest, mc.read(src, t, m), t, m)
+
+
+def shuffle(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """shfl.sync d, a, b, c, membermask of a value the closed forms do not track (data: a
+    reduction's partial sums, as Triton's tl.max and tl.sum exchange them) -> the same kind
+    of value; an integer they track (an index moved between lanes) or the `d|p` form has
+    no closed form here (the lane path runs it)."""
+    dest = ins.operands[0]
+    value = mc.read(ins.operands[1], data_type(ins), m)
+    if dest.kind != "reg" or not isinstance(value, Opaque):
+        raise NotClosed(f"`{ins.text}` moves a tracked value between lanes")
+    mc.write(dest, value, data_type(ins), m)
 
 
 def convert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
