@@ -303,8 +303,8 @@ def test_numbas_negative_index_wraparound_is_closed_without_lane_values(monkeypa
 
 def test_the_softmax_reductions_shuffles_are_closed():
     """tl.max and tl.sum exchange partial results with shfl.sync.bfly: data the closed forms
-    do not track, so the whole grid (16,384 warps) is counted in closed form, with the same
-    numbers as the lane path."""
+    do not track, so the whole grid (16,384 warps) is counted in closed form (its numbers:
+    test_fused_softmax_global_and_shared_numbers)."""
     pattern = load_pattern(example("triton-softmax"))
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
