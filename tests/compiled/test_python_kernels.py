@@ -309,3 +309,22 @@ def test_the_softmax_reductions_shuffles_are_closed():
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
     assert found is not None and found[0] == kernel.warps == 16384
+
+
+def test_numba_passes_a_2d_array_as_9_parameters_with_byte_strides(tmp_path):
+    """A 1024 x 512 float32 array: row-major strides (512 x 4, 4) bytes, col-major (4,
+    1024 x 4); a scalar param is an int64, as Numba types a Python int."""
+    from sectorviz.compiled.numbakernel import numba_arguments
+
+    arrays = {"a": {"dtype": "float32", "shape": [1024, 512]},
+              "out": {"dtype": "float32", "shape": [1024, 512], "layout": "col-major"}}
+    pattern = load_pattern(example("numba-transpose-naive", tmp_path, arrays=arrays))
+    types, ptx = numba_arguments(pattern, ("a", "out", "m"))
+    assert types == [["array", "float32", 2, "C"], ["array", "float32", 2, "F"],
+                     ["scalar", "int64"]]
+    a = [(name, value) for name, value in ptx if name.startswith("a")]
+    assert a == [("a.meminfo", 0), ("a.parent", 0), ("a.nitems", 524288), ("a.itemsize", 4),
+                 ("a", None), ("a.shape[0]", 1024), ("a.shape[1]", 512),
+                 ("a.strides[0]", 2048), ("a.strides[1]", 4)]
+    assert dict(ptx)["out.strides[0]"] == 4 and dict(ptx)["out.strides[1]"] == 4096
+    assert ptx[-1] == ("m", None)
