@@ -35,9 +35,10 @@ from .pysource import PythonKernel, read_python_kernel
 
 CHILD = Path(__file__).resolve().with_name("pykernel_child.py")
 ROUTE = "python/2"  # in the cache key: what an entry of this route holds
-# (module to import, distribution whose version is shown, its name, what to install)
+# (module that must import, distribution whose version is shown, its name, what to
+# install); numba-cuda's own package, since numba still ships an older numba.cuda
 COMPILERS = {"triton": ("triton", "triton", "Triton", "pip install sectorviz[triton]"),
-             "numba": ("numba.cuda", "numba-cuda", "Numba CUDA",
+             "numba": ("numba_cuda", "numba-cuda", "Numba CUDA",
                        "pip install sectorviz[numba]")}
 _ASM_BLOCK = re.compile(r"// begin inline asm.*?// end inline asm", re.S)
 _LOC_LINE = re.compile(r"^[ \t]*\.loc\b[^\n]*\n", re.M)

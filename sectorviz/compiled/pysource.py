@@ -122,10 +122,13 @@ class _Module:
             else:
                 self.other[name] = stmt.lineno
 
-    def function(self, name: str, line: int) -> ast.FunctionDef:
+    def kernel(self, name: str) -> ast.FunctionDef:
+        """The kernel function the pattern names; PatternError at kernel.function."""
         if name not in self.functions:
-            raise _refusal(self.path, line, f"the file defines no function {name!r} at its "
-                                            "top level")
+            found = ", ".join(self.functions) or "none"
+            raise PatternError("kernel.function", f"{self.path.name} defines no function "
+                                                  f"{name!r} at its top level (functions: "
+                                                  f"{found})")
         return self.functions[name]
 
 
@@ -249,7 +252,7 @@ def read_python_kernel(path: Path, text: str, function: str) -> PythonKernel:
         raise _refusal(path, err.lineno or 0, f"not Python: {err.msg}") from None
     module = _Module(tree, path)
     taker = _Taker(module)
-    kernel = module.function(function, 1)
+    kernel = module.kernel(function)
     taker.take(kernel)
     kept: list[ast.stmt] = [module.imports[n] for n in taker.imports if n in module.imports]
     kept += [module.constants[n] for n in taker.constants]

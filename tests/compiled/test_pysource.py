@@ -134,3 +134,11 @@ def test_a_triton_compile_error_is_one_line_at_the_files_line(tmp_path):
     assert err.value.place == "line 17" and err.value.file == str(tmp_path / "k.py")
     assert err.value.message == ("CompilationError: AttributeError(\"module 'triton.language' "
                                  "has no attribute 'nothing'\")")
+
+
+def test_a_function_the_file_does_not_define_is_named_with_those_it_does(tmp_path):
+    with pytest.raises(PatternError) as err:
+        read_python_kernel(tmp_path / "k.py", KERNEL.format(mark="m"), "copy")
+    assert err.value.place == "kernel.function"
+    assert err.value.message == ("k.py defines no function 'copy' at its top level "
+                                 "(functions: helper, copy_kernel)")

@@ -173,7 +173,7 @@ def test_the_reading_names_triton_its_architecture_and_warps():
 
 @pytest.mark.parametrize("module, language, install", [
     ("triton", "triton", "pip install sectorviz[triton]"),
-    ("numba", "numba", "pip install sectorviz[numba]")])
+    ("numba_cuda", "numba", "pip install sectorviz[numba]")])
 def test_without_the_compiler_a_python_kernel_is_refused_saying_what_to_install(
         monkeypatch, module, language, install):
     monkeypatch.setitem(sys.modules, module, None)
