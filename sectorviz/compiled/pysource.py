@@ -249,7 +249,11 @@ def read_python_kernel(path: Path, text: str, function: str) -> PythonKernel:
     try:
         tree = ast.parse(text, filename=path.name)
     except SyntaxError as err:
-        raise _refusal(path, err.lineno or 0, f"not Python: {err.msg}") from None
+        raise PatternError(f"line {err.lineno}" if err.lineno else "kernel",
+                           f"not Python: {err.msg}", file=str(path)) from None
+    except (ValueError, RecursionError, MemoryError) as err:  # a NUL byte, deep nesting
+        raise PatternError("kernel", f"not Python that can be read: {type(err).__name__}",
+                           file=str(path)) from None
     module = _Module(tree, path)
     taker = _Taker(module)
     kernel = module.kernel(function)

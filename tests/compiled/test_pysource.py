@@ -142,3 +142,12 @@ def test_a_function_the_file_does_not_define_is_named_with_those_it_does(tmp_pat
     assert err.value.place == "kernel.function"
     assert err.value.message == ("k.py defines no function 'copy' at its top level "
                                  "(functions: helper, copy_kernel)")
+
+
+@pytest.mark.parametrize("text, place", [("def k(:\n", "line 1"), ("x = 1\x00\n", "kernel"),
+                                         ("x = " + "(" * 100000 + "1" + ")" * 100000, None)])
+def test_a_file_that_is_not_python_is_refused_in_one_line(tmp_path, text, place):
+    with pytest.raises(PatternError) as err:
+        read_python_kernel(tmp_path / "k.py", text, "k")
+    assert err.value.file == str(tmp_path / "k.py") and "\n" not in str(err.value)
+    assert place is None or err.value.place == place
