@@ -20,7 +20,7 @@ from sectorviz.model.ptx.parse import parse_module
 from sectorviz.paths import examples_dir
 
 pytest.importorskip("triton")
-pytest.importorskip("numba.cuda")
+pytest.importorskip("numba_cuda")  # numba-cuda itself, not numba's older numba.cuda
 
 EXAMPLES = examples_dir()
 MIB = 2**20
