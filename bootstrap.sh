@@ -21,8 +21,13 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     "$venv/bin/python" -m pip install -q --upgrade pip
     # numba (the `fast` extra: the cache model's compiled engine, tested beside numpy) where
     # its wheels install; elsewhere the model runs on numpy and numba's tests skip. Dask (the
-    # `cluster` extra: --scheduler, and its tests on a local cluster) in both
-    "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast,cluster]" ||
+    # `cluster` extra: --scheduler, and its tests on a local cluster) in both. Triton and
+    # numba-cuda (the `triton` and `numba` extras: kernels written in Python, and their
+    # tests) where their wheels install; elsewhere those tests skip
+    "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast,cluster,triton,numba]" ||
+        { echo "bootstrap: triton or numba-cuda did not install; Python kernels are refused" \
+               "and their tests skip" >&2
+          "$venv/bin/python" -m pip install -q -e ".[test,cuda,fast,cluster]"; } ||
         { echo "bootstrap: numba did not install; the cache model runs on numpy" >&2
           "$venv/bin/python" -m pip install -q -e ".[test,cuda,cluster]"; }
     echo "$want" > "$stamp"

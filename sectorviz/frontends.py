@@ -20,6 +20,8 @@ import os
 from .model.errors import PatternError
 from .model.frontend import FrontEnd, Reading, register_kernel_factory
 from .model.pattern import ENGINES, Pattern
+from .model.ptx.kernel import CompiledPtx
+from .model.python_kernel import python_language
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
@@ -44,6 +46,12 @@ def kernel_reading(pattern: Pattern) -> Reading:
     if "ptx" in pattern.kernel:
         from .compiled.ptxfile import ptx_compiler
         return Reading("compiled", ptx_compiler(pattern))
+    if python_language(pattern.kernel) == "triton":
+        from .compiled.tritonkernel import triton_compiler
+        return Reading("compiled", triton_compiler(pattern))
+    if python_language(pattern.kernel) == "numba":
+        from .compiled.numbakernel import numba_compiler
+        return Reading("compiled", numba_compiler(pattern))
     engine, by_pattern = asked_engine(pattern)
     if engine == "source":
         return Reading("source")
@@ -73,14 +81,26 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
 
 
 def compiled_kernel(pattern: Pattern) -> FrontEnd:
-    """A kernel pattern compiled (nvcc, NVRTC), or its PTX file -> the PTX engine's kernel
-    of it."""
-    from .compiled.compile import compile_kernel
-    from .compiled.ptxfile import ptx_kernel
+    """A kernel pattern compiled (nvcc, NVRTC, Triton, Numba), or its PTX file -> the PTX
+    engine's kernel of it."""
     from .model.ptx.kernel import CompiledKernel
+    return CompiledKernel(pattern, compiled_ptx(pattern))
+
+
+def compiled_ptx(pattern: Pattern) -> CompiledPtx:
+    """What the PTX engine runs for a kernel pattern, from the compiler its keys name."""
     assert pattern.kernel is not None
-    return CompiledKernel(pattern, ptx_kernel(pattern) if "ptx" in pattern.kernel
-                          else compile_kernel(pattern))
+    if "ptx" in pattern.kernel:
+        from .compiled.ptxfile import ptx_kernel
+        return ptx_kernel(pattern)
+    if python_language(pattern.kernel) == "triton":
+        from .compiled.tritonkernel import triton_kernel
+        return triton_kernel(pattern)
+    if python_language(pattern.kernel) == "numba":
+        from .compiled.numbakernel import numba_kernel
+        return numba_kernel(pattern)
+    from .compiled.compile import compile_kernel
+    return compile_kernel(pattern)
 
 
 register_kernel_factory(cuda_kernel, kernel_reading)

@@ -23,6 +23,7 @@ from ..model.errors import PatternError
 from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
+from ..model.python_kernel import python_language
 from ..model.repeat import RepeatedBatch
 from . import ctype as C
 from .closed import closed_events, refuse_sized
@@ -48,10 +49,15 @@ def _source_path(pattern: Pattern) -> Path | None:
 def kernel_source(pattern: Pattern) -> str:
     """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
     the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped); for
-    a `ptx` file, the source of its kernel that lies in the pattern's root ('' if none)."""
+    a `ptx` file, the source of its kernel that lies in the pattern's root ('' if none); for
+    a `triton` or `numba` kernel, its .py file."""
     if "ptx" in pattern.kernel:
         from ..compiled.ptxfile import shown_source
         return shown_source(pattern)
+    language = python_language(pattern.kernel)
+    if language is not None:  # a Triton or Numba kernel: its .py, as the Kernel tab shows it
+        return read_text(pattern.roots.resolve(pattern.kernel[language], f"kernel.{language}"),
+                         f"kernel.{language}", roots=pattern.roots)
     path = _source_path(pattern)
     return pattern.kernel["code"] if path is None else \
         read_text(path, "kernel.source", roots=pattern.roots)

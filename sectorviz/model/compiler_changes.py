@@ -29,6 +29,7 @@ from .kernel import InstructionNamed
 from .local_stats import LocalInstructionStats
 from .memo import MEMO
 from .pattern import Pattern, with_kernel
+from .python_kernel import python_language
 from .results import Analysis, InstructionStats
 from .values import Change, CompilerChanges
 
@@ -56,11 +57,13 @@ class Counts:
 def compiler_changes(pattern: Pattern, compiled: Analysis | None = None
                      ) -> CompilerChanges | None:
     """A kernel pattern read by the compiled engine -> what the compiler changed against the
-    source as written (None for any other reading, and for a PTX file: no source is read as
-    written); `compiled` is the pattern's analysis when the caller has it. Cached in the one
-    cache while the files both engines read are unchanged."""
+    source as written (None for any other reading, and for a PTX file or a kernel written in
+    Python: no source is read as written); `compiled` is the pattern's analysis when the
+    caller has it. Cached in the one cache while the files both engines read are
+    unchanged."""
     reading = reading_of(pattern)
-    if reading is None or reading.engine != "compiled" or "ptx" in (pattern.kernel or {}):
+    if reading is None or reading.engine != "compiled" or "ptx" in (pattern.kernel or {}) \
+            or python_language(pattern.kernel) is not None:
         return None
     return MEMO.get(KIND, read_as(pattern),
                     lambda: _changes(pattern, compiled or analyzed(pattern)))

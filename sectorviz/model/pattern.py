@@ -38,6 +38,7 @@ from .expr_shape import Parsed, parsed_at
 from .files import MAX_TEXT_BYTES, Roots, pattern_roots, read_text
 from .json_keys import DuplicateKey, first_duplicate, unique_pairs
 from .json_text import indented_json
+from .python_kernel import PYTHON_KEYS, PYTHON_TEXTS, check_python_keys, triton_block
 
 FORMAT = "sectorviz.pattern/1"
 
@@ -61,8 +62,8 @@ TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", 
 #: what `assume_values` (and report --assume-values) may assume (assume.py)
 ASSUME_KINDS = ("uniform",)
 KERNEL_KEYS = {"source", "code", "ptx", "function", "dynamic_shared_bytes", "engine", "arch",
-               "flags"}
-KERNEL_TEXTS = ("source", "code", "ptx")  # where the kernel is: exactly one of these
+               "flags", *PYTHON_TEXTS, *PYTHON_KEYS}
+KERNEL_TEXTS = ("source", "code", "ptx", *PYTHON_TEXTS)  # where the kernel is: one of these
 COMPILE_KEYS = ("engine", "arch", "flags")  # how a .cu is compiled; a PTX file is compiled
 ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
 MAX_FLAGS = 64  # entries of kernel.flags
@@ -326,11 +327,17 @@ def _identifier(name: str, place: str, taken: Mapping[str, str]) -> str:
 # ---------------------------------------------------------------- parts
 
 
-def _launch(obj: Any) -> tuple[tuple[Expr, Expr, Expr], tuple[Expr, Expr, Expr]]:
-    _check_keys(obj, LAUNCH_KEYS, "launch", required=("grid", "block"))
+def _launch(obj: Any, derived_block: int | None = None
+            ) -> tuple[tuple[Expr, Expr, Expr], tuple[Expr, Expr, Expr]]:
+    """`launch` -> (grid, block); a Triton kernel's block is derived (32 x num_warps)."""
+    _check_keys(obj, LAUNCH_KEYS, "launch",
+                required=("grid",) if derived_block else ("grid", "block"))
+    if derived_block and "block" in obj:
+        raise PatternError("launch.block", "a Triton launch's block is 32 x num_warps "
+                                           f"({derived_block} threads); leave it out")
     dims: list[tuple[Expr, Expr, Expr]] = []
     for key in ("grid", "block"):
-        entries = obj[key]
+        entries = obj[key] if key in obj else derived_block
         place = f"launch.{key}"
         if isinstance(entries, (int, str, LongInteger)) and not isinstance(entries, bool):
             entries = [entries]
@@ -572,7 +579,7 @@ def _pattern_from_dict(doc: Any, base_dir: str | Path, include_dirs: tuple[str, 
     sector_bytes = _sector_size(doc)
     if "expect" in doc:  # the numbers `sectorviz check` compares (expect.py)
         check_expect(doc["expect"])
-    grid, block = _launch(doc["launch"])
+    grid, block = _launch(doc["launch"], triton_block(kernel))
     taken: dict[str, str] = {}
     params = []
     raw_params = doc.get("params", {})
@@ -631,9 +638,10 @@ def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
         return None
     obj = _check_keys(doc["kernel"], KERNEL_KEYS, "kernel", required=("function",))
     if sum(key in obj for key in KERNEL_TEXTS) != 1:
-        raise PatternError("kernel", "give exactly one of 'source' (a .cu file), 'code' or "
-                                     "'ptx' (a .ptx file)")
+        raise PatternError("kernel", "give exactly one of 'source' (a .cu file), 'code', "
+                                     "'ptx' (a .ptx file), 'triton' or 'numba' (a .py file)")
     _check_ptx_keys(obj)
+    check_python_keys(obj)
     for key in obj:
         if key == "dynamic_shared_bytes":
             if _int(obj[key], "kernel.dynamic_shared_bytes", 0) > MAX_DYNAMIC_SHARED:
@@ -650,7 +658,7 @@ def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
             if not isinstance(obj[key], str) or not ARCH.fullmatch(obj[key]):
                 raise PatternError("kernel.arch", f"{obj[key]!r} is not an architecture such "
                                                   "as 'sm_90'")
-        else:
+        elif key not in PYTHON_KEYS:
             _text(obj[key], f"kernel.{key}")
     for key in ("let", "guard", "accesses"):
         if key in doc:

@@ -71,7 +71,8 @@ def test_other_npy_versions_are_refused(tmp_path, version):
 
 @pytest.mark.parametrize("kernel, message", [
     ({"ptx": "k.ptx", "source": "k.cu"}, "kernel: give exactly one of 'source' (a .cu file), "
-                                          "'code' or 'ptx' (a .ptx file)"),
+                                          "'code', 'ptx' (a .ptx file), 'triton' or 'numba' "
+                                          "(a .py file)"),
     ({"ptx": "k.ptx", "flags": ["-DN=4"]}, "kernel.flags: a 'ptx' kernel is run as compiled in "
                                            "its file"),
     ({"ptx": "k.ptx", "arch": "sm_80"}, "kernel.arch: a 'ptx' kernel"),

@@ -22,6 +22,7 @@ from .symbolic import (
     OPAQUE,
     SAFE,
     Carried,
+    Opaque,
     SymPred,
     Value,
     concrete,
@@ -66,6 +67,11 @@ def _affine(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Value:
     where one operand is the least everywhere: exact in closed form; None where these do
     not apply."""
     op, mods = ins.op, ins.opcode[1:]
+    sign = _sign(mc, ins, v)
+    if sign is not None:
+        return sign
+    if op == "and" and any(x.scalar and x.base == 0 for x in v):
+        return Aff(0)
     if op in DIVISIONS and v[0].coef and v[1].scalar:
         return _divided(mc, op, v[0], v[1].base)
     if op in ("min", "max") and (v[0].coef or v[1].coef):
@@ -92,6 +98,16 @@ def _affine(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Value:
     assert isinstance(k, int)
     product = _scaled(mc, a if b.scalar else b, k)
     return product if op == "mul" or product is None else product + v[2]
+
+
+def _sign(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Aff | None:
+    """`shr.s64 v, 63` (the sign: 0 or -1, as Numba's negative-index wraparound computes
+    it) where v has one sign over the whole chunk; else None."""
+    t = data_type(ins)
+    if ins.op != "shr" or t[0] != "s" or not v[1].scalar or v[1].base != 8 * WIDTH[t] - 1:
+        return None
+    lo, hi = mc.ck.bounds(v[0])
+    return Aff(0) if lo >= 0 else Aff(-1) if hi < 0 else None
 
 
 def _scaled(mc: "ClosedMachine", v: Aff, k: int) -> Aff | None:
@@ -252,6 +268,18 @@ def mov(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if t == "pred":
         return mc.assign(dest.name, mc.read(src, "pred", m), m)
     mc.write(dest, mc.read(src, t, m), t, m)
+
+
+def shuffle(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """shfl.sync d, a, b, c, membermask of a value the closed forms do not track (data: a
+    reduction's partial sums, as Triton's tl.max and tl.sum exchange them) -> the same kind
+    of value; an integer they track (an index moved between lanes) or the `d|p` form has
+    no closed form here (the lane path runs it)."""
+    dest = ins.operands[0]
+    value = mc.read(ins.operands[1], data_type(ins), m)
+    if dest.kind != "reg" or not isinstance(value, Opaque):
+        raise NotClosed(f"`{ins.text}` moves a tracked value between lanes")
+    mc.write(dest, value, data_type(ins), m)
 
 
 def convert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:

@@ -76,7 +76,11 @@ class CompiledPtx:
     24)), for arrays the pattern gives no dtype (else the PTX's access type is used);
     `dynamic_shared_bytes` the launch's dynamic shared memory where the pattern does not
     give it; `others_read`: whether the lines of a file the PTX names beyond `files` are
-    read (no for PTX a pattern gives: its `.file` lines are named, never followed)."""
+    read (no for PTX a pattern gives: its `.file` lines are named, never followed);
+    `param_values`: parameters the front end knows that the pattern does not name (the
+    shape and strides Numba passes with an array, Triton's scratch pointers); `expressions`:
+    (line, column) of a call in the kernel's file -> its text, naming an instruction whose
+    `.loc` points there (`tl.load(x_ptr + offs, mask=mask)`) instead of its whole line."""
 
     ptx: str
     entry: str
@@ -88,6 +92,8 @@ class CompiledPtx:
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
     machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
     others_read: bool = True
+    param_values: tuple[tuple[str, int], ...] = ()
+    expressions: tuple[tuple[int, int, str], ...] = ()
 
 
 def machine_code_note(changes: tuple[str, ...] | None) -> str:
@@ -181,6 +187,8 @@ class CompiledKernel(Launch):
             raise PatternError("kernel", f"{err.place}: {err.message}") from None
         self.entry = inlined(self.module, _entry(self.module, compiled.entry))
         self.lines = SourceLines(compiled, self.module)
+        self._expressions: dict[tuple[int | None, int | None], str] = {
+            (line, column): text for line, column, text in compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
@@ -238,7 +246,8 @@ class CompiledKernel(Launch):
         for site in self.sites:
             ins = self.entry.instructions[site.at]
             file, line, column = self.lines.position(ins.loc)
-            text = self.lines.text(file, line)
+            text = self._expressions.get((line, column)) if file is None else None
+            text = text or self.lines.text(file, line)
             op_text = ".".join(ins.opcode)
             if ins.op == "cp":
                 op_text += " (global read)" if site.space == "global" else " (shared write)"
@@ -350,7 +359,7 @@ class CompiledKernel(Launch):
     def _param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:
         """PTX parameter -> (its bytes, known, why not): an array's base address, a pattern
         param's value in the parameter's type."""
-        out, given = {}, dict(self.pattern.params)
+        out, given = {}, dict(self.compiled.param_values) | dict(self.pattern.params)
         for p in self.entry.params:
             name = self.param_names[p.name]
             why = (f"the kernel parameter '{name}', which the pattern does not give (add it "

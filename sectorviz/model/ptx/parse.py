@@ -154,7 +154,8 @@ _FILE = re.compile(r'\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _LABEL = re.compile(r"([$%\w.]+)\s*:(?!:)")
 _DECL = re.compile(r"((?:\.(?:extern|visible|weak|common)\s+)*)\.(global|shared|local|const|param)"
                    r"\s+(?:\.align\s+(\d+)\s+)?(?:\.ptr\s+\.\w+\s+\.align\s+\d+\s+)?"
-                   r"\.(\w+)\s+([\w$]+)((?:\s*\[\s*\d*\s*\])*)\s*(?:=\s*(.*))?$", re.S)
+                   r"\.(\w+)(?:\s+\.ptr(?:\s+\.(?:global|shared|local|const))?\s+\.align\s+\d+)?"
+                   r"\s+([\w$]+)((?:\s*\[\s*\d*\s*\])*)\s*(?:=\s*(.*))?$", re.S)
 _REG = re.compile(r"\.reg\s*(?:\.v\d\s*)?\.(\w+)\s+(.*)$", re.S)
 
 

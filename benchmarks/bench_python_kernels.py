@@ -1,0 +1,72 @@
+"""Benchmark: the Triton and Numba examples. For each, the compile cold (an empty PTX cache:
+the child process, its import of Triton or Numba and the compile; target at most 3 s) and
+the analysis with the PTX cached, against the equivalent CUDA kernel's analysis by the
+compiled engine (NVRTC or nvcc, PTX cached too; target: no slower).
+
+Run: .venv/bin/python benchmarks/bench_python_kernels.py
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from sectorviz.frontends import compiled_ptx
+from sectorviz.model import analyze, load_pattern
+from sectorviz.model.memo import MEMO
+from sectorviz.model.pattern import Pattern, with_kernel
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
+COMPILE_TARGET_S = 3.0
+# each example, and the CUDA example doing the same accesses (None: there is none)
+PAIRS = (("triton-vector-add", "vector-add-cuda"), ("triton-softmax", None),
+         ("triton-layer-norm", None),
+         ("numba-vector-add", "vector-add-cuda"),
+         ("numba-transpose-naive", "transpose-naive-cuda"),
+         ("numba-transpose-tiled", "transpose-tiled-cuda"))
+
+
+def cold_compile(pattern: Pattern) -> float:
+    """Seconds of one compile into an empty PTX cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["SECTORVIZ_CACHE_DIR"] = cache
+        start = time.perf_counter()
+        compiled_ptx(pattern)
+        return time.perf_counter() - start
+
+
+def analysis_time(pattern: Pattern, repeats: int = 3) -> tuple[float, int]:
+    """Fastest analysis with the PTX cached (the first run fills the cache), and sectors."""
+    analyze(pattern)
+    best, sectors = float("inf"), 0
+    for _ in range(repeats):
+        MEMO.clear()
+        start = time.perf_counter()
+        sectors = analyze(pattern).totals.sectors
+        best = min(best, time.perf_counter() - start)
+    return best, sectors
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as warm:
+        for name, twin in PAIRS:
+            pattern = load_pattern(EXAMPLES / f"{name}.sectorviz.json")
+            cold = cold_compile(pattern)
+            os.environ["SECTORVIZ_CACHE_DIR"] = warm
+            took, sectors = analysis_time(pattern)
+            verdict = "ok" if cold <= COMPILE_TARGET_S else "OVER TARGET"
+            line = (f"{name}: compile cold {cold:.2f} s (target <= {COMPILE_TARGET_S:g} s: "
+                    f"{verdict}); analysis {took:.3f} s, {sectors:,} sectors")
+            if twin is not None:
+                cuda = with_kernel(load_pattern(EXAMPLES / f"{twin}.sectorviz.json"),
+                                   "benchmark", engine="compiled")
+                cuda_took, cuda_sectors = analysis_time(cuda)
+                line += (f"; {twin} (compiled engine) {cuda_took:.3f} s, {cuda_sectors:,} "
+                         f"sectors; ratio {took / cuda_took:.2f}x")
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
