@@ -10,10 +10,12 @@ counterpart. Then, per PTX site:
   accesses of the same kind, base and width at the following (or preceding) offsets that no
   SASS instruction names; the group's lowest access is counted once per execution at the SASS
   width (each lane's bytes: the union of its merged accesses), the others not at all;
-- named by several SASS copies outside any PTX loop: its executions shared out among the
-  copies in program order (execution i to copy i mod copies);
-- named by several copies inside a PTX loop (ptxas unrolled it further, so lanes may group
-  into requests differently): counted as the PTX has it, on the first copy, and said;
+- named by several SASS copies (ptxas unrolled or duplicated it): its executions shared out
+  among the copies in program order (execution i of a chunk, or iteration i of a loop run in
+  closed form, to copy i mod copies), so the line's totals stay the PTX's;
+- named by several copies inside a loop whose lanes diverge (a branch in it depends on the
+  thread index or on loaded data, so ptxas's unrolling may group lanes into requests
+  differently): counted as the PTX has it, on the first copy, and said with both counts;
 - named by none and merged into none: counted as the PTX has it, and said.
 SASS `LDL`/`STL` with no PTX counterpart are spills: each runs whenever the first unguarded
 memory access of its PTX basic block runs, with its lanes, each lane at its interleaved
@@ -75,8 +77,8 @@ class SassPlan:
 
     @property
     def lane_path(self) -> bool:
-        """Whether events must run lane by lane (shared-out copies or spills: per execution)."""
-        return bool(self.spills) or any(len(r) > 1 for r in self.routes.values())
+        """Whether events must run lane by lane (spills: local accesses have no closed form)."""
+        return bool(self.spills)
 
 
 def _address(text: str) -> tuple[str, int] | None:
@@ -357,16 +359,41 @@ class SassKernel(CompiledKernel):
 
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
-        """The PTX engine's closed forms carried onto the SASS rows (merged ones dropped);
-        None where the plan needs executions one by one (copies, spills)."""
+        """The PTX engine's closed forms carried onto the SASS rows (merged ones dropped,
+        copies given their share: shared_out); None where the plan needs executions one by
+        one (spills)."""
         if self.plan.lane_path:
             return None
         found = super().closed_trace(lo, most, sector_bytes, per_warp)
         if found is None:
             return None
         hi, events = found
-        return hi, [(space, rows[0], batch) for space, k, batch in events
-                    if (rows := self.plan.routes.get((space, k), (k,)))]
+        done: dict[tuple[str, int], int] = {}
+        out = []
+        for space, k, batch in events:
+            rows = self.plan.routes.get((space, k), (k,))
+            if len(rows) == 1:
+                out.append((space, rows[0], batch))
+            elif rows:
+                n = done[(space, k)] = done.get((space, k), -1) + 1
+                out += [(space, row, part) for row, part in shared_out(batch, rows, n)]
+        return hi, out
+
+
+def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int
+               ) -> Iterator[tuple[int, RepeatedBatch]]:
+    """A closed-form run of executions shared out among copies in program order: over the
+    innermost loop that repeats, iteration j goes to copy j mod copies (copy r: iterations
+    r, r + copies, ...); a single execution, the n-th of this chunk, to copy n mod copies."""
+    runs = [i for i, (trips, _) in enumerate(batch.loops) if trips > 1]
+    if not runs:
+        yield rows[n % len(rows)], batch
+        return
+    i, c = runs[-1], len(rows)
+    trips, stride = batch.loops[i]
+    for r, row in enumerate(rows[:trips]):
+        loops = batch.loops[:i] + ((-(-(trips - r) // c), stride * c),) + batch.loops[i + 1:]
+        yield row, replace(batch, base=batch.base + r * stride, loops=loops)
 
 
 def _spill_batch(anchor: Batch, spill: Spill, lo: int, frame: int) -> Batch:
