@@ -198,3 +198,20 @@ def test_no_assembler_means_the_ptx_is_counted(monkeypatch):
     pattern = _inline(PAIR, "pair", engine="compiled")
     assert kernel_reading(pattern).level == "ptx"
     assert kernel_reading(pattern).words.endswith(", counted in PTX")
+
+
+@needs_nvcc
+def test_what_ptxas_did_is_said_in_words_and_numbers():
+    """matmul-tiled-cuda's line 26 (the numbers of the merged-loads test): PTX 524,288 As +
+    524,288 Bs = 1,048,576 requests; SASS 131,072 LDS.128 + 524,288 LDS = 655,360: 393,216
+    fewer; each As load took 1 wavefront, each LDS.128 4: the same wavefronts."""
+    from sectorviz.model.compiler_changes import compiler_changes
+    pattern = with_kernel(load_pattern(EXAMPLES / "matmul-tiled-cuda.sectorviz.json"), "test",
+                          engine="compiled", level="sass")
+    if not isinstance(kernel_for(pattern), SassKernel):
+        pytest.skip("no ptxas and nvdisasm beside this nvcc")
+    changes = compiler_changes(pattern)
+    assert changes is not None
+    said = [c.words for c in changes.changes if c.kind == "ptxas merged"]
+    assert said == ["ptxas merged 4 loads of As into one 128-bit load (LDS.128): 393,216 "
+                    "requests fewer (655,360 instead of 1,048,576; the same wavefronts)"]

@@ -18,6 +18,7 @@ SASS_SPACES = {
     "ATOM": ("generic",),
 }
 SPILLS = ("LDL", "STL")  # local loads and stores ptxas may add for registers it spills
+SPILL_ARRAY = "local (spills)"  # what the SASS reading's spill rows name as their array
 WIDENS = ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST")  # may merge PTX accesses
 WIDTH_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}  # else 4 bytes
 

@@ -38,7 +38,7 @@ from .cfg import BRANCHES, EXITS
 from .kernel import CompiledKernel, CompiledPtx, _unique
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
-from .sass_code import SASS_SPACES, SPILLS, WIDENS, SassCode, SassOp
+from .sass_code import SASS_SPACES, SPILL_ARRAY, SPILLS, WIDENS, SassCode, SassOp
 from .sites import Site
 
 WARP = 32
@@ -263,7 +263,7 @@ class Planner:
             text = self.kernel.lines.text(position[0], position[1])
             place = f"line {position[1]}" if position[1] is not None else "the kernel"
             row = Instruction(f"{place}: register spill, {op.shown}",
-                              "load" if op.name == "LDL" else "store", "local (spills)",
+                              "load" if op.name == "LDL" else "store", SPILL_ARRAY,
                               op.width, position[1], position[2], text or None, None,
                               position[0], op.shown, op.offset)
             self.plan.rows["local"].append(row)
@@ -334,7 +334,7 @@ class SassKernel(CompiledKernel):
         self.assumptions = (
             f"Counted in SASS: {code.assembler}, each memory instruction carried from the "
             f"PTX {compiled.compiler} emits (the cubin's SASS-to-PTX line table).",
-            MERGE_RULE, *(note + "." for note in self.plan.notes),
+            MERGE_RULE, *(note + "." for note in dict.fromkeys(self.plan.notes)),
             *self.assumptions[1:])
 
     def events(self, lo: int, hi: int, threads: Threads | None = None,
