@@ -2,6 +2,7 @@
 the PTX engine's events carried onto them. Each test prints the listing it derives its
 numbers from; the compiled engine is asked explicitly (conftest sets the source engine)."""
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from sectorviz.model.frontend import kernel_for
 from sectorviz.model.pattern import pattern_from_dict, with_kernel
 from sectorviz.model.ptx.sass_code import SassOp
 from sectorviz.model.ptx.sass_reading import SassKernel
+from sectorviz.model.ptxas_changes import ptx_width
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
 
@@ -217,3 +219,32 @@ def test_what_ptxas_did_is_said_in_words_and_numbers():
     said = [c.words for c in changes.changes if c.kind == "ptxas merged"]
     assert said == ["ptxas merged 4 loads of As into one 128-bit load (LDS.128): 393,216 "
                     "requests fewer (655,360 instead of 1,048,576; the same wavefronts)"]
+
+
+def _per_line(run) -> Counter:
+    """(space, line, op) -> [requests, sectors or wavefronts], summed over its rows."""
+    out: Counter = Counter()
+    for space, rows, second in (("global", run.instructions, "sectors"),
+                                ("shared", run.shared, "wavefronts"),
+                                ("local", run.local, "sectors")):
+        for r in rows:
+            out[(space, r.line, r.op, "requests")] += r.requests
+            out[(space, r.line, r.op, second)] += getattr(r, second)
+    return out
+
+
+@needs_nvcc
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*-cuda.sectorviz.json")),
+                         ids=lambda p: p.name.split(".")[0])
+def test_every_example_reads_the_same_in_sass_where_the_sass_has_the_same_accesses(example):
+    """Per source line, space and op: the SASS reading's figures are the PTX reading's, but
+    on the lines where ptxas widened an access (a SASS row wider than its PTX operation)."""
+    _, sass_run, _, ptx_run = _levels(load_pattern(example))
+    widened = {(space, r.line, r.op) for space, rows in (("global", sass_run.instructions),
+                                                         ("shared", sass_run.shared))
+               for r in rows if r.width > ptx_width(r.ptx)}
+    a, b = _per_line(sass_run), _per_line(ptx_run)
+    differ = {k[:3] for k in set(a) | set(b) if a[k] != b[k]}
+    assert differ <= widened, (differ, widened)
+    if example.name.startswith("matmul-tiled"):
+        assert widened == {("shared", 26, "load")}
