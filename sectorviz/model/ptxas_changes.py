@@ -43,12 +43,14 @@ def ptx_width(ptx: str | None) -> int:
     return bits // 8 * vector
 
 
-def _sums(rows: Sequence[InstructionNamed], second: Sequence[int]) -> dict[Key, LineSums]:
+def _sums(rows: Sequence[InstructionNamed], requests: Sequence[int], second: Sequence[int]
+          ) -> dict[Key, LineSums]:
+    """A reading's rows (with their requests and sectors or wavefronts) -> LineSums per key."""
     members: dict[Key, list[int]] = {}
     for k, row in enumerate(rows):
         members.setdefault((row.file, row.line, row.op), []).append(k)
-    return {key: LineSums(sum(getattr(rows[k], "requests") for k in ks),
-                          sum(second[k] for k in ks), tuple(ks), tuple(rows[k] for k in ks))
+    return {key: LineSums(sum(requests[k] for k in ks), sum(second[k] for k in ks),
+                          tuple(ks), tuple(rows[k] for k in ks))
             for key, ks in members.items()}
 
 
@@ -92,11 +94,17 @@ def _spilled(local: Sequence[LocalInstructionStats]) -> list[Change]:
                    (0, 0), (requests, sectors), first.line, (), words)]
 
 
+def _global(run: Analysis) -> dict[Key, LineSums]:
+    rows = run.instructions
+    return _sums(rows, [r.requests for r in rows], [r.sectors for r in rows])
+
+
+def _shared(run: Analysis) -> dict[Key, LineSums]:
+    rows = run.shared
+    return _sums(rows, [r.requests for r in rows], [r.wavefronts for r in rows])
+
+
 def ptxas_changes(ptx: Analysis, sass: Analysis) -> list[Change]:
     """The changes from a kernel's PTX reading to its SASS reading, by source line."""
-    out = _merged(_sums(ptx.instructions, [s.sectors for s in ptx.instructions]),
-                  _sums(sass.instructions, [s.sectors for s in sass.instructions]),
-                  "sectors", True)
-    out += _merged(_sums(ptx.shared, [s.wavefronts for s in ptx.shared]),
-                   _sums(sass.shared, [s.wavefronts for s in sass.shared]), "wavefronts", False)
-    return out + _spilled(sass.local)
+    return _merged(_global(ptx), _global(sass), "sectors", True) + \
+        _merged(_shared(ptx), _shared(sass), "wavefronts", False) + _spilled(sass.local)
