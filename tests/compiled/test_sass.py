@@ -248,3 +248,19 @@ def test_every_example_reads_the_same_in_sass_where_the_sass_has_the_same_access
     assert differ <= widened, (differ, widened)
     if example.name.startswith("matmul-tiled"):
         assert widened == {("shared", 26, "load")}
+
+
+@needs_nvcc
+def test_the_headline_names_the_merged_loads_and_counts_the_128_bit_requests(capsys):
+    """The sheet's answer: matmul-tiled-cuda's 131,072 LDS.128 requests (the merged-loads
+    test), and the header says the level."""
+    from sectorviz.cli import main
+    example = str(EXAMPLES / "matmul-tiled-cuda.sectorviz.json")
+    assert main(["report", example, "--engine", "compiled", "--level", "sass"]) == 0
+    out = capsys.readouterr().out
+    if "counted in SASS" not in out:
+        pytest.skip("no ptxas and nvdisasm beside this nvcc")
+    head = out[:out.index("1. Memory operations")]
+    assert "ptxas merged line 26: As, 131,072 LDS.128 requests (4 PTX accesses merged into " \
+           "each 128-bit one)" in head
+    assert f"counted in SASS: ptxas {FOUND.version} for sm_90" in " ".join(head.split())
