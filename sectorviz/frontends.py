@@ -68,13 +68,12 @@ def kernel_reading(pattern: Pattern) -> Reading:
 
 def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str:
     """`ptxas 13.0 for sm_90` where the compiled engine counts SASS (the pattern's
-    `kernel.level`, else "sass", and ptxas and nvdisasm are found), else "" (PTX)."""
+    `kernel.level`, else "sass", and an assembler and nvdisasm are found), else "" (PTX)."""
     assert pattern.kernel is not None
     from .compiled.sass import assembler_tools
-    if pattern.kernel.get("level", DEFAULT_LEVEL) != "sass" or toolchain is None or \
-            assembler_tools(toolchain) is None:
-        return ""
-    return f"ptxas {toolchain.version} for {arch}"
+    tools = assembler_tools(toolchain) if pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" \
+        else None
+    return "" if tools is None else tools.words(arch)
 
 
 def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:

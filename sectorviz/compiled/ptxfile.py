@@ -88,13 +88,10 @@ def _module(text: str, path: Path) -> Module:
 
 
 def _sass(text: str, entry: str, module: Module) -> SassCode | None:
-    """The SASS memory instructions ptxas makes of the entry (sass.py), for the PTX's
-    `.target` (else sm_90), where a compiler's ptxas and nvdisasm are found; else None."""
-    toolchain = find_compiler()
-    if toolchain is None:
-        return None
+    """The SASS memory instructions an assembler makes of the entry (sass.py: ptxas beside a
+    found nvcc, else nvJitLink), for the PTX's `.target` (else sm_90); else None."""
     arch = module.target if ARCH.fullmatch(module.target) else DEFAULT_ARCH
-    return machine_code(text, entry, arch, toolchain)
+    return machine_code(text, entry, arch, find_compiler())
 
 
 def _ptx_parameter_names(module: Module, entry: Entry) -> tuple[str, ...]:

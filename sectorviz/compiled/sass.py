@@ -1,5 +1,6 @@
 """The SASS ptxas makes of the very PTX the engine runs: the PTX is assembled for the
-pattern's architecture with line information (`ptxas -lineinfo`, beside nvcc) and the cubin
+pattern's architecture with line information (`ptxas -lineinfo` beside nvcc, else NVIDIA's
+nvJitLink library from the wheels, PTX in, cubin out, in nvrtc_child's process) and the cubin
 disassembled with both line tables (`nvdisasm -g -gp`, beside ptxas or from NVIDIA's
 `nvidia-cuda-nvdisasm` wheel). `-gp` ties every SASS instruction to the line of the PTX it
 was built from (the cubin embeds that PTX, its line numbers kept), so each SASS memory
@@ -7,14 +8,18 @@ instruction of the entry becomes a model.ptx.sass_code.SassOp naming its PTX lin
 are counted is model.ptx.sass_reading's. Both tools run bounded (bounded.py); the result is
 cached with the PTX (compile.py, ptxcache.py) as a JSON-able dict (`code_json`).
 
-Where ptxas or nvdisasm is missing (an NVRTC-only machine) or either fails, there is no
-SASS: the kernel is counted at the PTX level, and the assumptions say so.
+Where no assembler or no nvdisasm is found, or either fails, there is no SASS: the kernel is
+counted at the PTX level, and the assumptions say so.
 """
 
 from __future__ import annotations
 
+import ctypes
+import json
 import re
 import shutil
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from ..model.errors import PatternError
@@ -24,50 +29,104 @@ from .bounded import private_folder, run_bounded
 from .compiler import Toolchain, wheel_folders
 
 SASS_SECONDS = 60.0  # ptxas or nvdisasm on one kernel
-PTX_TABLE = ".nv_debug_ptx_txt"  # the file name nvdisasm -gp gives the embedded PTX
+PTX_TABLE = ".nv_debug_ptx_txt"  # the file nvdisasm -gp names the embedded PTX (nvJitLink's
+# with a number: `.nv_debug_ptx_txt.2130650783`)
 
 _CONST = re.compile(r"^\s*\.const\b[^;\[]*\.[bsuf](\d+)\s+[\w$]+\[(\d+)\]", re.M)
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([\w$.]+),")
-_PTX_LINE = re.compile(r'^\s*//## File "' + re.escape(PTX_TABLE) + r'", line (\d+)')
+_PTX_LINE = re.compile(r'^\s*//## File "' + re.escape(PTX_TABLE) + r'(?:\.\d+)?", line (\d+)')
 _SASS_OP = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*(?:\.\w+)*)\s"
                       r"([^;]*);")
 _STACK = re.compile(r"\[R1(?:\+(0x[0-9a-f]+))?\]")
 _REGISTERS = re.compile(r"-maxrregcount=\d+")
 
 
-def assembler_tools(toolchain: Toolchain) -> tuple[str, str] | None:
-    """(ptxas, nvdisasm) for this compiler: ptxas beside nvcc, nvdisasm beside it or from
-    NVIDIA's wheel; None when either is missing (NVRTC brings no assembler)."""
-    if toolchain.kind != "nvcc":
-        return None
-    folder = Path(toolchain.path).parent
-    ptxas = shutil.which("ptxas", path=str(folder))
-    disassembler = shutil.which("nvdisasm", path=str(folder)) or next(
+@dataclass(frozen=True)
+class Assembler:
+    """What turns PTX into a cubin here: `kind` "ptxas" (`path` the program) or "nvJitLink"
+    (`path` its library, run in nvrtc_child's process), its release, and nvdisasm."""
+
+    kind: str
+    path: str
+    version: str
+    nvdisasm: str
+
+    def words(self, arch: str) -> str:
+        """`ptxas 13.0 for sm_90`: what the header says counted the kernel."""
+        return f"{self.kind} {self.version} for {arch}"
+
+
+def assembler_tools(toolchain: Toolchain | None) -> Assembler | None:
+    """The assembler for this compiler's PTX: ptxas beside nvcc, else NVIDIA's nvJitLink
+    wheel; with nvdisasm beside ptxas or from its wheel. None when either is missing."""
+    folder = None if toolchain is None or toolchain.kind != "nvcc" else \
+        str(Path(toolchain.path).parent)
+    nvdisasm = (folder and shutil.which("nvdisasm", path=folder)) or next(
         (str(p) for base in wheel_folders() for p in sorted(Path(base).glob("cu*/bin/nvdisasm*"))
          if shutil.which(str(p))), None)
-    return (ptxas, disassembler) if ptxas and disassembler else None
+    if nvdisasm is None:
+        return None
+    ptxas = folder and shutil.which("ptxas", path=folder)
+    if ptxas and toolchain is not None:
+        return Assembler("ptxas", ptxas, toolchain.version, nvdisasm)
+    jitlink = find_jitlink()
+    return None if jitlink is None else Assembler("nvJitLink", *jitlink, nvdisasm)
 
 
-def disassembled(ptx: str, arch: str, tools: tuple[str, str],
+@lru_cache(maxsize=1)
+def find_jitlink() -> tuple[str, str] | None:
+    """(library, release) of nvJitLink from NVIDIA's wheels, when it loads; else None."""
+    for base in map(Path, wheel_folders()):
+        for lib in [*sorted(base.glob("cu*/lib/libnvJitLink.so.*")),
+                    *sorted(base.glob("nvjitlink/lib/libnvJitLink.so.*")),
+                    *sorted(base.glob("cu*/bin/**/nvJitLink_*.dll"))]:
+            try:
+                jitlink = ctypes.CDLL(str(lib))
+            except OSError:
+                continue
+            major, minor = ctypes.c_uint(), ctypes.c_uint()
+            if jitlink.nvJitLinkVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+                return str(lib), f"{major.value}.{minor.value}"
+    return None
+
+
+def _cubin(ptx: str, arch: str, tools: Assembler, registers: list[str], folder: Path
+           ) -> Path | None:
+    """The PTX (written in `folder`) assembled into `folder`/kernel.cubin; None on failure."""
+    source, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
+    source.write_text(ptx, encoding="utf-8")
+    options = [f"-arch={arch}", "-lineinfo", "-O3", *registers]
+    if tools.kind == "ptxas":
+        args, stdin = [tools.path, *options, str(source), "-o", str(cubin)], None
+    else:
+        from .nvrtc import child_command  # nvrtc.py imports compile.py, which imports this
+        request = {"assemble": True, "library": tools.path, "ptx": ptx, "options": options,
+                   "cubin": str(cubin)}
+        args, stdin = child_command(), json.dumps(request).encode("utf-8")
+    try:
+        done = run_bounded(args, "kernel", tools.kind, folder, seconds=SASS_SECONDS,
+                           stdin=stdin)
+    except PatternError:
+        return None
+    return cubin if done.returncode == 0 and cubin.is_file() else None
+
+
+def disassembled(ptx: str, arch: str, tools: Assembler,
                  flags: tuple[str, ...] = ()) -> str | None:
     """The PTX assembled for `arch` (with the compile's -maxrregcount among `flags`) and
     disassembled with both line tables (nvdisasm -g -gp); None when either tool fails (the
     kernel is then counted at the PTX level, not wrongly)."""
-    ptxas, nvdisasm = tools
     registers = [f for f in flags if _REGISTERS.fullmatch(f)]
     with private_folder("sectorviz-sass-") as folder:
-        source, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
-        source.write_text(ptx, encoding="utf-8")
-        for args, what in (([ptxas, f"-arch={arch}", "-lineinfo", "-O3", *registers,
-                             str(source), "-o", str(cubin)], "ptxas"),
-                           ([nvdisasm, "-g", "-gp", "-c", str(cubin)], "nvdisasm")):
-            try:
-                done = run_bounded(args, "kernel", what, folder, seconds=SASS_SECONDS)
-            except PatternError:
-                return None
-            if done.returncode != 0:
-                return None
-        return done.stdout
+        cubin = _cubin(ptx, arch, tools, registers, folder)
+        if cubin is None:
+            return None
+        try:
+            done = run_bounded([tools.nvdisasm, "-g", "-gp", "-c", str(cubin)], "kernel",
+                               "nvdisasm", folder, seconds=SASS_SECONDS)
+        except PatternError:
+            return None
+        return done.stdout if done.returncode == 0 else None
 
 
 def sass_ops(listing: str, entry: str) -> tuple[SassOp, ...]:
@@ -98,7 +157,7 @@ def constant_bytes(ptx: str) -> int:
     return sum(int(bits) // 8 * int(count) for bits, count in _CONST.findall(ptx))
 
 
-def machine_code(ptx: str, entry: str, arch: str, toolchain: Toolchain,
+def machine_code(ptx: str, entry: str, arch: str, toolchain: Toolchain | None,
                  flags: tuple[str, ...] = ()) -> SassCode | None:
     """The SASS of a compile's entry; None when it cannot be made here (no ptxas or
     nvdisasm, or either failed) or must not be: PTX whose constant memory no GPU has (the
@@ -107,9 +166,9 @@ def machine_code(ptx: str, entry: str, arch: str, toolchain: Toolchain,
         return None
     tools = assembler_tools(toolchain)
     listing = None if tools is None else disassembled(ptx, arch, tools, flags)
-    if listing is None:
+    if tools is None or listing is None:
         return None
-    return SassCode(f"ptxas {toolchain.version} for {arch}", sass_ops(listing, entry))
+    return SassCode(tools.words(arch), sass_ops(listing, entry))
 
 
 def code_json(code: SassCode | None) -> dict | None:

@@ -27,7 +27,7 @@ LISTING = """\
 \t//## File ".nv_debug_ptx_txt", line 31
         /*0000*/                   LDC R1, c[0x0][0x28] ;
         /*0010*/                   LDS.128 R4, [R2+0x10] ;
-\t//## File ".nv_debug_ptx_txt", line 40
+\t//## File ".nv_debug_ptx_txt.2130650783", line 40
         /*0020*/              @P0 STL [R1+0x1c], R2 ;
         /*0030*/                   LDL.64 R8, [R1] ;
         /*0040*/                   LDG.E.64.CONSTANT R2, desc[UR4][R2.64] ;
@@ -35,6 +35,7 @@ LISTING = """\
 
 
 def test_the_memory_instructions_of_the_entry_with_their_ptx_lines():
+    """ptxas names the embedded PTX `.nv_debug_ptx_txt`, nvJitLink adds a number to it."""
     assert sass.sass_ops(LISTING, "_Z4mainPf") == (
         SassOp(0x10, "LDS.128", 31), SassOp(0x20, "STL", 40, 0x1c), SassOp(0x30, "LDL.64", 40, 0),
         SassOp(0x40, "LDG.E.64.CONSTANT", 40))
@@ -264,3 +265,19 @@ def test_the_headline_names_the_merged_loads_and_counts_the_128_bit_requests(cap
     assert "ptxas merged line 26: As, 131,072 LDS.128 requests (4 PTX accesses merged into " \
            "each 128-bit one)" in head
     assert f"counted in SASS: ptxas {FOUND.version} for sm_90" in " ".join(head.split())
+
+
+def test_nvjitlink_assembles_where_there_is_no_ptxas():
+    """Without a toolkit (no toolchain named), NVIDIA's nvJitLink wheel makes the cubin: each
+    SASS memory instruction still names a PTX line holding a memory instruction."""
+    if FOUND is None or sass.find_jitlink() is None:
+        pytest.skip("no compiler or no nvJitLink wheel")
+    from sectorviz.compiled.compile import compile_kernel
+    compiled = compile_kernel(_inline(PAIR, "pair"))
+    code = sass.machine_code(compiled.ptx, compiled.entry, "sm_90", None)
+    assert code is not None and code.assembler.startswith("nvJitLink ")
+    lines = compiled.ptx.splitlines()
+    print("\n".join(f"{op.opcode} <- {lines[op.ptx_line - 1].strip()}" for op in code.ops))
+    assert {op.name for op in code.ops} == {"STS", "LDS", "STG"}
+    assert all(lines[op.ptx_line - 1].split()[0].startswith(("ld.", "st."))
+               for op in code.ops)
