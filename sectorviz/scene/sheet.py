@@ -224,11 +224,13 @@ def _merged_by_ptxas(analysis: Analysis) -> tuple[Row, ...]:
     """A kernel counted in SASS: its accesses ptxas widened (a SASS row wider than its PTX
     operation), per line, array and opcode, with their requests."""
     found: dict[tuple[int | None, str, str], list[int]] = {}
-    for s in (*analysis.instructions, *analysis.shared):
+    every = [(s, s.requests) for s in analysis.instructions] + \
+        [(s, s.requests) for s in analysis.shared]
+    for s, requests in every:
         if s.sass and ptx_width(s.ptx) and s.width > ptx_width(s.ptx):
             counts = found.setdefault((s.line, s.array, s.sass), [0, s.width // ptx_width(s.ptx),
                                                                   s.width])
-            counts[0] += s.requests
+            counts[0] += requests
     return tuple(Row("ptxas merged", f"line {line}: {array}, {requests:,} {sass} requests",
                      f"{factor} PTX accesses merged into each {width * 8}-bit one",
                      figures=(requests,), unit="requests")
