@@ -119,6 +119,8 @@ class Planner:
                  if any(h <= b <= latch for b in varying)]
         self.divergent = [any(h <= site.at <= latch for h, latch in loops)
                           for site in kernel.sites]
+        # (line, PTX operation, SASS opcode) of the copies of a divergent loop (a dict: ordered)
+        self.unrolled: dict[tuple[str, str, str], None] = {}
 
     def site(self, n: int) -> Site:
         return self.kernel.sites[n]
@@ -133,6 +135,7 @@ class Planner:
             elif n not in followers:
                 self._named(n, named.get(n, []))
         self._spills(spills)
+        self.plan.notes += [self._unrolled_words(key, named) for key in self.unrolled]
         if unmatched:
             self.plan.notes.append(
                 f"{unmatched} SASS memory instruction{'s' if unmatched > 1 else ''} name no "
@@ -238,12 +241,21 @@ class Planner:
         them; in a loop whose lanes diverge, the first copy only, counted as in the PTX."""
         if len(ops) > 1 and self.divergent[n]:
             ptx = self.ptx[self.index[n][0]][self.index[n][1]]
-            self.plan.notes.append(
-                f"{_head(ptx)}: ptxas unrolled a divergent loop further: {len(ops)} "
-                f"{ops[0].shown} in the SASS for 1 {ptx.ptx} in the PTX; counted as in the "
-                "PTX (its lanes may group into requests differently)")
+            self.unrolled.setdefault((_head(ptx), ptx.ptx or "", ops[0].shown))
             return (self._row(n, ops[0], width),)
         return tuple(self._row(n, op, width) for op in ops)
+
+    def _unrolled_words(self, key: tuple[str, str, str], named: dict[int, list[SassOp]]
+                        ) -> str:
+        """A line's instructions of one PTX operation in a divergent loop ptxas unrolled
+        further, with both instruction counts."""
+        head, ptx_op, opcode = key
+        sites = [n for n, (space, k) in self.index.items()
+                 if _head(self.ptx[space][k]) == head and self.ptx[space][k].ptx == ptx_op]
+        copies = sum(len(named.get(n, ())) for n in sites)
+        return (f"{head}: ptxas unrolled a divergent loop further: {len(sites)} {ptx_op} in the "
+                f"PTX, {copies} {opcode} in the SASS; counted as in the PTX (its lanes may group "
+                "into requests differently)")
 
     def _spills(self, spills: list[SassOp]) -> None:
         """Each spill anchored at the first unguarded memory site of its PTX basic block."""
