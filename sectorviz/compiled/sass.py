@@ -56,9 +56,11 @@ class Assembler:
         return f"{self.kind} {self.version} for {arch}"
 
 
+@lru_cache(maxsize=8)
 def assembler_tools(toolchain: Toolchain | None) -> Assembler | None:
     """The assembler for this compiler's PTX: ptxas beside nvcc, else NVIDIA's nvJitLink
-    wheel; with nvdisasm beside ptxas or from its wheel. None when either is missing."""
+    wheel; with nvdisasm beside ptxas or from its wheel. None when either is missing (looked
+    up once per toolchain: every kernel pattern's reading asks)."""
     folder = None if toolchain is None or toolchain.kind != "nvcc" else \
         str(Path(toolchain.path).parent)
     nvdisasm = (folder and shutil.which("nvdisasm", path=folder)) or next(
