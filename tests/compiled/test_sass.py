@@ -43,6 +43,16 @@ def test_the_memory_instructions_of_the_entry_with_their_ptx_lines():
     assert widths == [("LDS.128", 16), ("STL", 4), ("LDL.64", 8), ("LDG.E.64", 8)]
 
 
+def test_a_sass_name_keeps_the_source_and_puts_the_opcode_for_the_ptx_operation():
+    from sectorviz.model.kernel import Instruction
+    from sectorviz.model.ptx.sass_reading import _with_opcode
+    with_text = Instruction("line 23: acc += As[ty][k];, ld.shared.f32 (2 of 16)", "load", "As",
+                            4, ptx="ld.shared.f32")
+    assert _with_opcode(with_text, "LDS.128") == "line 23: acc += As[ty][k];, LDS.128 (2 of 16)"
+    bare = Instruction("vadd.cu line 4: ld.global.f32 [b]", "load", "b", 4, ptx="ld.global.f32")
+    assert _with_opcode(bare, "LDG.E") == "vadd.cu line 4: LDG.E [b]"
+
+
 def test_the_cache_form_round_trips():
     code = sass.SassCode("ptxas 13.0 for sm_90", sass.sass_ops(LISTING, "_Z4mainPf"))
     assert sass.code_from_json(sass.code_json(code)) == code

@@ -317,11 +317,12 @@ def divergent_branches(entry: Entry) -> set[int]:
 
 
 def _with_opcode(ptx: Instruction, shown: str) -> str:
-    """`line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128` (suffixes kept)."""
-    mark = f", {ptx.ptx}"
-    if ptx.ptx and mark in ptx.name:
-        head, _, tail = ptx.name.rpartition(mark)
-        return f"{head}, {shown}{tail}"
+    """`line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128`, `line 4:
+    ld.global.f32 [b]` (a line without its text) -> `line 4: LDG.E [b]` (suffixes kept)."""
+    for mark in (f", {ptx.ptx}", f": {ptx.ptx}"):
+        if ptx.ptx and mark in ptx.name:
+            head, _, tail = ptx.name.rpartition(mark)
+            return f"{head}{mark[:2]}{shown}{tail}"
     return f"{ptx.name}, {shown}"
 
 
