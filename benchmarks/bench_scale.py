@@ -29,6 +29,7 @@ from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
 
 GIB = 2**30
+LEVEL_VAR = "BENCH_SCALE_LEVEL"  # the compiled engine's level this process's kernels ask for
 Row = tuple[str, float, float | None, str]
 
 
@@ -91,10 +92,11 @@ def gather_random() -> list[Row]:
 def cuda_pattern(source: Path, function: str, params: dict, arrays: dict, grid: list,
                  block: list):
     """A pattern whose kernel is `function` of a CUDA file."""
+    level = {"level": os.environ[LEVEL_VAR]} if os.environ.get(LEVEL_VAR) else {}
     return pattern_from_dict({
         "format": "sectorviz.pattern/1", "name": function, "params": params,
         "launch": {"grid": grid, "block": block}, "arrays": arrays,
-        "kernel": {"source": str(source), "function": function}}, source.parent)
+        "kernel": {"source": str(source), "function": function, **level}}, source.parent)
 
 
 def matmul_rows(label: str, function: str, source: Path, grid: list, block: list,
@@ -207,7 +209,8 @@ def main(argv: list[str]) -> None:
     """`[--engine compiled|source] [CASE ...]`: each case in its own process; a CUDA kernel's
     engine is SECTORVIZ_ENGINE's (the --engine flag sets it); a case that fails prints its
     one line as a figure not met. With the compiled engine the CUDA kernel cases also time
-    their whole process, compiling into an empty PTX cache, then with the PTX cached."""
+    their whole process, compiling into an empty PTX cache, then with the PTX cached, counted
+    in SASS (ptxas and nvdisasm run once per compile, cached) and in PTX."""
     if argv[:1] == ["--case"]:
         print(json.dumps(CASES[argv[1]]()))
         return
@@ -215,9 +218,12 @@ def main(argv: list[str]) -> None:
     if argv[:1] == ["--engine"]:
         env["SECTORVIZ_ENGINE"], argv = argv[1], argv[2:]
     print(f"CUDA kernels read by the {env.get('SECTORVIZ_ENGINE', 'default')} engine")
+    compiled = env.get("SECTORVIZ_ENGINE") == "compiled"
     for name in argv or list(CASES):
-        if env.get("SECTORVIZ_ENGINE") == "compiled" and name in WHOLE_PROCESS:
-            print_rows(whole_process(name, env))
+        if compiled and name in WHOLE_PROCESS:
+            for level in ("sass", "ptx"):  # counted in SASS (the default), then in PTX
+                print(f"{name}, counted in {level.upper()}:")
+                print_rows(whole_process(name, dict(env, **{LEVEL_VAR: level})))
         else:
             print_rows(run_case(name, env)[0])
 

@@ -16,6 +16,7 @@ Kernel.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .model.errors import PatternError
 from .model.frontend import FrontEnd, Reading, register_kernel_factory
@@ -23,8 +24,12 @@ from .model.pattern import ENGINES, Pattern
 from .model.ptx.kernel import CompiledPtx
 from .model.python_kernel import python_language
 
+if TYPE_CHECKING:
+    from .compiled.compiler import Toolchain
+
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
+DEFAULT_LEVEL = "sass"  # the compiled engine counts SASS where ptxas and nvdisasm are found
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -43,9 +48,12 @@ def kernel_reading(pattern: Pattern) -> Reading:
     """The engine that reads a kernel pattern, and the compiler or why not (a PTX file:
     the compiled engine, with no compiler)."""
     assert pattern.kernel is not None
+    from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
+    from .compiled.flags import DEFAULT_ARCH
     if "ptx" in pattern.kernel:
         from .compiled.ptxfile import ptx_compiler
-        return Reading("compiled", ptx_compiler(pattern))
+        return Reading("compiled", ptx_compiler(pattern),
+                       assembler=assembler(pattern, find_compiler(), "its .target"))
     if python_language(pattern.kernel) == "triton":
         from .compiled.tritonkernel import triton_compiler
         return Reading("compiled", triton_compiler(pattern))
@@ -55,23 +63,32 @@ def kernel_reading(pattern: Pattern) -> Reading:
     engine, by_pattern = asked_engine(pattern)
     if engine == "source":
         return Reading("source")
-    from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
-    from .compiled.flags import DEFAULT_ARCH
     toolchain = find_compiler()
     if toolchain is None:
         if by_pattern:
             raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
                                                 f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
         return Reading("source", None, NO_COMPILER)
-    return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
-                                                                          DEFAULT_ARCH)))
+    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
+    return Reading("compiled", toolchain.compiling_for(arch),
+                   assembler=assembler(pattern, toolchain, arch))
+
+
+def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str:
+    """`ptxas 13.0 for sm_90` where the compiled engine counts SASS (the pattern's
+    `kernel.level`, else "sass", and an assembler and nvdisasm are found), else "" (PTX)."""
+    assert pattern.kernel is not None
+    from .compiled.sass import assembler_tools
+    tools = assembler_tools(toolchain) if pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" \
+        else None
+    return "" if tools is None else tools.words(arch)
 
 
 def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     """A kernel pattern -> its FrontEnd for the engine `reading` names; PatternError if that
     front end cannot load."""
     if reading.engine == "compiled":
-        return compiled_kernel(pattern)
+        return compiled_kernel(pattern, reading)
     try:
         from .cuda.kernel import CudaKernel
     except ImportError as err:
@@ -80,11 +97,16 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     return CudaKernel(pattern)
 
 
-def compiled_kernel(pattern: Pattern) -> FrontEnd:
+def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     """A kernel pattern compiled (nvcc, NVRTC, Triton, Numba), or its PTX file -> the PTX
-    engine's kernel of it."""
+    engine's kernel of it, counted in SASS (model.ptx.sass_reading) where the reading says so
+    and ptxas made it, else in PTX."""
     from .model.ptx.kernel import CompiledKernel
-    return CompiledKernel(pattern, compiled_ptx(pattern))
+    from .model.ptx.sass_reading import SassKernel
+    compiled = compiled_ptx(pattern)
+    if reading.level == "sass" and compiled.sass is not None:
+        return SassKernel(pattern, compiled, compiled.sass)
+    return CompiledKernel(pattern, compiled)
 
 
 def compiled_ptx(pattern: Pattern) -> CompiledPtx:

@@ -1,6 +1,7 @@
 """Predicted against measured for every run of the manifest: `sectorviz report PATTERN
---measured OUT/PATTERN.ncu.csv --machine M --order O` (with --kernel where the manifest names
-the kernel), its comparison printed under the pattern's name.
+--measured OUT/PATTERN.ncu.csv --machine M --order O --level L` (with --kernel where the
+manifest names the kernel), its comparison printed under the pattern's name, once counted in
+SASS and once in PTX (the compiled engine's two readings; the source engine reads both alike).
 
 Usage: python validation/compare.py OUT_FOLDER [--machine NAME] [--order ORDER]
 Expected: the L1 request side equals l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum
@@ -24,6 +25,7 @@ from sectorviz.model.cache import ORDERS, PRESETS  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
 
 MANIFEST = HERE / "manifest.tsv"
+LEVELS = ("sass", "ptx")  # the compiled engine's readings each run is compared at
 HEADING = "predicted against measured"
 
 
@@ -49,10 +51,11 @@ def runs(manifest: Path = MANIFEST) -> list[Run]:
     return out
 
 
-def report(run: Run, csv: Path, machine: str, order: str) -> str:
-    """The comparison `sectorviz report --measured` prints for `run`, or its one-line error."""
+def report(run: Run, csv: Path, machine: str, order: str, level: str) -> str:
+    """The comparison `sectorviz report --measured` prints for `run` with the compiled engine
+    counting at `level` ("sass" or "ptx"), or its one-line error."""
     argv = ["report", str(examples_dir() / f"{run.pattern}.sectorviz.json"), "--measured",
-            str(csv), "--machine", machine, "--order", order]
+            str(csv), "--machine", machine, "--order", order, "--level", level]
     if run.kernel:
         argv += ["--kernel", run.kernel]
     out, err = io.StringIO(), io.StringIO()
@@ -72,9 +75,12 @@ def main() -> int:
     args = parser.parse_args()
     for run in runs():
         csv = args.out / f"{run.pattern}.ncu.csv"
-        print(f"== {run.pattern}")
-        print(report(run, csv, args.machine, args.order) if csv.exists()
-              else f"  no {csv.name}: not profiled")
+        if not csv.exists():
+            print(f"== {run.pattern}\n  no {csv.name}: not profiled")
+            continue
+        for level in LEVELS:  # the SASS reading, then the PTX one, side by side
+            print(f"== {run.pattern}, counted in {level.upper()}")
+            print(report(run, csv, args.machine, args.order, level))
     return 0
 
 

@@ -20,7 +20,7 @@ from ..exits import Terminated, UsageError
 from ..model import Pattern, PatternError, pattern_from_dict
 from ..model.budget import DEFAULT_WORK, Budget, parse_units
 from ..model.cache import ORDERS, PRESETS
-from ..model.pattern import ENGINES, with_kernel
+from ..model.pattern import ENGINES, LEVELS, with_kernel
 
 T = TypeVar("T")
 
@@ -184,6 +184,10 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
                    help="a CUDA kernel's counts: compiled (the PTX nvcc emits, -O3) or source "
                         "(as written); default: the pattern's kernel.engine, else "
                         "$SECTORVIZ_ENGINE, else compiled where nvcc is found, else source")
+    p.add_argument("--level", choices=LEVELS,
+                   help="what the compiled engine counts: sass (the machine code ptxas makes "
+                        "of the PTX) or ptx; default: the pattern's kernel.level, else sass "
+                        "where ptxas and nvdisasm are found, else ptx")
     p.add_argument("--arch", metavar="sm_NN",
                    help="the compiled engine's architecture (default: the pattern's "
                         "kernel.arch, else sm_90)")
@@ -192,6 +196,7 @@ def add_engine_flags(p: argparse.ArgumentParser) -> None:
 def with_engine(pattern: Pattern, args: argparse.Namespace) -> Pattern:
     """`pattern` with its kernel's engine and architecture set by --engine and --arch."""
     pattern = with_kernel(pattern, "--engine", engine=args.engine)
+    pattern = with_kernel(pattern, "--level", level=args.level)
     return with_kernel(pattern, "--arch", arch=args.arch)
 
 

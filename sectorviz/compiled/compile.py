@@ -31,7 +31,7 @@ from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
 from .hostcode import STANDINS, device_view
 from .includes import IncludePolicy, Scan
-from .sass import machine_code_notes
+from .sass import code_from_json, code_json, machine_code
 
 MAX_PTX_BYTES = 2**30
 INLINE_NAME = "kernel.code"  # how errors and the PTX's .file table name inline `code`
@@ -103,14 +103,13 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
             from .nvcc import NvccCompile as Route
         else:
             from .nvrtc import NvrtcCompile as Route
-        entry = _machine_code(Route(toolchain, source, function, flags, roots,
-                                    Path(pattern.base_dir)).run(), arch, toolchain)
+        entry = _with_sass(Route(toolchain, source, function, flags, roots,
+                                 Path(pattern.base_dir)).run(), arch, toolchain, flags)
         ptxcache.store(key, entry)
-    elif entry.get("machine_code") is None:  # unchecked when cached: checked once tools are here
-        entry = _machine_code(entry, arch, toolchain)
-        if entry["machine_code"] is not None:
+    elif entry.get("sass") is None:  # no SASS when cached: made once the tools are here
+        entry = _with_sass(entry, arch, toolchain, flags)
+        if entry["sass"] is not None:
             ptxcache.store(key, entry)
-    machine_code = None if entry["machine_code"] is None else tuple(entry["machine_code"])
     includes = [f for f in entry["files"] if f != str(source.path)]
     pointees, dynamic = _host_facts(pattern)
     return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
@@ -119,14 +118,14 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
                        pointees=pointees, dynamic_shared_bytes=dynamic,
                        name=entry["name"], arch=arch, flags=flags.described,
                        host_code_left_out=entry["host_code_left_out"],
-                       machine_code=machine_code)
+                       sass=code_from_json(entry["sass"]))
 
 
-def _machine_code(entry: dict, arch: str, toolchain: Toolchain) -> dict:
-    """A cache entry with its "machine_code": the lines whose memory instructions ptxas
-    changes (sass.py), or None where that cannot be checked here."""
-    found = machine_code_notes(entry["ptx"], arch, toolchain)
-    return {**entry, "machine_code": None if found is None else list(found)}
+def _with_sass(entry: dict, arch: str, toolchain: Toolchain, flags: CompileFlags) -> dict:
+    """A cache entry with its "sass": the SASS memory instructions ptxas makes of its PTX
+    (sass.py), or None where they cannot be made here."""
+    code = machine_code(entry["ptx"], entry["entry"], arch, toolchain, flags.options)
+    return {**entry, "sass": code_json(code)}
 
 
 def _host_facts(pattern: Pattern) -> tuple[tuple[tuple[str, str, int], ...], int | None]:

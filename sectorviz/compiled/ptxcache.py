@@ -24,7 +24,7 @@ from ..model.errors import PatternError
 from ..model.files import MAX_TEXT_BYTES, read_bytes
 from .includes import holds_file
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3  # 3: "sass", the SASS memory instructions (sass.code_json)
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
 MAX_ENTRIES = 512  # entries kept; storing one more removes the least recently used
 
@@ -78,12 +78,22 @@ def _well_formed(entry: object) -> bool:
     if not isinstance(entry, dict) or any(not isinstance(entry.get(k), t)
                                           for k, t in _SHAPE.items()):
         return False
-    code = entry.get("machine_code")
     return all(isinstance(p, str) for p in entry["params"]) and \
         all(isinstance(f, str) and (d is None or isinstance(d, str))
             for f, d in entry["files"].items()) and \
         all(isinstance(p, str) and isinstance(b, bool) for p, b in entry["lookups"].items()) \
-        and (code is None or isinstance(code, list) and all(isinstance(c, str) for c in code))
+        and _sass_well_formed(entry.get("sass"))
+
+
+def _sass_well_formed(code: object) -> bool:
+    """Whether an entry's "sass" is null or sass.code_json's form."""
+    if code is None:
+        return True
+    return isinstance(code, dict) and isinstance(code.get("assembler"), str) and \
+        isinstance(code.get("ops"), list) and all(
+            isinstance(op, list) and len(op) == 4 and isinstance(op[0], int) and
+            isinstance(op[1], str) and isinstance(op[2], int) and
+            (op[3] is None or isinstance(op[3], int)) for op in code["ops"])
 
 
 def _still_holds(entry: dict) -> bool:

@@ -21,11 +21,12 @@ from ..model.files import Roots, read_text
 from ..model.pattern import ARCH, Pattern
 from ..model.ptx.kernel import CompiledPtx
 from ..model.ptx.parse import Module, PtxError, parse_module
+from ..model.ptx.sass_code import SassCode
 from .compile import checked_function
 from .compiler import find_compiler
 from .entries import Entry, parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH
-from .sass import machine_code_notes
+from .sass import machine_code
 
 PLACE = "kernel.ptx"
 
@@ -70,7 +71,7 @@ def ptx_kernel(pattern: Pattern) -> CompiledPtx:
     ptx = read_ptx_file(pattern)
     return CompiledPtx(ptx.text, ptx.entry.mangled, ptx.params, ptx_compiler(pattern),
                        tuple(ptx.sources), tuple(ptx.sources.values()),
-                       machine_code=_machine_code(ptx.text, ptx.module), others_read=False)
+                       sass=_sass(ptx.text, ptx.entry.mangled, ptx.module), others_read=False)
 
 
 def shown_source(pattern: Pattern) -> str:
@@ -86,14 +87,11 @@ def _module(text: str, path: Path) -> Module:
         raise PatternError(err.place, err.message, file=str(path)) from None
 
 
-def _machine_code(text: str, module: Module) -> tuple[str, ...] | None:
-    """The lines whose memory instructions ptxas changes (sass.py), for the PTX's `.target`
-    (else sm_90), where a compiler's ptxas and nvdisasm are found; else None."""
-    toolchain = find_compiler()
-    if toolchain is None:
-        return None
+def _sass(text: str, entry: str, module: Module) -> SassCode | None:
+    """The SASS memory instructions an assembler makes of the entry (sass.py: ptxas beside a
+    found nvcc, else nvJitLink), for the PTX's `.target` (else sm_90); else None."""
     arch = module.target if ARCH.fullmatch(module.target) else DEFAULT_ARCH
-    return machine_code_notes(text, arch, toolchain)
+    return machine_code(text, entry, arch, find_compiler())
 
 
 def _ptx_parameter_names(module: Module, entry: Entry) -> tuple[str, ...]:

@@ -1,196 +1,157 @@
-"""What ptxas makes of the PTX, per source line: the PTX is assembled (`ptxas -lineinfo`) and
-disassembled with line information (`nvdisasm -g`, from the toolkit or NVIDIA's
-`nvidia-cuda-nvdisasm` wheel), and each line's memory instructions are counted on both sides
-by state space and kind (load, store, atomic). A line whose counts differ is one where the
-machine code issues other instructions than the PTX the report counts: ptxas merged
-neighbouring accesses into a vector one (four `ld.shared.f32` into one `LDS.128`), unrolled
-further, or dropped or added one. The notes say so, line by line; the counts stay the PTX's.
+"""The SASS ptxas makes of the very PTX the engine runs: the PTX is assembled for the
+pattern's architecture with line information (`ptxas -lineinfo` beside nvcc, else NVIDIA's
+nvJitLink library from the wheels, PTX in, cubin out, in nvrtc_child's process) and the cubin
+disassembled with both line tables (`nvdisasm -g -gp`, beside ptxas or from NVIDIA's
+`nvidia-cuda-nvdisasm` wheel). `-gp` ties every SASS instruction to the line of the PTX it
+was built from (the cubin embeds that PTX, its line numbers kept), so each SASS memory
+instruction of the entry becomes a model.ptx.sass_code.SassOp naming its PTX line; how they
+are counted is model.ptx.sass_reading's. Both tools run bounded (bounded.py); the result is
+cached with the PTX (compile.py, ptxcache.py) as a JSON-able dict (`code_json`).
 
-Where ptxas or nvdisasm is missing (an NVRTC-only machine without the disassembler wheel),
-there are no notes and the assumption says counts are at the PTX level, unchecked.
+Where no assembler or no nvdisasm is found, or either fails, there is no SASS: the kernel is
+counted at the PTX level, and the assumptions say so.
 """
 
 from __future__ import annotations
 
+import ctypes
+import json
 import re
 import shutil
-from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from ..model.errors import PatternError
 from ..model.ptx.limits import MAX_CONSTANT
-from ..model.ptx.sites import EXPLICIT
+from ..model.ptx.sass_code import SASS_SPACES, SassCode, SassOp
 from .bounded import private_folder, run_bounded
 from .compiler import Toolchain, wheel_folders
 
 SASS_SECONDS = 60.0  # ptxas or nvdisasm on one kernel
-MAX_NOTES = 6  # lines named in the assumption; the rest are counted
-Key = tuple[str, int, str, str]  # (file, line, space, kind)
+PTX_TABLE = ".nv_debug_ptx_txt"  # the file nvdisasm -gp names the embedded PTX (nvJitLink's
+# with a number: `.nv_debug_ptx_txt.2130650783`)
 
 _CONST = re.compile(r"^\s*\.const\b[^;\[]*\.[bsuf](\d+)\s+[\w$]+\[(\d+)\]", re.M)
-_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
-_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
-_PTX_MEMORY = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:ld|st|atom|red|cp\.async|ldmatrix|stmatrix)"
-                         r"(?:\.[\w:]+)*)\s")
-_SASS_LINE = re.compile(r'^\s*//## File "([^"]+)", line (\d+)')
-_SASS_OP = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)((?:\.\w+)*)\s")
-
-SASS_KINDS = {  # SASS opcode -> ((space, kind), ...) it stands for
-    "LDG": (("global", "load"),), "STG": (("global", "store"),),
-    "ATOMG": (("global", "atomic"),), "RED": (("global", "atomic"),),
-    "REDG": (("global", "atomic"),), "LDGSTS": (("global", "load"), ("shared", "store")),
-    "LDS": (("shared", "load"),), "LDSM": (("shared", "load"),), "STS": (("shared", "store"),),
-    "STSM": (("shared", "store"),), "ATOMS": (("shared", "atomic"),),
-    "LDL": (("local", "load"),), "STL": (("local", "store"),),
-    "LD": (("generic", "load"),), "ST": (("generic", "store"),),
-    "ATOM": (("generic", "atomic"),),
-}
-SASS_WIDE = {"64", "128"}  # width modifiers of vector loads and stores (LDS.128)
+_SECTION = re.compile(r"^\s*\.section\s+\.text\.([\w$.]+),")
+_PTX_LINE = re.compile(r'^\s*//## File "' + re.escape(PTX_TABLE) + r'(?:\.\d+)?", line (\d+)')
+_SASS_OP = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*(?:\.\w+)*)\s"
+                      r"([^;]*);")
+_STACK = re.compile(r"\[R1(?:\+(0x[0-9a-f]+))?\]")
+_REGISTERS = re.compile(r"-maxrregcount=\d+")
 
 
 @dataclass(frozen=True)
-class LineChange:
-    """A source line whose memory instructions of one space and kind number `ptx` in the
-    PTX and `sass` in the machine code; `wide` counts the 64- and 128-bit ones of `sass`."""
+class Assembler:
+    """What turns PTX into a cubin here: `kind` "ptxas" (`path` the program) or "nvJitLink"
+    (`path` its library, run in nvrtc_child's process), its release, and nvdisasm."""
 
-    file: str
-    line: int
-    space: str
     kind: str
-    ptx: int
-    sass: int
-    wide: int
+    path: str
+    version: str
+    nvdisasm: str
 
-    @property
-    def words(self) -> str:
-        """`matmul.cu line 33: 64 shared loads in the PTX, 40 in the SASS, 8 of them 64- or
-        128-bit (merged into vector accesses: fewer, wider requests)`."""
-        plural = "" if self.ptx == 1 else "s"
-        wide = f", {self.wide} of them 64- or 128-bit" if self.wide else ""
-        return (f"{Path(self.file).name} line {self.line}: {self.ptx} {self.space} "
-                f"{self.kind}{plural} in the PTX, {self.sass} in the SASS{wide} "
-                f"({self.what})")
-
-    @property
-    def what(self) -> str:
-        """What ptxas did, as far as static counts tell."""
-        if self.wide:
-            return "merged into vector accesses: fewer, wider requests"
-        if self.sass == 0:
-            return "removed"
-        if self.sass > self.ptx:
-            return "more copies: unrolled further"
-        return "fewer: combined or removed"
+    def words(self, arch: str) -> str:
+        """`ptxas 13.0 for sm_90`: what the header says counted the kernel."""
+        return f"{self.kind} {self.version} for {arch}"
 
 
-def ptx_counts(ptx: str) -> Counter[Key]:
-    """Static memory instructions of the PTX per (file, line of the .loc in force, space,
-    kind); cp.async is a global load and a shared store, ld.param / ld.const are not memory
-    traffic here (ptxas makes them constant-bank operands)."""
-    files: dict[str, str] = {}
-    for line in ptx.splitlines():
-        found = _FILE.match(line)
-        if found:
-            files[found.group(1)] = found.group(2)
-    counts: Counter[Key] = Counter()
-    place: tuple[str, int] | None = None
-    for line in ptx.splitlines():
-        loc = _LOC.match(line)
-        if loc:
-            place = (files.get(loc.group(1), loc.group(1)), int(loc.group(2)))
-            continue
-        op = _PTX_MEMORY.match(line)
-        if op is None or place is None:
-            continue
-        for space, kind in _ptx_kinds(op.group(1).split(".")):
-            key = (place[0], place[1], space, kind)
-            counts[key] += 1
-    return counts
-
-
-def _ptx_kinds(parts: list[str]) -> list[tuple[str, str]]:
-    name = parts[0]
-    if name == "cp":
-        return [("global", "load"), ("shared", "store")]
-    if name in ("ldmatrix", "stmatrix"):
-        return [("shared", "load" if name == "ldmatrix" else "store")]
-    spaces = [EXPLICIT[p] for p in parts[1:] if p in EXPLICIT]
-    if "param" in parts[1:] or "constant" in spaces:
-        return []
-    kind = {"ld": "load", "st": "store"}.get(name, "atomic")
-    return [(spaces[0] if spaces else "generic", kind)]
-
-
-def sass_counts(listing: str) -> tuple[Counter[Key], Counter[Key]]:
-    """`nvdisasm -g` output -> (memory instructions per (file, line, space, kind), the wide
-    ones among them)."""
-    counts: Counter[Key] = Counter()
-    wide: Counter[Key] = Counter()
-    place: tuple[str, int] | None = None
-    for line in listing.splitlines():
-        at = _SASS_LINE.match(line)
-        if at:
-            place = (at.group(1), int(at.group(2)))
-            continue
-        op = _SASS_OP.match(line)
-        if op is None or place is None or op.group(1) not in SASS_KINDS:
-            continue
-        for space, kind in SASS_KINDS[op.group(1)]:
-            key = (place[0], place[1], space, kind)
-            counts[key] += 1
-            if SASS_WIDE & set(op.group(2).split(".")):
-                wide[key] += 1
-    return counts, wide
-
-
-def line_changes(ptx: str, listing: str) -> list[LineChange]:
-    """The lines whose memory instructions differ between the PTX and its SASS, in order."""
-    before = ptx_counts(ptx)
-    after, wide = sass_counts(listing)
-    return [LineChange(*key, before[key], after[key], wide[key])
-            for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1], k[2], k[3]))
-            if before[key] != after[key]]
-
-
-def assembler_tools(toolchain: Toolchain) -> tuple[str, str] | None:
-    """(ptxas, nvdisasm) for this compiler: ptxas beside nvcc, nvdisasm beside it or from
-    NVIDIA's wheel; None when either is missing (NVRTC brings no assembler)."""
-    if toolchain.kind != "nvcc":
-        return None
-    folder = Path(toolchain.path).parent
-    ptxas = shutil.which("ptxas", path=str(folder))
-    disassembler = shutil.which("nvdisasm", path=str(folder)) or next(
+@lru_cache(maxsize=8)
+def assembler_tools(toolchain: Toolchain | None) -> Assembler | None:
+    """The assembler for this compiler's PTX: ptxas beside nvcc, else NVIDIA's nvJitLink
+    wheel; with nvdisasm beside ptxas or from its wheel. None when either is missing (looked
+    up once per toolchain: every kernel pattern's reading asks)."""
+    folder = None if toolchain is None or toolchain.kind != "nvcc" else \
+        str(Path(toolchain.path).parent)
+    nvdisasm = (folder and shutil.which("nvdisasm", path=folder)) or next(
         (str(p) for base in wheel_folders() for p in sorted(Path(base).glob("cu*/bin/nvdisasm*"))
          if shutil.which(str(p))), None)
-    return (ptxas, disassembler) if ptxas and disassembler else None
+    if nvdisasm is None:
+        return None
+    ptxas = folder and shutil.which("ptxas", path=folder)
+    if ptxas and toolchain is not None:
+        return Assembler("ptxas", ptxas, toolchain.version, nvdisasm)
+    jitlink = find_jitlink()
+    return None if jitlink is None else Assembler("nvJitLink", *jitlink, nvdisasm)
 
 
-def disassembled(ptx: str, arch: str, tools: tuple[str, str]) -> str | None:
-    """The PTX assembled for `arch` and disassembled with line information (nvdisasm -g);
-    None when either tool fails (the counts are then unchecked, not wrong)."""
-    ptxas, nvdisasm = tools
-    with private_folder("sectorviz-sass-") as folder:
-        source, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
-        source.write_text(ptx, encoding="utf-8")
-        for args, what in (([ptxas, f"-arch={arch}", "-lineinfo", "-O3", str(source), "-o",
-                             str(cubin)], "ptxas"),
-                           ([nvdisasm, "-g", "-c", str(cubin)], "nvdisasm")):
+@lru_cache(maxsize=1)
+def find_jitlink() -> tuple[str, str] | None:
+    """(library, release) of nvJitLink from NVIDIA's wheels, when it loads; else None."""
+    for base in map(Path, wheel_folders()):
+        for lib in [*sorted(base.glob("cu*/lib/libnvJitLink.so.*")),
+                    *sorted(base.glob("nvjitlink/lib/libnvJitLink.so.*")),
+                    *sorted(base.glob("cu*/bin/**/nvJitLink_*.dll"))]:
             try:
-                done = run_bounded(args, "kernel", what, folder, seconds=SASS_SECONDS)
-            except PatternError:
-                return None
-            if done.returncode != 0:
-                return None
-        return done.stdout
+                jitlink = ctypes.CDLL(str(lib))
+            except OSError:
+                continue
+            major, minor = ctypes.c_uint(), ctypes.c_uint()
+            if jitlink.nvJitLinkVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+                return str(lib), f"{major.value}.{minor.value}"
+    return None
 
 
-def notes(changes: list[LineChange]) -> tuple[str, ...]:
-    """The lines ptxas changed, in words (the first MAX_NOTES, then how many more)."""
-    words = [c.words for c in changes[:MAX_NOTES]]
-    if len(changes) > MAX_NOTES:
-        words.append(f"{len(changes) - MAX_NOTES} more")
-    return tuple(words)
+def _cubin(ptx: str, arch: str, tools: Assembler, registers: list[str], folder: Path
+           ) -> Path | None:
+    """The PTX (written in `folder`) assembled into `folder`/kernel.cubin; None on failure."""
+    source, cubin = folder / "kernel.ptx", folder / "kernel.cubin"
+    source.write_text(ptx, encoding="utf-8")
+    options = [f"-arch={arch}", "-lineinfo", "-O3", *registers]
+    if tools.kind == "ptxas":
+        args, stdin = [tools.path, *options, str(source), "-o", str(cubin)], None
+    else:
+        from .nvrtc import child_command  # nvrtc.py imports compile.py, which imports this
+        request = {"assemble": True, "library": tools.path, "ptx": ptx, "options": options,
+                   "cubin": str(cubin)}
+        args, stdin = child_command(), json.dumps(request).encode("utf-8")
+    try:
+        done = run_bounded(args, "kernel", tools.kind, folder, seconds=SASS_SECONDS,
+                           stdin=stdin)
+    except PatternError:
+        return None
+    return cubin if done.returncode == 0 and cubin.is_file() else None
+
+
+def disassembled(ptx: str, arch: str, tools: Assembler,
+                 flags: tuple[str, ...] = ()) -> str | None:
+    """The PTX assembled for `arch` (with the compile's -maxrregcount among `flags`) and
+    disassembled with both line tables (nvdisasm -g -gp); None when either tool fails (the
+    kernel is then counted at the PTX level, not wrongly)."""
+    registers = [f for f in flags if _REGISTERS.fullmatch(f)]
+    with private_folder("sectorviz-sass-") as folder:
+        cubin = _cubin(ptx, arch, tools, registers, folder)
+        if cubin is None:
+            return None
+        try:
+            done = run_bounded([tools.nvdisasm, "-g", "-gp", "-c", str(cubin)], "kernel",
+                               "nvdisasm", folder, seconds=SASS_SECONDS)
+        except PatternError:
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+
+def sass_ops(listing: str, entry: str) -> tuple[SassOp, ...]:
+    """`nvdisasm -g -gp` output -> the memory instructions of `entry`'s code section, in
+    code order, each with the PTX line in force (0 before any)."""
+    ops: list[SassOp] = []
+    section, ptx_line = None, 0
+    for line in listing.splitlines():
+        found = _SECTION.match(line)
+        if found:
+            section, ptx_line = found.group(1), 0
+            continue
+        at = _PTX_LINE.match(line)
+        if at:
+            ptx_line = int(at.group(1))
+            continue
+        op = _SASS_OP.match(line)
+        if op is None or section != entry or op.group(2).split(".")[0] not in SASS_SPACES:
+            continue
+        stack = _STACK.search(op.group(3))
+        ops.append(SassOp(int(op.group(1), 16), op.group(2), ptx_line,
+                          None if stack is None else int(stack.group(1) or "0", 16)))
+    return tuple(ops)
 
 
 def constant_bytes(ptx: str) -> int:
@@ -198,12 +159,29 @@ def constant_bytes(ptx: str) -> int:
     return sum(int(bits) // 8 * int(count) for bits, count in _CONST.findall(ptx))
 
 
-def machine_code_notes(ptx: str, arch: str, toolchain: Toolchain) -> tuple[str, ...] | None:
-    """notes() for a compile's PTX; None when it cannot be checked here (no ptxas or
+def machine_code(ptx: str, entry: str, arch: str, toolchain: Toolchain | None,
+                 flags: tuple[str, ...] = ()) -> SassCode | None:
+    """The SASS of a compile's entry; None when it cannot be made here (no ptxas or
     nvdisasm, or either failed) or must not be: PTX whose constant memory no GPU has (the
     model refuses it; ptxas would allocate it all first)."""
     if constant_bytes(ptx) > MAX_CONSTANT:
         return None
     tools = assembler_tools(toolchain)
-    listing = None if tools is None else disassembled(ptx, arch, tools)
-    return None if listing is None else notes(line_changes(ptx, listing))
+    listing = None if tools is None else disassembled(ptx, arch, tools, flags)
+    if tools is None or listing is None:
+        return None
+    return SassCode(tools.words(arch), sass_ops(listing, entry))
+
+
+def code_json(code: SassCode | None) -> dict | None:
+    """A SassCode -> its cache form: {"assembler": str, "ops": [[offset, opcode, PTX line,
+    stack offset or null], ...]}."""
+    return None if code is None else {
+        "assembler": code.assembler,
+        "ops": [[op.offset, op.opcode, op.ptx_line, op.stack] for op in code.ops]}
+
+
+def code_from_json(doc: dict | None) -> SassCode | None:
+    """code_json's form -> the SassCode (the cache checked its shape: ptxcache.py)."""
+    return None if doc is None else SassCode(
+        doc["assembler"], tuple(SassOp(*op) for op in doc["ops"]))

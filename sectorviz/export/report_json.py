@@ -20,14 +20,16 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
     instruction (about `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and
     "compiler" ("nvcc 13.0 for sm_90 at -O3"; null for the source engine and for patterns of
-    accesses), "compiler_changes" (what the compiler changed against the source as written,
-    each also said in its instructions' explanations; null unless the compiled engine reads
-    the kernel; with "compiler_changes_note" when they could not be computed) and, with a
-    `warp`, its per-lane detail under "warp"."""
+    accesses), "level" (what the compiled engine counts: "sass" or "ptx"; null otherwise),
+    "compiler_changes" (what the compiler changed against the source as written, each also
+    said in its instructions' explanations; null unless the compiled engine reads the kernel;
+    with "compiler_changes_note" when they could not be computed) and, with a `warp`, its
+    per-lane detail under "warp"."""
     doc = analysis.to_json()
     reading = reading_of(pattern)
     doc["engine"] = reading and reading.engine
     doc["compiler"] = reading and reading.compiler
+    doc["level"] = reading and reading.level
     worst = worst_instruction(analysis)
     doc["worst"] = None if worst is None else worst.to_json()
     detail = warp_detail(pattern, warp or 0, budget)

@@ -29,6 +29,7 @@ from .kernel import InstructionNamed
 from .local_stats import LocalInstructionStats
 from .memo import MEMO
 from .pattern import Pattern, with_kernel
+from .ptxas_changes import ptxas_changes
 from .python_kernel import python_language
 from .results import Analysis, InstructionStats
 from .values import Change, CompilerChanges
@@ -77,14 +78,33 @@ def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
 
 
 def _changes(pattern: Pattern, compiled: Analysis) -> CompilerChanges:
+    by_ptxas = _by_ptxas(pattern, compiled)
     source = with_kernel(pattern, "kernel.engine", engine="source")
     try:
         written = analyzed(source, budget=Budget(work=default_work() // WRITTEN_SHARE))
     except PatternError as err:
-        return CompilerChanges((), f"as written it could not be counted: {err.message}")
+        return CompilerChanges(by_ptxas, f"as written it could not be counted: {err.message}")
     except MemoryError:  # the compiled reading stands on its own
-        return CompilerChanges((), "as written it could not be counted: out of memory")
-    return CompilerChanges(diff(written, compiled))
+        return CompilerChanges(by_ptxas, "as written it could not be counted: out of memory")
+    return CompilerChanges(_in_order([*diff(written, compiled), *by_ptxas]))
+
+
+def _by_ptxas(pattern: Pattern, compiled: Analysis) -> tuple[Change, ...]:
+    """What ptxas changed (ptxas_changes.py) where the kernel is counted in SASS: against
+    the PTX reading, run within the same share of the budget as the reading as written."""
+    reading = reading_of(pattern)
+    if reading is None or reading.level != "sass":
+        return ()
+    try:
+        ptx = analyzed(with_kernel(pattern, "kernel.level", level="ptx"),
+                       budget=Budget(work=default_work() // WRITTEN_SHARE))
+    except (PatternError, MemoryError):  # the SASS reading stands on its own
+        return ()
+    return _in_order(ptxas_changes(ptx, compiled))
+
+
+def _in_order(changes: Iterable[Change]) -> tuple[Change, ...]:
+    return tuple(sorted(changes, key=lambda ch: (ch.file or "", ch.line or 0, ch.op)))
 
 
 def diff(written: Analysis, compiled: Analysis) -> tuple[Change, ...]:
@@ -95,7 +115,7 @@ def diff(written: Analysis, compiled: Analysis) -> tuple[Change, ...]:
                if (ch := _change(wk, w.get(wk) if wk else None, ck, c.get(ck) if ck else None,
                                  c)) is not None]
     changes += _local(written.local, compiled.local, c)
-    return tuple(sorted(changes, key=lambda ch: (ch.file or "", ch.line or 0, ch.op)))
+    return _in_order(changes)
 
 
 def _key(s: InstructionNamed) -> Key:

@@ -105,13 +105,23 @@ class Reading:
     engine: str
     compiler: str | None = None
     why: str = ""
+    assembler: str = ""  # counted in SASS: the assembler (`ptxas 13.0 for sm_90`); "": PTX
+
+    @property
+    def level(self) -> str | None:
+        """What the compiled engine counts: "sass" or "ptx"; None for the source engine."""
+        if self.engine != "compiled":
+            return None
+        return "sass" if self.assembler else "ptx"
 
     @property
     def words(self) -> str:
-        """`compiled by nvcc 13.0 for sm_90 at -O3`, `as written (source engine)`, or
-        `as written (source engine: no CUDA compiler found)`."""
+        """`compiled by nvcc 13.0 for sm_90 at -O3, counted in SASS: ptxas 13.0 for sm_90`
+        (or `counted in PTX`), `as written (source engine)`, or `as written (source engine:
+        no CUDA compiler found)`."""
         if self.engine == "compiled":
-            return f"compiled by {self.compiler}"
+            counted = f"SASS: {self.assembler}" if self.assembler else "PTX"
+            return f"compiled by {self.compiler}, counted in {counted}"
         return f"as written (source engine{': ' + self.why if self.why else ''})"
 
 

@@ -322,6 +322,8 @@ class Instruction:
     source: str | None = None
     ptx: str | None = None  # the PTX operation, for compiled kernels ("st.global.f32")
     file: str | None = None  # the included file the line is in (None: the kernel's own)
+    sass: str | None = None  # the SASS opcode with its width, counted in SASS ("LDS.128")
+    sass_offset: int | None = None  # that SASS instruction's byte offset in the kernel's code
 
     @property
     def first_array(self) -> str:
@@ -343,6 +345,8 @@ class InstructionNamed:
     source: str | None = None
     ptx: str | None = None
     file: str | None = None
+    sass: str | None = None
+    sass_offset: int | None = None
 
 
 def instruction_fields(ins: Instruction) -> dict[str, Any]:

@@ -61,11 +61,12 @@ TOP_KEYS = {"format", "name", "notes", "sector_size", "sector_bytes", "launch", 
             "let", "guard", "accesses", "kernel", "machine", "expect", "assume_values"}
 #: what `assume_values` (and report --assume-values) may assume (assume.py)
 ASSUME_KINDS = ("uniform",)
-KERNEL_KEYS = {"source", "code", "ptx", "function", "dynamic_shared_bytes", "engine", "arch",
-               "flags", *PYTHON_TEXTS, *PYTHON_KEYS}
+KERNEL_KEYS = {"source", "code", "ptx", "function", "dynamic_shared_bytes", "engine", "level",
+               "arch", "flags", *PYTHON_TEXTS, *PYTHON_KEYS}
 KERNEL_TEXTS = ("source", "code", "ptx", *PYTHON_TEXTS)  # where the kernel is: one of these
 COMPILE_KEYS = ("engine", "arch", "flags")  # how a .cu is compiled; a PTX file is compiled
 ENGINES = ("compiled", "source")  # what counts a kernel: the PTX nvcc emits, or the source
+LEVELS = ("sass", "ptx")  # what the compiled engine counts: the SASS ptxas makes, or the PTX
 MAX_FLAGS = 64  # entries of kernel.flags
 ARCH = re.compile(r"sm_\d{2,3}[af]?")  # the compiled engine's target: sm_90, sm_90a, sm_100f
 # Shared memory per block on sm_90 (H100, H200), the most any GPU gives: static `__shared__`
@@ -652,6 +653,10 @@ def _kernel(doc: dict[str, Any]) -> dict[str, Any] | None:
             if obj[key] not in ENGINES:
                 raise PatternError("kernel.engine", f"expected one of {', '.join(ENGINES)}, "
                                                     f"got {obj[key]!r}")
+        elif key == "level":
+            if obj[key] not in LEVELS:
+                raise PatternError("kernel.level", f"expected one of {', '.join(LEVELS)}, "
+                                                   f"got {obj[key]!r}")
         elif key == "flags":
             _flags(obj[key])
         elif key == "arch":

@@ -132,7 +132,10 @@ class Change:
 
     @property
     def sentence(self) -> str:
-        """`words` as a sentence: capitalised, with its full stop."""
+        """`words` as a sentence: capitalised (not a tool's name: "ptxas ..."), with its full
+        stop."""
+        if self.words.startswith("ptxas"):
+            return self.words + "."
         return self.words[0].upper() + self.words[1:] + "."
 
     def to_json(self) -> dict[str, object]:

@@ -29,6 +29,7 @@ from ..model.banks import (
 )
 from ..model.cache import CacheResult, time_text
 from ..model.measured import Measured
+from ..model.ptxas_changes import ptx_width
 from ..model.results import Analysis, ConstantStats, InstructionStats, Stats
 from ..model.shared_stats import SharedStats
 from ..model.values import (
@@ -216,7 +217,24 @@ def _answer(analysis: Analysis | None, error: str | None) -> tuple[Row, ...]:
         what = " and takes only its ideal bank wavefronts" if analysis.shared else ""
         rows.append(Row("worst instruction", "none: every instruction fetches only its ideal "
                                              f"sectors{what}"))
-    return tuple(rows)
+    return tuple(rows) + _merged_by_ptxas(analysis)
+
+
+def _merged_by_ptxas(analysis: Analysis) -> tuple[Row, ...]:
+    """A kernel counted in SASS: its accesses ptxas widened (a SASS row wider than its PTX
+    operation), per line, array and opcode, with their requests."""
+    found: dict[tuple[int | None, str, str], list[int]] = {}
+    every = [(s, s.requests) for s in analysis.instructions] + \
+        [(s, s.requests) for s in analysis.shared]
+    for s, requests in every:
+        if s.sass and ptx_width(s.ptx) and s.width > ptx_width(s.ptx):
+            counts = found.setdefault((s.line, s.array, s.sass), [0, s.width // ptx_width(s.ptx),
+                                                                  s.width])
+            counts[0] += requests
+    return tuple(Row("ptxas merged", f"line {line}: {array}, {requests:,} {sass} requests",
+                     f"{factor} PTX accesses merged into each {width * 8}-bit one",
+                     figures=(requests,), unit="requests")
+                 for (line, array, sass), (requests, factor, width) in found.items())
 
 
 @dataclass(frozen=True)

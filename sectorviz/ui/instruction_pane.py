@@ -1,7 +1,8 @@
 """The Kernel tab's pairing of source lines with their memory instructions, as Nsight's Source
 view pairs source and SASS: a tree of the lines that have memory instructions, each folding out
-to its instructions in program order: the PTX operation for a compiled kernel (`ld.global.f32`;
-the operation as written for the source engine), the array, and from the analysis, once it is
+to its instructions in program order: the SASS opcode and width for a kernel counted in SASS
+(`LDS.128, 128-bit`), the PTX operation for one counted in PTX (`ld.global.f32`), the
+operation as written for the source engine, the array, and from the analysis, once it is
 there, sectors per request and requests (global and local memory) or wavefronts per request
 (shared memory), the global ones in the overview's waste colour. Clicking an instruction selects
 it (`instructionActivated`, the app's index: global instructions, then shared ones); local
@@ -31,7 +32,7 @@ class InstructionRow:
 
     line: int | None
     file: str | None  # the included file of the line (None: the kernel's own)
-    operation: str  # "ld.global.f32", or "load" / "store" as written
+    operation: str  # "LDS.128, 128-bit", "ld.global.f32", or "load" / "store" as written
     array: str
     per_request: str  # "4 sectors", "2 wavefronts" ("" before the analysis)
     requests: str  # "8,192" ("" before the analysis)
@@ -41,7 +42,8 @@ class InstructionRow:
 
 def _row(ins: Instruction, space: str, index: int | None, per_request: str = "",
          requests: str = "", waste: int = -1) -> InstructionRow:
-    operation = ins.ptx or ins.op + ("" if space == "global" else f" ({space})")
+    operation = f"{ins.sass}, {ins.width * 8}-bit" if ins.sass else \
+        ins.ptx or ins.op + ("" if space == "global" else f" ({space})")
     return InstructionRow(ins.line, ins.file, operation, ins.array, per_request, requests, waste,
                           index)
 

@@ -16,7 +16,8 @@ class ValuesFix(QToolButton):
     """Shown while the document's analysis error offers values; a click applies them."""
 
     def __init__(self, document: Document, parent: QWidget | None = None):
-        super().__init__(parent, objectName="assumeValues")
+        super().__init__(parent)
+        self.setObjectName("assumeValues")
         self.document = document
         self.fixes: dict[str, dict] = {}
         self.clicked.connect(self.apply)

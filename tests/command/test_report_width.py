@@ -46,23 +46,30 @@ def test_an_unrolled_copy_is_named_by_its_expression_and_copy(capsys, monkeypatc
     """`sum += As[ty][k] * Bs[k][tx];` unrolled 16 times: each load named by its own
     array's expression and its copy, short enough for a column, the same in --json."""
     monkeypatch.setenv("SECTORVIZ_ENGINE", "compiled")
-    lines = report_lines(capsys, MATMUL_TILED)
+    lines = report_lines(capsys, MATMUL_TILED, "--level", "ptx")
     assert ("  line 26: As[ty][k], ld.shared.f32 (3 of 16)         32,768 wavefronts in 32,768 "
             "requests (1.00 per") in lines
     assert "  line 26: Bs[k][tx], ld.shared.f32 (3 of 16), this warp, execution 1 of 16" in lines
-    doc = json.loads("\n".join(report_lines(capsys, MATMUL_TILED, "--json")))
+    doc = json.loads("\n".join(report_lines(capsys, MATMUL_TILED, "--json", "--level", "ptx")))
     assert COPY_3 in [s["name"] for s in doc["shared"]]
 
 
 @needs_nvcc
 def test_the_compilers_assumptions_are_sentences_after_the_load_boundarys(capsys, monkeypatch):
     monkeypatch.setenv("SECTORVIZ_ENGINE", "compiled")
+    doc = json.loads("\n".join(report_lines(capsys, MATMUL_TILED, "--json", "--level", "ptx")))
+    loads = doc["boundaries"][0]["assumption"]
+    assert ".;" not in loads
+    assert "(requests: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum). Counted in PTX: the " \
+           "PTX instructions" in loads
+    assert "unroll further or spill registers (the PTX level was asked). The warps" in loads
     doc = json.loads("\n".join(report_lines(capsys, MATMUL_TILED, "--json")))
     loads = doc["boundaries"][0]["assumption"]
     assert ".;" not in loads
-    assert "(requests: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum). Counts are those of " \
-           "the PTX instructions" in loads
-    assert "unroll further or move them. ptxas changes the memory instructions" in loads
+    if doc["level"] == "sass":
+        assert "(requests: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum). Counted in SASS: " \
+               "ptxas" in loads
+        assert "line 26: ptxas merged 4 loads of As into one 128-bit load (LDS.128)." in loads
 
 
 def test_a_source_engine_clause_still_follows_a_semicolon(capsys, tmp_path):

@@ -278,7 +278,7 @@ def test_an_entry_whose_ptx_was_replaced_is_a_miss(tmp_path, ptx_cache):
 
 @pytest.mark.parametrize("damage", [
     lambda d: [d], lambda d: {**d, "files": 3}, lambda d: {**d, "params": [1]},
-    lambda d: {**d, "lookups": {"/x": "yes"}}, lambda d: {**d, "machine_code": "x"},
+    lambda d: {**d, "lookups": {"/x": "yes"}}, lambda d: {**d, "sass": "x"},
     lambda d: {k: v for k, v in d.items() if k != "entry"}, lambda d: {**d, "ptx": None},
     lambda d: {**d, "files": {"/nonexistent/x.h": None}, "lookups": {"/": True}}])
 def test_a_malformed_entry_is_a_miss_never_an_error(tmp_path, ptx_cache, damage):

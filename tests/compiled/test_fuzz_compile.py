@@ -100,7 +100,7 @@ VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text
 @FUZZ
 @given(fields=st.dictionaries(st.sampled_from(["ptx", "ptx_sha256", "entry", "name", "params",
                                                "files", "lookups", "host_code_left_out",
-                                               "machine_code"]), VALUES, max_size=9))
+                                               "sass"]), VALUES, max_size=9))
 def test_a_cache_entry_of_any_shape_is_a_miss_or_well_formed(tmp_path, monkeypatch, fields):
     monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path))
     (tmp_path / "k.json").write_text(json.dumps(fields))

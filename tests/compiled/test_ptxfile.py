@@ -128,12 +128,23 @@ def counts(path: Path) -> list[tuple[str, str, int, int]]:
 def test_a_ptx_file_runs_with_no_compiler_its_lines_from_its_source(tmp_path, no_compiler):
     """12 sectors per warp, 4 + 4 + 4; the parameter names, the line and its text from
     vadd.cu, which lies beside the pattern."""
-    path = write_ptx_pattern(tmp_path, vadd_beside(tmp_path))
+    path = write_ptx_pattern(tmp_path, vadd_beside(tmp_path), level="ptx")
     assert counts(path) == [("line 4: b[i], ld.global.f32", "load", 128, 512),
                             ("line 4: a[i], ld.global.f32", "load", 128, 512),
                             ("line 4: c[i], st.global.f32", "store", 128, 512)]
     assert ptxfile.ptx_kernel(load_pattern(path)).params == ("a", "b", "c", "n")
     assert kernel_source(load_pattern(path)) == VADD  # what the app's Kernel tab shows
+
+
+def test_a_ptx_file_with_no_compiler_is_counted_in_sass_by_nvjitlink(tmp_path, no_compiler):
+    """Where NVIDIA's nvJitLink wheel is installed a PTX file is assembled without a toolkit:
+    the same 12 sectors per warp, each instruction named with its SASS opcode."""
+    from sectorviz.compiled.sass import find_jitlink
+    if find_jitlink() is None:
+        pytest.skip("no nvJitLink wheel")
+    found = counts(write_ptx_pattern(tmp_path, vadd_beside(tmp_path)))
+    assert [(name.rsplit(", ", 1)[-1], sectors) for name, _, _, sectors in found] == [
+        ("LDG.E [b]", 512), ("LDG.E [a]", 512), ("STG.E", 512)]
 
 
 def test_the_function_may_be_named_as_the_ptx_spells_it(tmp_path, no_compiler):
@@ -163,7 +174,7 @@ def test_a_source_outside_the_root_is_named_never_read(tmp_path, no_compiler, re
     (outside / "vadd.cu").write_text("\n\n\nSECRET\n")
     params = [f"_Z6vecAddPKfS0_Pfi_param_{k}" for k in range(3)]
     path = write_ptx_pattern(tmp_path / "root", VADD_PTX.replace("SOURCE", "../elsewhere/vadd.cu"),
-                             arrays=tuple(params))
+                             arrays=tuple(params), level="ptx")
     doc = json.loads(path.read_text())
     doc["params"]["_Z6vecAddPKfS0_Pfi_param_3"] = N
     path.write_text(json.dumps(doc))

@@ -44,6 +44,7 @@ def test_by_default_the_compiled_engine_reads_where_a_compiler_is_found(monkeypa
     monkeypatch.delenv(frontends.ENGINE_VAR)
     monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler",
                         lambda: Toolchain("/opt/cuda/bin/nvcc", "12.8"))
+    monkeypatch.setattr("sectorviz.compiled.sass.assembler_tools", lambda toolchain: None)
     assert reading_of(load_pattern(VECTOR_ADD)) == Reading("compiled",
                                                            "nvcc 12.8 for sm_90 at -O3")
     monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler", lambda: None)
@@ -75,8 +76,7 @@ def test_the_kernel_cache_keeps_engines_apart(monkeypatch):
     monkeypatch.setenv(frontends.ENGINE_VAR, "compiled")
     compiled = kernel_for(pattern)
     assert isinstance(source, CudaKernel) and not isinstance(compiled, CudaKernel)
-    assert reading_of(pattern) == Reading("compiled", f"nvcc {find_compiler().version} for "
-                                                      "sm_90 at -O3")
+    assert reading_of(pattern).compiler == f"nvcc {find_compiler().version} for sm_90 at -O3"
     assert compiled.compiled.params == ("a", "b", "c", "n")
 
 
@@ -94,14 +94,31 @@ def test_report_says_the_source_engine_read_it(capsys):
 
 @needs_nvcc
 def test_report_with_the_compiled_engine(capsys):
-    doc = json.loads(_report(capsys, "--json", "--engine", "compiled", "--arch", "sm_80"))
+    doc = json.loads(_report(capsys, "--json", "--engine", "compiled", "--arch", "sm_80",
+                             "--level", "ptx"))
     compiler = f"nvcc {find_compiler().version} for sm_80 at -O3"
-    assert (doc["engine"], doc["compiler"]) == ("compiled", compiler)
+    assert (doc["engine"], doc["compiler"], doc["level"]) == ("compiled", compiler, "ptx")
     assert [i["ptx"] for i in doc["instructions"]] == ["ld.global.nc.f32"] * 2 + \
         ["st.global.f32"]
-    out = _report(capsys, "--engine", "compiled")
+    out = _report(capsys, "--engine", "compiled", "--level", "ptx")
     header = " ".join(out[:out.index("\n\n")].split())  # the header wraps at 100 columns
-    assert header.endswith(f"; compiled by nvcc {find_compiler().version} for sm_90 at -O3")
+    assert header.endswith(f"; compiled by nvcc {find_compiler().version} for sm_90 at -O3, "
+                           "counted in PTX")
+
+
+@needs_nvcc
+def test_report_counted_in_sass(capsys):
+    """Where ptxas and nvdisasm are found the compiled engine counts SASS, and says so."""
+    doc = json.loads(_report(capsys, "--json", "--engine", "compiled"))
+    if doc["level"] != "sass":
+        pytest.skip("no ptxas and nvdisasm beside this nvcc")
+    assert [i["ptx"] for i in doc["instructions"]] == ["ld.global.nc.f32"] * 2 + \
+        ["st.global.f32"]
+    assert [i["sass"] for i in doc["instructions"]] == ["LDG.E"] * 2 + ["STG.E"]
+    assert all(isinstance(i["sass_offset"], int) for i in doc["instructions"])
+    out = _report(capsys, "--engine", "compiled")
+    header = " ".join(out[:out.index("\n\n")].split())
+    assert header.endswith(f"counted in SASS: ptxas {find_compiler().version} for sm_90")
 
 
 def test_engine_flags_on_a_pattern_of_accesses_are_one_line(capsys):

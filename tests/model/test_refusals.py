@@ -87,6 +87,16 @@ def test_a_ptx_kernel_is_run_as_compiled(kernel, message):
                                                 "engine": "compiled"}}).kernel["ptx"] == "k.ptx"
 
 
+def test_the_compiled_engine_level_is_sass_or_ptx():
+    doc = {key: value for key, value in BASE.items() if key != "accesses"}
+    with pytest.raises(PatternError, match="^kernel.level: expected one of sass, ptx, got "
+                                           "'cubin'"):
+        pattern_from_dict({**doc, "kernel": {"function": "k", "code": "", "level": "cubin"}})
+    for level in ("sass", "ptx"):  # a PTX file is assembled too
+        kernel = {"function": "k", "ptx": "k.ptx", "level": level}
+        assert pattern_from_dict({**doc, "kernel": kernel}).kernel["level"] == level
+
+
 @pytest.mark.parametrize("machine, message", [
     ({"preset": "H100-SXM", "l2_bytes": 2**40 + 128}, "machine.l2_bytes: 1,099,511,627,904 is "
                                                   "over the physical bound of 1,099,511,627,776"),

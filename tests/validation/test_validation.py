@@ -50,7 +50,8 @@ def test_the_dry_run_prints_the_commands_and_compares_the_csvs_there(tmp_path):
     assert ("would run: ncu --csv --page raw --cache-control all --clock-control none "
             "--metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") in out
     assert "no aos-cuda.ncu.csv: not profiled" in out
-    section = out[out.rindex("== vector-add-cuda"):]
+    assert "== vector-add-cuda, counted in SASS" in out
+    section = out[out.rindex("== vector-add-cuda, counted in PTX"):]
     assert re.search(r"L1 request side, loads +predicted +8,388,608 B +measured +8,388,608 B"
                      r"\s+ratio 1\.000", section)
     assert re.search(r"L2 -> DRAM reads, cache model +predicted +8,388,608 B", section)

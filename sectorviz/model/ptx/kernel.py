@@ -40,6 +40,7 @@ from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
 from .parse import Instruction as PtxInstruction
 from .program import Program, program
+from .sass_code import SassCode
 from .sites import Site, data_type, memory_sites
 from .source_names import expression_for
 
@@ -54,9 +55,10 @@ PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfl
               "bf16x2": "__nv_bfloat162"}
 SPACE_NAMES = {"global": "global", "shared": "shared", "local": "local", "constant": "const"}
 
-COUNTS_ARE_PTX = ("Counts are those of the PTX instructions the compiler emitted ({}): "
+COUNTS_ARE_PTX = ("Counted in PTX: the PTX instructions the compiler emitted ({}); "
                   "ptxas may still merge accesses (four ld.shared.f32 into one LDS.128), "
-                  "unroll further or move them.")
+                  "unroll further or spill registers ({})")
+WHY_PTX = {True: "the PTX level was asked", False: "no ptxas and nvdisasm here to read the SASS"}
 LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of its warp (lane "
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
@@ -90,21 +92,10 @@ class CompiledPtx:
     texts: tuple[str, ...] = ()
     pointees: tuple[tuple[str, str, int], ...] = ()  # (pointer parameter, dtype, bytes)
     dynamic_shared_bytes: int | None = None  # the launch's, where the host code shows it
-    machine_code: tuple[str, ...] | None = None  # lines ptxas changed; None: not checked
+    sass: SassCode | None = None  # the SASS ptxas makes of it; None: not made here
     others_read: bool = True
     param_values: tuple[tuple[str, int], ...] = ()
     expressions: tuple[tuple[int, int, str], ...] = ()
-
-
-def machine_code_note(changes: tuple[str, ...] | None) -> str:
-    """What the machine code check (ptxas and nvdisasm) found, for the assumptions."""
-    if changes is None:
-        return "The SASS ptxas makes was not checked here (no ptxas and nvdisasm)."
-    if not changes:
-        return ("ptxas keeps every line's memory instructions as the PTX has them (SASS "
-                "checked with nvdisasm).")
-    return ("ptxas changes the memory instructions of these lines (static instructions, "
-            "SASS checked with nvdisasm): " + "; ".join(changes) + ".")
 
 
 def _entry(module: Module, name: str) -> Entry:
@@ -221,8 +212,9 @@ class CompiledKernel(Launch):
         self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8) + 2 * lay.local_bytes + \
             2 * -(-lay.shared_bytes // self.threads_per_block)
         self._name_instructions()
-        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler),
-                            machine_code_note(compiled.machine_code), LOCKSTEP) + (
+        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler,
+                                                  WHY_PTX[compiled.sass is not None]) + ".",
+                            LOCKSTEP) + (
             (LOCAL_WORDS,) if self.local_instructions else ())
 
     # ------------------------------------------------------------ setup

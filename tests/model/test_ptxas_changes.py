@@ -1,0 +1,12 @@
+"""What ptxas changed, in words and numbers: the PTX widths a SASS width is compared with."""
+
+from sectorviz.model.ptxas_changes import ptx_width
+
+
+def test_the_bytes_per_lane_of_a_ptx_operation():
+    assert ptx_width("ld.shared.f32") == 4
+    assert ptx_width("ld.global.nc.v2.f32") == 8  # 2 x 32 bits
+    assert ptx_width("st.shared.v4.b32") == 16
+    assert ptx_width("ld.local.u8") == 1
+    assert ptx_width("ld.shared.f64") == 8  # 64-bit in the PTX too: never "merged"
+    assert ptx_width(None) == 0
