@@ -23,3 +23,15 @@ settings.load_profile(os.environ.get("SECTORVIZ_HYPOTHESIS", "ci"))
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: takes more than about 10 s (pytest -m 'not slow')")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Empty the clipboard before Qt is torn down: the offscreen platform's clipboard still
+    holding a copied diagram (an image) when the application object is destroyed at exit
+    crashes the interpreter (exit 139 after every test passed)."""
+    import sys
+    if "PySide6.QtWidgets" in sys.modules:
+        from PySide6.QtWidgets import QApplication
+        app = QApplication.instance()
+        if app is not None:
+            app.clipboard().clear()
