@@ -40,8 +40,8 @@ def packed(libraries: list[tuple[str, str]], workdir: Path) -> list[tuple[str, s
     """(file, folder in the bundle) entries for `libraries` (the same kind of entries) packed:
     under `workdir`, each library compressed and one manifest per bundle folder."""
     by_folder: dict[str, list[Path]] = defaultdict(list)
-    for source, folder in libraries:
-        by_folder[folder].append(Path(source))
+    for file, folder in libraries:
+        by_folder[folder].append(Path(file))
     entries = []
     for folder, sources in sorted(by_folder.items()):
         out = workdir / folder
