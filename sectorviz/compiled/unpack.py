@@ -34,7 +34,8 @@ def unpacked(library: Path) -> Path | None:
     try:
         text = (library.parent / MANIFEST).read_bytes()
         files = json.loads(text)["files"]
-        folder = cache_dir() / "nvrtc" / hashlib.sha256(text).hexdigest()[:16]
+        # absolute: the compile's child process loads it from a folder of its own
+        folder = cache_dir().absolute() / "nvrtc" / hashlib.sha256(text).hexdigest()[:16]
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         folder.chmod(0o700)
         for name, recorded in files.items():

@@ -39,6 +39,14 @@ def test_unpacks_every_file_of_the_manifest_beside_each_other(tmp_path, ptx_cach
     assert stat.S_IMODE(found.parent.stat().st_mode) == 0o700
 
 
+def test_a_cache_folder_given_relative_unpacks_to_an_absolute_path(tmp_path, monkeypatch):
+    lib = _packed_folder(tmp_path / "lib", {"libnvrtc.so.13": LIBRARY})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", "relative-cache")
+    found = unpacked(lib / "libnvrtc.so.13.xz")
+    assert found == tmp_path / "relative-cache" / "nvrtc" / found.parent.name / found.name
+
+
 def test_a_second_look_reuses_the_unpacked_files(tmp_path):
     lib = _packed_folder(tmp_path / "lib", {"libnvrtc.so.13": LIBRARY})
     first = unpacked(lib / "libnvrtc.so.13.xz")
