@@ -6,9 +6,10 @@ Reads the dynamic symbols each ELF file (a regular file starting with \\x7fELF; 
 skipped, their targets are counted once) takes from elsewhere (`*UND*`) and the GLIBC_x.y
 version each one asks for. Prints the highest such version against TARGET, the files that
 need it and every file above TARGET, and the highest GLIBCXX_/CXXABI_ versions asked of
-libstdc++ (the host's, where the bundle leaves libstdc++ out: a glibc 2.28 system has GCC
-8's, GLIBCXX_3.4.25 and CXXABI_1.3.11). Exits 1 when a file needs a glibc newer than
-TARGET, 2 when objdump is missing. Needs binutils.
+libstdc++ against HOST_LIBSTDCXX (the bundle leaves libstdc++ out, so the host's serves: a
+glibc 2.28 system has GCC 8's, GLIBCXX_3.4.25 and CXXABI_1.3.11). Exits 1 when a file needs
+a glibc newer than TARGET or more of libstdc++ than HOST_LIBSTDCXX, 2 when objdump is
+missing. Needs binutils.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 Version = tuple[int, ...]
+HOST_LIBSTDCXX = {"GLIBCXX": (3, 4, 25), "CXXABI": (1, 3, 11)}  # GCC 8's (RHEL 8, Debian 10)
 _WANTED = re.compile(r"\*UND\*.*?\b(GLIBC|GLIBCXX|CXXABI)_(\d+(?:\.\d+)*)\b")
 
 
@@ -78,11 +80,14 @@ def report(folder: Path, target: Version, objdump: str) -> int:
                                 reverse=True):
         if target < version < highest:
             print(f"  needs {shown(version)}: {name}")
-    for family in ("GLIBCXX", "CXXABI"):
-        versions = [wants[family] for wants in per_file.values() if family in wants]
-        if versions:
-            print(f"  libstdc++: highest {family}_ asked for is {shown(max(versions))}")
-    return 1 if highest > target else 0
+    too_new = highest > target
+    for family, host in HOST_LIBSTDCXX.items():
+        asked = max((wants[family] for wants in per_file.values() if family in wants),
+                    default=(0,))
+        too_new |= asked > host
+        print(f"libstdc++: the highest {family}_ asked for is {shown(asked)}, the host's "
+              f"(GCC 8) has {shown(host)}: {'above it' if asked > host else 'within it'}")
+    return 1 if too_new else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -50,10 +50,11 @@ UNUSED = (
 # numpy's wheels do (manylinux policy and Qt's X11 requirements name them; every desktop
 # that runs Qt 6 has them). Bundled, Debian 12's copies made the bundle need glibc 2.33 to
 # 2.36. libstdc++ and libgcc_s: the bundle's files ask at most GLIBCXX_3.4.21 and
-# CXXABI_1.3.11 (GCC 5; glibc_check.py prints them), which a glibc 2.28 system's GCC 8
-# libstdc++ provides. The XCB utility libraries (cursor, icccm, image, keysyms, render-util,
-# util) stay in: desktops often lack them (Ubuntu 22.04 has no libxcb-cursor0, which Qt 6.5+
-# needs) and they need no newer glibc than 2.28.
+# CXXABI_1.3.11 (GCC 5), which a glibc 2.28 system's GCC 8 libstdc++ provides (glibc_check.py
+# fails CI when they ask more), and the host's GL drivers need the host's own, which may be
+# newer than any bundled copy. The XCB utility libraries (cursor, icccm, image, keysyms,
+# render-util, util) stay in: desktops often lack them (Ubuntu 22.04 has no libxcb-cursor0,
+# which Qt 6.5+ needs) and they need no newer glibc than 2.28.
 HOST_LIBRARIES = (
     "libstdc++.so.*", "libgcc_s.so.*",
     # X11 and the core XCB protocol libraries (libxcb's extensions), xkbcommon

@@ -218,6 +218,18 @@ def test_glibc_check_fails_above_its_target_only(tmp_path, capsys):
     assert "needs " + glibc_check.shown(needed) + ": a.so" in capsys.readouterr().out
 
 
+def test_glibc_check_fails_when_libstdcxx_is_asked_more_than_gcc_8_has(tmp_path, monkeypatch,
+                                                                       capsys):
+    (tmp_path / "a.so").write_bytes(b"\x7fELF")
+    wants = {"GLIBC": (2, 17), "GLIBCXX": (3, 4, 26)}  # GCC 9's GLIBCXX: not on RHEL 8
+    monkeypatch.setattr(glibc_check, "needs", lambda path, objdump: wants)
+    assert glibc_check.report(tmp_path, (2, 28), "objdump") == 1
+    assert "GLIBCXX_ asked for is 3.4.26, the host's (GCC 8) has 3.4.25: above it" in \
+        capsys.readouterr().out
+    wants["GLIBCXX"] = (3, 4, 21)
+    assert glibc_check.report(tmp_path, (2, 28), "objdump") == 0
+
+
 def test_debug_info_is_found_only_in_elf_files():
     assert not has_debug_info(ICONS / "sectorviz.svg")
     assert isinstance(has_debug_info(sys.executable), bool)
