@@ -123,7 +123,7 @@ def main() -> None:
     nvrtc_folder = bundle / "_internal" / "nvidia"
     nvrtc = tree_bytes(nvrtc_folder) / 2**20 if nvrtc_folder.is_dir() else 0.0
     size = tree_bytes(bundle) / 2**20
-    tarballs = sorted(bundle.parent.glob(f"{bundle.name}-*.tar.gz"))
+    tarballs = sorted(bundle.parent.glob(f"{bundle.name}-*-linux-*.tar.gz"))  # not the sdist
     packed = f", tarball {tarballs[-1].stat().st_size / 2**20:.1f} MiB" if tarballs else ""
     print(f"bundle {bundle}: {size:.1f} MiB unpacked{packed}; NVRTC (libraries and "
           f"headers, issue 20) adds {nvrtc:.1f} MiB of it")
