@@ -5,6 +5,7 @@ import json
 import lzma
 import stat
 
+from sectorviz.compiled import compiler
 from sectorviz.compiled.unpack import MANIFEST, unpacked
 
 LIBRARY = b"\x7fELF stand-in for libnvrtc" * 100
@@ -70,3 +71,23 @@ def test_a_missing_or_malformed_manifest_is_no_nvrtc(tmp_path):
     assert unpacked(lib / "libnvrtc.so.13.xz") is None
     (lib / MANIFEST).unlink()
     assert unpacked(lib / "libnvrtc.so.13.xz") is None
+
+
+def test_the_bundles_packed_nvrtc_is_found_unpacked_in_the_cache(tmp_path, monkeypatch,
+                                                                 ptx_cache):
+    bundle = tmp_path / "_MEIPASS" / "nvidia"
+    include = bundle / "cu13" / "include"
+    include.mkdir(parents=True)
+    (include / "cuda_runtime.h").write_text("// stand-in: only looked for\n")
+    _packed_folder(bundle / "cu13" / "lib", {"libnvrtc.so.13": LIBRARY})
+    loaded = []  # the libraries find_nvrtc asked the version of (loading them)
+    monkeypatch.setattr(compiler, "wheel_folders", lambda: [str(bundle)])
+    monkeypatch.setattr(compiler, "nvrtc_version", lambda path: loaded.append(path) or "13.5")
+    compiler.find_nvrtc.cache_clear()
+    try:
+        found = compiler.find_nvrtc()
+    finally:
+        compiler.find_nvrtc.cache_clear()
+    unpacked_path = next((ptx_cache / "nvrtc").glob("*/libnvrtc.so.13"))
+    assert loaded == [str(unpacked_path)] and unpacked_path.read_bytes() == LIBRARY
+    assert found == compiler.Toolchain(str(unpacked_path), "13.5", "nvrtc", (str(include),))
