@@ -85,7 +85,8 @@ def report(folder: Path, target: Version, objdump: str) -> int:
         asked = max((wants[family] for wants in per_file.values() if family in wants),
                     default=(0,))
         too_new |= asked > host
-        print(f"libstdc++: the highest {family}_ asked for is {shown(asked)}, the host's "
+        print(f"libstdc++: the highest {family}_ asked for is "
+              f"{shown(asked) if asked > (0,) else 'none'}, the host's "
               f"(GCC 8) has {shown(host)}: {'above it' if asked > host else 'within it'}")
     return 1 if too_new else 0
 
