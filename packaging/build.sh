@@ -5,8 +5,8 @@
 #    dist/sectorviz-<version>-linux-<arch>.tar.gz (that folder, packed),
 #    dist/sectorviz-<version>-py3-none-any.whl and dist/sectorviz-<version>.tar.gz (the wheel
 #    and the sdist, `python -m build`) and dist/SHA256SUMS (the tarball's, wheel's and sdist's
-#    sums, for `sha256sum -c`). Prints the bundle's size, and the size of the bundle it
-#    replaced.
+#    sums, for `sha256sum -c`). Prints the bundle's size against its 250 MiB target, and the
+#    size of the bundle it replaced.
 # The build gets its own virtual environment (build/venv, or $SECTORVIZ_BUILD_VENV) with the
 # pinned app, CUDA front end and PyInstaller (pip install -e ".[bundle,cuda]"), so the bundle
 # holds exactly the pinned dependencies and nothing from a development environment.
@@ -29,6 +29,7 @@ p = tomllib.load(open("pyproject.toml", "rb"))["project"]
 print(p["name"], p["version"])')
 
 mib() { du -sm "$1" | cut -f1; }
+target_mib=250  # issue 34: the bundle's folder at most this size
 before=""
 [ -d "dist/$name" ] && before=$(mib "dist/$name")
 
@@ -43,7 +44,10 @@ rm -f "dist/$wheel" "dist/$sdist"
 "$venv/bin/python" -m build --outdir dist . >/dev/null
 (cd dist && sha256sum "$tarball" "$wheel" "$sdist" > SHA256SUMS)
 
-echo "bundle:  dist/$name/$name, $(mib "dist/$name") MiB${before:+ (was $before MiB)}"
+size=$(mib "dist/$name")
+verdict="within"
+[ "$size" -le "$target_mib" ] || verdict="OVER"
+echo "bundle:  dist/$name/$name, $size MiB${before:+ (was $before MiB)}, target <= $target_mib MiB: $verdict"
 echo "tarball: dist/$tarball, $(mib "dist/$tarball") MiB"
 echo "wheel:   dist/$wheel"
 echo "sdist:   dist/$sdist"

@@ -9,7 +9,7 @@ PyInstaller's Qt hooks collect every plugin and translation that goes with the Q
 app imports; the spec drops the ones `unused` names. A Python built from source carries debug
 info in libpython and its extension modules (tens of MiB): `without_debug_info` hands COLLECT
 copies with it stripped, and leaves every other binary (auditwheel-patched ones included)
-byte for byte as it was.
+byte for byte as it was. System libraries every desktop has stay out (`host_provided`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import posixpath
 import shutil
 import struct
 import subprocess
-from fnmatch import fnmatch
+from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
 
 Entry = tuple[str, str, str]  # PyInstaller TOC entry: (destination, source, type code)
@@ -45,6 +45,46 @@ UNUSED = (
     # PNG is built into QtGui; SVG (icons) is the only other image format the app reads.
     "PySide6/Qt/plugins/imageformats/libq[!s]*.so",
 )
+
+# System libraries PyInstaller collects that the bundle leaves to the host, as PySide6's and
+# numpy's wheels do (manylinux policy and Qt's X11 requirements name them; every desktop
+# that runs Qt 6 has them). Bundled, Debian 12's copies made the bundle need glibc 2.33 to
+# 2.36. libstdc++ and libgcc_s: the bundle's files ask at most GLIBCXX_3.4.21 and
+# CXXABI_1.3.11 (GCC 5), which a glibc 2.28 system's GCC 8 libstdc++ provides (glibc_check.py
+# fails CI when they ask more), and the host's GL drivers need the host's own, which may be
+# newer than any bundled copy. The XCB utility libraries (cursor, icccm, image, keysyms,
+# render-util, util) stay in: desktops often lack them (Ubuntu 22.04 has no libxcb-cursor0,
+# which Qt 6.5+ needs) and they need no newer glibc than 2.28.
+HOST_LIBRARIES = (
+    "libstdc++.so.*", "libgcc_s.so.*",
+    # X11 and the core XCB protocol libraries (libxcb's extensions), xkbcommon
+    "libX11.so.*", "libX11-xcb.so.*", "libXau.so.*", "libXdmcp.so.*", "libXext.so.*",
+    "libXrender.so.*", "libbsd.so.*", "libmd.so.*", "libxcb.so.*", "libxcb-glx.so.*",
+    "libxcb-present.so.*", "libxcb-randr.so.*", "libxcb-render.so.*", "libxcb-shape.so.*",
+    "libxcb-shm.so.*", "libxcb-sync.so.*", "libxcb-xfixes.so.*", "libxcb-xinerama.so.*",
+    "libxcb-xinput.so.*", "libxcb-xkb.so.*", "libxkbcommon.so.*", "libxkbcommon-x11.so.*",
+    # fonts
+    "libfontconfig.so.*", "libfreetype.so.*", "libpng16.so.*", "libexpat.so.*",
+    "libbrotlicommon.so.*", "libbrotlidec.so.*", "libharfbuzz.so.*", "libgraphite2.so.*",
+    # GLib and what it links
+    "libglib-2.0.so.*", "libgobject-2.0.so.*", "libgio-2.0.so.*", "libgmodule-2.0.so.*",
+    "libgthread-2.0.so.*", "libpcre2-8.so.*", "libmount.so.*", "libblkid.so.*",
+    "libselinux.so.*",
+    # D-Bus and what it links
+    "libdbus-1.so.*", "libsystemd.so.*", "libcap.so.*", "libgcrypt.so.*", "libgpg-error.so.*",
+    "liblz4.so.*", "libzstd.so.*",
+    # Kerberos (GSSAPI)
+    "libgssapi_krb5.so.*", "libkrb5.so.*", "libkrb5support.so.*", "libk5crypto.so.*",
+    "libcom_err.so.*", "libkeyutils.so.*",
+)
+
+
+def host_provided(destination: str) -> bool:
+    """Whether a collected file (by its path inside the bundle) is a system library the
+    bundle leaves to the host: one HOST_LIBRARIES names, collected as a dependency (top
+    level of the bundle), not one a wheel ships in its own folder."""
+    return "/" not in destination and any(fnmatchcase(destination, pattern)
+                                          for pattern in HOST_LIBRARIES)
 
 
 # The wheels' headers NVRTC compiles (paths under an `include/` folder): every top-level

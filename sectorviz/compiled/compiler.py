@@ -24,6 +24,7 @@ from pathlib import Path
 from ..model.errors import PatternError
 from .bounded import run_bounded
 from .flags import OPTIMIZATION
+from .unpack import unpacked
 
 QUERY_SECONDS = 30.0  # `nvcc --version`
 COMPILER_VAR = "SECTORVIZ_COMPILER"  # "nvcc" or "nvrtc": look for that compiler only
@@ -110,13 +111,15 @@ def _nvrtc_layouts(base: Path) -> list[tuple[Path, list[Path]]]:
 @lru_cache(maxsize=1)
 def find_nvrtc() -> Toolchain | None:
     """NVRTC from the `nvidia` wheels, when its library loads and the runtime's headers are
-    there; None otherwise."""
+    there; None otherwise. The bundle's compressed library (`libnvrtc.so.N.xz`, which the
+    layouts' globs match too) is unpacked into the user's cache first (unpack.py)."""
     for base in wheel_folders():
         for lib, folders in _nvrtc_layouts(Path(base)):
-            if (folders[0] / "cuda_runtime.h").is_file():
-                version = nvrtc_version(str(lib))
+            library = unpacked(lib) if (folders[0] / "cuda_runtime.h").is_file() else None
+            if library is not None:
+                version = nvrtc_version(str(library))
                 if version is not None:
-                    return Toolchain(str(lib), version, "nvrtc",
+                    return Toolchain(str(library), version, "nvrtc",
                                      tuple(str(f) for f in folders if f.is_dir()))
     return None
 

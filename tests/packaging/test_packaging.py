@@ -6,6 +6,7 @@ PyInstaller; the smoke test runs in this process on the offscreen platform.
 
 import configparser
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -20,9 +21,12 @@ PACKAGING = ROOT / "packaging"
 ICONS = ROOT / "resources" / "icons"
 sys.path.insert(0, str(PACKAGING))
 
+import glibc_check  # noqa: E402
+import pack_nvrtc  # noqa: E402
 from render_icons import SIZES, png_path  # noqa: E402
 from trim import (  # noqa: E402
     has_debug_info,
+    host_provided,
     measured_headers,
     needed_libraries,
     nvrtc_header_kept,
@@ -49,7 +53,10 @@ def spec(tmp_path, monkeypatch):
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
     monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", hooks)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    namespace = {"SPECPATH": str(PACKAGING), "workpath": str(tmp_path),
+    handed: list = []  # what the spec asks pack_nvrtc.packed to compress (minutes for real)
+    monkeypatch.setattr(pack_nvrtc, "packed", lambda libraries, workdir: handed.extend(
+        libraries) or [(str(workdir / "packed.json"), "nvidia/cu13/lib")])
+    namespace = {"SPECPATH": str(PACKAGING), "workpath": str(tmp_path), "handed": handed,
                  **{name: type(name, (_Built,), {}) for name in
                     ("Analysis", "PYZ", "EXE", "COLLECT")}}
     path = PACKAGING / "sectorviz.spec"
@@ -79,6 +86,16 @@ def test_spec_is_one_folder_without_upx_and_unused_qt(spec):
     assert {"numba", "llvmlite"} <= excludes  # the bundle runs the cache model on numpy
     assert (str(ROOT / "resources"), "resources") in analysis.kwargs["datas"]
     assert "sectorviz.smoke" in analysis.kwargs["hiddenimports"]
+
+
+def test_spec_ships_nvrtc_libraries_packed_and_the_rest_as_they_are(spec):
+    pytest.importorskip("nvidia", reason="NVIDIA's wheels are not installed here")
+    handed, datas = spec["handed"], spec["a"].kwargs["datas"]
+    names = {Path(source).name for source, _ in handed}
+    assert any(name.startswith("libnvrtc.so.") for name in names), names
+    assert all(pack_nvrtc.is_nvrtc_library(source) for source, _ in handed)
+    assert not [source for source, _ in datas if pack_nvrtc.is_nvrtc_library(source)]
+    assert any(Path(source).name == "cuda_runtime.h" for source, _ in datas)
 
 
 def test_runtime_hook_pins_pyqtgraph_to_pyside6(spec, monkeypatch):
@@ -133,6 +150,84 @@ def test_trim_drops_libraries_only_trimmed_files_linked(tmp_path):
     kept = [dest for dest, _, _ in without_orphans(entries)]
     assert kept == ["numpy/_core/umath.so", blas, "libffi.so.8", "libpython3.11.so.1.0",
                     "libblas.so"]
+
+
+def test_the_host_provides_the_desktop_libraries_not_the_interpreters():
+    for left_out in ("libstdc++.so.6", "libgcc_s.so.1", "libX11.so.6", "libxcb.so.1",
+                     "libxcb-randr.so.0", "libxkbcommon.so.0", "libfontconfig.so.1",
+                     "libglib-2.0.so.0", "libdbus-1.so.3", "libsystemd.so.0", "libkrb5.so.3"):
+        assert host_provided(left_out), left_out
+    # the interpreter's own libraries, the XCB utilities desktops lack, and wheels' copies
+    for kept in ("libpython3.11.so.1.0", "libssl.so.3", "libcrypto.so.3", "libffi.so.8",
+                 "liblzma.so.5", "libz.so.1", "libxcb-cursor.so.0", "libxcb-icccm.so.4",
+                 "PySide6/Qt/lib/libicuuc.so.73", "numpy.libs/libstdc++.so.6"):
+        assert not host_provided(kept), kept
+
+
+def test_packed_nvrtc_unpacks_to_the_same_bytes_and_is_packed_once(tmp_path, monkeypatch):
+    from sectorviz.compiled.unpack import unpacked
+
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "cache"))
+    wheel = tmp_path / "wheel"
+    wheel.mkdir()
+    library, builtins = wheel / "libnvrtc.so.13", wheel / "libnvrtc-builtins.so.13.5"
+    library.write_bytes(b"\x7fELF library" * 1000)
+    builtins.write_bytes(b"\x7fELF builtins" * 1000)
+    entries = [(str(library), "nvidia/cu13/lib"), (str(builtins), "nvidia/cu13/lib")]
+    shipped = pack_nvrtc.packed(entries, tmp_path / "work")
+    assert {(Path(source).name, folder) for source, folder in shipped} == {
+        ("libnvrtc.so.13.xz", "nvidia/cu13/lib"), ("libnvrtc-builtins.so.13.5.xz",
+                                                   "nvidia/cu13/lib"),
+        ("packed.json", "nvidia/cu13/lib")}
+    packed_library = tmp_path / "work" / "nvidia/cu13/lib/libnvrtc.so.13.xz"
+    found = unpacked(packed_library)
+    assert found is not None and found.read_bytes() == library.read_bytes()
+    assert (found.parent / builtins.name).read_bytes() == builtins.read_bytes()
+    before = packed_library.stat().st_mtime_ns
+    pack_nvrtc.packed(entries, tmp_path / "work")  # same libraries: not compressed again
+    assert packed_library.stat().st_mtime_ns == before
+    library.write_bytes(b"\x7fELF newer library")
+    pack_nvrtc.packed(entries, tmp_path / "work")
+    assert lzma.decompress(packed_library.read_bytes()) == b"\x7fELF newer library"
+
+
+def test_glibc_check_reads_only_undefined_symbols_versions():
+    text = ("0000000000000000      DF *UND*\t0000000000000000 (GLIBC_2.34) pthread_create\n"
+            "0000000000000000      DF *UND*\t0000000000000000  GLIBC_2.2.5 malloc\n"
+            "0000000000000000      DF *UND*\t0000000000000000 (GLIBCXX_3.4.21) _ZNSs4swapERSs\n"
+            "0000000000001000 g    DF .text\t0000000000000010  GLIBC_2.40  defined_here\n")
+    assert glibc_check.wanted_versions(text) == {"GLIBC": (2, 34), "GLIBCXX": (3, 4, 21)}
+    assert glibc_check.parse_version("2.28") < (2, 34) and glibc_check.shown((2, 2, 5)) == "2.2.5"
+
+
+def test_glibc_check_fails_above_its_target_only(tmp_path, capsys):
+    objdump = shutil.which("objdump")
+    if objdump is None:
+        pytest.skip("binutils (objdump) is not installed")
+    import _ctypes
+
+    shutil.copy(_ctypes.__file__, tmp_path / "a.so")
+    (tmp_path / "link.so").symlink_to(tmp_path / "a.so")
+    (tmp_path / "notes.txt").write_text("not ELF")
+    assert glibc_check.elf_files(tmp_path) == [tmp_path / "a.so"]
+    needed = glibc_check.needs(tmp_path / "a.so", objdump)["GLIBC"]
+    assert glibc_check.report(tmp_path, needed, objdump) == 0
+    assert f"the highest GLIBC_ one needs is {glibc_check.shown(needed)}" in \
+        capsys.readouterr().out
+    assert glibc_check.report(tmp_path, (2, 0), objdump) == 1
+    assert "needs " + glibc_check.shown(needed) + ": a.so" in capsys.readouterr().out
+
+
+def test_glibc_check_fails_when_libstdcxx_is_asked_more_than_gcc_8_has(tmp_path, monkeypatch,
+                                                                       capsys):
+    (tmp_path / "a.so").write_bytes(b"\x7fELF")
+    wants = {"GLIBC": (2, 17), "GLIBCXX": (3, 4, 26)}  # GCC 9's GLIBCXX: not on RHEL 8
+    monkeypatch.setattr(glibc_check, "needs", lambda path, objdump: wants)
+    assert glibc_check.report(tmp_path, (2, 28), "objdump") == 1
+    assert "GLIBCXX_ asked for is 3.4.26, the host's (GCC 8) has 3.4.25: above it" in \
+        capsys.readouterr().out
+    wants["GLIBCXX"] = (3, 4, 21)
+    assert glibc_check.report(tmp_path, (2, 28), "objdump") == 0
 
 
 def test_debug_info_is_found_only_in_elf_files():
