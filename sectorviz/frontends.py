@@ -4,8 +4,10 @@ ends (the model never imports a front end; it asks the hooks registered here).
 A pattern with a `kernel` key is read by one of two engines:
 - "compiled": the kernel compiled by nvcc or NVRTC (sectorviz.compiled), its PTX executed by the
   model's PTX engine (sectorviz.model.ptx.kernel.CompiledKernel): what the GPU runs;
-- "source": sectorviz.cuda.kernel.CudaKernel, the source as written (tree-sitter is imported
-  on the first kernel, not at start-up).
+- "source": the source as written: sectorviz.cuda.kernel.CudaKernel, the C++ interpreter
+  (tree-sitter is imported on the first kernel, not at start-up), or, with the migration
+  switch SECTORVIZ_AS_WRITTEN=compiled (a preview; default "interpreter"), the kernel's debug
+  compile (-G) read by the same PTX engine (issue 29: the interpreter is being retired).
 The engine is the pattern's `kernel.engine` when it names one (report/export/compare's
 `--engine` set that key), else SECTORVIZ_ENGINE, else DEFAULT_ENGINE. The compiled engine
 asked by SECTORVIZ_ENGINE or the default falls back to the source engine, saying so, when no
@@ -23,6 +25,8 @@ from .model.pattern import ENGINES, Pattern
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
+AS_WRITTEN_VAR = "SECTORVIZ_AS_WRITTEN"  # what reads "source": the interpreter or a -G compile
+AS_WRITTEN_MACHINES = ("interpreter", "compiled")  # the first is the default this round
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -37,6 +41,16 @@ def asked_engine(pattern: Pattern) -> tuple[str, bool]:
     return engine, False
 
 
+def as_written_compiled() -> bool:
+    """Whether the "source" engine's reading is the debug compile (SECTORVIZ_AS_WRITTEN=
+    compiled) rather than the C++ interpreter (unset, empty or "interpreter")."""
+    machine = os.environ.get(AS_WRITTEN_VAR) or AS_WRITTEN_MACHINES[0]
+    if machine not in AS_WRITTEN_MACHINES:
+        raise PatternError(AS_WRITTEN_VAR, f"expected one of {', '.join(AS_WRITTEN_MACHINES)}, "
+                                           f"got {machine!r}")
+    return machine == "compiled"
+
+
 def kernel_reading(pattern: Pattern) -> Reading:
     """The engine that reads a kernel pattern, and the compiler or why not (a PTX file:
     the compiled engine, with no compiler)."""
@@ -45,25 +59,31 @@ def kernel_reading(pattern: Pattern) -> Reading:
         from .compiled.ptxfile import ptx_compiler
         return Reading("compiled", ptx_compiler(pattern))
     engine, by_pattern = asked_engine(pattern)
-    if engine == "source":
+    as_written = engine == "source" and as_written_compiled()
+    if engine == "source" and not as_written:
         return Reading("source")
     from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
     from .compiled.flags import DEFAULT_ARCH
     toolchain = find_compiler()
+    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
+    if as_written:
+        if toolchain is None:
+            raise PatternError(AS_WRITTEN_VAR, f"the as-written reading of a debug compile "
+                                               f"needs a compiler: {NO_COMPILER}; {INSTALL}")
+        return Reading("source", toolchain.compiling_for(arch, as_written=True))
     if toolchain is None:
         if by_pattern:
             raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
                                                 f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
         return Reading("source", None, NO_COMPILER)
-    return Reading("compiled", toolchain.compiling_for(pattern.kernel.get("arch",
-                                                                          DEFAULT_ARCH)))
+    return Reading("compiled", toolchain.compiling_for(arch))
 
 
 def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     """A kernel pattern -> its FrontEnd for the engine `reading` names; PatternError if that
     front end cannot load."""
-    if reading.engine == "compiled":
-        return compiled_kernel(pattern)
+    if reading.engine == "compiled" or reading.compiler is not None:
+        return compiled_kernel(pattern, as_written=reading.engine == "source")
     try:
         from .cuda.kernel import CudaKernel
     except ImportError as err:
@@ -72,15 +92,15 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     return CudaKernel(pattern)
 
 
-def compiled_kernel(pattern: Pattern) -> FrontEnd:
-    """A kernel pattern compiled (nvcc, NVRTC), or its PTX file -> the PTX engine's kernel
-    of it."""
+def compiled_kernel(pattern: Pattern, as_written: bool = False) -> FrontEnd:
+    """A kernel pattern compiled (nvcc, NVRTC; at -G when `as_written`), or its PTX file ->
+    the PTX engine's kernel of it."""
     from .compiled.compile import compile_kernel
     from .compiled.ptxfile import ptx_kernel
     from .model.ptx.kernel import CompiledKernel
     assert pattern.kernel is not None
     return CompiledKernel(pattern, ptx_kernel(pattern) if "ptx" in pattern.kernel
-                          else compile_kernel(pattern))
+                          else compile_kernel(pattern, as_written=as_written))
 
 
 register_kernel_factory(cuda_kernel, kernel_reading)
