@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this tree's sectorviz and oracles
 GOLDEN = ROOT / "tests" / "engine" / "golden"
 RECORDED = Path(os.environ.get("SECTORVIZ_GOLDEN_RECORD", "/tmp/sectorviz-golden-record.jsonl"))
 FREEZE_SECONDS = 20.0  # a pattern the source engine takes longer over is not frozen
@@ -39,39 +40,31 @@ def _record(pattern) -> None:
     doc["kernel"].pop("engine", None)
     if not base.is_relative_to(ROOT):
         if "source" in doc["kernel"]:
-            doc["kernel"]["code"] = (base / doc["kernel"].pop("source")).read_text()
+            source = base / doc["kernel"].pop("source")
+            if not source.is_file():
+                return
+            doc["kernel"]["code"] = source.read_text()
         base = ROOT
     with RECORDED.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"pattern": doc, "base": str(base.relative_to(ROOT))}) + "\n")
 
 
 def pytest_configure(config) -> None:
-    """As a pytest plugin: record every kernel pattern either engine's front end loads."""
+    """As a pytest plugin: record every kernel pattern either engine's front end opens."""
     from sectorviz.cuda.kernel import CudaKernel
     from sectorviz.model.ptx.kernel import CompiledKernel
     for cls in (CudaKernel, CompiledKernel):
         def recording(self, pattern, *args, _init=cls.__init__, **kw):
-            _record(pattern)
             _init(self, pattern, *args, **kw)
+            _record(pattern)
         cls.__init__ = recording  # type: ignore[method-assign]
-
-
-def frozen_figures(analysis) -> list[dict]:
-    """An analysis -> one row per memory instruction: its place and the frozen figures."""
-    rows = []
-    for kind, stats, figure in (("global", analysis.instructions, "sectors"),
-                                ("shared", analysis.shared, "wavefronts"),
-                                ("local", analysis.local, "sectors")):
-        for s in stats:
-            rows.append({"kind": kind, "name": s.name, "op": s.op, "array": s.array,
-                         "file": s.file, "line": s.line, "requests": s.requests,
-                         "active_lanes": s.active_lanes, figure: getattr(s, figure)})
-    return rows
 
 
 def source_reading(doc: dict, base: str) -> tuple[list[dict], str | None]:
     """A kernel pattern document read by the source engine -> (figures, None), or ([], why
     not)."""
+    from oracles import frozen_figures
+
     from sectorviz.model import analyze, pattern_from_dict
     from sectorviz.model.errors import PatternError
     from sectorviz.model.memo import MEMO
