@@ -91,7 +91,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None,
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
     roots = pattern.roots
-    flags = fixed_flags(arch, as_written) + user_flags(spec.get("flags"), pattern.base_dir, roots) + \
+    flags = fixed_flags(arch, as_written) + \
+        user_flags(spec.get("flags"), pattern.base_dir, roots) + \
         CompileFlags(include_dirs=tuple(include_folder(folder, "--include-dir")
                                         for folder in roots.folders[1:]))  # searched last
     function = checked_function(spec["function"])
