@@ -6,11 +6,12 @@ tests read, at the pattern's own sizes, into tests/engine/golden/*.json.
     PYTHONPATH=$PWD .venv/bin/python benchmarks/freeze_golden.py record TESTS...  # slow
     PYTHONPATH=$PWD .venv/bin/python benchmarks/freeze_golden.py freeze
 
-`record` runs pytest over TESTS (default: tests/cuda) with this file as a plugin
+`record` runs pytest over TESTS (default RECORD_TESTS) with this file as a plugin
 (`-p freeze_golden`): every kernel pattern a front end loads outside a hypothesis example is
 written to RECORDED (JSON lines), a source file outside the repository inlined as `code`.
 `freeze` reads the examples and RECORDED and writes what the source engine counts for each
-pattern it opens within FREEZE_SECONDS (the rest are listed on stdout with why, not frozen).
+pattern it counts within 1 / FREEZE_SHARE of the default work budget (the rest are listed on
+stdout with why, not frozen: refusals, and the work budget's own tests).
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this tree's sectorviz and oracles
 GOLDEN = ROOT / "tests" / "engine" / "golden"
 RECORDED = Path(os.environ.get("SECTORVIZ_GOLDEN_RECORD", "/tmp/sectorviz-golden-record.jsonl"))
-FREEZE_SECONDS = 20.0  # a pattern the source engine takes longer over is not frozen
-GENERATED = ("benchmarks/freeze_golden.py: the source engine (sectorviz/cuda) of commit "
-             "{commit}; regenerate with `record` then `freeze`")
+FREEZE_SHARE = 8  # a pattern needing more than this share of the default budget: not frozen
+RECORD_TESTS = ("tests/cuda", "tests/model/ptx/test_compiler_transformations.py",
+                "tests/model/test_compiler_changes.py")  # the tests that write CUDA kernels
+GENERATED = ("benchmarks/freeze_golden.py: the source engine, sectorviz/cuda as of commit "
+             "{commit}, on the kernels of the examples and of {tests}; regenerate with "
+             "`record` then `freeze`")
 
 
 def _record(pattern) -> None:
@@ -66,17 +69,16 @@ def source_reading(doc: dict, base: str) -> tuple[list[dict], str | None]:
     from oracles import frozen_figures
 
     from sectorviz.model import analyze, pattern_from_dict
+    from sectorviz.model.budget import Budget, default_work
     from sectorviz.model.errors import PatternError
     from sectorviz.model.memo import MEMO
     MEMO.clear()
     doc = {**doc, "kernel": {**doc["kernel"], "engine": "source"}}
-    start = time.perf_counter()
     try:
-        analysis = analyze(pattern_from_dict(doc, ROOT / base))
+        analysis = analyze(pattern_from_dict(doc, ROOT / base),
+                           budget=Budget(work=default_work() // FREEZE_SHARE))
     except PatternError as err:
         return [], f"refused: {err}"
-    if time.perf_counter() - start > FREEZE_SECONDS:
-        return [], f"took more than {FREEZE_SECONDS} s"
     return frozen_figures(analysis), None
 
 
@@ -102,8 +104,8 @@ def recorded_docs() -> list[tuple[str, dict, str]]:
 
 def freeze() -> None:
     """Write GOLDEN/examples.json and GOLDEN/test_kernels.json."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                            capture_output=True, text=True, check=True).stdout.strip()
+    commit = subprocess.run(["git", "log", "-1", "--format=%h", "--", "sectorviz/cuda"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for name, docs, inline in (("examples.json", example_docs(), False),
                                ("test_kernels.json", recorded_docs(), True)):
@@ -117,7 +119,8 @@ def freeze() -> None:
             entry.update({"pattern": doc} if inline else {"example": ident})
             entries.append(entry)
         (GOLDEN / name).write_text(json.dumps(
-            {"generated_by": GENERATED.format(commit=commit), "patterns": entries},
+            {"generated_by": GENERATED.format(commit=commit, tests=", ".join(RECORD_TESTS)),
+             "patterns": entries},
             indent=1) + "\n")
         print(f"{name}: {len(entries)} of {len(docs)} patterns frozen")
 
@@ -133,7 +136,7 @@ def record(tests: list[str]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["record"]:
-        record(sys.argv[2:] or ["tests/cuda"])
+        record(sys.argv[2:] or list(RECORD_TESTS))
     elif sys.argv[1:2] == ["freeze"]:
         freeze()
     else:
