@@ -26,26 +26,12 @@ TEST_KERNELS = golden_entries("test_kernels.json")
 Places = dict
 
 
-def _atom_for_red(places: Places) -> Places:
-    """Places with every "red" op named "atom"."""
-    out: Places = {}
-    for (kind, file, line, op, array), figures in places.items():
-        key = (kind, file, line, "atom" if op == "red" else op, array)
-        out[key] = {f: out.get(key, {}).get(f, 0) + n for f, n in figures.items()}
-    return out
-
-
 def _without_local(places: Places) -> Places:
     return {place: figures for place, figures in places.items() if place[0] != "local"}
 
 
 # kind of difference -> (why, the same normalization of both readings under which they agree)
 KINDS: dict[str, tuple[str, Callable[[Places], Places]]] = {
-    "atom": ("-G calls CUDA's atomic function (call.uni ...atomicAdd...), which returns the "
-             "old value (st.param [func_retval0]): the atom's result is read, so the PTX "
-             "engine names it atom where the interpreter, seeing the result unused in the "
-             "source, names it red (Nsight's _op_red); requests, lanes and sectors agree",
-             _atom_for_red),
     "local": ("-G keeps a variable in local memory (st.local / ld.local, or ld / st through "
               "its generic address, at a fixed offset of the frame): traffic the interpreter, "
               "which keeps variables in registers, does not count; every other instruction "
@@ -83,8 +69,6 @@ MEMBERS = ("other: -G copies a vector or struct value member by member (a uint4,
 # a loop the -G closed forms run an iteration at a time past the work budget.
 DIFFERS: dict[str, tuple[str, ...]] = {
     "float4-copy-cuda.sectorviz.json": ("local",),
-    "histogram-naive-cuda.sectorviz.json": ("atom",),
-    "histogram-shared-cuda.sectorviz.json": ("atom",),
     "transpose-tiled-cuda.sectorviz.json": (GENERIC_LOCAL,),
     "test-0000": (GENERIC_LOCAL,),
     "test-0001": (GENERIC_LOCAL,),
@@ -97,12 +81,7 @@ DIFFERS: dict[str, tuple[str, ...]] = {
     "test-0011": (GENERIC_LOCAL,),
     "test-0012": (GENERIC_LOCAL,),
     "test-0013": (GENERIC_LOCAL,),
-    "test-0014": ("atom",),
-    "test-0016": ("atom",),
-    "test-0019": ("atom",),
-    "test-0020": ("atom",),
-    "test-0021": ("atom",),
-    "test-0022": ("atom", LEADER),
+    "test-0022": (LEADER,),
     "test-0027": (LINE,),
     "test-0028": ("local", SINCOS,),
     "test-0029": (GENERIC_LOCAL,),
@@ -129,10 +108,7 @@ DIFFERS: dict[str, tuple[str, ...]] = {
     "test-0141": ("local",),
     "test-0147": (GENERIC_LOCAL,),
     "test-0156": ("local",),
-    "test-0158": ("atom",),
     "test-0160": ("local",),
-    "test-0164": ("atom",),
-    "test-0165": ("atom",),
     "test-0172": (GENERIC_LOCAL,),
     "test-0174": (GENERIC_LOCAL,),
     "test-0176": (GENERIC_LOCAL,),
