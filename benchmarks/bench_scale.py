@@ -110,7 +110,7 @@ def matmul_rows(label: str, function: str, source: Path, grid: list, block: list
     result, seconds = timed_analysis(pattern)
     assert result.totals.unique_sectors == 3 * n * n * 4 // 32
     rows = [(f"{label} matmul kernel, n = 4096: time", seconds, 5.0, "s")]
-    if memory or os.environ.get("SECTORVIZ_ENGINE") == "compiled":
+    if memory or ptx_machine(dict(os.environ)):
         rows.append((f"{label} matmul kernel, n = 4096: peak memory", peak_gib(), 1.5, "GiB"))
     return rows
 
@@ -149,7 +149,7 @@ def vector_add_kernel() -> list[Row]:
                            {"a": vector, "b": vector, "c": vector}, ["n / 256"], [256])
     result, seconds = timed_analysis(pattern)
     assert result.totals.unique_sectors == 3 * n * 4 // 32
-    compiled = os.environ.get("SECTORVIZ_ENGINE") == "compiled"
+    compiled = ptx_machine(dict(os.environ))
     return [("vector add, kernel, 2^30 threads: time", seconds, 1.0 if compiled else 2.0, "s")]
 
 
@@ -182,15 +182,27 @@ def run_case(name: str, env: dict[str, str]) -> tuple[list[Row], float]:
     return [tuple(row) for row in json.loads(done.stdout.splitlines()[-1])], seconds
 
 
-def whole_process(name: str, env: dict[str, str]) -> list[Row]:
-    """A case's rows, then its whole-process seconds compiling and with the PTX cached."""
+# the second reading of the PTX machine (issue 29, a preview): "as written", a -G compile
+AS_WRITTEN = {"SECTORVIZ_ENGINE": "source", "SECTORVIZ_AS_WRITTEN": "compiled"}
+
+
+def ptx_machine(env: dict[str, str]) -> bool:
+    """Whether CUDA kernels are read by the PTX machine (either reading) under `env`."""
+    return env.get("SECTORVIZ_ENGINE") == "compiled" or \
+        env.get("SECTORVIZ_AS_WRITTEN") == "compiled"
+
+
+def whole_process(name: str, env: dict[str, str], label: str = "") -> list[Row]:
+    """A case's rows, then its whole-process seconds compiling and with the PTX cached
+    (`label` names the reading in each row's name)."""
     compiling, cached = WHOLE_PROCESS[name]
     with tempfile.TemporaryDirectory() as cache:
         env = dict(env, SECTORVIZ_CACHE_DIR=cache)
         _, first = run_case(name, env)
         rows, second = run_case(name, env)
-    return rows + [(f"{name}: whole process, compiling", first, compiling, "s"),
-                   (f"{name}: whole process, PTX cached", second, cached, "s")]
+    return [(f"{label}{row[0]}", *row[1:]) for row in rows] + [
+        (f"{label}{name}: whole process, compiling", first, compiling, "s"),
+        (f"{label}{name}: whole process, PTX cached", second, cached, "s")]
 
 
 def print_rows(rows: list[Row]) -> None:
@@ -210,20 +222,29 @@ def main(argv: list[str]) -> None:
     engine is SECTORVIZ_ENGINE's (the --engine flag sets it); a case that fails prints its
     one line as a figure not met. With the compiled engine the CUDA kernel cases also time
     their whole process, compiling into an empty PTX cache, then with the PTX cached, counted
-    in SASS (ptxas and nvdisasm run once per compile, cached) and in PTX."""
+    in SASS (ptxas and nvdisasm run once per compile, cached) and in PTX, and again read "as
+    written" by the same machine (a -G compile: AS_WRITTEN), as a second reading.
+    `--engine as-written` runs that reading alone."""
     if argv[:1] == ["--case"]:
         print(json.dumps(CASES[argv[1]]()))
         return
     env = dict(os.environ)
     if argv[:1] == ["--engine"]:
         env["SECTORVIZ_ENGINE"], argv = argv[1], argv[2:]
-    print(f"CUDA kernels read by the {env.get('SECTORVIZ_ENGINE', 'default')} engine")
-    compiled = env.get("SECTORVIZ_ENGINE") == "compiled"
+    if env.get("SECTORVIZ_ENGINE") == "as-written":
+        env.update(AS_WRITTEN)
+    debug = ptx_machine(env) and env.get("SECTORVIZ_ENGINE") == "source"
+    print(f"CUDA kernels read by the {env.get('SECTORVIZ_ENGINE', 'default')} engine"
+          f"{' (as written: a -G compile)' if debug else ''}")
     for name in argv or list(CASES):
-        if compiled and name in WHOLE_PROCESS:
+        if ptx_machine(env) and name in WHOLE_PROCESS:
+            if env.get("SECTORVIZ_ENGINE") != "compiled":
+                print_rows(whole_process(name, env))
+                continue
             for level in ("sass", "ptx"):  # counted in SASS (the default), then in PTX
                 print(f"{name}, counted in {level.upper()}:")
                 print_rows(whole_process(name, dict(env, **{LEVEL_VAR: level})))
+            print_rows(whole_process(name, {**env, **AS_WRITTEN}, "as written (-G): "))
         else:
             print_rows(run_case(name, env)[0])
 

@@ -4,8 +4,10 @@ ends (the model never imports a front end; it asks the hooks registered here).
 A pattern with a `kernel` key is read by one of two engines:
 - "compiled": the kernel compiled by nvcc or NVRTC (sectorviz.compiled), its PTX executed by the
   model's PTX engine (sectorviz.model.ptx.kernel.CompiledKernel): what the GPU runs;
-- "source": sectorviz.cuda.kernel.CudaKernel, the source as written (tree-sitter is imported
-  on the first kernel, not at start-up).
+- "source": the source as written: sectorviz.cuda.kernel.CudaKernel, the C++ interpreter
+  (tree-sitter is imported on the first kernel, not at start-up), or, with the migration
+  switch SECTORVIZ_AS_WRITTEN=compiled (a preview; default "interpreter"), the kernel's debug
+  compile (-G) read by the same PTX engine (issue 29: the interpreter is being retired).
 The engine is the pattern's `kernel.engine` when it names one (report/export/compare's
 `--engine` set that key), else SECTORVIZ_ENGINE, else DEFAULT_ENGINE. The compiled engine
 asked by SECTORVIZ_ENGINE or the default falls back to the source engine, saying so, when no
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
 DEFAULT_LEVEL = "sass"  # the compiled engine counts SASS where ptxas and nvdisasm are found
+AS_WRITTEN_VAR = "SECTORVIZ_AS_WRITTEN"  # what reads "source": the interpreter or a -G compile
+AS_WRITTEN_MACHINES = ("interpreter", "compiled")  # the first is the default this round
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -42,6 +46,16 @@ def asked_engine(pattern: Pattern) -> tuple[str, bool]:
         raise PatternError(ENGINE_VAR, f"expected one of {', '.join(ENGINES)}, got "
                                        f"{engine!r}")
     return engine, False
+
+
+def as_written_compiled() -> bool:
+    """Whether the "source" engine's reading is the debug compile (SECTORVIZ_AS_WRITTEN=
+    compiled) rather than the C++ interpreter (unset, empty or "interpreter")."""
+    machine = os.environ.get(AS_WRITTEN_VAR) or AS_WRITTEN_MACHINES[0]
+    if machine not in AS_WRITTEN_MACHINES:
+        raise PatternError(AS_WRITTEN_VAR, f"expected one of {', '.join(AS_WRITTEN_MACHINES)}, "
+                                           f"got {machine!r}")
+    return machine == "compiled"
 
 
 def kernel_reading(pattern: Pattern) -> Reading:
@@ -61,15 +75,21 @@ def kernel_reading(pattern: Pattern) -> Reading:
         from .compiled.numbakernel import numba_compiler
         return Reading("compiled", numba_compiler(pattern))
     engine, by_pattern = asked_engine(pattern)
-    if engine == "source":
+    as_written = engine == "source" and as_written_compiled()
+    if engine == "source" and not as_written:
         return Reading("source")
     toolchain = find_compiler()
+    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
+    if as_written:
+        if toolchain is None:
+            raise PatternError(AS_WRITTEN_VAR, f"the as-written reading of a debug compile "
+                                               f"needs a compiler: {NO_COMPILER}; {INSTALL}")
+        return Reading("source", toolchain.compiling_for(arch, as_written=True))
     if toolchain is None:
         if by_pattern:
             raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
                                                 f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
         return Reading("source", None, NO_COMPILER)
-    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
     return Reading("compiled", toolchain.compiling_for(arch),
                    assembler=assembler(pattern, toolchain, arch))
 
@@ -87,7 +107,7 @@ def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str
 def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     """A kernel pattern -> its FrontEnd for the engine `reading` names; PatternError if that
     front end cannot load."""
-    if reading.engine == "compiled":
+    if reading.engine == "compiled" or reading.compiler is not None:
         return compiled_kernel(pattern, reading)
     try:
         from .cuda.kernel import CudaKernel
@@ -98,19 +118,20 @@ def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
 
 
 def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
-    """A kernel pattern compiled (nvcc, NVRTC, Triton, Numba), or its PTX file -> the PTX
-    engine's kernel of it, counted in SASS (model.ptx.sass_reading) where the reading says so
-    and ptxas made it, else in PTX."""
+    """A kernel pattern compiled (nvcc, NVRTC, Triton, Numba; a CUDA kernel at -G for the
+    as-written reading), or its PTX file -> the PTX engine's kernel of it, counted in SASS
+    (model.ptx.sass_reading) where the reading says so and ptxas made it, else in PTX."""
     from .model.ptx.kernel import CompiledKernel
     from .model.ptx.sass_reading import SassKernel
-    compiled = compiled_ptx(pattern)
+    compiled = compiled_ptx(pattern, as_written=reading.engine == "source")
     if reading.level == "sass" and compiled.sass is not None:
         return SassKernel(pattern, compiled, compiled.sass)
     return CompiledKernel(pattern, compiled)
 
 
-def compiled_ptx(pattern: Pattern) -> CompiledPtx:
-    """What the PTX engine runs for a kernel pattern, from the compiler its keys name."""
+def compiled_ptx(pattern: Pattern, as_written: bool = False) -> CompiledPtx:
+    """What the PTX engine runs for a kernel pattern, from the compiler its keys name (a
+    .cu at -G when `as_written`)."""
     assert pattern.kernel is not None
     if "ptx" in pattern.kernel:
         from .compiled.ptxfile import ptx_kernel
@@ -122,7 +143,7 @@ def compiled_ptx(pattern: Pattern) -> CompiledPtx:
         from .compiled.numbakernel import numba_kernel
         return numba_kernel(pattern)
     from .compiled.compile import compile_kernel
-    return compile_kernel(pattern)
+    return compile_kernel(pattern, as_written=as_written)
 
 
 register_kernel_factory(cuda_kernel, kernel_reading)

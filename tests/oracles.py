@@ -170,3 +170,54 @@ def broken_promise(outcome: Outcome, folder: Path) -> str | None:
     if "internal error" in message:
         return message
     return None
+
+
+# ---------------------------------------------------------------- golden numbers (issue 29)
+
+GOLDEN = ROOT / "tests" / "engine" / "golden"  # benchmarks/freeze_golden.py writes them
+FIGURES = ("requests", "active_lanes", "sectors", "wavefronts")
+Place = tuple[str, str | None, int | None, str, str]  # (kind, file, line, op, array)
+
+
+def golden_entries(name: str) -> list[dict]:
+    """The frozen patterns of GOLDEN/`name` (examples.json, test_kernels.json)."""
+    import json
+    return json.loads((GOLDEN / name).read_text())["patterns"]
+
+
+def golden_pattern(entry: dict, engine: str = "source"):
+    """A frozen entry -> its pattern, read by `engine` (its kernel's "engine" key)."""
+    import json
+
+    from sectorviz.model import pattern_from_dict
+    doc = entry["pattern"] if "pattern" in entry else \
+        json.loads((ROOT / entry["base"] / entry["example"]).read_text())
+    return pattern_from_dict({**doc, "kernel": {**doc["kernel"], "engine": engine}},
+                             ROOT / entry["base"])
+
+
+def frozen_figures(result) -> list[dict]:
+    """An analysis -> one row per memory instruction: kind, name, op, array, file, line,
+    requests, active lanes and sectors (global, local) or wavefronts (shared)."""
+    rows = []
+    for kind, stats, figure in (("global", result.instructions, "sectors"),
+                                ("shared", result.shared, "wavefronts"),
+                                ("local", result.local, "sectors")):
+        for s in stats:
+            rows.append({"kind": kind, "name": s.name, "op": s.op, "array": s.array,
+                         "file": s.file, "line": s.line, "requests": s.requests,
+                         "active_lanes": s.active_lanes, figure: getattr(s, figure)})
+    return rows
+
+
+def by_place(rows: list[dict]) -> dict[Place, dict[str, int]]:
+    """Rows -> their figures summed per (kind, file, line, op, array): how two readings'
+    instructions are matched (an unrolled or repeated access sums over its copies)."""
+    places: dict[Place, dict[str, int]] = {}
+    for row in rows:
+        sums = places.setdefault((row["kind"], row["file"], row["line"], row["op"],
+                                  row["array"]), {})
+        for figure in FIGURES:
+            if figure in row:
+                sums[figure] = sums.get(figure, 0) + row[figure]
+    return places

@@ -1,6 +1,7 @@
 """A kernel pattern -> the PTX the compiler emits for its kernel (`compile_kernel`).
 
-The compile is `-O3 -lineinfo -arch=ARCH` plus the pattern's whitelisted flags (flags.py:
+The compile is `-O3 -lineinfo -arch=ARCH` (`-G -arch=ARCH` for the "as written" reading)
+plus the pattern's whitelisted flags (flags.py:
 macros reach the compiler in a generated header, never on its command line), device code
 only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written; when that
 fails and the file has host code, it compiles the file's device view (hostcode.py: host
@@ -76,10 +77,12 @@ class MainSource:
         return None if self.path is None else self.path.parent
 
 
-def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
+def compile_kernel(pattern: Pattern, arch: str | None = None,
+                   as_written: bool = False) -> CompiledPTX:
     """The PTX of a kernel pattern's kernel for `arch` (else the pattern's `kernel.arch`,
-    else sm_90), from the cache when its inputs are unchanged; PatternError in one line
-    when there is no compiler, a flag or a read is refused, or the compile fails."""
+    else sm_90), at -O3 -lineinfo or, `as_written`, at -G (the debug compile), from the cache
+    when its inputs are unchanged; PatternError in one line when there is no compiler, a
+    flag or a read is refused, or the compile fails."""
     toolchain = find_compiler()
     if toolchain is None:
         raise PatternError("kernel", f"{NO_COMPILER} (nvcc on PATH, under CUDA_HOME or "
@@ -88,7 +91,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     arch = check_arch(arch, "--arch") if arch else check_arch(spec.get("arch", DEFAULT_ARCH),
                                                               "kernel.arch")
     roots = pattern.roots
-    flags = fixed_flags(arch) + user_flags(spec.get("flags"), pattern.base_dir, roots) + \
+    flags = fixed_flags(arch, as_written) + \
+        user_flags(spec.get("flags"), pattern.base_dir, roots) + \
         CompileFlags(include_dirs=tuple(include_folder(folder, "--include-dir")
                                         for folder in roots.folders[1:]))  # searched last
     function = checked_function(spec["function"])
@@ -113,7 +117,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None) -> CompiledPTX:
     includes = [f for f in entry["files"] if f != str(source.path)]
     pointees, dynamic = _host_facts(pattern)
     return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
-                       toolchain.compiling_for(arch), (source.name, *includes),
+                       toolchain.compiling_for(arch, as_written), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
                        pointees=pointees, dynamic_shared_bytes=dynamic,
                        name=entry["name"], arch=arch, flags=flags.described,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..model.errors import PatternError
 from .bounded import run_bounded
-from .flags import OPTIMIZATION
+from .flags import DEBUG, OPTIMIZATION
 from .unpack import unpacked
 
 QUERY_SECONDS = 30.0  # `nvcc --version`
@@ -49,9 +49,10 @@ class Toolchain:
         """`nvcc 13.0`, `NVRTC 13.5`."""
         return f"{'nvcc' if self.kind == 'nvcc' else 'NVRTC'} {self.version}"
 
-    def compiling_for(self, arch: str) -> str:
-        """`nvcc 13.0 for sm_90 at -O3`: how a compile for `arch` is described."""
-        return f"{self.description} for {arch} at {OPTIMIZATION}"
+    def compiling_for(self, arch: str, as_written: bool = False) -> str:
+        """`nvcc 13.0 for sm_90 at -O3` (`at -G` for the debug compile, `as_written`): how a
+        compile for `arch` is described."""
+        return f"{self.description} for {arch} at {DEBUG if as_written else OPTIMIZATION}"
 
 
 def _nvcc_candidates() -> list[str]:

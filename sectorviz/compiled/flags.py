@@ -1,4 +1,5 @@
-"""The compile's flags: sectorviz's own (-O3 -lineinfo, the architecture) and the ones a
+"""The compile's flags: sectorviz's own (-O3 -lineinfo, or -G for the "as written" debug
+compile; the architecture) and the ones a
 pattern may add in `"kernel": {"flags": [...]}`, restricted to a whitelist so that a pattern
 file can never make the compiler run anything else, read outside its root, or reach a shell.
 
@@ -27,6 +28,7 @@ from .bounded import shell_safe
 
 OPTIMIZATION = "-O3"
 FIXED_FLAGS = (OPTIMIZATION, "-lineinfo")
+DEBUG = "-G"  # the "as written" reading: a debug compile, device code as the source says it
 DEFAULT_ARCH = "sm_90"
 _MACRO = re.compile(r"-D([A-Za-z_]\w*)(?:=(.*))?", re.DOTALL)
 _UNDEF = re.compile(r"-U([A-Za-z_]\w*)")
@@ -69,9 +71,10 @@ class CompileFlags:
         return (*self.options, *spelled, *(f"-I{d}" for d in self.include_dirs))
 
 
-def fixed_flags(arch: str) -> CompileFlags:
-    """sectorviz's own flags for a compile for `arch`."""
-    return CompileFlags(options=(*FIXED_FLAGS, f"-arch={arch}"))
+def fixed_flags(arch: str, as_written: bool = False) -> CompileFlags:
+    """sectorviz's own flags for a compile for `arch`: -O3 -lineinfo, or -G when
+    `as_written` (the debug compile)."""
+    return CompileFlags(options=(*((DEBUG,) if as_written else FIXED_FLAGS), f"-arch={arch}"))
 
 
 def _spelled(line: str) -> str:

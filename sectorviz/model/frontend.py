@@ -100,7 +100,8 @@ class FrontEnd(Protocol):
 class Reading:
     """Which engine counts a kernel pattern: "compiled" with the compiler's description
     (`nvcc 13.0 for sm_90 at -O3`), or "source" with why (`no CUDA compiler found`; "" when
-    the source engine is the one asked or the default)."""
+    the source engine is the one asked or the default), or "source" read from a debug
+    compile (`compiler`: `nvcc 13.0 for sm_90 at -G`, SECTORVIZ_AS_WRITTEN=compiled)."""
 
     engine: str
     compiler: str | None = None
@@ -122,6 +123,8 @@ class Reading:
         if self.engine == "compiled":
             counted = f"SASS: {self.assembler}" if self.assembler else "PTX"
             return f"compiled by {self.compiler}, counted in {counted}"
+        if self.compiler is not None:
+            return f"as written (debug compile by {self.compiler})"
         return f"as written (source engine{': ' + self.why if self.why else ''})"
 
 

@@ -63,6 +63,7 @@ class ClosedMachine:
         self.loops: list[tuple[int, int]] = list(chunk.block_loops)
         self.symbols = itertools.count()
         self.headers = kernel.natural_loops
+        self.falls_through: set[int] = set()  # exit tests of while loops run in closed form
         self.step = CLOSED_STEP_UNITS + chunk.n * WARP_SIZE // PTX_STEP_LANES
         counters: dict[str, int] = {}
         self.sites: dict[int, list[tuple[int, Site]]] = {}
@@ -102,6 +103,9 @@ class ClosedMachine:
             ins = self.code[pc]
             charge(self.step if self.whole(m) else self.step * DIVERGED,
                    "running the compiled kernel", *self.kernel.where(ins))
+            if pc in self.falls_through:  # j < trips: the test does not exit
+                top[0] = pc + 1
+                continue
             act = self.guarded(ins, m)
             if ins.op == "bra":
                 self._branch(stack, top, pc, act, (start, stop, outermost))

@@ -13,6 +13,7 @@ import numpy as np
 from ..closed_forms import Aff, Mask, NotClosed
 from .alu import bit_field_insert
 from .bits import FLOATS, INT_DTYPES, WIDTH
+from .loops import NEGATED
 from .parse import Instruction
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC
 from .scalar_ops import compute
@@ -228,6 +229,11 @@ def logic_pred(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> bool:
     ck = mc.ck
     if any(o.kind != "reg" for o in ins.operands[1:]):
         raise NotClosed(f"`{ins.text}` has no closed form")
+    if ins.op == "not" and not ins.operands[1].negated:
+        p = mc.resolved(mc.read(ins.operands[1], "pred", m), m)
+        if isinstance(p, SymPred):  # kept symbolic: a while loop's exit test (-G)
+            mc.assign(ins.operands[0].name, SymPred(p.d, NEGATED[p.op]), m)
+            return True
     ins_srcs = [mc.lanes_of(mc.read(o, "pred", m), m) for o in ins.operands[1:]]
     srcs = [ck.minus(m, s) if o.negated else s for o, s in zip(ins.operands[1:], ins_srcs)]
     if ins.op == "not":

@@ -10,6 +10,12 @@ every branch inside invariant in j), and the hypothesis is verified: at the back
 register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
 loop (stride: its address's coefficient of j). Any failure returns False: the loop runs as
 code, an iteration at a time.
+
+A while loop (loops.while_exit: the test at the top, as a debug compile lays loops out) runs
+the same way with its exit test made to fall through inside the body (j < trips, where it
+does not hold): the trip count is the first j where the test exits (zero when every lane
+exits at once), and after the last iteration the header's straight run up to the test runs
+once more, as the exiting lanes run it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, Varies
-from .loops import GiveUp, trips
+from .loops import GiveUp, first_true, trips, while_exit
 from .symbolic import (
     CARRIED,
     Carried,
@@ -50,16 +56,44 @@ def compressed(machine: "ClosedMachine", header: int, m: Mask) -> bool:
     return False
 
 
-def _body(machine: "ClosedMachine", header: int, m: Mask) -> None:
-    machine.region(header, machine.headers[header], m, False)
+def _body(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None) -> None:
+    """One iteration from the header to the latch (a while loop's exit test falls through)."""
+    if exit_at is not None:
+        machine.falls_through.add(exit_at)
+    try:
+        machine.region(header, machine.headers[header], m, False)
+    finally:
+        machine.falls_through.discard(exit_at)
+
+
+def _test(machine: "ClosedMachine", header: int, exit_at: int, m: Mask) -> Mask:
+    """Run a while loop's header up to its exit test (no memory access, no branch) over m ->
+    the lanes that exit."""
+    for pc in range(header, exit_at):
+        ins = machine.code[pc]
+        if pc in machine.sites:
+            raise GiveUp()
+        act = machine.guarded(ins, m)
+        if act.any():
+            machine.execute(ins, pc, act)
+    return machine.guarded(machine.code[exit_at], m)
 
 
 def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]) -> bool:
     ck = machine.ck
     latch = machine.headers[header]
-    name, negated = machine.code[latch].guard or ("", False)
+    exit_at = None if machine.code[latch].guard is not None else \
+        while_exit(machine.prog.entry, header, latch)
+    name, negated = machine.code[latch if exit_at is None else exit_at].guard or ("", False)
+    if exit_at is not None:
+        leaving = _test(machine, header, exit_at, m)
+        if not ck.minus(m, leaving).any():
+            return True  # no iteration: the test ran, every lane goes on after the latch
+        if leaving.any():
+            return False
+        machine.regs = dict(entry)
     events = len(machine.events)
-    _body(machine, header, m)  # the probe
+    _body(machine, header, m, exit_at)  # the probe
     probe = machine.regs
     del machine.events[events:]
     steps: dict[str, int] = {}
@@ -85,10 +119,10 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
         ck.trips[sym] = span or found or 1
         machine.regs = dict(start)
         machine.loops.append((sym, ck.trips[sym]))
-        _body(machine, header, m)
+        _body(machine, header, m, exit_at)
         machine.loops.pop()
-        count = _trips(machine, name, negated, sym, m)
-        if count is None or (span is None and count != found):
+        count = _trips(machine, name, negated, sym, m, exit_at is not None)
+        if not count or (span is None and count != found):
             return False
         found = count
         if span == 1:
@@ -106,6 +140,8 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
             if not isinstance(machine.resolved(v, m), Carried):
                 return False
     _settle(machine, entry, start, end, steps, sym, found, m)
+    if exit_at is not None:
+        _test(machine, header, exit_at, m)  # the test that ends the loop
     return True
 
 
@@ -124,9 +160,10 @@ def _same(machine: "ClosedMachine", a: Value, b: Value, m: Mask) -> bool:
     return x is y
 
 
-def _trips(machine: "ClosedMachine", name: str, negated: bool, sym: int, m: Mask
-           ) -> int | None:
-    """The loop's trip count from its latch predicate, if the same for every lane of m."""
+def _trips(machine: "ClosedMachine", name: str, negated: bool, sym: int, m: Mask,
+           exits: bool) -> int | None:
+    """The loop's trip count from its latch predicate (a while loop's exit test, `exits`),
+    if the same for every lane of m."""
     p = machine.resolved(machine.regs.get(name), m)
     if not isinstance(p, SymPred):
         return None
@@ -139,7 +176,7 @@ def _trips(machine: "ClosedMachine", name: str, negated: bool, sym: int, m: Mask
         return None
     op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}[p.op] \
         if negated else p.op
-    return trips(d0, c, op)
+    return first_true(d0, c, op) if exits else trips(d0, c, op)
 
 
 def _settle(machine: "ClosedMachine", entry: dict[str, Value], start: dict[str, Value],

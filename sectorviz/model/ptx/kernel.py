@@ -39,7 +39,7 @@ from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
 from .parse import Entry, Loc, Module, PtxError, parse_module
 from .parse import Instruction as PtxInstruction
-from .program import Program, program
+from .program import Program, program, used_registers
 from .sass_code import SassCode
 from .sites import Site, data_type, memory_sites
 from .source_names import expression_for
@@ -188,7 +188,7 @@ class CompiledKernel(Launch):
         pointers = {ptx: name for ptx, name in self.param_names.items()
                     if any(a.name == name and a.space == "global" for a in pattern.arrays)}
         first = program(self.module, self.entry, pointers, 0, 0)
-        reads = first.reads
+        reads = used_registers(first.entry)  # an atom whose result has no use is a red
         specs = _with_dtypes(pattern, self.entry,
                              memory_sites(first, set(pointers.values()), reads),
                              {p: (d, n) for p, d, n in compiled.pointees})

@@ -94,6 +94,32 @@ def read_registers(entry: Entry) -> set[str]:
     return out
 
 
+def used_registers(entry: Entry) -> set[str]:
+    """Registers whose value some instruction reads other than to copy it into another
+    register (`mov`, as inlined calls pass their .param slots), directly or through such
+    copies: an atom whose result is only copied around (a -G atomicAdd returning the old
+    value to a caller that drops it) has no use."""
+    copied_from: dict[str, list[str]] = {}  # a copy's destination -> its sources
+    used: set[str] = set()
+    for ins in entry.instructions:
+        sources = [op.name for op in _sources(ins)]
+        dest = ins.operands[0] if ins.operands else None
+        if ins.op == "mov" and ins.guard is None and dest is not None and \
+                dest.kind == "reg" and len(ins.operands) == 2 and ins.operands[1].kind == "reg":
+            copied_from.setdefault(dest.name, []).extend(sources)
+            continue
+        used.update(sources)
+        if ins.guard:
+            used.add(ins.guard[0])
+    todo = list(used)
+    while todo:
+        for source in copied_from.get(todo.pop(), ()):
+            if source not in used:
+                used.add(source)
+                todo.append(source)
+    return used
+
+
 def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> dict[str, set[str]]:
     """Register -> the names its value may point into: pattern arrays (from `params`, PTX
     parameter -> array) and variables, through moves, conversions and additions; a register

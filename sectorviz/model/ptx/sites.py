@@ -75,7 +75,8 @@ def _roots(prog: Program, op: Operand, space: str, arrays: set[str]) -> tuple[st
 
 
 def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]:
-    """Every counted memory instruction of the entry, in program order."""
+    """Every counted memory instruction of the entry, in program order; `reads`: the
+    registers whose value is used (an atom's result outside it: a red)."""
     out = []
     for at, ins in enumerate(prog.entry.instructions):
         if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp", "ldmatrix", "stmatrix") or \
@@ -109,7 +110,9 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
         parts = vector_parts(ins)
         if ins.op == "atom":
             dest = ins.operands[0]
-            op = "atom" if dest.kind == "reg" and dest.name in reads else "red"
+            used = dest.kind == "reg" and dest.name in reads
+            # exch and cas have no reduction form: an atom even when the result is dropped
+            op = "atom" if used or {"exch", "cas"} & set(ins.opcode) else "red"
         else:
             op = {"ld": "load", "ldu": "load", "st": "store", "red": "red"}[ins.op]
         out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots))

@@ -1,0 +1,84 @@
+"""The migration switch of issue 29: SECTORVIZ_AS_WRITTEN=compiled makes the "source" engine
+("as written") a debug compile (-G) read by the PTX engine; unset, the C++ interpreter reads
+it as before. The compiled engine's reading (-O3) is unchanged either way."""
+
+import json
+
+import pytest
+
+from sectorviz import frontends
+from sectorviz.cli import main
+from sectorviz.compiled import ptxcache
+from sectorviz.compiled.compile import compile_kernel
+from sectorviz.compiled.compiler import Toolchain, find_compiler
+from sectorviz.cuda.kernel import CudaKernel
+from sectorviz.model import PatternError, load_pattern
+from sectorviz.model.frontend import Reading, kernel_for, reading_of
+from sectorviz.model.pattern import with_kernel
+from sectorviz.model.ptx.kernel import CompiledKernel
+from sectorviz.paths import examples_dir
+
+needs_nvcc = pytest.mark.skipif(find_compiler() is None or find_compiler().kind != "nvcc",
+                                reason="no nvcc on this machine")
+VECTOR_ADD = examples_dir() / "vector-add-cuda.sectorviz.json"
+
+
+@pytest.fixture(autouse=True)
+def ptx_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "ptx"))
+    monkeypatch.delenv(frontends.AS_WRITTEN_VAR, raising=False)
+
+
+def test_unset_the_interpreter_reads_as_written():
+    assert not frontends.as_written_compiled()
+    assert reading_of(load_pattern(VECTOR_ADD)) == Reading("source")
+    assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CudaKernel)
+
+
+def test_compiled_the_source_engine_is_a_debug_compile(monkeypatch):
+    monkeypatch.setenv(frontends.AS_WRITTEN_VAR, "compiled")
+    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler",
+                        lambda: Toolchain("/opt/cuda/bin/nvcc", "12.8"))
+    reading = reading_of(load_pattern(VECTOR_ADD))
+    assert reading == Reading("source", "nvcc 12.8 for sm_90 at -G")
+    assert reading.words == "as written (debug compile by nvcc 12.8 for sm_90 at -G)"
+    # the compiled engine keeps -O3
+    compiled = with_kernel(load_pattern(VECTOR_ADD), "--engine", engine="compiled")
+    assert reading_of(compiled) == Reading("compiled", "nvcc 12.8 for sm_90 at -O3")
+
+
+def test_the_switch_takes_two_values_and_needs_a_compiler(monkeypatch):
+    monkeypatch.setenv(frontends.AS_WRITTEN_VAR, "debug")
+    with pytest.raises(PatternError, match="^SECTORVIZ_AS_WRITTEN: expected one of "
+                                           "interpreter, compiled, got 'debug'"):
+        reading_of(load_pattern(VECTOR_ADD))
+    monkeypatch.setenv(frontends.AS_WRITTEN_VAR, "compiled")
+    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler", lambda: None)
+    with pytest.raises(PatternError, match="^SECTORVIZ_AS_WRITTEN: the as-written reading of "
+                                           "a debug compile needs a compiler"):
+        reading_of(load_pattern(VECTOR_ADD))
+
+
+@needs_nvcc
+def test_the_debug_compile_has_its_own_flags_and_cache_entry(tmp_path):
+    pattern = load_pattern(VECTOR_ADD)
+    optimized, debug = compile_kernel(pattern), compile_kernel(pattern, as_written=True)
+    assert ("-O3" in optimized.flags, "-G" in optimized.flags) == (True, False)
+    assert ("-O3" in debug.flags, "-G" in debug.flags, "-lineinfo" in debug.flags) == \
+        (False, True, False)
+    assert debug.compiler.endswith("at -G") and debug.ptx != optimized.ptx
+    assert len(list(ptxcache.cache_dir().glob("*.json"))) == 2
+
+
+@needs_nvcc
+def test_report_reads_the_debug_compile_through_the_product_path(capsys, monkeypatch):
+    monkeypatch.setenv(frontends.AS_WRITTEN_VAR, "compiled")
+    assert main(["report", str(VECTOR_ADD), "--json", "--engine", "source"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["engine"], doc["compiler"]) == \
+        ("source", f"nvcc {find_compiler().version} for sm_90 at -G")
+    # the debug compile loads and stores through generic addresses: a[i], b[i], c[i] at
+    # 4 sectors per warp request, as the interpreter counts them (golden data)
+    assert [(i["ptx"], i["sectors_per_request"]) for i in doc["instructions"]] == \
+        [("ld.f32", 4.0), ("ld.f32", 4.0), ("st.f32", 4.0)]
+    assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CompiledKernel)
