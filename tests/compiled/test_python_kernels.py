@@ -167,7 +167,7 @@ def test_fused_softmax_global_and_shared_numbers():
 def test_the_reading_names_triton_its_architecture_and_warps():
     kernel = kernel_for(load_pattern(example("triton-vector-add")))
     assert kernel.assumptions[0].startswith(
-        "Counts are those of the PTX instructions the compiler emitted (Triton ")
+        "Counted in PTX: the PTX instructions the compiler emitted (Triton ")
     assert "for sm_90, num_warps 4" in kernel.assumptions[0]
 
 

@@ -58,7 +58,8 @@ SPACE_NAMES = {"global": "global", "shared": "shared", "local": "local", "consta
 COUNTS_ARE_PTX = ("Counted in PTX: the PTX instructions the compiler emitted ({}); "
                   "ptxas may still merge accesses (four ld.shared.f32 into one LDS.128), "
                   "unroll further or spill registers ({})")
-WHY_PTX = {True: "the PTX level was asked", False: "no ptxas and nvdisasm here to read the SASS"}
+WHY_PTX = {True: "the PTX level was asked",
+           False: "its SASS is not read: no ptxas and nvdisasm here, or a Python kernel's"}
 LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of its warp (lane "
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
