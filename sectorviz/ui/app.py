@@ -7,12 +7,16 @@ the event loop one line too (ErrorReporter).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
+from PySide6.QtCore import (QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer,
+                            Signal)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -98,6 +102,27 @@ class ErrorReporter(QObject):
         self.raised.emit(line)
 
 
+@contextlib.contextmanager
+def signals_wake(app: QApplication) -> Iterator[None]:
+    """While the block runs Qt's event loop, a signal (SIGTERM, SIGINT) wakes it at once, so
+    Python runs its handler (the command's: it raises, and ErrorReporter ends the app) even
+    when no event comes: the signal's number is written to a socket Qt watches."""
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+    notifier.activated.connect(lambda: reader.recv(64))  # Python code: the handler runs
+    previous = signal.set_wakeup_fd(writer.fileno())
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        notifier.setEnabled(False)
+        notifier.deleteLater()
+        reader.close()
+        writer.close()
+
+
 def _has_display() -> bool:
     """False on Linux with no X or Wayland display and no Qt platform chosen."""
     return (not sys.platform.startswith("linux") or "QT_QPA_PLATFORM" in os.environ
@@ -175,7 +200,8 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
         shot = grab_when_drawn(window, app)
         window.show()
-        code = app.exec()
+        with signals_wake(app):
+            code = app.exec()
         if errors.failures:
             return 2  # its line is out already
         if code > 128:  # interrupted (130, 143): its line is out already
@@ -191,4 +217,7 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     window.show()
     if opening is not None:
         QTimer.singleShot(0, window, lambda: window.open_path(opening))
-    return app.exec()
+    with signals_wake(app):
+        code = app.exec()
+    window.document.shutdown()  # kills work still running: the process ends now
+    return code

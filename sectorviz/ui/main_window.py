@@ -724,8 +724,8 @@ class MainWindow(QMainWindow):
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
-            if doc.analysis_running and doc.partial is None:  # a new run starts at 0
-                self.progress.setValue(0)
+            if doc.analysis_running and doc.partial is None:  # busy until its first chunk
+                self.progress.setRange(0, 0)
             if doc.analysis_running:  # shown once the run outlasts SHOW_PROGRESS_MS
                 QTimer.singleShot(SHOW_PROGRESS_MS, self._show_progress)
             else:
@@ -761,7 +761,7 @@ class MainWindow(QMainWindow):
         self.show_message(f"work budget: {units:,} units")
 
     def _on_progress(self, done: int, total: int) -> None:
-        self.progress.setMaximum(total)
+        self.progress.setRange(0, total)
         self.progress.setValue(done)
 
     # ------------------------------------------------------------ window events
