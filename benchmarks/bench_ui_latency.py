@@ -104,7 +104,7 @@ def in_window(path: Path) -> None:
 def sigterm(path: Path) -> None:
     """The app as its own process on `path`: SIGTERM once its analysis worker runs."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    app = subprocess.Popen([sys.executable, "-m", "sectorviz", "app", str(path)], env=env,
+    app = subprocess.Popen([sys.executable, "-m", "sectorviz", str(path)], env=env,
                            stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + STARTUP_S
     while time.monotonic() < deadline and len(_children(app.pid)) < 2:  # both workers up
@@ -123,14 +123,16 @@ def sigterm(path: Path) -> None:
 
 
 def _children(pid: int) -> list[int]:
-    """The child processes of `pid` (Linux /proc: the 4th field of each process's stat)."""
+    """The worker processes `pid` spawned (Linux /proc: the 4th field of a stat is its
+    parent)."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
+            spawned = b"spawn_main" in (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == pid:
+        if int(fields[1]) == pid and spawned:  # not multiprocessing's resource tracker
             found.append(int(stat.parent.name))
     return found
 

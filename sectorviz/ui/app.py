@@ -15,8 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import (QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer,
-                            Signal)
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 

@@ -28,8 +28,17 @@ from ..model.frontend import read_as
 from ..model.memo import MEMO, FileStamp
 from ..model.values import WarpDetails
 from ..sweep.pool import started_ignoring_interrupts
-from .jobs import (AnalysisJob, Detail, DetailJob, Finished, Message, Partial, Progress,
-                   current_setting, serve)
+from .jobs import (
+    AnalysisJob,
+    Detail,
+    DetailJob,
+    Finished,
+    Message,
+    Partial,
+    Progress,
+    current_setting,
+    serve,
+)
 
 APP_ANALYSIS = "app analysis"  # the memo kind of the runner's analyses
 WARP_DETAILS = "app warp details"  # the memo kind of DetailRunner's WarpDetails

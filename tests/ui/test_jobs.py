@@ -8,8 +8,15 @@ from sectorviz.model import load_pattern
 from sectorviz.model.budget import default_work, set_default_work
 from sectorviz.paths import examples_dir
 from sectorviz.ui import jobs
-from sectorviz.ui.jobs import (AnalysisJob, DetailJob, Finished, Setting, current_setting,
-                               run_analysis, run_detail)
+from sectorviz.ui.jobs import (
+    AnalysisJob,
+    DetailJob,
+    Finished,
+    Setting,
+    current_setting,
+    run_analysis,
+    run_detail,
+)
 
 
 def test_an_analysis_job_ends_in_a_finished_message_that_pickles():
