@@ -38,8 +38,8 @@ SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have sett
 
 def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     """The window (its compare window or its presentation, if one is open) as PNG
-    bytes, in the list returned, grabbed once the analyses are in, the overview is drawn
-    and the event queue has drained (then the event loop exits)."""
+    bytes, in the list returned, grabbed once the analyses and the warp's details are in,
+    the overview is drawn and the event queue has drained (then the event loop exits)."""
     done: list[bytes] = []
 
     def target():
@@ -47,7 +47,8 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
 
     def grab() -> None:
         shown = target()
-        if (done or window.document.analysis_running or window.overview.drawing
+        doc = window.document
+        if (done or doc.analysis_running or doc.details_pending or window.overview.drawing
                 or not getattr(shown, "ready", True)):
             return
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
@@ -63,7 +64,8 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     def later(_flags: int = 0) -> None:
         QTimer.singleShot(0, grab)
 
-    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and later())
+    window.document.changed.connect(  # the analysis, or the warp's details, arrived
+        lambda flags: flags & (Change.ANALYSIS | Change.SELECTION) and later())
     window.overview.drawn.connect(later)
     for compare in window.compare_windows:
         compare.b.changed.connect(later)

@@ -22,7 +22,7 @@ from ..model.errors import printable
 from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.kernel import Instruction
 from ..model.memo import MEMO
-from ..model.one_warp import shared_warp_detail
+from ..model.one_warp import shared_warp_detail, warp_details
 from ..model.values import LaneExecution, WarpDetail, WarpDetails
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
@@ -100,6 +100,12 @@ def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:
         execution, ins.width, pattern.sector_bytes, kernel.arrays[ins.first_array].address0,
         detail.valid)
     return WarpView(pattern, kernel, selection, ins, detail, len(runs), execution, layout)
+
+
+def complete(details: WarpDetails | None) -> bool:
+    """Whether `details` have arrived and neither part failed."""
+    return details is not None and not isinstance(details.detail, str) \
+        and not isinstance(details.shared, str)
 
 
 def working_out(warp: int) -> str:
@@ -222,15 +228,18 @@ class Document(QObject):
         """The selected warp instruction, or a view saying its details are on their way
         (computed by a worker process; `changed` says when they arrive) or why they failed."""
         details = self.details()
-        if details is None or isinstance(details.detail, str) or isinstance(details.shared, str):
+        if not complete(details):
             return waiting_view(self._pattern, self._selection, details)
         return warp_view(self._pattern, self._selection)
 
     def details(self, warp: int | None = None) -> WarpDetails | None:
         """The details of `warp` (None: the selected one) if they have arrived, else None
-        after asking for them."""
-        return self._details.request(self._pattern, self._selection.warp if warp is None
-                                     else warp)
+        after asking the worker for them; a pattern whose accesses are the file's own
+        affine expressions (no `kernel`) has them at once, worked out on this thread."""
+        warp = self._selection.warp if warp is None else warp
+        if self._pattern.kernel is None:
+            return warp_details(self._pattern, warp)
+        return self._details.request(self._pattern, warp)
 
     def shown_details(self) -> WarpDetails:
         """The selected warp's details, or, until they arrive, ones whose every part says
@@ -338,8 +347,10 @@ class Document(QObject):
         warp = min(max(s.warp, 0), kernel.warps - 1)
         k = max(min(s.instruction, len(instruction_names(kernel)) - 1), 0)
         details = self.details(warp)
-        if details is None or isinstance(details.detail, str) or isinstance(details.shared, str):
+        if details is None:
             return Selection(warp, k, max(s.run, 0))  # clamped once its details arrive
+        if not complete(details):
+            return Selection(warp, k, 0)
         runs = warp_view(self._pattern, Selection(warp, k)).runs
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
