@@ -1,9 +1,12 @@
-"""The UI thread during a long grid analysis (issue 10): a 10 ms QTimer timestamps the event
-loop while the app analyses a 2^24-thread gather on the lane path (partial results redraw
-the overview and the sheet as they come), an edit cancels that run midway and starts
-another, and the longest gap between ticks is printed against the 50 ms target. The index
-arrays are materialised before (the warp detail of an edit reads them on the UI thread: that
-cost is printed apart, as "edits").
+"""The UI thread while the app counts the tiled matmul at n = 4096 (issue 30; the compiled
+engine when a compiler is present, else the source engine): the window opens on it, a 10 ms
+QTimer timestamps the event loop while the grid-wide analysis runs in its worker process,
+Right is pressed every RIGHT_EVERY_S (next warp: the grid shows a placeholder at once, the
+warp's details come from the detail worker), then the window is closed mid-count; last, the
+app is started as a process on the same file and sent SIGTERM mid-count. Printed against
+their targets: the longest gap between ticks (50 ms), the longest Right key (50 ms), the
+first window (1 s: from the pattern file to the first frame, in this process), closing the
+window and SIGTERM to exit (1 s each).
 Runs offscreen: PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_ui_latency.py
 """
 
@@ -11,7 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -19,76 +26,122 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QTimer  # noqa: E402
+from PySide6.QtCore import Qt, QTimer  # noqa: E402
+from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from sectorviz.model import pattern_from_dict  # noqa: E402
-from sectorviz.model.frontend import kernel_for  # noqa: E402
 from sectorviz.paths import examples_dir  # noqa: E402
-from sectorviz.ui.main_window import MainWindow  # noqa: E402
+from sectorviz.ui.main_window import MainWindow, load_checked  # noqa: E402
 
-TARGET_S = 0.050
+N = 4096
 TICK_MS = 10
-EXAMPLE = examples_dir() / "gather-distinct.sectorviz.json"
+COUNT_S = 20  # how long the window counts before it is closed
+RIGHT_EVERY_S = 0.5
+KEY_TARGET_S = TICK_TARGET_S = 0.050
+WINDOW_TARGET_S = EXIT_TARGET_S = 1.0
+STARTUP_S = 60  # the app process's launch, before it is sent SIGTERM (once it counts)
 
 
-def gather(n: int, offset: int = 0):
-    """The gather example at n threads, its index values materialised."""
-    doc = json.loads(EXAMPLE.read_text())
-    doc["params"]["n"] = n
-    doc["arrays"]["data"]["offset_bytes"] = offset
-    pattern = pattern_from_dict(doc, EXAMPLE.parent)
-    kernel_for(pattern).whole_values()
-    return pattern
+def matmul_file(folder: Path) -> Path:
+    """The tiled matmul example at n = N, written with its .cu into `folder`."""
+    example = examples_dir() / "matmul-tiled-cuda.sectorviz.json"
+    doc = json.loads(example.read_text())
+    doc["params"]["n"] = N
+    shutil.copy(examples_dir() / doc["kernel"]["source"], folder)
+    path = folder / "matmul-4096.sectorviz.json"
+    path.write_text(json.dumps(doc))
+    return path
 
 
-def main() -> None:
+def line(what: str, seconds: float, target: float) -> str:
+    return (f"{what}: {1000 * seconds:.1f} ms, target <= {1000 * target:.0f} ms, ratio "
+            f"{seconds / target:.2f} ({'met' if seconds <= target else 'NOT met'})")
+
+
+def in_window(path: Path) -> None:
     app = QApplication.instance() or QApplication([])
-    window = MainWindow(gather(2**10), None, restore=False)
+    began = time.perf_counter()
+    window = MainWindow(load_checked(path), path, restore=False)
     window.show()
+    app.processEvents()
+    first = time.perf_counter() - began
     doc = window.document
-    while doc.analysis is None:
-        app.processEvents()
-    long, edited_long = gather(2**24), gather(2**24, offset=4)
-    edits = []
-
-    def edit(pattern, text: str) -> None:
-        began = time.perf_counter()
-        doc.set_pattern(pattern, text)
-        edits.append((began, time.perf_counter()))
     ticks: list[float] = []
-    partials = []
-    doc.changed.connect(lambda _: doc.partial is not None and partials.append(doc.partial))
+    keys: list[float] = []
+    progress: list[int] = []
+    doc.progress.connect(lambda done, _total: progress.append(done))
     timer = QTimer(interval=TICK_MS)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start()
-    start = time.perf_counter()
-    edit(long, "n")
-    edited = False
-    while doc.analysis is None and doc.analysis_error is None:
+    start = next_key = time.perf_counter()
+    while time.perf_counter() - start < COUNT_S and doc.analysis is None \
+            and doc.analysis_error is None:
         app.processEvents()
-        if not edited and doc.partial is not None and doc.partial.warps_done >= 2**17:
-            edit(edited_long, "offset")  # cancels the run midway
-            edited = True
+        if time.perf_counter() >= next_key:
+            pressed = time.perf_counter()
+            QTest.keyClick(window, Qt.Key_Right)
+            keys.append(time.perf_counter() - pressed)
+            next_key = time.perf_counter() + RIGHT_EVERY_S
         time.sleep(0.001)
-    seconds = time.perf_counter() - start
+    counted = time.perf_counter() - start
     timer.stop()
+    closing = time.perf_counter()
+    window.close()
+    closed = time.perf_counter() - closing
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
-    worst = max(gaps)
-    streaming = max(b - a for a, b in zip(ticks, ticks[1:])
-                    if not any(a <= end and began <= b for began, end in edits))
-    print(f"runs: 2^24-thread gather, cancelled by an edit at "
-          f"{2**17:,} of {2**19:,} warps, then run to the end: {seconds:.1f} s, "
-          f"{len(partials)} partial results shown, {len(ticks)} ticks of {TICK_MS} ms")
-    print(f"longest UI-thread gap: {1000 * worst:.1f} ms, target <= {1000 * TARGET_S:.0f} ms, "
-          f"ratio {worst / TARGET_S:.2f} ({'met' if worst <= TARGET_S else 'NOT met'}); "
-          f"gaps over 20 ms: {sum(g > 0.020 for g in gaps)}")
-    print(f"longest gap without an edit in it (streaming alone): {1000 * streaming:.1f} ms, "
-          f"ratio {streaming / TARGET_S:.2f}; the edits themselves (new pattern, warp "
-          f"detail, grid redraw on the UI thread): "
-          + ", ".join(f"{1000 * (end - began):.1f} ms" for began, end in edits))
-    assert doc.analysis is not None and doc.analysis.totals.requests == 3 * 2**19
-    doc.shutdown()
+    print(f"engine: {type(doc.kernel).__name__}; {doc.kernel.warps:,} warps; counted for "
+          f"{counted:.1f} s ({'done' if doc.analysis else 'closed mid-count'}), progress "
+          f"{len(set(progress))} distinct values up to {max(progress, default=0):,} warps; "
+          f"{len(ticks)} ticks of {TICK_MS} ms, {len(keys)} Right keys, warp "
+          f"{doc.selection.warp} reached")
+    print(line("first window (pattern file to first frame)", first, WINDOW_TARGET_S))
+    print(line("longest UI-thread gap while counting", max(gaps), TICK_TARGET_S)
+          + f"; gaps over 20 ms: {sum(g > 0.020 for g in gaps)}")
+    print(line("longest Right key while counting", max(keys), KEY_TARGET_S))
+    print(line("closing the window mid-count", closed, EXIT_TARGET_S))
+
+
+def sigterm(path: Path) -> None:
+    """The app as its own process on `path`: SIGTERM once its analysis worker runs."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    app = subprocess.Popen([sys.executable, "-m", "sectorviz", str(path)], env=env,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + STARTUP_S
+    while time.monotonic() < deadline and len(_children(app.pid)) < 2:  # both workers up
+        time.sleep(0.1)
+    time.sleep(1)  # counting
+    workers = _children(app.pid)
+    sent = time.perf_counter()
+    app.send_signal(signal.SIGTERM)
+    status = app.wait(30)
+    seconds = time.perf_counter() - sent
+    time.sleep(1)
+    left = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
+    print(line("SIGTERM to exit mid-count", seconds, EXIT_TARGET_S)
+          + f"; exit status {status}, {len(workers)} worker processes, "
+          f"{len(left)} left a second later")
+
+
+def _children(pid: int) -> list[int]:
+    """The worker processes `pid` spawned (Linux /proc: the 4th field of a stat is its
+    parent)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            spawned = b"spawn_main" in (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and spawned:  # not multiprocessing's resource tracker
+            found.append(int(stat.parent.name))
+    return found
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = matmul_file(Path(folder))
+        in_window(path)
+        sigterm(path)
 
 
 if __name__ == "__main__":

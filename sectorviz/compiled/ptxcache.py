@@ -9,7 +9,10 @@ with whether it was a file; it is used only while its PTX has that digest, every
 holds those bytes and every lookup would answer the same (a header created since is a miss).
 An entry of the wrong shape is a miss too, never a number or an internal error. Entries are
 written atomically, readable by their owner only, in a folder only the owner can enter. The
-folder keeps the MAX_ENTRIES most recently used entries (a hit touches its entry).
+folder keeps the MAX_ENTRIES most recently used entries (a hit touches an entry last touched
+over TOUCH_AFTER_S ago: an entry's file is an input of what was computed from it, so a touch
+at every hit would make another process's results stale, such as the app's worker processes',
+each of which reads the entry).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 from ..atomic import write_atomic
@@ -27,6 +31,7 @@ from .includes import holds_file
 CACHE_FORMAT = 3  # 3: "sass", the SASS memory instructions (sass.code_json)
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
 MAX_ENTRIES = 512  # entries kept; storing one more removes the least recently used
+TOUCH_AFTER_S = 24 * 3600  # a hit marks its entry used again at most this often
 
 
 def cache_dir() -> Path:
@@ -63,7 +68,8 @@ def load(key: str) -> dict | None:
     if not _well_formed(entry) or not _still_holds(entry):
         return None
     try:
-        os.utime(path)
+        if time.time() - path.stat().st_mtime > TOUCH_AFTER_S:
+            os.utime(path)
     except OSError:
         pass
     return entry

@@ -7,12 +7,15 @@ the event loop one line too (ErrorReporter).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
+import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QTimer, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -35,8 +38,8 @@ SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have sett
 
 def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     """The window (its compare window or its presentation, if one is open) as PNG
-    bytes, in the list returned, grabbed once the analyses are in, the overview is drawn
-    and the event queue has drained (then the event loop exits)."""
+    bytes, in the list returned, grabbed once the analyses and the warp's details are in,
+    the overview is drawn and the event queue has drained (then the event loop exits)."""
     done: list[bytes] = []
 
     def target():
@@ -44,7 +47,8 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
 
     def grab() -> None:
         shown = target()
-        if (done or window.document.analysis_running or window.overview.drawing
+        doc = window.document
+        if (done or doc.analysis_running or doc.details_pending or window.overview.drawing
                 or not getattr(shown, "ready", True)):
             return
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
@@ -60,7 +64,8 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     def later(_flags: int = 0) -> None:
         QTimer.singleShot(0, grab)
 
-    window.document.changed.connect(lambda flags: flags & Change.ANALYSIS and later())
+    window.document.changed.connect(  # the analysis, or the warp's details, arrived
+        lambda flags: flags & (Change.ANALYSIS | Change.SELECTION) and later())
     window.overview.drawn.connect(later)
     for compare in window.compare_windows:
         compare.b.changed.connect(later)
@@ -96,6 +101,27 @@ class ErrorReporter(QObject):
         line = printable(f"{self.name}: {internal_error(err)}")
         print(line, file=sys.stderr)
         self.raised.emit(line)
+
+
+@contextlib.contextmanager
+def signals_wake(app: QApplication) -> Iterator[None]:
+    """While the block runs Qt's event loop, a signal (SIGTERM, SIGINT) wakes it at once, so
+    Python runs its handler (the command's: it raises, and ErrorReporter ends the app) even
+    when no event comes: the signal's number is written to a socket Qt watches."""
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+    notifier.activated.connect(lambda: reader.recv(64))  # Python code: the handler runs
+    previous = signal.set_wakeup_fd(writer.fileno())
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        notifier.setEnabled(False)
+        notifier.deleteLater()
+        reader.close()
+        writer.close()
 
 
 def _has_display() -> bool:
@@ -175,7 +201,8 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
         shot = grab_when_drawn(window, app)
         window.show()
-        code = app.exec()
+        with signals_wake(app):
+            code = app.exec()
         if errors.failures:
             return 2  # its line is out already
         if code > 128:  # interrupted (130, 143): its line is out already
@@ -191,4 +218,7 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     window.show()
     if opening is not None:
         QTimer.singleShot(0, window, lambda: window.open_path(opening))
-    return app.exec()
+    with signals_wake(app):
+        code = app.exec()
+    window.document.shutdown()  # kills work still running: the process ends now
+    return code

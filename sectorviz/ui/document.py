@@ -22,12 +22,12 @@ from ..model.errors import printable
 from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.kernel import Instruction
 from ..model.memo import MEMO
-from ..model.one_warp import shared_warp_detail
-from ..model.values import LaneExecution, WarpDetail
+from ..model.one_warp import shared_warp_detail, warp_details
+from ..model.values import LaneExecution, WarpDetail, WarpDetails
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
 from .watch import DiskWatch
-from .worker import AnalysisRunner
+from .worker import AnalysisRunner, DetailRunner
 
 
 class Change(enum.IntFlag):
@@ -60,6 +60,7 @@ class WarpView:
     execution: LaneExecution | None  # None when no lane of the warp runs the instruction
     layout: GridLayout | None
     error: str | None = None
+    pending: bool = False  # the warp's details are still being worked out (`error` says so)
 
 
 def instruction_names(kernel: FrontEnd) -> list[str]:
@@ -99,6 +100,33 @@ def _warp_view(pattern: Pattern, selection: Selection) -> WarpView:
         execution, ins.width, pattern.sector_bytes, kernel.arrays[ins.first_array].address0,
         detail.valid)
     return WarpView(pattern, kernel, selection, ins, detail, len(runs), execution, layout)
+
+
+def complete(details: WarpDetails | None) -> bool:
+    """Whether `details` have arrived and neither part failed."""
+    return details is not None and not isinstance(details.detail, str) \
+        and not isinstance(details.shared, str)
+
+
+def working_out(warp: int) -> str:
+    """What a view shows of warp `warp` while its details are being worked out."""
+    return f"warp {warp:,}: working out its lanes…"
+
+
+def waiting_view(pattern: Pattern, selection: Selection, details: WarpDetails | None
+                 ) -> WarpView:
+    """The view of a warp whose details are still being worked out (None) or failed (the
+    error in `details`): its instruction, no lanes, and a line saying which."""
+    kernel = kernel_for(pattern)
+    if not kernel.instructions:
+        return WarpView(pattern, kernel, selection, None, None, 0, None, None, NO_GLOBAL)
+    names = (*kernel.instructions, *kernel.shared_instructions)
+    ins = names[selection.instruction]
+    if details is None:
+        return WarpView(pattern, kernel, selection, ins, None, 0, None, None,
+                        working_out(selection.warp), pending=True)
+    error = details.detail if isinstance(details.detail, str) else str(details.shared)
+    return WarpView(pattern, kernel, selection, ins, None, 0, None, None, error)
 
 
 def checked(pattern: Pattern, warp: int = 0) -> Pattern:
@@ -160,6 +188,8 @@ class Document(QObject):
         self._runner.progress.connect(self.progress)
         self._runner.finished.connect(self._on_analysis)
         self._runner.partial.connect(self._on_partial)
+        self._details = DetailRunner(self)
+        self._details.arrived.connect(self._on_details)
         # an input the analysis read (kernel source, include, values) changed on disk: the
         # same pattern means new numbers; the pattern file itself: the window asks first
         self._watch = DiskWatch(self)
@@ -195,7 +225,34 @@ class Document(QObject):
         return kernel_for(self._pattern)
 
     def view(self) -> WarpView:
+        """The selected warp instruction, or a view saying its details are on their way
+        (computed by a worker process; `changed` says when they arrive) or why they failed."""
+        details = self.details()
+        if not complete(details):
+            return waiting_view(self._pattern, self._selection, details)
         return warp_view(self._pattern, self._selection)
+
+    def details(self, warp: int | None = None) -> WarpDetails | None:
+        """The details of `warp` (None: the selected one) if they have arrived, else None
+        after asking the worker for them; a pattern whose accesses are the file's own
+        affine expressions (no `kernel`) has them at once, worked out on this thread."""
+        warp = self._selection.warp if warp is None else warp
+        if self._pattern.kernel is None:
+            return warp_details(self._pattern, warp)
+        return self._details.request(self._pattern, warp)
+
+    def shown_details(self) -> WarpDetails:
+        """The selected warp's details, or, until they arrive, ones whose every part says
+        they are being worked out (the sheet shows that line in their rows)."""
+        warp = self._selection.warp
+        text = working_out(warp)
+        return self.details() or WarpDetails(
+            warp, text, text if kernel_for(self._pattern).shared_instructions else None)
+
+    @property
+    def details_pending(self) -> bool:
+        """Whether the selected warp's details are still being worked out."""
+        return self.details() is None
 
     # ------------------------------------------------------------ writing
 
@@ -260,8 +317,9 @@ class Document(QObject):
             self._notify(Change.ANALYSIS)
 
     def shutdown(self) -> None:
-        """Stop background work (call before the window goes away)."""
+        """Stop background work, waiting for none of it (call before the window goes away)."""
         self._runner.shutdown()
+        self._details.shutdown()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -288,6 +346,11 @@ class Document(QObject):
         kernel = kernel_for(self._pattern)
         warp = min(max(s.warp, 0), kernel.warps - 1)
         k = max(min(s.instruction, len(instruction_names(kernel)) - 1), 0)
+        details = self.details(warp)
+        if details is None:
+            return Selection(warp, k, max(s.run, 0))  # clamped once its details arrive
+        if not complete(details):
+            return Selection(warp, k, 0)
         runs = warp_view(self._pattern, Selection(warp, k)).runs
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
@@ -316,6 +379,12 @@ class Document(QObject):
         if pattern == self._pattern and self.analysis is None:
             self.partial = so_far
             self._notify(Change.ANALYSIS)
+
+    def _on_details(self, pattern: Pattern, warp: int) -> None:
+        """A warp's details arrived: the views redraw if it is the one selected."""
+        if pattern == self._pattern and warp == self._selection.warp:
+            self._selection = self._clamped(self._selection)
+            self._notify(Change.SELECTION)
 
     def _on_analysis(self, pattern: Pattern, analysis: Analysis | None, error: str) -> None:
         if pattern == self._pattern:

@@ -95,6 +95,10 @@ class GridItem(QGraphicsItem):
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
+        if v.detail is None and v.instruction is not None and v.error:  # waiting, or failed
+            self.scene_, self.error = Scene(640, 80, self.theme.base, "", v.error), v.error
+            self.update()
+            return
         spec = selected_spec(v.pattern, v.selection.warp, v.selection.instruction,
                              v.selection.run, theme=self.theme.name, grid_width=self.grid_width,
                              caption=False, text_scale=self.text_scale)
@@ -222,7 +226,8 @@ class GridItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, *args) -> None:
         if self.error:
-            painter.setPen(QColor(self.theme.bad))
+            pending = self.view is not None and self.view.pending
+            painter.setPen(QColor(self.theme.muted if pending else self.theme.bad))
             painter.drawText(self.boundingRect(), Qt.AlignCenter | Qt.TextWordWrap, self.error)
             return
         paint_scene(painter, self.scene_)

@@ -34,6 +34,7 @@ from ..host.starter import pattern_path, write_starter
 from ..model import Pattern, PatternError, load_pattern, pattern_from_dict, pattern_from_text
 from ..model.budget import DEFAULT_WORK, default_work, set_default_work
 from ..model.errors import printable
+from ..model.frontend import kernel_for
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
@@ -97,9 +98,15 @@ EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, 
 
 def load_checked(path: Path, include_dirs: tuple[str, ...] = ()) -> Pattern:
     """A pattern file (which may also read files in `include_dirs`) -> a Pattern whose kernel
-    resolves; PatternError with the file's name (the kernel's .cu for an error in it)."""
+    resolves (and, for the file's own affine accesses, whose warp 0 runs: a CUDA kernel's
+    warp runs in the details worker, its error shown in the grid); PatternError with the
+    file's name (the kernel's .cu for an error in it)."""
     try:
-        return checked(load_pattern(path, include_dirs))
+        pattern = load_pattern(path, include_dirs)
+        if pattern.kernel is not None:
+            kernel_for(pattern)
+            return pattern
+        return checked(pattern)
     except PatternError as err:
         raise PatternError(err.file or str(path), str(err)) from None
 
@@ -728,8 +735,8 @@ class MainWindow(QMainWindow):
             self.setWindowModified(self.document.modified)
         if flags & Change.ANALYSIS:
             doc = self.document
-            if doc.analysis_running and doc.partial is None:  # a new run starts at 0
-                self.progress.setValue(0)
+            if doc.analysis_running and doc.partial is None:  # busy until its first chunk
+                self.progress.setRange(0, 0)
             if doc.analysis_running:  # shown once the run outlasts SHOW_PROGRESS_MS
                 QTimer.singleShot(SHOW_PROGRESS_MS, self._show_progress)
             else:
@@ -765,7 +772,7 @@ class MainWindow(QMainWindow):
         self.show_message(f"work budget: {units:,} units")
 
     def _on_progress(self, done: int, total: int) -> None:
-        self.progress.setMaximum(total)
+        self.progress.setRange(0, total)
         self.progress.setValue(done)
 
     # ------------------------------------------------------------ window events

@@ -168,7 +168,8 @@ class SheetView(QWidget):
         doc, sel = self.document, self.document.selection
         self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
                                        sel.instruction, sel.run, doc.analysis_error,
-                                       cached_compiler_changes(doc.pattern))
+                                       cached_compiler_changes(doc.pattern),
+                                       doc.shown_details())
         measured = self.measurements.step(len(self._sheet.steps) + 1, doc.pattern, doc.analysis)
         if measured is not None:
             self._sheet = replace(self._sheet, steps=self._sheet.steps + (measured,))

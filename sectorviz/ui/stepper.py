@@ -144,6 +144,8 @@ class Stepper(QWidget):
         """Next execution of this instruction, else the next warp's first; stops at the end."""
         doc = self.document
         sel, view = doc.selection, doc.view()
+        if view.pending:  # its executions are not known yet: the next tick tries again
+            return
         if sel.run + 1 < view.runs:
             doc.select(run=sel.run + 1)
         elif sel.warp + 1 < doc.kernel.warps:

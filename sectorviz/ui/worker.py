@@ -1,83 +1,155 @@
-"""Grid-wide analysis off the UI thread: Pattern -> Analysis on a QThreadPool, newest job wins.
+"""The app's slow work in worker processes (ui/jobs.py runs it), out of the UI thread's
+reach: a grid-wide analysis (AnalysisRunner) and one warp's details (DetailRunner).
 
-A job whose pattern is no longer wanted (an edit, or `cancel`) stops at its next chunk of
-warps: its progress callback raises `Cancelled`. While it runs, its progress and the analysis
-of the warps done so far are sent every PARTIAL_INTERVAL_S. Finished analyses are kept in the
-one cache (memo.MEMO, kind "app analysis"), keyed by pattern and valid while the files the run
-read are unchanged, so undo and redo show their numbers at once and an edited `.cu` does not.
-A compiled kernel's job also computes what the compiler changed against the source as written
-(model.compiler_changes, cached there) before it reports the run done.
-Whatever goes wrong in a job ends in one error line; the document and the user's work stay as they
-were.
+Each runner holds at most one process at a time (spawned, or taken warm from the few kept
+idle) and hears from it through a thread that reads its pipe and hands each message to the
+UI thread as a queued signal, so nothing on the UI thread waits for a process. An analysis no
+longer wanted (an edit, `cancel`, the window closing) ends by killing its process: nothing
+waits for its work. A warp asked for while another is computed waits, newest request
+winning. Finished analyses and details are kept in the one cache (memo.MEMO: kinds "app
+analysis", "app warp details", and "one warp" and "compiler changes" as the model keeps
+them), valid while the files the run read are unchanged, so undo and redo show their numbers
+at once and an edited `.cu` does not.
 """
 
 from __future__ import annotations
 
-import sys
-import time
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable
+from multiprocessing.connection import Connection
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
-from ..model import Analysis, Cancelled, Pattern, PatternError, analyze
-from ..model.compiler_changes import compiler_changes
-from ..model.errors import internal_error
-from ..model.frontend import kernel_for, read_as
-from ..model.memo import MEMO, FileStamp, recording, stamps
+from ..model import Analysis, Pattern
+from ..model.compiler_changes import KIND as CHANGES_KIND
+from ..model.frontend import read_as
+from ..model.memo import MEMO, FileStamp
+from ..model.values import WarpDetails
+from ..sweep.pool import started_ignoring_interrupts
+from .jobs import (
+    AnalysisJob,
+    Detail,
+    DetailJob,
+    Finished,
+    Message,
+    Partial,
+    Progress,
+    current_setting,
+    serve,
+)
 
-MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
 APP_ANALYSIS = "app analysis"  # the memo kind of the runner's analyses
-PARTIAL_INTERVAL_S = 0.5  # progress and partial results at most this often (both redraw)
-# the UI thread gives up the GIL in every Qt call and waits this long for it back while a job
-# runs (Python's default is 5 ms: a redraw of many calls would stall for tens of them)
-SWITCH_INTERVAL_S = 0.0005
+WARP_DETAILS = "app warp details"  # the memo kind of DetailRunner's WarpDetails
+ONE_WARP = "one warp"  # the model's memo kind of one warp's (global, shared) details
+DIED = "the analysis process ended before its result (out of memory?)"
+DETAIL_DIED = "the process working out this warp ended before its result (out of memory?)"
+KEPT_IDLE = 2  # warm worker processes kept for the next runner (a new window, a test)
 
 
-class _Relay(QObject):
-    """Carries a job's results from the pool thread to the runner (queued connection)."""
+class WorkerProcess(QObject):
+    """One spawned process running jobs one at a time; its messages arrive as `message` on
+    the UI thread (a thread of its own reads the pipe); `kill` ends it without waiting."""
 
-    progress = Signal(int, int, int)  # job id, done warps, total warps
-    partial = Signal(int, object, object)  # job id, Pattern, Analysis of the warps done
-    # job id, Pattern, Analysis or None, error line, stamps of the files the run read
-    done = Signal(int, object, object, str, object)
+    message = Signal(object)  # a jobs.Message
+    gone = Signal()  # the process ended (killed, or died)
 
-
-class _Job(QRunnable):
-    def __init__(self, job_id: int, pattern: Pattern, runner: "AnalysisRunner"):
+    def __init__(self) -> None:
         super().__init__()
-        self.job_id, self.pattern, self.runner = job_id, pattern, runner
-        self.relay = runner._relay
-        self._sent = time.monotonic()
-        self._done = (0, 1)  # warps done, total warps
+        context = multiprocessing.get_context("spawn")
+        self._conn, child = context.Pipe()
+        self.process = context.Process(target=serve, args=(child, os.getpid()), daemon=True,
+                                       name="sectorviz worker")
+        started_ignoring_interrupts(self.process.start)  # Ctrl-C is the app's to handle
+        child.close()
+        self.alive = True
+        threading.Thread(target=self._read, args=(self._conn,), daemon=True).start()
 
-    def _progress(self, done: int, total: int) -> None:
-        if self.runner._wanted != self.job_id:
-            raise Cancelled
-        self._done = (done, total)
+    def send(self, job: AnalysisJob | DetailJob) -> None:
+        self._conn.send(job)
 
-    def _partial(self, so_far) -> None:
-        """Send progress and the analysis so far, PARTIAL_INTERVAL_S after the last ones."""
-        if time.monotonic() - self._sent >= PARTIAL_INTERVAL_S:
-            self.relay.progress.emit(self.job_id, *self._done)
-            self.relay.partial.emit(self.job_id, self.pattern, so_far())
-            self._sent = time.monotonic()
+    def kill(self) -> None:
+        """End the process now (its reader reaps it)."""
+        if self.alive:
+            self.alive = False
+            self.process.kill()
 
-    def run(self) -> None:
-        read: set[str] = set()
-        try:
-            with recording() as read:
-                kernel = kernel_for(self.pattern)
-                per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
-                result, error = analyze(self.pattern, per_warp, self._progress,
-                                        partial=self._partial), ""
-                compiler_changes(self.pattern, result)  # cached for the sheet
-                read.update(str(p) for p in kernel.files_read)
-        except Cancelled:
+    def _read(self, conn: Connection) -> None:
+        while True:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                break
+            self.message.emit(message)
+        conn.close()
+        self.process.join()
+        self.alive = False
+        self.gone.emit()
+
+
+_IDLE: list[WorkerProcess] = []  # warm processes no runner holds
+
+
+def _take() -> WorkerProcess:
+    """A warm idle process if one is alive, else a new one."""
+    while _IDLE:
+        worker = _IDLE.pop()
+        if worker.alive:
+            return worker
+    return WorkerProcess()
+
+
+def _keep(worker: WorkerProcess) -> None:
+    """An idle process back for the next runner (past KEPT_IDLE, ended)."""
+    if worker.alive and len(_IDLE) < KEPT_IDLE:
+        _IDLE.append(worker)
+    else:
+        worker.kill()
+
+
+class _Slot(QObject):
+    """A runner's hold on one worker process: `start` sends a job (taking a process if none
+    is held), `stop` kills the held one, `release` hands an idle one back; the held
+    process's messages go to `on_message`, its death during a job to `on_died`."""
+
+    def __init__(self, parent: QObject, on_message: Callable[[Message], None],
+                 on_died: Callable[[], None]) -> None:
+        super().__init__(parent)
+        self.worker: WorkerProcess | None = None
+        self.busy = False
+        self._on_message, self._on_died = on_message, on_died
+
+    def start(self, job: AnalysisJob | DetailJob) -> None:
+        if self.worker is None or not self.worker.alive:
+            self.worker = _take()
+            self.worker.message.connect(self._on_message)
+            self.worker.gone.connect(self._on_gone)
+        self.busy = True
+        self.worker.send(job)
+
+    def stop(self) -> None:
+        """Kill the held process (its job is no longer wanted)."""
+        if self.worker is not None:
+            self.worker.message.disconnect()
+            self.worker.gone.disconnect()
+            self.worker.kill()
+        self.worker, self.busy = None, False
+
+    def release(self) -> None:
+        """Stop a busy process; keep an idle one warm for others."""
+        if self.busy or self.worker is None:
+            self.stop()
             return
-        except (PatternError, MemoryError) as err:
-            result, error = None, str(err) or "out of memory"
-        except Exception as err:  # a bug: reported like bad input, so the run still ends
-            result, error = None, internal_error(err)
-        self.relay.done.emit(self.job_id, self.pattern, result, error, stamps(read))
+        self.worker.message.disconnect()
+        self.worker.gone.disconnect()
+        _keep(self.worker)
+        self.worker = None
+
+    def _on_gone(self) -> None:
+        busy, self.worker, self.busy = self.busy, None, False
+        if busy:
+            self._on_died()
 
 
 class AnalysisRunner(QObject):
@@ -89,55 +161,121 @@ class AnalysisRunner(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_S))
-        self._relay = _Relay(self)
-        self._relay.progress.connect(self._on_progress)
-        self._relay.partial.connect(self._on_partial)
-        self._relay.done.connect(self._on_done)
+        self._slot = _Slot(self, self._on_message, self._on_died)
         self._wanted = 0
-        self._running = False  # the wanted job is queued or running
+        self._pattern: Pattern | None = None  # the wanted job's
         self.files: tuple[FileStamp, ...] = ()  # what the last finished run read
 
     @property
     def busy(self) -> bool:
-        return self._running
+        return self._pattern is not None
 
     def request(self, pattern: Pattern) -> Analysis | None:
-        """The cached analysis of `pattern`, or None after queueing a job (stale ones stop)."""
-        self._wanted += 1
+        """The cached analysis of `pattern`, or None after starting a job (a stale one is
+        killed)."""
+        self.cancel()
         cached = MEMO.peek(APP_ANALYSIS, read_as(pattern))
-        self._running = cached is None
         if cached is not None:
             self.files = MEMO.files(APP_ANALYSIS, read_as(pattern))
             return cached
-        self._pool.start(_Job(self._wanted, pattern, self))
+        self._pattern = pattern
+        self._slot.start(AnalysisJob(self._wanted, pattern, current_setting()))
         return None
 
     def cancel(self) -> None:
-        """Stop the wanted job at its next chunk; nothing more is reported for it."""
+        """Kill the wanted job's process; nothing more is reported for it."""
         self._wanted += 1
-        self._running = False
+        if self._pattern is not None:
+            self._slot.stop()
+        self._pattern = None
 
     def shutdown(self) -> None:
-        """Cancel every job and wait for the pool thread to stop."""
-        self._wanted = -1
-        self._pool.waitForDone()
+        """Kill the running job, if any (nothing waits for it); an idle process stays warm."""
+        self.cancel()
+        self._slot.release()
 
-    def _on_progress(self, job_id: int, done: int, total: int) -> None:
-        if job_id == self._wanted:
-            self.progress.emit(done, total)
+    def _on_message(self, message: Message) -> None:
+        if message.job_id != self._wanted or self._pattern is None:
+            return
+        if isinstance(message, Progress):
+            self.progress.emit(message.done, message.total)
+        elif isinstance(message, Partial):
+            self.partial.emit(self._pattern, message.so_far)
+        elif isinstance(message, Finished):
+            self._on_finished(self._pattern, message)
 
-    def _on_partial(self, job_id: int, pattern: Pattern, so_far: Analysis) -> None:
-        if job_id == self._wanted:
-            self.partial.emit(pattern, so_far)
+    def _on_died(self) -> None:
+        """The process died under the wanted job (killed from outside, out of memory)."""
+        if self._pattern is not None:
+            self._on_finished(self._pattern, Finished(self._wanted, None, DIED, (), None, ()))
 
-    def _on_done(self, job_id: int, pattern: Pattern, result: Analysis | None, error: str,
-                 files: tuple[FileStamp, ...]) -> None:
-        if result is not None:
-            MEMO.put(APP_ANALYSIS, read_as(pattern), result, files)
-        if job_id == self._wanted:
-            self._running = False
-            self.files = files
-            self.finished.emit(pattern, result, error)
+    def _on_finished(self, pattern: Pattern, done: Finished) -> None:
+        key = read_as(pattern)
+        if done.analysis is not None:
+            MEMO.put(APP_ANALYSIS, key, done.analysis, done.files)
+        if done.changes is not None:  # the sheet reads them (model.compiler_changes)
+            MEMO.put(CHANGES_KIND, key, done.changes, done.changes_files)
+        self._pattern, self._slot.busy = None, False
+        self.files = done.files
+        self.finished.emit(pattern, done.analysis, done.error)
+
+
+class DetailRunner(QObject):
+    """request(pattern, warp) -> its WarpDetails now if cached, else None and `arrived`
+    later; a request made while another is computed waits, and a newer one replaces it."""
+
+    arrived = Signal(object, int)  # pattern, warp: their details are in the cache now
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._slot = _Slot(self, self._on_message, self._on_died)
+        self._job_id = 0
+        self._running: DetailJob | None = None
+        self._waiting: DetailJob | None = None
+
+    def request(self, pattern: Pattern, warp: int) -> WarpDetails | None:
+        cached: WarpDetails | None = MEMO.peek(WARP_DETAILS, (read_as(pattern), warp))
+        if cached is not None:
+            return cached
+        running = self._running
+        if running is not None and (running.pattern, running.warp) == (pattern, warp):
+            self._waiting = None
+            return None
+        self._job_id += 1
+        job = DetailJob(self._job_id, pattern, warp, current_setting())
+        if running is not None and running.pattern != pattern:
+            self._slot.stop()  # a detail of a pattern no longer shown: not worth waiting for
+            self._running = None
+        if self._running is None:
+            self._run(job)
+        else:
+            self._waiting = job
+        return None
+
+    def shutdown(self) -> None:
+        self._running = self._waiting = None
+        self._slot.release()
+
+    def _run(self, job: DetailJob) -> None:
+        self._running, self._waiting = job, None
+        self._slot.start(job)
+
+    def _on_died(self) -> None:
+        """The process died under a detail: that warp shows why."""
+        job = self._running
+        if job is not None:
+            error = WarpDetails(job.warp, DETAIL_DIED, None)
+            self._on_message(Detail(job.job_id, error, None, ()))
+
+    def _on_message(self, message: Message) -> None:
+        job = self._running
+        if not isinstance(message, Detail) or job is None or message.job_id != job.job_id:
+            return
+        key = read_as(job.pattern)
+        MEMO.put(WARP_DETAILS, (key, job.warp), message.details, message.files)
+        if message.one_warp is not None:  # the views' model calls find them cached
+            MEMO.put(ONE_WARP, (key, job.warp), message.one_warp, message.files)
+        self._running, self._slot.busy = None, False
+        if self._waiting is not None:
+            self._run(self._waiting)
+        self.arrived.emit(job.pattern, job.warp)

@@ -294,3 +294,19 @@ def test_entries_are_private(tmp_path, monkeypatch):
     compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
     (entry,) = folder.iterdir()
     assert folder.stat().st_mode & 0o777 == 0o700 and entry.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_hit_touches_its_entry_at_most_daily(tmp_path, ptx_cache):
+    """A hit marks an entry used only when it was last used over TOUCH_AFTER_S ago: the
+    entry is an input of what was computed from it, and a touch at every hit would make
+    another process's results (the app's workers) stale."""
+    pattern = write_pattern(tmp_path, SAXPY, "saxpy")
+    compile_kernel(pattern)
+    entry = next(ptx_cache.iterdir())
+    recent = entry.stat().st_mtime_ns - 3600 * 10**9  # used an hour ago
+    os.utime(entry, ns=(recent, recent))
+    compile_kernel(pattern)
+    assert entry.stat().st_mtime_ns == recent
+    os.utime(entry, (1, 1))  # long unused
+    compile_kernel(pattern)
+    assert entry.stat().st_mtime > ptxcache.TOUCH_AFTER_S

@@ -21,7 +21,7 @@ from sectorviz.cuda.kernel import LANE_PATH
 from sectorviz.cuda.shared import shared_analysis
 from sectorviz.cuda.source import MAX_NESTING
 from sectorviz.model import PatternError, analyze
-from sectorviz.model.budget import DEFAULT_WORK, Budget
+from sectorviz.model.budget import Budget, default_work, set_default_work
 from sectorviz.model.frontend import kernel_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,12 +95,19 @@ def test_an_endless_loop_stops_by_a_small_budget(tmp_path):
                            "1,000,000 units"), line
 
 
-@pytest.mark.slow
-def test_an_endless_loop_stops_by_the_default_budget(tmp_path):
+def test_an_endless_loop_stops_by_the_default_budget(tmp_path, capsys):
+    """`report` without --budget spends the default budget (the app's Settings > Work
+    Budget), set small here: a test never waits for DEFAULT_WORK units (minutes)."""
     path = write(tmp_path, kernel(ENDLESS["while(1)"]), block=(256,))
-    line = one_line(*report(path, timeout=300), path)
+    previous = default_work()
+    set_default_work(10**6)
+    try:
+        code = main(["report", str(path)])
+    finally:
+        set_default_work(previous)
+    line = one_line(code, capsys.readouterr().err, path)
     assert line.startswith("line 2, column 14: this loop passes the work budget of "
-                           f"{DEFAULT_WORK:,} units"), line
+                           "1,000,000 units"), line
 
 
 def test_shared_memory_analysis_spends_one_budget_too():

@@ -62,5 +62,7 @@ def open_window(qtbot, monkeypatch):
 
 
 def _wait_analysis(qtbot, window):
-    qtbot.waitUntil(lambda: window.document.analysis is not None
-                    or window.document.analysis_error is not None)
+    """Until the grid-wide analysis and the selected warp's details have arrived."""
+    doc = window.document
+    qtbot.waitUntil(lambda: (doc.analysis is not None or doc.analysis_error is not None)
+                    and not doc.details_pending)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit
 
 from sectorviz.command import app as launch
 from sectorviz.exits import Terminated
-from sectorviz.ui import app, worker
+from sectorviz.ui import app
 from sectorviz.ui.app import ErrorReporter
 
 
@@ -54,19 +54,6 @@ def test_app_shows_the_line_and_keeps_the_document(open_window, qtbot, capsys, m
     qtbot.waitUntil(lambda: window.message.text() == line)
     assert capsys.readouterr().err == line + "\n" and reporter.failures == 1
     assert (doc.pattern, doc.undo_stack.count(), doc.selection, doc.modified, doc.path) == before
-
-
-def test_a_failing_analysis_job_still_ends(open_window, qtbot, monkeypatch, wait_analysis):
-    """A bug inside the grid-wide analysis: its line shows and the progress bar goes away."""
-    window = open_window("stride-32B")
-    monkeypatch.setattr(worker, "analyze", raising(OverflowError()))
-    field = window.findChild(QLineEdit, "accesses[0].index")
-    field.clear()
-    qtbot.keyClicks(field, "stride * threadIdx.x + 2")
-    wait_analysis(window)
-    assert window.document.analysis_error == "internal error: OverflowError; please report"
-    assert not window.document.analysis_running
-    assert window.message.text() == "grid analysis: internal error: OverflowError; please report"
 
 
 def test_a_long_literal_typed_in_the_form(open_window):
