@@ -133,8 +133,8 @@ __global__ void gemmTiles2D(int M, int N, int K, float alpha, const float* A,
 }
 
 template <int TILE_M, int TILE_N, int STEP, int RM, int RN>
-__global__ void gemmFloat4(int M, int N, int K, float alpha, float* A, float* B, float beta,
-                           float* C)
+__global__ void gemmFloat4(int M, int N, int K, float alpha, const float* A, const float* B,
+                           float beta, float* C)
 {
     __shared__ float tileAT[STEP * TILE_M];  // A's tile transposed: k-major
     __shared__ float tileB[STEP * TILE_N];
