@@ -18,7 +18,7 @@ import numpy as np
 
 from .banks import bank_rows
 from .kernel import Batch
-from .repeat import RepeatedBatch, WarpAccess, account_repeated
+from .repeat import RepeatedBatch, WarpAccess, account_repeated, phase_weights
 from .sectors import lane_sector_spans, sector_counts, useful_bytes
 from .values import Executions, LaneExecution, Lazy
 
@@ -164,6 +164,17 @@ class ClosedExecutions(Executions):
             sectors += int(acc.sectors[0])
             useful, ideal = useful + acc.useful, ideal + acc.ideal
         return sectors, useful, ideal
+
+
+    def sector_range(self, sector_bytes: int) -> tuple[int, int]:
+        """From each piece's rows at the shifts mod sector_bytes its loops reach."""
+        counts = []
+        for p in self._runs.pieces.values():
+            shifts = np.flatnonzero(phase_weights(p.batch.loops, sector_bytes))
+            rows = np.where(p.active, p.address[None, :] + shifts[:, None], 0)
+            counts.extend(sector_counts(rows, self._width, np.broadcast_to(p.active, rows.shape),
+                                        sector_bytes).tolist())
+        return (min(counts), max(counts)) if counts else (0, 0)
 
 
 class ClosedShared(Lazy[Batch]):

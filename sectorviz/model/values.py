@@ -120,6 +120,11 @@ class Executions(Lazy[LaneExecution]):
         return (sum(r.sectors for r in self), sum(r.useful_bytes for r in self),
                 sum(ideal_sectors(r.useful_bytes, sector_bytes) for r in self))
 
+    def sector_range(self, sector_bytes: int) -> tuple[int, int]:
+        """(fewest, most) sectors one of the executions takes; (0, 0) for none."""
+        counts = [r.sectors for r in self]
+        return (min(counts), max(counts)) if counts else (0, 0)
+
 
 @dataclass(frozen=True)
 class WarpDetail:

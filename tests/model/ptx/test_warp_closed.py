@@ -51,6 +51,7 @@ def assert_same_details(pattern, compiled, warps, monkeypatch):
         assert [len(r) for r in closed.executions] == [len(r) for r in lanes.executions]
         for ours, theirs in zip(closed.executions, lanes.executions):
             assert run_totals(ours, sb) == run_totals(list(theirs), sb)
+            assert ours.sector_range(sb) == theirs.sector_range(sb)
             for a, b in zip(ours, theirs):
                 for field in ("active", "element", "address", "first_sector", "last_sector"):
                     assert np.array_equal(getattr(a, field), getattr(b, field)), field
@@ -110,5 +111,6 @@ def test_the_sums_of_a_warp_in_closed_form_make_no_execution(tmp_path, monkeypat
     runs = detail.executions
     assert sum(len(r) for r in runs) == 130
     assert sum(run_totals(r, 32).sectors for r in runs) == 2176
+    assert [r.sector_range(32) for r in runs][-1] == (32, 32)
     assert made == []
     assert runs[-1][0].sectors == 32 and len(made) == 1  # the store of C
