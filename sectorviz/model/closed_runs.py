@@ -71,54 +71,62 @@ def nesting(accesses: list[WarpAccess]) -> Run:
     return warp
 
 
+@dataclass(frozen=True)
+class _Counted:
+    """A node of the nesting with its count of one instruction's executions in one whole
+    run of it, and its children that have some (their running totals in `ends`)."""
+
+    node: Run | int
+    count: int
+    body: tuple["_Counted", ...]
+    ends: np.ndarray
+
+
+def _counted(node: Run | int, pieces: dict[int, Piece]) -> _Counted:
+    if isinstance(node, int):
+        return _Counted(node, int(node in pieces), (), np.zeros(0, dtype=np.int64))
+    body = tuple(c for c in (_counted(child, pieces) for child in node.body) if c.count)
+    ends = np.cumsum([c.count for c in body], dtype=np.int64)
+    return _Counted(node, node.trips * int(ends[-1]) if len(ends) else 0, body, ends)
+
+
 class _Runs:
     """One instruction's executions numbered in execution order over the warp's nesting."""
 
     def __init__(self, warp: Run, pieces: dict[int, Piece]):
-        self.warp, self.pieces = warp, pieces
-        self._counts: dict[int, int] = {}
-        self.total = self._count(warp)
-
-    def _count(self, node: Run | int) -> int:
-        """This instruction's executions in one whole run of node."""
-        if isinstance(node, int):
-            return int(node in self.pieces)
-        if id(node) not in self._counts:
-            self._counts[id(node)] = node.trips * sum(self._count(c) for c in node.body)
-        return self._counts[id(node)]
+        self.pieces = pieces
+        self.tree = _counted(warp, pieces)
+        self.total = self.tree.count
 
     def located(self, i: int) -> tuple[int, int]:
         """Execution i -> (its piece's index, its bytes past the piece's address at j = 0)."""
-        node: Run | int = self.warp
-        js: list[int] = []
-        while isinstance(node, Run):
-            per = self._counts[id(node)] // node.trips
-            j, i = divmod(i, per)
+        at, js = self.tree, []
+        while isinstance(at.node, Run):
+            j, i = divmod(i, int(at.ends[-1]))
             js.append(j)
-            for child in node.body:
-                n = self._count(child)
-                if i < n:
-                    node = child
-                    break
-                i -= n
-        loops = self.pieces[node].batch.loops
-        return node, sum(j * stride for j, (_, stride) in zip(js[1:], loops))
+            k = int(np.searchsorted(at.ends, i, side="right"))
+            i -= int(at.ends[k - 1]) if k else 0
+            at = at.body[k]
+        loops = self.pieces[at.node].batch.loops
+        return at.node, sum(j * stride for j, (_, stride) in zip(js[1:], loops))
 
-    def order(self, node: Run | int | None = None, depth: int = 0
+    def order(self, at: _Counted | None = None, depth: int = 0
               ) -> tuple[np.ndarray, np.ndarray]:
         """(piece index, shift in bytes mod 4) of every execution in order, as arrays."""
-        node = self.warp if node is None else node
-        if isinstance(node, int):
-            return np.array([node]), np.zeros(1, dtype=np.int64)
-        parts = [self.order(c, depth + 1) for c in node.body if self._count(c)]
-        ids = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=int)
-        shift = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int64)
+        at = self.tree if at is None else at
+        if isinstance(at.node, int):
+            return np.array([at.node]), np.zeros(1, dtype=np.int64)
+        if not at.body:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=np.int64)
+        parts = [self.order(c, depth + 1) for c in at.body]
+        ids = np.concatenate([p[0] for p in parts])
+        shift = np.concatenate([p[1] for p in parts])
         if depth == 0:
             return ids, shift
         stride = np.array([self.pieces[i].batch.loops[depth - 1][1] % BANK_BYTES for i in ids],
                           dtype=np.int64)
-        steps = np.arange(node.trips, dtype=np.int64)[:, None] * stride[None, :]
-        return np.tile(ids, node.trips), ((shift[None, :] + steps) % BANK_BYTES).ravel()
+        steps = np.arange(at.node.trips, dtype=np.int64)[:, None] * stride[None, :]
+        return np.tile(ids, at.node.trips), ((shift[None, :] + steps) % BANK_BYTES).ravel()
 
 
 def _batch(p: Piece, shift: int, width: int) -> Batch:
