@@ -101,12 +101,14 @@ def report_in_process(pattern: str) -> None:
     cover; prints a last line of JSON {"rc", "closed", "warps"}."""
     sys.path.insert(0, str(ROOT))
     from sectorviz.command.main import main
+    from sectorviz.model.frontend import ClosedStep
     from sectorviz.model.ptx.kernel import CompiledKernel
 
     covered = {"closed": 0, "warps": 0}
     original = CompiledKernel.closed_trace
 
-    def counted(self, lo, most, sector_bytes, per_warp=False):  # type: ignore[no-untyped-def]
+    def counted(self: CompiledKernel, lo: int, most: int, sector_bytes: int,
+                per_warp: bool = False) -> ClosedStep | None:
         step = original(self, lo, most, sector_bytes, per_warp)
         covered["warps"] = self.warps
         if step is not None and most > 1:  # one warp's detail is not the count
