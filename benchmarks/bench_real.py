@@ -36,13 +36,15 @@ CACHED_S, COMPILING_S, PEAK_GIB = 2.0, 5.0, 1.5  # the issue's targets, per kern
 
 
 class Case(NamedTuple):
-    """One kernel: its name here, its source, the instantiation launched, grid and block."""
+    """One kernel: its name here, its source, the instantiation launched, grid and block,
+    and compiler flags (-D: what the file takes from the files included before it)."""
 
     name: str
     source: Path
     function: str
     grid: tuple[str, str]
     block: tuple[str, str]
+    flags: tuple[str, ...] = ()
 
 
 def stand_ins() -> list[Case]:
@@ -62,10 +64,12 @@ def stand_ins() -> list[Case]:
 
 
 def sgemm_cuda(folder: Path) -> list[Case]:
-    """SGEMM_CUDA's kernels 1-8 (src/kernels/), as its runner launches them at 4096."""
+    """SGEMM_CUDA's kernels 1-12 (src/kernels/), as its runner launches them at 4096."""
     k = folder / "src" / "kernels"
     tiles128 = ("N / 128", "M / 128")
     two_d = "<128, 128, 8, 8, 8>"
+    warps = "<128, 128, 16, 64, 64, 4, 8, 4, 128>"
+    warp_size = ("-DWARPSIZE=32",)  # 11 and 12 use the constant 10's file defines
     return [Case("1 naive", k / "1_naive.cuh", "sgemm_naive", ("M / 32", "N / 32"),
                  ("32", "32")),
             Case("2 coalesced", k / "2_kernel_global_mem_coalesce.cuh",
@@ -81,7 +85,16 @@ def sgemm_cuda(folder: Path) -> list[Case]:
             Case("7 resolve bank conflicts", k / "7_kernel_resolve_bank_conflicts.cuh",
                  "sgemmResolveBankConflicts" + two_d, tiles128, ("256", "1")),
             Case("8 bank extra column", k / "8_kernel_bank_extra_col.cuh",
-                 "sgemmResolveBankExtraCol" + two_d, tiles128, ("256", "1"))]
+                 "sgemmResolveBankExtraCol" + two_d, tiles128, ("256", "1")),
+            Case("9 autotuned", k / "9_kernel_autotuned.cuh",
+                 "sgemmAutotuned<128, 128, 16, 8, 8>", tiles128, ("256", "1")),
+            Case("10 warptiling", k / "10_kernel_warptiling.cuh",
+                 "sgemmWarptiling" + warps, tiles128, ("128", "1")),
+            Case("11 double buffering", k / "11_kernel_double_buffering.cuh",
+                 "sgemmDoubleBuffering<128, 256, 16, 128, 32, 1, 8, 8, 256>",
+                 ("N / 256", "M / 128"), ("256", "1"), warp_size),
+            Case("12 double buffering (barriers)", k / "12_kernel_double_buffering.cuh",
+                 "runSgemmDoubleBuffering2" + warps, tiles128, ("128", "1"), warp_size)]
 
 
 def pattern_doc(case: Case) -> dict[str, object]:
@@ -93,7 +106,8 @@ def pattern_doc(case: Case) -> dict[str, object]:
             "params": {"M": SIZE, "N": SIZE, "K": SIZE},
             "launch": {"grid": list(case.grid), "block": list(case.block)},
             "arrays": {"A": matrix("M", "K"), "B": matrix("K", "N"), "C": matrix("M", "N")},
-            "kernel": {"source": case.source.name, "function": case.function}}
+            "kernel": {"source": case.source.name, "function": case.function,
+                       "flags": list(case.flags)}}
 
 
 def report_in_process(pattern: str) -> None:

@@ -16,7 +16,7 @@ from typing import Iterator, Union
 
 import numpy as np
 
-from .banks import bank_rows
+from .banks import BANK_BYTES, bank_rows  # a shift by whole words turns the banks only
 from .kernel import Batch
 from .repeat import RepeatedBatch, WarpAccess, account_repeated, phase_weights
 from .sectors import lane_sector_spans, sector_counts, useful_bytes
@@ -24,7 +24,6 @@ from .values import Executions, LaneExecution, Lazy
 
 # one warp's details: each global instruction's executions, each shared one's, their wavefronts
 Parts = tuple[tuple[Executions, ...], tuple[Lazy[Batch], ...], tuple[Lazy[int], ...]]
-BANK_BYTES = 4  # a shift by whole words only turns the banks: the wavefronts stay
 
 
 @dataclass(frozen=True)
