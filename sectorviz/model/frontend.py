@@ -22,7 +22,7 @@ from .pattern import Pattern
 
 if TYPE_CHECKING:
     from .affine import AffinePlan
-    from .repeat import RepeatedBatch
+    from .repeat import RepeatedBatch, WarpAccess
 
 #: (hi, every global and shared access of warps [lo, hi) in program order, as (space,
 #: instruction index in that space, closed-form batch))
@@ -74,6 +74,9 @@ class FrontEnd(Protocol):
     def closed_trace(self, lo: int, most: int, sector_bytes: int,
                      per_warp: bool = False) -> ClosedStep | None:
         """Closed-form batches of warps [lo, hi <= lo + most), or None: the lane path."""
+
+    def warp_closed(self, warp: int, sector_bytes: int) -> list["WarpAccess"] | None:
+        """One warp's global and shared accesses in closed form, or None: its lane path."""
 
     def threads(self, lo: int, hi: int) -> Threads: ...
 

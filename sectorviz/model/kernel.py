@@ -33,6 +33,7 @@ from .sectors import WARP_SIZE
 if TYPE_CHECKING:
     from .affine import AffinePlan
     from .frontend import ClosedStep
+    from .repeat import WarpAccess
 
 MAX_BLOCK_THREADS = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -443,6 +444,11 @@ class Launch:
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
                      ) -> "ClosedStep | None":
         """No closed-form run of whole warps: the lane path counts every warp."""
+        return None
+
+    def warp_closed(self, warp: int, sector_bytes: int) -> "list[WarpAccess] | None":
+        """No closed form of one warp's executions as its lane path lists them (loop
+        variables, rows and columns included): one_warp.py runs the lane path."""
         return None
 
     def events(self, lo: int, hi: int, threads: Threads | None = None,

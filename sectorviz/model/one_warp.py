@@ -1,8 +1,10 @@
 """One warp's per-lane view: (pattern, global warp index) -> each global instruction's
 executions with lane addresses (bytes), sector spans and counts, and each shared
 instruction's executions (byte offsets in the block's shared memory), without touching the
-other warps, with the bank wavefronts of each shared execution (model/banks.py). Both are
-kept in the one cache (memo.MEMO)."""
+other warps, with the bank wavefronts of each shared execution (model/banks.py). Where the
+front end gives the warp in closed form (warp_closed), the executions are made when asked
+(closed_runs.py) and nothing runs lane by lane; else one lane-path run of the warp's block
+lists them. Both are kept in the one cache (memo.MEMO)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,13 @@ import numpy as np
 from .banks import bank_rows
 from .budget import Budget, current, work_budget
 from .chunks import check_widths
+from .closed_runs import Parts, closed_details, lane_execution
 from .errors import PatternError
-from .frontend import kernel_for, read_as
-from .kernel import Batch
+from .frontend import FrontEnd, kernel_for, read_as
+from .kernel import Batch, Threads
 from .memo import MEMO
 from .pattern import Pattern
-from .sectors import lane_sector_spans, sector_counts, useful_bytes
-from .values import LaneExecution, SharedWarpDetail, WarpDetail, WarpDetails
+from .values import Executions, LaneExecution, Lazy, SharedWarpDetail, WarpDetail, WarpDetails
 
 T = TypeVar("T")
 
@@ -61,36 +63,35 @@ def _one_warp(pattern: Pattern, warp: int, budget: Budget | None
 def _details(pattern: Pattern, warp: int) -> tuple[WarpDetail, SharedWarpDetail]:
     kernel = kernel_for(pattern)
     threads = kernel.threads(warp, warp + 1)
-    current().check(*kernel.work_estimate(1), place="warp")
     sb = pattern.sector_bytes
     check_widths(kernel, sb)
+    closed = kernel.warp_closed(warp, sb)
+    if closed is None:
+        current().check(*kernel.work_estimate(1), place="warp")
+        runs, shared, waves = _lane_path(kernel, warp, threads, sb)
+    else:
+        runs, shared, waves = closed_details(
+            closed, [ins.width for ins in kernel.instructions],
+            [ins.width for ins in kernel.shared_instructions], sb)
+    block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
+    detail = WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
+                        (block_x, block_y, block_z), runs)
+    return detail, SharedWarpDetail(warp, threads.valid[0], shared, waves)
+
+
+def _lane_path(kernel: FrontEnd, warp: int, threads: Threads, sb: int) -> Parts:
+    """The warp's executions, listed from one lane-path run of its block."""
     runs: list[list[LaneExecution]] = [[] for _ in kernel.instructions]
     shared: list[list[Batch]] = [[] for _ in kernel.shared_instructions]
     for space, k, b in kernel.events(warp, warp + 1, threads):
         assert b is not None  # nothing skipped: every execution comes with its batch
         if space == "global":
-            runs[k].append(_execution(b, kernel.instructions[k].width, sb))
+            runs[k].append(lane_execution(b, kernel.instructions[k].width, sb))
         elif space == "shared":
             shared[k].append(b)
-    block_x, block_y, block_z = (int(b[0, 0]) for b in threads.block)
-    detail = WarpDetail(warp, threads.valid[0], tuple(t[0] for t in threads.thread),
-                        (block_x, block_y, block_z), tuple(tuple(r) for r in runs))
-    return detail, SharedWarpDetail(warp, threads.valid[0], tuple(tuple(r) for r in shared),
-                                    tuple(_wavefronts(r, ins.width) for r, ins in
-                                          zip(shared, kernel.shared_instructions)))
-
-
-def _execution(b: Batch, width: int, sector_bytes: int) -> LaneExecution:
-    """One execution of a `width`-byte global instruction by the warp (row 0 of b)."""
-    address = np.broadcast_to(b.address, b.active.shape)
-    first, last = lane_sector_spans(address, width, sector_bytes)
-    return LaneExecution(
-        iteration={v: np.asarray(x)[0] for v, x in b.iteration.items()},
-        active=b.active[0], element=np.broadcast_to(b.element, b.active.shape)[0],
-        row=None if b.row is None else b.row[0], col=None if b.col is None else b.col[0],
-        address=address[0], first_sector=first[0], last_sector=last[0],
-        sectors=int(sector_counts(address, width, b.active, sector_bytes)[0]),
-        useful_bytes=int(useful_bytes(address, width, b.active)[0]))
+    return (tuple(Executions(r) for r in runs), tuple(Lazy(r) for r in shared),
+            tuple(Lazy(_wavefronts(r, ins.width))
+                  for r, ins in zip(shared, kernel.shared_instructions)))
 
 
 def _wavefronts(runs: list[Batch], width: int) -> tuple[int, ...]:

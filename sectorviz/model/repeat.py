@@ -51,6 +51,10 @@ class RepeatedBatch:
         return n
 
 
+# one warp's access: space, index, its batch, its element 0's address, its loop runs' symbols
+WarpAccess = tuple[str, int, RepeatedBatch, int, tuple[int, ...]]
+
+
 @dataclass(frozen=True)
 class RepeatedAccount:
     """A RepeatedBatch's accounting: per-warp sums over its executions, and totals."""

@@ -105,6 +105,22 @@ class _Sums:
             mode=int(np.argmax(self.ways)) if len(seen) else 0)
 
 
+def _alike_rows(batch: RepeatedBatch, rows: np.ndarray, active: np.ndarray, width: int
+                ) -> BankRows:
+    """BankRows of the batch's `rows` at j = 0: full rows of one class whose bases agree mod 4
+    bytes differ by whole words, which turns the banks and keeps the counts, so each such
+    group is counted once (a mixed row on its own)."""
+    full = batch.full[rows]
+    keys = np.where(full, batch.cls[rows] * BANK_BYTES + batch.base[rows] % BANK_BYTES,
+                    -1 - np.arange(len(rows)))
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    picked = rows[first]
+    counted = bank_rows(batch.base[picked, None] + batch.offsets[batch.cls[picked]], width,
+                        active[first])
+    return BankRows(counted.wavefronts[inverse], counted.ideal[inverse],
+                    counted.ways[inverse])
+
+
 class SharedCounter:
     """The shared instructions of a kernel, counted over the warps the analysis streams.
 
@@ -161,8 +177,7 @@ class SharedCounter:
         if not requested.any():
             return
         rows = np.flatnonzero(requested)
-        address = batch.base[rows, None] + batch.offsets[batch.cls[rows]]
-        counted = bank_rows(address, self.instructions[k].width, active[rows])
+        counted = _alike_rows(batch, rows, active[rows], self.instructions[k].width)
         n = batch.executions
         sums = self._sums[k]
         sums.requests += len(rows) * n

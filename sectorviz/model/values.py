@@ -13,17 +13,20 @@ changed against the source as written (compiler_changes.py computes them).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, Sequence, TypeVar, overload
 
 import numpy as np
 
 from .errors import PatternError
 from .kernel import Batch, Instruction, ResolvedArray
 from .pattern import suggest
+from .sectors import ideal_sectors
 
 #: the values a view is drawn from, with the front ends' Instruction, Batch and ResolvedArray
-__all__ = ["Batch", "Instruction", "LaneExecution", "Listing", "ResolvedArray",
-           "SharedWarpDetail", "WarpDetail", "WarpDetails"]
+__all__ = ["Batch", "Executions", "Instruction", "LaneExecution", "Lazy", "Listing",
+           "ResolvedArray", "SharedWarpDetail", "WarpDetail", "WarpDetails"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,50 @@ class LaneExecution:
     useful_bytes: int
 
 
+class Lazy(Sequence[T]):
+    """A sequence whose items are made when asked (`_at`), each index at most once per ask:
+    one warp's executions of one instruction, in program order, or a figure of each."""
+
+    def __init__(self, listed: Sequence[T] = ()):
+        self._listed = tuple(listed)
+
+    def __len__(self) -> int:
+        return len(self._listed)
+
+    def _at(self, i: int) -> T:
+        """Item i, 0 <= i < len(self)."""
+        return self._listed[i]
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> T | tuple[T, ...]:
+        n = len(self)
+        if isinstance(i, slice):
+            return tuple(self._at(j) for j in range(*i.indices(n)))
+        if not -n <= i < n:
+            raise IndexError(f"execution {i} outside [0, {n})")
+        return self._at(i + n if i < 0 else i)
+
+
+class Executions(Lazy[LaneExecution]):
+    """One global instruction's executions by one warp, listed (the lane path) or made when
+    asked (one_warp.py, from closed forms), with their sums."""
+
+    def sums(self, sector_bytes: int) -> tuple[int, int, int]:
+        """(sectors, useful bytes, ideal sectors) summed over the executions."""
+        return (sum(r.sectors for r in self), sum(r.useful_bytes for r in self),
+                sum(ideal_sectors(r.useful_bytes, sector_bytes) for r in self))
+
+    def sector_range(self, sector_bytes: int) -> tuple[int, int]:
+        """(fewest, most) sectors one of the executions takes; (0, 0) for none."""
+        counts = [r.sectors for r in self]
+        return (min(counts), max(counts)) if counts else (0, 0)
+
+
 @dataclass(frozen=True)
 class WarpDetail:
     """A warp's lanes: thread and block coordinates, and each instruction's executions."""
@@ -87,7 +134,7 @@ class WarpDetail:
     valid: np.ndarray
     thread: tuple[np.ndarray, np.ndarray, np.ndarray]
     block: tuple[int, int, int]
-    executions: tuple[tuple[LaneExecution, ...], ...]  # per instruction, in program order
+    executions: tuple[Executions, ...]  # per instruction, in program order
 
 
 @dataclass(frozen=True)
@@ -98,8 +145,8 @@ class SharedWarpDetail:
 
     warp: int
     valid: np.ndarray
-    executions: tuple[tuple[Batch, ...], ...]
-    wavefronts: tuple[tuple[int, ...], ...]
+    executions: tuple[Lazy[Batch], ...]
+    wavefronts: tuple[Lazy[int], ...]
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ class Side:
 
     def warp_sectors(self, k: int) -> int:
         """Sectors of all executions of instruction k by the selected warp."""
-        return run_totals(list(self.detail.executions[k]), self.listing.sector_bytes).sectors
+        return run_totals(self.detail.executions[k], self.listing.sector_bytes).sectors
 
     @cached_property
     def why(self) -> tuple[str, ...]:

@@ -206,10 +206,10 @@ def explanations(listing: Listing, detail: WarpDetail, instruction: int | None =
             continue
         words = explain_execution(runs[j], ins.width, sb, detail.valid,
                                   ("global", k) in listing.gathers)
-        counts = [r.sectors for r in runs]
-        if min(counts) != max(counts):
+        fewest, most = runs.sector_range(sb)
+        if fewest != most:
             words += (f" Over its {len(runs)} executions in this warp it takes "
-                      f"{min(counts)} to {max(counts)} sectors.")
+                      f"{fewest} to {most} sectors.")
         out.append(words)
     return tuple(out)
 

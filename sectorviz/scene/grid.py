@@ -9,12 +9,12 @@ one gap column that says how many bytes it skips.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import Sequence, cast
 
 import numpy as np
 
-from ..model.sectors import WARP_SIZE, ideal_sectors
-from ..model.values import LaneExecution
+from ..model.sectors import WARP_SIZE
+from ..model.values import Executions, LaneExecution
 
 LINE_BYTES = 128  # an L1 cache line: 4 sectors of 32 B
 
@@ -126,11 +126,11 @@ class RunTotals:
         return self.useful_bytes / self.fetched_bytes if self.fetched_bytes else 0.0
 
 
-def run_totals(runs: list[LaneExecution], sector_bytes: int) -> RunTotals:
-    """Executions of one warp -> their RunTotals (the one place per-warp ideals are summed)."""
-    sectors = sum(r.sectors for r in runs)
-    useful = sum(r.useful_bytes for r in runs)
-    ideal = sum(ideal_sectors(r.useful_bytes, sector_bytes) for r in runs)
+def run_totals(runs: Sequence[LaneExecution], sector_bytes: int) -> RunTotals:
+    """Executions of one warp -> their RunTotals (Executions.sums: summed without making
+    each execution where they come from closed forms)."""
+    listed = runs if isinstance(runs, Executions) else Executions(runs)
+    sectors, useful, ideal = listed.sums(sector_bytes)
     return RunTotals(sectors, useful, ideal, sectors * sector_bytes)
 
 

@@ -403,7 +403,7 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
             expansion.append(Row(ins.name, spacing, _alignment(ex, arr.address0, sb),
                                  instruction=k))
             which = f", execution {j + 1} of {len(runs)}" if len(runs) > 1 else ""
-            all_runs = (f"{sectors_text(run_totals(list(runs), sb).sectors)} over its "
+            all_runs = (f"{sectors_text(run_totals(runs, sb).sectors)} over its "
                         f"{len(runs)} executions" if len(runs) > 1 else "")
             sectors.append(Row(f"{ins.name}, this warp{which}",
                                f"{spacing}: {sectors_text(ex.sectors)}, ideal "

@@ -75,6 +75,8 @@ def _affine(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Value:
         return Aff(0)
     if op in DIVISIONS and v[0].coef and v[1].scalar:
         return _divided(mc, op, v[0], v[1].base)
+    if op in ("or", "xor") and (v[0].coef or v[1].coef):
+        return _disjoint_sum(mc, v[0], v[1])
     if op in ("min", "max") and (v[0].coef or v[1].coef):
         lo, hi = mc.ck.bounds(v[0] + v[1].scaled(-1))
         first = hi <= 0 if op == "min" else lo >= 0  # v[0] is the one everywhere
@@ -109,6 +111,25 @@ def _sign(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Aff | None:
         return None
     lo, hi = mc.ck.bounds(v[0])
     return Aff(0) if lo >= 0 else Aff(-1) if hi < 0 else None
+
+
+def _disjoint_sum(mc: "ClosedMachine", a: Aff, b: Aff) -> Aff | None:
+    """a | b (or a ^ b) as a + b where no bit can be set in both: every part of one is a
+    multiple of 2^s and the other lies in [0, 2^s) (nvcc's `row * 128 | col` for
+    `row * 128 + col`); None where that is not shown."""
+    for high, low in ((a, b), (b, a)):
+        lo, hi = mc.ck.bounds(low)
+        if lo >= 0 and hi < 2**_zero_bits(high):
+            return high + low
+    return None
+
+
+def _zero_bits(v: Aff) -> int:
+    """How many low bits every part of v (base, lane offsets, coefficients) leaves 0."""
+    parts = [np.ravel(v.base), np.zeros(0, dtype=np.int64) if v.off is None else v.off.ravel(),
+             np.array([c for _, c in v.coef], dtype=np.int64)]
+    bits = int(np.bitwise_or.reduce(np.concatenate(parts).astype(np.int64)))
+    return 62 if bits == 0 else min(62, (bits & -bits).bit_length() - 1)
 
 
 def _scaled(mc: "ClosedMachine", v: Aff, k: int) -> Aff | None:

@@ -29,14 +29,15 @@ from ..errors import PatternError
 from ..files import read_text
 from ..kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ..pattern import DTYPE_BYTES, ArraySpec, Pattern
-from ..repeat import RepeatedBatch
+from ..repeat import RepeatedBatch, WarpAccess
 from .bits import element_bits, scalar_of
 from .calls import inlined
-from .closed import closed_events
+from .closed import closed_events, nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
 from .loops import GiveUp, natural_loops
 from .memory import ArrayBytes
+from .memory_ops import element_origin
 from .parse import Entry, Loc, Module, PtxError, parse_module
 from .parse import Instruction as PtxInstruction
 from .program import Program, program, used_registers
@@ -401,12 +402,39 @@ class CompiledKernel(Launch):
         (a batch row is then a class of warps, unless `per_warp`), else at most `most`
         warps, a row per warp. None where the lane path (`events`) must run these warps, or
         when SECTORVIZ_LANE_PATH is set."""
-        if os.environ.get(LANE_PATH, "") not in ("", "0") or sector_bytes > MAX_SECTOR_BYTES:
+        if not self._closed_allowed(sector_bytes):
             return None
         try:
             return self._closed_trace(lo, min(self.warps, lo + most), per_warp)
         except PatternError as err:
             raise self._in_source(err) from None
+
+    def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
+        """(space, index, RepeatedBatch of the one warp, the address of element 0 of the
+        array its site reaches, the symbols of its loop runs) of every global and shared
+        access of `warp` in program order, run for that warp only (memory contents are not
+        tracked, so neither its block nor its barriers are needed); None where the lane
+        path must run it. Its executions carry what the lane path's do: no loop variables,
+        rows or columns."""
+        if not self._closed_allowed(sector_bytes):
+            return None
+        try:
+            events = nested_events(self, warp, warp + 1, None)
+        except GIVE_WAY:
+            return None
+        except PatternError as err:
+            raise self._in_source(err) from None
+        sites = {space: [s for s in self.sites if s.space == space]
+                 for space in ("global", "shared")}
+        return [(space, k, batch, element_origin(self.program, self.global_ranges,
+                                                 sites[space][k], space), symbols)
+                for space, k, batch, symbols in events]
+
+    @staticmethod
+    def _closed_allowed(sector_bytes: int) -> bool:
+        """Whether closed forms may run: not under SECTORVIZ_LANE_PATH, sectors they hold."""
+        return os.environ.get(LANE_PATH, "") in ("", "0") and \
+            sector_bytes <= MAX_SECTOR_BYTES
 
     def _closed_trace(self, lo: int, hi: int, per_warp: bool
                       ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:

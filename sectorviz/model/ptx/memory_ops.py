@@ -19,7 +19,7 @@ from ..sectors import WARP_SIZE
 from .bits import FLOATS, WIDTH, LaneValues, to_bits, view
 from .memory import PAGE, every_byte, pack, span
 from .parse import Instruction, Operand
-from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
+from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW, Program
 from .refuse import Unrunnable
 from .sites import Site, data_type, space_of, vector_parts
 
@@ -119,6 +119,17 @@ def _check(m: "Machine", ins: Instruction, bad: np.ndarray, address: np.ndarray,
                                   f"warp {int(m.threads.warp[w])} lane {int(lane)}", col)
 
 
+def element_origin(prog: Program, global_ranges: list[tuple[int, int, str]], site: Site,
+                   space: str) -> int:
+    """The address (global bytes, or bytes in the block's shared memory) of element 0 of
+    the array a global or shared site reaches: a lane's element is (address - it) // width."""
+    if not site.roots:
+        return 0
+    if space == "global":
+        return next((lo for lo, _, n in global_ranges if n == site.roots[0]), 0)
+    return prog.layout.where.get(site.roots[0], (space, 0))[1]
+
+
 def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
            mask: np.ndarray) -> None:
     """Yield (through m.events) the access as a Batch in the space's addresses."""
@@ -129,11 +140,8 @@ def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
         address = warp_base + (address // grain) * (grain * WARP_SIZE) + m.lane * grain + \
             address % grain
         base = 0
-    elif space == "global":
-        base = next((lo for lo, _, n in m.ctx.global_ranges if n == site.roots[0]), 0) \
-            if site.roots else 0
     else:
-        base = m.prog.layout.where.get(site.roots[0], (space, 0))[1] if site.roots else 0
+        base = element_origin(m.prog, m.ctx.global_ranges, site, space)
     address = np.where(mask, address, 0)
     element = (address - base) // max(1, site.width)
     m.events.append((space, k, Batch(mask, element, address, None, None, {})))

@@ -280,6 +280,30 @@ def test_a_division_of_the_block_index_by_a_literal_keeps_the_box_of_blocks(tmp_
 
 
 @needs_nvcc
+def test_an_or_of_the_block_index_with_disjoint_thread_bits_keeps_the_box_of_blocks(tmp_path):
+    """SGEMM_CUDA's warptiling row, blockIdx.y * 128 + warpRow * 64 with warpRow < 2, which
+    nvcc emits as an `or` (written so here): the block's term is a multiple of 128, the
+    thread's below it, so the or is their sum and 4 x 4 blocks of 4 warps stay 4 rows, one
+    per class."""
+    text = """
+    __global__ void __launch_bounds__(128) k(const float* a, float* out, int n, int m) {
+        const unsigned warpRow = (threadIdx.x / 32) / 2;
+        const unsigned row = blockIdx.y * 128 | warpRow * 64;
+        out[row * n + blockIdx.x * 128 + threadIdx.x] = a[row * n + threadIdx.x];
+    }
+    """
+    arrays = {"a": {"dtype": "float32", "length": 512 * 512},
+              "out": {"dtype": "float32", "length": 512 * 512}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 512, "m": 0},
+                                       grid=(4, 4), block=(128,))
+    assert lines_with(compiled.ptx, "or.b32")  # what the closed forms must read
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert all(len(b.base) == 4 for _, _, b in spy.batches)
+
+
+@needs_nvcc
 @pytest.mark.parametrize("body, n", [
     ("atomicAdd(&out[blockIdx.x], a[i]);", 700),
     ("if (i < n) atomicMax((int*)&out[i / 4], 1);", 700),
