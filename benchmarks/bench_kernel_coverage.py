@@ -145,16 +145,26 @@ def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path]]:
     return out
 
 
+def sampled(found: list[tuple[str, Path]], count: int | None) -> list[tuple[str, Path]]:
+    """`count` of the cases, evenly spread over their sorted order (all of them when None or
+    when there are no more): a short run on a busy machine that still spans every folder."""
+    if count is None or count >= len(found):
+        return found
+    return [found[i * len(found) // count] for i in range(count)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--auto", action="store_true", help="also open kernels no pattern names")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
     ap.add_argument("--json", type=Path, help="write the results as JSON here")
+    ap.add_argument("--sample", type=int, help="run only this many cases, evenly spread")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = [(label, *run_case(p, args.timeout, args.folder))
-                   for label, p in cases(args.folder, args.auto, Path(tmp))]
+                   for label, p in sampled(cases(args.folder, args.auto, Path(tmp)),
+                                           args.sample)]
     width = max([len(r[0]) for r in results] + [6])
     for label, status, detail, took in results:
         print(f"{label:<{width}}  {status:<8}  {took:6.1f} s  {detail[:100]}")
