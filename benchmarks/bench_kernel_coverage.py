@@ -1,6 +1,7 @@
 """Kernel coverage: which CUDA kernels of a folder sectorviz opens unmodified, and why not.
 
     python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
+        [--sample N] [--include-dir DIR ...]
 
 FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
 patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every
@@ -10,6 +11,20 @@ measures whether the kernel opens, not its numbers (a template kernel opens as t
 instantiation its file launches). Each case runs `sectorviz report --json` in its own process
 under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
 refused per kernel and the rest grouped by reason (names, numbers and places blanked).
+`--sample N` runs N cases evenly spread over all of them (a short run on a busy machine);
+`--include-dir DIR` gives every case a folder of the collection's own headers (cuda-samples'
+Common/), as its build does.
+
+The public collections measured (issue 29), fetched outside the repository (never commit
+them), e.g. into /tmp, with git or the session's `fetch` tool and then
+`git --git-dir=MIRROR archive HEAD PATHS | tar -x -C /tmp/NAME` (sources and headers only:
+`git ls-tree -r --name-only HEAD | grep -E '\.(cu|cuh|h|hpp|inl)$'`):
+- github.com/xlite-dev/LeetCUDA, FOLDER kernels/ (PyTorch extension kernels, no torch needed:
+  the compile's stand-in headers declare it);
+- github.com/NVIDIA/cuda-samples, FOLDER Samples/, with or without --include-dir Common;
+- github.com/karpathy/llm.c, FOLDER dev/cuda/.
+e.g. `python benchmarks/bench_kernel_coverage.py /tmp/LeetCUDA/kernels --auto --sample 60
+--timeout 40`.
 """
 
 from __future__ import annotations
@@ -69,10 +84,13 @@ def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
 
 
 def first_launch(source: bytes, kernel: str) -> str:
-    """`kernel` -> the first instantiation the file launches (`name<args><<<`), else `kernel`:
-    a template kernel launched with several instantiations opens as the first one."""
+    """`kernel` -> the first instantiation the file launches (`name<args><<<`, its arguments'
+    line breaks made spaces), else `kernel`: a template kernel launched with several
+    instantiations opens as the first one."""
     found = re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*<([^<>;{}]*)>\s*<<<", source)
-    return kernel if found is None else f"{kernel}<{found.group(1).decode(errors='replace')}>"
+    if found is None:
+        return kernel
+    return f"{kernel}<{' '.join(found.group(1).decode(errors='replace').split())}>"
 
 
 def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> dict:
@@ -103,15 +121,16 @@ def reason_of(line: str) -> str:
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 
 
-def run_case(pattern: Path, timeout: float, folder: Path) -> tuple[str, str, float]:
+def run_case(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, str, float]:
     """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
-    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folder` (the
-    kernels' folder) is an --include-dir: a generated pattern lies in a temporary folder,
+    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folders` (the
+    kernels' folder first) are --include-dirs: a generated pattern lies in a temporary folder,
     outside the kernels' root."""
     start = time.perf_counter()
+    dirs = [arg for folder in folders for arg in ("--include-dir", str(folder.resolve()))]
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
-                               "--include-dir", str(folder.resolve()), str(pattern)],
+                               *dirs, str(pattern)],
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", f"over {timeout:g} s", time.perf_counter() - start
@@ -160,9 +179,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
     ap.add_argument("--json", type=Path, help="write the results as JSON here")
     ap.add_argument("--sample", type=int, help="run only this many cases, evenly spread")
+    ap.add_argument("--include-dir", type=Path, action="append", default=[],
+                    help="a folder of the collection's headers (repeatable)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        results = [(label, *run_case(p, args.timeout, args.folder))
+        results = [(label, *run_case(p, args.timeout, [args.folder, *args.include_dir]))
                    for label, p in sampled(cases(args.folder, args.auto, Path(tmp)),
                                            args.sample)]
     width = max([len(r[0]) for r in results] + [6])
