@@ -18,7 +18,7 @@ Common/), as its build does.
 The public collections measured (issue 29), fetched outside the repository (never commit
 them), e.g. into /tmp, with git or the session's `fetch` tool and then
 `git --git-dir=MIRROR archive HEAD PATHS | tar -x -C /tmp/NAME` (sources and headers only:
-`git ls-tree -r --name-only HEAD | grep -E '\.(cu|cuh|h|hpp|inl)$'`):
+`git ls-tree -r --name-only HEAD | grep -E '[.](cu|cuh|h|hpp|inl)$'`):
 - github.com/xlite-dev/LeetCUDA, FOLDER kernels/ (PyTorch extension kernels, no torch needed:
   the compile's stand-in headers declare it);
 - github.com/NVIDIA/cuda-samples, FOLDER Samples/, with or without --include-dir Common;
