@@ -46,10 +46,11 @@ ARRAY_ELEMENTS = 1 << 22
 SCALAR_VALUE = 64
 AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # Refusals that a pattern answers (array values, the dynamic shared size, which instantiation,
-# an array to count):
-# the kernel's code is inside the subset; a generated pattern just lacks what the user gives.
+# an array to count): the kernel's code is inside the subset; a generated pattern just lacks
+# what the user gives. An error at `kernel.function` is in the instantiation a generated
+# pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
 NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
-                         r"name the instantiation|"
+                         r"name the instantiation|name one, e\.g\.|^kernel\.function line |"
                          r"with at least one array")
 
 
@@ -140,7 +141,8 @@ def run_case(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, s
         return "accepted", f"{len(doc['instructions'])} instructions", took
     lines = proc.stderr.strip().splitlines()
     if proc.returncode == 2 and len(lines) == 1:
-        return "input" if NEEDS_INPUT.search(lines[0]) else "refused", lines[0], took
+        said = lines[0].split(": ", 1)[-1]  # after the pattern's path
+        return "input" if NEEDS_INPUT.search(said) else "refused", lines[0], took
     return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
 
 

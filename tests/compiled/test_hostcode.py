@@ -57,9 +57,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
 }
 """
 
-# a template kernel launched from an AT_DISPATCH lambda on the current stream, a pybind11
-# module with named arguments
+# a template kernel launched from an AT_DISPATCH lambda on the current stream, tensor options
+# and a tuple of tensors in host code, a pybind11 module with named arguments
 DISPATCH = """\
+#include <tuple>
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -75,6 +76,9 @@ torch::Tensor shift_cuda(torch::Tensor x, int64_t by) {
     TORCH_CHECK(x.is_contiguous(), "x must be contiguous");
     const at::cuda::OptionalCUDAGuard guard(device_of(x));
     auto y = torch::zeros_like(x);
+    auto counts = torch::zeros({2}, torch::TensorOptions().dtype(torch::kInt32)
+                                        .device(torch::kCUDA, 0));
+    std::tuple<torch::Tensor, torch::Tensor> top = torch::max(x, 0);
     const int n = x.numel();
     cudaStream_t stream = at::cuda::getCurrentCUDAStream();
     AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), "shift", ([&] {

@@ -130,7 +130,7 @@ struct TensorOptions {
     template <class T> SECTORVIZ_API TensorOptions(T &&);
     template <class T> SECTORVIZ_API TensorOptions dtype(T &&) const;
     template <class T = float> SECTORVIZ_API TypeMeta dtype() const;
-    template <class T> SECTORVIZ_API TensorOptions device(T &&) const;
+    template <class... A> SECTORVIZ_API TensorOptions device(A &&...) const;
     SECTORVIZ_API Device device() const;
     template <class T> SECTORVIZ_API TensorOptions layout(T &&) const;
     SECTORVIZ_API TensorOptions requires_grad(bool = true) const;
@@ -225,6 +225,9 @@ public:
 #undef SECTORVIZ_TENSOR_METHOD
     template <class T> SECTORVIZ_API Tensor operator[](T &&) const;
     template <class T> SECTORVIZ_API Tensor &operator=(T &&);
+#ifndef __CUDACC_RTC__
+    template <class... T> operator std::tuple<T...>() const;  // what torch::max(x, 0) gives
+#endif
     template <class T> SECTORVIZ_API Tensor &operator+=(T &&);
     template <class T> SECTORVIZ_API Tensor &operator-=(T &&);
     template <class T> SECTORVIZ_API Tensor &operator*=(T &&);
@@ -253,7 +256,7 @@ SECTORVIZ_FUNCTION(max) SECTORVIZ_FUNCTION(min) SECTORVIZ_FUNCTION(sum)
 SECTORVIZ_FUNCTION(allclose) SECTORVIZ_FUNCTION(softmax) SECTORVIZ_FUNCTION(exp)
 #undef SECTORVIZ_FUNCTION
 template <class T> SECTORVIZ_API TensorOptions dtype(T &&);
-template <class T> SECTORVIZ_API TensorOptions device(T &&);
+template <class... A> SECTORVIZ_API TensorOptions device(A &&...);
 SECTORVIZ_API Device device_of(const Tensor &);
 namespace cuda {
 using namespace c10::cuda;
