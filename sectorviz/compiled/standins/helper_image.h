@@ -1,20 +1,31 @@
 // sectorviz: a stand-in for the CUDA samples' host helper header helper_image.h (image files and
 // comparisons): declarations of what host code calls (never defined: host code is compiled,
-// never linked or run; each takes any arguments). A real one wins.
+// never linked or run; each takes any arguments, after up to two template arguments, as in
+// `sdkWriteFile<float, float>(...)`). A real one wins.
 #pragma once
 #include "helper_string.h"
+#ifndef __CUDACC_RTC__  // what the real one brings with it
+#include <algorithm>
+#include <assert.h>
+#include <fstream>
+#include <iostream>
+#include <math.h>
+#include <stdint.h>
+#include <string>
+#include <vector>
+#endif
 
-template <class... A> SECTORVIZ_API bool sdkLoadPGM(A &&...);
-template <class... A> SECTORVIZ_API bool sdkSavePGM(A &&...);
-template <class... A> SECTORVIZ_API bool sdkLoadPPM4ub(A &&...);
-template <class... A> SECTORVIZ_API bool sdkSavePPM4ub(A &&...);
-template <class... A> SECTORVIZ_API bool sdkComparePGM(A &&...);
-template <class... A> SECTORVIZ_API bool sdkComparePPM(A &&...);
-template <class... A> SECTORVIZ_API bool sdkCompareL2fe(A &&...);
-template <class... A> SECTORVIZ_API bool sdkCompareBin2BinFloat(A &&...);
-template <class... A> SECTORVIZ_API bool sdkCompareBin2BinUint(A &&...);
-template <class... A> SECTORVIZ_API bool sdkDumpBin2(A &&...);
-template <class... A> SECTORVIZ_API bool sdkReadFile(A &&...);
-template <class... A> SECTORVIZ_API bool sdkWriteFile(A &&...);
-template <class... A> SECTORVIZ_API bool compareData(A &&...);
-template <class... A> SECTORVIZ_API bool compareDataAsFloatThreshold(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkLoadPGM(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkSavePGM(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkLoadPPM4ub(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkSavePPM4ub(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkComparePGM(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkComparePPM(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkCompareL2fe(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkCompareBin2BinFloat(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkCompareBin2BinUint(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkDumpBin2(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkReadFile(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkWriteFile(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool compareData(A &&...);
+template <class T = void, class S = void, class... A> SECTORVIZ_API bool compareDataAsFloatThreshold(A &&...);

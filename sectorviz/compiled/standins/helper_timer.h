@@ -3,6 +3,9 @@
 // run). A real one wins.
 #pragma once
 #include "sectorviz_api.h"
+#ifndef __CUDACC_RTC__  // what the real one brings with it
+#include <ctime>
+#endif
 
 class StopWatchInterface {
 public:
