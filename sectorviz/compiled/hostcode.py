@@ -8,9 +8,10 @@ cuBLAS, cuBLASLt and cuRAND (`cublas_v2.h`, ...), the CUDA samples' helper heade
 removed (`cudaThreadSynchronize`), so that host code written for an older toolkit does not
 stop a kernel.
 
-NVRTC compiles no host function ("host functions are not allowed in JIT mode"), and names each
-it meets. `host_items_left_out` blanks, in the main source, the file-level item at each line it
-names (a function, a template, a macro call that writes one, `PYBIND11_MODULE(...) {...}`),
+NVRTC compiles no host function and no host variable ("... are not allowed in JIT mode"), and
+names each it meets. `host_items_left_out` blanks, in the main source, the file-level item at
+each line it names (a function, a template, a variable, a macro call that writes one,
+`PYBIND11_MODULE(...) {...}`),
 keeping every line and column, and the file is compiled again: the compiler says what is host
 code, tree-sitter only finds where the item it names begins and ends.
 """
@@ -26,17 +27,19 @@ from tree_sitter import Node
 
 STANDINS = Path(__file__).resolve().parent / "standins"
 REMOVED_APIS = STANDINS / "sectorviz_removed_apis.h"
-_HOST_FUNCTION = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): error: A function without "
-                            r"execution space annotations", re.M)
+_HOST_ITEM = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): error: A (function without execution "
+                        r"space|namespace scope variable without memory space) annotations",
+                        re.M)
 _CONTAINERS = {"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef",
                "preproc_else", "preproc_elif", "preproc_elifdef"}
 _BODIED = {"namespace_definition", "linkage_specification"}  # containers through their body
 _ITEMS = {"function_definition", "template_declaration", "linkage_specification", "declaration"}
 
 
-def host_function_lines(log: str, name: str) -> set[int]:
-    """The lines of the file NVRTC calls `name` where its `log` says a host function is."""
-    return {int(m.group("line")) for m in _HOST_FUNCTION.finditer(log)
+def host_item_lines(log: str, name: str) -> set[int]:
+    """The lines of the file NVRTC calls `name` where its `log` says a host function or a
+    host variable is."""
+    return {int(m.group("line")) for m in _HOST_ITEM.finditer(log)
             if m.group("file") == name}
 
 

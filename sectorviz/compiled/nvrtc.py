@@ -5,9 +5,9 @@ NVRTC cannot list the files it reads, so includes.py's checks, which run before 
 compile, are all it gets: an include whose file a macro names is refused. It has no C++
 standard library headers: the folder NVRTC_STANDINS gives it `<cstdint>` and `<climits>`
 from libcu++ and empty stand-ins for host-only ones (`<cstdio>`, `<vector>`, ...), searched
-after every other folder. It compiles no host function: the items of the main source where
-it names one are left out and the file compiled again (hostcode.py), at most HOST_ROUNDS
-times. So no host code launches a template, and a template kernel is named by its
+after every other folder. It compiles no host function or variable: the items of the main
+source where it names one are left out and the file compiled again (hostcode.py), at most
+HOST_ROUNDS times. So no host code launches a template, and a template kernel is named by its
 instantiation (`matmulTiled<16, float>`), which is handed to NVRTC as a name expression.
 """
 
@@ -20,11 +20,11 @@ from pathlib import Path
 from .bounded import run_bounded
 from .compile import FUNCTION, Compile, CompileFailed
 from .diagnostics import compile_error
-from .hostcode import STANDINS, host_function_lines, host_items_left_out
+from .hostcode import STANDINS, host_item_lines, host_items_left_out
 
 NVRTC_STANDINS = STANDINS / "nvrtc"
 CHILD = Path(__file__).resolve().with_name("nvrtc_child.py")
-HOST_ROUNDS = 4  # compiles that may each leave out more host functions
+HOST_ROUNDS = 4  # compiles that may each leave out more host items
 CHILD_ARG = "--nvrtc-child"  # the packaged app's executable runs the child when given this
 NO_LAUNCHES = ("; NVRTC compiles no host launch, so a template kernel is named by its "
                "instantiation, e.g. \"kernel<16, float>\"")
@@ -38,8 +38,9 @@ def child_command() -> list[str]:
     return [sys.executable, "-I", str(CHILD)]
 
 
-class HostFunctions(CompileFailed):
-    """NVRTC failed; `lines` of the main source hold host functions it named."""
+class HostItems(CompileFailed):
+    """NVRTC failed; `lines` of the main source hold host functions or variables it
+    named."""
 
     def __init__(self, failed: CompileFailed, lines: set[int]):
         super().__init__(failed.place, failed.message, failed.column)
@@ -50,13 +51,13 @@ class NvrtcCompile(Compile):
     """One compile with NVRTC."""
 
     def route(self, text: str) -> dict:
-        """Compile `text`, the main source, leaving out the host functions NVRTC names ->
+        """Compile `text`, the main source, leaving out the host items NVRTC names ->
         the cache entry."""
         left_out: set[int] = set()
         for _ in range(HOST_ROUNDS):
             try:
                 return self._compile(text, bool(left_out))
-            except HostFunctions as failed:
+            except HostItems as failed:
                 if failed.lines <= left_out:
                     raise
                 left_out |= failed.lines
@@ -96,5 +97,5 @@ class NvrtcCompile(Compile):
             err = compile_error(result["log"], done.returncode or 1, self.place_of,
                                 self.line_text)
             failed = CompileFailed(err.place, err.message, err.column)
-            raise HostFunctions(failed, host_function_lines(result["log"], self.source.name))
+            raise HostItems(failed, host_item_lines(result["log"], self.source.name))
         return result

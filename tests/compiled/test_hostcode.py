@@ -12,7 +12,7 @@ from compiled_helpers import needs_nvcc, write_pattern
 
 from sectorviz.compiled import compiler
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.compiled.hostcode import host_function_lines, host_items_left_out
+from sectorviz.compiled.hostcode import host_item_lines, host_items_left_out
 
 NVRTC = compiler.find_nvrtc()
 needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="the nvidia-cuda-nvrtc wheel is not "
@@ -186,8 +186,10 @@ def test_the_lines_nvrtc_names_as_host_functions():
            "(__host__/__device__/__global__) is considered a host function, and host "
            "functions are not allowed in JIT mode.\n  int main() {\n      ^\n\n"
            'k.cu(5): error: identifier "x" is undefined\n'
+           "k.cu(7): error: A namespace scope variable without memory space annotations "
+           "(__device__/__constant__/__shared__/__managed__) is considered a host variable\n"
            "other.h(9): error: A function without execution space annotations (...)\n")
-    assert host_function_lines(log, "k.cu") == {4}
+    assert host_item_lines(log, "k.cu") == {4, 7}
 
 
 def test_items_left_out_keep_every_line_and_column():
@@ -196,8 +198,9 @@ def test_items_left_out_keep_every_line_and_column():
             'BIND_ALL(f32, torch::kFloat32, float, 1)\n'
             'MODULE(NAME, m) {\n  BIND(f32)\n  BIND(f16)\n}\n'
             'template <class T>\nvoid host(T v) { use(v); }\n'
-            'extern "C" {\nvoid other() { helper(); }\n}\n')
-    left = host_items_left_out(text, {3, 4, 9, 11})
+            'extern "C" {\nvoid other() { helper(); }\n}\n'
+            'static Table table(4);\n')
+    left = host_items_left_out(text, {3, 4, 9, 11, 13})
     assert [len(line) for line in left.splitlines()] == [len(line) for line in
                                                           text.splitlines()]
     kept = [line for line in left.splitlines() if line.strip()]

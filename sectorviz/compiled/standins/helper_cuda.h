@@ -4,12 +4,11 @@
 #pragma once
 #include <cuda_runtime.h>
 #include "helper_string.h"
-#ifndef __CUDACC_RTC__  // what the real one brings with it
+// what the real one brings with it (NVRTC: its stand-ins, nvrtc/)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#endif
 
 #define checkCudaErrors(val) check((val), #val, __FILE__, __LINE__)
 #define getLastCudaError(msg) __getLastCudaError(msg, __FILE__, __LINE__)

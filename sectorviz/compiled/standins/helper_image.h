@@ -4,7 +4,7 @@
 // `sdkWriteFile<float, float>(...)`). A real one wins.
 #pragma once
 #include "helper_string.h"
-#ifndef __CUDACC_RTC__  // what the real one brings with it
+// what the real one brings with it (NVRTC: its stand-ins, nvrtc/)
 #include <algorithm>
 #include <assert.h>
 #include <fstream>
@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <string>
 #include <vector>
-#endif
 
 template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkLoadPGM(A &&...);
 template <class T = void, class S = void, class... A> SECTORVIZ_API bool sdkSavePGM(A &&...);

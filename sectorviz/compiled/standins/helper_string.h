@@ -3,13 +3,12 @@
 // compiled, never linked or run; each takes any arguments). A real one wins.
 #pragma once
 #include "sectorviz_api.h"
-#ifndef __CUDACC_RTC__  // what the real one brings with it
+// what the real one brings with it (NVRTC: its stand-ins, nvrtc/)
 #include <fstream>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <string>
-#endif
 #ifndef EXIT_WAIVED
 #define EXIT_WAIVED 2
 #endif

@@ -3,9 +3,8 @@
 // run). A real one wins.
 #pragma once
 #include "sectorviz_api.h"
-#ifndef __CUDACC_RTC__  // what the real one brings with it
+// what the real one brings with it (NVRTC: its stand-ins, nvrtc/)
 #include <ctime>
-#endif
 
 class StopWatchInterface {
 public:
