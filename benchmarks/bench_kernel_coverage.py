@@ -1,6 +1,7 @@
 """Kernel coverage: which CUDA kernels of a folder sectorviz opens unmodified, and why not.
 
     python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
+        [--sample N] [--include-dir DIR ...]
 
 FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
 patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every
@@ -10,6 +11,20 @@ measures whether the kernel opens, not its numbers (a template kernel opens as t
 instantiation its file launches). Each case runs `sectorviz report --json` in its own process
 under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
 refused per kernel and the rest grouped by reason (names, numbers and places blanked).
+`--sample N` runs N cases evenly spread over all of them (a short run on a busy machine);
+`--include-dir DIR` gives every case a folder of the collection's own headers (cuda-samples'
+Common/), as its build does.
+
+The public collections measured (issue 29), fetched outside the repository (never commit
+them), e.g. into /tmp, with git or the session's `fetch` tool and then
+`git --git-dir=MIRROR archive HEAD PATHS | tar -x -C /tmp/NAME` (sources and headers only:
+`git ls-tree -r --name-only HEAD | grep -E '[.](cu|cuh|h|hpp|inl)$'`):
+- github.com/xlite-dev/LeetCUDA, FOLDER kernels/ (PyTorch extension kernels, no torch needed:
+  the compile's stand-in headers declare it);
+- github.com/NVIDIA/cuda-samples, FOLDER Samples/, with or without --include-dir Common;
+- github.com/karpathy/llm.c, FOLDER dev/cuda/.
+e.g. `python benchmarks/bench_kernel_coverage.py /tmp/LeetCUDA/kernels --auto --sample 60
+--timeout 40`.
 """
 
 from __future__ import annotations
@@ -31,10 +46,11 @@ ARRAY_ELEMENTS = 1 << 22
 SCALAR_VALUE = 64
 AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # Refusals that a pattern answers (array values, the dynamic shared size, which instantiation,
-# an array to count):
-# the kernel's code is inside the subset; a generated pattern just lacks what the user gives.
+# an array to count): the kernel's code is inside the subset; a generated pattern just lacks
+# what the user gives. An error at `kernel.function` is in the instantiation a generated
+# pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
 NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
-                         r"name the instantiation|"
+                         r"name the instantiation|name one, e\.g\.|^kernel\.function line |"
                          r"with at least one array")
 
 
@@ -69,10 +85,13 @@ def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
 
 
 def first_launch(source: bytes, kernel: str) -> str:
-    """`kernel` -> the first instantiation the file launches (`name<args><<<`), else `kernel`:
-    a template kernel launched with several instantiations opens as the first one."""
+    """`kernel` -> the first instantiation the file launches (`name<args><<<`, its arguments'
+    line breaks made spaces), else `kernel`: a template kernel launched with several
+    instantiations opens as the first one."""
     found = re.search(rb"\b" + re.escape(kernel.encode()) + rb"\s*<([^<>;{}]*)>\s*<<<", source)
-    return kernel if found is None else f"{kernel}<{found.group(1).decode(errors='replace')}>"
+    if found is None:
+        return kernel
+    return f"{kernel}<{' '.join(found.group(1).decode(errors='replace').split())}>"
 
 
 def auto_pattern(source: Path, kernel: str, params: list[tuple[str, bool]]) -> dict:
@@ -103,15 +122,16 @@ def reason_of(line: str) -> str:
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 
 
-def run_case(pattern: Path, timeout: float, folder: Path) -> tuple[str, str, float]:
+def run_case(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, str, float]:
     """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
-    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folder` (the
-    kernels' folder) is an --include-dir: a generated pattern lies in a temporary folder,
+    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folders` (the
+    kernels' folder first) are --include-dirs: a generated pattern lies in a temporary folder,
     outside the kernels' root."""
     start = time.perf_counter()
+    dirs = [arg for folder in folders for arg in ("--include-dir", str(folder.resolve()))]
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
-                               "--include-dir", str(folder.resolve()), str(pattern)],
+                               *dirs, str(pattern)],
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", f"over {timeout:g} s", time.perf_counter() - start
@@ -121,7 +141,8 @@ def run_case(pattern: Path, timeout: float, folder: Path) -> tuple[str, str, flo
         return "accepted", f"{len(doc['instructions'])} instructions", took
     lines = proc.stderr.strip().splitlines()
     if proc.returncode == 2 and len(lines) == 1:
-        return "input" if NEEDS_INPUT.search(lines[0]) else "refused", lines[0], took
+        said = lines[0].split(": ", 1)[-1]  # after the pattern's path
+        return "input" if NEEDS_INPUT.search(said) else "refused", lines[0], took
     return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
 
 
@@ -145,16 +166,28 @@ def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path]]:
     return out
 
 
+def sampled(found: list[tuple[str, Path]], count: int | None) -> list[tuple[str, Path]]:
+    """`count` of the cases, evenly spread over their sorted order (all of them when None or
+    when there are no more): a short run on a busy machine that still spans every folder."""
+    if count is None or count >= len(found):
+        return found
+    return [found[i * len(found) // count] for i in range(count)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--auto", action="store_true", help="also open kernels no pattern names")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per kernel")
     ap.add_argument("--json", type=Path, help="write the results as JSON here")
+    ap.add_argument("--sample", type=int, help="run only this many cases, evenly spread")
+    ap.add_argument("--include-dir", type=Path, action="append", default=[],
+                    help="a folder of the collection's headers (repeatable)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        results = [(label, *run_case(p, args.timeout, args.folder))
-                   for label, p in cases(args.folder, args.auto, Path(tmp))]
+        results = [(label, *run_case(p, args.timeout, [args.folder, *args.include_dir]))
+                   for label, p in sampled(cases(args.folder, args.auto, Path(tmp)),
+                                           args.sample)]
     width = max([len(r[0]) for r in results] + [6])
     for label, status, detail, took in results:
         print(f"{label:<{width}}  {status:<8}  {took:6.1f} s  {detail[:100]}")

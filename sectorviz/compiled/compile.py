@@ -3,9 +3,9 @@
 The compile is `-O3 -lineinfo -arch=ARCH` (`-G -arch=ARCH` for the "as written" reading)
 plus the pattern's whitelisted flags (flags.py:
 macros reach the compiler in a generated header, never on its command line), device code
-only, by nvcc (nvcc.py) or NVRTC (nvrtc.py). It first reads the file as written; when that
-fails and the file has host code, it compiles the file's device view (hostcode.py: host
-functions and host-only libraries left out, line numbers kept). What a compile may read is
+only, by nvcc (nvcc.py) or NVRTC (nvrtc.py), of the whole file as written: what its host code
+needs and is not installed here is declared by stand-in headers, and what NVRTC names a host
+function is left out (hostcode.py). What a compile may read is
 includes.py's policy, the same for both compilers: the pattern's root, an --include-dir and
 the compiler's own headers, nothing else, and nothing outside can change an answer. Every
 run is bounded, in a private folder, with no shell and a clean environment (bounded.py);
@@ -30,7 +30,7 @@ from .bounded import private_folder
 from .compiler import INSTALL, NO_COMPILER, Toolchain, find_compiler
 from .entries import parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
-from .hostcode import STANDINS, device_view
+from .hostcode import STANDINS
 from .includes import IncludePolicy, Scan
 from .sass import code_from_json, code_json, machine_code
 
@@ -56,7 +56,7 @@ class CompiledPTX(CompiledPtx):
     name: str  # demangled, as Nsight Compute prints it
     arch: str  # "sm_90"
     flags: tuple[str, ...]  # every flag the compile was given
-    host_code_left_out: bool  # whether the file's device view was compiled
+    host_code_left_out: bool  # whether host functions NVRTC named were left out (hostcode.py)
 
     @property
     def source(self) -> str:
@@ -173,9 +173,8 @@ def main_source(pattern: Pattern, roots: Roots) -> MainSource:
 
 
 class Compile(ABC):
-    """One compile in a temporary folder: the file as written, then (when that fails and the
-    file has host code) its device view; the compiler's route (`route`, nvcc.py, nvrtc.py)
-    -> a cache entry (dict) through `entry`."""
+    """One compile of the file as written in a temporary folder, by the compiler's route
+    (`route`, nvcc.py, nvrtc.py) -> a cache entry (dict) through `entry`."""
 
     def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
                  flags: CompileFlags, roots: Roots, base_dir: Path):
@@ -186,13 +185,7 @@ class Compile(ABC):
     def run(self) -> dict:
         with private_folder("sectorviz-ptx-") as tmp:
             self.tmp = tmp
-            view = device_view(self.source.text)
-            try:
-                return self.route(self.source.text, left_out=False)
-            except CompileFailed:
-                if view == self.source.text:
-                    raise
-            return self.route(view, left_out=True)
+            return self.route(self.source.text)
 
     def flags_header(self) -> Path | None:
         """The generated header of the pattern's macros, written in the private folder
@@ -216,18 +209,17 @@ class Compile(ABC):
                             self.place_of(self.source.name) or INLINE_NAME)
         return policy
 
-    def search_folders(self, text_elsewhere: bool) -> list[Path]:
-        """The include folders of the roots a compile searches: the -I folders, then the
-        source's folder when its text is compiled from elsewhere (inline code, or the device
-        view written in the private folder)."""
+    def search_folders(self) -> list[Path]:
+        """The include folders of the roots a compile searches: the -I folders, then, for
+        inline code (compiled from the private folder), the pattern's folder."""
         folders = [Path(d) for d in self.flags.include_dirs]
-        if text_elsewhere or self.source.path is None:
+        if self.source.path is None:
             folders.append(self.source.folder or self.base_dir)
         return folders
 
     @abstractmethod
-    def route(self, text: str, left_out: bool) -> dict:
-        """Compile `text` standing for the main source -> the cache entry."""
+    def route(self, text: str) -> dict:
+        """Compile `text`, the main source -> the cache entry."""
 
     def entry(self, ptx: str, text: str, scan: Scan, left_out: bool,
               lowered: str | None = None, hint: str = "") -> dict:

@@ -1,16 +1,19 @@
-"""Host code left out: a .cu file's device view, for files whose host code does not compile
-here (a PyTorch extension without torch installed, a `helper_cuda.h` that is not there).
+"""Host code, decided by the compiler: a .cu file is compiled whole, host code included.
 
-The view keeps every line where it was (line numbers and columns of the device code are
-unchanged) and blanks, in the main file only: host functions (a definition without
-`__global__` or `__device__`, `main`, `PYBIND11_MODULE(...) {...}` and the like; `constexpr`
-functions stay, device code may use them), `#include`s of host-only libraries (torch, ATen,
-c10, pybind11, Python.h), and namespace aliases and using-directives naming them. The folder
-STANDINS holds empty stand-ins for the CUDA samples' host helper headers (`helper_cuda.h`)
-and stand-ins declaring the host API of cuBLAS, cuBLASLt and cuRAND (`cublas_v2.h`,
-`cublasLt.h`, `curand.h`: types, status values, the common calls; host code that keeps a
-handle or checks a status compiles, even in an included header, which the view does not
-blank), searched after every other folder, so a real one wins.
+nvcc compiles host code, so what it cannot find here is declared by the stand-ins of the folder
+STANDINS, searched after every other folder (a real header wins): PyTorch's and pybind11's
+headers (`torch/extension.h`, `ATen/...`, `c10/...`, `pybind11/...`: sectorviz_torch.h),
+cuBLAS, cuBLASLt and cuRAND (`cublas_v2.h`, ...), the CUDA samples' helper headers
+(`helper_cuda.h`, ...); REMOVED_APIS, included first, declares the runtime calls CUDA 13
+removed (`cudaThreadSynchronize`), so that host code written for an older toolkit does not
+stop a kernel.
+
+NVRTC compiles no host function and no host variable ("... are not allowed in JIT mode"), and
+names each it meets. `host_items_left_out` blanks, in the main source, the file-level item at
+each line it names (a function, a template, a variable, a macro call that writes one,
+`PYBIND11_MODULE(...) {...}`),
+keeping every line and column, and the file is compiled again: the compiler says what is host
+code, tree-sitter only finds where the item it names begins and ends.
 """
 
 from __future__ import annotations
@@ -18,75 +21,69 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import tree_sitter
+import tree_sitter_cuda
 from tree_sitter import Node
 
 STANDINS = Path(__file__).resolve().parent / "standins"
-HOST_LIBRARIES = re.compile(r"(torch|ATen|c10|pybind11|caffe2)/|Python\.h$|pybind11\.h$")
-HOST_NAMESPACES = re.compile(r"\b(torch|at|c10|py|pybind11)\b")
-_DEVICE = re.compile(rb"\b(__global__|__device__|constexpr)\b")
-_CONTAINERS = {"namespace_definition", "linkage_specification", "declaration_list",
-               "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "translation_unit"}
+REMOVED_APIS = STANDINS / "sectorviz_removed_apis.h"
+_HOST_ITEM = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): error: A (function without execution "
+                        r"space|namespace scope variable without memory space) annotations",
+                        re.M)
+_CONTAINERS = {"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef",
+               "preproc_else", "preproc_elif", "preproc_elifdef"}
+_BODIED = {"namespace_definition", "linkage_specification"}  # containers through their body
+_ITEMS = {"function_definition", "template_declaration", "linkage_specification", "declaration"}
 
 
-def device_view(text: str) -> str:
-    """The device view of a .cu file's text (see the module notes); the text itself when it
-    has no host code to leave out."""
-    from ..cuda.source import parser
+def host_item_lines(log: str, name: str) -> set[int]:
+    """The lines of the file NVRTC calls `name` where its `log` says a host function or a
+    host variable is."""
+    return {int(m.group("line")) for m in _HOST_ITEM.finditer(log)
+            if m.group("file") == name}
+
+
+def host_items_left_out(text: str, lines: set[int]) -> str:
+    """`text` with the file-level item at each of `lines` (1-based) blanked, every other
+    character and every line break kept."""
     data = text.encode("utf-8")
-    spans = list(_host_spans(parser().parse(data).root_node))
-    if not spans:
-        return text
+    root = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language())).parse(data)
     out = bytearray(data)
-    for start, end in spans:
-        out[start:end] = re.sub(rb"[^\n]", b" ", data[start:end])
+    for line in lines:
+        span = _item_at(root.root_node, line - 1)
+        if span is not None:
+            out[span[0]:span[1]] = re.sub(rb"[^\n]", b" ", data[span[0]:span[1]])
     return out.decode("utf-8")
 
 
-def _host_spans(node: Node):
-    """(start byte, end byte) of each host-only part directly under a file-level container."""
-    for child in node.named_children:
-        if _is_host_function(_linked(child)):  # `extern "C" void f() {...}` goes whole
-            yield child.start_byte, child.end_byte
-        elif child.type in _CONTAINERS:
-            yield from _host_spans(child)
-        elif _is_host_function(child) or _is_host_include(child) or _names_host_library(child):
-            yield child.start_byte, child.end_byte
+def _item_at(node: Node, row: int) -> tuple[int, int] | None:
+    """(start, end byte) of the innermost file-level item (under namespaces, `extern "C"
+    {...}` and `#if`s) whose lines hold the 0-based `row`: a whole function or declaration,
+    or, where tree-sitter reads a macro call as pieces (`BIND(f32, float)`, `MODULE(m) {
+    BIND(f) }`), the pieces from the first one on that row until their brackets close."""
+    children = node.children
+    for i, child in enumerate(children):
+        end_row, end_column = child.end_point
+        if not child.start_point[0] <= row <= end_row - (end_column == 0):  # `#include`s end
+            continue  # at the next line's start
+        body = child.child_by_field_name("body") if child.type in _BODIED else None
+        if body is not None and body.type == "declaration_list":
+            return _item_at(body, row)
+        if child.type in _CONTAINERS:
+            return _item_at(child, row)
+        if child.type in _ITEMS and not child.has_error:
+            return child.start_byte, child.end_byte
+        depth, last = 0, child
+        for piece in children[i:]:
+            if piece.start_point[0] > row and depth <= 0:
+                break
+            depth, last = depth + _brackets(piece), piece
+        return child.start_byte, last.end_byte
+    return None
 
 
-def _linked(node: Node) -> Node:
-    """The function an `extern "C"` linkage specification declares alone, else the node."""
-    body = node.child_by_field_name("body") if node.type == "linkage_specification" else None
-    return body if body is not None and _function(body) is not None else node
-
-
-def _function(node: Node) -> Node | None:
-    """A function definition, or the one a template declaration declares."""
-    if node.type == "template_declaration":
-        return next((c for c in node.named_children if c.type == "function_definition"), None)
-    return node if node.type == "function_definition" else None
-
-
-def _is_host_function(node: Node) -> bool:
-    """A function definition whose specifiers say neither __global__, __device__ nor
-    constexpr (so the device code can neither launch nor call it)."""
-    fn = _function(node)
-    if fn is None or fn.has_error:
-        return False
-    body = fn.child_by_field_name("body")
-    head = fn.text[:body.start_byte - fn.start_byte] if body is not None else fn.text
-    return not _DEVICE.search(head)
-
-
-def _is_host_include(node: Node) -> bool:
-    if node.type != "preproc_include":
-        return False
-    path = node.child_by_field_name("path")
-    return path is not None and bool(HOST_LIBRARIES.search(path.text.decode("utf-8",
-                                                                          "replace")[1:-1]))
-
-
-def _names_host_library(node: Node) -> bool:
-    """`namespace py = pybind11;`, `using namespace torch;`, `using torch::Tensor;`."""
-    if node.type not in ("namespace_alias_definition", "using_declaration"):
-        return False
-    return bool(HOST_NAMESPACES.search(node.text.decode("utf-8", "replace")))
+def _brackets(node: Node) -> int:
+    """Brackets a node opens less those it closes."""
+    if node.child_count == 0:
+        return (node.type in ("(", "{", "[")) - (node.type in (")", "}", "]"))
+    return sum(_brackets(child) for child in node.children)

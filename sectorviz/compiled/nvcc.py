@@ -10,7 +10,8 @@ source's whose path is not shell-safe is reached through a link in the private f
 
 The compiled unit is a small file of sectorviz's own, in the private folder, that includes
 the kernel's source and, when the pattern names an instantiation (`matmulTiled<16, float>`),
-takes that instantiation's address so that nvcc emits it.
+takes that instantiation's address so that nvcc emits it. The stand-in header of removed
+runtime calls (hostcode.REMOVED_APIS) is included before it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .bounded import Finished, run_bounded, shell_safe
 from .compile import FUNCTION, MAX_PTX_BYTES, UNIT_NAME, Compile, CompileFailed
 from .compiler import search_list, toolkit_folders
 from .diagnostics import compile_error, outside_root
-from .hostcode import STANDINS
+from .hostcode import REMOVED_APIS, STANDINS
 from .includes import IncludePolicy
 
 _OPENED = re.compile(r"^\.+ (.+)$", re.M)  # a header the preprocessor opened (-H)
@@ -35,15 +36,16 @@ _NOT_FOUND = re.compile(r"^(?P<file>.+?):\d+:\d+: fatal error: (?P<name>.+): "
 class NvccCompile(Compile):
     """One compile with nvcc."""
 
-    def route(self, text: str, left_out: bool) -> dict:
-        """Compile `text` standing for the main source -> the cache entry."""
+    def route(self, text: str) -> dict:
+        """Compile `text`, the main source -> the cache entry."""
         self.header_folders = (*toolkit_folders(self.toolchain.path), str(STANDINS))
-        search = self.search_folders(left_out)
+        search = self.search_folders()
         policy = self.include_policy(text, search, macro_includes=True)
-        unit = self._unit(text, left_out)
+        unit = self._unit(text)
         folders = [self._reachable(f, f"folder{i}") for i, f in enumerate([*search, STANDINS])]
         header = self.flags_header()
         flags = [*self.flags.options, *(f"-I{f}" for f in folders),
+                 "-include", f"{folders[-1]}/{REMOVED_APIS.name}",
                  *(["-include", str(header)] if header else [])]
         done = self._nvcc(["-M", "-Xcompiler", "-v", "-Xcompiler", "-H", *flags, str(unit)])
         self._check_opened(done, policy)
@@ -51,7 +53,7 @@ class NvccCompile(Compile):
         out = self.tmp / "kernel.ptx"
         self._raise_failure(self._nvcc(["-ptx", *flags, str(unit), "-o", str(out)]))
         return self.entry(read_text(out, "kernel", limit=MAX_PTX_BYTES), text, policy.scan,
-                          left_out)
+                          left_out=False)
 
     def _reachable(self, folder: Path, name: str) -> str:
         """`folder` as nvcc's command line may name it: itself when shell-safe, else a link
@@ -62,11 +64,12 @@ class NvccCompile(Compile):
         link.symlink_to(folder, target_is_directory=True)
         return str(link)
 
-    def _unit(self, text: str, left_out: bool) -> Path:
-        """The compiled file: an #include of the main source (or of its text written here,
-        named as the PTX should name it), then the named instantiation's address."""
+    def _unit(self, text: str) -> Path:
+        """The compiled file: an #include of the main source (or, for inline code, of its
+        text written here, named as the PTX should name it), then the named instantiation's
+        address."""
         main = self.source.path
-        if left_out or main is None:
+        if main is None:
             main = self.tmp / "main.cu"
             main.write_text(f"#line 1 \"{Path(self.source.name).as_posix()}\"\n{text}",
                             encoding="utf-8")

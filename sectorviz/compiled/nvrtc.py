@@ -5,9 +5,10 @@ NVRTC cannot list the files it reads, so includes.py's checks, which run before 
 compile, are all it gets: an include whose file a macro names is refused. It has no C++
 standard library headers: the folder NVRTC_STANDINS gives it `<cstdint>` and `<climits>`
 from libcu++ and empty stand-ins for host-only ones (`<cstdio>`, `<vector>`, ...), searched
-after every other folder. It compiles no host code
-that launches a template, so a template kernel is named by its instantiation
-(`matmulTiled<16, float>`), which is handed to NVRTC as a name expression.
+after every other folder. It compiles no host function or variable: the items of the main
+source where it names one are left out and the file compiled again (hostcode.py), at most
+HOST_ROUNDS times. So no host code launches a template, and a template kernel is named by its
+instantiation (`matmulTiled<16, float>`), which is handed to NVRTC as a name expression.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from pathlib import Path
 from .bounded import run_bounded
 from .compile import FUNCTION, Compile, CompileFailed
 from .diagnostics import compile_error
-from .hostcode import STANDINS
+from .hostcode import STANDINS, host_item_lines, host_items_left_out
 
 NVRTC_STANDINS = STANDINS / "nvrtc"
 CHILD = Path(__file__).resolve().with_name("nvrtc_child.py")
+HOST_ROUNDS = 4  # compiles that may each leave out more host items
 CHILD_ARG = "--nvrtc-child"  # the packaged app's executable runs the child when given this
 NO_LAUNCHES = ("; NVRTC compiles no host launch, so a template kernel is named by its "
                "instantiation, e.g. \"kernel<16, float>\"")
@@ -36,13 +38,36 @@ def child_command() -> list[str]:
     return [sys.executable, "-I", str(CHILD)]
 
 
+class HostItems(CompileFailed):
+    """NVRTC failed; `lines` of the main source hold host functions or variables it
+    named."""
+
+    def __init__(self, failed: CompileFailed, lines: set[int]):
+        super().__init__(failed.place, failed.message, failed.column)
+        self.lines = lines
+
+
 class NvrtcCompile(Compile):
     """One compile with NVRTC."""
 
-    def route(self, text: str, left_out: bool) -> dict:
+    def route(self, text: str) -> dict:
+        """Compile `text`, the main source, leaving out the host items NVRTC names ->
+        the cache entry."""
+        left_out: set[int] = set()
+        for _ in range(HOST_ROUNDS):
+            try:
+                return self._compile(text, bool(left_out))
+            except HostItems as failed:
+                if failed.lines <= left_out:
+                    raise
+                left_out |= failed.lines
+                text = host_items_left_out(self.source.text, left_out)
+        return self._compile(text, True)
+
+    def _compile(self, text: str, left_out: bool) -> dict:
         """Compile `text` standing for the main source -> the cache entry."""
         folder = self.source.folder or self.base_dir
-        search = self.search_folders(text_elsewhere=False)
+        search = self.search_folders()
         system = [*self.toolchain.include_dirs, str(NVRTC_STANDINS), str(STANDINS)]
         self.header_folders = tuple(system)
         policy = self.include_policy(text, search, macro_includes=False)
@@ -71,5 +96,6 @@ class NvrtcCompile(Compile):
         if done.returncode != 0 or not result["ok"]:
             err = compile_error(result["log"], done.returncode or 1, self.place_of,
                                 self.line_text)
-            raise CompileFailed(err.place, err.message, err.column)
+            failed = CompileFailed(err.place, err.message, err.column)
+            raise HostItems(failed, host_item_lines(result["log"], self.source.name))
         return result

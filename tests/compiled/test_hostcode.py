@@ -1,122 +1,226 @@
-"""Host code left out: the device view of a .cu file keeps the device code where it was."""
+"""Host code, decided by the compiler: PyTorch-extension and samples-style files open through
+`report` with nvcc (stand-in headers declare what is not installed) and with NVRTC (the host
+functions it names are left out, every line kept)."""
+
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 from compiled_helpers import needs_nvcc, write_pattern
 
+from sectorviz.compiled import compiler
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.compiled.hostcode import device_view
+from sectorviz.compiled.hostcode import host_item_lines, host_items_left_out
 
-EXTENSION = """\
+NVRTC = compiler.find_nvrtc()
+needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="the nvidia-cuda-nvrtc wheel is not "
+                                                       "installed")
+COMPILERS = [pytest.param("nvcc", marks=needs_nvcc), pytest.param("nvrtc", marks=needs_nvrtc)]
+
+# a file that ends in binding macros: host functions written by a macro call at file scope,
+# a module whose body is macro calls without `;`, and `half` brought by the torch header
+BINDINGS = """\
 #include <torch/extension.h>
-#include <ATen/cuda/CUDAContext.h>
-#include <vector>
-namespace py = pybind11;
-using namespace torch;
+#include <torch/types.h>
 
-template <typename scalar_t>
-__global__ void twice(const scalar_t *__restrict__ x, scalar_t *__restrict__ y, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = x[i] * 2;
+#define NAME_OF(f) #f
+#define BIND(f) m.def(NAME_OF(f), &f, NAME_OF(f));
+#define HALF_PAIR(v) (reinterpret_cast<half2 *>(&(v))[0])
+
+__global__ void scale_f16x2_kernel(half *x, half *y, int n) {
+    int i = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n) {
+        half2 v = HALF_PAIR(x[i]);
+        HALF_PAIR(y[i]) = __hmul2(v, __float2half2_rn(2.0f));
+    }
 }
 
-constexpr int threads() { return 256; }
+#define SCALE_BINDING(tag, th_type, element_type, per_thread)                 \\
+  void scale_##tag(torch::Tensor x, torch::Tensor y) {                         \\
+    if (x.options().dtype() != (th_type)) {                                    \\
+      std::cout << "dtype: " << x.options() << std::endl;                      \\
+      throw std::runtime_error("expected " #th_type);                          \\
+    }                                                                          \\
+    const int n = x.numel();                                                   \\
+    dim3 block(256 / (per_thread));                                            \\
+    dim3 grid((n + 255) / 256);                                                \\
+    scale_##tag##_kernel<<<grid, block>>>(reinterpret_cast<element_type *>(x.data_ptr()), \\
+                                 reinterpret_cast<element_type *>(y.data_ptr()), n); \\
+  }
 
-torch::Tensor twice_cuda(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    const int n = x.numel();
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "twice", ([&] {
-        twice<scalar_t><<<(n + threads() - 1) / threads(), threads()>>>(
-            x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n);
-    }));
-    return y;
-}
+SCALE_BINDING(f16x2, torch::kHalf, half, 2)
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-    m.def("twice", &twice_cuda, "y = 2 x");
+  BIND(scale_f16x2)
 }
 """
 
-SAMPLES_STYLE = """\
-#include <cstdio>
-#include <helper_cuda.h>
-#include "helper_functions.h"
+# a template kernel launched from an AT_DISPATCH lambda on the current stream, tensor options
+# and a tuple of tensors in host code, a pybind11 module with named arguments
+DISPATCH = """\
+#include <tuple>
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
 
-__device__ float square(float v) { return v * v; }
-
-__global__ void squares(const float *x, float *y, int n)
-{
+template <typename scalar_t>
+__global__ void shift(const scalar_t *__restrict__ x, scalar_t *__restrict__ y, int n, int by) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = square(x[i]);
+    if (i + by < n) y[i] = x[i + by];
 }
 
-int main(int argc, char **argv)
-{
-    int dev = findCudaDevice(argc, (const char **)argv);
-    float *x, *y;
-    checkCudaErrors(cudaMalloc(&x, 1024 * sizeof(float)));
-    checkCudaErrors(cudaMalloc(&y, 1024 * sizeof(float)));
+torch::Tensor shift_cuda(torch::Tensor x, int64_t by) {
+    TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
+    TORCH_CHECK(x.is_contiguous(), "x must be contiguous");
+    const at::cuda::OptionalCUDAGuard guard(device_of(x));
+    auto y = torch::zeros_like(x);
+    auto counts = torch::zeros({2}, torch::TensorOptions().dtype(torch::kInt32)
+                                        .device(torch::kCUDA, 0));
+    std::tuple<torch::Tensor, torch::Tensor> top = torch::max(x, 0);
+    const int n = x.numel();
+    cudaStream_t stream = at::cuda::getCurrentCUDAStream();
+    AT_DISPATCH_FLOATING_TYPES_AND_HALF(x.scalar_type(), "shift", ([&] {
+        shift<scalar_t><<<(n + 255) / 256, 256, 0, stream>>>(
+            x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), n, static_cast<int>(by));
+    }));
+    C10_CUDA_KERNEL_LAUNCH_CHECK();
+    return y;
+}
+
+namespace py = pybind11;
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("shift", &shift_cuda, "y[i] = x[i + by]", py::arg("x"), py::arg("by") = 1);
+}
+"""
+
+# samples style: helper headers not installed, a host statement macro without `;` calling a
+# runtime API that CUDA 13 removed
+REMOVED_API = """\
+#include <cstdio>
+#include <helper_cuda.h>
+#include <helper_functions.h>
+
+#define SYNC_OR_DIE(what)                               \\
+    if (cudaThreadSynchronize() != cudaSuccess) {       \\
+        fprintf(stderr, "%s failed\\n", what);           \\
+        exit(EXIT_FAILURE);                             \\
+    }
+
+__global__ void stride2(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[2 * i];
+}
+
+int main(int argc, char **argv) {
+    findCudaDevice(argc, (const char **)argv);
     StopWatchInterface *timer = NULL;
     sdkCreateTimer(&timer);
-    squares<<<4, 256>>>(x, y, 1024);
-    getLastCudaError("squares failed");
-    printf("%d\\n", dev);
+    float *x, *y;
+    checkCudaErrors(cudaMalloc(&x, 2048 * sizeof(float)));
+    checkCudaErrors(cudaMalloc(&y, 1024 * sizeof(float)));
+    stride2<<<4, 256>>>(x, y, 1024);
+    SYNC_OR_DIE("stride2")
+    getLastCudaError("stride2");
+    cudaThreadExit();
     return 0;
 }
 """
 
 
-def test_device_view_blanks_host_code_and_keeps_every_line():
-    view = device_view(EXTENSION)
-    assert view.count("\n") == EXTENSION.count("\n")
-    kept, blanked = view.splitlines(), EXTENSION.splitlines()
-    for number, (line, original) in enumerate(zip(kept, blanked), 1):
-        assert len(line) == len(original), number
-        assert line.strip() in ("", original.strip()), number
-    assert "torch" not in view and "pybind11" not in view and "PYBIND11_MODULE" not in view
-    assert "__global__ void twice" in view and "constexpr int threads()" in view
-    assert "#include <vector>" in view
+def _report(tmp_path, source: str, function: str, params: dict, arrays: dict, launch: dict,
+            compiler_name: str) -> dict:
+    """`sectorviz report --json` of a pattern for `source`, compiled by `compiler_name` ->
+    the report, by instruction name."""
+    (tmp_path / "kernel.cu").write_text(source)
+    doc = {"format": "sectorviz.pattern/1", "params": params, "launch": launch,
+           "arrays": arrays,
+           "kernel": {"source": "kernel.cu", "function": function, "engine": "compiled"}}
+    (tmp_path / "p.sectorviz.json").write_text(json.dumps(doc))
+    env = {**os.environ, "SECTORVIZ_COMPILER": compiler_name,
+           "SECTORVIZ_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
+                           str(tmp_path / "p.sectorviz.json")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return {(i["op"], i["array"]): i for i in json.loads(done.stdout)["instructions"]}
 
 
-def test_device_view_of_device_only_code_is_the_code():
-    code = "__device__ int f(int v) { return v; }\n__global__ void k(int *a) { a[0] = f(1); }\n"
-    assert device_view(code) == code
+@pytest.mark.parametrize("compiler_name", COMPILERS)
+def test_a_file_ending_in_binding_macros_opens(tmp_path, compiler_name):
+    found = _report(tmp_path, BINDINGS, "scale_f16x2_kernel", {"n": 1024},
+                    {"x": {"dtype": "float16", "length": "n"},
+                     "y": {"dtype": "float16", "length": "n"}},
+                    {"grid": [2], "block": [256]}, compiler_name)
+    # 512 threads, each 2 halves (4 B) at 4 i: a warp reads 128 B = 4 sectors, 16 warps
+    for key, line in ((("load", "x"), 11), (("store", "y"), 12)):
+        assert (found[key]["requests"], found[key]["sectors"]) == (16, 64)
+        assert found[key]["line"] == line
 
 
-def test_host_main_of_a_samples_file_is_left_out():
-    view = device_view(SAMPLES_STYLE)
-    assert "findCudaDevice" not in view and "__device__ float square" in view
+@pytest.mark.parametrize("compiler_name", COMPILERS)
+def test_a_kernel_launched_by_at_dispatch_opens(tmp_path, compiler_name):
+    found = _report(tmp_path, DISPATCH, "shift<float>", {"n": 1024, "by": 32},
+                    {"x": {"dtype": "float32", "length": "n"},
+                     "y": {"dtype": "float32", "length": "n"}},
+                    {"grid": [4], "block": [256]}, compiler_name)
+    # i + 32 < 1024: 992 lanes, 31 whole warps; x[i + 32] starts 128 B on: 4 sectors a warp
+    for key in (("load", "x"), ("store", "y")):
+        assert (found[key]["active_lanes"], found[key]["sectors"]) == (992, 124)
+
+
+@pytest.mark.parametrize("compiler_name", COMPILERS)
+def test_a_removed_api_in_host_code_does_not_stop_the_kernel(tmp_path, compiler_name):
+    found = _report(tmp_path, REMOVED_API, "stride2", {"n": 1024},
+                    {"x": {"dtype": "float32", "length": 2048},
+                     "y": {"dtype": "float32", "length": "n"}},
+                    {"grid": [4], "block": [256]}, compiler_name)
+    # x[2 i]: a warp spans 256 B = 8 sectors, 32 warps; y[i]: 4 sectors a warp
+    assert found[("load", "x")]["sectors"] == 256
+    assert found[("store", "y")]["sectors"] == 128
+
+
+def test_the_lines_nvrtc_names_as_host_functions():
+    log = ("k.cu(4): error: A function without execution space annotations "
+           "(__host__/__device__/__global__) is considered a host function, and host "
+           "functions are not allowed in JIT mode.\n  int main() {\n      ^\n\n"
+           'k.cu(5): error: identifier "x" is undefined\n'
+           "k.cu(7): error: A namespace scope variable without memory space annotations "
+           "(__device__/__constant__/__shared__/__managed__) is considered a host variable\n"
+           "other.h(9): error: A function without execution space annotations (...)\n")
+    assert host_item_lines(log, "k.cu") == {4, 7}
+
+
+def test_items_left_out_keep_every_line_and_column():
+    text = ('#include <vector>\n'
+            '__global__ void k(float *a) { a[threadIdx.x] = 0; }\n'
+            'BIND_ALL(f32, torch::kFloat32, float, 1)\n'
+            'MODULE(NAME, m) {\n  BIND(f32)\n  BIND(f16)\n}\n'
+            'template <class T>\nvoid host(T v) { use(v); }\n'
+            'extern "C" {\nvoid other() { helper(); }\n}\n'
+            'static Table table(4);\n')
+    left = host_items_left_out(text, {3, 4, 9, 11, 13})
+    assert [len(line) for line in left.splitlines()] == [len(line) for line in
+                                                          text.splitlines()]
+    kept = [line for line in left.splitlines() if line.strip()]
+    assert kept == ['#include <vector>', '__global__ void k(float *a) { a[threadIdx.x] = 0; }',
+                    'extern "C" {', '}']
 
 
 @needs_nvcc
-def test_a_pytorch_extension_compiles_without_torch(tmp_path):
-    pattern = write_pattern(tmp_path, EXTENSION, "twice<float>")
-    compiled = compile_kernel(pattern)
-    assert compiled.host_code_left_out
-    assert compiled.name == "void twice<float>(float const*, float*, int)"
-    assert compiled.params == ("x", "y", "n")
-    assert "ld.global.nc.f32" in compiled.ptx
-    # the kernel's lines are those of the file: `y[i] = x[i] * 2` is line 10
-    assert "\t.loc\t1 10 " in compiled.ptx
-    assert f'.file\t1 "{tmp_path / "kernel.cu"}"' in compiled.ptx
-
-
-@needs_nvcc
-def test_a_samples_style_file_compiles_without_helper_headers(tmp_path):
-    compiled = compile_kernel(write_pattern(tmp_path, SAMPLES_STYLE, "squares"))
-    assert compiled.host_code_left_out and compiled.params == ("x", "y", "n")
+def test_host_code_is_compiled_by_nvcc(tmp_path):
+    compiled = compile_kernel(write_pattern(tmp_path, REMOVED_API, "stride2"))
+    assert not compiled.host_code_left_out and compiled.params == ("x", "y", "n")
     assert compiled.files == (str(tmp_path / "kernel.cu"),)
 
 
 @needs_nvcc
-def test_host_code_that_compiles_is_kept(tmp_path):
-    code = SAMPLES_STYLE.replace("#include <helper_cuda.h>\n", "\n").replace(
-        '#include "helper_functions.h"\n', "\n")
-    code = "\n".join(line for line in code.splitlines()
-                     if not any(w in line for w in ("findCuda", "Timer", "getLast", "Stop"))
-                     ).replace("checkCudaErrors", "") + "\n"
-    code = code.replace("printf(\"%d\\n\", dev);", "")
-    compiled = compile_kernel(write_pattern(tmp_path, code, "squares"))
-    assert not compiled.host_code_left_out
+def test_host_code_that_does_not_compile_is_refused_at_its_place(tmp_path):
+    code = REMOVED_API.replace("sdkCreateTimer(&timer);", "sdkCreateTimer(&timer); nope();")
+    with pytest.raises(Exception, match=r'^kernel.cu line 19, column 29: identifier "nope" '
+                                        r'is undefined$'):
+        compile_kernel(write_pattern(tmp_path, code, "stride2"))
 
 
 @needs_nvcc
@@ -128,17 +232,6 @@ def test_a_real_helper_header_in_the_root_wins_over_the_stand_in(tmp_path):
                                             files={"helper_cuda.h": helper}))
     assert str(tmp_path / "helper_cuda.h") in compiled.files
     assert "1077936128;" in compiled.ptx  # 3.0f stored as its bits
-
-
-@needs_nvcc
-@pytest.mark.parametrize("function", ["twice", "twice<double>"])
-def test_templates_named_without_a_launch(tmp_path, function):
-    pattern = write_pattern(tmp_path, EXTENSION, function)
-    if function == "twice":  # host code left out: nothing launches an instantiation
-        with pytest.raises(Exception, match="no __global__ function 'twice'"):
-            compile_kernel(pattern)
-    else:
-        assert compile_kernel(pattern).name.startswith("void twice<double>")
 
 
 COMMON_STYLE = """\
@@ -171,8 +264,7 @@ __device__ float twice(float v) { return 2.0f * v; }
 @needs_nvcc
 def test_a_shared_header_whose_host_code_uses_cublas_compiles_with_the_stand_ins(tmp_path):
     """A header in the style of llm.c's dev/cuda/common.h keeps cuBLAS, cuBLASLt and cuRAND
-    handles and calls in host code; without the libraries the stand-ins declare them, and
-    the file compiles as written (the device view blanks the main file only)."""
+    handles and calls in host code; without the libraries the stand-ins declare them."""
     code = ('#include "common.h"\n__global__ void scale(float *y, const float *x, int n)\n'
             '{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
             '    if (i < n) y[i] = twice(x[i]);\n}\n'
@@ -183,19 +275,6 @@ def test_a_shared_header_whose_host_code_uses_cublas_compiles_with_the_stand_ins
     assert not compiled.host_code_left_out
     assert str(tmp_path / "common.h") in compiled.files
     assert "ld.global" in compiled.ptx and "st.global" in compiled.ptx
-
-
-def test_an_extern_c_host_function_is_left_out_whole():
-    """cuda-samples' scan.cu style: `extern "C" void host(...) {...}` goes with its linkage
-    (a bare `extern "C"` left at the end of the file does not compile); a linkage block of
-    declarations keeps its device code."""
-    code = ('extern "C" void scanHost(float *d, int n)\n{\n    checkCudaErrors(0);\n}\n'
-            'extern "C" {\n__global__ void k(float *a) { a[threadIdx.x] = 0; }\n'
-            'void other() { helper(); }\n}\n')
-    view = device_view(code)
-    assert view.count("\n") == code.count("\n")
-    assert "extern \"C\" void" not in view and "scanHost" not in view
-    assert 'extern "C" {' in view and "__global__ void k" in view and "helper" not in view
 
 
 @needs_nvcc

@@ -3,7 +3,9 @@
 // linked or run; the names are those of the cuBLASLt API, the values stand-ins). A real cublasLt.h
 // wins: this folder is searched last.
 #pragma once
+#include "sectorviz_api.h"
 #include "cublas_v2.h"
+#include <stdint.h>  // as the real cublasLt.h: code that includes it gets uintptr_t
 
 struct cublasLtContext;
 typedef struct cublasLtContext *cublasLtHandle_t;
@@ -44,33 +46,33 @@ typedef enum {
 typedef enum { CUBLASLT_MATMUL_PREF_SEARCH_MODE = 0, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 }
     cublasLtMatmulPreferenceAttributes_t;
 
-cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle);
-cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle);
-cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
+SECTORVIZ_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *handle);
+SECTORVIZ_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle);
+SECTORVIZ_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *desc,
                                         cublasComputeType_t computeType,
                                         cudaDataType_t scaleType);
-cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc);
-cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+SECTORVIZ_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc);
+SECTORVIZ_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
                                               cublasLtMatmulDescAttributes_t attr,
                                               const void *buf, size_t size);
-cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType type,
+SECTORVIZ_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *layout, cudaDataType type,
                                           unsigned long long rows, unsigned long long cols,
                                           long long ld);
-cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout);
-cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout,
+SECTORVIZ_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout);
+SECTORVIZ_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout,
                                                 cublasLtMatrixLayoutAttribute_t attr,
                                                 const void *buf, size_t size);
-cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
-cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
-cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+SECTORVIZ_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
+SECTORVIZ_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
+SECTORVIZ_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
                                                     cublasLtMatmulPreferenceAttributes_t attr,
                                                     const void *buf, size_t size);
-cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
+SECTORVIZ_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(
     cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t Adesc,
     cublasLtMatrixLayout_t Bdesc, cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
     cublasLtMatmulPreference_t pref, int requested, cublasLtMatmulHeuristicResult_t *results,
     int *returned);
-cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+SECTORVIZ_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
                               const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
                               const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
                               const void *C, cublasLtMatrixLayout_t Cdesc, void *D,

@@ -4,6 +4,7 @@
 // links or runs host code; the names are those of the cuBLAS API, the values stand-ins). A real
 // cublas_v2.h (the toolkit's, or one in the pattern's root) wins: this folder is searched last.
 #pragma once
+#include "sectorviz_api.h"
 #include <cuda_runtime.h>
 #include <library_types.h>
 // as the real cublas_api.h: code that includes only cuBLAS gets half and bfloat16 too
@@ -38,35 +39,35 @@ typedef enum { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99 } cu
 struct cublasContext;
 typedef struct cublasContext *cublasHandle_t;
 
-cublasStatus_t cublasCreate(cublasHandle_t *handle);
-cublasStatus_t cublasDestroy(cublasHandle_t handle);
-cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
-cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
-cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
-cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void *workspace, size_t bytes);
-const char *cublasGetStatusName(cublasStatus_t status);
-const char *cublasGetStatusString(cublasStatus_t status);
-cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
+SECTORVIZ_API cublasStatus_t cublasCreate(cublasHandle_t *handle);
+SECTORVIZ_API cublasStatus_t cublasDestroy(cublasHandle_t handle);
+SECTORVIZ_API cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+SECTORVIZ_API cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+SECTORVIZ_API cublasStatus_t cublasSetPointerMode(cublasHandle_t handle, cublasPointerMode_t mode);
+SECTORVIZ_API cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void *workspace, size_t bytes);
+SECTORVIZ_API const char *cublasGetStatusName(cublasStatus_t status);
+SECTORVIZ_API const char *cublasGetStatusString(cublasStatus_t status);
+SECTORVIZ_API cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const float *alpha,
                            const float *A, int lda, const float *B, int ldb, const float *beta,
                            float *C, int ldc);
-cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
+SECTORVIZ_API cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const double *alpha,
                            const double *A, int lda, const double *B, int ldb,
                            const double *beta, double *C, int ldc);
-cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
+SECTORVIZ_API cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
                                          cublasOperation_t transb, int m, int n, int k,
                                          const float *alpha, const float *A, int lda,
                                          long long strideA, const float *B, int ldb,
                                          long long strideB, const float *beta, float *C, int ldc,
                                          long long strideC, int batchCount);
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+SECTORVIZ_API cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, int k, const void *alpha,
                             const void *A, cudaDataType Atype, int lda, const void *B,
                             cudaDataType Btype, int ldb, const void *beta, void *C,
                             cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                             cublasGemmAlgo_t algo);
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+SECTORVIZ_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
                                           cublasOperation_t transb, int m, int n, int k,
                                           const void *alpha, const void *A, cudaDataType Atype,
                                           int lda, long long strideA, const void *B,
@@ -75,10 +76,10 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                                           long long strideC, int batchCount,
                                           cublasComputeType_t computeType,
                                           cublasGemmAlgo_t algo);
-cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float *alpha, const float *x,
+SECTORVIZ_API cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float *alpha, const float *x,
                            int incx, float *y, int incy);
-cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float *x, int incx,
+SECTORVIZ_API cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float *x, int incx,
                           const float *y, int incy, float *result);
-cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float *x, int incx,
+SECTORVIZ_API cublasStatus_t cublasSnrm2(cublasHandle_t handle, int n, const float *x, int incx,
                            float *result);
-cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float *alpha, float *x, int incx);
+SECTORVIZ_API cublasStatus_t cublasSscal(cublasHandle_t handle, int n, const float *alpha, float *x, int incx);

@@ -3,6 +3,7 @@
 // those of the cuRAND host API, the values stand-ins). The device API (curand_kernel.h) is device
 // code and has no stand-in. A real curand.h wins: this folder is searched last.
 #pragma once
+#include "sectorviz_api.h"
 #include <cuda_runtime.h>
 
 typedef enum {
@@ -21,18 +22,18 @@ typedef enum {
 struct curandGenerator_st;
 typedef struct curandGenerator_st *curandGenerator_t;
 
-curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
-curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator,
+SECTORVIZ_API curandStatus_t curandCreateGenerator(curandGenerator_t *generator, curandRngType_t rng_type);
+SECTORVIZ_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *generator,
                                          curandRngType_t rng_type);
-curandStatus_t curandDestroyGenerator(curandGenerator_t generator);
-curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream);
-curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
+SECTORVIZ_API curandStatus_t curandDestroyGenerator(curandGenerator_t generator);
+SECTORVIZ_API curandStatus_t curandSetStream(curandGenerator_t generator, cudaStream_t stream);
+SECTORVIZ_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator,
                                                   unsigned long long seed);
-curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
+SECTORVIZ_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t generator,
                                                        unsigned int num_dimensions);
-curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *output, size_t n);
-curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *output, size_t n);
-curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *output,
+SECTORVIZ_API curandStatus_t curandGenerate(curandGenerator_t generator, unsigned int *output, size_t n);
+SECTORVIZ_API curandStatus_t curandGenerateUniform(curandGenerator_t generator, float *output, size_t n);
+SECTORVIZ_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t generator, double *output,
                                            size_t n);
-curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *output, size_t n,
+SECTORVIZ_API curandStatus_t curandGenerateNormal(curandGenerator_t generator, float *output, size_t n,
                                     float mean, float stddev);

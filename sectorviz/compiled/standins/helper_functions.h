@@ -1,3 +1,6 @@
-// sectorviz: an empty stand-in for the CUDA samples' host helper header helper_functions.h (host code is
-// left out of the device view, so nothing of it is needed); a real one in the pattern's root wins.
+// sectorviz: a stand-in for the CUDA samples' host helper header helper_functions.h, which
+// gathers the string, timer and image helpers (see those stand-ins). A real one wins.
 #pragma once
+#include "helper_string.h"
+#include "helper_timer.h"
+#include "helper_image.h"

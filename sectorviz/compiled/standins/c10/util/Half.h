@@ -1,0 +1,4 @@
+// sectorviz: a stand-in for c10/util/Half.h (PyTorch or pybind11 not installed here); its body is
+// sectorviz_torch.h. A real one (in the pattern's root or an --include-dir) wins.
+#pragma once
+#include "../../sectorviz_torch.h"

@@ -1,0 +1,3 @@
+// sectorviz: <float.h> for NVRTC: see <cfloat>.
+#pragma once
+#include <cfloat>
