@@ -160,11 +160,13 @@ class Session:
             loop.exec()
 
     def settle(self) -> None:
-        """Wait for the grid-wide analysis, then let the views repaint."""
+        """Wait for the grid-wide analysis and the selected warp's details (a CUDA kernel's
+        come from a worker process), then let the views repaint."""
         doc = self.window.document
         self.wait(lambda: not doc.analysis_running, "grid analysis")
         if doc.analysis_error:
             raise CheckFailed(f"grid analysis failed: {doc.analysis_error}")
+        self.wait(lambda: doc.view().layout is not None, "details of the selected warp")
         self.app.processEvents()
 
     def sectors(self) -> tuple[int, float]:

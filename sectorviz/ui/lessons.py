@@ -17,6 +17,9 @@ LESSONS: dict[str, tuple[str, ...]] = {
     "Gathers": ("gather-distinct", "gather-repeated"),
     "Shared memory and banks": ("shared-strides", "shared-wide", "shared-tile-column",
                                 "shared-reduction", "shared-matmul-tile", "transpose-tiled"),
+    "Python kernels (Triton, Numba)": ("triton-vector-add", "triton-softmax",
+                                       "triton-layer-norm", "numba-vector-add",
+                                       "numba-transpose-naive", "numba-transpose-tiled"),
 }
 
 

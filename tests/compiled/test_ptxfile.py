@@ -143,8 +143,8 @@ def test_a_ptx_file_with_no_compiler_is_counted_in_sass_by_nvjitlink(tmp_path, n
     if find_jitlink() is None:
         pytest.skip("no nvJitLink wheel")
     found = counts(write_ptx_pattern(tmp_path, vadd_beside(tmp_path)))
-    assert [(name.rsplit(", ", 1)[-1], sectors) for name, _, _, sectors in found] == [
-        ("LDG.E [b]", 512), ("LDG.E [a]", 512), ("STG.E", 512)]
+    assert [(name, sectors) for name, _, _, sectors in found] == [
+        ("line 4: b[i], LDG.E", 512), ("line 4: a[i], LDG.E", 512), ("line 4: c[i], STG.E", 512)]
 
 
 def test_the_function_may_be_named_as_the_ptx_spells_it(tmp_path, no_compiler):

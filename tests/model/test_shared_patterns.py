@@ -294,7 +294,8 @@ def test_json_keeps_instructions_global_and_adds_shared(capsys):
         "explanation")
     assert out["shared"][1] == {
         "name": "load tile[tx][ty]", "op": "load", "array": "tile", "width": 4, "line": None,
-        "column": None, "source": None, "ptx": None, "file": None, "requests": 32768,
+        "column": None, "source": None, "ptx": None, "sass": None, "sass_offset": None,
+        "file": None, "requests": 32768,
         "active_lanes": 32768 * 32,
         "wavefronts": 32768, "ideal_wavefronts": 32768, "bank_conflicts": 0,
         "wavefronts_per_request": 1.0, "min": 1, "max": 1, "mode": 1}
