@@ -19,9 +19,6 @@ needs_nvcc = pytest.mark.skipif(find_compiler() is None or find_compiler().kind 
 VECTOR_ADD = examples_dir() / "vector-add-cuda.sectorviz.json"
 
 
-@pytest.fixture(autouse=True)
-def ptx_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "ptx"))
 
 
 def test_the_tests_read_kernels_as_written():
