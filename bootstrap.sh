@@ -16,8 +16,9 @@ stamp="$venv/.sectorviz-installed"
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "bootstrap: installing sectorviz and what it needs into .venv (numpy, PySide6, pyqtgraph," \
-         "tree-sitter, NVIDIA's NVRTC and header wheels, the test tools; a few minutes the" \
-         "first time, about 1 GB)" >&2
+         "tree-sitter, NVIDIA's NVRTC and header wheels, Dask, the test tools, and Triton and" \
+         "numba-cuda for kernels written in Python; several minutes the first time, about" \
+         "2.3 GB)" >&2
     "$venv/bin/python" -m pip install -q --upgrade pip
     # numba (the `fast` extra: the cache model's compiled engine, tested beside numpy) where
     # its wheels install; elsewhere the model runs on numpy and numba's tests skip. Dask (the
