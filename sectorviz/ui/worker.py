@@ -76,16 +76,21 @@ class WorkerProcess(QObject):
             self.process.kill()
 
     def _read(self, conn: Connection) -> None:
-        while True:
-            try:
-                message = conn.recv()
-            except (EOFError, OSError):
-                break
-            self.message.emit(message)
-        conn.close()
-        self.process.join()
-        self.alive = False
-        self.gone.emit()
+        """The reader thread: each message to the UI thread (queued), then `gone` once the
+        process ends; nothing is said once Qt has deleted this object (the app is closing)."""
+        try:
+            while True:
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    break
+                self.message.emit(message)
+            conn.close()
+            self.process.join()
+            self.alive = False
+            self.gone.emit()
+        except RuntimeError:  # "Signal source has been deleted": no one left to tell
+            self.alive = False
 
 
 _IDLE: list[WorkerProcess] = []  # warm processes no runner holds

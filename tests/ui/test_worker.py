@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
@@ -20,9 +21,18 @@ from sectorviz.ui.main_window import MainWindow
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def lane_path(monkeypatch):
+    """Counting on the lane path (the worker takes the app's SECTORVIZ_* settings): the
+    closed forms count the tiled matmul in about a second, too soon to press a key during
+    it; the lane path takes minutes."""
+    monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+
+
 def long_matmul(n: int = 2048, tile: int = 16):
-    """The tiled matmul at n: 2^14 warps of 128 iterations each on the source engine,
-    minutes of counting, and seconds for one warp's details (n / tile = 128 tile steps)."""
+    """The tiled matmul at n: 2^14 warps of 128 iterations each on the source engine's
+    lane path, minutes of counting, and seconds for one warp's details (n / tile = 128 tile
+    steps)."""
     path = examples_dir() / "matmul-tiled-cuda.sectorviz.json"
     doc = json.loads(path.read_text())
     doc["params"].update(n=n, tile=tile)
