@@ -20,7 +20,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
-from ..exits import fail, interrupted_status
+from ..exits import fail
 from ..export.raster import NoPlatform, check_platform
 from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
@@ -89,11 +89,6 @@ class ErrorReporter(QObject):
         sys.excepthook = self.hook
 
     def hook(self, kind, err, tb) -> None:
-        status = interrupted_status(kind)
-        if status is not None:  # Ctrl-C or SIGTERM in a slot: one line, the app ends
-            print("interrupted", file=sys.stderr)
-            QApplication.exit(status)
-            return
         if not issubclass(kind, Exception):  # SystemExit and the like
             self._previous(kind, err, tb)
             return
@@ -103,21 +98,37 @@ class ErrorReporter(QObject):
         self.raised.emit(line)
 
 
+STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 @contextlib.contextmanager
 def signals_wake(app: QApplication) -> Iterator[None]:
-    """While the block runs Qt's event loop, a signal (SIGTERM, SIGINT) wakes it at once, so
-    Python runs its handler (the command's: it raises, and ErrorReporter ends the app) even
-    when no event comes: the signal's number is written to a socket Qt watches."""
+    """While the block runs Qt's event loop, SIGTERM or SIGINT ends it with 128 + the signal
+    and the line 'interrupted'. Nothing is raised: an exception raised where the signal lands
+    (often a Python override Qt calls from C++, such as a paint) is printed and dropped by
+    PySide, and the window would go on. The signal's number, written to a socket Qt watches,
+    wakes the loop at once, so Python runs the handler even when no event comes."""
     reader, writer = socket.socketpair()
     reader.setblocking(False)
     writer.setblocking(False)
     notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
     notifier.activated.connect(lambda: reader.recv(64))  # Python code: the handler runs
-    previous = signal.set_wakeup_fd(writer.fileno())
+    previous_fd = signal.set_wakeup_fd(writer.fileno())
+    stopping: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        if not stopping:
+            print("interrupted", file=sys.stderr)
+        stopping.append(signum)
+        app.exit(128 + stopping[0])
+
+    previous = {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
     try:
         yield
     finally:
-        signal.set_wakeup_fd(previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        signal.set_wakeup_fd(previous_fd)
         notifier.setEnabled(False)
         notifier.deleteLater()
         reader.close()

@@ -37,7 +37,8 @@ def test_kernel_tab_hidden_for_access_patterns(open_window):
     assert not window.editor.isTabVisible(window.editor.kernel_tab)
 
 
-def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbot):
+def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbot,
+                                                               wait_analysis):
     """At the default window size (a 1778 x 1089 screen, as docs/make_screenshots.sh) the
     Kernel tab shows KERNEL_COLUMNS of code between the line numbers and the predictions, and the
     transpose's line with a 4-sector load and a 32-sector store ends with both numbers."""
@@ -46,10 +47,15 @@ def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbo
     window = open_window("transpose-naive-cuda")
     window.fit_to_screen(QRect(0, 0, 1778, 1089))
     assert (window.width(), window.height()) == (1600, 980)
-    qtbot.wait(50)  # the docks take their widths in the next layout pass
+    wait_analysis(window)  # the predictions are in the margin
     view = window.editor.kernel.view
-    code = view.viewport().width() - round(2 * view.document().documentMargin())
-    assert code >= view.fontMetrics().horizontalAdvance("x" * KERNEL_COLUMNS)
+    wanted = view.fontMetrics().horizontalAdvance("x" * KERNEL_COLUMNS)
+
+    def code_width() -> int:
+        return view.viewport().width() - round(2 * view.document().documentMargin())
+
+    # the docks take their widths in later layout passes
+    qtbot.waitUntil(lambda: code_width() >= wanted, timeout=5000)
     assert view.margin.isVisible()
     assert view.margin.geometry().left() > view.viewport().geometry().right()
     line = window.document.kernel.instructions[0].line
