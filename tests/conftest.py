@@ -7,9 +7,13 @@ Hypothesis profiles: `ci` (the default: derandomized, no example database, so a 
 clean clone is repeatable) and `dev` (random, with the database, more examples):
 `SECTORVIZ_HYPOTHESIS=dev pytest`. Tests marked `slow` (more than about 10 s each) run by
 default; `pytest -m "not slow"` leaves them out while iterating.
+
+A run started in the background by a shell inherits Ctrl-C ignored, and so would every
+sectorviz process a test starts; the tests that send one SIGINT need it back.
 """
 
 import os
+import signal
 
 from hypothesis import settings
 
@@ -19,6 +23,9 @@ os.environ["SECTORVIZ_ENGINE"] = "source"
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 settings.register_profile("dev", max_examples=300)
 settings.load_profile(os.environ.get("SECTORVIZ_HYPOTHESIS", "ci"))
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # children get SIGINT's default at exec
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_configure(config):
