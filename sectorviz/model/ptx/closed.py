@@ -293,7 +293,7 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "and": closed_ops.bits_op, "or": closed_ops.bits_op, "xor": closed_ops.bits_op,
     "not": closed_ops.bits_op, "setp": closed_ops.setp, "selp": closed_ops.selp,
     "mov": closed_ops.mov, "cvt": closed_ops.convert, "cvta": closed_ops.cvta,
-    "bfi": closed_ops.bit_insert, "shfl": closed_ops.shuffle,
+    "bfi": closed_ops.bit_insert, "shfl": closed_ops.shuffle, "mma": closed_ops.matrix_product,
     "ld": closed_memory.load, "ldu": closed_memory.load, "st": closed_memory.store,
     "atom": closed_memory.atom, "red": closed_memory.atom}
 

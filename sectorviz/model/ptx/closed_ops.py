@@ -2,7 +2,7 @@
 closed form where it has one (add, sub, mul, mad, shl, neg, bfi; divisions, min and max
 where the symbols allow), else the lane path's own arithmetic on concrete lane values
 (scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
-latch's trip count), predicate logic, selp, mov, cvt and cvta."""
+latch's trip count), predicate logic, selp, mov, cvt, cvta and mma (Opaque results)."""
 
 from __future__ import annotations
 
@@ -307,6 +307,16 @@ def shuffle(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if dest.kind != "reg" or not isinstance(value, Opaque):
         raise NotClosed(f"`{ins.text}` moves a tracked value between lanes")
     mc.write(dest, value, data_type(ins), m)
+
+
+def matrix_product(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """mma.sync.aligned over whole warps: no access, its destination registers Opaque (a
+    warp with some lanes only is the lane path's to refuse)."""
+    if len(m.mixed):
+        raise NotClosed(f"`{ins.text}` in a warp whose lanes are not all active")
+    dest = ins.operands[0]
+    for d in dest.parts if dest.kind == "vec" else (dest,):
+        mc.write(d, OPAQUE, mc.prog.entry.register_type(d.name) or "b32", m)
 
 
 def convert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:

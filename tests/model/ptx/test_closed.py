@@ -389,3 +389,31 @@ extern "C" __global__ void k(float* out, int off)
     # per warp; the store before it writes 32 consecutive words: a wavefront per warp too
     assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
         ("store", 2, 2), ("load", 2, 2)]
+
+
+@needs_nvcc
+def test_an_mma_runs_in_closed_form_its_results_data(tmp_path):
+    """Six loads feed an mma.sync (register to register) whose four results are summed and
+    stored: the closed forms take the mma (Opaque results) and count what the lane path
+    counts, 8 warps in 2 rows (one per class of a block of 2 warps)."""
+    text = """
+    extern "C" __global__ void k(const unsigned* a, float* out) {
+        int t = threadIdx.x;
+        unsigned r[6];
+        for (int j = 0; j < 6; ++j) r[j] = a[32 * j + t % 32];
+        float d0, d1, d2, d3;
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
+                     : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3) : "r"(r[0]), "r"(r[1]),
+                     "r"(r[2]), "r"(r[3]), "r"(r[4]), "r"(r[5]), "f"(0.0f));
+        out[blockIdx.x * 64 + t] = d0 + d1 + d2 + d3;
+    }
+    """
+    arrays = {"a": {"dtype": "uint32", "length": 192},
+              "out": {"dtype": "float32", "length": 256}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, grid=(4,), block=(64,))
+    assert lines_with(compiled.ptx, "mma.sync")
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert all(len(b.base) == 2 for _, _, b in spy.batches)
