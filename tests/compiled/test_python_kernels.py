@@ -16,6 +16,7 @@ from sectorviz.compiled.tritonkernel import integer_type, triton_arguments
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model.analysis import analyze
 from sectorviz.model.frontend import kernel_for
+from sectorviz.model.memo import MEMO
 from sectorviz.model.ptx.parse import parse_module
 from sectorviz.paths import examples_dir
 
@@ -349,6 +350,21 @@ def test_the_softmax_reductions_shuffles_are_closed():
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
     assert found is not None and found[0] == kernel.warps == 16384
+
+
+def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch):
+    """cp.async (its src-size as lanes), ldmatrix, mma.sync and Triton's bfe.u32 of the
+    thread index have closed forms: the whole grid (64 warps) is counted in closed form
+    (the pipeline's stage index, a select, runs the K loop an iteration at a time), with
+    the lane path's numbers (test_triton_matmul_report_counts_...)."""
+    pattern = load_pattern(example("triton-matmul"))
+    kernel = kernel_for(pattern)
+    found = kernel.closed_trace(0, 64, 32)
+    assert found is not None and found[0] == kernel.warps == 64
+    closed = analyze(pattern)
+    MEMO.clear()
+    monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+    assert analyze(pattern) == closed
 
 
 def test_numba_passes_a_2d_array_as_9_parameters_with_byte_strides(tmp_path):

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from .execute import Machine
 
 ROW_BYTES = 16
+ROWS = 8  # rows of a matrix: the lanes that give one matrix's row addresses
 
 
-def _shape(ins: Instruction) -> tuple[int, bool]:
+def matrix_shape(ins: Instruction) -> tuple[int, bool]:
     """(matrices, transposed) of an ldmatrix / stmatrix; only .m8n8 of .b16 is run."""
     if "m8n8" not in ins.opcode or "b16" not in ins.opcode:
         raise Unrunnable("matrix shapes other than .m8n8 .b16")
@@ -74,7 +75,7 @@ def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Op
     (k, site), = _sites(m, pc)
     name = m.ctx.name_of(site)
     _whole_warps(ins, mask)
-    givers = mask & (m.lane < 8 * count)
+    givers = mask & (m.lane < ROWS * count)
     address = _address(m, ins, operand, givers, f"'{name}'", "shared")
     keys = _keys(m, ins, "shared", address, givers, ROW_BYTES, f"'{name}'")
     _event(m, k, site, "shared", address, givers)
@@ -82,7 +83,7 @@ def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Op
 
 
 def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    count, transposed = _shape(ins)
+    count, transposed = matrix_shape(ins)
     site, name, keys = _rows(m, ins, pc, mask, ins.operands[1], count)
     dest = ins.operands[0]
     dests = list(dest.parts) if dest.kind == "vec" else [dest]
@@ -103,7 +104,7 @@ def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
 
 
 def stmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    count, transposed = _shape(ins)
+    count, transposed = matrix_shape(ins)
     site, _, keys = _rows(m, ins, pc, mask, ins.operands[0], count)
     if not site.kept:
         return
