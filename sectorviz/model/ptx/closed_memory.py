@@ -114,9 +114,11 @@ def matrix_rows(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None
         count, _ = matrix_shape(ins)
     except Unrunnable:
         raise NotClosed(f"`{ins.text}` has no closed form") from None
-    listed = mc.sites.get(pc, [])
-    if not mc.aligned(m) or len(listed) != 1:
+    if not mc.aligned(m):
         raise NotClosed(f"`{ins.text}` in a warp whose lanes are not all active")
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 1:
+        raise NotClosed("not one matrix access")
     lane = mc.special("%laneid")
     assert isinstance(lane, Aff)
     givers = mc.ck.holds(lane + Aff(-ROWS * count), "<", m)

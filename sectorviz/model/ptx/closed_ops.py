@@ -1,7 +1,7 @@
 """The closed-form machine's (closed.py) register instructions: integer arithmetic exact in
 closed form where it has one (add, sub, mul, mad, shl, neg, bfi, unsigned bfe; divisions,
-min and max where the symbols allow), else the lane path's own arithmetic on concrete lane values
-(scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
+min and max where the symbols allow), else the lane path's own arithmetic on concrete lane
+values (scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
 latch's trip count), predicate logic, selp, mov, cvt, cvta and mma (Opaque results)."""
 
 from __future__ import annotations
