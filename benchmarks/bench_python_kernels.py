@@ -22,7 +22,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "resources" / "examples"
 COMPILE_TARGET_S = 3.0
 # each example, and the CUDA example doing the same accesses (None: there is none)
 PAIRS = (("triton-vector-add", "vector-add-cuda"), ("triton-softmax", None),
-         ("triton-layer-norm", None),
+         ("triton-layer-norm", None), ("triton-matmul", None),
          ("numba-vector-add", "vector-add-cuda"),
          ("numba-transpose-naive", "transpose-naive-cuda"),
          ("numba-transpose-tiled", "transpose-tiled-cuda"))

@@ -18,7 +18,7 @@ LESSONS: dict[str, tuple[str, ...]] = {
     "Shared memory and banks": ("shared-strides", "shared-wide", "shared-tile-column",
                                 "shared-reduction", "shared-matmul-tile", "transpose-tiled"),
     "Python kernels (Triton, Numba)": ("triton-vector-add", "triton-softmax",
-                                       "triton-layer-norm", "numba-vector-add",
+                                       "triton-layer-norm", "triton-matmul", "numba-vector-add",
                                        "numba-transpose-naive", "numba-transpose-tiled"),
 }
 

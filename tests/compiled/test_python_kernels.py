@@ -16,6 +16,7 @@ from sectorviz.compiled.tritonkernel import integer_type, triton_arguments
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model.analysis import analyze
 from sectorviz.model.frontend import kernel_for
+from sectorviz.model.memo import MEMO
 from sectorviz.model.ptx.parse import parse_module
 from sectorviz.paths import examples_dir
 
@@ -217,7 +218,7 @@ def test_wgmma_is_refused_in_one_line_naming_the_python_line_and_the_instruction
 
 @pytest.mark.parametrize("name, header", [
     ("triton-vector-add", "compiled by Triton"), ("triton-softmax", "compiled by Triton"),
-    ("triton-layer-norm", "compiled by Triton"),
+    ("triton-layer-norm", "compiled by Triton"), ("triton-matmul", "compiled by Triton"),
     ("numba-vector-add", "compiled by Numba CUDA"),
     ("numba-transpose-naive", "compiled by Numba CUDA"),
     ("numba-transpose-tiled", "compiled by Numba CUDA")])
@@ -231,9 +232,49 @@ def test_sectorviz_report_opens_each_example(name, header):
     assert doc["totals"]["sectors"] == {"triton-vector-add": 393216,
                                         "triton-softmax": 1048576,
                                         "triton-layer-norm": 3147776,
+                                        "triton-matmul": 147456,
                                         "numba-vector-add": 393216,
                                         "numba-transpose-naive": 1179648,
                                         "numba-transpose-tiled": 262144}[name]
+
+
+def test_triton_matmul_report_counts_a_b_and_c_as_derived_from_the_block_sizes():
+    """`sectorviz report --json` of the sm_80 tl.dot example, M = N = K = 512, 128 x 128 x 32
+    blocks, 4 warps: 16 programs x 4 warps. A and B: per warp 16 K steps x 4 cp.async of
+    512 contiguous-run bytes (16 sectors) = 64 requests, 4,096 requests and 65,536 sectors
+    each (a program reads a 128 x 512 float16 strip, 128 KiB); the last 2 of the 16 loop
+    iterations prefetch past K with src-size 0 and read nothing. C: 16 st.global.v4 per
+    warp, 1,024 requests, 16,384 sectors (512 KiB). Shared: 18 x 8 cp.async writes, 2 x 132
+    ldmatrix and 2 x 16 epilogue accesses per warp, 4 wavefronts each (conflict-free)."""
+    done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json",
+                           str(example("triton-matmul"))], capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["compiler"].startswith("Triton ")
+    assert doc["compiler"].endswith(" for sm_80, num_warps 4")
+    per_array: dict[str, list[int]] = {}
+    for ins in doc["instructions"]:
+        found = per_array.setdefault(ins["array"], [0, 0, ins["line"]])
+        found[0] += ins["requests"]
+        found[1] += ins["sectors"]
+        assert ins["sectors_per_request"] == 16.0 and ins["line"] == found[2]
+    assert per_array == {"a_ptr": [4096, 65536, 22], "b_ptr": [4096, 65536, 23],
+                         "c_ptr": [1024, 16384, 29]}
+    totals = doc["totals"]
+    assert (totals["requests"], totals["sectors"], totals["unique_sectors"]) == \
+        (9216, 147456, 49152)
+    shared: dict[str, int] = {}
+    for ins in doc["shared"]:
+        kind = ins["ptx"].split(" ")[0]
+        shared[kind] = shared.get(kind, 0) + ins["requests"]
+        assert ins["wavefronts"] == 4 * ins["requests"]
+    assert shared == {"cp.async.cg.shared.global": 9216,
+                      "ldmatrix.sync.aligned.m8n8.x4.shared.b16": 8448,
+                      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16": 8448,
+                      "st.shared.v4.b32": 1024, "ld.shared.v4.b32": 1024}
+    assert (doc["shared_totals"]["requests"], doc["shared_totals"]["wavefronts"]) == \
+        (28160, 112640)
 
 
 def test_numba_tiled_transpose_counts_as_the_cuda_tiled_transpose():
@@ -309,6 +350,21 @@ def test_the_softmax_reductions_shuffles_are_closed():
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
     assert found is not None and found[0] == kernel.warps == 16384
+
+
+def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch):
+    """cp.async (its src-size as lanes), ldmatrix, mma.sync and Triton's bfe.u32 of the
+    thread index have closed forms: the whole grid (64 warps) is counted in closed form
+    (the pipeline's stage index, a select, runs the K loop an iteration at a time), with
+    the lane path's numbers (test_triton_matmul_report_counts_...)."""
+    pattern = load_pattern(example("triton-matmul"))
+    kernel = kernel_for(pattern)
+    found = kernel.closed_trace(0, 64, 32)
+    assert found is not None and found[0] == kernel.warps == 64
+    closed = analyze(pattern)
+    MEMO.clear()
+    monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+    assert analyze(pattern) == closed
 
 
 def test_numba_passes_a_2d_array_as_9_parameters_with_byte_strides(tmp_path):

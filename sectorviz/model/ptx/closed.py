@@ -173,6 +173,10 @@ class ClosedMachine:
     def whole(self, m: Mask) -> bool:
         return not len(m.mixed) and bool(m.full.all())
 
+    def aligned(self, m: Mask) -> bool:
+        """Whether each warp of m runs with all 32 lanes (what .sync.aligned requires)."""
+        return not len(m.mixed) and bool(self.ck.valid[self.ck.cls[m.full]].all())
+
     def assign(self, name: str, value: Value, m: Mask) -> None:
         old = self.regs.get(name)
         if self.whole(m):
@@ -293,9 +297,11 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "and": closed_ops.bits_op, "or": closed_ops.bits_op, "xor": closed_ops.bits_op,
     "not": closed_ops.bits_op, "setp": closed_ops.setp, "selp": closed_ops.selp,
     "mov": closed_ops.mov, "cvt": closed_ops.convert, "cvta": closed_ops.cvta,
-    "bfi": closed_ops.bit_insert, "shfl": closed_ops.shuffle,
+    "bfi": closed_ops.bit_insert, "bfe": closed_ops.bit_extract, "shfl": closed_ops.shuffle,
+    "mma": closed_ops.matrix_product,
     "ld": closed_memory.load, "ldu": closed_memory.load, "st": closed_memory.store,
-    "atom": closed_memory.atom, "red": closed_memory.atom}
+    "atom": closed_memory.atom, "red": closed_memory.atom, "cp": closed_memory.cp_async,
+    "ldmatrix": closed_memory.matrix_rows, "stmatrix": closed_memory.matrix_rows}
 
 
 def closed_events(kernel: "CompiledKernel", lo: int, hi: int, box: tuple[Any, ...] | None

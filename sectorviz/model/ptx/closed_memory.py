@@ -1,7 +1,8 @@
-"""The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom and red
-record their access (after the checks the lane path makes: inside one array, or the space's
-bytes) with the lanes and the loop runs around it; loaded values are Opaque, but for a
-parameter's bytes and a constant variable's known bytes at an address alike on every lane."""
+"""The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom, red,
+cp.async (its global read and its shared write) and ldmatrix / stmatrix record their access
+(after the checks the lane path makes: inside one array, or the space's bytes) with the lanes
+and the loop runs around it; loaded values are Opaque, but for a parameter's bytes and a
+constant variable's known bytes at an address alike on every lane."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import TYPE_CHECKING
 from ..budget import BATCH_UNITS, charge
 from ..closed_forms import Aff, Mask, NotClosed
 from .bits import INT_DTYPES, WIDTH
+from .matrix_ops import ROWS, matrix_shape
 from .memory_ops import ATOM_REDUCE, WINDOWED
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
+from .refuse import Unrunnable
 from .sites import Site, data_type, space_of, vector_parts
 from .symbolic import OPAQUE, need
 
@@ -82,21 +85,74 @@ def store(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
         access(mc, ins, pc, ins.operands[0], m)
 
 
-def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask) -> Aff:
-    """Record the access of ld / st `ins` through address operand `op` over m, after the
-    checks the lane path makes (inside one array, or the space's bytes); a constant
-    load is checked only (constant reads are counted apart)."""
+def cp_async(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: the global read of
+    the lanes whose src-size is above 0, the shared write of every lane (as
+    memory_ops.cp_async); commits and waits order nothing here."""
+    mods = ins.opcode[2:]
+    if ins.opcode[1] != "async" or any(o in ("bulk", "reduce", "tensor") for o in mods):
+        raise NotClosed(f"`{ins.text}` has no closed form")
+    if any(o.startswith(("commit_group", "wait_group", "wait_all", "mbarrier")) for o in mods):
+        return
     listed = mc.sites.get(pc, [])
-    if len(listed) != 1 or op.kind != "addr":
+    if len(listed) != 2:
+        raise NotClosed("not one copy")
+    (kg, load), (ks, store) = listed
+    reads = m
+    if len(ins.operands) > 3 and ins.operands[3].kind in ("imm", "reg"):
+        reads = mc.ck.holds(need(mc.read(ins.operands[3], "u32", m)), ">", m)
+    if reads.any():
+        record(mc, ins, ins.operands[1], reads, (kg, load), "global")
+    record(mc, ins, ins.operands[0], m, (ks, store), "shared")
+
+
+def matrix_rows(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """ldmatrix / stmatrix .m8n8 .b16 of whole warps: the shared access of the lanes that
+    give row addresses (lanes 8i .. 8i + 7 for matrix i, as matrix_ops); ldmatrix's
+    registers Opaque."""
+    try:
+        count, _ = matrix_shape(ins)
+    except Unrunnable:
+        raise NotClosed(f"`{ins.text}` has no closed form") from None
+    if not mc.aligned(m):
+        raise NotClosed(f"`{ins.text}` in a warp whose lanes are not all active")
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 1:
+        raise NotClosed("not one matrix access")
+    lane = mc.special("%laneid")
+    assert isinstance(lane, Aff)
+    givers = mc.ck.holds(lane + Aff(-ROWS * count), "<", m)
+    loads = ins.op == "ldmatrix"
+    record(mc, ins, ins.operands[1 if loads else 0], givers, listed[0], "shared")
+    if loads:
+        dest = ins.operands[0]
+        for d in dest.parts if dest.kind == "vec" else (dest,):
+            mc.write(d, OPAQUE, "b32", m)
+
+
+def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask) -> Aff:
+    """Record the access of ld / st `ins` through address operand `op` over m (record)."""
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 1:
         raise NotClosed("not one plain access")
-    (k, site), = listed
+    return record(mc, ins, op, m, listed[0], space_of(ins))
+
+
+def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted: tuple[int, Site],
+           space: str | None) -> Aff:
+    """Record the access through address operand `op` over m of site `counted` (its index
+    among its space's sites, and itself) in `space` (None: generic), after the checks the
+    lane path makes (inside one array, or the space's bytes); a constant load is checked
+    only (constant reads are counted apart)."""
+    if op.kind != "addr":
+        raise NotClosed("not one plain access")
+    k, site = counted
     if not op.name:
         address = Aff(op.offset)
     elif op.name in mc.prog.layout.where:
         address = Aff(mc.prog.layout.where[op.name][1] + op.offset)
     else:
         address = need(mc.read(Operand("reg", op.name), "u64", m)) + Aff(op.offset)
-    space = space_of(ins)
     if space is None:
         space, base = _generic(mc, site, address, m)
         address = address + Aff(-base)

@@ -1,8 +1,8 @@
 """The closed-form machine's (closed.py) register instructions: integer arithmetic exact in
-closed form where it has one (add, sub, mul, mad, shl, neg, bfi; divisions, min and max
-where the symbols allow), else the lane path's own arithmetic on concrete lane values
-(scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
-latch's trip count), predicate logic, selp, mov, cvt and cvta."""
+closed form where it has one (add, sub, mul, mad, shl, neg, bfi, unsigned bfe; divisions,
+min and max where the symbols allow), else the lane path's own arithmetic on concrete lane
+values (scalar_ops.compute); float results Opaque; setp to Masks (or SymPred, kept symbolic for a
+latch's trip count), predicate logic, selp, mov, cvt, cvta and mma (Opaque results)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, NotClosed
-from .alu import bit_field_insert
-from .bits import FLOATS, INT_DTYPES, WIDTH
+from .alu import bit_field_extract, bit_field_insert
+from .bits import FLOATS, INT_DTYPES, WIDTH, is_signed
 from .loops import NEGATED
 from .parse import Instruction
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC
@@ -193,6 +193,33 @@ def bit_insert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     mc.write(dest, CARRIED if value is None else value, t, m)
 
 
+def bit_extract(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """bfe d, a, pos, len: on values of the rows and lanes only, the lane path's own bit
+    arithmetic; unsigned, with symbols and a literal field inside the type, (a / 2^pos) %
+    2^len, exact where the divisions are (Triton's `bfe.u32 r, tid, 2, 5` for tid / 4 %
+    32)."""
+    t = data_type(ins)
+    types = (t, "u32", "u32")
+    srcs = [mc.read(o, ty, m) for o, ty in zip(ins.operands[1:], types)]
+    dest = ins.operands[0]
+    affs = [s for s in srcs if isinstance(s, Aff)]
+    if len(affs) != len(srcs):
+        return mc.write(dest, CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE,
+                        t, m)
+    if all(concrete(a) for a in affs):
+        lanes = [typed_lanes(mc.ck, a, ty) for a, ty in zip(affs, types)]
+        return mc.write(dest, from_typed(mc.ck, bit_field_extract(t, *lanes), t), t, m)
+    a, pos, length = affs
+    value: Value = CARRIED
+    if pos.scalar and length.scalar and not is_signed(t):
+        at, n = int(pos.base) & 0xFF, int(length.base) & 0xFF
+        if n and at + n <= 8 * WIDTH[t]:
+            shifted = divided(mc.ck, a, 2**at, False)
+            value = divided(mc.ck, shifted, 2**n, True) if isinstance(shifted, Aff) \
+                else shifted
+    mc.write(dest, value, t, m)
+
+
 def _inserted(mc: "ClosedMachine", t: str, a: Aff, b: Aff, at: int, n: int) -> Aff | None:
     """b with n bits of a at bit `at` (clipped to t's width), None without a closed form."""
     n = min(n, max(8 * WIDTH[t] - at, 0))
@@ -307,6 +334,16 @@ def shuffle(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if dest.kind != "reg" or not isinstance(value, Opaque):
         raise NotClosed(f"`{ins.text}` moves a tracked value between lanes")
     mc.write(dest, value, data_type(ins), m)
+
+
+def matrix_product(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """mma.sync.aligned over whole warps: no access, its destination registers Opaque (a
+    warp with some lanes only is the lane path's to refuse)."""
+    if not mc.aligned(m):
+        raise NotClosed(f"`{ins.text}` in a warp whose lanes are not all active")
+    dest = ins.operands[0]
+    for d in dest.parts if dest.kind == "vec" else (dest,):
+        mc.write(d, OPAQUE, mc.prog.entry.register_type(d.name) or "b32", m)
 
 
 def convert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:

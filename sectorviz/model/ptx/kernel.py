@@ -65,8 +65,9 @@ LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of it
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
                "are coalesced.")
-LOCKSTEP = ("The warps of a block run in lockstep and a cp.async completes when issued; a "
-            "load sees what its own chunk of blocks stored before it (another chunk's global "
+LOCKSTEP = ("The warps of a block run in lockstep and a cp.async completes when issued (a lane "
+            "reads its src-size bytes: none where it is 0, as Triton masks a load); a load "
+            "sees what its own chunk of blocks stored before it (another chunk's global "
             "stores are not seen: CUDA does not order blocks).")
 
 

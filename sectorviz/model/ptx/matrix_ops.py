@@ -1,8 +1,10 @@
-"""ldmatrix / stmatrix .m8n8 .x1 / .x2 / .x4 [.trans] .b16 on shared memory, as the PTX ISA
-lays them out: lanes 8i .. 8i + 7 give the addresses of the eight 16-byte rows of matrix i
-(the request: those lanes, 16 bytes each); lane t holds, of each matrix, the two b16 of row
-t / 4 at columns 2 (t % 4) and 2 (t % 4) + 1 (with .trans, of column t / 4 at rows 2 (t % 4)
-and 2 (t % 4) + 1), packed low first in one 32-bit register."""
+"""Warp-wide matrix instructions. ldmatrix / stmatrix .m8n8 .x1 / .x2 / .x4 [.trans] .b16 on
+shared memory, as the PTX ISA lays them out: lanes 8i .. 8i + 7 give the addresses of the
+eight 16-byte rows of matrix i (the request: those lanes, 16 bytes each); lane t holds, of
+each matrix, the two b16 of row t / 4 at columns 2 (t % 4) and 2 (t % 4) + 1 (with .trans, of
+column t / 4 at rows 2 (t % 4) and 2 (t % 4) + 1), packed low first in one 32-bit register.
+mma.sync.aligned (every shape and type): a tensor-core product from registers to registers,
+no memory access; its results are data whose values are not computed."""
 
 from __future__ import annotations
 
@@ -19,9 +21,10 @@ if TYPE_CHECKING:
     from .execute import Machine
 
 ROW_BYTES = 16
+ROWS = 8  # rows of a matrix: the lanes that give one matrix's row addresses
 
 
-def _shape(ins: Instruction) -> tuple[int, bool]:
+def matrix_shape(ins: Instruction) -> tuple[int, bool]:
     """(matrices, transposed) of an ldmatrix / stmatrix; only .m8n8 of .b16 is run."""
     if "m8n8" not in ins.opcode or "b16" not in ins.opcode:
         raise Unrunnable("matrix shapes other than .m8n8 .b16")
@@ -43,14 +46,36 @@ def _pieces(m: "Machine", rows: np.ndarray, i: int,
     return first + 2 * (t // 4), second + 2 * (t // 4)
 
 
+def _whole_warps(ins: Instruction, mask: np.ndarray) -> None:
+    """.sync.aligned: every lane of a warp runs the instruction, or none does."""
+    if np.any(mask.any(axis=1) & ~mask.all(axis=1)):
+        raise Unrunnable(f"{ins.op} in a warp whose lanes are not all active")
+
+
+def mma_result(ins: Instruction) -> str:
+    """Why the destination registers of an mma hold unknown values (errors say it)."""
+    return (f"the result of `{ins.text}`, a tensor-core matrix product (data: sectorviz "
+            "does not compute it)")
+
+
+def mma(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
+    """mma.sync.aligned d, a, b, c[, ...]: no access; the registers of d become unknown
+    data on the warp's lanes."""
+    _whole_warps(ins, mask)
+    dest = ins.operands[0]
+    unknown = np.ones(m.shape, dtype=bool)
+    for d in dest.parts if dest.kind == "vec" else (dest,):
+        t = m.prog.entry.register_type(d.name) or "b32"
+        m.write(d, np.zeros(m.shape, dtype=np.uint64), t, mask, unknown, mma_result(ins))
+
+
 def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Operand,
           count: int) -> tuple[Site, str, np.ndarray]:
     """The request (lanes giving row addresses) and the keys of every lane's row."""
     (k, site), = _sites(m, pc)
     name = m.ctx.name_of(site)
-    if np.any(mask.any(axis=1) & ~mask.all(axis=1)):  # .sync.aligned: the whole warp
-        raise Unrunnable("ldmatrix / stmatrix in a warp whose lanes are not all active")
-    givers = mask & (m.lane < 8 * count)
+    _whole_warps(ins, mask)
+    givers = mask & (m.lane < ROWS * count)
     address = _address(m, ins, operand, givers, f"'{name}'", "shared")
     keys = _keys(m, ins, "shared", address, givers, ROW_BYTES, f"'{name}'")
     _event(m, k, site, "shared", address, givers)
@@ -58,7 +83,7 @@ def _rows(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray, operand: Op
 
 
 def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    count, transposed = _shape(ins)
+    count, transposed = matrix_shape(ins)
     site, name, keys = _rows(m, ins, pc, mask, ins.operands[1], count)
     dest = ins.operands[0]
     dests = list(dest.parts) if dest.kind == "vec" else [dest]
@@ -79,7 +104,7 @@ def ldmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
 
 
 def stmatrix(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    count, transposed = _shape(ins)
+    count, transposed = matrix_shape(ins)
     site, _, keys = _rows(m, ins, pc, mask, ins.operands[0], count)
     if not site.kept:
         return

@@ -338,9 +338,11 @@ def _serial(kind: str, t: str, old: np.ndarray, vals: list[np.ndarray], inverse:
 
 
 def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: a global load and a
-    shared store of cp-size bytes (bytes past src-size are zeros); commit and wait groups
-    order nothing here, the copy is done when it is issued. Bulk copies are refused."""
+    """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: a global load of the
+    lanes that read (src-size above 0: the PTX ISA reads src-size bytes from src, and a lane
+    whose src-size is 0 reads nothing, as Triton's masked loads issue it) and a shared store
+    of cp-size bytes on every active lane (bytes past src-size are zeros); commit and wait
+    groups order nothing here, the copy is done when it is issued. Bulk copies are refused."""
     if ins.opcode[1] != "async":
         raise Unrunnable("this copy")
     if any(o in ("bulk", "reduce", "tensor") for o in ins.opcode[2:]):
@@ -349,24 +351,20 @@ def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
            for o in ins.opcode[2:]):
         return
     (kg, load), (ks, store) = _sites(m, pc)
+    size = _source_size(m, ins, mask)
+    reads = mask if size is None else mask & (size > 0)
     name = m.ctx.name_of(load)
-    src = _address(m, ins, ins.operands[1], mask, f"'{name}'", "global")
+    src = _address(m, ins, ins.operands[1], reads, f"'{name}'", "global")
     dst = _address(m, ins, ins.operands[0], mask, f"'{m.ctx.name_of(store)}'", "shared")
-    src_keys = _keys(m, ins, "global", src, mask, load.width, f"'{name}'")
+    src_keys = _keys(m, ins, "global", src, reads, load.width, f"'{name}'")
     dst_keys = _keys(m, ins, "shared", dst, mask, store.width, f"'{m.ctx.name_of(store)}'")
-    _event(m, kg, load, "global", src, mask)
+    _event(m, kg, load, "global", src, reads)
     _event(m, ks, store, "shared", dst, mask)
     if not store.kept:
         return
     flat = np.flatnonzero(mask)
     gk, sk = src_keys.ravel()[flat], dst_keys.ravel()[flat]
-    src_size = None
-    if len(ins.operands) > 3 and ins.operands[3].kind in ("imm", "reg"):
-        v, unk, why = m.read(ins.operands[3], "u32")
-        if unk is not None and np.any(unk & mask):
-            place, col = m.ctx.where(ins)
-            raise PatternError(place, f"the size `{ins.text}` copies depends on {why}", col)
-        src_size = np.broadcast_to(np.asarray(v).astype(np.int64), m.shape).ravel()[flat]
+    src_size = None if size is None else size.ravel()[flat]
     for b in range(0, load.width, 8):
         n = min(8, load.width - b)
         bits, known, _ = _read(m, "global", gk + b, n, "")
@@ -378,3 +376,16 @@ def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
             bits = bits & ones
             known = known | (keep == 0)
         m.stores["shared"].write(sk + b, n, bits, known)
+
+
+def _source_size(m: "Machine", ins: Instruction, mask: np.ndarray) -> np.ndarray | None:
+    """A cp.async's src-size operand -> the bytes each lane reads, (warps, 32) int64; None
+    without one (every lane reads cp-size bytes)."""
+    if len(ins.operands) <= 3 or ins.operands[3].kind not in ("imm", "reg"):
+        return None
+    v, unk, why = m.read(ins.operands[3], "u32")
+    if unk is not None and np.any(unk & mask):
+        place, col = m.ctx.where(ins)
+        raise PatternError(place, f"the size `{ins.text}` copies depends on {why}", col)
+    size: np.ndarray = np.broadcast_to(np.asarray(v).astype(np.int64), m.shape)
+    return size

@@ -8,7 +8,7 @@ NO_OPS = ("membar", "fence", "nanosleep", "prefetch", "prefetchu", "griddepcontr
           "pmevent", "discard", "applypriority", "createpolicy")
 REFUSED = {"tex": "textures", "tld4": "textures", "txq": "textures", "suld": "surfaces",
            "sust": "surfaces", "sured": "surfaces", "suq": "surfaces", "wmma": "wmma (NVIDIA "
-           "leaves its lane mapping unspecified)", "mma": "mma", "wgmma": "wgmma",
+           "leaves its lane mapping unspecified)", "wgmma": "wgmma",
            "brx": "indirect branches",
            "tcgen05": "tensor memory", "cp.async.bulk": "bulk copies (TMA)"}
 SILENT_CALLS = ("vprintf", "__assertfail")  # run as no-ops: their memory use is in the PTX

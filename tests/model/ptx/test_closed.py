@@ -389,3 +389,61 @@ extern "C" __global__ void k(float* out, int off)
     # per warp; the store before it writes 32 consecutive words: a wavefront per warp too
     assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
         ("store", 2, 2), ("load", 2, 2)]
+
+
+@needs_nvcc
+def test_an_mma_runs_in_closed_form_its_results_data(tmp_path):
+    """Six loads feed an mma.sync (register to register) whose four results are summed and
+    stored: the closed forms take the mma (Opaque results) and count what the lane path
+    counts, 8 warps in 2 rows (one per class of a block of 2 warps)."""
+    text = """
+    extern "C" __global__ void k(const unsigned* a, float* out) {
+        int t = threadIdx.x;
+        unsigned r[6];
+        for (int j = 0; j < 6; ++j) r[j] = a[32 * j + t % 32];
+        float d0, d1, d2, d3;
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
+                     : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3) : "r"(r[0]), "r"(r[1]),
+                     "r"(r[2]), "r"(r[3]), "r"(r[4]), "r"(r[5]), "f"(0.0f));
+        out[blockIdx.x * 64 + t] = d0 + d1 + d2 + d3;
+    }
+    """
+    arrays = {"a": {"dtype": "uint32", "length": 192},
+              "out": {"dtype": "float32", "length": 256}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, grid=(4,), block=(64,))
+    assert lines_with(compiled.ptx, "mma.sync")
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert all(len(b.base) == 2 for _, _, b in spy.batches)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("body", [
+    # bfe.u32 of i = 128 blockIdx.x + threadIdx.x, bits 2..6: (i / 4) % 32 = threadIdx.x / 4
+    # % 32 (the block's term, 32 blockIdx.x, divides out): a box of blocks
+    'unsigned r; asm("bfe.u32 %0, %1, 2, 5;" : "=r"(r) : "r"(i)); out[i] = a[r];',
+    # a cp.async whose lanes 8-31 copy 0 bytes (src-size 0) from past a's end
+    'unsigned dst = (unsigned)__cvta_generic_to_shared(&s[4 * threadIdx.x]);'
+    ' asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst),'
+    ' "l"(a + 4064 + 4 * (threadIdx.x % 32)), "r"(threadIdx.x % 32 < 8 ? 16 : 0));'
+    ' asm volatile("cp.async.wait_all;" ::: "memory"); __syncthreads(); out[i] = s[threadIdx.x];',
+    # ldmatrix.x4: lanes give the rows of 4 matrices of the tile
+    'for (int j = threadIdx.x; j < 512; j += 128) s[j] = a[j];  __syncthreads();'
+    ' unsigned r0, r1, r2, r3, row = (unsigned)__cvta_generic_to_shared(&s[4 * (i % 128)]);'
+    ' asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"'
+    ' : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(row)); out[i] = (float)(r0 + r3);',
+])
+def test_bfe_cp_async_and_ldmatrix_have_closed_forms(tmp_path, body):
+    text = ("extern \"C\" __global__ void k(const float* a, float* out) {\n"
+            "    __shared__ __align__(16) float s[512];\n"
+            "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n    " + body + "\n}\n")
+    arrays = {"a": {"dtype": "float32", "length": 4096},
+              "out": {"dtype": "float32", "length": 4096}}
+    pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, grid=(8,), block=(128,))
+    assert lines_with(compiled.ptx, "bfe.u32", "cp.async.cg", "ldmatrix")
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert all(len(b.base) == 4 for _, _, b in spy.batches)

@@ -69,6 +69,81 @@ extern "C" __global__ void k(const float* a, float* out)
                       ("ld.shared.f32", "load", 16, 16)]
 
 
+def test_cp_async_lanes_whose_src_size_is_0_read_no_global_bytes(tmp_path):
+    code = """
+extern "C" __global__ void k(const float* a, float* out)
+{
+    __shared__ __align__(16) float s[128];
+    int t = threadIdx.x;
+    unsigned dst = (unsigned)__cvta_generic_to_shared(&s[4 * t]);
+    int n = t < 8 ? 16 : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" :: "r"(dst),
+                 "l"(a + 96 + 4 * t), "r"(n));
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncwarp();
+    out[(int)s[4 * t]] = 1.0f;
+}
+"""
+    arrays = {"a": {"dtype": "float32", "length": 128,
+                    "values": {"kind": "expr", "expr": "i"}},
+              "out": {"dtype": "float32", "length": 128}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays)
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "cp.async", "ld.shared", "st.global")))
+    # lanes 0-7 read a[96 + 4 t .. + 3]: bytes 384 + 16 t, 128 bytes = 4 sectors; lanes
+    # 8-31 copy 0 bytes (their addresses, up to byte 896, lie past a's 512: not reached).
+    # s[4 t] is then 96 + 4 t on lanes 0-7, 0 (zero-filled) on the others: out bytes
+    # 384 + 16 t (4 sectors) and byte 0 (1 sector)
+    assert _rows(analysis, kernel) == [
+        ("cp.async.cg.shared.global (global read)", "a", "load", 1, 4),
+        ("st.global.u32", "out", "store", 1, 5)]
+    shared = [(ins.ptx, s.op, s.requests, s.wavefronts)
+              for ins, s in zip(kernel.shared_instructions, analysis.shared)]
+    # every lane writes its 16 bytes (zeros past src-size): 512 bytes, 4 phases; the
+    # reads of s[4 t], 16 bytes apart, fall 4 lanes to a bank: 4 wavefronts
+    assert shared == [("cp.async.cg.shared.global (shared write)", "store", 1, 4),
+                      ("ld.shared.f32", "load", 1, 4)]
+
+
+MMA = """
+extern "C" __global__ void k(const unsigned* a, float* out)
+{
+    int t = threadIdx.x;
+    unsigned a0 = a[t], a1 = a[32 + t], a2 = a[64 + t], a3 = a[96 + t];
+    unsigned b0 = a[128 + t], b1 = a[160 + t];
+    float d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(0.0f));
+    STORE;
+}
+"""
+MMA_ARRAYS = {"a": {"dtype": "uint32", "length": 192}, "out": {"dtype": "float32",
+                                                               "length": 256}}
+
+
+def test_mma_moves_no_memory_and_its_results_are_stored_as_data(tmp_path):
+    code = MMA.replace("STORE", "out[blockIdx.x * 32 + t] = d0 + d1 + d2 + d3")
+    pattern, compiled = inline_pattern(tmp_path, code, "k", MMA_ARRAYS, grid=(2,))
+    analysis, kernel = analyze_compiled(pattern, compiled)
+    print("\n".join(lines_with(compiled.ptx, "mma", "ld.global", "st.global")))
+    # 6 loads of 32 consecutive words per warp (4 sectors each), the mma none, one store of
+    # 32 consecutive floats: 2 warps
+    assert _rows(analysis, kernel) == [("ld.global.u32", "a", "load", 2, 8)] * 6 + [
+        ("st.global.f32", "out", "store", 2, 8)]
+    assert not kernel.shared_instructions
+
+
+def test_an_address_that_depends_on_an_mma_result_is_refused_in_one_line(tmp_path):
+    code = MMA.replace("STORE", "out[(int)d0 & 255] = 1.0f")
+    pattern, compiled = inline_pattern(tmp_path, code, "k", MMA_ARRAYS)
+    with pytest.raises(PatternError, match=r"depends on the result of `mma\.sync\.aligned\."
+                                           r"m16n8k16.*tensor-core matrix product") as err:
+        analyze_compiled(pattern, compiled)
+    assert "\n" not in str(err.value)
+
+
 def test_cosf_reads_its_reduction_table_from_global_memory(tmp_path):
     code = """
 extern "C" __global__ void k(const float* a, float* out)
