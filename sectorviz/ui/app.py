@@ -15,7 +15,16 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer, Signal
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QObject,
+    QSocketNotifier,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -164,13 +173,20 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     path = Path(args.file) if args.file else default_example()
     if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    # a plain window opens at once: its kernel is compiled and read on a thread (a failure
+    # then shows as below); a screenshot, a warp or instruction asked for, a comparison or
+    # the presentation are checked first, their errors ending the launch
+    plain = not (args.screenshot or args.warp or args.instruction is not None
+                 or args.compare or args.present)
     try:
-        pattern = load_checked(path, _include_dirs(args))
+        pattern = load_checked(path, _include_dirs(args), resolve=not plain)
     except PatternError as err:
         if args.screenshot:
             return fail(str(err))
         print(str(err), file=sys.stderr)
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    if plain:
+        return _run_window(args, pattern, path if args.file else None, 0)
     try:
         listing = listing_of(pattern)
         if not 0 <= args.warp < listing.warps:
@@ -179,6 +195,15 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _fall_back(window: MainWindow, line: str) -> None:
+    """The kernel of the file the window opened on did not resolve: as when a file fails
+    to open at launch, its line on stderr and in the status bar, the window on the default
+    example."""
+    print(line, file=sys.stderr)
+    window.document.reset(load_checked(default_example()), None)
+    window.show_error(line)
 
 
 def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k: int,
@@ -226,6 +251,9 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         except OSError as err:
             return fail(f"{out}: {err.strerror or err}")
         return 0
+    if window.document.kernel_pending:
+        window.document.kernel_failed.connect(lambda line: _fall_back(window, line),
+                                              Qt.SingleShotConnection)
     window.show()
     if opening is not None:
         QTimer.singleShot(0, window, lambda: window.open_path(opening))

@@ -22,6 +22,7 @@ from ..scene.sheet import Row, Sheet
 from .document import Change, Document
 from .machine_bar import MachineBar
 from .measurements import Measurements
+from .resolver import compiling
 from .theme import LIGHT, Theme
 from .visible import html_label
 
@@ -71,6 +72,12 @@ def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None,
         parts += [_row(r, current, narrow) for r in step.rows]
         parts.append("</table>")
     return "".join(parts)
+
+
+def waiting_sheet(name: str, line: str) -> Sheet:
+    """The sheet of pattern `name` until its kernel has arrived: `line` says why it is
+    empty (the kernel being compiled, or its error)."""
+    return Sheet(name, (Row("kernel", line),), ())
 
 
 class SheetView(QWidget):
@@ -166,6 +173,11 @@ class SheetView(QWidget):
         self._stale = False
         self._drawn_at = time.monotonic()
         doc, sel = self.document, self.document.selection
+        if doc.kernel_pending or doc.kernel_error:
+            self._sheet = waiting_sheet(doc.pattern.name,
+                                        doc.kernel_error or compiling(doc.pattern))
+            self._redraw()
+            return
         self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
                                        sel.instruction, sel.run, doc.analysis_error,
                                        cached_compiler_changes(doc.pattern),
