@@ -112,8 +112,9 @@ STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 @contextlib.contextmanager
 def signals_wake(app: QApplication) -> Iterator[None]:
-    """While the block runs Qt's event loop, SIGTERM or SIGINT ends it with 128 + the signal
-    and the line 'interrupted'. Nothing is raised: an exception raised where the signal lands
+    """While the block builds a window and runs Qt's event loop, SIGTERM or SIGINT ends the
+    loop with 128 + the signal and the line 'interrupted' (one that comes before the loop
+    runs, as soon as it runs). Nothing is raised: an exception raised where the signal lands
     (often a Python override Qt calls from C++, such as a paint) is printed and dropped by
     PySide, and the window would go on. The signal's number, written to a socket Qt watches,
     wakes the loop at once, so Python runs the handler even when no event comes."""
@@ -129,7 +130,8 @@ def signals_wake(app: QApplication) -> Iterator[None]:
         if not stopping:
             print("interrupted", file=sys.stderr)
         stopping.append(signum)
-        app.exit(128 + stopping[0])
+        app.exit(128 + stopping[0])  # no effect before the loop runs: the timer then ends it
+        QTimer.singleShot(0, app, lambda: app.exit(128 + stopping[0]))
 
     previous = {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
     try:
@@ -221,6 +223,13 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
+    with signals_wake(app):  # already while the window is built: a signal then ends the loop
+        return _window_session(args, app, pattern, path, k, opening)  # as soon as it runs
+
+
+def _window_session(args: argparse.Namespace, app: QApplication, pattern: Pattern,
+                    path: Path | None, k: int, opening: Path | None) -> int:
+    """_run_window's window built, shown and its event loop run -> the exit status."""
     window = MainWindow(pattern, path, restore=not args.screenshot,
                         include_dirs=tuple(args.include_dir))
     if args.theme:
@@ -237,8 +246,7 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
         shot = grab_when_drawn(window, app)
         window.show()
-        with signals_wake(app):
-            code = app.exec()
+        code = app.exec()
         if errors.failures:
             return 2  # its line is out already
         if code > 128:  # interrupted (130, 143): its line is out already
@@ -257,7 +265,6 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     window.show()
     if opening is not None:
         QTimer.singleShot(0, window, lambda: window.open_path(opening))
-    with signals_wake(app):
-        code = app.exec()
+    code = app.exec()
     window.document.shutdown()  # kills work still running: the process ends now
     return code
