@@ -14,6 +14,7 @@ def source_path(pattern: Pattern) -> Path | None:
     """The kernel's `source` file (relative to the pattern's folder, inside its roots), None
     for inline code."""
     spec = pattern.kernel
+    assert spec is not None  # a kernel pattern
     return None if "code" in spec else pattern.roots.resolve(spec["source"], "kernel.source")
 
 
@@ -22,13 +23,15 @@ def kernel_source(pattern: Pattern) -> str:
     the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped); for
     a `ptx` file, the source of its kernel that lies in the pattern's root ('' if none); for
     a `triton` or `numba` kernel, its .py file."""
-    if "ptx" in pattern.kernel:
+    spec = pattern.kernel
+    assert spec is not None  # a kernel pattern
+    if "ptx" in spec:
         from ..compiled.ptxfile import shown_source
         return shown_source(pattern)
-    language = python_language(pattern.kernel)
+    language = python_language(spec)
     if language is not None:  # a Triton or Numba kernel: its .py, as the Kernel tab shows it
-        return read_text(pattern.roots.resolve(pattern.kernel[language], f"kernel.{language}"),
+        return read_text(pattern.roots.resolve(spec[language], f"kernel.{language}"),
                          f"kernel.{language}", roots=pattern.roots)
     path = source_path(pattern)
-    return pattern.kernel["code"] if path is None else \
+    return spec["code"] if path is None else \
         read_text(path, "kernel.source", roots=pattern.roots)
