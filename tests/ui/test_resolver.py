@@ -70,7 +70,8 @@ def test_the_window_shows_before_the_kernel_and_fills_in_when_it_arrives(qtbot,
 BROKEN = {
     "format": "sectorviz.pattern/1", "name": "broken",
     "launch": {"grid": [2], "block": [64]}, "arrays": {"out": {"dtype": "float32", "length": 128}},
-    "kernel": {"function": "k", "code": "__global__ void k(float *out)\n{ out[threadIdx.x] = ; }\n"}}
+    "kernel": {"function": "k",
+               "code": "__global__ void k(float *out)\n{ out[threadIdx.x] = ; }\n"}}
 
 
 def test_a_kernel_that_fails_shows_its_line_in_the_status_bar(qtbot, tmp_path):
