@@ -20,15 +20,14 @@ import numpy as np
 
 from ..model.closed_forms import NotClosed, Varies, block_box
 from ..model.errors import PatternError
-from ..model.files import read_text
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
-from ..model.python_kernel import python_language
 from ..model.repeat import RepeatedBatch
 from . import ctype as C
 from .closed import closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
+from .kernel_text import kernel_source, source_path
 from .preprocess import Source, preprocess
 from .source import Function, Unit
 from .templates import kernel_instance, launch_shared_bytes
@@ -37,30 +36,6 @@ LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn clo
 # the closed forms give way to the lane path (which decides the numbers and errors) when they
 # do not apply, and also when a value outgrows their integers or a table lookup
 GIVE_WAY = (NotClosed, Varies, ArithmeticError, LookupError)
-
-
-def _source_path(pattern: Pattern) -> Path | None:
-    """The kernel's `source` file (relative to the pattern's folder, inside its roots), None
-    for inline code."""
-    spec = pattern.kernel
-    return None if "code" in spec else pattern.roots.resolve(spec["source"], "kernel.source")
-
-
-def kernel_source(pattern: Pattern) -> str:
-    """The CUDA text of a kernel pattern: inline `code`, or the `source` file (relative to
-    the pattern's folder), read as files.read_text reads (a regular UTF-8 file, capped); for
-    a `ptx` file, the source of its kernel that lies in the pattern's root ('' if none); for
-    a `triton` or `numba` kernel, its .py file."""
-    if "ptx" in pattern.kernel:
-        from ..compiled.ptxfile import shown_source
-        return shown_source(pattern)
-    language = python_language(pattern.kernel)
-    if language is not None:  # a Triton or Numba kernel: its .py, as the Kernel tab shows it
-        return read_text(pattern.roots.resolve(pattern.kernel[language], f"kernel.{language}"),
-                         f"kernel.{language}", roots=pattern.roots)
-    path = _source_path(pattern)
-    return pattern.kernel["code"] if path is None else \
-        read_text(path, "kernel.source", roots=pattern.roots)
 
 
 @contextlib.contextmanager
@@ -122,7 +97,7 @@ def host_facts(pattern: Pattern) -> tuple[dict[str, tuple[str, int]], int | None
     and the dynamic shared memory bytes of the host code's launches of the kernel (their
     third <<<>>> argument, when they all give one constant; else None). PatternError where
     the interpreter cannot read the file."""
-    path = _source_path(pattern)
+    path = source_path(pattern)
     source = preprocess(kernel_source(pattern), path, pattern.roots)
     with _located(source, path), too_deep("compile"), np.errstate(all="ignore"):
         unit = Unit(source)
@@ -150,7 +125,7 @@ class CudaKernel(Launch):
     """A CUDA kernel with the pattern's launch and arrays: instructions and their traces."""
 
     def __init__(self, pattern: Pattern):
-        path = self.source_path = _source_path(pattern)
+        path = self.source_path = source_path(pattern)
         try:
             self.source = preprocess(kernel_source(pattern), path, pattern.roots)
         except PatternError as err:  # at a line of the .cu: its #include or #if

@@ -15,7 +15,16 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QSocketNotifier, QTimer, Signal
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QIODevice,
+    QObject,
+    QSocketNotifier,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
@@ -103,8 +112,9 @@ STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 @contextlib.contextmanager
 def signals_wake(app: QApplication) -> Iterator[None]:
-    """While the block runs Qt's event loop, SIGTERM or SIGINT ends it with 128 + the signal
-    and the line 'interrupted'. Nothing is raised: an exception raised where the signal lands
+    """While the block builds a window and runs Qt's event loop, SIGTERM or SIGINT ends the
+    loop with 128 + the signal and the line 'interrupted' (one that comes before the loop
+    runs, as soon as it runs). Nothing is raised: an exception raised where the signal lands
     (often a Python override Qt calls from C++, such as a paint) is printed and dropped by
     PySide, and the window would go on. The signal's number, written to a socket Qt watches,
     wakes the loop at once, so Python runs the handler even when no event comes."""
@@ -120,7 +130,8 @@ def signals_wake(app: QApplication) -> Iterator[None]:
         if not stopping:
             print("interrupted", file=sys.stderr)
         stopping.append(signum)
-        app.exit(128 + stopping[0])
+        app.exit(128 + stopping[0])  # no effect before the loop runs: the timer then ends it
+        QTimer.singleShot(0, app, lambda: app.exit(128 + stopping[0]))
 
     previous = {number: signal.signal(number, stop) for number in STOPPING_SIGNALS}
     try:
@@ -164,13 +175,20 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     path = Path(args.file) if args.file else default_example()
     if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    # a plain window opens at once: its kernel is compiled and read on a thread (a failure
+    # then shows as below); a screenshot, a warp or instruction asked for, a comparison or
+    # the presentation are checked first, their errors ending the launch
+    plain = not (args.screenshot or args.warp or args.instruction is not None
+                 or args.compare or args.present)
     try:
-        pattern = load_checked(path, _include_dirs(args))
+        pattern = load_checked(path, _include_dirs(args), resolve=not plain)
     except PatternError as err:
         if args.screenshot:
             return fail(str(err))
         print(str(err), file=sys.stderr)
         return _run_window(args, load_checked(default_example()), None, 0, opening=path)
+    if plain:
+        return _run_window(args, pattern, path if args.file else None, 0)
     try:
         listing = listing_of(pattern)
         if not 0 <= args.warp < listing.warps:
@@ -179,6 +197,15 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _fall_back(window: MainWindow, line: str) -> None:
+    """The kernel of the file the window opened on did not resolve: as when a file fails
+    to open at launch, its line on stderr and in the status bar, the window on the default
+    example."""
+    print(line, file=sys.stderr)
+    window.document.reset(load_checked(default_example()), None)
+    window.show_error(line)
 
 
 def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k: int,
@@ -196,6 +223,13 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
     app.setOrganizationName("sectorviz")
     app.setDesktopFileName("sectorviz")
     app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "sectorviz.svg")))
+    with signals_wake(app):  # already while the window is built: a signal then ends the loop
+        return _window_session(args, app, pattern, path, k, opening)  # as soon as it runs
+
+
+def _window_session(args: argparse.Namespace, app: QApplication, pattern: Pattern,
+                    path: Path | None, k: int, opening: Path | None) -> int:
+    """_run_window's window built, shown and its event loop run -> the exit status."""
     window = MainWindow(pattern, path, restore=not args.screenshot,
                         include_dirs=tuple(args.include_dir))
     if args.theme:
@@ -212,8 +246,7 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         errors.raised.connect(lambda _line: app.exit(2))  # exit 2, as for bad input
         shot = grab_when_drawn(window, app)
         window.show()
-        with signals_wake(app):
-            code = app.exec()
+        code = app.exec()
         if errors.failures:
             return 2  # its line is out already
         if code > 128:  # interrupted (130, 143): its line is out already
@@ -226,10 +259,12 @@ def _run_window(args: argparse.Namespace, pattern: Pattern, path: Path | None, k
         except OSError as err:
             return fail(f"{out}: {err.strerror or err}")
         return 0
+    if window.document.kernel_pending:
+        window.document.kernel_failed.connect(lambda line: _fall_back(window, line),
+                                              Qt.SingleShotConnection)
     window.show()
     if opening is not None:
         QTimer.singleShot(0, window, lambda: window.open_path(opening))
-    with signals_wake(app):
-        code = app.exec()
+    code = app.exec()
     window.document.shutdown()  # kills work still running: the process ends now
     return code

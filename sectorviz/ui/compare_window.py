@@ -35,7 +35,7 @@ from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place
 from .grid_view import GridPane
-from .sheet_view import sheet_html
+from .sheet_html import sheet_html
 from .theme import LIGHT, Theme
 
 HEAD_SCALE = 1.35  # the headline's font against the window's

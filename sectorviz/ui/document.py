@@ -26,6 +26,7 @@ from ..model.one_warp import shared_warp_detail, warp_details
 from ..model.values import LaneExecution, WarpDetail, WarpDetails
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
+from .resolver import KernelResolver, compiling, stand_in
 from .watch import DiskWatch
 from .worker import AnalysisRunner, DetailRunner
 
@@ -61,6 +62,7 @@ class WarpView:
     layout: GridLayout | None
     error: str | None = None
     pending: bool = False  # the warp's details are still being worked out (`error` says so)
+    kernel_known: bool = True  # False: `kernel` is the launch alone, until the kernel arrives
 
 
 def instruction_names(kernel: FrontEnd) -> list[str]:
@@ -171,6 +173,7 @@ class Document(QObject):
 
     changed = Signal(int)  # Change flags
     progress = Signal(int, int)  # analysis progress: done warps, total warps
+    kernel_failed = Signal(str)  # the current pattern's kernel did not resolve: the line why
     file_changed_on_disk = Signal()  # the pattern's own file: the window decides to reload
 
     def __init__(self, pattern: Pattern, path: Path | None = None,
@@ -178,9 +181,9 @@ class Document(QObject):
         super().__init__(parent)
         self._pattern, self._path, self._selection = pattern, path, Selection()
         self.opened = 0  # counts the files opened (resets): which file a view's picture is of
-        self.analysis: Analysis | None = None
+        self._analysis: Analysis | None = None
         self.analysis_error: str | None = None
-        self.partial: Analysis | None = None  # the warps done so far while a run goes on
+        self._partial: Analysis | None = None  # the warps done so far while a run goes on
         self._depth, self._pending = 0, Change(0)
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
@@ -190,6 +193,9 @@ class Document(QObject):
         self._runner.partial.connect(self._on_partial)
         self._details = DetailRunner(self)
         self._details.arrived.connect(self._on_details)
+        self._kernels = KernelResolver(self)  # compiles and reads a kernel on a thread
+        self._kernels.resolved.connect(self._on_kernel)
+        self._kernels.request(pattern)
         # an input the analysis read (kernel source, include, values) changed on disk: the
         # same pattern means new numbers; the pattern file itself: the window asks first
         self._watch = DiskWatch(self)
@@ -217,16 +223,57 @@ class Document(QObject):
         return not self.undo_stack.isClean()
 
     @property
+    def analysis(self) -> Analysis | None:
+        """The grid-wide analysis, once both it and the kernel have arrived."""
+        return None if self._resolved() is None else self._analysis
+
+    @analysis.setter
+    def analysis(self, analysis: Analysis | None) -> None:
+        self._analysis = analysis
+
+    @property
+    def partial(self) -> Analysis | None:
+        """The warps counted so far while an analysis runs (once the kernel has arrived)."""
+        return None if self._resolved() is None else self._partial
+
+    @partial.setter
+    def partial(self, so_far: Analysis | None) -> None:
+        self._partial = so_far
+
+    @property
     def analysis_running(self) -> bool:
-        return self._runner.busy
+        """Whether the grid-wide analysis, or the kernel it is shown against, is on its way."""
+        return self._runner.busy or self.kernel_pending
 
     @property
     def kernel(self) -> FrontEnd:
-        return kernel_for(self._pattern)
+        """The pattern's resolved kernel; until it arrives (a thread compiles and reads it:
+        `changed` says when) or when it failed, its launch alone, without instructions."""
+        return self._resolved() or stand_in(self._pattern)
+
+    @property
+    def kernel_pending(self) -> bool:
+        """Whether the pattern's kernel is still being compiled and read."""
+        return self._resolved() is None and self.kernel_error is None
+
+    @property
+    def kernel_error(self) -> str | None:
+        """Why the pattern's kernel did not resolve, or None."""
+        return self._kernels.error(self._pattern)
+
+    def _resolved(self) -> FrontEnd | None:
+        return self._kernels.request(self._pattern)
 
     def view(self) -> WarpView:
         """The selected warp instruction, or a view saying its details are on their way
-        (computed by a worker process; `changed` says when they arrive) or why they failed."""
+        (computed by a worker process; `changed` says when they arrive) or why they failed;
+        until the kernel has arrived, its launch with a line saying it is being compiled
+        (or why it failed)."""
+        if self._resolved() is None:
+            error = self.kernel_error
+            return WarpView(self._pattern, self.kernel, self._selection, None, None, 0, None,
+                            None, error or compiling(self._pattern), pending=error is None,
+                            kernel_known=False)
         details = self.details()
         if not complete(details):
             return waiting_view(self._pattern, self._selection, details)
@@ -234,20 +281,24 @@ class Document(QObject):
 
     def details(self, warp: int | None = None) -> WarpDetails | None:
         """The details of `warp` (None: the selected one) if they have arrived, else None
-        after asking the worker for them; a pattern whose accesses are the file's own
-        affine expressions (no `kernel`) has them at once, worked out on this thread."""
+        after asking the worker for them (once the kernel has arrived; a kernel that failed
+        gives its error); a pattern whose accesses are the file's own affine expressions (no
+        `kernel`) has them at once, worked out on this thread."""
         warp = self._selection.warp if warp is None else warp
         if self._pattern.kernel is None:
             return warp_details(self._pattern, warp)
+        if self._resolved() is None:
+            error = self.kernel_error
+            return None if error is None else WarpDetails(warp, error, None)
         return self._details.request(self._pattern, warp)
 
     def shown_details(self) -> WarpDetails:
         """The selected warp's details, or, until they arrive, ones whose every part says
         they are being worked out (the sheet shows that line in their rows)."""
         warp = self._selection.warp
-        text = working_out(warp)
+        text = working_out(warp) if self._resolved() else compiling(self._pattern)
         return self.details() or WarpDetails(
-            warp, text, text if kernel_for(self._pattern).shared_instructions else None)
+            warp, text, text if self.kernel.shared_instructions else None)
 
     @property
     def details_pending(self) -> bool:
@@ -343,8 +394,10 @@ class Document(QObject):
         self._notify(Change.FILE)
 
     def _clamped(self, s: Selection) -> Selection:
-        kernel = kernel_for(self._pattern)
+        kernel = self.kernel
         warp = min(max(s.warp, 0), kernel.warps - 1)
+        if self._resolved() is None:  # instruction and run: clamped once the kernel arrives
+            return Selection(warp, max(s.instruction, 0), max(s.run, 0))
         k = max(min(s.instruction, len(instruction_names(kernel)) - 1), 0)
         details = self.details(warp)
         if details is None:
@@ -365,20 +418,32 @@ class Document(QObject):
             self._request_analysis()
 
     def reanalyze(self) -> None:
-        """Analyze the pattern again, and redraw its views (the work budget changed)."""
+        """Analyze the pattern again, and redraw its views (the work budget changed, or a
+        file it read); a kernel that failed is compiled again."""
+        self._kernels.forget(self._pattern)
         self._apply(self._pattern)
 
     def _request_analysis(self) -> None:
         self.analysis = self._runner.request(self._pattern)
         self.analysis_error = self.partial = None
-        if self.analysis is not None:
+        if self._analysis is not None:
             self._watch.watch_inputs(self._runner.files)
         self._notify(Change.ANALYSIS)
 
     def _on_partial(self, pattern: Pattern, so_far: Analysis) -> None:
-        if pattern == self._pattern and self.analysis is None:
+        if pattern == self._pattern and self._analysis is None:
             self.partial = so_far
             self._notify(Change.ANALYSIS)
+
+    def _on_kernel(self, pattern: Pattern, error: str) -> None:
+        """The kernel arrived (or failed, `error` saying why): every view redraws."""
+        if pattern != self._pattern:
+            return
+        with self.batch():
+            self._selection = self._clamped(self._selection)
+            self._notify(Change.PATTERN | Change.SELECTION | Change.ANALYSIS)
+        if error:
+            self.kernel_failed.emit(error)
 
     def _on_details(self, pattern: Pattern, warp: int) -> None:
         """A warp's details arrived: the views redraw if it is the one selected."""

@@ -279,7 +279,8 @@ class PatternForm(QWidget):
             label.hide()
             return
         dtype, size = self._pointee(name)
-        label.setText(f"{FROM_KERNEL}: {dtype} ({size} B)")
+        label.setText(f"{FROM_KERNEL}: {dtype} ({size} B)" if dtype is not None
+                      else f"{FROM_KERNEL} (being read)")
         label.show()
 
     def _pattern_section(self, doc: dict) -> QGroupBox:

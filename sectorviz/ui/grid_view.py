@@ -95,7 +95,8 @@ class GridItem(QGraphicsItem):
         """The scene of the current selection in the current theme (or an error line)."""
         self.prepareGeometryChange()
         v = self.view
-        if v.detail is None and v.instruction is not None and v.error:  # waiting, or failed
+        if v.detail is None and v.error and (v.instruction is not None or not v.kernel_known):
+            # waiting (for the warp's details, or the kernel), or failed
             self.scene_, self.error = Scene(640, 80, self.theme.base, "", v.error), v.error
             self.update()
             return

@@ -25,12 +25,12 @@ from ..model.budget import default_work, set_default_work
 from ..model.compiler_changes import KIND as CHANGES_KIND
 from ..model.compiler_changes import compiler_changes
 from ..model.errors import internal_error
-from ..model.frontend import kernel_for, read_as
+from ..model.frontend import FrontEnd, kernel_for, read_as
 from ..model.memo import MEMO, FileStamp, recording, stamps
 from ..model.one_warp import shared_warp_detail, warp_detail, warp_details
 from ..model.values import CompilerChanges, SharedWarpDetail, WarpDetail, WarpDetails
 
-MAX_PER_WARP_CELLS = 2**26  # (instructions x warps) int64 counts kept for the overview
+MAX_PER_WARP_CELLS = 2**26  # (global and shared instructions x warps) counts kept for the overview
 PARTIAL_INTERVAL_S = 0.5  # progress and partial results at most this often (both redraw)
 ENV_PREFIX = "SECTORVIZ_"  # the environment a job sees as the app had it (engine, lane path)
 PARENT_POLL_S = 0.5  # how often a worker checks that the app is still there
@@ -107,6 +107,14 @@ class Detail:
 Message = Progress | Partial | Finished | Detail
 
 
+def per_warp_fits(kernel: FrontEnd) -> bool:
+    """Whether the analysis keeps per-warp counts (the overview's picture): global and
+    shared instructions x warps at most MAX_PER_WARP_CELLS (else the counts alone would pass
+    the memory cap, and the whole count would fail)."""
+    rows = len(kernel.instructions) + len(kernel.shared_instructions)
+    return rows * kernel.warps <= MAX_PER_WARP_CELLS
+
+
 def serve(conn: Connection, parent: int) -> None:
     """A worker process's life: run each job read from `conn`, answering on it, until the
     pipe closes or process `parent` (the app) is gone."""
@@ -150,7 +158,7 @@ def run_analysis(job: AnalysisJob, send: Callable[[Message], None]) -> None:
     try:
         with recording() as read:
             kernel = kernel_for(job.pattern)
-            per_warp = len(kernel.instructions) * kernel.warps <= MAX_PER_WARP_CELLS
+            per_warp = per_warp_fits(kernel)
             result, error = analyze(job.pattern, per_warp, progress, partial=partial), ""
             changes = compiler_changes(job.pattern, result)
             read.update(str(p) for p in kernel.files_read)

@@ -60,6 +60,7 @@ from .include_dialog import IncludeFoldersDialog
 from .lessons import example_title, lesson_groups
 from .overview import OverviewView
 from .present import Presentation
+from .resolver import stand_in
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .stored import StoredSettings
@@ -96,15 +97,20 @@ EDITING_KEYS = {Qt.Key_Left, Qt.Key_Right, Qt.Key_Up, Qt.Key_Down, Qt.Key_Home, 
                 Qt.Key_Space}
 
 
-def load_checked(path: Path, include_dirs: tuple[str, ...] = ()) -> Pattern:
+def load_checked(path: Path, include_dirs: tuple[str, ...] = (),
+                 resolve: bool = True) -> Pattern:
     """A pattern file (which may also read files in `include_dirs`) -> a Pattern whose kernel
     resolves (and, for the file's own affine accesses, whose warp 0 runs: a CUDA kernel's
     warp runs in the details worker, its error shown in the grid); PatternError with the
-    file's name (the kernel's .cu for an error in it)."""
+    file's name (the kernel's .cu for an error in it). `resolve` off: a kernel's launch only
+    is checked (the window's Document compiles and reads the kernel on a thread)."""
     try:
         pattern = load_pattern(path, include_dirs)
         if pattern.kernel is not None:
-            kernel_for(pattern)
+            if resolve:
+                kernel_for(pattern)
+            else:
+                stand_in(pattern)
             return pattern
         return checked(pattern)
     except PatternError as err:
@@ -171,6 +177,7 @@ class MainWindow(QMainWindow):
         self.document.changed.connect(self._on_changed)
         self.document.progress.connect(self._on_progress)
         self.document.file_changed_on_disk.connect(self.reload_from_disk)
+        self.document.kernel_failed.connect(self.show_error)
         notes = stored.notes + (self._restore_settings() if restore else [])
         if not restore:
             self.set_theme("light", remember=False)

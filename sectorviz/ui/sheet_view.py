@@ -4,11 +4,15 @@ live, with copy as Markdown or CSV (the same printers as the exported sheets).
 Laying out the HTML costs tens of ms on the UI thread, so while a grid analysis streams
 partial results the pane redraws at most every PARTIAL_REFRESH_MS, and a hidden pane not
 at all until it is shown; an edit, a new selection or the finished analysis redraws at once.
+The sheet's rows (for a warp with hundreds of shared instructions, tens of ms more) are
+worked out on a thread (ui.background), from values taken on the UI thread; only the HTML
+is laid out here.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QTimer
@@ -19,58 +23,24 @@ from ..export.sheets import sheet_csv, sheet_markdown
 from ..gather.sheet import accounting_sheet
 from ..model.compiler_changes import cached_compiler_changes
 from ..scene.sheet import Row, Sheet
+from .background import NewestCall
 from .document import Change, Document
 from .machine_bar import MachineBar
 from .measurements import Measurements
+from .resolver import compiling
+from .sheet_html import Layout, html, patch, sheet_layout
 from .theme import LIGHT, Theme
-from .visible import html_label
 
 FIRST_FRAME_MS = 50  # a newly shown sheet waits this long, so the window is drawn first
 PARTIAL_REFRESH_MS = 500  # a streaming analysis redraws the sheet at most this often
+DETAILS_GRACE_MS = 300  # a newly selected warp's sheet waits this long for its details
 NARROW_PX = 380  # below this browser width each row stacks its label over its value
 
 
-def _code(text: str) -> str:
-    """Metrics in monospace on a row of their own across the table, one per line, never
-    broken inside a name."""
-    names = "<br>".join(html_label(m) for m in text.split(" + "))
-    return (f"<tr><td colspan='2' class='metric' style='white-space: pre'>"
-            f"<code>{names}</code></td></tr>")
-
-
-def _row(r: Row, current: int | None, narrow: bool) -> str:
-    """One row: label beside value (label above it when `narrow`), then note and metric."""
-    mark = " class='current'" if r.instruction is not None and r.instruction == current else ""
-    label = f"{'▸ ' if mark else ''}{html_label(r.label)}"
-    if narrow:
-        out = (f"<tr><td colspan='2'{mark}>{label}</td></tr>"
-               f"<tr><td width='4%'></td><td class='value'>{html_label(r.value)}</td></tr>")
-    else:
-        out = (f"<tr><td width='38%'{mark}>{label}</td>"
-               f"<td class='value'>{html_label(r.value)}</td></tr>")
-    if r.note:
-        out += f"<tr><td></td><td class='note'>{html_label(r.note)}</td></tr>"
-    return out + (_code(r.code) if r.code else "")
-
-
-def sheet_html(sheet: Sheet, theme: Theme, current: int | None = None,
-               narrow: bool = False) -> str:
-    """Sheet -> HTML: the answer in a box, then a heading and an item/value table per step
-    (note and metric below the value; `narrow`: each label on a line above its value). Rows
-    about instruction `current` get the accent."""
-    parts = [f"<style>h3 {{ margin: 10px 0 2px 0; }} td {{ padding: 2px 6px; "
-             f"vertical-align: top; }} .note {{ color: {theme.muted}; }} "
-             f".value {{ font-weight: 600; }} .current {{ color: {theme.accent}; }} "
-             f".metric {{ color: {theme.muted}; font-size: small; padding-left: 18px; }} "
-             f".answer {{ background: {theme.window}; }}</style>",
-             f"<p><b>{html_label(sheet.title)}</b></p><table class='answer' width='100%'>"]
-    parts += [_row(r, current, narrow) for r in sheet.answer]
-    parts.append("</table>")
-    for step in sheet.steps:
-        parts.append(f"<h3>{step.number}. {html_label(step.title)}</h3><table width='100%'>")
-        parts += [_row(r, current, narrow) for r in step.rows]
-        parts.append("</table>")
-    return "".join(parts)
+def waiting_sheet(name: str, line: str) -> Sheet:
+    """The sheet of pattern `name` until its kernel has arrived: `line` says why it is
+    empty (the kernel being compiled, or its error)."""
+    return Sheet(name, (Row("kernel", line),), ())
 
 
 class SheetView(QWidget):
@@ -106,12 +76,20 @@ class SheetView(QWidget):
         self._throttle.timeout.connect(self._refresh_if_stale)
         document.changed.connect(self._on_changed)
         self.measurements.changed.connect(self._refresh)
+        self._builder = NewestCall(self)  # the rows, worked out on a thread
+        self._builder.done.connect(self._on_built)
+        self._building = False  # a change's rows are being worked out
+        self._layout: Layout | None = None  # what the browser shows
+        self.browser.document().setUndoRedoEnabled(False)  # patched, never undone
+        self._grace = QTimer(self, singleShot=True, interval=DETAILS_GRACE_MS)
+        self._grace.timeout.connect(self._refresh_if_stale)
         self._stale = True  # drawn once shown (showEvent): a slow sheet never delays the window
 
     @property
     def sheet(self) -> Sheet:
-        """The sheet on screen (refreshed first if a change is pending)."""
-        if self._stale:
+        """The sheet on screen (refreshed first, here and now, if a change is pending or its
+        rows are being worked out)."""
+        if self._stale or self._building:
             self._refresh()
         return self._sheet
 
@@ -136,8 +114,14 @@ class SheetView(QWidget):
         self._stale = True
         if not self.isVisible():
             return
+        if (flags & Change.SELECTION and not flags & Change.PATTERN
+                and self._sheet is not None and self.document.details_pending):
+            if not self._grace.isActive():  # the last warp's sheet stays a moment: the
+                self._grace.start()  # details, if they come by then, are one cheap patch
+            return
         if flags & (Change.PATTERN | Change.SELECTION) or self.document.partial is None:
             self._throttle.stop()
+            self._grace.stop()
             QTimer.singleShot(0, self._refresh_if_stale)
         elif not self._throttle.isActive():
             since_ms = 1000 * (time.monotonic() - self._drawn_at)
@@ -159,28 +143,57 @@ class SheetView(QWidget):
         QTimer.singleShot(FIRST_FRAME_MS, self, self._refresh_if_stale)
 
     def _refresh_if_stale(self) -> None:
+        """The pending change drawn once its rows are worked out on the thread."""
         if self._stale:
-            self._refresh()
+            self._stale = False
+            self._drawn_at = time.monotonic()
+            self._building = True
+            self._builder.run(self._rows())
 
     def _refresh(self) -> None:
-        self._stale = False
+        """The sheet of the document now, worked out and drawn here."""
+        self._stale = self._building = False
+        self._builder.cancel()
         self._drawn_at = time.monotonic()
+        self._show(self._rows()())
+
+    def _rows(self) -> Callable[[], Sheet]:
+        """The sheet of the document's values now, to be worked out (on any thread): its
+        inputs are read here, on the UI thread."""
         doc, sel = self.document, self.document.selection
-        self._sheet = accounting_sheet(doc.pattern, doc.analysis or doc.partial, sel.warp,
-                                       sel.instruction, sel.run, doc.analysis_error,
-                                       cached_compiler_changes(doc.pattern),
-                                       doc.shown_details())
-        measured = self.measurements.step(len(self._sheet.steps) + 1, doc.pattern, doc.analysis)
-        if measured is not None:
-            self._sheet = replace(self._sheet, steps=self._sheet.steps + (measured,))
+        if doc.kernel_pending or doc.kernel_error:
+            waiting = waiting_sheet(doc.pattern.name, doc.kernel_error or compiling(doc.pattern))
+            return lambda: waiting
+        inputs = (doc.pattern, doc.analysis or doc.partial, sel.warp, sel.instruction, sel.run,
+                  doc.analysis_error, cached_compiler_changes(doc.pattern), doc.shown_details())
+        return lambda: accounting_sheet(*inputs)
+
+    def _on_built(self, token: int, sheet: Sheet | None, error: Exception | None) -> None:
+        if token != self._builder.token or not self._building:
+            return  # a newer change is on its way, or was drawn here
+        self._building = False
+        if error is not None:
+            raise error  # as if it had been raised here (the app's ErrorReporter says it)
+        self._show(sheet)
+
+    def _show(self, sheet: Sheet) -> None:
+        """`sheet`, with the imported measurements' step, on screen."""
+        doc = self.document
+        measured = self.measurements.step(len(sheet.steps) + 1, doc.pattern, doc.analysis)
+        self._sheet = sheet if measured is None else \
+            replace(sheet, steps=sheet.steps + (measured,))
         self._redraw()
 
     def _redraw(self) -> None:
-        """The sheet on screen as HTML, in the layout the pane's width asks for, keeping the
-        scroll position."""
+        """The sheet on screen, in the layout the pane's width asks for: the cells that
+        changed rewritten (ui.sheet_html.patch), or, when its shape changed, new HTML,
+        keeping the scroll position."""
         self._narrow = self.narrow
-        bar = self.browser.verticalScrollBar()
-        top = bar.value()
-        current = self.document.selection.instruction
-        self.browser.setHtml(sheet_html(self._sheet, self.theme, current, self._narrow))
-        bar.setValue(top)
+        layout = sheet_layout(self._sheet, self.theme, self.document.selection.instruction,
+                              self._narrow)
+        if self._layout is None or not patch(self.browser.document(), self._layout, layout):
+            bar = self.browser.verticalScrollBar()
+            top = bar.value()
+            self.browser.setHtml(html(layout))
+            bar.setValue(top)
+        self._layout = layout

@@ -61,3 +61,16 @@ def test_a_job_sees_the_apps_engine_and_budget(monkeypatch):
         assert "SECTORVIZ_LANE_PATH" not in os.environ and default_work() == 5_000_000
     finally:
         set_default_work(previous)
+
+
+def test_per_warp_counts_are_kept_while_global_and_shared_rows_fit(monkeypatch):
+    from sectorviz.model.frontend import kernel_for
+    pattern = load_pattern(examples_dir() / "transpose-tiled-cuda.sectorviz.json")
+    kernel = kernel_for(pattern)
+    rows = len(kernel.instructions) + len(kernel.shared_instructions)
+    assert kernel.shared_instructions  # the tile: a shared store and a shared load
+    monkeypatch.setattr(jobs, "MAX_PER_WARP_CELLS", rows * kernel.warps)
+    assert jobs.per_warp_fits(kernel)
+    monkeypatch.setattr(jobs, "MAX_PER_WARP_CELLS", rows * kernel.warps - 1)
+    assert not jobs.per_warp_fits(kernel)  # the global rows alone would still fit
+    assert len(kernel.instructions) * kernel.warps <= rows * kernel.warps - 1
