@@ -93,6 +93,12 @@ class SheetView(QWidget):
             self._refresh()
         return self._sheet
 
+    @property
+    def current(self) -> bool:
+        """Whether the browser shows the document as it is now (no change waits to be drawn
+        and no rows are being worked out)."""
+        return not (self._stale or self._building)
+
     def set_theme(self, theme: Theme) -> None:
         """The sheet on screen in `theme` (the same rows: nothing is recomputed)."""
         self.theme = theme

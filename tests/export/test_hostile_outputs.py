@@ -140,9 +140,12 @@ def test_a_signal_ends_with_one_line(tmp_path, signum, code):
     run = subprocess.Popen([sys.executable, "-m", "sectorviz", "report", str(path),
                             "--budget", "1e15"], env=ENV, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
-    run.send_signal(signum)
-    out, err = run.communicate(timeout=60)
+    try:
+        time.sleep(3)
+        run.send_signal(signum)
+        out, err = run.communicate(timeout=60)
+    finally:
+        run.kill()  # a run the signal did not end would count for hours
     assert (run.returncode, out, err) == (code, "", "interrupted\n")
 
 

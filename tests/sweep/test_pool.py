@@ -55,14 +55,17 @@ def test_ctrl_c_stops_every_worker_and_says_so_in_one_line():
                              "n=1024:2049:64", "--jobs", "2", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, cwd=Path(__file__).parents[2])
-    deadline = time.monotonic() + 60
-    while len(workers := spawned_workers(proc.pid)) < 2:
-        assert time.monotonic() < deadline and proc.poll() is None
-        time.sleep(0.1)
-    time.sleep(1.0)  # the workers are past their start and into a point
-    assert all(ignores_sigint(pid) for pid in workers)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := spawned_workers(proc.pid)) < 2:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.1)
+        time.sleep(1.0)  # the workers are past their start and into a point
+        assert all(ignores_sigint(pid) for pid in workers)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()  # a sweep the signal did not end would run on
     assert proc.returncode == 130
     assert (out, err.decode()) == (b"", f"{pattern}: sweep cancelled\n")
     for pid in workers:

@@ -62,7 +62,9 @@ def open_window(qtbot, monkeypatch):
 
 
 def _wait_analysis(qtbot, window):
-    """Until the grid-wide analysis and the selected warp's details have arrived."""
+    """Until the grid-wide analysis and the selected warp's details have arrived and a shown
+    sheet has drawn them."""
     doc = window.document
     qtbot.waitUntil(lambda: (doc.analysis is not None or doc.analysis_error is not None)
-                    and not doc.details_pending)
+                    and not doc.details_pending, timeout=60_000)  # a worker, a loaded machine
+    qtbot.waitUntil(lambda: window.sheet.current or not window.sheet.isVisible())
