@@ -122,7 +122,7 @@ def compile_kernel(pattern: Pattern, arch: str | None = None,
                        pointees=pointees, dynamic_shared_bytes=dynamic,
                        name=entry["name"], arch=arch, flags=flags.described,
                        host_code_left_out=entry["host_code_left_out"],
-                       sass=code_from_json(entry["sass"]))
+                       sass=code_from_json(entry["sass"]), as_written=as_written)
 
 
 def _with_sass(entry: dict, arch: str, toolchain: Toolchain, flags: CompileFlags) -> dict:

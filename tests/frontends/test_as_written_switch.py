@@ -79,3 +79,38 @@ def test_report_reads_the_debug_compile_through_the_product_path(capsys, monkeyp
     assert [(i["ptx"], i["sectors_per_request"]) for i in doc["instructions"]] == \
         [("ld.f32", 4.0), ("ld.f32", 4.0), ("st.f32", 4.0)]
     assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CompiledKernel)
+
+
+@needs_nvcc
+def test_report_leaves_frame_slots_out_and_says_so(tmp_path, capsys, monkeypatch):
+    """`x` has its address taken (bump): -G keeps it at a fixed slot of the frame, where the
+    source keeps it in a register; `v`, indexed by the thread, is local memory in both."""
+    (tmp_path / "k.cu").write_text("""
+__device__ void bump(int &x, int by) { x += by; }
+__global__ void k(float* out) {
+    int x = threadIdx.x;
+    bump(x, 3);
+    float v[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    out[x] = v[threadIdx.x % 4];
+}
+""")
+    (tmp_path / "k.sectorviz.json").write_text(json.dumps({
+        "format": "sectorviz.pattern/1", "name": "frame slots",
+        "launch": {"grid": [1], "block": [32]},
+        "arrays": {"out": {"dtype": "float32", "length": 64}},
+        "kernel": {"source": "k.cu", "function": "k"}}))
+    monkeypatch.setenv(frontends.AS_WRITTEN_VAR, "compiled")
+    assert main(["report", str(tmp_path / "k.sectorviz.json"), "--json", "--engine",
+                 "source"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # out[t + 3]: bytes 12..139, sectors 0-4
+    assert [(i["ptx"], i["sectors"]) for i in doc["instructions"]] == [("st.f32", 5)]
+    # v[t % 4], indexed by the thread, is counted: lane L reads word w0 + L % 4 of its frame,
+    # the 8 lanes of each word spread over its 128-byte row of interleaved words: 4 x 4
+    assert [(i["ptx"], i["sectors"]) for i in doc["local"]] == [("ld.f32", 16)]
+    # left out, at fixed offsets: st x, bump's ld / st through &x, ld x for out[x], and the
+    # 4 stores of v's initializer (v[0] .. v[3])
+    loads = next(b for b in doc["boundaries"] if b["name"] == "L1 request side, loads")
+    assert "As written: 8 local memory instructions of variables -G keeps in its stack " \
+           "frame (a fixed frame slot, not indexed at run time) are left out; the source " \
+           "keeps them in registers." in loads["assumption"]

@@ -30,7 +30,7 @@ from .execute import UNKNOWN_SPECIALS, cluster_constant, diverge
 from .loops import GiveUp
 from .parse import Instruction, Operand
 from .refuse import NO_OPS
-from .sites import Site
+from .sites import Site, numbered
 from .symbolic import (
     CARRIED,
     OPAQUE,
@@ -65,12 +65,7 @@ class ClosedMachine:
         self.headers = kernel.natural_loops
         self.falls_through: set[int] = set()  # exit tests of while loops run in closed form
         self.step = CLOSED_STEP_UNITS + chunk.n * WARP_SIZE // PTX_STEP_LANES
-        counters: dict[str, int] = {}
-        self.sites: dict[int, list[tuple[int, Site]]] = {}
-        for s in kernel.sites:
-            k = counters.get(s.space, 0)
-            counters[s.space] = k + 1
-            self.sites.setdefault(s.at, []).append((k, s))
+        self.sites: dict[int, list[tuple[int, Site]]] = numbered(kernel.sites)
 
     def run(self) -> list[Event]:
         self.region(0, len(self.code) + 1, self.ck.all, True)

@@ -23,7 +23,7 @@ from .memory import ArrayBytes, ByteStore
 from .parse import Instruction, Operand
 from .program import Program
 from .refuse import NO_OPS, REFUSED, Unrunnable
-from .sites import Site
+from .sites import Site, numbered
 
 # an operand read: (values, its unknown lanes or None, why they are unknown or None)
 Read = tuple[LaneValues, "np.ndarray | None", "str | None"]
@@ -104,12 +104,7 @@ class Machine:
         self.code = prog.entry.instructions
         self.shape = threads.shape
         self.block_dims, self.grid_dims = block, grid
-        self.sites: dict[int, list[tuple[int, Site]]] = {}
-        counters: dict[str, int] = {}
-        for s in sites:
-            k = counters.get(s.space, 0)
-            counters[s.space] = k + 1
-            self.sites.setdefault(s.at, []).append((k, s))
+        self.sites: dict[int, list[tuple[int, Site]]] = numbered(sites)
         self.bits: dict[str, np.ndarray] = {}
         self.preds: dict[str, np.ndarray] = {}
         self.unknown: dict[str, tuple[np.ndarray, str | None]] = {}

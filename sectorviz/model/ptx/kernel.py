@@ -65,6 +65,9 @@ LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of it
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
                "are coalesced.")
+FRAME_SLOTS = ("As written: {} local memory instruction{} of variables -G keeps in its stack "
+               "frame (a fixed frame slot, not indexed at run time) {} left out; the source "
+               "keeps them in registers.")
 LOCKSTEP = ("The warps of a block run in lockstep and a cp.async completes when issued (a lane "
             "reads its src-size bytes: none where it is 0, as Triton masks a load); a load "
             "sees what its own chunk of blocks stored before it (another chunk's global "
@@ -85,7 +88,9 @@ class CompiledPtx:
     `param_values`: parameters the front end knows that the pattern does not name (the
     shape and strides Numba passes with an array, Triton's scratch pointers); `expressions`:
     (line, column) of a call in the kernel's file -> its text, naming an instruction whose
-    `.loc` points there (`tl.load(x_ptr + offs, mask=mask)`) instead of its whole line."""
+    `.loc` points there (`tl.load(x_ptr + offs, mask=mask)`) instead of its whole line;
+    `as_written`: a -G compile for the as-written reading, whose accesses of fixed frame
+    slots (variables the source keeps in registers) are run but left out of the counts."""
 
     ptx: str
     entry: str
@@ -99,6 +104,7 @@ class CompiledPtx:
     others_read: bool = True
     param_values: tuple[tuple[str, int], ...] = ()
     expressions: tuple[tuple[int, int, str], ...] = ()
+    as_written: bool = False  # a -G compile read as written: frame slots are left out
 
 
 def _entry(module: Module, name: str) -> Entry:
@@ -210,15 +216,19 @@ class CompiledKernel(Launch):
         self._check_memory_limits(dynamic)
         self._add_module_globals()
         self._check_variable_arrays()
-        self.sites = memory_sites(self.program, set(self.arrays), reads)
+        self.sites = memory_sites(self.program, set(self.arrays), reads,
+                                  frame_slots=compiled.as_written)
         lay = self.program.layout  # a stored byte costs 2: its value, whether it was stored
         self.lane_bytes = SLOT_BYTES * (len(self.program.reads) + 8) + 2 * lay.local_bytes + \
             2 * -(-lay.shared_bytes // self.threads_per_block)
         self._name_instructions()
+        slots = sum(site.slot for site in self.sites)
         self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler,
                                                   WHY_PTX[compiled.sass is not None]) + ".",
                             LOCKSTEP) + (
-            (LOCAL_WORDS,) if self.local_instructions else ())
+            (LOCAL_WORDS,) if self.local_instructions else ()) + (
+            (FRAME_SLOTS.format(slots, *(("", "is") if slots == 1 else ("s", "are"))),) if slots
+            else ())
 
     # ------------------------------------------------------------ setup
 
@@ -237,7 +247,8 @@ class CompiledKernel(Launch):
                 self.arrays[name] = ResolvedArray(spec, var.size, None, None, None, start)
 
     def _name_instructions(self) -> None:
-        found: dict[str, list[tuple[Site, Instruction]]] = {s: [] for s in SPACE_NAMES}
+        found: dict[str, list[tuple[Site, Instruction]]] = {
+            s: [] for s in (*SPACE_NAMES, "slot")}
         for site in self.sites:
             ins = self.entry.instructions[site.at]
             file, line, column = self.lines.position(ins.loc)
@@ -252,9 +263,9 @@ class CompiledKernel(Launch):
                      else None) or text
             name = f"{head}: {words}, {op_text}" if words else f"{head}: {op_text}"
             array = ", ".join(arrays)
-            found[site.space].append((site, Instruction(
+            found["slot" if site.slot else site.space].append((site, Instruction(
                 name, site.op, array, site.width, line, column, text or None, op_text, file)))
-        self._names: dict[int, str] = {}
+        self._names: dict[int, str] = {id(site): ins.name for site, ins in found.pop("slot")}
         for space, listed in found.items():
             out = _unique([ins for _, ins in listed])
             self._names.update((id(site), ins.name) for (site, _), ins in zip(listed, out))
@@ -425,7 +436,7 @@ class CompiledKernel(Launch):
             return None
         except PatternError as err:
             raise self._in_source(err) from None
-        sites = {space: [s for s in self.sites if s.space == space]
+        sites = {space: [s for s in self.sites if s.space == space and not s.slot]
                  for space in ("global", "shared")}
         return [(space, k, batch, element_origin(self.program, self.global_ranges,
                                                  sites[space][k], space), symbols)

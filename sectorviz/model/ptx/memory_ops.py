@@ -132,7 +132,16 @@ def element_origin(prog: Program, global_ranges: list[tuple[int, int, str]], sit
 
 def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
            mask: np.ndarray) -> None:
-    """Yield (through m.events) the access as a Batch in the space's addresses."""
+    """Yield (through m.events) the access as a Batch in the space's addresses (none for a
+    slot site, k = -1: a -G frame slot, run but not counted)."""
+    if k >= 0:
+        m.events.append((space, k, _batch(m, site, space, address, mask)))
+    m.budget.charge(mask.size + BATCH_UNITS, "running the compiled kernel",
+                    *m.ctx.where(m.code[site.at]))
+
+
+def _batch(m: "Machine", site: Site, space: str, address: np.ndarray,
+           mask: np.ndarray) -> Batch:
     if space == "local":
         grain = max(LOCAL_GRAIN, site.width)
         frame = -(-max(m.prog.layout.local_bytes, 1) // grain) * grain
@@ -144,9 +153,7 @@ def _event(m: "Machine", k: int, site: Site, space: str, address: np.ndarray,
         base = element_origin(m.prog, m.ctx.global_ranges, site, space)
     address = np.where(mask, address, 0)
     element = (address - base) // max(1, site.width)
-    m.events.append((space, k, Batch(mask, element, address, None, None, {})))
-    m.budget.charge(mask.size + BATCH_UNITS, "running the compiled kernel",
-                    *m.ctx.where(m.code[site.at]))
+    return Batch(mask, element, address, None, None, {})
 
 
 def _read(m: "Machine", space: str, keys: np.ndarray, nbytes: int,

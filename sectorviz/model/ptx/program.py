@@ -1,8 +1,7 @@
 """What is known of an entry before it runs: where its variables live (shared, local and
 constant byte offsets, addresses of module-scope globals), where divergent branches
 reconverge, which registers are ever read, and which arrays each memory instruction's address
-can come from (a flow-insensitive pass over the PTX: a register derived from a pointer
-parameter or a variable's address by moves, conversions and additions points into it)."""
+can come from (pointers.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .cfg import reconvergence
 from .parse import Entry, Instruction, Module, Operand, Variable
+from .pointers import Place, names, pointer_places, reached
 
 # generic addresses of byte offset 0 of the shared, local and constant windows: far above any
 # global array, and below 2^60, so that the closed forms' integers (symbolic.PART) carry them
@@ -18,7 +18,6 @@ LOCAL_GENERIC = 0x0E00_0000_0000_0000
 CONST_GENERIC = 0x0D00_0000_0000_0000
 WINDOW = 1 << 32  # bytes in each of those windows
 MEMORY_OPS = ("ld", "st", "atom", "red", "cp", "ldu")
-POINTER_OPS = ("mov", "cvta", "add", "sub", "mad", "selp", "cvt", "and", "or", "slct")
 SPACE_OF = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
 
 
@@ -120,37 +119,6 @@ def used_registers(entry: Entry) -> set[str]:
     return used
 
 
-def pointer_roots(entry: Entry, params: dict[str, str], variables: set[str]) -> dict[str, set[str]]:
-    """Register -> the names its value may point into: pattern arrays (from `params`, PTX
-    parameter -> array) and variables, through moves, conversions and additions; a register
-    loaded from memory points anywhere ("?")."""
-    roots: dict[str, set[str]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for ins in entry.instructions:
-            if not ins.operands or ins.operands[0].kind != "reg":
-                continue
-            dst = ins.operands[0].name
-            found: set[str] = set()
-            if ins.op == "ld" and ins.has("param"):
-                src = ins.operands[1]
-                if src.name in params:
-                    found.add(params[src.name])
-            elif ins.op in ("ld", "ldu", "atom"):
-                found.add("?")
-            elif ins.op in POINTER_OPS:
-                for op in ins.operands[1:]:
-                    if op.kind == "sym" and op.name in variables:
-                        found.add(op.name)
-                    elif op.kind == "reg":
-                        found |= roots.get(op.name, set())
-            if found - roots.get(dst, set()):
-                roots[dst] = roots.get(dst, set()) | found
-                changed = True
-    return roots
-
-
 @dataclass
 class Program:
     """An entry with its static facts (see the module docstring)."""
@@ -160,12 +128,25 @@ class Program:
     layout: Layout
     reconverge: dict[int, int]
     reads: set[str]
-    roots: dict[str, set[str]]
+    roots: dict[str, set[str]]  # register -> the names its value may point into
+    places: dict[str, set[Place]]  # register -> those names with byte offsets (pointers.py)
+    local: frozenset[str]  # the variables in local memory
+
+    def frame_slot(self, address: Operand) -> Place | None:
+        """The one local variable and fixed byte offset an address operand reaches on every
+        execution (a -G frame slot), or None (another space, or indexed at run time)."""
+        found = reached(self.places, set(self.layout.where), self.local, address)
+        if len(found) != 1:
+            return None
+        (name, offset), = found
+        return (name, offset) if name in self.local and offset is not None else None
 
 
 def program(module: Module, entry: Entry, param_arrays: dict[str, str], global_end: int,
             dynamic_shared: int) -> Program:
     """Module and entry -> Program; param_arrays: PTX parameter name -> pattern array."""
     lay = layout(module, entry, global_end, dynamic_shared)
+    local = frozenset(n for n, (space, _) in lay.where.items() if space == "local")
+    places = pointer_places(entry, param_arrays, set(lay.where), local)
     return Program(module, entry, lay, reconvergence(entry), read_registers(entry),
-                   pointer_roots(entry, param_arrays, set(lay.where)))
+                   {reg: names(found) for reg, found in places.items()}, places, local)

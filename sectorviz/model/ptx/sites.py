@@ -1,7 +1,9 @@
 """The static memory instructions of an entry: for each PTX instruction that touches global,
 shared, local or constant memory, the space(s) it is counted in, its op ("load", "store",
 "atom", "red"), its width in bytes per lane and the arrays or variables it can point into.
-A cp.async is two: its global read (a load) and its shared write (a store)."""
+A cp.async is two: its global read (a load) and its shared write (a store). In the as-written
+reading (a -G compile) a local access of a fixed frame slot (a variable -G keeps in memory
+where the source keeps it in a register) is a `slot` site: run, but not counted."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ class Site:
     parts: int
     roots: tuple[str, ...]
     kept: bool = True  # a store whose bytes some load may read (else they are not kept)
+    slot: bool = False  # a -G frame slot's access: run, left out of the counts
 
 
 def data_type(ins: Instruction) -> str:
@@ -74,9 +77,11 @@ def _roots(prog: Program, op: Operand, space: str, arrays: set[str]) -> tuple[st
     return tuple(names)
 
 
-def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]:
-    """Every counted memory instruction of the entry, in program order; `reads`: the
-    registers whose value is used (an atom's result outside it: a red)."""
+def memory_sites(prog: Program, arrays: set[str], reads: set[str],
+                 frame_slots: bool = False) -> list[Site]:
+    """Every memory instruction of the entry, in program order; `reads`: the registers
+    whose value is used (an atom's result outside it: a red); `frame_slots`: whether
+    accesses of fixed frame slots are `slot` sites (the as-written reading)."""
     out = []
     for at, ins in enumerate(prog.entry.instructions):
         if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp", "ldmatrix", "stmatrix") or \
@@ -115,8 +120,23 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str]) -> list[Site]
             op = "atom" if used or {"exch", "cas"} & set(ins.opcode) else "red"
         else:
             op = {"ld": "load", "ldu": "load", "st": "store", "red": "red"}[ins.op]
-        out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots))
+        slot = frame_slots and space == "local" and prog.frame_slot(addr) is not None
+        out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots, slot=slot))
     return _keep_read_stores(out)
+
+
+def numbered(sites: list[Site]) -> dict[int, list[tuple[int, Site]]]:
+    """PTX instruction index -> its sites, each with its index among the counted
+    instructions of its space (-1: a slot site, not counted)."""
+    counters: dict[str, int] = {}
+    out: dict[int, list[tuple[int, Site]]] = {}
+    for s in sites:
+        k = -1
+        if not s.slot:
+            k = counters.get(s.space, 0)
+            counters[s.space] = k + 1
+        out.setdefault(s.at, []).append((k, s))
+    return out
 
 
 def _keep_read_stores(sites: list[Site]) -> list[Site]:

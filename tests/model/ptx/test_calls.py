@@ -218,3 +218,28 @@ def test_a_call_past_the_inlined_size_is_refused_where_it_runs(monkeypatch):
         analyze_compiled(pattern, ptx)
     assert "past 5 inlined PTX instructions" in err.value.message
     assert "@%p1 call (retval0), spread, (param0)" in err.value.message
+
+
+@needs_nvcc
+def test_a_debug_compile_reaches_a_captured_variable_through_the_frame(tmp_path):
+    """-G keeps `base` and the lambda (holding &base) in the frame and calls the lambda out
+    of line: its generic loads of the captured pointer and of `base` through it land in
+    local memory, counted there (not refused as a generic access the PTX does not show)."""
+    text = """
+    __global__ void k(const float* a, float* out, int n) {
+        int base = 10;
+        auto at = [&](int j) { return j * 2 + base; };
+        out[at(threadIdx.x)] = 0.0f;
+    }
+    """
+    pattern, debug = inline_pattern(tmp_path, text, "k", ARRAYS, {"n": 200}, flags=DEBUG_FLAGS)
+    assert lines_with(debug.ptx, "call.uni")
+    result, _ = analyze_compiled(pattern, debug)
+    # out[2t + 10], t = 0..31: bytes 40 + 8t, 40..291: sectors 1..9
+    assert [(s.requests, s.sectors) for s in result.instructions] == [(1, 9)]
+    # local words interleave across the 32 lanes: a 4-byte slot of every lane is 128 bytes
+    # (4 sectors), an 8-byte one 256 (8): st base, st the lambda's &base, and in the lambda
+    # ld &base, ld base
+    local = [(s.op, s.requests, s.sectors) for s in result.local]
+    assert sorted(local) == sorted([("store", 1, 4), ("store", 1, 8), ("load", 1, 8),
+                                    ("load", 1, 4)])

@@ -343,3 +343,47 @@ def test_lanes_that_return_early_take_no_part_in_later_instructions():
     mov.u32 %r9, %r1;
     """
     assert list(values(body)) == list(range(20)) + [-9999] * 12
+
+
+FRAME = """
+    .local .align 8 .b8 __local_depot0[16];
+    .reg .b64 %SP;
+    .reg .b64 %SPL;
+    mov.u64 %SPL, __local_depot0;
+    cvta.local.u64 %SP, %SPL;
+"""
+
+
+def test_a_pointer_kept_in_the_frame_reaches_local_memory_through_its_generic_address():
+    # -G keeps a lambda's captured reference (a pointer to the frame's slot 8) at slot 0;
+    # the load through the pointer read back from slot 0 reaches local memory
+    body = FRAME + """
+    add.u64 %rd4, %SP, 8;
+    st.u64 [%SP+0], %rd4;
+    st.u32 [%SP+8], %r1;
+    ld.u64 %rd5, [%SP+0];
+    ld.u32 %r9, [%rd5];
+    """
+    kernel = kernel_of(body)
+    assert [space for space, _, _ in kernel.events(0, 1)] == ["local"] * 4 + ["global"]
+    assert list(values(body)) == list(range(32))
+
+
+def test_lanes_of_one_generic_access_in_two_spaces_are_one_refusal():
+    # even lanes point at their frame, odd ones at shared memory: one instruction, two spaces
+    body = FRAME + """
+    .shared .align 4 .b8 s[128];
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 0;
+    mov.u64 %rd5, s;
+    cvta.shared.u64 %rd6, %rd5;
+    selp.b64 %rd7, %SP, %rd6, %p1;
+    st.u64 [%SP+8], %rd7;
+    ld.u64 %rd8, [%SP+8];
+    ld.u32 %r9, [%rd8];
+    """
+    with pytest.raises(PatternError) as err:
+        values(body)
+    assert "\n" not in err.value.message
+    assert "through a generic address" in err.value.message
+    assert "counts each instruction in one space" in err.value.message
