@@ -6,6 +6,7 @@ latch's trip count), predicate logic, selp, mov, cvt, cvta and mma (Opaque resul
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -177,20 +178,13 @@ def bit_insert(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     * 2^pos, exact where those parts are (nvcc writes `blockIdx.y * 32 + threadIdx.x % 32`
     as one bfi)."""
     t = data_type(ins)
-    types = (t, t, "u32", "u32")
-    srcs = [mc.read(o, ty, m) for o, ty in zip(ins.operands[1:], types)]
-    dest = ins.operands[0]
-    affs = [s for s in srcs if isinstance(s, Aff)]
-    if len(affs) != len(srcs):
-        return mc.write(dest, CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE,
-                        t, m)
-    if all(concrete(a) for a in affs):
-        lanes = [typed_lanes(mc.ck, a, ty) for a, ty in zip(affs, types)]
-        return mc.write(dest, from_typed(mc.ck, bit_field_insert(t, *lanes), t), t, m)
+    affs = _symbolic_sources(mc, ins, m, (t, t, "u32", "u32"), bit_field_insert)
+    if affs is None:
+        return
     a, b, pos, length = affs
     value = _inserted(mc, t, a, b, int(pos.base) & 0xFF, int(length.base) & 0xFF) \
         if pos.scalar and length.scalar else None
-    mc.write(dest, CARRIED if value is None else value, t, m)
+    mc.write(ins.operands[0], CARRIED if value is None else value, t, m)
 
 
 def bit_extract(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
@@ -199,16 +193,9 @@ def bit_extract(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None
     2^len, exact where the divisions are (Triton's `bfe.u32 r, tid, 2, 5` for tid / 4 %
     32)."""
     t = data_type(ins)
-    types = (t, "u32", "u32")
-    srcs = [mc.read(o, ty, m) for o, ty in zip(ins.operands[1:], types)]
-    dest = ins.operands[0]
-    affs = [s for s in srcs if isinstance(s, Aff)]
-    if len(affs) != len(srcs):
-        return mc.write(dest, CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE,
-                        t, m)
-    if all(concrete(a) for a in affs):
-        lanes = [typed_lanes(mc.ck, a, ty) for a, ty in zip(affs, types)]
-        return mc.write(dest, from_typed(mc.ck, bit_field_extract(t, *lanes), t), t, m)
+    affs = _symbolic_sources(mc, ins, m, (t, "u32", "u32"), bit_field_extract)
+    if affs is None:
+        return
     a, pos, length = affs
     value: Value = CARRIED
     if pos.scalar and length.scalar and not is_signed(t):
@@ -217,7 +204,26 @@ def bit_extract(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None
             shifted = divided(mc.ck, a, 2**at, False)
             value = divided(mc.ck, shifted, 2**n, True) if isinstance(shifted, Aff) \
                 else shifted
-    mc.write(dest, value, t, m)
+    mc.write(ins.operands[0], value, t, m)
+
+
+def _symbolic_sources(mc: "ClosedMachine", ins: Instruction, m: Mask, types: tuple[str, ...],
+                      on_lanes: Callable[..., np.ndarray]) -> list[Aff] | None:
+    """A bit-field instruction's sources (of `types`) as affine values with a symbol, for
+    its closed form; None once its destination is written otherwise: Carried or Opaque where
+    a source is not affine, the lane path's own `on_lanes(t, *lanes)` where all are rows'
+    and lanes' values."""
+    t, dest = types[0], ins.operands[0]
+    srcs = [mc.read(o, ty, m) for o, ty in zip(ins.operands[1:], types)]
+    affs = [s for s in srcs if isinstance(s, Aff)]
+    if len(affs) != len(srcs):
+        mc.write(dest, CARRIED if any(isinstance(s, Carried) for s in srcs) else OPAQUE, t, m)
+        return None
+    if all(concrete(a) for a in affs):
+        lanes = [typed_lanes(mc.ck, a, ty) for a, ty in zip(affs, types)]
+        mc.write(dest, from_typed(mc.ck, on_lanes(t, *lanes), t), t, m)
+        return None
+    return affs
 
 
 def _inserted(mc: "ClosedMachine", t: str, a: Aff, b: Aff, at: int, n: int) -> Aff | None:
