@@ -68,12 +68,14 @@ def kernel_reading(pattern: Pattern) -> Reading:
         from .compiled.ptxfile import ptx_compiler
         return Reading("compiled", ptx_compiler(pattern),
                        assembler=assembler(pattern, find_compiler(), "its .target"))
-    if python_language(pattern.kernel) == "triton":
-        from .compiled.tritonkernel import triton_compiler
-        return Reading("compiled", triton_compiler(pattern))
-    if python_language(pattern.kernel) == "numba":
+    language = python_language(pattern.kernel)
+    if language is not None:  # Triton or Numba, assembled by nvJitLink (pykernel.py)
         from .compiled.numbakernel import numba_compiler
-        return Reading("compiled", numba_compiler(pattern))
+        from .compiled.pykernel import PYTHON_ASSEMBLER, python_arch
+        from .compiled.tritonkernel import triton_compiler
+        compiler = triton_compiler(pattern) if language == "triton" else numba_compiler(pattern)
+        return Reading("compiled", compiler,
+                       assembler=assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern)))
     engine, by_pattern = asked_engine(pattern)
     as_written = engine == "source" and as_written_compiled()
     if engine == "source" and not as_written:

@@ -18,15 +18,14 @@ from pathlib import Path
 
 from ..model.errors import PatternError
 from ..model.files import Roots, read_text
-from ..model.pattern import ARCH, Pattern
+from ..model.pattern import Pattern
 from ..model.ptx.kernel import CompiledPtx
 from ..model.ptx.parse import Module, PtxError, parse_module
 from ..model.ptx.sass_code import SassCode
 from .compile import checked_function
 from .compiler import find_compiler
 from .entries import Entry, parameter_names, pick_entry, ptx_entries
-from .flags import DEFAULT_ARCH
-from .sass import machine_code
+from .sass import target_machine_code
 
 PLACE = "kernel.ptx"
 
@@ -90,8 +89,7 @@ def _module(text: str, path: Path) -> Module:
 def _sass(text: str, entry: str, module: Module) -> SassCode | None:
     """The SASS memory instructions an assembler makes of the entry (sass.py: ptxas beside a
     found nvcc, else nvJitLink), for the PTX's `.target` (else sm_90); else None."""
-    arch = module.target if ARCH.fullmatch(module.target) else DEFAULT_ARCH
-    return machine_code(text, entry, arch, find_compiler())
+    return target_machine_code(text, entry, module.target, find_compiler())
 
 
 def _ptx_parameter_names(module: Module, entry: Entry) -> tuple[str, ...]:

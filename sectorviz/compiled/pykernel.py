@@ -32,6 +32,7 @@ from . import ptxcache
 from .bounded import private_folder, run_bounded
 from .flags import DEFAULT_ARCH
 from .pysource import PythonKernel, read_python_kernel
+from .sass import code_from_json, code_json, target_machine_code
 
 CHILD = Path(__file__).resolve().with_name("pykernel_child.py")
 ROUTE = "python/2"  # in the cache key: what an entry of this route holds
@@ -40,6 +41,7 @@ ROUTE = "python/2"  # in the cache key: what an entry of this route holds
 COMPILERS = {"triton": ("triton", "triton", "Triton", "pip install sectorviz[triton]"),
              "numba": ("numba_cuda", "numba-cuda", "Numba CUDA",
                        "pip install sectorviz[numba]")}
+PYTHON_ASSEMBLER = None  # no toolchain: sass.assembler_tools takes nvJitLink from the wheels
 _ASM_BLOCK = re.compile(r"// begin inline asm.*?// end inline asm", re.S)
 _LOC_LINE = re.compile(r"^[ \t]*\.loc\b[^\n]*\n", re.M)
 
@@ -95,8 +97,10 @@ def read_python_source(pattern: Pattern) -> PythonSource:
 
 def compiled_python(source: PythonSource, request: dict[str, Any], compiler: str,
                     param_names: tuple[str, ...]) -> CompiledPtx:
-    """Compile (or find in the cache) -> what the PTX engine runs; `request` is the
-    compiler's part of the child's input, `param_names` the PTX parameters' names."""
+    """Compile (or find in the cache) -> what the PTX engine runs, with the SASS NVIDIA's
+    nvJitLink wheel makes of that PTX for its `.target` (sass.py; Triton's and Numba's PTX
+    is newer than an installed nvcc 13.0's ptxas takes); `request` is the compiler's part
+    of the child's input, `param_names` the PTX parameters' names."""
     key = ptxcache.request_key({"route": ROUTE, "compiler": compiler, "request": request,
                                 "module": source.kernel.module, "path": str(source.path)})
     entry = ptxcache.load(key)
@@ -108,11 +112,18 @@ def compiled_python(source: PythonSource, request: dict[str, Any], compiler: str
                  "files": {str(source.path): ptxcache.file_digest(str(source.path))},
                  "lookups": {}, "host_code_left_out": False}
         ptxcache.store(key, entry)
+    if entry.get("sass") is None:  # made once nvJitLink and nvdisasm are found
+        code = target_machine_code(entry["ptx"], entry["entry"],
+                                   parse_module(entry["ptx"]).target, PYTHON_ASSEMBLER)
+        entry = {**entry, "sass": code_json(code)}
+        if code is not None:
+            ptxcache.store(key, entry)
     shared = entry.get("dynamic_shared_bytes")
     return CompiledPtx(entry["ptx"], entry["entry"], tuple(entry["params"]), compiler,
                        (str(source.path),), (source.text,), others_read=False,
                        expressions=source.kernel.calls,
-                       dynamic_shared_bytes=shared if isinstance(shared, int) else None)
+                       dynamic_shared_bytes=shared if isinstance(shared, int) else None,
+                       sass=code_from_json(entry["sass"]))
 
 
 def _compiled(source: PythonSource, request: dict[str, Any]) -> tuple[str, int | None]:

@@ -23,10 +23,12 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..model.errors import PatternError
+from ..model.pattern import ARCH
 from ..model.ptx.limits import MAX_CONSTANT
 from ..model.ptx.sass_code import SASS_SPACES, SassCode, SassOp
 from .bounded import private_folder, run_bounded
 from .compiler import Toolchain, wheel_folders
+from .flags import DEFAULT_ARCH
 
 SASS_SECONDS = 60.0  # ptxas or nvdisasm on one kernel
 PTX_TABLE = ".nv_debug_ptx_txt"  # the file nvdisasm -gp names the embedded PTX (nvJitLink's
@@ -171,6 +173,14 @@ def machine_code(ptx: str, entry: str, arch: str, toolchain: Toolchain | None,
     if tools is None or listing is None:
         return None
     return SassCode(tools.words(arch), sass_ops(listing, entry))
+
+
+def target_machine_code(ptx: str, entry: str, target: str, toolchain: Toolchain | None
+                        ) -> SassCode | None:
+    """machine_code for the PTX's own `.target` (`sm_90a`, as Triton writes it), else for
+    sm_90: PTX that was not compiled here (a .ptx file, Triton's, Numba's)."""
+    return machine_code(ptx, entry, target if ARCH.fullmatch(target) else DEFAULT_ARCH,
+                        toolchain)
 
 
 def code_json(code: SassCode | None) -> dict | None:

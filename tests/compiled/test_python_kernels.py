@@ -72,12 +72,15 @@ def test_triton_vector_add_is_vectorised_and_named_by_its_python_calls():
     """n = 1,048,576, BLOCK 1024, 4 warps: 1024 programs x 4 warps = 4096 warps; pointers
     and n divisible by 16, so 2 ld/st.global.v4.b32 per array: 4096 requests of 32 x 16 B
     = 16 sectors each; 24,576 requests and 393,216 sectors, 12 MiB. The loads are named by
-    line 13 and 14 (the first .loc of each inline-asm chain 13, 14, 15, 16), not 16."""
+    line 13 and 14 (the first .loc of each inline-asm chain 13, 14, 15, 16), not 16; counted
+    in SASS, each ld.global.v4.b32 is one LDG.E.128."""
     analysis = analyze(load_pattern(example("triton-vector-add")))
     assert [s.name for s in analysis.instructions][:3] == [
-        "line 13: tl.load(x_ptr + offs, mask=mask), ld.global.v4.b32 (1 of 2)",
-        "line 13: tl.load(x_ptr + offs, mask=mask), ld.global.v4.b32 (2 of 2)",
-        "line 14: tl.load(y_ptr + offs, mask=mask), ld.global.v4.b32 (1 of 2)"]
+        "line 13: tl.load(x_ptr + offs, mask=mask), LDG.E.128 (1 of 2)",
+        "line 13: tl.load(x_ptr + offs, mask=mask), LDG.E.128 (2 of 2)",
+        "line 14: tl.load(y_ptr + offs, mask=mask), LDG.E.128 (1 of 2)"]
+    assert [s.ptx.split()[0] for s in analysis.instructions] == ["ld.global.v4.b32"] * 4 + \
+        ["st.global.v4.b32"] * 2
     assert [(s.requests, s.sectors) for s in analysis.instructions] == [(4096, 65536)] * 6
     assert analysis.totals.sectors * 32 == 12 * MIB
 
@@ -110,8 +113,8 @@ def test_tritons_specialisation_follows_divisibility_by_16(tmp_path, n, vector):
     else:
         per_array = [64] * 4 + [61] * 4
         assert [s for *_, s in found] == per_array * 3
-    names = [s.name for s in analyze(load_pattern(path)).instructions]
-    assert all(("v4.b32" in name) == vector for name in names)
+    ptx = [s.ptx for s in analyze(load_pattern(path)).instructions]
+    assert all(("v4.b32" in op) == vector for op in ptx)
 
 
 def test_the_launcher_rule_on_values_and_its_override(tmp_path):
@@ -167,9 +170,10 @@ def test_fused_softmax_global_and_shared_numbers():
 
 def test_the_reading_names_triton_its_architecture_and_warps():
     kernel = kernel_for(load_pattern(example("triton-vector-add")))
-    assert kernel.assumptions[0].startswith(
-        "Counted in PTX: the PTX instructions the compiler emitted (Triton ")
-    assert "for sm_90, num_warps 4" in kernel.assumptions[0]
+    assert kernel.assumptions[0].startswith("Counted in SASS: nvJitLink ")
+    assert "for sm_90a, each memory instruction carried from the PTX Triton " in \
+        kernel.assumptions[0]
+    assert "for sm_90, num_warps 4 emits" in kernel.assumptions[0]
 
 
 @pytest.mark.parametrize("module, language, install", [
@@ -293,12 +297,17 @@ def test_numba_tiled_transpose_counts_as_the_cuda_tiled_transpose():
             (65536, 65536)
 
 
-def test_layer_norm_reads_x_three_times_and_w_b_once_per_row():
-    """1,024 rows of 4,096: per v4 instruction 4,096 warps x 4 loop iterations = 16,384
-    requests of 16 sectors; 12 such instructions (x in 3 loops, w, b, y) and the mean and
-    1/std stored by one lane per program: 198,656 requests, 3,147,776 sectors, 1,049,856
-    of them distinct (x, y 524,288 each; w, b 512; mean, rstd 128)."""
-    analysis = analyze(load_pattern(example("triton-layer-norm")))
+def test_layer_norm_reads_x_three_times_and_w_b_once_per_row(tmp_path):
+    """Counted in PTX, 1,024 rows of 4,096: per v4 instruction 4,096 warps x 4 loop
+    iterations = 16,384 requests of 16 sectors; 12 such instructions (x in 3 loops, w, b,
+    y) and the mean and 1/std stored by one lane per program: 198,656 requests, 3,147,776
+    sectors, 1,049,856 of them distinct (x, y 524,288 each; w, b 512; mean, rstd 128).
+    Counted in SASS (the default), where ptxas unrolled the loops, the totals are the same."""
+    analysis = analyze(load_pattern(example("triton-layer-norm", tmp_path,
+                                            kernel={"level": "ptx"})))
+    in_sass = analyze(load_pattern(example("triton-layer-norm")))
+    assert in_sass.totals == analysis.totals and ", LDG.E.128 (1 of 2)" in \
+        in_sass.instructions[0].name
     wide = [(s.requests, s.sectors) for s in analysis.instructions if "v4" in s.name]
     assert wide == [(16384, 262144)] * 12
     lines = {s.name.split(":")[0] for s in analysis.instructions if "v4" in s.name}
