@@ -33,11 +33,17 @@ class LineSums:
     rows: tuple[InstructionNamed, ...]
 
 
+MATRIX_ROW_BYTES = 16  # an ldmatrix / stmatrix lane's row: eight b16
+
+
 def ptx_width(ptx: str | None) -> int:
-    """Bytes per lane of a PTX memory operation (`ld.shared.v2.f32` -> 8); 0 if unknown."""
-    if not ptx:
+    """Bytes per lane of a PTX memory operation (`ld.shared.v2.f32` -> 8, an ldmatrix's
+    16-byte row); 0 if unknown (a cp.async's size is an operand)."""
+    if not ptx or ptx.startswith("cp."):
         return 0
-    parts = ptx.split(".")
+    parts = ptx.split()[0].split(".")
+    if parts[0] in ("ldmatrix", "stmatrix"):
+        return MATRIX_ROW_BYTES
     bits = next((int(m.group(1)) for p in reversed(parts) if (m := _TYPE.match(p))), 0)
     vector = next((int(p[1:]) for p in parts if p in ("v2", "v4", "v8")), 1)
     return bits // 8 * vector
@@ -60,8 +66,8 @@ def _merged(ptx: dict[Key, LineSums], sass: dict[Key, LineSums], unit: str,
     out = []
     for key, after in sass.items():
         before = ptx.get(key)
-        wide = max(after.rows, key=lambda r: r.width // max(1, ptx_width(r.ptx)))
-        factor = wide.width // max(1, ptx_width(wide.ptx))
+        wide = max(after.rows, key=_widening)
+        factor = _widening(wide)
         if before is None or factor < 2 or after.requests >= before.requests:
             continue
         file, line, op = key
@@ -78,6 +84,13 @@ def _merged(ptx: dict[Key, LineSums], sass: dict[Key, LineSums], unit: str,
                           (before.requests, before.second), (after.requests, after.second),
                           line, after.indices if explained else (), words))
     return out
+
+
+def _widening(row: InstructionNamed) -> int:
+    """How many times wider a SASS access is than its PTX one (1 where the PTX width is not
+    known)."""
+    ptx = ptx_width(row.ptx)
+    return row.width // ptx if ptx else 1
 
 
 def _spilled(local: Sequence[LocalInstructionStats]) -> list[Change]:

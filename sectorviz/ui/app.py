@@ -48,7 +48,8 @@ SETTLE_PASSES = 4  # event-loop passes before a screenshot, so layouts have sett
 def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     """The window (its compare window or its presentation, if one is open) as PNG
     bytes, in the list returned, grabbed once the analyses and the warp's details are in,
-    the overview is drawn and the event queue has drained (then the event loop exits)."""
+    the overview and a shown sheet have drawn them and the event queue has drained (then
+    the event loop exits)."""
     done: list[bytes] = []
 
     def target():
@@ -57,8 +58,10 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     def grab() -> None:
         shown = target()
         doc = window.document
+        sheet = window.sheet
         if (done or doc.analysis_running or doc.details_pending or window.overview.drawing
-                or not getattr(shown, "ready", True)):
+                or not getattr(shown, "ready", True)
+                or (sheet.isVisible() and not sheet.current)):
             return
         for _ in range(SETTLE_PASSES):  # a resized dock relays out its scroll areas in turns
             app.sendPostedEvents()
@@ -76,6 +79,7 @@ def grab_when_drawn(window: MainWindow, app: QApplication) -> list[bytes]:
     window.document.changed.connect(  # the analysis, or the warp's details, arrived
         lambda flags: flags & (Change.ANALYSIS | Change.SELECTION) and later())
     window.overview.drawn.connect(later)
+    window.sheet.drawn.connect(later)  # its rows are worked out on a thread
     for compare in window.compare_windows:
         compare.b.changed.connect(later)
         compare.refreshed.connect(later)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
@@ -46,6 +46,8 @@ def waiting_sheet(name: str, line: str) -> Sheet:
 class SheetView(QWidget):
     """Shows accounting_sheet(...) of the document's selection and analysis; computes no
     number itself."""
+
+    drawn = Signal()  # the browser shows a new sheet
 
     def __init__(self, document: Document, parent: QWidget | None = None):
         super().__init__(parent)
@@ -203,3 +205,4 @@ class SheetView(QWidget):
             self.browser.setHtml(html(layout))
             bar.setValue(top)
         self._layout = layout
+        self.drawn.emit()

@@ -10,3 +10,6 @@ def test_the_bytes_per_lane_of_a_ptx_operation():
     assert ptx_width("ld.local.u8") == 1
     assert ptx_width("ld.shared.f64") == 8  # 64-bit in the PTX too: never "merged"
     assert ptx_width(None) == 0
+    # an ldmatrix lane gives a 16-byte row (eight b16), as its LDSM reads: never "merged"
+    assert ptx_width("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 16
+    assert ptx_width("cp.async.cg.shared.global") == 0  # its size is an operand
