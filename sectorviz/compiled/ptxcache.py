@@ -121,7 +121,8 @@ def store(key: str, entry: dict) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = folder / f"{key}.json"
-        write_atomic(path, json.dumps({**entry, "ptx_sha256": ptx_digest(entry["ptx"])}))
+        write_atomic(path, json.dumps({**entry, "ptx_sha256": ptx_digest(entry["ptx"])}),
+                     over_input=True)  # an entry this run loaded, now with its SASS
         path.chmod(0o600)  # the folder, 0700 when made here, keeps it private till then
         _prune(folder)
     except OSError:

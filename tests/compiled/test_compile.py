@@ -8,7 +8,7 @@ import pytest
 from compiled_helpers import SAXPY, needs_nvcc, write_pattern
 
 import sectorviz.frontends  # noqa: F401  (registers the engines)
-from sectorviz.compiled import bounded, compiler, nvcc, ptxcache
+from sectorviz.compiled import bounded, compiler, nvcc, ptxcache, sass
 from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled.compile import compile_kernel
 from sectorviz.model import PatternError, analyze, pattern_from_dict
@@ -294,6 +294,25 @@ def test_entries_are_private(tmp_path, monkeypatch):
     compile_kernel(write_pattern(tmp_path, SAXPY, "saxpy"))
     (entry,) = folder.iterdir()
     assert folder.stat().st_mode & 0o777 == 0o700 and entry.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_entry_made_without_the_assembler_gets_its_sass_once_it_is_found(
+        tmp_path, ptx_cache, monkeypatch):
+    """A compile cached where ptxas or nvdisasm was missing keeps a null "sass"; the next
+    run that finds them adds it to that same entry (this run read it: it is still ours to
+    rewrite), and later runs assemble nothing."""
+    if sass.assembler_tools(compiler.find_compiler()) is None:
+        pytest.skip("no assembler and nvdisasm here")
+    pattern = write_pattern(tmp_path, SAXPY, "saxpy")
+    with monkeypatch.context() as without:
+        without.setattr(sass, "assembler_tools", lambda toolchain: None)
+        assert compile_kernel(pattern).sass is None
+    (entry,) = ptx_cache.iterdir()
+    assert json.loads(entry.read_text())["sass"] is None
+    assert compile_kernel(pattern).sass is not None
+    assert json.loads(entry.read_text())["sass"] is not None
+    monkeypatch.setattr(compile_module, "machine_code", lambda *a: 1 / 0)
+    assert compile_kernel(pattern).sass is not None
 
 
 def test_a_hit_touches_its_entry_at_most_daily(tmp_path, ptx_cache):
