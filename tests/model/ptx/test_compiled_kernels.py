@@ -23,6 +23,12 @@ def _rows(analysis, kernel):
             for ins, s in zip(kernel.instructions, analysis.instructions)]
 
 
+def _shared_rows(analysis, kernel) -> list[tuple[str, str, int, int]]:
+    """(PTX op, op, requests, wavefronts) of each shared instruction."""
+    return [(ins.ptx, s.op, s.requests, s.wavefronts)
+            for ins, s in zip(kernel.shared_instructions, analysis.shared)]
+
+
 def test_a_warp_shuffle_reduction(tmp_path):
     code = """
 extern "C" __global__ void k(const float* a, float* out)
@@ -62,8 +68,7 @@ extern "C" __global__ void k(const float* a, float* out)
     assert _rows(analysis, kernel) == [
         ("cp.async.ca.shared.global (global read)", "a", "load", 16, 64),
         ("st.global.f32", "out", "store", 16, 64)]
-    shared = [(ins.ptx, s.op, s.requests, s.wavefronts)
-              for ins, s in zip(kernel.shared_instructions, analysis.shared)]
+    shared = _shared_rows(analysis, kernel)
     # 32 consecutive words written, 32 consecutive words (reversed) read: conflict-free
     assert shared == [("cp.async.ca.shared.global (shared write)", "store", 16, 16),
                       ("ld.shared.f32", "load", 16, 16)]
@@ -97,8 +102,7 @@ extern "C" __global__ void k(const float* a, float* out)
     assert _rows(analysis, kernel) == [
         ("cp.async.cg.shared.global (global read)", "a", "load", 1, 4),
         ("st.global.u32", "out", "store", 1, 5)]
-    shared = [(ins.ptx, s.op, s.requests, s.wavefronts)
-              for ins, s in zip(kernel.shared_instructions, analysis.shared)]
+    shared = _shared_rows(analysis, kernel)
     # every lane writes its 16 bytes (zeros past src-size): 512 bytes, 4 phases; the
     # reads of s[4 t], 16 bytes apart, fall 4 lanes to a bank: 4 wavefronts
     assert shared == [("cp.async.cg.shared.global (shared write)", "store", 1, 4),
