@@ -178,6 +178,15 @@ def assert_same(closed, lanes):
         assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
 
 
+def closed_everywhere(pattern, compiled) -> Spy:
+    """The closed forms' Spy, once their analysis equals the lane path's and they covered
+    every warp (the fast path this compares actually ran)."""
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    return spy
+
+
 def lines_with(ptx: str, *words: str) -> list[str]:
     """The PTX lines holding any of `words` (what a test prints to show its reasoning)."""
     return [line.strip() for line in ptx.splitlines() if any(w in line for w in words)]

@@ -15,6 +15,7 @@ from ptx_helpers import (
     Spy,
     assert_same,
     both,
+    closed_everywhere,
     compiled_for_file,
     counted_by,
     inline_pattern,
@@ -273,9 +274,7 @@ def test_a_division_of_the_block_index_by_a_literal_keeps_the_box_of_blocks(tmp_
               "out": {"dtype": "float32", "length": 8192}}
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 0, "m": 0},
                                        grid=(64,), block=(128,))
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    spy = closed_everywhere(pattern, compiled)
     assert len(spy.batches) == 3 and all(len(b.base) == 4 for _, _, b in spy.batches)
 
 
@@ -297,9 +296,7 @@ def test_an_or_of_the_block_index_with_disjoint_thread_bits_keeps_the_box_of_blo
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 512, "m": 0},
                                        grid=(4, 4), block=(128,))
     assert lines_with(compiled.ptx, "or.b32")  # what the closed forms must read
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 4 for _, _, b in spy.batches)
 
 
@@ -317,9 +314,7 @@ def test_atomics_min_max_and_combined_conditions_have_closed_forms(tmp_path, bod
               "out": {"dtype": "float32", "length": 4096}}
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": n, "m": 0},
                                        grid=(8,), block=(128,))
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    closed_everywhere(pattern, compiled)
 
 
 @needs_nvcc
@@ -355,9 +350,7 @@ def test_a_bit_field_insert_keeps_the_box_of_blocks(tmp_path, index, grid):
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, {"n": 128, "m": 0},
                                        grid=grid, block=(1024,))
     assert lines_with(compiled.ptx, "bfi.b32")  # what this test is about
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 32 for _, _, b in spy.batches)  # a row per class of 32 warps
 
 
@@ -413,9 +406,7 @@ def test_an_mma_runs_in_closed_form_its_results_data(tmp_path):
               "out": {"dtype": "float32", "length": 256}}
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, grid=(4,), block=(64,))
     assert lines_with(compiled.ptx, "mma.sync")
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 2 for _, _, b in spy.batches)
 
 
@@ -443,7 +434,5 @@ def test_bfe_cp_async_and_ldmatrix_have_closed_forms(tmp_path, body):
               "out": {"dtype": "float32", "length": 4096}}
     pattern, compiled = inline_pattern(tmp_path, text, "k", arrays, grid=(8,), block=(128,))
     assert lines_with(compiled.ptx, "bfe.u32", "cp.async.cg", "ldmatrix")
-    closed, spy, lanes = both(pattern, compiled)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 4 for _, _, b in spy.batches)
