@@ -16,7 +16,6 @@ import re
 import shutil
 from dataclasses import dataclass
 
-from ..cuda.templates import split_name
 from ..model.errors import PatternError
 from ..model.pattern import suggest
 from .bounded import run_bounded
@@ -85,6 +84,23 @@ def demangle(names: list[str]) -> list[str]:
     return shown if done.returncode == 0 and len(shown) == len(names) else list(names)
 
 
+def split_name(spec: str) -> tuple[str, str | None]:
+    """`void reduce<float, 256>(float *, int)` -> ('reduce', 'float, 256'); `k` -> ('k', None)."""
+    name = re.sub(r"^\s*void\s+", "", spec).strip()
+    if name.endswith(")") and "(" in name:
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i].strip()
+                break
+    found = re.fullmatch(r"(?:(?:[A-Za-z_]\w*|\(anonymous namespace\))::)*([A-Za-z_]\w*)\s*"
+                         r"(?:<(.*)>)?", name, re.S)
+    if found is None:
+        raise PatternError("kernel.function", f"cannot read the function name {spec!r}")
+    return found.group(1), found.group(2)
+
+
 def _arguments(args: str) -> list[str]:
     """`16, float` -> ['16', 'float'] (split at top-level commas, spaces and integer
     suffixes dropped, so `256u` matches `256`)."""
@@ -137,7 +153,7 @@ def parameter_names(texts: list[str], entry: Entry) -> tuple[str, ...] | None:
     """The parameter names, in order, of the `__global__` definition of `entry` in the first
     of `texts` (the .cu file, then its includes) that defines one with as many parameters;
     None when none does. An unnamed parameter is named `_N` after its position."""
-    from ..cuda.source import parser
+    from ..host.syntax import parser  # tree-sitter loads only for a .cu
     name = entry.split[0]
     for text in texts:
         for params in _kernel_definitions(parser().parse(text.encode("utf-8")).root_node, name):
@@ -148,7 +164,7 @@ def parameter_names(texts: list[str], entry: Entry) -> tuple[str, ...] | None:
 
 def _kernel_definitions(node, name: str):
     """The parameter-name tuples of every `__global__` definition of `name` under `node`."""
-    from ..cuda.source import declared_name
+    from ..host.syntax import declared_name
     for fn in _descendants(node, "function_definition"):
         decl = fn.child_by_field_name("declarator")
         while decl is not None and decl.type != "function_declarator":

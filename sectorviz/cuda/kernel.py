@@ -18,6 +18,8 @@ from typing import Collection, Iterator
 
 import numpy as np
 
+from ..host.kernel_text import kernel_source, source_path
+from ..host.preprocess import Source, preprocess
 from ..model.closed_forms import NotClosed, Varies, block_box
 from ..model.errors import PatternError
 from ..model.kernel import Batch, Instruction, Launch, Threads
@@ -27,8 +29,6 @@ from . import ctype as C
 from .closed import closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
-from .kernel_text import kernel_source, source_path
-from .preprocess import Source, preprocess
 from .source import Function, Unit
 from .templates import kernel_instance, launch_shared_bytes
 

@@ -17,16 +17,17 @@ template name picks the one instantiation the file's host code launches, or the 
 from __future__ import annotations
 
 import contextlib
-import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from ..compiled.entries import split_name
+from ..host.syntax import Launch, parser
 from ..model.errors import PatternError
 from . import ctype as C
 from . import ir
-from .source import Function, Launch, Node, Unit, check_syntax, error, parser, text
+from .source import Function, Node, Unit, check_syntax, error, text
 
 if TYPE_CHECKING:
     from .compile import Compiler
@@ -249,23 +250,6 @@ def instance(compiler: "Compiler", fn: Function, bindings: dict) -> Function:
 
 
 # ---------------------------------------------------------------- the kernel's instantiation
-
-
-def split_name(spec: str) -> tuple[str, str | None]:
-    """`void reduce<float, 256>(float *, int)` -> ('reduce', 'float, 256'); `k` -> ('k', None)."""
-    name = re.sub(r"^\s*void\s+", "", spec).strip()
-    if name.endswith(")") and "(" in name:
-        depth = 0
-        for i in range(len(name) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(name[i], 0)
-            if depth == 0:
-                name = name[:i].strip()
-                break
-    found = re.fullmatch(r"(?:(?:[A-Za-z_]\w*|\(anonymous namespace\))::)*([A-Za-z_]\w*)\s*"
-                         r"(?:<(.*)>)?", name, re.S)
-    if found is None:
-        raise PatternError("kernel.function", f"cannot read the function name {spec!r}")
-    return found.group(1), found.group(2)
 
 
 def _spec_arguments(name: str, args: str) -> list[Node]:

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..cuda.ctype import NAMED
-from ..cuda.source import declared_name, text
 from ..model import PatternError
+from .ctypes import is_integer, type_bytes
+from .syntax import declared_name, text
 
 MAX_DEPTH = 64  # names and brackets followed inside one value
 MAX_TEXT = 2000  # characters of one value written out
@@ -82,18 +82,15 @@ def integer_literal(words: str) -> int:
 def element_size(type_name: str) -> int:
     """The bytes of a scalar or vector type named as C writes it (`float`, `unsigned int`,
     `float4`, `size_t`); Unknown for any other type."""
-    name = " ".join(type_name.replace("const", " ").replace("volatile", " ").split())
-    name = name.split("::")[-1]
-    kind = NAMED.get(name) or NAMED.get(name.replace("unsigned", "unsigned int").strip())
-    size = getattr(kind, "size", None)
-    if not isinstance(size, int) or size <= 0:
+    size = type_bytes(type_name.split("::")[-1])
+    if size is None:
         raise Unknown(f"the size of '{type_name}' is not known here")
     return size
 
 
 class HostScope:
     """The names in scope at `at` (a node inside the host function `host` of a parsed
-    cuda.source.Unit) and the params the terms read so far use; `types` binds the template
+    syntax.Unit) and the params the terms read so far use; `types` binds the template
     parameters of the launched instantiation (`T` -> `float`)."""
 
     def __init__(self, unit: Any, host: Any, at: Any, types: dict[str, str] | None = None,
@@ -190,8 +187,7 @@ class HostScope:
         raise Unknown(f"'{_short(text(node))}' is computed when the program runs")
 
     def _integer_type(self, type_name: str) -> None:
-        kind = NAMED.get(" ".join(type_name.replace("const", " ").split()))
-        if kind is None or getattr(kind, "floating", True):
+        if not is_integer(type_name):
             raise Unknown(f"a cast to '{type_name}' is not an integer cast")
 
     def size_of(self, node: Any) -> int:

@@ -24,10 +24,10 @@ class KernelSignature:
 
 
 def parsed(path: Path, include_dirs: tuple[str, ...] = ()) -> Any:
-    """The .cu at `path` parsed (cuda.source.Unit), its includes read inside its folder's
+    """The .cu at `path` parsed (syntax.Unit), its includes read inside its folder's
     roots and `include_dirs`; PatternError naming the file."""
-    from ..cuda.preprocess import preprocess  # the CUDA front end loads only for a .cu
-    from ..cuda.source import Unit
+    from .preprocess import preprocess  # tree-sitter loads only for a .cu
+    from .syntax import Unit
     try:
         return Unit(preprocess(read_text(path, "kernel.source"), path,
                                pattern_roots(path.parent, include_dirs)))
@@ -50,7 +50,7 @@ def signatures(unit: Any) -> list[KernelSignature]:
 
 
 def _signature(function: Any) -> KernelSignature:
-    from ..cuda.source import declared_name, text
+    from .syntax import declared_name, text
     params, types = [], []
     for p in function.params:
         name = declared_name(p.child_by_field_name("declarator"))
@@ -64,7 +64,7 @@ def _signature(function: Any) -> KernelSignature:
 
 def template_parameters(parameters: Any) -> tuple[str, ...]:
     """The names of a template_parameter_list's parameters, types and values alike."""
-    from ..cuda.source import declared_name, text
+    from .syntax import declared_name, text
     if parameters is None:
         return ()
     names = []

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..cuda.source import text
 from .constants import (
     HostScope,
     Term,
@@ -18,6 +17,7 @@ from .constants import (
     parameter_names,
 )
 from .kernels import KernelSignature, template_parameters
+from .syntax import text
 
 MALLOCS = ("cudaMalloc", "cudaMallocManaged", "cudaMallocAsync")
 
@@ -25,7 +25,7 @@ MALLOCS = ("cudaMalloc", "cudaMallocManaged", "cudaMallocAsync")
 @dataclass(frozen=True)
 class Instance:
     """A launched kernel as a pattern names it (`transposeNaive`, `offset<float>`), its
-    template bindings (`T` -> `float`) and its launch (a cuda.source.Launch; None for an
+    template bindings (`T` -> `float`) and its launch (a syntax.Launch; None for an
     instantiation the file names without launching it)."""
 
     function: str

@@ -12,7 +12,7 @@ from sectorviz.cli import main
 from sectorviz.compiled import compile as compile_module
 from sectorviz.compiled import compiler, ptxfile
 from sectorviz.compiled.compile import compile_kernel
-from sectorviz.cuda.kernel import kernel_source
+from sectorviz.host.kernel_text import kernel_source
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model import files as files_module
 from sectorviz.model.analysis import analyze

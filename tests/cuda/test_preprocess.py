@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sectorviz.cli import main
-from sectorviz.cuda import preprocess as pre
+from sectorviz.host import preprocess as pre
 from sectorviz.cuda.compile import MAX_COMPILED_NODES
 from sectorviz.model import PatternError, analyze, load_pattern
 from sectorviz.model.files import pattern_roots

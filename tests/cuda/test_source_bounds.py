@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from cuda_helpers import kernel_pattern
 
-from sectorviz.cuda import preprocess as pre
+from sectorviz.host import preprocess as pre
 from sectorviz.model import PatternError, analyze
 from sectorviz.model.files import pattern_roots
 

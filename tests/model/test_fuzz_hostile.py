@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sectorviz.cuda import preprocess as pre
+from sectorviz.host import preprocess as pre
 from sectorviz.export.formats import MAX_PIXELS, MAX_SIDE_PX, check_drawable
 from sectorviz.model import PatternError, pattern_from_text
 from sectorviz.model.files import pattern_roots
