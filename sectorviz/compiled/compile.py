@@ -20,15 +20,16 @@ import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..model.errors import PatternError, printable
 from ..model.files import Roots, lies_in, read_text
 from ..model.pattern import Pattern
 from ..model.ptx.kernel import CompiledPtx
-from . import ptxcache
+from . import hostfacts, ptxcache
 from .bounded import private_folder
 from .compiler import INSTALL, NO_COMPILER, Toolchain, find_compiler
-from .entries import parameter_names, pick_entry, ptx_entries
+from .entries import Entry, parameter_names, pick_entry, ptx_entries
 from .flags import DEFAULT_ARCH, CompileFlags, check_arch, fixed_flags, include_folder, user_flags
 from .hostcode import STANDINS
 from .includes import IncludePolicy, Scan
@@ -103,19 +104,17 @@ def compile_kernel(pattern: Pattern, arch: str | None = None,
                                 "path": str(source.path), "base": pattern.base_dir})
     entry = ptxcache.load(key)
     if entry is None:
-        if toolchain.kind == "nvcc":
-            from .nvcc import NvccCompile as Route
-        else:
-            from .nvrtc import NvrtcCompile as Route
-        entry = _with_sass(Route(toolchain, source, function, flags, roots,
-                                 Path(pattern.base_dir)).run(), arch, toolchain, flags)
+        entry = _with_sass(_route(toolchain, source, function, flags, pattern).run(), arch,
+                           toolchain, flags)
         ptxcache.store(key, entry)
     elif entry.get("sass") is None:  # no SASS when cached: made once the tools are here
         entry = _with_sass(entry, arch, toolchain, flags)
         if entry["sass"] is not None:
             ptxcache.store(key, entry)
     includes = [f for f in entry["files"] if f != str(source.path)]
-    pointees, dynamic = _host_facts(pattern)
+    pointees, dynamic = _host_facts(pattern, source, entry, key,
+                                    lambda probe: _route(toolchain, source, function, flags,
+                                                         pattern, probe).run())
     return CompiledPTX(entry["ptx"], entry["entry"], tuple(entry["params"]),
                        toolchain.compiling_for(arch, as_written), (source.name, *includes),
                        (source.text, *(read_text(f, "include") for f in includes)),
@@ -125,6 +124,17 @@ def compile_kernel(pattern: Pattern, arch: str | None = None,
                        sass=code_from_json(entry["sass"]), as_written=as_written)
 
 
+def _route(toolchain: Toolchain, source: MainSource, function: str, flags: CompileFlags,
+           pattern: Pattern, appendix: str = "") -> Compile:
+    """The compile of `source` (and `appendix` after it) by the toolchain's route."""
+    if toolchain.kind == "nvcc":
+        from .nvcc import NvccCompile as Route
+    else:
+        from .nvrtc import NvrtcCompile as Route
+    return Route(toolchain, source, function, flags, pattern.roots, Path(pattern.base_dir),
+                 appendix)
+
+
 def _with_sass(entry: dict, arch: str, toolchain: Toolchain, flags: CompileFlags) -> dict:
     """A cache entry with its "sass": the SASS memory instructions ptxas makes of its PTX
     (sass.py), or None where they cannot be made here."""
@@ -132,20 +142,43 @@ def _with_sass(entry: dict, arch: str, toolchain: Toolchain, flags: CompileFlags
     return {**entry, "sass": code_json(code)}
 
 
-def _host_facts(pattern: Pattern) -> tuple[tuple[tuple[str, str, int], ...], int | None]:
-    """(pointer parameter, pointee type, bytes) for the pattern's arrays without a dtype, and
-    the host launches' dynamic shared bytes where the pattern does not give them, as the
-    source front end reads them (cuda.kernel.host_facts); nothing where it cannot read the
-    file (the compiler reads C++ the interpreter does not) or nothing is asked."""
+def _host_facts(pattern: Pattern, source: MainSource, entry: dict, key: str,
+                probe: Callable[[str], dict]
+                ) -> tuple[tuple[tuple[str, str, int], ...], int | None]:
+    """(pointer parameter, pattern dtype or type name, bytes) for the pattern's arrays
+    without a dtype, from the entry's demangled name, and the host launches' dynamic shared
+    bytes where the pattern does not give them (hostfacts.py); a struct's bytes come from
+    `probe` (a compile of the source with hostfacts.sizeof_probe appended). Both are worked
+    out once and kept in the cache entry ("struct_bytes", "launch_shared_bytes")."""
     untyped = [spec.name for spec in pattern.arrays if spec.dtype is None]
-    if not untyped and "dynamic_shared_bytes" in pattern.kernel:
-        return (), None
+    types = hostfacts.pointee_types(entry["name"], entry["params"])
+    sizes = dict(entry.get("struct_bytes", {}))
+    unsized = [t for t in hostfacts.needs_probe([types[a] for a in untyped if a in types])
+               if t not in sizes]
+    asked = "dynamic_shared_bytes" not in pattern.kernel
+    launched = asked and "launch_shared_bytes" not in entry
+    if unsized:
+        sizes |= _probed(unsized, probe)
+        entry["struct_bytes"] = sizes
+    if launched:
+        name, targs = Entry(entry["entry"], entry["name"], len(entry["params"])).split
+        entry["launch_shared_bytes"] = hostfacts.dynamic_shared_bytes(
+            source.text, source.path, pattern.roots, name, targs)
+    if unsized or launched:
+        ptxcache.store(key, entry)
+    return hostfacts.pointees(types, sizes, untyped), \
+        entry["launch_shared_bytes"] if asked else None
+
+
+def _probed(types: list[str], probe: Callable[[str], dict]) -> dict[str, int]:
+    """Each type -> its bytes, as the compiler lays it out (0 where the probe's compile
+    fails or its PTX holds no sizes: then it is not asked again)."""
     try:
-        from ..cuda.kernel import host_facts
-        types, dynamic = host_facts(pattern)
-    except (PatternError, ImportError):
-        return (), None
-    return tuple((name, *types[name]) for name in untyped if name in types), dynamic
+        ptx = probe(hostfacts.sizeof_probe(types))["ptx"]
+    except PatternError:
+        return dict.fromkeys(types, 0)
+    sizes = hostfacts.probed_sizes(ptx, len(types))
+    return dict(zip(types, sizes or [0] * len(types)))
 
 
 def checked_function(spec: str) -> str:
@@ -173,13 +206,15 @@ def main_source(pattern: Pattern, roots: Roots) -> MainSource:
 
 
 class Compile(ABC):
-    """One compile of the file as written in a temporary folder, by the compiler's route
-    (`route`, nvcc.py, nvrtc.py) -> a cache entry (dict) through `entry`."""
+    """One compile of the file as written (and `appendix` after it) in a temporary folder, by
+    the compiler's route (`route`, nvcc.py, nvrtc.py) -> a cache entry (dict) through
+    `entry`."""
 
     def __init__(self, toolchain: Toolchain, source: MainSource, function: str,
-                 flags: CompileFlags, roots: Roots, base_dir: Path):
+                 flags: CompileFlags, roots: Roots, base_dir: Path, appendix: str = ""):
         self.toolchain, self.source, self.function = toolchain, source, function
         self.flags, self.roots, self.base_dir = flags, roots, base_dir
+        self.appendix = appendix  # C++ compiled after the main source (hostfacts.py's probe)
         self.header_folders: tuple[str, ...] = (str(STANDINS),)  # the compiler's own headers
 
     def run(self) -> dict:

@@ -1,8 +1,8 @@
 """The kernel entries of a PTX text and the one a pattern names.
 
-`.entry` names are mangled (`_Z11matmulTiledILi16EfEvPKT0_S2_PS0_i`); c++filt (binutils,
-there wherever nvcc's host compiler is) gives the name Nsight Compute prints (`void
-matmulTiled<16, float>(float const*, float const*, float*, int)`). A pattern's
+`.entry` names are mangled (`_Z11matmulTiledILi16EfEvPKT0_S2_PS0_i`); the C++ runtime's
+`__cxa_demangle` (in this process; c++filt where it cannot be loaded) gives the name Nsight
+Compute prints (`void matmulTiled<16, float>(float const*, float const*, float*, int)`). A pattern's
 `kernel.function` names an entry as the PTX spells it (`_Z6vecAddPKfS0_Pfi`), a plain
 function (`matmulTiled`: the one instantiation the compiled code holds, which for a template
 is the one the host code launches) or an instantiation (`matmulTiled<16, float>`; trailing
@@ -12,9 +12,12 @@ The kernel's parameter names come from its definition in the source (tree-sitter
 
 from __future__ import annotations
 
+import ctypes
 import re
 import shutil
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
 
 from ..model.errors import PatternError
 from ..model.pattern import suggest
@@ -23,6 +26,7 @@ from .bounded import run_bounded
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(([^)]*)\)", re.M)
 _INT_SUFFIX = re.compile(r"(?<=\d)[uUlL]+\b")
 DEMANGLE_SECONDS = 30.0
+CXX_RUNTIMES = ("libstdc++.so.6", "libc++abi.dylib", "libc++.1.dylib")  # with __cxa_demangle
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,58 @@ def ptx_entries(ptx: str) -> list[Entry]:
 
 
 def demangle(names: list[str]) -> list[str]:
-    """Itanium-mangled names -> what c++filt prints (each name itself when there is no
-    c++filt or it fails; `extern "C"` kernels are not mangled)."""
+    """Itanium-mangled names -> what c++filt prints: by the C++ runtime's `__cxa_demangle`
+    in this process, else by c++filt (binutils); each name itself where neither demangles it
+    (`extern "C"` kernels are not mangled)."""
+    shown = [_in_process(name) for name in names]
+    left = [name for name, done in zip(names, shown) if done is None]
+    by_tool = dict(zip(left, _by_cxxfilt(left)))
+    return [done if done is not None else by_tool[name] for name, done in zip(names, shown)]
+
+
+@lru_cache(maxsize=1)
+def _cxa_demangle() -> Callable[[bytes], str | None] | None:
+    """The C++ runtime's demangler (libstdc++ on Linux, libc++abi on macOS) as a function of
+    a mangled name -> its demangled name or None; None where no runtime can be loaded."""
+    for library in CXX_RUNTIMES:
+        try:
+            found = ctypes.CDLL(library).__cxa_demangle
+            free = ctypes.CDLL(None).free
+            break
+        except (OSError, AttributeError):
+            continue
+    else:
+        return None
+    found.restype = ctypes.c_void_p
+    found.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p,
+                      ctypes.POINTER(ctypes.c_int)]
+    free.argtypes = [ctypes.c_void_p]
+
+    def call(mangled: bytes) -> str | None:
+        status = ctypes.c_int(-1)
+        out = found(mangled, None, None, ctypes.byref(status))
+        if not out:
+            return None
+        try:
+            return ctypes.string_at(out).decode("utf-8", "replace") if status.value == 0 \
+                else None
+        finally:
+            free(out)
+    return call
+
+
+def _in_process(name: str) -> str | None:
+    """`name` demangled by `__cxa_demangle`; itself when it is not mangled; None where it
+    cannot be demangled here."""
+    if not name.startswith("_Z"):
+        return name
+    call = _cxa_demangle()
+    return None if call is None or "\x00" in name else call(name.encode("utf-8"))
+
+
+def _by_cxxfilt(names: list[str]) -> list[str]:
+    """Names -> what c++filt prints (each name itself when there is no c++filt or it
+    fails)."""
     tool = shutil.which("c++filt")
     if not names or tool is None:
         return list(names)
@@ -82,6 +136,20 @@ def demangle(names: list[str]) -> list[str]:
         return list(names)
     shown = done.stdout.splitlines()
     return shown if done.returncode == 0 and len(shown) == len(names) else list(names)
+
+
+def top_level_split(text: str) -> list[str]:
+    """`16, Pair<int, 2>` -> ['16', ' Pair<int, 2>']: split at the commas outside <>, ()."""
+    out, depth, word = [], 0, ""
+    for ch in text:
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(word)
+            word = ""
+        else:
+            word += ch
+    out.append(word)
+    return out
 
 
 def split_name(spec: str) -> tuple[str, str | None]:
@@ -104,16 +172,12 @@ def split_name(spec: str) -> tuple[str, str | None]:
 def _arguments(args: str) -> list[str]:
     """`16, float` -> ['16', 'float'] (split at top-level commas, spaces and integer
     suffixes dropped, so `256u` matches `256`)."""
-    out, depth, word = [], 0, ""
-    for ch in args:
-        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
-        if ch == "," and depth == 0:
-            out.append(word)
-            word = ""
-        else:
-            word += ch
-    out.append(word)
-    return [_INT_SUFFIX.sub("", "".join(w.split())) for w in out]
+    return [_INT_SUFFIX.sub("", "".join(w.split())) for w in top_level_split(args)]
+
+
+def same_arguments(args: str, spec: str) -> bool:
+    """Whether template arguments `args` (`16, float`) are those `spec` writes (`16u,float`)."""
+    return _arguments(args) == _arguments(spec)
 
 
 def pick_entry(entries: list[Entry], spec: str, hint: str = "") -> Entry:

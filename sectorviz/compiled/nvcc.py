@@ -10,8 +10,8 @@ source's whose path is not shell-safe is reached through a link in the private f
 
 The compiled unit is a small file of sectorviz's own, in the private folder, that includes
 the kernel's source and, when the pattern names an instantiation (`matmulTiled<16, float>`),
-takes that instantiation's address so that nvcc emits it. The stand-in header of removed
-runtime calls (hostcode.REMOVED_APIS) is included before it.
+takes that instantiation's address so that nvcc emits it, then the compile's appendix. The
+stand-in header of removed runtime calls (hostcode.REMOVED_APIS) is included before it.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class NvccCompile(Compile):
             lines.append(f"static void *const __sectorviz_instance __attribute__((unused)) = "
                          f"(void *)&{found.group('name')}<{found.group('args')}>;")
         unit = self.tmp / UNIT_NAME
-        unit.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        unit.write_text("\n".join(lines) + "\n" + self.appendix, encoding="utf-8")
         return unit
 
     def _nvcc(self, args: list[str]) -> Finished:

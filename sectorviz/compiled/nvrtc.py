@@ -79,7 +79,7 @@ class NvrtcCompile(Compile):
         found = FUNCTION.fullmatch(self.function)
         names = [] if found.group("args") is None else \
             [f"{found.group('name')}<{found.group('args')}>"]
-        result = self._nvrtc(text, options, names, str(folder))
+        result = self._nvrtc(text + self.appendix, options, names, str(folder))
         lowered = result["lowered"].get(names[0]) if names else None
         return self.entry(result["ptx"], text, policy.scan, left_out, lowered, hint=NO_LAUNCHES)
 

@@ -203,18 +203,6 @@ def join_roots(a: str, b: str, order: list[str]) -> str:
                                                  r)))
 
 
-def pattern_dtype(name: str) -> str | None:
-    """A scalar C type's name -> the pattern dtype of its bytes and kind (`unsigned char` ->
-    uint8, `__half` -> float16, `__nv_bfloat16` -> bfloat16, `bool` -> uint8); None for any
-    other type (a struct, a vector)."""
-    t = NAMED.get(name)
-    if not isinstance(t, Num):
-        return None
-    if t.floating:
-        return "bfloat16" if t is BF16 else f"float{8 * t.size}"
-    return f"{'int' if t.signed else 'uint'}{8 * t.size}"
-
-
 def name_of(t: CType) -> str:
     if isinstance(t, Pointer):
         return f"{name_of(t.to)} *"

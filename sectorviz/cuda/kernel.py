@@ -25,7 +25,6 @@ from ..model.errors import PatternError
 from ..model.kernel import Batch, Instruction, Launch, Threads
 from ..model.pattern import ArraySpec, Pattern
 from ..model.repeat import RepeatedBatch
-from . import ctype as C
 from .closed import closed_events, refuse_sized
 from .compile import Compiler
 from .ir import Run, Site
@@ -88,24 +87,6 @@ def _with_pointee_dtypes(pattern: Pattern, unit: Unit, fn: Function) -> tuple[Ar
             spec = replace(spec, dtype=name, elem_bytes=size)
         specs.append(spec)
     return tuple(specs)
-
-
-def host_facts(pattern: Pattern) -> tuple[dict[str, tuple[str, int]], int | None]:
-    """What the source says that a compiled kernel's PTX does not, as this front end reads
-    it: each pointer parameter's pointee type (a pattern dtype where it is a scalar,
-    `unsigned char *` -> ("uint8", 1), else its name: a struct `S *` -> ("S", 24), bytes),
-    and the dynamic shared memory bytes of the host code's launches of the kernel (their
-    third <<<>>> argument, when they all give one constant; else None). PatternError where
-    the interpreter cannot read the file."""
-    path = source_path(pattern)
-    source = preprocess(kernel_source(pattern), path, pattern.roots)
-    with _located(source, path), too_deep("compile"), np.errstate(all="ignore"):
-        unit = Unit(source)
-        fn = kernel_instance(Compiler(unit, {}, {}), unit, pattern.kernel["function"])
-        compiler = Compiler(unit, {}, dict(pattern.params))
-        pointees = {p: (C.pattern_dtype(name) or name, size)
-                    for p, (name, size) in compiler.pointee_types(fn).items()}
-        return pointees, launch_shared_bytes(compiler, unit, fn)
 
 
 SLOT_BYTES = 16  # bytes per lane one variable may hold (8; a vector's components, more)

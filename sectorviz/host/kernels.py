@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import PatternError
-from ..model.files import pattern_roots, read_text
+from ..model.files import Roots, pattern_roots, read_text
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,20 @@ class KernelSignature:
 def parsed(path: Path, include_dirs: tuple[str, ...] = ()) -> Any:
     """The .cu at `path` parsed (syntax.Unit), its includes read inside its folder's
     roots and `include_dirs`; PatternError naming the file."""
+    return parsed_text(read_text(path, "kernel.source"), path,
+                       pattern_roots(path.parent, include_dirs))
+
+
+def parsed_text(text: str, path: Path | None, roots: Roots) -> Any:
+    """A .cu's text (at `path`, None for inline code) parsed (syntax.Unit), its includes
+    read inside `roots`; PatternError naming the file."""
     from .preprocess import preprocess  # tree-sitter loads only for a .cu
     from .syntax import Unit
     try:
-        return Unit(preprocess(read_text(path, "kernel.source"), path,
-                               pattern_roots(path.parent, include_dirs)))
+        return Unit(preprocess(text, path, roots))
     except PatternError as err:
-        raise PatternError(err.place, err.message, err.column, str(path)) from None
+        raise PatternError(err.place, err.message, err.column,
+                           None if path is None else str(path)) from None
 
 
 def global_functions(path: Path, include_dirs: tuple[str, ...] = ()) -> list[KernelSignature]:

@@ -58,6 +58,25 @@ def instances(unit: Any, kernel: KernelSignature) -> list[Instance]:
     return list(found.values())
 
 
+def shared_bytes(unit: Any, kernel: KernelSignature) -> list[tuple[str, int | None]]:
+    """(the instantiation as a pattern names it, the dynamic shared memory bytes its third
+    <<<>>> argument gives, None where that is no constant of the host code) of each launch of
+    `kernel` that gives one, in file order (`reverse<<<2, THREADS, THREADS * sizeof(float)
+    >>>` with `#define THREADS 32` -> ('reverse', 128))."""
+    found: list[tuple[str, int | None]] = []
+    for launch in unit.launches:
+        if launch.name != kernel.name or len(launch.config) < 3:
+            continue
+        for function, types, _ in _launched_as(unit, launch, kernel):
+            try:
+                value: int | None = HostScope(unit, launch.host, launch.config[2],
+                                              dict(types)).term(launch.config[2]).value
+            except Unknown:
+                value = None
+            found.append((function, value))
+    return found
+
+
 def _launched_as(unit: Any, launch: Any, kernel: KernelSignature
                  ) -> list[tuple[str, tuple[tuple[str, str], ...], Any]]:
     """(the pattern's name of the instantiation, its template bindings, with those of its
