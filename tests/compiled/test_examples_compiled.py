@@ -1,7 +1,10 @@
-"""Every CUDA example reports through the product's own path (`sectorviz report`, as a user
-runs it) on the compiled engine, with nvcc and with NVRTC. Issue 29's histogram defect: the
+"""Every example whose kernel is CUDA C++ (a `source` or inline `code`) reports through the
+product's own path (`sectorviz report`, as a user runs it) on the compiled engine, with nvcc
+and with NVRTC, its host facts read without the interpreter (compiled/hostfacts.py). Issue 29's histogram defect: the
 host code's pointee types reach the PTX engine as pattern dtypes (`unsigned char *` is
 uint8), so the `data` values the pattern gives are read."""
+
+import json
 
 import pytest
 from compiled_helpers import FOUND
@@ -10,7 +13,8 @@ from sectorviz.cli import main
 from sectorviz.compiled import compiler
 from sectorviz.paths import examples_dir
 
-EXAMPLES = sorted(examples_dir().glob("*-cuda.sectorviz.json"))
+EXAMPLES = [p for p in sorted(examples_dir().glob("*.sectorviz.json"))
+            if {"source", "code"} & set(json.loads(p.read_text()).get("kernel", {}))]
 NVRTC_NAMES_INSTANTIATIONS = {"matmul-tiled-cuda"}  # a template kernel: NVRTC compiles no
 # host launch, so the pattern must name the instantiation (README, CUDA engines)
 COMPILERS = [c for c, found in (("nvcc", FOUND is not None and FOUND.kind == "nvcc"),
