@@ -24,11 +24,13 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..model.errors import PatternError
 from ..model.files import MAX_TEXT_BYTES, Roots, read_text
 
 MAX_INCLUDE_BYTES = 4 * 2**20  # one included file
+Fail = Callable[[str], PatternError]  # a message -> the error at the directive's place
 # The toolkit's headers that kernels include in quotes as often as in angle brackets.
 TOOLKIT_HEADERS = frozenset({
     "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h",
@@ -169,8 +171,9 @@ _BINARY = [("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<
 _LEVEL = {op: level for level, ops in enumerate(_BINARY) for op in ops}
 
 
-def _tokens(text: str, fail) -> list[str]:
-    out, i = [], 0
+def _tokens(text: str, fail: Fail) -> list[str]:
+    out: list[str] = []
+    i = 0
     text = text.rstrip()
     while i < len(text):
         m = _TOKEN.match(text, i)
@@ -178,7 +181,7 @@ def _tokens(text: str, fail) -> list[str]:
             if text[i:].strip() == "":
                 break
             raise fail(f"cannot read '{text[i:].strip()[:20]}' in a preprocessor condition")
-        out.append(m.group(m.lastgroup))
+        out.append(m.group(m.lastgroup or 0))
         i = m.end()
     return out
 
@@ -198,7 +201,7 @@ def _number(tok: str) -> int:
 class _Cond:
     """Recursive-descent evaluation of one `#if` line's tokens (macros already expanded)."""
 
-    def __init__(self, toks: list[str], fail):
+    def __init__(self, toks: list[str], fail: Fail):
         self.toks, self.i, self.fail = toks, 0, fail
         self.depth = 0
 
@@ -240,7 +243,7 @@ class _Cond:
     def binary(self, lowest: int = 0) -> int:
         """Precedence climbing over _BINARY's levels (low to high), left to right."""
         left = self.unary()
-        while self.peek() in _LEVEL and _LEVEL[self.peek()] >= lowest:
+        while (op := self.peek()) is not None and op in _LEVEL and _LEVEL[op] >= lowest:
             op = self.take()
             left = self.apply(op, left, self.binary(_LEVEL[op] + 1))
         return left
@@ -288,7 +291,8 @@ class _Cond:
 
 def _strip_comments(line: str, in_comment: bool) -> tuple[str, bool]:
     """One physical line -> (its code with comments removed, inside /* */ after it)."""
-    out, i, n = [], 0, len(line)
+    out: list[str] = []
+    i, n = 0, len(line)
     while i < n:
         if in_comment:
             end = line.find("*/", i)
@@ -383,10 +387,10 @@ class _Preprocessor:
             place = self._place(name, first + 1)
             col = len(raw[first]) - len(raw[first].lstrip()) + 1
 
-            def fail(message: str, place=place, col=col) -> PatternError:
+            def fail(message: str, place: str = place, col: int = col) -> PatternError:
                 return PatternError(place, message, col)
 
-            directive, rest = _DIRECTIVE.match(logical.rstrip("\\")).groups()
+            directive, rest = _DIRECTIVE.match(logical.rstrip("\\")).groups()  # type: ignore[union-attr]
             directive = directive or ""
             if directive == "include" and active:
                 target = self._resolve(rest, path, fail)
@@ -411,7 +415,7 @@ class _Preprocessor:
                                f"hold over {MAX_SOURCE_TERMS:,} terms (names, numbers, "
                                "operators); at most that many are parsed")
 
-    def _include(self, path: Path, fail) -> None:
+    def _include(self, path: Path, fail: Fail) -> None:
         """The lines of an included file, where it is included (once if it says so)."""
         if os.path.realpath(path) in self.once:
             return
@@ -428,7 +432,7 @@ class _Preprocessor:
         shown = os.path.relpath(path, self.home)
         self._file(text, path.name if shown.startswith("..") else shown, path)
 
-    def _resolve(self, rest: str, path: Path | None, fail) -> Path | None:
+    def _resolve(self, rest: str, path: Path | None, fail: Fail) -> Path | None:
         """`"file"` -> its path (the first of _candidates that exists); `<file>` or a
         toolkit header in quotes -> None: the toolkit's and the standard library's headers
         are not read. A name whose every candidate leaves the roots is refused."""
@@ -470,7 +474,7 @@ class _Preprocessor:
     # ------------------------------------------------------------ directives
 
     def _directive(self, directive: str, rest: str, stack: list[_Frame], active: bool,
-                   path: Path | None, fail) -> bool:
+                   path: Path | None, fail: Fail) -> bool:
         """Act on one directive -> True if its lines stay in the text for the compiler."""
         if directive in ("if", "ifdef", "ifndef"):
             if not active:
@@ -513,7 +517,7 @@ class _Preprocessor:
             raise fail(f"#error{rest.rstrip()}")
         return False  # #line, #warning, an empty `#`
 
-    def _define(self, rest: str, fail) -> None:
+    def _define(self, rest: str, fail: Fail) -> None:
         found = _DEFINE.match(rest)
         if found is None:
             raise fail("#define needs a name")
@@ -522,7 +526,7 @@ class _Preprocessor:
                              tuple(p.strip() for p in params[1:-1].split(",") if p.strip()),
                              body.strip())
 
-    def _condition(self, directive: str, rest: str, path: Path | None, fail) -> bool:
+    def _condition(self, directive: str, rest: str, path: Path | None, fail: Fail) -> bool:
         if directive != "if":
             name = rest.strip()
             if not re.fullmatch(r"[A-Za-z_]\w*", name):
@@ -544,7 +548,8 @@ class _Preprocessor:
         return "1" if any(os.path.isfile(c) for c in self._candidates(header[1:-1], path)) \
             else "0"
 
-    def _expand(self, toks: list[str], fail, hidden: frozenset = frozenset()) -> list[str]:
+    def _expand(self, toks: list[str], fail: Fail,
+                hidden: frozenset[str] = frozenset()) -> list[str]:
         """`defined` resolved, then macros expanded (a macro is not expanded inside itself);
         at most MAX_EXPANSION_TOKENS tokens."""
         out: list[str] = []
@@ -585,8 +590,10 @@ class _Preprocessor:
         return out
 
     @staticmethod
-    def _arguments(toks: list[str], i: int, fail) -> tuple[list[list[str]], int]:
-        args, depth, cur = [], 0, []
+    def _arguments(toks: list[str], i: int, fail: Fail) -> tuple[list[list[str]], int]:
+        args: list[list[str]] = []
+        cur: list[str] = []
+        depth = 0
         i += 1
         while i < len(toks):
             t = toks[i]

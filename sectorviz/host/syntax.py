@@ -34,9 +34,10 @@ def error(node: Node, message: str) -> PatternError:
     return PatternError(f"line {row + 1}", message, col + 1)
 
 
-def text(node: Node) -> str:
-    """A node's text with its whitespace runs folded to one space."""
-    return " ".join(node.text.decode("utf-8", "replace").split())
+def text(node: Node | None) -> str:
+    """A node's text with its whitespace runs folded to one space ('' for none)."""
+    raw = None if node is None else node.text
+    return "" if raw is None else " ".join(raw.decode("utf-8", "replace").split())
 
 
 def declared_name(decl: Node | None) -> str | None:
@@ -69,7 +70,7 @@ def check_depth(node: Node) -> None:
     """Raise at the first node nested more than MAX_NESTING levels below `node`."""
     cursor, depth = node.walk(), 0
     while True:
-        if depth > MAX_NESTING:
+        if depth > MAX_NESTING and cursor.node is not None:
             raise error(cursor.node, f"nested more than {MAX_NESTING} levels deep; sectorviz "
                                      f"compiles at most {MAX_NESTING}")
         if cursor.goto_first_child():
@@ -124,10 +125,12 @@ class Function:
     @property
     def params(self) -> list[Node]:
         decl = self.node.child_by_field_name("declarator")
-        while decl.type not in ("function_declarator", "abstract_function_declarator"):
+        while decl is not None and decl.type not in ("function_declarator",
+                                                     "abstract_function_declarator"):
             decl = decl.child_by_field_name("declarator") or decl.named_children[0]
-        plist = decl.child_by_field_name("parameters")
-        return [c for c in plist.named_children if c.type != "comment"]
+        plist = None if decl is None else decl.child_by_field_name("parameters")
+        return [] if plist is None else [c for c in plist.named_children
+                                         if c.type != "comment"]
 
 
 @dataclass(frozen=True)
@@ -276,7 +279,7 @@ class Unit:
         positions inside it are the file's -> its parenthesized_expression node."""
         row, col = value.start_point
         head = "int __m=("
-        body = value.text.decode().replace("\\\n", "  ")
+        body = (value.text or b"").decode().replace("\\\n", "  ")
         snippet = "\n" * row + " " * max(col - len(head), 0) + head + body + ");"
         tree = parser().parse(snippet.encode())
         check_syntax(tree.root_node)

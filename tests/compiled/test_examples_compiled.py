@@ -1,8 +1,8 @@
 """Every example whose kernel is CUDA C++ (a `source` or inline `code`) reports through the
 product's own path (`sectorviz report`, as a user runs it) on the compiled engine, with nvcc
-and with NVRTC, its host facts read without the interpreter (compiled/hostfacts.py). Issue 29's histogram defect: the
-host code's pointee types reach the PTX engine as pattern dtypes (`unsigned char *` is
-uint8), so the `data` values the pattern gives are read."""
+and with NVRTC, its host facts read without the interpreter (compiled/hostfacts.py).
+Issue 29's histogram defect: the pointee types reach the PTX engine as pattern dtypes
+(`unsigned char *` is uint8), so the `data` values the pattern gives are read."""
 
 import json
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sectorviz.host import preprocess as pre
 from sectorviz.export.formats import MAX_PIXELS, MAX_SIDE_PX, check_drawable
+from sectorviz.host import preprocess as pre
 from sectorviz.model import PatternError, pattern_from_text
 from sectorviz.model.files import pattern_roots
 from sectorviz.model.measured import read_ncu_csv
