@@ -1,17 +1,17 @@
-"""Front ends: which FrontEnd interprets a pattern. Sits above the model and the CUDA front
-ends (the model never imports a front end; it asks the hooks registered here).
+"""Front ends: which FrontEnd interprets a pattern. Sits above the model and the compile step
+(the model never imports a front end; it asks the hooks registered here).
 
-A pattern with a `kernel` key is read by one of two engines:
-- "compiled": the kernel compiled by nvcc or NVRTC (sectorviz.compiled), its PTX executed by the
-  model's PTX engine (sectorviz.model.ptx.kernel.CompiledKernel): what the GPU runs;
-- "source": the source as written: sectorviz.cuda.kernel.CudaKernel, the C++ interpreter
-  (tree-sitter is imported on the first kernel, not at start-up), or, with the migration
-  switch SECTORVIZ_AS_WRITTEN=compiled (a preview; default "interpreter"), the kernel's debug
-  compile (-G) read by the same PTX engine (issue 29: the interpreter is being retired).
-The engine is the pattern's `kernel.engine` when it names one (report/export/compare's
-`--engine` set that key), else SECTORVIZ_ENGINE, else DEFAULT_ENGINE. The compiled engine
-asked by SECTORVIZ_ENGINE or the default falls back to the source engine, saying so, when no
-compiler is found; asked by the pattern, it is an error. Any other pattern -> the model's own
+Every kernel pattern is compiled and its PTX executed by the model's PTX engine
+(sectorviz.model.ptx.kernel.CompiledKernel); there is one machine and two readings of a
+CUDA kernel:
+- "compiled": the kernel as nvcc or NVRTC optimizes it (-O3), counted in SASS where ptxas
+  and nvdisasm are found (model.ptx.sass_reading), else in PTX: what the GPU runs;
+- "source": the source as written: the kernel's debug compile (-G), which keeps every
+  access the source spells where it spells it, read by the same engine.
+The reading is the pattern's `kernel.engine` when it names one (report/export/compare's
+`--engine` set that key), else SECTORVIZ_ENGINE, else DEFAULT_ENGINE. Where no compiler is
+found, a CUDA kernel is refused in one line that says what to install. Triton, Numba and
+PTX-file kernels are compiled by their own compilers; any other pattern -> the model's own
 Kernel.
 """
 
@@ -30,10 +30,8 @@ if TYPE_CHECKING:
     from .compiled.compiler import Toolchain
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
-DEFAULT_ENGINE = "compiled"  # falls back to "source", saying so, where no compiler is found
+DEFAULT_ENGINE = "compiled"
 DEFAULT_LEVEL = "sass"  # the compiled engine counts SASS where ptxas and nvdisasm are found
-AS_WRITTEN_VAR = "SECTORVIZ_AS_WRITTEN"  # what reads "source": the interpreter or a -G compile
-AS_WRITTEN_MACHINES = ("interpreter", "compiled")  # the first is the default this round
 
 
 def asked_engine(pattern: Pattern) -> tuple[str, bool]:
@@ -46,16 +44,6 @@ def asked_engine(pattern: Pattern) -> tuple[str, bool]:
         raise PatternError(ENGINE_VAR, f"expected one of {', '.join(ENGINES)}, got "
                                        f"{engine!r}")
     return engine, False
-
-
-def as_written_compiled() -> bool:
-    """Whether the "source" engine's reading is the debug compile (SECTORVIZ_AS_WRITTEN=
-    compiled) rather than the C++ interpreter (unset, empty or "interpreter")."""
-    machine = os.environ.get(AS_WRITTEN_VAR) or AS_WRITTEN_MACHINES[0]
-    if machine not in AS_WRITTEN_MACHINES:
-        raise PatternError(AS_WRITTEN_VAR, f"expected one of {', '.join(AS_WRITTEN_MACHINES)}, "
-                                           f"got {machine!r}")
-    return machine == "compiled"
 
 
 def kernel_reading(pattern: Pattern) -> Reading:
@@ -77,21 +65,13 @@ def kernel_reading(pattern: Pattern) -> Reading:
         return Reading("compiled", compiler,
                        assembler=assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern)))
     engine, by_pattern = asked_engine(pattern)
-    as_written = engine == "source" and as_written_compiled()
-    if engine == "source" and not as_written:
-        return Reading("source")
     toolchain = find_compiler()
-    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
-    if as_written:
-        if toolchain is None:
-            raise PatternError(AS_WRITTEN_VAR, f"the as-written reading of a debug compile "
-                                               f"needs a compiler: {NO_COMPILER}; {INSTALL}")
-        return Reading("source", toolchain.compiling_for(arch, as_written=True))
     if toolchain is None:
-        if by_pattern:
-            raise PatternError("kernel.engine", f"the compiled engine needs a compiler: "
-                                                f"{NO_COMPILER}; {INSTALL}, or use \"source\"")
-        return Reading("source", None, NO_COMPILER)
+        raise PatternError("kernel.engine" if by_pattern else "kernel",
+                           f"reading a CUDA kernel needs a compiler: {NO_COMPILER}; {INSTALL}")
+    arch = pattern.kernel.get("arch", DEFAULT_ARCH)
+    if engine == "source":
+        return Reading("source", toolchain.compiling_for(arch, as_written=True))
     return Reading("compiled", toolchain.compiling_for(arch),
                    assembler=assembler(pattern, toolchain, arch))
 
@@ -104,19 +84,6 @@ def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str
     tools = assembler_tools(toolchain) if pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" \
         else None
     return "" if tools is None else tools.words(arch)
-
-
-def cuda_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
-    """A kernel pattern -> its FrontEnd for the engine `reading` names; PatternError if that
-    front end cannot load."""
-    if reading.engine == "compiled" or reading.compiler is not None:
-        return compiled_kernel(pattern, reading)
-    try:
-        from .cuda.kernel import CudaKernel
-    except ImportError as err:
-        raise PatternError("kernel", f"the CUDA front end is not installed ({err.name}); "
-                                     "install sectorviz[cuda]") from None
-    return CudaKernel(pattern)
 
 
 def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
@@ -148,4 +115,4 @@ def compiled_ptx(pattern: Pattern, as_written: bool = False) -> CompiledPtx:
     return compile_kernel(pattern, as_written=as_written)
 
 
-register_kernel_factory(cuda_kernel, kernel_reading)
+register_kernel_factory(compiled_kernel, kernel_reading)

@@ -4,8 +4,8 @@ DIR/smoke.json and quit; the exit status is 0 only when every check passed.
 The session: open the window on an example and wait for its first paint and grid analysis;
 step to the next warp; open stride-32B and set params.stride 8 -> 2 through the document (the
 grid and the sheet go from 32 sectors per request to 8); export that grid as SVG, PDF and PNG
-into DIR; undo the edit; open a CUDA-kernel example (with the compiled engine where a compiler
-is found, else the source engine, as the detail says); close the window.
+into DIR; undo the edit; open a CUDA-kernel example (compiled by nvcc or the bundled NVRTC, as the detail says);
+close the window.
 
 smoke.json: {"ok", "checks": [{"name", "ok", "detail", "seconds"}], "timings", "environment",
 "qt_messages"}. `timings.first_paint_s` runs from process start (exec) to the first paint of

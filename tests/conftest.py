@@ -1,7 +1,7 @@
 """Every test runs headless: Qt's offscreen platform unless a test sets another. CUDA kernel
-patterns are read by the source engine (as written), whose numbers the tests encode, unless a
-test asks for the compiled engine (`"kernel": {"engine": "compiled"}`, or SECTORVIZ_ENGINE
-set for that test).
+patterns are read as written (the "source" engine: their debug compile), whose numbers the
+tests encode, unless a test asks for the compiled reading (`"kernel": {"engine":
+"compiled"}`, or SECTORVIZ_ENGINE set for that test).
 
 Hypothesis profiles: `ci` (the default: derandomized, no example database, so a run on a
 clean clone is repeatable) and `dev` (random, with the database, more examples):

@@ -174,7 +174,9 @@ def broken_promise(outcome: Outcome, folder: Path) -> str | None:
 
 # ---------------------------------------------------------------- golden numbers (issue 29)
 
-GOLDEN = ROOT / "tests" / "engine" / "golden"  # benchmarks/freeze_golden.py writes them
+# frozen from the C++ interpreter (sectorviz/cuda at commit 8147168, by
+# benchmarks/freeze_golden.py, both deleted since: issue 29)
+GOLDEN = ROOT / "tests" / "engine" / "golden"
 FIGURES = ("requests", "active_lanes", "sectors", "wavefronts")
 Place = tuple[str, str | None, int | None, str, str]  # (kind, file, line, op, array)
 

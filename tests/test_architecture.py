@@ -25,7 +25,7 @@ def test_import_contracts_hold(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("contract, source", [
-    ("model-alone", "from ..cuda import kernel  # noqa"),
+    ("model-alone", "from ..compiled import compile  # noqa"),
     ("layers", "from ..export import sheets  # noqa"),
     ("cli-on-top", None),
 ])
@@ -60,8 +60,8 @@ def test_model_and_scene_never_import_qt():
     assert out.strip() == "[]"
 
 
-def test_model_sources_mention_no_qt_or_cuda():
+def test_model_sources_mention_no_qt_or_compile_step():
     for path in (ROOT / "sectorviz" / "model").rglob("*.py"):
         text = path.read_text()
         assert "PySide6" not in text and "pyqtgraph" not in text, path
-        assert "..cuda" not in text and "sectorviz.cuda" not in text, path
+        assert "from ..compiled" not in text and "sectorviz.compiled import" not in text, path

@@ -39,7 +39,7 @@ def pattern_error_line(path: str | Path, err: PatternError) -> str:
 
 
 def add_budget_flag(p: argparse.ArgumentParser) -> None:
-    """`--budget N`: the run's work limit in units (lane-executions and interpreter steps)."""
+    """`--budget N`: the run's work limit in units (lane-executions and PTX steps)."""
     p.add_argument("--budget", type=_units, metavar="N",
                    help=f"work limit in units: lane-executions of accesses plus interpreter "
                         f"steps (default {DEFAULT_WORK:,} = 2^28, about 10 s; e.g. 2^32, 1e10)")

@@ -19,7 +19,7 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     """The `report --json` document: the analysis, the "worst" instruction (global or shared,
     scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
     instruction (about `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and
-    "compiler" ("nvcc 13.0 for sm_90 at -O3"; null for the source engine and for patterns of
+    "compiler" ("nvcc 13.0 for sm_90 at -O3", "... at -G" as written; null for patterns of
     accesses), "level" (what the compiled engine counts: "sass" or "ptx"; null otherwise),
     "compiler_changes" (what the compiler changed against the source as written, each also
     said in its instructions' explanations; null unless the compiled engine reads the kernel;

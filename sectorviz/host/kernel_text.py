@@ -1,5 +1,5 @@
-"""The text of a kernel pattern's kernel, as the app's Kernel tab shows it: read without
-loading the CUDA interpreter (the window shows it while the kernel is still being compiled)."""
+"""The text of a kernel pattern's kernel, as the app's Kernel tab shows it: read as the
+file holds it, before any compile (the window shows it while the kernel is being compiled)."""
 
 from __future__ import annotations
 

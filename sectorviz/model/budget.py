@@ -1,4 +1,4 @@
-"""One work budget for every run: lane-executions plus interpreter steps, counted as it goes.
+"""One work budget for every run: lane-executions plus PTX steps, counted as it goes.
 
 A run (`analyze`, `warp_detail`, a command of the CLI) opens a budget with `work_budget`;
 code that does work charges the units it spends, and refuses up front (`check`) work it
@@ -7,12 +7,11 @@ and how to raise the limit (`--budget N`, or Settings > Work Budget in the app).
 
 Units (measured on a 2020s x86 core with numpy 2, see benchmarks/bench_budget.py): one unit
 is one lane-execution of a memory access, about 20 to 60 ns (a gather 17 M/s, a strided
-access 44 M/s, the CUDA interpreter 56 M/s). Each execution (batch) over a chunk of warps
-costs BATCH_UNITS more, its fixed Python cost (about 90 us); an interpreter step (one
-statement or expression node run over a chunk of lanes) costs STEP_UNITS plus one unit per
-STEP_LANES lanes (a PTX instruction: PTX_STEP_UNITS plus one per PTX_STEP_LANES on the lane
-path, CLOSED_STEP_UNITS in closed form, DIVERGED times that under a divergent mask, what
-they cost in Python); a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
+access 44 M/s). Each execution (batch) over a chunk of warps costs BATCH_UNITS more, its
+fixed Python cost (about 90 us); a PTX instruction run over a chunk of lanes costs
+PTX_STEP_UNITS plus one unit per PTX_STEP_LANES lanes on the lane path, CLOSED_STEP_UNITS in
+closed form, DIVERGED times that under a divergent mask (what they cost in Python); a
+closed-form comparison that splits lanes charges a unit per CLOSED_LANES lanes it sorts; a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
 sector id and run of sectors it hands to the unique count: what it costs to compute, not what
 it stands for. DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
 
@@ -33,8 +32,7 @@ from .errors import PatternError
 DEFAULT_WORK = 2**28  # units; 5 to 15 s of a laptop core
 DEFAULT_MEMORY = 3 * 2**29  # bytes: 1.5 GiB for one run's arrays, bitmaps and counts
 BATCH_UNITS = 2048  # one execution (batch) of an access, whatever its lanes
-STEP_UNITS = 64  # one interpreter step over a chunk, whatever its lanes ...
-STEP_LANES = 64  # ... plus one unit per this many lanes of the chunk
+CLOSED_LANES = 64  # a closed-form comparison splitting lanes: a unit per this many lanes
 PTX_STEP_UNITS = 768  # one PTX instruction run over a chunk by the lane machine (~25 us) ...
 PTX_STEP_LANES = 16  # ... plus one unit per this many lanes (or closed-form lanes) of it
 CLOSED_STEP_UNITS = 2048  # one PTX instruction in closed form (~75 us of mask algebra) ...
@@ -83,7 +81,7 @@ def parse_units(text: str) -> int:
 
 @dataclass
 class Budget:
-    """Work units (lane-executions + interpreter steps) and bytes a run may use.
+    """Work units (lane-executions + PTX steps) and bytes a run may use.
 
     `progress` (warps done, warps in all), set by the analysis between chunks, lets the
     message past the limit say how much work the whole run would take at this rate."""
@@ -100,7 +98,7 @@ class Budget:
         self.spent += units
         if self.spent > self.work:
             raise PatternError(place, f"{what} passes the work budget of {self.work:,} units "
-                                      f"(lane-executions and interpreter steps)"
+                                      f"(lane-executions and PTX steps)"
                                       f"{self._at_this_rate()}; {RAISE}", column)
 
     def check(self, units: int, what: str, place: str = "budget",
@@ -108,7 +106,7 @@ class Budget:
         """Refuse, before starting, work of `units` that would pass the limit."""
         if self.spent + units > self.work:
             raise PatternError(place, f"{what} asks for {units:,} units of work (lane-"
-                                      f"executions and interpreter steps), over the budget "
+                                      f"executions and PTX steps), over the budget "
                                       f"of {self.work - self.spent:,} left"
                                       f"{self._at_this_rate()}; {RAISE}", column)
 

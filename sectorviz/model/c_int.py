@@ -1,5 +1,5 @@
 """C's integer division, the one definition every evaluator uses (pattern expressions, the
-CUDA interpreter, the PTX engine): the quotient truncates toward zero and the remainder takes
+PTX engine): the quotient truncates toward zero and the remainder takes
 the dividend's sign, in the operands' own integer dtype (wrapping as the hardware does)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Closed forms shared by the front ends that carry values symbolically (the source engine's
-cuda/closed.py, the PTX engine's model/ptx/closed.py): over a chunk of warps an integer is
+"""Closed forms of the front ends that carry values symbolically (the PTX engine's
+model/ptx/closed.py; pattern files' affine accesses): over a chunk of warps an integer is
 
     value[w, l] = base[w] + off[cls[w], l] + sum_s coef_s * j_s
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from .budget import STEP_LANES, charge
+from .budget import CLOSED_LANES, charge
 from .repeat import RepeatedBatch
 from .sectors import WARP_SIZE
 
@@ -289,7 +289,7 @@ class Chunk:
         lanes, never = classify(values + slo, values + shi, op)
         if d.coef and np.any(active & ~lanes & ~never):
             raise Varies()
-        charge(WARP_SIZE * len(idx) // STEP_LANES, "the kernel's code", "kernel")
+        charge(WARP_SIZE * len(idx) // CLOSED_LANES, "the kernel's code", "kernel")
         return ck.build(result, idx, lanes & active)
 
 COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,

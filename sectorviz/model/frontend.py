@@ -101,19 +101,17 @@ class FrontEnd(Protocol):
 
 @dataclass(frozen=True)
 class Reading:
-    """Which engine counts a kernel pattern: "compiled" with the compiler's description
-    (`nvcc 13.0 for sm_90 at -O3`), or "source" with why (`no CUDA compiler found`; "" when
-    the source engine is the one asked or the default), or "source" read from a debug
-    compile (`compiler`: `nvcc 13.0 for sm_90 at -G`, SECTORVIZ_AS_WRITTEN=compiled)."""
+    """Which reading counts a kernel pattern, and the compile it reads: "compiled" (the
+    optimized compile, `compiler`: `nvcc 13.0 for sm_90 at -O3`) or "source" (as written:
+    the debug compile, `nvcc 13.0 for sm_90 at -G`)."""
 
     engine: str
-    compiler: str | None = None
-    why: str = ""
+    compiler: str
     assembler: str = ""  # counted in SASS: the assembler (`ptxas 13.0 for sm_90`); "": PTX
 
     @property
     def level(self) -> str | None:
-        """What the compiled engine counts: "sass" or "ptx"; None for the source engine."""
+        """What the compiled reading counts: "sass" or "ptx"; None for the as-written one."""
         if self.engine != "compiled":
             return None
         return "sass" if self.assembler else "ptx"
@@ -121,14 +119,11 @@ class Reading:
     @property
     def words(self) -> str:
         """`compiled by nvcc 13.0 for sm_90 at -O3, counted in SASS: ptxas 13.0 for sm_90`
-        (or `counted in PTX`), `as written (source engine)`, or `as written (source engine:
-        no CUDA compiler found)`."""
+        (or `counted in PTX`), or `as written (debug compile by nvcc 13.0 for sm_90 at -G)`."""
         if self.engine == "compiled":
             counted = f"SASS: {self.assembler}" if self.assembler else "PTX"
             return f"compiled by {self.compiler}, counted in {counted}"
-        if self.compiler is not None:
-            return f"as written (debug compile by {self.compiler})"
-        return f"as written (source engine{': ' + self.why if self.why else ''})"
+        return f"as written (debug compile by {self.compiler})"
 
 
 KernelFactory = Callable[[Pattern, Reading], FrontEnd]

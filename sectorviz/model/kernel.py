@@ -380,9 +380,9 @@ def _constant_dims(dims: tuple[Expr, Expr, Expr], params: dict[str, int]
 class Launch:
     """A pattern's launch and arrays with every constant evaluated: grid, block, array
     placement (byte addresses), readable values, thread coordinates of any warp range. The
-    base of both front ends: `Kernel` (pattern accesses) and the CUDA interpreter."""
+    base of both front ends: `Kernel` (pattern accesses) and the PTX engine's kernels."""
 
-    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (interpreter variables)
+    lane_bytes = 0  # bytes per lane a trace holds beyond the batches (a PTX kernel's registers)
     # the optional parts of a front end (frontend.FrontEnd), none unless a front end has them
     constant_instructions: tuple[Instruction, ...] = ()
     local_instructions: tuple[Instruction, ...] = ()

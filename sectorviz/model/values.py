@@ -197,7 +197,7 @@ class Change:
 @dataclass(frozen=True)
 class CompilerChanges:
     """Every change of a compiled kernel against its source as written, or why none were
-    computed (`note`: the source engine cannot read the kernel, or the run is over budget)."""
+    computed (`note`: the as-written reading cannot be made, or the run is over budget)."""
 
     changes: tuple[Change, ...]
     note: str | None = None

@@ -2,7 +2,7 @@
 view pairs source and SASS: a tree of the lines that have memory instructions, each folding out
 to its instructions in program order: the SASS opcode and width for a kernel counted in SASS
 (`LDS.128, 128-bit`), the PTX operation for one counted in PTX (`ld.global.f32`), the
-operation as written for the source engine, the array, and from the analysis, once it is
+PTX operation of the as-written reading, the array, and from the analysis, once it is
 there, sectors per request and requests (global and local memory) or wavefronts per request
 (shared memory), the global ones in the overview's waste colour. Clicking an instruction selects
 it (`instructionActivated`, the app's index: global instructions, then shared ones); local

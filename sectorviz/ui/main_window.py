@@ -760,7 +760,7 @@ class MainWindow(QMainWindow):
     def _ask_work_budget(self) -> None:
         millions, ok = QInputDialog.getInt(
             self, "Work Budget", "Millions of units of work a run may do (lane-executions and "
-            f"interpreter steps; {DEFAULT_WORK // 10**6} is about 10 s):",
+            f"PTX steps; {DEFAULT_WORK // 10**6} is about 10 s):",
             max(1, default_work() // 10**6), 1, MAX_WORK_MILLIONS)
         if ok:
             self.set_work_budget(millions * 10**6)

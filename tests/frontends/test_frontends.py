@@ -8,9 +8,9 @@ import pytest
 from sectorviz import frontends
 from sectorviz.cli import main
 from sectorviz.compiled.compiler import Toolchain, find_compiler
-from sectorviz.cuda.kernel import CudaKernel
 from sectorviz.model import PatternError, load_pattern
 from sectorviz.model.frontend import Reading, kernel_for, reading_of
+from sectorviz.model.ptx.kernel import CompiledKernel
 from sectorviz.model.pattern import with_kernel
 from sectorviz.paths import examples_dir
 
@@ -22,30 +22,17 @@ VECTOR_ADD = examples_dir() / "vector-add-cuda.sectorviz.json"
 
 
 def test_the_tests_read_kernels_as_written():
-    assert reading_of(load_pattern(VECTOR_ADD)) == Reading("source")
+    assert reading_of(load_pattern(VECTOR_ADD)).engine == "source"
     assert reading_of(load_pattern(examples_dir() / "vector-add.sectorviz.json")) is None
 
 
-def test_without_a_compiler_the_source_engine_reads_and_says_why(monkeypatch):
-    monkeypatch.setenv(frontends.ENGINE_VAR, "compiled")
-    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler", lambda: None)
-    reading = reading_of(load_pattern(VECTOR_ADD))
-    assert reading == Reading("source", None, "no CUDA compiler found")
-    assert reading.words == "as written (source engine: no CUDA compiler found)"
-    assert isinstance(kernel_for(load_pattern(VECTOR_ADD)), CudaKernel)
-    with pytest.raises(PatternError, match="^kernel.engine: the compiled engine needs a compiler"):
-        reading_of(with_kernel(load_pattern(VECTOR_ADD), "--engine", engine="compiled"))
-
-
-def test_by_default_the_compiled_engine_reads_where_a_compiler_is_found(monkeypatch):
+def test_by_default_the_compiled_engine_reads(monkeypatch):
     monkeypatch.delenv(frontends.ENGINE_VAR)
     monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler",
                         lambda: Toolchain("/opt/cuda/bin/nvcc", "12.8"))
     monkeypatch.setattr("sectorviz.compiled.sass.assembler_tools", lambda toolchain: None)
     assert reading_of(load_pattern(VECTOR_ADD)) == Reading("compiled",
                                                            "nvcc 12.8 for sm_90 at -O3")
-    monkeypatch.setattr("sectorviz.compiled.compiler.find_compiler", lambda: None)
-    assert reading_of(load_pattern(VECTOR_ADD)).why == "no CUDA compiler found"
 
 
 def test_an_unknown_engine_variable_is_one_line(monkeypatch):
@@ -72,7 +59,8 @@ def test_the_kernel_cache_keeps_engines_apart(monkeypatch):
     source = kernel_for(pattern)
     monkeypatch.setenv(frontends.ENGINE_VAR, "compiled")
     compiled = kernel_for(pattern)
-    assert isinstance(source, CudaKernel) and not isinstance(compiled, CudaKernel)
+    assert isinstance(source, CompiledKernel) and isinstance(compiled, CompiledKernel)
+    assert source is not compiled and source.compiled.as_written
     assert reading_of(pattern).compiler == f"nvcc {find_compiler().version} for sm_90 at -O3"
     assert compiled.compiled.params == ("a", "b", "c", "n")
 
@@ -82,11 +70,14 @@ def _report(capsys, *args) -> str:
     return capsys.readouterr().out
 
 
+@needs_nvcc
 def test_report_says_the_source_engine_read_it(capsys):
     doc = json.loads(_report(capsys, "--json"))
-    assert (doc["engine"], doc["compiler"]) == ("source", None)
-    assert _report(capsys).splitlines()[0].endswith("32-byte sectors; as written (source "
-                                                    "engine)")
+    compiler = f"nvcc {find_compiler().version} for sm_90 at -G"
+    assert (doc["engine"], doc["compiler"]) == ("source", compiler)
+    out = _report(capsys)
+    header = " ".join(out[:out.index("\n\n")].split())  # the header wraps at 100 columns
+    assert header.endswith(f"32-byte sectors; as written (debug compile by {compiler})")
 
 
 @needs_nvcc

@@ -50,7 +50,7 @@ def test_charges_add_up_to_the_limit_and_say_where_it_passed():
         b.charge(1, "this loop", "line 3", 9)
     assert str(info.value) == (
         "line 3, column 9: this loop passes the work budget of 100 units (lane-executions and "
-        "interpreter steps); raise it with --budget N (in the app: Settings > Work Budget)")
+        "PTX steps); raise it with --budget N (in the app: Settings > Work Budget)")
     assert b.spent == 101
 
 
@@ -58,7 +58,7 @@ def test_check_refuses_before_spending_and_names_the_rate_so_far():
     b = Budget(work=1000, spent=400, progress=(2, 8))
     b.check(600, "this loop")
     with pytest.raises(PatternError, match=r"^budget: this loop asks for 601 units of work "
-                                           r"\(lane-executions and interpreter steps\), over the "
+                                           r"\(lane-executions and PTX steps\), over the "
                                            r"budget of 600 left after 2 of 8 warps; all of them "
                                            r"would take about 1,600; raise it with --budget N"):
         b.check(601, "this loop")
@@ -165,7 +165,7 @@ def test_work_past_the_budget_mid_run_says_what_the_whole_run_would_take():
         analyze(p, budget=Budget(work=6 * 10**6))
     assert str(info.value) == (
         f"accesses[0].loops[0]: this loop of 2 iterations over 262,144 lanes asks for "
-        f"{per_chunk:,} units of work (lane-executions and interpreter steps), over the budget "
+        f"{per_chunk:,} units of work (lane-executions and PTX steps), over the budget "
         f"of {6 * 10**6 - 11 * per_chunk:,} left after 90,112 of 131,072 warps; all of them "
         f"would take about {11 * per_chunk * 131072 // 90112:,}; raise it with --budget N "
         "(in the app: Settings > Work Budget)")

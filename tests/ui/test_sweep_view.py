@@ -92,7 +92,7 @@ def test_each_point_runs_under_the_apps_work_budget(qtbot, open_window, monkeypa
     sweep = run_sweep(qtbot, window, "threads", "256,512", "sectors_per_request", jobs=2)
     assert sweep.points[0]["error"].startswith(
         "launch: the launch of 1,048,576 threads asks for 6,144 units of work (lane-executions "
-        "and interpreter steps), over the budget of 1,000 left")
+        "and PTX steps), over the budget of 1,000 left")
 
 
 def test_the_legend_sits_above_the_chart_and_the_axis_labels_the_lowest_point(qtbot,

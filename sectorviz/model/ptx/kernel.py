@@ -1,5 +1,5 @@
 """CompiledKernel: a pattern's launch run on the PTX nvcc (or NVRTC) emitted for its kernel,
-with the interface of the source engine's CudaKernel: `instructions` (global),
+with the FrontEnd interface (model/frontend.py): `instructions` (global),
 `shared_instructions`, `constant_instructions`, `local_instructions`, `assumptions`, and
 `events` (and Launch's `trace` / `space_trace`) over any range of warps, and `closed_trace`
 (closed.py: the same accesses in closed form, where they have one).
@@ -464,7 +464,7 @@ class CompiledKernel(Launch):
 
     def _in_source(self, err: PatternError) -> PatternError:
         """An error at a line of the kernel's own .cu (`line L`) or of a file it includes
-        (`common.h line L`) names that file, as the source engine's do; one at a pattern key
+        (`common.h line L`) names that file; one at a pattern key
         or in inline code is kept."""
         found = re.fullmatch(r"(?:(\S+) )?(line \d+)", err.place)
         if err.file is not None or found is None:

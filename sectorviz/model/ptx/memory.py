@@ -155,7 +155,7 @@ def pack(byte: np.ndarray) -> np.ndarray:
 class ArrayBytes:
     """The launch-time bytes of the pattern's global arrays that have values: an address ->
     its byte, from the element value encoded in the array's scalar dtype (each scalar of a
-    vector element holds the element's value, as the source engine reads them)."""
+    vector element holds the element's value, as a pattern's values give them)."""
 
     def __init__(self, arrays: list[ResolvedArray], values: dict[str, Values]):
         self.arrays = [a for a in arrays if a.spec.name in values
