@@ -99,8 +99,8 @@ def cuda_pattern(source: Path, function: str, params: dict, arrays: dict, grid: 
         "kernel": {"source": str(source), "function": function, **level}}, source.parent)
 
 
-def matmul_rows(label: str, function: str, source: Path, grid: list, block: list,
-                memory: bool) -> list[Row]:
+def matmul_rows(label: str, function: str, source: Path, grid: list, block: list
+                ) -> list[Row]:
     """A matrix multiply kernel at n = 4096, exact in closed form; A, B and C are each read
     or written whole, so the unique sectors are 3 n^2 * 4 / 32."""
     n = 4096
@@ -109,10 +109,8 @@ def matmul_rows(label: str, function: str, source: Path, grid: list, block: list
                            grid, block)
     result, seconds = timed_analysis(pattern)
     assert result.totals.unique_sectors == 3 * n * n * 4 // 32
-    rows = [(f"{label} matmul kernel, n = 4096: time", seconds, 5.0, "s")]
-    if memory or ptx_machine(dict(os.environ)):
-        rows.append((f"{label} matmul kernel, n = 4096: peak memory", peak_gib(), 1.5, "GiB"))
-    return rows
+    return [(f"{label} matmul kernel, n = 4096: time", seconds, 5.0, "s"),
+            (f"{label} matmul kernel, n = 4096: peak memory", peak_gib(), 1.5, "GiB")]
 
 
 KERNELS = ROOT / "benchmarks" / "kernels" / "matmul.cu"
@@ -121,24 +119,24 @@ KERNELS = ROOT / "benchmarks" / "kernels" / "matmul.cu"
 def naive_matmul() -> list[Row]:
     """The example's kernel: 16 x 16 blocks, a loop over k."""
     return matmul_rows("naive", "matmulNaive", examples_dir() / "matmul-naive.cu",
-                       ["n / 16", "n / 16"], [16, 16], True)
+                       ["n / 16", "n / 16"], [16, 16])
 
 
 def coalesced_matmul() -> list[Row]:
     """One thread per output, 1-D blocks of 1024, row and col by / and %."""
-    return matmul_rows("coalesced", "matmulCoalesced", KERNELS, ["n * n / 1024"], [1024], True)
+    return matmul_rows("coalesced", "matmulCoalesced", KERNELS, ["n * n / 1024"], [1024])
 
 
 def block_coalesced_matmul() -> list[Row]:
     """SGEMM_CUDA's second kernel: 1-D blocks of 1024 owning 32 x 32 tiles, row and col by /
     and % of a template constant (nvcc writes the column as one bfi)."""
     return matmul_rows("block-coalesced", "matmulBlockCoalesced<32>", KERNELS,
-                       ["n / 32", "n / 32"], [1024], False)
+                       ["n / 32", "n / 32"], [1024])
 
 
 def tiled_matmul() -> list[Row]:
     """32 x 32 shared-memory tiles, __syncthreads, a loop over tiles."""
-    return matmul_rows("tiled", "matmulTiled", KERNELS, ["n / 32", "n / 32"], [32, 32], False)
+    return matmul_rows("tiled", "matmulTiled", KERNELS, ["n / 32", "n / 32"], [32, 32])
 
 
 def vector_add_kernel() -> list[Row]:
@@ -149,8 +147,7 @@ def vector_add_kernel() -> list[Row]:
                            {"a": vector, "b": vector, "c": vector}, ["n / 256"], [256])
     result, seconds = timed_analysis(pattern)
     assert result.totals.unique_sectors == 3 * n * 4 // 32
-    compiled = ptx_machine(dict(os.environ))
-    return [("vector add, kernel, 2^30 threads: time", seconds, 1.0 if compiled else 2.0, "s")]
+    return [("vector add, kernel, 2^30 threads: time", seconds, 1.0, "s")]
 
 
 CASES: dict[str, Callable[[], list[Row]]] = {
@@ -182,14 +179,8 @@ def run_case(name: str, env: dict[str, str]) -> tuple[list[Row], float]:
     return [tuple(row) for row in json.loads(done.stdout.splitlines()[-1])], seconds
 
 
-# the second reading of the PTX machine (issue 29, a preview): "as written", a -G compile
-AS_WRITTEN = {"SECTORVIZ_ENGINE": "source", "SECTORVIZ_AS_WRITTEN": "compiled"}
-
-
-def ptx_machine(env: dict[str, str]) -> bool:
-    """Whether CUDA kernels are read by the PTX machine (either reading) under `env`."""
-    return env.get("SECTORVIZ_ENGINE") == "compiled" or \
-        env.get("SECTORVIZ_AS_WRITTEN") == "compiled"
+# the second reading of the PTX machine (issue 29): "as written", a -G compile
+AS_WRITTEN = {"SECTORVIZ_ENGINE": "source"}
 
 
 def whole_process(name: str, env: dict[str, str], label: str = "") -> list[Row]:
@@ -233,11 +224,11 @@ def main(argv: list[str]) -> None:
         env["SECTORVIZ_ENGINE"], argv = argv[1], argv[2:]
     if env.get("SECTORVIZ_ENGINE") == "as-written":
         env.update(AS_WRITTEN)
-    debug = ptx_machine(env) and env.get("SECTORVIZ_ENGINE") == "source"
+    debug = env.get("SECTORVIZ_ENGINE") == "source"
     print(f"CUDA kernels read by the {env.get('SECTORVIZ_ENGINE', 'default')} engine"
           f"{' (as written: a -G compile)' if debug else ''}")
     for name in argv or list(CASES):
-        if ptx_machine(env) and name in WHOLE_PROCESS:
+        if name in WHOLE_PROCESS:
             if env.get("SECTORVIZ_ENGINE") != "compiled":
                 print_rows(whole_process(name, env))
                 continue

@@ -1,5 +1,5 @@
 """The UI thread while the app counts the tiled matmul at n = 4096 (issue 30; the compiled
-engine when a compiler is present, else the source engine): the window opens on it, a 10 ms
+reading): the window opens on it, a 10 ms
 QTimer timestamps the event loop (wall and the UI thread's CPU time) while the grid-wide
 analysis runs in its worker process, Right is pressed every RIGHT_EVERY_S for COUNT_S whether
 or not the count has ended (next warp: the grid shows a placeholder at once, the warp's

@@ -1,5 +1,5 @@
 """The golden numbers (issue 29, Correctness) read "as written" on the one PTX machine: each
-frozen pattern compiled at -G (SECTORVIZ_AS_WRITTEN=compiled, `"engine": "source"`) and read
+frozen pattern compiled at -G (`"engine": "source"`, the as-written reading) and read
 by the PTX engine, closed forms included, gives the frozen requests, active lanes, sectors and
 wavefronts, instructions matched by (kind, file, line, op, array) and summed over the copies
 of one place. A pattern whose -G reading differs is listed in DIFFERS with the kinds of
@@ -177,8 +177,7 @@ def differences(golden: Places, read: Places) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("entry", EXAMPLES + TEST_KERNELS, ids=lambda e: e["id"])
-def test_as_written_reading_reproduces_golden(entry, monkeypatch):
-    monkeypatch.setenv("SECTORVIZ_AS_WRITTEN", "compiled")
+def test_as_written_reading_reproduces_golden(entry):
     rows, ptx = as_written(entry)
     listed = DIFFERS.get(entry["id"], ())
     print(f"{entry['id']}: {', '.join(listed) or 'no listed difference'}")
