@@ -47,7 +47,7 @@ def cuda_pattern(body: str, grid: int, block: int) -> dict:
 
 def compiled_pattern(body: str) -> dict:
     """One warp of the compiled engine (PTX) running `body`, n = 2^62: the hostile loops of
-    tests/model/ptx/test_work_budget.py, which end only at the budget."""
+    tests/engine/ptx/test_work_budget.py, which end only at the budget."""
     doc = cuda_pattern(body, 1, 32)
     doc["params"] = {"n": 2**62}
     doc["kernel"] = {**doc["kernel"], "engine": "compiled",

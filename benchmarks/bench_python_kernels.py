@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sectorviz.frontends import compiled_ptx
+from sectorviz.engine.readings import compiled_ptx
 from sectorviz.model import analyze, load_pattern
 from sectorviz.model.memo import MEMO
 from sectorviz.model.pattern import Pattern, with_kernel

@@ -115,8 +115,8 @@ def report_in_process(pattern: str) -> None:
     cover; prints a last line of JSON {"rc", "closed", "warps"}."""
     sys.path.insert(0, str(ROOT))
     from sectorviz.command.main import main
+    from sectorviz.engine.ptx.kernel import CompiledKernel
     from sectorviz.model.frontend import ClosedStep
-    from sectorviz.model.ptx.kernel import CompiledKernel
 
     covered = {"closed": 0, "warps": 0}
     original = CompiledKernel.closed_trace

@@ -4,7 +4,7 @@ libnvrtc is 135 of the bundle's ~330 MiB and xz takes it to ~37 MiB. `packed` ha
 for each folder of NVRTC libraries, `NAME.xz` per library and `packed.json`,
 {"files": {NAME: {"sha256": hex SHA-256 of NAME's bytes, "size": their count}}}; the app
 unpacks them into the user's cache on its first look for NVRTC and checks each against its
-SHA-256 (sectorviz/compiled/unpack.py, which reads this format). Compressing takes minutes
+SHA-256 (sectorviz/engine/compiled/unpack.py, which reads this format). Compressing takes minutes
 (xz's default preset): a packed file whose manifest already records its library's digest is
 reused from `workdir`.
 """
@@ -17,7 +17,7 @@ import lzma
 from collections import defaultdict
 from pathlib import Path
 
-MANIFEST = "packed.json"  # sectorviz.compiled.unpack.MANIFEST
+MANIFEST = "packed.json"  # sectorviz.engine.compiled.unpack.MANIFEST
 SUFFIX = ".xz"
 
 

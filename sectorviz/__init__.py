@@ -2,4 +2,4 @@
 
 __version__ = "0.1.0"
 
-from . import frontends  # noqa: E402,F401  (registers the CUDA front end with the model)
+from .engine import readings  # noqa: E402,F401  (registers the compiled kernels with the model)

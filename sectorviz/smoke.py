@@ -4,8 +4,8 @@ DIR/smoke.json and quit; the exit status is 0 only when every check passed.
 The session: open the window on an example and wait for its first paint and grid analysis;
 step to the next warp; open stride-32B and set params.stride 8 -> 2 through the document (the
 grid and the sheet go from 32 sectors per request to 8); export that grid as SVG, PDF and PNG
-into DIR; undo the edit; open a CUDA-kernel example (compiled by nvcc or the bundled NVRTC, as the detail says);
-close the window.
+into DIR; undo the edit; open a CUDA-kernel example (compiled by nvcc or the bundled NVRTC,
+as the detail says); close the window.
 
 smoke.json: {"ok", "checks": [{"name", "ok", "detail", "seconds"}], "timings", "environment",
 "qt_messages"}. `timings.first_paint_s` runs from process start (exec) to the first paint of
@@ -44,9 +44,9 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
 from .atomic import write_atomic
-from .compiled.compiler import find_compiler
+from .engine.compiled.compiler import find_compiler
+from .engine.readings import ENGINE_VAR
 from .export.formats import diagram_bytes, diagram_svg
-from .frontends import ENGINE_VAR
 from .model import pattern_from_dict
 from .model.frontend import reading_of
 from .paths import examples_dir

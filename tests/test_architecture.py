@@ -1,5 +1,5 @@
 """Layering rules: ui > export > scene > model, the CUDA front end beside the model (chosen
-by sectorviz.frontends), cli on top; the import-linter contracts in pyproject.toml."""
+by sectorviz.engine.readings), cli on top; the import-linter contracts in pyproject.toml."""
 
 import os
 import shutil
@@ -25,7 +25,7 @@ def test_import_contracts_hold(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("contract, source", [
-    ("model-alone", "from ..compiled import compile  # noqa"),
+    ("model-alone", "from ..engine.compiled import compile  # noqa"),
     ("layers", "from ..export import sheets  # noqa"),
     ("cli-on-top", None),
 ])
@@ -60,8 +60,8 @@ def test_model_and_scene_never_import_qt():
     assert out.strip() == "[]"
 
 
-def test_model_sources_mention_no_qt_or_compile_step():
+def test_model_sources_import_no_qt_or_engine():
     for path in (ROOT / "sectorviz" / "model").rglob("*.py"):
         text = path.read_text()
         assert "PySide6" not in text and "pyqtgraph" not in text, path
-        assert "from ..compiled" not in text and "sectorviz.compiled import" not in text, path
+        assert "from ..engine" not in text and "from sectorviz.engine" not in text, path

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-import sectorviz.frontends  # noqa: E402,F401 - registers the CUDA front end
+import sectorviz.engine.readings  # noqa: E402,F401 - registers the CUDA front end
 from sectorviz.model import load_pattern  # noqa: E402
 from sectorviz.model.frontend import kernel_for  # noqa: E402
 

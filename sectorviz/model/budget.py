@@ -11,9 +11,10 @@ access 44 M/s). Each execution (batch) over a chunk of warps costs BATCH_UNITS m
 fixed Python cost (about 90 us); a PTX instruction run over a chunk of lanes costs
 PTX_STEP_UNITS plus one unit per PTX_STEP_LANES lanes on the lane path, CLOSED_STEP_UNITS in
 closed form, DIVERGED times that under a divergent mask (what they cost in Python); a
-closed-form comparison that splits lanes charges a unit per CLOSED_LANES lanes it sorts; a chunk of warps counted in closed form costs BATCH_UNITS and a unit per
-sector id and run of sectors it hands to the unique count: what it costs to compute, not what
-it stands for. DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
+closed-form comparison that splits lanes charges a unit per CLOSED_LANES lanes it sorts; a
+chunk of warps counted in closed form costs BATCH_UNITS and a unit per sector id and run of
+sectors it hands to the unique count: what it costs to compute, not what it stands for.
+DEFAULT_WORK = 2^28 units is 5 to 15 s of a laptop core.
 
 Memory is capped likewise: `reserve(nbytes, what)` is called before allocating what a run
 keeps (readable values, bitmaps of unique sectors, per-warp counts); the reservations of a

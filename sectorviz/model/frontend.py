@@ -2,7 +2,7 @@
 by name: listing.Listing.index).
 
 A pattern without a `kernel` key is run by the model's own `Kernel`; one with a `kernel` key
-by the factory registered here (the model never imports a front end: sectorviz.frontends
+by the factory registered here (the model never imports a front end: sectorviz.engine.readings
 registers the CUDA ones), with its Reading: the engine that counts it ("compiled": the PTX the
 compiler emits; "source": the source as written) and why. Resolved kernels live in the one
 cache (memo.MEMO), keyed by the pattern and its reading (engines never mix) and valid while
@@ -134,7 +134,7 @@ _front_end: list[tuple[KernelFactory, ReadingRule]] = []
 def register_kernel_factory(factory: KernelFactory, reading: ReadingRule) -> None:
     """Set the front end that turns a pattern with a `kernel` key and its Reading into a
     FrontEnd, and the rule that gives a kernel pattern its Reading (the model never imports a
-    front end: sectorviz.frontends registers the CUDA front ends here)."""
+    front end: sectorviz.engine.readings registers the CUDA front ends here)."""
     _front_end[:] = [(factory, reading)]
     MEMO.clear()
 
@@ -142,7 +142,7 @@ def register_kernel_factory(factory: KernelFactory, reading: ReadingRule) -> Non
 def _registered() -> tuple[KernelFactory, ReadingRule]:
     if not _front_end:
         raise PatternError("kernel", "no front end for kernels is loaded "
-                                     "(import sectorviz.frontends)")
+                                     "(import sectorviz.engine.readings)")
     return _front_end[0]
 
 

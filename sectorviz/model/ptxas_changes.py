@@ -14,12 +14,13 @@ from typing import Sequence
 
 from .kernel import InstructionNamed
 from .local_stats import LocalInstructionStats
-from .ptx.sass_code import SPILL_ARRAY
 from .results import Analysis
 from .values import Change
 
 _TYPE = re.compile(r"^[bsuf](\d+)$")
 Key = tuple[str | None, int | None, str]  # (file, line, op)
+
+SPILL_ARRAY = "local (spills)"  # the array the SASS reading's spill rows name
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
-from ..frontends import ENGINE_VAR
+from ..engine.readings import ENGINE_VAR
 from ..model import Pattern, load_pattern, pattern_from_dict
 from ..model.files import pattern_roots, root_of
 from ..model.frontend import kernel_for

@@ -29,9 +29,9 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from ..atomic import write_atomic
+from ..engine.readings import ENGINE_VAR
 from ..exits import fail
 from ..export.raster import NoPlatform, check_platform
-from ..frontends import ENGINE_VAR
 from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
 from ..model.listing import listing_of

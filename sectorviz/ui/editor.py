@@ -151,7 +151,7 @@ class PatternEditor(QTabWidget):
         if not has_kernel:
             return
         if flags & Change.PATTERN:
-            from ..host.kernel_text import kernel_source  # the text as it is, before the compile
+            from ..engine.kernel_text import kernel_source  # the text as it is, before the compile
             source = kernel_source(pattern)
             self.kernel.set_source(source)
             self.kernel.set_error(None)

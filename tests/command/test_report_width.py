@@ -9,7 +9,7 @@ import json
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.compiled.compiler import find_compiler
+from sectorviz.engine.compiled.compiler import find_compiler
 from sectorviz.paths import examples_dir
 
 WIDTH = 100

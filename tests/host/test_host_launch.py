@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sectorviz.cli import main
-from sectorviz.compiled.compiler import find_compiler
+from sectorviz.engine.compiled.compiler import find_compiler
 
 HERE = Path(__file__).resolve().parent
 TRANSPOSE = HERE / "transpose_rows.cu"  # the CUDA blog transpose's host launch

@@ -316,7 +316,7 @@ def test_a_wave_is_whole_blocks_of_every_sm():
 
 
 def test_an_atomic_in_cuda_is_a_load_then_a_store():
-    import sectorviz.frontends  # noqa: F401 - registers the CUDA front end
+    import sectorviz.engine.readings  # noqa: F401 - registers the CUDA front end
     p = pattern_from_dict({
         "format": "sectorviz.pattern/1", "launch": {"grid": [1], "block": [64]},
         "arrays": {"c": {"length": 32}},

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from oracles import GEMM
 
-import sectorviz.frontends  # noqa: F401  (registers the engines)
-from sectorviz.compiled.compile import compile_kernel
+import sectorviz.engine.readings  # noqa: F401  (registers the engines)
+from sectorviz.engine.compiled.compile import compile_kernel
 from sectorviz.export.report_json import report_json
 from sectorviz.gather.sheet import accounting_sheet
 from sectorviz.model import load_pattern

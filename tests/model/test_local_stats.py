@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-import sectorviz.frontends as frontends
+import sectorviz.engine.readings as readings
 from sectorviz.model import analyze, pattern_from_text
 from sectorviz.model.frontend import Reading, register_kernel_factory
 from sectorviz.model.kernel import Batch, Instruction, Launch
@@ -39,13 +39,13 @@ class LocalFrames(Launch):
 @pytest.fixture
 def local_frames():
     register_kernel_factory(lambda pattern, reading: LocalFrames(pattern),
-                            lambda pattern: Reading("source"))
+                            lambda pattern: Reading("source", "a stand-in compile"))
     yield pattern_from_text(json.dumps({
         "format": "sectorviz.pattern/1", "name": "frames", "launch": {"grid": [4],
                                                                         "block": [64]},
         "arrays": {"x": {"dtype": "float32", "length": 1}},
         "kernel": {"code": "__global__ void f() {}", "function": "f"}}))
-    register_kernel_factory(frontends.cuda_kernel, frontends.kernel_reading)
+    register_kernel_factory(readings.compiled_kernel, readings.kernel_reading)
 
 
 def test_local_loads_and_stores_are_counted_per_request(local_frames):

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import sectorviz.frontends  # noqa: F401  (registers the CUDA front end)
+import sectorviz.engine.readings  # noqa: F401  (registers the CUDA front end)
 from sectorviz.cli import main
 from sectorviz.model import load_pattern
 from sectorviz.model.analysis import analyzed

@@ -165,7 +165,7 @@ def test_the_host_provides_the_desktop_libraries_not_the_interpreters():
 
 
 def test_packed_nvrtc_unpacks_to_the_same_bytes_and_is_packed_once(tmp_path, monkeypatch):
-    from sectorviz.compiled.unpack import unpacked
+    from sectorviz.engine.compiled.unpack import unpacked
 
     monkeypatch.setenv("SECTORVIZ_CACHE_DIR", str(tmp_path / "cache"))
     wheel = tmp_path / "wheel"

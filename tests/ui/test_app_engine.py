@@ -3,8 +3,8 @@
 import pytest
 
 from sectorviz.command import app as launch
-from sectorviz.compiled.compiler import find_compiler
-from sectorviz.frontends import ENGINE_VAR
+from sectorviz.engine.compiled.compiler import find_compiler
+from sectorviz.engine.readings import ENGINE_VAR
 from sectorviz.model.frontend import reading_of
 from sectorviz.paths import examples_dir
 from sectorviz.ui import app

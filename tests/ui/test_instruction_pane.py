@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QToolButton, QTreeWidget
 
-from sectorviz.compiled.compiler import find_compiler
-from sectorviz.frontends import ENGINE_VAR
+from sectorviz.engine.compiled.compiler import find_compiler
+from sectorviz.engine.readings import ENGINE_VAR
 
 
 def _tree(window) -> list[tuple[str, list[tuple[str, ...]]]]:

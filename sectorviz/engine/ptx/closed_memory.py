@@ -1,0 +1,208 @@
+"""The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom, red,
+cp.async (its global read and its shared write) and ldmatrix / stmatrix record their access
+(after the checks the lane path makes: inside one array, or the space's bytes) with the lanes
+and the loop runs around it; loaded values are Opaque, but for a parameter's bytes and a
+constant variable's known bytes at an address alike on every lane."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...model.budget import BATCH_UNITS, charge
+from ..closed_forms import Aff, Mask, NotClosed
+from .bits import INT_DTYPES, WIDTH
+from .matrix_ops import ROWS, matrix_shape
+from .memory_ops import ATOM_REDUCE, WINDOWED
+from .parse import Instruction, Operand
+from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
+from .refuse import Unrunnable
+from .sites import Site, data_type, space_of, vector_parts
+from .symbolic import OPAQUE, need
+
+if TYPE_CHECKING:
+    from .closed import ClosedMachine
+
+GENERIC = (("shared", SHARED_GENERIC), ("local", LOCAL_GENERIC), ("constant", CONST_GENERIC))
+
+
+def load(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """ld / ldu: the access, then Opaque values (or a parameter's bytes, or a constant
+    variable's initial bytes at an address the same on every lane)."""
+    t = data_type(ins)
+    dest = ins.operands[0]
+    dests = list(dest.parts) if dest.kind == "vec" else [dest]
+    if space_of(ins) == "param":
+        return _known(mc, dests, t, _param_bytes(mc, ins.operands[1]), m)
+    address = access(mc, ins, pc, ins.operands[1], m)
+    known = _constant_bytes(mc, address) if space_of(ins) == "constant" else None
+    _known(mc, dests, t, known, m)
+
+
+def _known(mc: "ClosedMachine", dests: list[Operand], t: str, data: bytes | None, m: Mask) -> None:
+    """Destinations set from `data` (little-endian, a part each; None: Opaque)."""
+    width = WIDTH[t]
+    for j, d in enumerate(dests):
+        part = None if data is None else data[j * width:(j + 1) * width]
+        if part is None or len(part) != width or t not in INT_DTYPES:
+            mc.write(d, OPAQUE, t, m)
+        else:
+            mc.write(d, Aff(int.from_bytes(part, "little", signed=t[0] == "s")), t, m)
+
+
+def _param_bytes(mc: "ClosedMachine", op: Operand) -> bytes | None:
+    data, known, _ = mc.kernel.param_bytes.get(op.name, (b"", False, ""))
+    return data[op.offset:] if known else None
+
+
+def _constant_bytes(mc: "ClosedMachine", address: Aff) -> bytes | None:
+    """The launch bytes of a constant variable from a scalar byte offset on, if known."""
+    if not address.scalar:
+        return None
+    assert isinstance(address.base, int)
+    for name, data in mc.kernel.initial_bytes.items():
+        space, start = mc.prog.layout.where[name]
+        if space == "constant" and start <= address.base < start + len(data):
+            return data[address.base - start:]
+    return None
+
+
+def atom(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """atom / red: the access; an atom's result is Opaque (what the lane path runs:
+    memory_ops.atom, whose refusals give the chunk to it)."""
+    t = data_type(ins)
+    kinds = (*ATOM_REDUCE, "exch", "cas", "inc", "dec")
+    if vector_parts(ins) > 1 or t in ("f16x2", "bf16x2") or \
+            not any(o in kinds for o in ins.opcode[1:]):
+        raise NotClosed(f"`{ins.text}` has no closed form")
+    has_dest = ins.op == "atom"
+    access(mc, ins, pc, ins.operands[1 if has_dest else 0], m)
+    if has_dest:
+        mc.write(ins.operands[0], OPAQUE, t, m)
+
+
+def store(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    if space_of(ins) != "param":
+        access(mc, ins, pc, ins.operands[0], m)
+
+
+def cp_async(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: the global read of
+    the lanes whose src-size is above 0, the shared write of every lane (as
+    memory_ops.cp_async); commits and waits order nothing here."""
+    mods = ins.opcode[2:]
+    if ins.opcode[1] != "async" or any(o in ("bulk", "reduce", "tensor") for o in mods):
+        raise NotClosed(f"`{ins.text}` has no closed form")
+    if any(o.startswith(("commit_group", "wait_group", "wait_all", "mbarrier")) for o in mods):
+        return
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 2:
+        raise NotClosed("not one copy")
+    (kg, load), (ks, store) = listed
+    reads = m
+    if len(ins.operands) > 3 and ins.operands[3].kind in ("imm", "reg"):
+        reads = mc.ck.holds(need(mc.read(ins.operands[3], "u32", m)), ">", m)
+    if reads.any():
+        record(mc, ins, ins.operands[1], reads, (kg, load), "global")
+    record(mc, ins, ins.operands[0], m, (ks, store), "shared")
+
+
+def matrix_rows(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """ldmatrix / stmatrix .m8n8 .b16 of whole warps: the shared access of the lanes that
+    give row addresses (lanes 8i .. 8i + 7 for matrix i, as matrix_ops); ldmatrix's
+    registers Opaque."""
+    try:
+        count, _ = matrix_shape(ins)
+    except Unrunnable:
+        raise NotClosed(f"`{ins.text}` has no closed form") from None
+    if not mc.aligned(m):
+        raise NotClosed(f"`{ins.text}` in a warp whose lanes are not all active")
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 1:
+        raise NotClosed("not one matrix access")
+    lane = mc.special("%laneid")
+    assert isinstance(lane, Aff)
+    givers = mc.ck.holds(lane + Aff(-ROWS * count), "<", m)
+    loads = ins.op == "ldmatrix"
+    record(mc, ins, ins.operands[1 if loads else 0], givers, listed[0], "shared")
+    if loads:
+        dest = ins.operands[0]
+        for d in dest.parts if dest.kind == "vec" else (dest,):
+            mc.write(d, OPAQUE, "b32", m)
+
+
+def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask) -> Aff:
+    """Record the access of ld / st `ins` through address operand `op` over m (record)."""
+    listed = mc.sites.get(pc, [])
+    if len(listed) != 1:
+        raise NotClosed("not one plain access")
+    return record(mc, ins, op, m, listed[0], space_of(ins))
+
+
+def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted: tuple[int, Site],
+           space: str | None) -> Aff:
+    """Record the access through address operand `op` over m of site `counted` (its index
+    among its space's sites, and itself) in `space` (None: generic), after the checks the
+    lane path makes (inside one array, or the space's bytes); a constant load is checked
+    only (constant reads are counted apart)."""
+    if op.kind != "addr":
+        raise NotClosed("not one plain access")
+    k, site = counted
+    if not op.name:
+        address = Aff(op.offset)
+    elif op.name in mc.prog.layout.where:
+        address = Aff(mc.prog.layout.where[op.name][1] + op.offset)
+    else:
+        address = need(mc.read(Operand("reg", op.name), "u64", m)) + Aff(op.offset)
+    if space is None:
+        space, base = _generic(mc, site, address, m)
+        address = address + Aff(-base)
+    elif space in WINDOWED:
+        address = _window_offset(mc, address, m)
+    if space not in ("global", "shared", "constant"):
+        raise NotClosed(f"{space} memory")
+    charge(mc.ck.n + BATCH_UNITS, "this access", *mc.kernel.where(ins))
+    _inside(mc, space, address, site.width, m)
+    if space != "constant":
+        mc.events.append((space, k, address, m, tuple(mc.loops)))
+    return address
+
+
+def _window_offset(mc: "ClosedMachine", address: Aff, m: Mask) -> Aff:
+    """A shared, local or constant address -> its 32-bit offset, as memory_ops._address
+    wraps it modulo 2^32: less the multiple of 2^32 every active lane's address passes
+    (NotClosed where the lanes pass different ones)."""
+    span = mc.ck.extent(address, m)
+    if span is None:
+        return address
+    passed = span[0] // WINDOW
+    if span[1] // WINDOW != passed:
+        raise NotClosed("a 32-bit address that wraps on some lanes only")
+    return address + Aff(-passed * WINDOW) if passed else address
+
+
+def _generic(mc: "ClosedMachine", site: Site, address: Aff, m: Mask) -> tuple[str, int]:
+    """A generic address -> (its space, the generic address of that space's byte 0),
+    where every active lane lies in the space the instruction is counted in."""
+    span = mc.ck.extent(address, m)
+    if span is not None:
+        if site.space == "global" and span[1] < min(b for _, b in GENERIC):
+            return "global", 0
+        base = dict(GENERIC).get(site.space)
+        if base is not None and base <= span[0] and span[1] < base + WINDOW:
+            return site.space, base
+    raise NotClosed("a generic address the closed forms do not place")
+
+
+def _inside(mc: "ClosedMachine", space: str, address: Aff, width: int, m: Mask) -> None:
+    span = mc.ck.extent(address, m)
+    if span is None:
+        return
+    lo, hi = span[0], span[1] + width
+    if space == "global":
+        ok = any(a <= lo and hi <= b for a, b, _ in mc.kernel.global_ranges)
+    else:
+        size = mc.prog.layout.shared_bytes if space == "shared" else \
+            mc.prog.layout.const_bytes
+        ok = 0 <= lo and hi <= size
+    if not ok:
+        raise NotClosed("an access outside its array")

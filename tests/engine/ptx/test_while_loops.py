@@ -1,0 +1,57 @@
+"""While loops in closed form (loops.while_exit, compress.py): a debug compile (-G) tests a
+`for` loop at its top and branches back unconditionally, and the closed forms run such a
+loop once for all its iterations, as they run -O3's rotated do-while loops."""
+
+from __future__ import annotations
+
+from ptx_helpers import DEBUG_FLAGS, assert_same, both, inline_pattern, lines_with, needs_nvcc
+
+from sectorviz.engine.ptx.loops import natural_loops, while_exit
+
+# nested loops whose trip counts come from a parameter (n / 32 tiles) and a literal (8)
+TILES = """
+__global__ void k(const float* a, float* out, int n) {
+    float sum = 0.0f;
+    for (int t = 0; t < n; t += 32) {
+        for (int k = 0; k < 8; k++)
+            sum += a[t + k * 4 + threadIdx.x % 4];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+"""
+ARRAYS = {"a": {"dtype": "float32", "length": 4096},
+          "out": {"dtype": "float32", "length": 4096}}
+
+
+@needs_nvcc
+def test_debug_loops_run_whole_in_closed_form(tmp_path):
+    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 1024},
+                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
+    print("\n".join(lines_with(debug.ptx, "bra", "setp", "not.pred")))
+    closed, spy, lanes = both(pattern, debug)
+    entry = spy.kernel.entry
+    loops = natural_loops(entry)
+    # both loops are while loops: an unconditional latch, a test at the top
+    assert len(loops) == 2
+    assert all(entry.instructions[latch].guard is None and
+               while_exit(entry, header, latch) is not None
+               for header, latch in loops.items())
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps and spy.loops_run_whole and not spy.iterated()
+    # a[...]: per warp and (t, k), lanes read 4 words of one sector: 1 sector per request;
+    # 8 warps x 32 tiles x 8 = 2,048 requests; out: 8 warps x 4 sectors
+    load, store = closed.instructions
+    assert (load.requests, load.sectors) == (2048, 2048)
+    assert (store.requests, store.sectors) == (8, 32)
+
+
+@needs_nvcc
+def test_a_while_loop_that_never_runs(tmp_path):
+    # n = 0: every lane leaves at the first test; only the store is counted
+    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 0},
+                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
+    closed, spy, lanes = both(pattern, debug)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    load, store = closed.instructions
+    assert (load.requests, store.requests, store.sectors) == (0, 8, 32)
