@@ -9,6 +9,8 @@ import shutil
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from as_written_helpers import elements, per_line, run, shared_per_line
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -266,3 +268,75 @@ def test_nested_loop_iterations_run_in_order():
             for (int c = 0; c < 2; c++) a[r * 64 + c * 32 + threadIdx.x] = 0;
     }""")
     assert [e[0] for _, _, e in got] == [r * 64 + c * 32 for r in range(3) for c in range(2)]
+
+
+# ------------------------------------------------------------ the loads of a statement
+# The interpreter merged identical loads of one statement (its common_loads rule); -G loads
+# each read where it is written (REPEATS in test_golden_as_written), so these count them all.
+
+ARRAYS = {"x": {"dtype": "float32", "length": 256, "values": {"kind": "arange"}},
+          "idx": {"dtype": "int32", "length": 256, "values": {"kind": "expr",
+                                                             "expr": "(i * 7) % 64"}},
+          "y": {"dtype": "float32", "length": 256}}
+HEAD = "__global__ void k(float *x, const int *idx, float *y) {\n  int t = threadIdx.x;\n"
+TERMS = ["x[t]", "x[t + 1]", "x[2 * t]", "x[idx[t]]", "idx[t]", "x[t]"]
+VALUE = {"x[t]": lambda i: i, "x[t + 1]": lambda i: i + 1, "x[2 * t]": lambda i: 2 * i,
+         "idx[t]": lambda i: (i * 7) % 64, "x[idx[t]]": lambda i: (i * 7) % 64}
+
+
+def c_value(values: list[int], ops: list[str]) -> int:
+    """values[0] op values[1] op ... with C's precedence (* before + and -)."""
+    sums, signs = [values[0]], []
+    for op, v in zip(ops, values[1:]):
+        if op == "*":
+            sums[-1] *= v
+        else:
+            sums.append(v)
+            signs.append(op)
+    total = sums[0]
+    for op, v in zip(signs, sums[1:]):
+        total = total + v if op == "+" else total - v
+    return total
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.sampled_from(TERMS), min_size=1, max_size=4),  # float32-exact products
+       st.lists(st.sampled_from(["+", "*", "-"]), min_size=3, max_size=3),
+       st.booleans())
+def test_each_read_as_written_is_one_load(terms, ops, declare):
+    expr = terms[0] + "".join(f" {op} {t}" for op, t in zip(ops, terms[1:]))
+    body = (f"float v = {expr};\n  y[(int)v & 255] = 0;" if declare
+            else f"y[(int)({expr}) & 255] = 0;")
+    got = elements(HEAD + body + "\n}", arrays=ARRAYS)
+    # every term is a load, x[idx[t]] two (idx[t], then x)
+    assert [op for _, op, _ in got].count("load") == len(terms) + terms.count("x[idx[t]]")
+    assert got[-1] == (3 + declare, "store",
+                       [c_value([VALUE[term](i) for term in terms], ops) & 255
+                        for i in range(32)])
+
+
+def test_a_load_in_the_target_and_the_value_is_loaded_each_time():
+    a, kernel = run(HEAD + "  y[idx[t]] = x[idx[t]] * x[idx[t]];\n}", arrays=ARRAYS)
+    # idx[t] three times (target, both factors), x[idx[t]] twice: the interpreter's one load
+    # each became 3 + 2 (REPEATS)
+    assert [(ins.array, ins.op) for ins in kernel.instructions] == [
+        ("idx", "load"), ("x", "load"), ("idx", "load"), ("x", "load"), ("idx", "load"),
+        ("y", "store")]
+    assert [s.requests for s in a.instructions] == [1] * 6
+    assert not any("common-subexpression" in b.assumption for b in a.boundaries)
+
+
+@pytest.mark.parametrize("body, loads", [
+    ("y[t] = x[t] + atomicAdd(&y[0], 1.0f) + x[t];", ["x", "x"]),
+    ("y[t] = (t > 3 && x[t] > 0) ? x[t] : 0.0f;", ["x", "x"]),
+    # -G reads the assignment's value back from y[1] (ASSIGNED)
+    ("y[t] = x[t] + (y[1] = 2.0f) + x[t];", ["x", "y", "x"]),
+    ("float a = x[t];\n  float b = x[t];\n  y[t] = a + b;", ["x", "x"]),
+    ("y[t] = x[t] + twice(x, t) + x[t];", ["x", "x", "x"]),
+    ("y[t] = x[t] + __shfl_sync(0xffffffff, x[t], 0);", ["x", "x"]),
+    ("volatile float *v = x;\n  y[t] = v[t] * v[t] + x[t] * x[t];", ["x"] * 4),
+])
+def test_effects_branches_statements_and_volatile_keep_every_load(body, loads):
+    code = "__device__ float twice(float *p, int i) { return 2 * p[i]; }\n" + HEAD
+    _, kernel = run(code + body + "\n}", arrays=ARRAYS)
+    assert [ins.array for ins in kernel.instructions if ins.op == "load"] == loads
