@@ -31,7 +31,7 @@ def hashed(i: int) -> int:
     return (i * 2654435761) % 4294967296
 
 
-def of_a(got: list, arrays: dict = VALUES) -> list[list[int]]:
+def of_a(got: list) -> list[list[int]]:
     """The element lists of the stores (the accesses of `a`, not the loads of `v`)."""
     return [e for _, op, e in got if op == "store"]
 

@@ -92,7 +92,8 @@ def _members(m: "Machine", ins: Instruction, mask: np.ndarray) -> np.ndarray:
     return cast(np.ndarray, bits & mask[:, None, :])
 
 
-def _unknown_in(members: np.ndarray, unk: np.ndarray | None, shape) -> np.ndarray | None:
+def _unknown_in(members: np.ndarray, unk: np.ndarray | None,
+                shape: tuple[int, ...]) -> np.ndarray | None:
     """Per lane: whether an unknown value is among its members' (None: none is)."""
     if unk is None:
         return None
