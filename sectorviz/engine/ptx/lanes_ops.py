@@ -79,23 +79,47 @@ def shfl(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
         m.write(dest, got, "b32", mask, unk if unk.any() else None, why)
 
 
+def _members(m: "Machine", ins: Instruction, mask: np.ndarray) -> np.ndarray:
+    """(warps, 32, 32) bools: [w, l, j] where lane j is active and in lane l's membermask
+    (the operand after the source: vote.sync / redux.sync combine over those lanes; tiles
+    of one warp that run one instruction each name their own lanes)."""
+    member, um, wm = m.read(ins.operands[2], "u32")
+    if um is not None and np.any(um & mask):
+        place, col = m.ctx.where(ins)
+        raise PatternError(place, f"the lanes `{ins.text}` combines depend on {wm}", col)
+    member = np.broadcast_to(np.asarray(member).astype(np.uint64), m.shape)
+    bits = ((member[:, :, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+    return cast(np.ndarray, bits & mask[:, None, :])
+
+
+def _unknown_in(members: np.ndarray, unk: np.ndarray | None,
+                shape: tuple[int, ...]) -> np.ndarray | None:
+    """Per lane: whether an unknown value is among its members' (None: none is)."""
+    if unk is None:
+        return None
+    return cast(np.ndarray, (members & np.broadcast_to(unk, shape)[:, None, :]).any(axis=2))
+
+
 def vote(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    """vote.sync.all / any / uni.pred d, a; vote.sync.ballot.b32 d, a (over the active
-    lanes of the warp)."""
+    """vote.sync.all / any / uni.pred d, a, membermask; vote.sync.ballot.b32 d, a,
+    membermask (over the active lanes of each lane's membermask)."""
     mode = next((o for o in ins.opcode[1:] if o in ("all", "any", "uni", "ballot")), "")
     p, up, wp = m.read(ins.operands[1], "pred")
     p = np.asarray(p, bool) & mask
-    unk = None if up is None else _per_warp((up & mask).any(axis=1), m.shape)
+    members = _members(m, ins, mask)
+    unk = _unknown_in(members, up, m.shape)
+    voting = members & np.broadcast_to(p, m.shape)[:, None, :]
     if mode == "ballot":
-        m.write(ins.operands[0], _per_warp(_ballot(p), m.shape), "b32", mask, unk, wp)
+        ballot = np.bitwise_or.reduce(np.where(voting, WARP_BITS, np.uint64(0)), axis=2)
+        m.write(ins.operands[0], ballot, "b32", mask, unk, wp)
         return
-    count = p.sum(axis=1)
-    active = mask.sum(axis=1)
+    count = voting.sum(axis=2)
+    active = members.sum(axis=2)
     r = {"all": count == active, "any": count > 0,
          "uni": (count == 0) | (count == active)}.get(mode)
     if r is None:
         raise Unrunnable(f"vote mode {mode}")
-    m.write(ins.operands[0], _per_warp(r, m.shape), "pred", mask, unk, wp)
+    m.write(ins.operands[0], r, "pred", mask, unk, wp)
 
 
 def match(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
@@ -128,7 +152,8 @@ REDUX = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_
 
 
 def redux(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
-    """redux.sync.op.type d, a, membermask: op over the active lanes of the warp."""
+    """redux.sync.op.type d, a, membermask: op over the active lanes of each lane's
+    membermask."""
     op, t = ins.opcode[2], ins.opcode[-1]
     if op not in REDUX:
         raise Unrunnable(f"redux.{op}")
@@ -136,9 +161,10 @@ def redux(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     a = np.broadcast_to(np.asarray(a), m.shape)
     neutral = {"add": 0, "or": 0, "xor": 0, "and": -1,
                "min": np.iinfo(a.dtype).max, "max": np.iinfo(a.dtype).min}[op]
-    r = REDUX[op].reduce(np.where(mask, a, np.array(neutral).astype(a.dtype)), axis=1)
-    unk = None if ua is None else _per_warp((ua & mask).any(axis=1), m.shape)
-    m.write(ins.operands[0], _per_warp(r, m.shape), t, mask, unk, wa)
+    members = _members(m, ins, mask)
+    r = REDUX[op].reduce(np.where(members, a[:, None, :], np.array(neutral).astype(a.dtype)),
+                         axis=2)
+    m.write(ins.operands[0], r, t, mask, _unknown_in(members, ua, m.shape), wa)
 
 
 def barrier(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:

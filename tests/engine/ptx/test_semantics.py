@@ -83,6 +83,10 @@ def test_a_division_by_zero_is_unknown_not_zero():
     ("mad.lo.s32 %r9, %r1, %r1, -100;", [x * x - 100 for x in range(32)]),
     ("min.s32 %r2, %r1, 20;\n max.s32 %r9, %r2, 10;", [min(max(x, 10), 20) for x in range(32)]),
     ("popc.b32 %r9, %r1;", [bin(x).count("1") for x in range(32)]),
+    # the left shift that brings the highest 1 bit of x + 1 to bit 31 (what __ffs adds 1 to)
+    ("add.s32 %r2, %r1, 1;\n bfind.shiftamt.u32 %r9, %r2;",
+     [32 - (x + 1).bit_length() for x in range(32)]),
+    ("add.s32 %r2, %r1, 1;\n bfind.u32 %r9, %r2;", [(x + 1).bit_length() - 1 for x in range(32)]),
     ("bfe.u32 %r9, %r1, 2, 2;", [(x >> 2) & 3 for x in range(32)]),
     ("setp.lt.s32 %p1, %r1, 8;\n setp.gt.or.s32 %p2, %r1, 28, %p1;\n"
      " selp.s32 %r9, 1, 0, %p2;", [1 if x < 8 or x > 28 else 0 for x in range(32)]),
@@ -183,6 +187,9 @@ def test_float_operations_and_conversions(body, expected):
     assert list(values(body)) == expected
 
 
+HALVES = "setp.lt.u32 %p1, %r1, 16;\n selp.b32 %r3, 65535, -65536, %p1;\n"
+
+
 @pytest.mark.parametrize("body, expected", [
     ("shfl.sync.down.b32 %r9, %r1, 1, 31, -1;", [min(x + 1, 31) if x < 31 else 31
                                                 for x in range(32)]),
@@ -200,6 +207,12 @@ def test_float_operations_and_conversions(body, expected):
      " add.s32 %r9, %r2, %r3;", [1] * 32),
     ("redux.sync.add.u32 %r9, %r1, -1;", [sum(range(32))] * 32),
     ("redux.sync.max.u32 %r9, %r1, -1;", [31] * 32),
+    # two tiles of 16 lanes, each naming its own lanes in the membermask: each combines its own
+    (HALVES + "redux.sync.add.u32 %r9, %r1, %r3;", [120] * 16 + [376] * 16),
+    (HALVES + "setp.lt.u32 %p2, %r1, 16;\n vote.sync.all.pred %p3, %p2, %r3;\n"
+     " selp.s32 %r9, 1, 0, %p3;", [1] * 16 + [0] * 16),
+    (HALVES + "setp.lt.u32 %p2, %r1, 20;\n vote.sync.ballot.b32 %r4, %p2, %r3;\n"
+     " popc.b32 %r9, %r4;", [16] * 16 + [4] * 16),
 ])
 def test_warp_wide_operations(body, expected):
     assert list(values(body)) == expected
