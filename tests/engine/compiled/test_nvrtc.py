@@ -169,7 +169,7 @@ def test_the_packaged_app_runs_the_child_compile_from_its_own_executable(monkeyp
 
 def test_the_bundle_entry_point_runs_one_nvrtc_compile(tmp_path):
     """packaging/entry.py --nvrtc-child (what the frozen app runs) answers a request."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     request = {"library": NVRTC.path, "source": SAXPY, "name": "kernel.cu",
                "options": ["-arch=compute_90"] + [f"-I{d}" for d in NVRTC.include_dirs],
                "names": []}

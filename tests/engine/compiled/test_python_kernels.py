@@ -229,7 +229,7 @@ def test_wgmma_is_refused_in_one_line_naming_the_python_line_and_the_instruction
 def test_sectorviz_report_opens_each_example(name, header):
     done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json",
                            str(example(name))], capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[2])
+                          cwd=Path(__file__).resolve().parents[3])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["engine"] == "compiled" and f"compiled by {doc['compiler']}".startswith(header)
@@ -252,7 +252,7 @@ def test_triton_matmul_report_counts_a_b_and_c_as_derived_from_the_block_sizes()
     ldmatrix and 2 x 16 epilogue accesses per warp, 4 wavefronts each (conflict-free)."""
     done = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json",
                            str(example("triton-matmul"))], capture_output=True, text=True,
-                          timeout=300, cwd=Path(__file__).resolve().parents[2])
+                          timeout=300, cwd=Path(__file__).resolve().parents[3])
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["compiler"].startswith("Triton ")
@@ -325,7 +325,7 @@ def test_a_sweep_compares_two_triton_block_sizes():
     done = subprocess.run([sys.executable, "-m", "sectorviz", "sweep", "--json", "--jobs", "1",
                            "--param", "block=256,1024", str(example("triton-vector-add"))],
                           capture_output=True, text=True, timeout=300,
-                          cwd=Path(__file__).resolve().parents[2])
+                          cwd=Path(__file__).resolve().parents[3])
     assert done.returncode == 0, done.stderr
     points = json.loads(done.stdout)["points"]
     found = [(p["params"]["block"], p["report"]["totals"]["requests"],

@@ -17,7 +17,7 @@ from sectorviz.model.frontend import kernel_for
 from sectorviz.model.pattern import pattern_from_dict, with_kernel
 from sectorviz.model.ptxas_changes import ptx_width
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "resources" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "resources" / "examples"
 
 LISTING = """\
 \t.section\t.text._Z5otherv,"ax",@progbits
