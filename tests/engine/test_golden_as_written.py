@@ -49,10 +49,6 @@ REPEATS = ("other: the interpreter counts a load repeated in one expression once
            "each time it is written")
 ASSIGNED = ("other: -G reads the value of an assignment expression back from memory "
             "(`+ (y[1] = 2.0f) +`: one more load of y[1])")
-LEADER = ("other: -G calls __activemask, __match_any_sync and __ffs out of line (.func "
-          "wrappers around activemask, match.any.sync, bfind): the PTX engine's run of them "
-          "leaves the atomic of `threadIdx.x % 32 == leader` with no lane (0 requests where "
-          "the interpreter counts 2): an engine gap not found yet")
 # a libcu++ atomic on a local object (the barrier's fallback) takes the address of a .func
 FUNCTION_ADDRESS = ("refused: which sectorviz does not run (the address of "
                     "_ZN4cuda3std3__426__cuda_fetch_local_bop_add")
@@ -88,7 +84,6 @@ DIFFERS: dict[str, tuple[str, ...]] = {
     "test-0009": (FUNCTION_ADDRESS,),
     "test-0010": (BULK_FLAGS,),
     "test-0011": (BULK_FLAGS,),
-    "test-0022": (LEADER,),
     "test-0027": (LINE,),
     "test-0028": ("local", SINCOS,),
     "test-0029": (UNSET_BITS,),
