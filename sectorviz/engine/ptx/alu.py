@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ...model.c_int import c_divmod
+from ..c_int import c_divmod
 from .bits import FLOATS, INT_DTYPES, WIDTH, LaneValues, is_signed
 
 
@@ -171,7 +171,7 @@ def compare(cmp: str, t: str, a: LaneValues, b: LaneValues) -> LaneValues:
 
 def bit_count(op: str, t: str, a: LaneValues, shiftamt: bool = False) -> LaneValues:
     """popc / clz / brev / bfind of an integer -> uint32 (brev: same type); bfind.shiftamt:
-    the left shift that brings the found bit to the top (width - 1 - its index)."""
+    the left shift that moves the found bit to the top (width - 1 - its index)."""
     width = 8 * WIDTH[t]
     u = a.astype(np.uint64) & np.uint64((1 << width) - 1)
     if op == "popc":
@@ -192,9 +192,8 @@ def bit_count(op: str, t: str, a: LaneValues, shiftamt: bool = False) -> LaneVal
         top = np.full(u.shape, -1, dtype=np.int64)
         for k in range(width):
             top = np.where((flipped >> np.uint64(k)) & np.uint64(1), k, top)
-    if shiftamt:
-        top = np.where(top < 0, top, width - 1 - top)
-    return np.where(top < 0, 0xFFFFFFFF, top).astype(np.uint32)
+    found = width - 1 - top if shiftamt else top
+    return np.where(top < 0, 0xFFFFFFFF, found).astype(np.uint32)
 
 
 def bit_field_extract(t: str, a: LaneValues, pos: LaneValues, length: LaneValues) -> LaneValues:

@@ -33,6 +33,14 @@ def block_shared_limit(target: str) -> int:
     return BLOCK_SHARED_KIB.get(cc, MAX_BLOCK_SHARED // 1024) * 1024 if cc else MAX_BLOCK_SHARED
 
 
+def static_shared_bytes(layout: Layout) -> int:
+    """Bytes of the layout's `__shared__` variables other than the extern (dynamic) array:
+    the end of the last one."""
+    return max((start + layout.variables[name].size
+                for name, (space, start) in layout.where.items()
+                if space == "shared" and not layout.variables[name].extern), default=0)
+
+
 def memory_problem(layout: Layout, target: str, dynamic: int) -> tuple[str, str] | None:
     """(space, why) where the layout's constant or shared memory does not fit `target`
     (`dynamic` bytes of it the launch's extern shared memory), else None."""
@@ -40,7 +48,7 @@ def memory_problem(layout: Layout, target: str, dynamic: int) -> tuple[str, str]
     if layout.const_bytes > MAX_CONSTANT:
         return "constant", (f"the __constant__ variables total {layout.const_bytes:,} bytes; "
                             f"{arch} has {MAX_CONSTANT:,} (64 KiB) of constant memory ({GUIDE})")
-    static = layout.shared_bytes - dynamic
+    static = static_shared_bytes(layout)
     if static > MAX_STATIC_SHARED:
         return "shared", (f"the __shared__ variables total {static:,} bytes; a block's static "
                           f"shared memory is at most {MAX_STATIC_SHARED:,} (48 KiB) ({GUIDE})")

@@ -110,6 +110,16 @@ def _keys(m: "Machine", ins: Instruction, space: str, address: np.ndarray, mask:
     return address
 
 
+def _read_only(m: "Machine", ins: Instruction, space: str, name: str) -> None:
+    """A store or atomic whose address lies in constant memory (a debug compile writes a
+    __constant__ variable through its generic address; -O3 drops the store) is refused at
+    its line: constant memory is read-only on the device."""
+    if space == "constant":
+        place, col = m.ctx.where(ins)
+        raise PatternError(place, f"'{name}' writes to constant memory, which is read-only on "
+                                  f"the device", col)
+
+
 def _check(m: "Machine", ins: Instruction, bad: np.ndarray, address: np.ndarray, name: str,
            what: str) -> None:
     if bad.any():
@@ -256,7 +266,8 @@ def store(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     if space_of(ins) == "param":
         return  # a call's argument: the call itself is a no-op
     t = data_type(ins)
-    site, _, space, keys = _access(m, ins, pc, ins.operands[0], mask)
+    site, name, space, keys = _access(m, ins, pc, ins.operands[0], mask)
+    _read_only(m, ins, space, name)
     if not site.kept:
         return
     src = ins.operands[1]
@@ -287,6 +298,7 @@ def atom(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     has_dest = ins.op == "atom"
     addr_op = ins.operands[1] if has_dest else ins.operands[0]
     site, name, space, keys = _access(m, ins, pc, addr_op, mask)
+    _read_only(m, ins, space, name)
     kind = next((o for o in ins.opcode[1:] if o in ATOM_REDUCE or o in (
         "exch", "cas", "inc", "dec")), None)
     if kind is None:

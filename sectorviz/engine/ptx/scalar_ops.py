@@ -124,7 +124,7 @@ def unary_bits(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> Non
     """popc, clz, brev, bfind (result u32, brev: its own type)."""
     t = _type(ins)
     a, unk, why = m.read(ins.operands[1], t)
-    r = alu.bit_count(ins.op, t, np.asarray(a), "shiftamt" in ins.opcode)
+    r = alu.bit_count(ins.op, t, np.asarray(a), ins.has("shiftamt"))
     m.write(ins.operands[0], r, t if ins.op == "brev" else "u32", mask, unk, why)
 
 

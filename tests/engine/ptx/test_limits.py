@@ -58,8 +58,10 @@ def test_64_kib_of_constant_memory_is_taken():
 
 
 @pytest.mark.parametrize("size", [49153, 2**40])
-def test_static_shared_memory_past_48_kib_is_refused(size):
-    err = refusal(f".shared .align 4 .b8 s[{size}];", "ld.shared.f32 %f1, [s];")
+@pytest.mark.parametrize("dynamic", [None, 200_704])  # the launch's bytes are not static ones
+def test_static_shared_memory_past_48_kib_is_refused(size, dynamic):
+    err = refusal(f".shared .align 4 .b8 s[{size}];", "ld.shared.f32 %f1, [s];",
+                  dynamic=dynamic)
     assert err.place == "line 5"
     assert err.message.startswith(f"the __shared__ variables total {size:,} bytes; a block's "
                                   "static shared memory is at most 49,152 (48 KiB)")

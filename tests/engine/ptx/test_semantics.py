@@ -88,6 +88,11 @@ def test_a_division_by_zero_is_unknown_not_zero():
      [32 - (x + 1).bit_length() for x in range(32)]),
     ("add.s32 %r2, %r1, 1;\n bfind.u32 %r9, %r2;", [(x + 1).bit_length() - 1 for x in range(32)]),
     ("bfe.u32 %r9, %r1, 2, 2;", [(x >> 2) & 3 for x in range(32)]),
+    # no bit found: 0xFFFFFFFF, which the address reads as -1
+    ("bfind.u32 %r9, %r1;", [x.bit_length() - 1 for x in range(32)]),
+    # __ffs(x) at -G: brev, then the shift that moves the found bit to the top, plus 1
+    ("add.s32 %r2, %r1, 1;\n brev.b32 %r3, %r2;\n bfind.shiftamt.u32 %r4, %r3;\n"
+     " add.s32 %r9, %r4, 1;", [((x + 1) & -(x + 1)).bit_length() for x in range(32)]),
     ("setp.lt.s32 %p1, %r1, 8;\n setp.gt.or.s32 %p2, %r1, 28, %p1;\n"
      " selp.s32 %r9, 1, 0, %p2;", [1 if x < 8 or x > 28 else 0 for x in range(32)]),
     ("ld.param.u32 %r2, [t_param_1];\n add.s32 %r9, %r1, %r2;", [x + 5 for x in range(32)]),
