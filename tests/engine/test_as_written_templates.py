@@ -189,13 +189,9 @@ def test_template_device_functions_explicit_deduced_and_defaulted():
                    (11, "store", [12] * 32)]
 
 
-NARROW_PARAM = ("engine gap: -G passes a 1-byte argument (unsigned char, bool) in a .b32 "
-                ".param the callee reads with ld.param.u8; the PTX engine's slot of 1 byte is "
-                "not the caller's slot of 4, so it is read before it is set")
-
-
-@pytest.mark.xfail(strict=True, reason=NARROW_PARAM)
 def test_a_device_template_with_a_one_byte_type_argument():
+    """-G passes the unsigned char in a .b32 .param that the callee reads with ld.param.u8:
+    the low byte of what the caller stored."""
     got = elements("template <int N, typename I = int> __device__ I times(I x) { return x * N; }\n"
                    "__global__ void k(float *a) {\n"
                    "    a[times<2, unsigned char>(threadIdx.x + 250)] = 0;\n}")
@@ -271,7 +267,6 @@ __global__ void k(float *a) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason=NARROW_PARAM + " (blockReduce's bool final_sync)")
 def test_functions_as_template_arguments_overloads_by_arity_and_default_arguments():
     got = elements(BLOCK_REDUCE, block=(128,), arrays={"a": {"length": 2048}})
     # a warp of ones sums to 32 with warpSum passed as a template argument
