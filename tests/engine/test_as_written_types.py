@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from as_written_helpers import elements, kernel_pattern, run, shared_per_line
 
-from sectorviz.model import PatternError, analyze, pattern_from_dict
-from sectorviz.model.frontend import kernel_for
+from sectorviz.model import PatternError, analyze
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 
