@@ -78,7 +78,7 @@ member_lists = st.lists(st.tuples(st.sampled_from(sorted(SIZES)), st.integers(1,
                                   st.sampled_from([1, 1, 2, 8, 16])), min_size=1, max_size=5)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(members=member_lists, struct_align=st.sampled_from([1, 1, 4, 16, 32]))
 def test_layout_follows_c_rules(members, struct_align):
     offsets, size, align = c_layout(members, struct_align)
@@ -423,7 +423,7 @@ copied_members = st.lists(st.tuples(st.sampled_from(sorted(set(SIZES) - {"char4"
                           min_size=1, max_size=5)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(members=copied_members, stride=st.integers(0, 5), offset=st.integers(0, 7),
        pick=st.integers(0, 4))
 def test_member_and_whole_struct_accesses_match_a_per_lane_reference(
