@@ -149,11 +149,31 @@ class _Inliner:
         assert len(parts) == vector_parts(ins)
         for j, part in enumerate(parts):
             slot = f"{base}+{address.offset + j * width}:{width}"
+            if not store and slot not in self.out.registers and self.narrowed(ins, slot, part,
+                                                                              scope):
+                continue
             self.out.registers.setdefault(slot, t)
             slot_op, here = Operand("reg", slot), _renamed(scope, part)
             self.add(replace(ins, opcode=("mov", t), operands=(slot_op, here) if store else
                              (here, slot_op), guard=self.guard(scope, ins.guard),
                              loc=scope.loc(ins.loc)))
+
+    def narrowed(self, ins: Instruction, slot: str, part: Operand, scope: _Scope) -> bool:
+        """An ld.param narrower than the st.param that set its offset (-G passes a 1-byte
+        argument in a .b32 parameter the callee reads with ld.param.u8): a cvt of the wider
+        slot's low bytes (little-endian), as the memory holds them; False where no wider slot
+        at that offset was set."""
+        head, width = slot.rsplit(":", 1)
+        wider = next((w for w in (2, 4, 8) if w > int(width)
+                      and f"{head}:{w}" in self.out.registers), None)
+        t = data_type(ins)
+        if wider is None or t[0] not in "bsu":
+            return False
+        to = "u" + t[1:] if t[0] == "b" else t
+        self.add(replace(ins, opcode=("cvt", to, f"u{8 * wider}"),
+                         operands=(_renamed(scope, part), Operand("reg", f"{head}:{wider}")),
+                         guard=self.guard(scope, ins.guard), loc=scope.loc(ins.loc)))
+        return True
 
     # ------------------------------------------------------------------ calls
 

@@ -46,8 +46,9 @@ from .sites import Site, data_type, memory_sites
 from .source_names import expression_for
 
 LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn closed forms off
-# the closed forms give way to the lane path (also where a value outgrows their integers)
-GIVE_WAY = (NotClosed, Varies, GiveUp, ArithmeticError)
+# the closed forms give way to the lane path (also where a value outgrows their integers, or
+# loops nest deeper than their recursion over them takes: ~250 levels)
+GIVE_WAY = (NotClosed, Varies, GiveUp, ArithmeticError, RecursionError)
 SLOT_BYTES = 16  # bytes per lane a register and its unknown mask hold in a chunk (at most)
 PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
               "u8": "uint8", "s8": "int8", "b8": "uint8", "u16": "uint16", "s16": "int16",

@@ -39,8 +39,9 @@ class Layout:
 
 def layout(module: Module, entry: Entry, global_end: int, dynamic_shared: int) -> Layout:
     """Place every variable the entry can see: shared, local and constant ones at aligned
-    offsets in declaration order (an `extern` shared array after the others, with the
-    launch's dynamic bytes), module-scope globals at aligned addresses from global_end."""
+    offsets in declaration order (the `extern` shared arrays after the others, all at the
+    start of the launch's dynamic bytes), module-scope globals at aligned addresses from
+    global_end."""
     out = Layout(dynamic_shared_bytes=dynamic_shared)
     ends = {"shared": 0, "local": 0, "constant": 0, "global": global_end}
     externs = []
@@ -55,10 +56,10 @@ def layout(module: Module, entry: Entry, global_end: int, dynamic_shared: int) -
         start = round_up(ends[space], max(var.align, 256 if space == "global" else 1))
         out.where[var.name] = (space, start)
         ends[space] = start + var.size
-    for var in externs:
-        start = round_up(ends["shared"], max(var.align, 16))
-        out.where[var.name] = ("shared", start)
-        ends["shared"] = max(ends["shared"], start + dynamic_shared)
+    if externs:  # every extern shared array names the one dynamic region: they alias
+        start = round_up(ends["shared"], max(16, *(var.align for var in externs)))
+        out.where.update((var.name, ("shared", start)) for var in externs)
+        ends["shared"] = start + dynamic_shared
     out.shared_bytes, out.local_bytes, out.const_bytes = \
         ends["shared"], ends["local"], ends["constant"]
     return out
