@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from as_written_helpers import elements, per_line, run
+from oracles import elements, per_line, run
 
 from sectorviz.model.errors import PatternError
 

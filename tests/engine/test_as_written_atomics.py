@@ -9,7 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
-from as_written_helpers import kernel_pattern, run
+from oracles import kernel_pattern, run
 
 from sectorviz.export.sheets import sheet_text
 from sectorviz.gather.sheet import accounting_sheet

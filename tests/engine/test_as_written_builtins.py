@@ -12,9 +12,9 @@ import warnings
 
 import numpy as np
 import pytest
-from as_written_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, run
 
 from sectorviz.model.errors import PatternError
 

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from as_written_helpers import kernel_pattern, run
+from oracles import kernel_pattern, run
 
 from sectorviz.cli import main
 from sectorviz.export.sheets import sheet_text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from as_written_helpers import elements
+from oracles import elements
 
 from sectorviz.model.errors import PatternError
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from as_written_helpers import run
+from oracles import run
 
 from sectorviz.model.errors import PatternError
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from as_written_helpers import elements, kernel_pattern, run
+from oracles import elements, kernel_pattern, run
 
 from sectorviz.cli import main
 from sectorviz.model import PatternError, analyze

@@ -10,9 +10,9 @@ import shutil
 from dataclasses import asdict
 
 import pytest
-from as_written_helpers import kernel_pattern
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import kernel_pattern
 
 from sectorviz.cli import main
 from sectorviz.model import analyze, load_pattern, pattern_from_dict

@@ -11,9 +11,9 @@ import itertools
 import shutil
 
 import pytest
-from as_written_helpers import elements, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, run
 
 from sectorviz.model.errors import PatternError
 

@@ -10,10 +10,10 @@ import os
 import shutil
 
 import pytest
-from as_written_helpers import elements, kernel_pattern
+from oracles import elements, kernel_pattern
 
 from sectorviz.cli import main
-from sectorviz.compiled import bounded
+from sectorviz.engine.compiled import bounded
 from sectorviz.model import PatternError, analyze, load_pattern
 from sectorviz.model.frontend import kernel_for
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from as_written_helpers import elements, per_line, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, per_line, run
 
 from sectorviz.model.errors import PatternError
 

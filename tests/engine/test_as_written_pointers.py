@@ -8,9 +8,9 @@ import shutil
 
 import numpy as np
 import pytest
-from as_written_helpers import elements, kernel_pattern, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, kernel_pattern, run
 
 from sectorviz.model.errors import PatternError
 from sectorviz.model.frontend import kernel_for

@@ -9,9 +9,9 @@ import shutil
 
 import numpy as np
 import pytest
-from as_written_helpers import elements, per_line, run, shared_per_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, per_line, run, shared_per_line
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 

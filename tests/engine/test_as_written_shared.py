@@ -9,7 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
-from as_written_helpers import kernel_pattern, shared_per_line
+from oracles import kernel_pattern, shared_per_line
 
 from sectorviz.model import PatternError, analyze, load_pattern
 from sectorviz.model.banks import bank_rows

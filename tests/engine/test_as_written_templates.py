@@ -10,9 +10,9 @@ import shutil
 from dataclasses import asdict
 
 import pytest
-from as_written_helpers import elements, kernel_pattern, per_line, run, shared_per_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import elements, kernel_pattern, per_line, run, shared_per_line
 
 from sectorviz.model import PatternError, analyze
 

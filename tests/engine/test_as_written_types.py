@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from as_written_helpers import elements, kernel_pattern, run, shared_per_line
+from oracles import elements, kernel_pattern, run, shared_per_line
 
 from sectorviz.model import PatternError, analyze
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..c_int import c_divmod
+from ...model.c_int import c_divmod
 from .bits import FLOATS, INT_DTYPES, WIDTH, LaneValues, is_signed
 
 

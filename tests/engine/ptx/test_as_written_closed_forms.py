@@ -14,16 +14,16 @@ from math import gcd
 from pathlib import Path
 
 import pytest
-from as_written_helpers import kernel_pattern, per_line
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from model.ptx.ptx_helpers import assert_same, both, counted_by, lane_path
+from oracles import kernel_pattern, per_line
+from ptx_helpers import assert_same, both, counted_by, lane_path
 
 from sectorviz.cli import main
+from sectorviz.engine.ptx.kernel import LANE_PATH, CompiledKernel
 from sectorviz.model import PatternError, analyze, pattern_from_dict
 from sectorviz.model.frontend import kernel_for
 from sectorviz.model.memo import MEMO
-from sectorviz.model.ptx.kernel import LANE_PATH, CompiledKernel
 from sectorviz.paths import examples_dir
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
