@@ -44,7 +44,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from . import __version__
 from .atomic import write_atomic
-from .engine.compiled.compiler import find_compiler
+from .engine.compiled.compiler import NO_COMPILER, find_compiler
 from .engine.readings import ENGINE_VAR
 from .export.formats import diagram_bytes, diagram_svg
 from .model import pattern_from_dict
@@ -294,16 +294,18 @@ class Session:
 
     def open_cuda(self) -> str:
         compiler = find_compiler()
-        with engine("compiled" if compiler is not None else "source"):
+        if compiler is None:  # the bundle carries NVRTC: a CUDA kernel must open
+            raise CheckFailed(f"{CUDA_EXAMPLE} cannot be read: {NO_COMPILER}")
+        with engine("compiled"):
             self.open(CUDA_EXAMPLE)
             columns, per_request = self.sectors()
             pattern = self.window.document.pattern
             if pattern.kernel is None:
                 raise CheckFailed(f"{CUDA_EXAMPLE} names no CUDA kernel")
             reading = reading_of(pattern)
-        if compiler is not None and reading.engine != "compiled":
+        if reading is None or reading.engine != "compiled":
             raise CheckFailed(f"{compiler.description} is here, yet the kernel was read "
-                              f"{reading.words}")
+                              f"{'as a pattern' if reading is None else reading.words}")
         return (f"{CUDA_EXAMPLE} ({pattern.kernel['function']}), {reading.words}: grid of "
                 f"{columns} sectors, {per_request:g} sectors per request")
 
