@@ -201,7 +201,7 @@ def test_a_quotient_that_changes_inside_a_warp_stays_in_closed_form():
 
 # ---------------------------------------------------------------- kernels by hand
 
-VARIANTS = (Path(__file__).resolve().parents[2] / "benchmarks" / "kernels" / "matmul.cu"
+VARIANTS = (Path(__file__).resolve().parents[3] / "benchmarks" / "kernels" / "matmul.cu"
             ).read_text()
 
 
