@@ -173,10 +173,14 @@ def test_matmul_tiled_kernel():
     per_step = [(t,) for t in range(steps)]
     per_k = [(t, k) for t in range(steps) for k in range(16)]
     assert kernel_shared("matmul-tiled-cuda") == {
-        ("store", "line 21: As[ty][tx], st.f32"): run(lambda tx, ty, t: 4 * (ty * 16 + tx), per_step),
-        ("store", "line 22: Bs[ty][tx], st.f32"): run(lambda tx, ty, t: bs + 4 * (ty * 16 + tx), per_step),
-        ("load", "line 26: As[ty][k], ld.f32"): run(lambda tx, ty, t, k: 4 * (ty * 16 + k), per_k),
-        ("load", "line 26: Bs[k][tx], ld.f32"): run(lambda tx, ty, t, k: bs + 4 * (k * 16 + tx), per_k)}
+        ("store", "line 21: As[ty][tx], st.f32"):
+            run(lambda tx, ty, t: 4 * (ty * 16 + tx), per_step),
+        ("store", "line 22: Bs[ty][tx], st.f32"):
+            run(lambda tx, ty, t: bs + 4 * (ty * 16 + tx), per_step),
+        ("load", "line 26: As[ty][k], ld.f32"):
+            run(lambda tx, ty, t, k: 4 * (ty * 16 + k), per_k),
+        ("load", "line 26: Bs[k][tx], ld.f32"):
+            run(lambda tx, ty, t, k: bs + 4 * (k * 16 + tx), per_k)}
 
 
 def test_reduction_kernel_sequential_addressing():
@@ -188,10 +192,12 @@ def test_reduction_kernel_sequential_addressing():
             for s in ss for warp in warps(256)))
     got = kernel_shared("reduction-cuda")
     assert got == {
-        ("store", "line 17: sdata[tid], st.f32"): run(lambda t, s: 4 * t, lambda t, s: True, [0]),
-        ("load", "line 22: sdata[tid + s], ld.f32"): run(lambda t, s: 4 * (t + s), lambda t, s: t < s,
-                                                 steps),
-        ("store", "line 22: sdata[tid], st.f32"): run(lambda t, s: 4 * t, lambda t, s: t < s, steps)}
+        ("store", "line 17: sdata[tid], st.f32"):
+            run(lambda t, s: 4 * t, lambda t, s: True, [0]),
+        ("load", "line 22: sdata[tid + s], ld.f32"):
+            run(lambda t, s: 4 * (t + s), lambda t, s: t < s, steps),
+        ("store", "line 22: sdata[tid], st.f32"):
+            run(lambda t, s: 4 * t, lambda t, s: t < s, steps)}
     assert sum(v[4] for v in got.values()) == 0
 
 
