@@ -72,8 +72,11 @@ def test_the_compilers_assumptions_are_sentences_after_the_load_boundarys(capsys
         assert "line 26: ptxas merged 4 loads of As into one 128-bit load (LDS.128)." in loads
 
 
-def test_a_source_engine_clause_still_follows_a_semicolon(capsys, tmp_path):
-    """The per-thread arrays of the source engine are a clause, not a sentence."""
+@needs_nvcc
+def test_the_as_written_readings_local_memory_sentence_follows_a_full_stop(capsys, tmp_path):
+    """A per-thread array indexed at run time is local memory in the as-written reading (the
+    interpreter's clause about per-thread arrays is gone): its layout is a sentence, joined
+    to the load side's text after full stops, never '.;'."""
     (tmp_path / "k.cu").write_text("__global__ void k(float *a)\n{\n    float t[4];\n"
                                    "    for (int j = 0; j < 4; j++) t[j] = a[threadIdx.x + j];\n"
                                    "    a[threadIdx.x] = t[threadIdx.x % 4];\n}\n")
@@ -84,4 +87,8 @@ def test_a_source_engine_clause_still_follows_a_semicolon(capsys, tmp_path):
         "kernel": {"source": "k.cu", "function": "k"}}))
     doc = json.loads("\n".join(report_lines(capsys, pattern, "--json")))
     loads = doc["boundaries"][0]["assumption"]
-    assert "op_ld.sum); " in loads and ".;" not in loads
+    assert ".;" not in loads
+    assert "(requests: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum). Counted in PTX: " \
+        "the PTX instructions the compiler emitted (" in loads
+    assert loads.endswith(" coalesced.") and \
+        "not order blocks). Local memory: a thread's words interleave" in loads

@@ -164,7 +164,10 @@ def test_an_error_from_a_guessed_launch_says_what_to_change(tmp_path, capsys):
     cu.write_text("__global__ void k(float *a) { a[blockIdx.x * 4096 + threadIdx.x] = 1; }\n")
     assert main(["report", str(cu), "--quiet"]) == 2
     err = capsys.readouterr().err.splitlines()[-1]
-    assert "1048576" in err  # the first element past the array
+    # the first byte past the array: a[1048576] (2^20 floats x 4 B = 4194304), written first
+    # by block 256 (256 x 4096 = 1048576), thread 0: warp 256 x 8 = 2048, lane 0
+    assert "reaches byte 4194304, outside every array the pattern places, at warp 2048 " \
+        "lane 0" in err
     assert err.endswith("(the launch or array lengths were guessed, as the line above says: "
                         "`sectorviz new bare.cu --kernel k` writes them to a pattern file; set "
                         "launch.grid, launch.block or the arrays' length there)")

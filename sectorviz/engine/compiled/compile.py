@@ -101,7 +101,8 @@ def compile_kernel(pattern: Pattern, arch: str | None = None,
     key = ptxcache.request_key({"compiler": toolchain.path, "version": toolchain.version,
                                 "flags": flags.described, "function": function,
                                 "source": source.text,
-                                "path": str(source.path), "base": pattern.base_dir})
+                                "path": str(source.path), "base": pattern.base_dir,
+                                "root": str(roots.folders[0])})  # what the policy allows
     entry = ptxcache.load(key)
     if entry is None:
         entry = _with_sass(_route(toolchain, source, function, flags, pattern).run(), arch,

@@ -2,11 +2,12 @@
 $XDG_CACHE_HOME/sectorviz/ptx, else ~/.cache/sectorviz/ptx (%LOCALAPPDATA% on Windows).
 
 An entry's file name is the SHA-256 of what the compile was asked (compiler and release,
-architecture, flags, kernel function, the main source's bytes). The entry holds the SHA-256
-of its own PTX, every file of the pattern's root the compile read with the SHA-256 of its
-bytes, and every path of the root it looked up (an include or `__has_include` candidate)
-with whether it was a file; it is used only while its PTX has that digest, every file still
-holds those bytes and every lookup would answer the same (a header created since is a miss).
+architecture, flags, kernel function, the main source's bytes, the pattern's root). The entry
+holds the SHA-256 of its own PTX, every file of the pattern's root the compile read with the
+SHA-256 of its bytes, and every path of the root it looked up (an include or `__has_include`
+candidate) with whether it was a file; it is used only while its PTX has that digest, every
+file still holds those bytes and every lookup would answer the same (a header created since
+is a miss).
 An entry of the wrong shape is a miss too, never a number or an internal error. Entries are
 written atomically, readable by their owner only, in a folder only the owner can enter. The
 folder keeps the MAX_ENTRIES most recently used entries (a hit touches an entry last touched

@@ -1,8 +1,9 @@
 """The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom, red,
 cp.async (its global read and its shared write) and ldmatrix / stmatrix record their access
 (after the checks the lane path makes: inside one array, or the space's bytes) with the lanes
-and the loop runs around it; loaded values are Opaque, but for a parameter's bytes and a
-constant variable's known bytes at an address alike on every lane."""
+and the loop runs around it (a -G frame slot's access, not counted, records nothing); loaded
+values are Opaque, but for a parameter's bytes and a constant variable's known bytes at an
+address alike on every lane."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def load(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if space_of(ins) == "param":
         return _known(mc, dests, t, _param_bytes(mc, ins.operands[1]), m)
     address = access(mc, ins, pc, ins.operands[1], m)
-    known = _constant_bytes(mc, address) if space_of(ins) == "constant" else None
+    known = _constant_bytes(mc, address) if address is not None and \
+        space_of(ins) == "constant" else None
     _known(mc, dests, t, known, m)
 
 
@@ -130,11 +132,16 @@ def matrix_rows(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None
             mc.write(d, OPAQUE, "b32", m)
 
 
-def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask) -> Aff:
-    """Record the access of ld / st `ins` through address operand `op` over m (record)."""
+def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask
+           ) -> Aff | None:
+    """Record the access of ld / st `ins` through address operand `op` over m (record) ->
+    its address; None for a -G frame slot's (sites.py), which is not counted: nothing to
+    record, and a value loaded from it is Opaque (a use that needs it gives way)."""
     listed = mc.sites.get(pc, [])
     if len(listed) != 1:
         raise NotClosed("not one plain access")
+    if listed[0][1].slot:
+        return None
     return record(mc, ins, op, m, listed[0], space_of(ins))
 
 
