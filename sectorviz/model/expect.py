@@ -1,16 +1,16 @@
 """A pattern's `expect` key: the numbers its analysis must keep (for `sectorviz check`).
 
     "expect": {"totals": {"sectors": 262144, ...},
-               "instructions": {"transposeNaive: c[col * m + row], store c": {"sectors":
-                                131072}, ...},
+               "instructions": {"transposeNaive: c[col * m + row] = a[row * m + col];, "
+                                "st.global.f32 c": {"sectors": 131072}, ...},
                "tolerance": 0}
 
 `totals` names figures of the `report --json` totals (sectors, requests, ideal_sectors,
 sector_bytes, ...) and of its shared totals with a `shared_` prefix (shared_wavefronts,
 shared_bank_conflicts, ...); `instructions` names instructions, global or shared, each with
 its figures: by the stable key `check --update` writes (a CUDA kernel's 'KERNEL: SOURCE, OP
-ARRAY', no line number: see stable_keys), or by its report name ('line 16: c[...]', as older
-`--update` runs wrote) while that still names it; a key whose source text was edited still
+ARRAY', no line number: see stable_keys), or by its report name ('line 16: c[...], st.f32',
+as older `--update` runs wrote) while that still names it; a key whose source text was edited still
 finds the one instruction of its kernel, op and array (matched). A figure holds when
 |actual - expected| <= tolerance x |expected| (tolerance a fraction: 0 is exact, 0.05 five
 per cent); beyond it, a Change: worse when a cost rose (or useful_fraction fell), better
