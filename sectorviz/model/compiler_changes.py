@@ -6,9 +6,10 @@ Matching: the instructions of each engine are summed per (file, line, op, array)
 one engine has is matched to the other engine's unmatched group of the same file, op and array
 at the nearest line (a hoisted load carries the line before its loop). A matched pair whose
 logical bytes (active lanes x width) are fewer compiled is "hoisted" (a load kept in a
-register) or "sunk" (a store kept in a register until after its loop); equal bytes in wider
-requests is "vector"; equal lanes grouped into other requests is "unrolled remainder"; more
-bytes is "more". A written load the compiled code lacks is "forwarded", a written store it
+register) or "sunk" (a store kept in a register until after its loop), unless its requests
+are wider: "vector" (the reading as written keeps a line's repeated loads, so their bytes may
+be fewer too); equal lanes grouped into other requests is "unrolled remainder"; more bytes is
+"more". A written load the compiled code lacks is "forwarded", a written store it
 lacks "removed store", a compiled access the source lacks "added"; local loads and stores of a
 line (per-thread arrays the compiler put in local memory) are "local memory". Each change
 names the compiled global instructions whose explanation says it (those of its group, else
@@ -217,6 +218,9 @@ def _kind(noun: str, array: str, w: Counts | None, c: Counts | None, moved: int 
                          f"which the source as written does not: {figures}")
     where = f", {noun}ed at line {moved}" if moved is not None else ""
     ptx = _quoted(c.ptx)
+    if c.width > w.width:  # before the bytes: as written, repeated loads are not merged
+        return "vector", (f"the compiler merged {_quoted(w.sources)} into {ptx} ({c.width} B "
+                          f"per lane): {figures}")
     if c.logical_bytes < w.logical_bytes:
         if noun == "store":
             return "sunk", (f"the compiler kept {_quoted(w.sources)} in a register and stores "
@@ -225,9 +229,6 @@ def _kind(noun: str, array: str, w: Counts | None, c: Counts | None, moved: int 
                            f"(hoisted out of its loop): {figures}")
     if c.logical_bytes > w.logical_bytes:
         return "more", f"the compiled code ({ptx}) runs {_quoted(w.sources)} more often: {figures}"
-    if c.width > w.width:
-        return "vector", (f"the compiler merged {_quoted(w.sources)} into {ptx} ({c.width} B "
-                          f"per lane): {figures}")
     return "unrolled remainder", (
         f"the compiler unrolled the loop of {_quoted(w.sources)} (a remainder loop runs the last "
         f"iterations), so lanes group into requests differently: {figures}")

@@ -6,7 +6,8 @@ with the FrontEnd interface (model/frontend.py): `instructions` (global),
 
 Each static PTX memory instruction is one Instruction, named by the source line of the
 `.loc` in force for it, the expression of its array there (source_names.py; else the
-statement) and its PTX operation (`line 16: c[col * m + row], st.global.f32`);
+statement, which is also its `source`) and its PTX operation
+(`line 16: c[col * m + row], st.global.f32`);
 its line, column and file are those of the innermost inlined position that lies in a file
 the compiler read for the pattern (a CUDA header's inlined code counts at the user's line).
 """
@@ -264,7 +265,8 @@ class CompiledKernel(Launch):
             name = f"{head}: {words}, {op_text}" if words else f"{head}: {op_text}"
             array = ", ".join(arrays)
             found["slot" if site.slot else site.space].append((site, Instruction(
-                name, site.op, array, site.width, line, column, text or None, op_text, file)))
+                name, site.op, array, site.width, line, column, words or None, op_text,
+                file)))  # source: the access's text, as its name says it
         self._names: dict[int, str] = {id(site): ins.name for site, ins in found.pop("slot")}
         for space, listed in found.items():
             out = _unique([ins for _, ins in listed])
