@@ -1,8 +1,8 @@
 """A pattern's `expect` key: the numbers its analysis must keep (for `sectorviz check`).
 
     "expect": {"totals": {"sectors": 262144, ...},
-               "instructions": {"transposeNaive: c[col * m + row] = a[row * m + col];, "
-                                "st.global.f32 c": {"sectors": 131072}, ...},
+               "instructions": {"transposeNaive: c[col * m + row], st.global.f32 c":
+                                {"sectors": 131072}, ...},
                "tolerance": 0}
 
 `totals` names figures of the `report --json` totals (sectors, requests, ideal_sectors,
