@@ -111,7 +111,8 @@ def test_an_error_in_the_kernel_tab_is_marked_in_the_gutter_and_underlined(
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Backspace)
     message = window.findChild(QLabel, "kernelMessage")
-    qtbot.waitUntil(lambda: "expected" in message.text(), timeout=EDIT_DEBOUNCE_MS + 5000)
+    qtbot.waitUntil(lambda: "expected" in message.text(),  # after nvcc: seconds under load
+                    timeout=EDIT_DEBOUNCE_MS + 60_000)
     # the tab's text is the pattern's kernel.code now; nvcc misses the ';' at the next
     # token, the '}' closing the if: the line after the store, column 5
     error = store + 1
@@ -126,7 +127,7 @@ def test_an_error_in_the_kernel_tab_is_marked_in_the_gutter_and_underlined(
     # the gutter marks the line, right of its number (white text, anti-aliased at its edge)
     assert QColor(picture.pixel(picture.width() - 1, y)) == QColor(ERROR_RED)
     qtbot.keyClick(view, Qt.Key.Key_Semicolon)  # fixed: the marks go
-    qtbot.waitUntil(lambda: message.text() == "", timeout=EDIT_DEBOUNCE_MS + 5000)
+    qtbot.waitUntil(lambda: message.text() == "", timeout=EDIT_DEBOUNCE_MS + 60_000)
     assert view.error_line is None
 
 
