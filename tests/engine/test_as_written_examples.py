@@ -106,10 +106,10 @@ def test_reduction():
 def test_report_json_carries_line_column_source(capsys):
     assert main(["report", str(EXAMPLES / "vector-add-cuda.sectorviz.json"), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    # -G places every access of `c[i] = a[i] + b[i];` at the statement (.loc 21 9)
+    # -G places every access of `c[i] = a[i] + b[i];` at the statement (.loc 21 9); each
+    # one's source is its array's expression there
     assert [(i["line"], i["column"], i["source"], i["op"]) for i in doc["instructions"]] == [
-        (21, 9, "c[i] = a[i] + b[i];", "load"), (21, 9, "c[i] = a[i] + b[i];", "load"),
-        (21, 9, "c[i] = a[i] + b[i];", "store")]
+        (21, 9, "a[i]", "load"), (21, 9, "b[i]", "load"), (21, 9, "c[i]", "store")]
     assert [i["array"] for i in doc["instructions"]] == ["a", "b", "c"]
     assert doc["totals"]["sectors"] * 32 == 12 * MIB
 
