@@ -104,6 +104,17 @@ def test_update_writes_the_numbers_it_names_and_keeps_the_rest(capsys, naive):
     assert check(capsys, path) == (0, [], [])
 
 
+def test_a_key_the_interpreter_wrote_still_names_its_instruction(capsys, naive):
+    """Before the as-written reading was a debug compile, --update wrote its op in words."""
+    path = naive({"instructions": {"transposeNaive: c[col * m + row], store c": {
+        "sectors": 131072}}})
+    assert check(capsys, path) == (1, [
+        f"{path}: transposeNaive: c[col * m + row], store c: sectors 131,072 -> 1,048,576, "
+        f"up (8x more)"], [])
+    assert check(capsys, path, "--update")[0] == 0
+    assert list(json.loads(path.read_text())["expect"]["instructions"]) == [STABLE_STORE]
+
+
 def test_update_without_expect_writes_the_defaults(capsys, naive):
     path = naive()
     assert check(capsys, path, "--update")[0] == 0
