@@ -1,16 +1,16 @@
 """A pattern's `expect` key: the numbers its analysis must keep (for `sectorviz check`).
 
     "expect": {"totals": {"sectors": 262144, ...},
-               "instructions": {"transposeNaive: c[col * m + row], store c": {"sectors":
-                                131072}, ...},
+               "instructions": {"transposeNaive: c[col * m + row], st.global.f32 c":
+                                {"sectors": 131072}, ...},
                "tolerance": 0}
 
 `totals` names figures of the `report --json` totals (sectors, requests, ideal_sectors,
 sector_bytes, ...) and of its shared totals with a `shared_` prefix (shared_wavefronts,
 shared_bank_conflicts, ...); `instructions` names instructions, global or shared, each with
 its figures: by the stable key `check --update` writes (a CUDA kernel's 'KERNEL: SOURCE, OP
-ARRAY', no line number: see stable_keys), or by its report name ('line 16: c[...]', as older
-`--update` runs wrote) while that still names it; a key whose source text was edited still
+ARRAY', no line number: see stable_keys), or by its report name ('line 16: c[...], st.f32',
+as older `--update` runs wrote) while that still names it; a key whose source text was edited still
 finds the one instruction of its kernel, op and array (matched). A figure holds when
 |actual - expected| <= tolerance x |expected| (tolerance a fraction: 0 is exact, 0.05 five
 per cent); beyond it, a Change: worse when a cost rose (or useful_fraction fell), better
@@ -119,16 +119,19 @@ def check_expect(obj: Any) -> dict[str, Any]:
     return obj
 
 
-def stable_keys(report: JsonObject, kernel: str | None) -> list[str]:
+def stable_keys(report: JsonObject, kernel: str | None, interpreted: bool = False
+                ) -> list[str]:
     """Each instruction of a report (global, then shared) -> the name `check --update` writes:
-    a CUDA kernel's 'KERNEL: SOURCE, OP ARRAY', its source text, op (the PTX instruction where
-    compiled) and array, ' #2', ' #3'... on the later ones of equal keys; none depends on
-    the line, so an edit above the kernel keeps them. An instruction without a line (a JSON
-    pattern's access) keeps its name."""
+    a CUDA kernel's 'KERNEL: SOURCE, OP ARRAY', its source text, op (its PTX instruction)
+    and array, ' #2', ' #3'... on the later ones of equal keys; none depends on the line, so
+    an edit above the kernel keeps them. An instruction without a line (a JSON pattern's
+    access) keeps its name. `interpreted`: the keys older versions wrote for a kernel read
+    as written, the op in words ('store')."""
     keys, seen = [], dict[str, int]()
     for s in (*report["instructions"], *report["shared"]):
+        op = s["op"] if interpreted else s.get("ptx") or s["op"]
         key = s["name"] if s.get("line") is None else \
-            f"{kernel}: {s['source']}, {s.get('ptx') or s['op']} {s['array']}"
+            f"{kernel}: {s['source']}, {op} {s['array']}"
         seen[key] = seen.get(key, 0) + 1
         keys.append(key if seen[key] == 1 else f"{key} #{seen[key]}")
     return keys
@@ -144,13 +147,14 @@ def _weak(key: str) -> str | None:
 
 def matched(names: list[str], report: JsonObject, kernel: str | None) -> dict[str, int]:
     """Expected instruction names -> the index (global, then shared) of the report's
-    instruction each names: by stable key, else by the report's name (written by an older
-    `check --update`), else by kernel, op and array where exactly one unmatched instruction
-    and one unmatched name share them (the source text edited). A name left out matches none."""
+    instruction each names: by stable key, else by the names an older `check --update`
+    wrote (the report's name; the stable key with the op in words), else by kernel, op and
+    array where exactly one unmatched instruction and one unmatched name share them (the
+    source text edited). A name left out matches none."""
     keys = stable_keys(report, kernel)
     plain = [s["name"] for s in (*report["instructions"], *report["shared"])]
     found: dict[str, int] = {}
-    for by in (keys, plain):
+    for by in (keys, plain, stable_keys(report, kernel, interpreted=True)):
         for name in names:
             k = by.index(name) if name in by and name not in found else None
             if k is not None and k not in found.values():

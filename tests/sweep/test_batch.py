@@ -68,15 +68,20 @@ def test_the_printed_table_is_short_one_row_per_file(capsys, broken):
     width = max(len(f) for f in (VECTOR_ADD, naive, shared, broken))
     head = f"{'file':{width}}  "
     assert status == 2
+    # the worst instruction column is as wide as its longest cell, the naive transpose's
+    # store: 'line 16: c[col * m + row], st.f32' (33 characters; as written its PTX op with
+    # generic addresses), so 'worst instruction' (17) takes 16 spaces more and 2 between
+    # columns, 'load v2[2 * tid]' (16) 17 more, 2, and conflicts' '16' right-aligned in 9;
+    # the error column starts after 69 + 33 + 2 + 9 + 2 = 115 characters (file column cut)
     assert [line[len(head):] for line in out.splitlines()] == [
         "kernel                          sectors    ideal  x ideal  useful %  worst instruction"
-        "          conflicts  error",
+        + " " * 18 + "conflicts  error",
         "Vector add                      393,216  393,216        1       100  none",
         "Naive transpose (CUDA)        1,179,648  262,144      4.5     22.22  line 16: c[col * m + "
-        "row]",
+        "row], st.f32",
         "Shared 8- and…-byte accesses        128      128        1       100  load v2[2 * tid]"
-        "                  16",
-        " " * 107 + "pattern: missing key 'launch'"]
+        + " " * 26 + "16",
+        " " * 115 + "pattern: missing key 'launch'"]
     assert [line[:len(head)].rstrip() for line in out.splitlines()] == [
         "file", VECTOR_ADD, naive, shared, broken]
 

@@ -12,10 +12,13 @@ import pytest
 from sectorviz.cli import main
 from sectorviz.paths import examples_dir
 
-STORE = "line 16: c[col * m + row]"  # the report's names, as older --update runs wrote them
-LOAD = "line 16: a[row * m + col]"
-STABLE_STORE = "transposeNaive: c[col * m + row], store c"  # what --update writes now
-STABLE_LOAD = "transposeNaive: a[row * m + col], load a"
+# As written (nvcc -G), line 16's two accesses are `ld.f32` and `st.f32` (generic
+# addresses), both at `.loc 1 16 5`: each is named, and keyed, by its array's expression on
+# that line and its PTX op.
+STORE = "line 16: c[col * m + row], st.f32"  # the report's names, as older --update runs wrote
+LOAD = "line 16: a[row * m + col], ld.f32"
+STABLE_STORE = "transposeNaive: c[col * m + row], st.f32 c"  # what --update writes now
+STABLE_LOAD = "transposeNaive: a[row * m + col], ld.f32 a"
 
 
 @pytest.fixture
@@ -99,6 +102,17 @@ def test_update_writes_the_numbers_it_names_and_keeps_the_rest(capsys, naive):
     assert after == {k: v for k, v in before.items() if k != "expect"}
     assert path.read_text().endswith("}\n")
     assert check(capsys, path) == (0, [], [])
+
+
+def test_a_key_the_interpreter_wrote_still_names_its_instruction(capsys, naive):
+    """Before the as-written reading was a debug compile, --update wrote its op in words."""
+    path = naive({"instructions": {"transposeNaive: c[col * m + row], store c": {
+        "sectors": 131072}}})
+    assert check(capsys, path) == (1, [
+        f"{path}: transposeNaive: c[col * m + row], store c: sectors 131,072 -> 1,048,576, "
+        f"up (8x more)"], [])
+    assert check(capsys, path, "--update")[0] == 0
+    assert list(json.loads(path.read_text())["expect"]["instructions"]) == [STABLE_STORE]
 
 
 def test_update_without_expect_writes_the_defaults(capsys, naive):
@@ -200,7 +214,7 @@ def test_the_coalescing_fix_passes_as_sectors_going_down(capsys, naive):
         f"{path}: better than expected: `sectorviz check --update {path}` writes it down"], [])
     assert check(capsys, path, "--update")[0] == 0
     assert list(json.loads(path.read_text())["expect"]["instructions"]) == [
-        STABLE_LOAD, "transposeNaive: c[row * m + col], store c"]
+        STABLE_LOAD, "transposeNaive: c[row * m + col], st.f32 c"]
     assert check(capsys, path) == (0, [], [])
 
 

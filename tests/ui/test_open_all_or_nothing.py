@@ -19,9 +19,13 @@ LICENCE = "".join(f"// Licence line {k}: permission is granted, provided ...\n"
                   for k in range(1, 31))  # 30 lines
 
 
+BROKEN = 'vector-add.cu line 22, column 5: expected a ";"'  # nvcc's, at the next token '}'
+
+
 def vector_add(folder, licence="", broken=False):
     """vector-add-cuda's pattern and .cu copied to `folder`, the .cu after `licence` and,
-    when `broken`, missing the ';' of its store (line 21 of the original)."""
+    when `broken`, missing the ';' of its store (line 21 of the original: BROKEN, nvcc's
+    first message)."""
     text = (EX / "vector-add.cu").read_text()
     if broken:
         text = text.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i]")
@@ -58,10 +62,10 @@ def test_a_broken_cu_pattern_leaves_the_whole_window_as_it_was(open_window, tmp_
     wait_analysis(window)
     before = shown(window)
     assert "vadd.sectorviz.json" in before[0] and "c[i] = a[i] + b[i];" in before[2]
-    cu, broken = vector_add(tmp_path, broken=True)
+    _, broken = vector_add(tmp_path, broken=True)
     assert not window.open_path(broken)
     status = window.findChild(QLabel, "statusMessage").text()
-    assert status.startswith(f"{cu}: line 21, column 27: syntax error")
+    assert status == f"{broken}: {BROKEN}"
     assert "\n" not in status
     assert shown(window) == before  # title, JSON, Kernel tab, the document: all unchanged
     editor = window.editor
@@ -74,8 +78,9 @@ def test_a_broken_bare_cu_leaves_the_window_as_it_was(open_window, tmp_path):
     window = open_window("stride-32B")
     before = shown(window)
     cu, _ = vector_add(tmp_path, broken=True)
-    assert not window.open_path(cu)
-    assert window.findChild(QLabel, "statusMessage").text().startswith(f"{cu}: line 21")
+    assert not window.open_path(cu)  # its starting pattern is made beside it, then refused
+    assert window.findChild(QLabel, "statusMessage").text() == \
+        f"{tmp_path / 'vector-add-vectorAdd.sectorviz.json'}: {BROKEN}"
     assert shown(window) == before
     assert not window.editor.isTabVisible(window.editor.kernel_tab)  # still no kernel
 
@@ -106,18 +111,23 @@ def test_an_error_in_the_kernel_tab_is_marked_in_the_gutter_and_underlined(
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Backspace)
     message = window.findChild(QLabel, "kernelMessage")
-    qtbot.waitUntil(lambda: "syntax error" in message.text(), timeout=EDIT_DEBOUNCE_MS + 5000)
-    assert re.search(r"line 51, column \d+", message.text())
+    qtbot.waitUntil(lambda: "expected" in message.text(),  # after nvcc: seconds under load
+                    timeout=EDIT_DEBOUNCE_MS + 60_000)
+    # the tab's text is the pattern's kernel.code now; nvcc misses the ';' at the next
+    # token, the '}' closing the if: the line after the store, column 5
+    error = store + 1
+    assert message.text() == f'kernel.code line {error}, column 5: expected a ";"'
     marks = [m for m in view.extraSelections()
              if m.format.underlineStyle() == QTextCharFormat.UnderlineStyle.WaveUnderline]
-    assert [m.cursor.blockNumber() for m in marks] == [store - 1]
-    assert view.error_line == store and line_visible(view, store)
-    block = view.document().findBlockByNumber(store - 1)
+    assert [m.cursor.blockNumber() for m in marks] == [error - 1]
+    assert view.error_line == error and line_visible(view, error)
+    block = view.document().findBlockByNumber(error - 1)
     y = round(view.blockBoundingGeometry(block).translated(view.contentOffset()).center().y())
     picture = view.gutter.grab().toImage()
-    assert QColor(picture.pixel(2, y)) == QColor(ERROR_RED)  # the gutter marks the line
+    # the gutter marks the line, right of its number (white text, anti-aliased at its edge)
+    assert QColor(picture.pixel(picture.width() - 1, y)) == QColor(ERROR_RED)
     qtbot.keyClick(view, Qt.Key.Key_Semicolon)  # fixed: the marks go
-    qtbot.waitUntil(lambda: message.text() == "", timeout=EDIT_DEBOUNCE_MS + 5000)
+    qtbot.waitUntil(lambda: message.text() == "", timeout=EDIT_DEBOUNCE_MS + 60_000)
     assert view.error_line is None
 
 

@@ -123,7 +123,10 @@ def test_the_kernel_tab_keeps_the_source_and_shows_its_invisible_characters(
     cursor.movePosition(cursor.MoveOperation.End)
     kernel.view.setTextCursor(cursor)
     qtbot.keyClicks(kernel.view, "// edited")
-    qtbot.waitUntil(lambda: window.document.pattern.kernel["code"] == KERNEL + "// edited")
+    # the edited text becomes the pattern once nvcc has compiled it (about a second alone,
+    # many on a loaded machine): the compile's wait, as for any kernel the window reads
+    qtbot.waitUntil(lambda: window.document.pattern.kernel["code"] == KERNEL + "// edited",
+                    timeout=60_000)
 
 
 def test_an_error_in_the_kernel_tab_is_one_visible_line(tmp_path, window_on):
