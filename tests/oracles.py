@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from sectorviz.cli import main
 from sectorviz.model import analysis, analyze, pattern_from_dict
+from sectorviz.model.errors import PatternError
 from sectorviz.model.frontend import kernel_for
 from sectorviz.paths import examples_dir
 
@@ -285,3 +287,11 @@ def elements(code: str, **kw) -> list[tuple[int, str, list[int]]]:
                     [int(e) for e, on in zip(np.broadcast_to(b.element, b.active.shape)[0],
                                              b.active[0]) if on]))
     return out
+
+
+# a known engine gap of the as-written reading, marked on the tests that meet it
+UNSET_BITS = pytest.mark.xfail(
+    raises=PatternError, strict=True,
+    reason="engine gap (UNSET_BITS in test_golden_as_written): -G builds a tiled_partition's "
+           "object in the frame by read-modify-write of bitfields never stored first, and the "
+           "PTX engine tracks known values per register, not per bit")

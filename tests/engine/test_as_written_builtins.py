@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles import elements, run
+from oracles import UNSET_BITS, elements, run
 
 from sectorviz.model.errors import PatternError
 
@@ -193,13 +193,6 @@ CG = """#include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 """
-
-
-UNSET_BITS = pytest.mark.xfail(
-    raises=PatternError, strict=True,
-    reason="engine gap (UNSET_BITS in test_golden_as_written): -G builds a tiled_partition's "
-           "object in the frame by read-modify-write of bitfields never stored first, and the "
-           "PTX engine tracks known values per register, not per bit")
 
 
 @UNSET_BITS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from oracles import elements
+from oracles import UNSET_BITS, elements
 
 from sectorviz.model.errors import PatternError
 
@@ -27,13 +27,6 @@ def refusal(code: str, **kw) -> str:
     text = str(info.value)
     assert "\n" not in text
     return text
-
-
-UNSET_BITS = pytest.mark.xfail(
-    raises=PatternError, strict=True,
-    reason="engine gap (UNSET_BITS in test_golden_as_written): -G builds a tiled_partition's "
-           "object in the frame by read-modify-write of bitfields never stored first, and the "
-           "PTX engine tracks known values per register, not per bit")
 
 
 @UNSET_BITS
