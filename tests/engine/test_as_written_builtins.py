@@ -544,11 +544,6 @@ __global__ void k(float *out) {
 }"""
 
 
-@pytest.mark.xfail(raises=PatternError, strict=True,
-                   reason="engine gap (test-0177 in test_golden_as_written): -G passes the "
-                          "__nv_bfloat16 by value through .param byte arrays of nested out-of-"
-                          "line calls, and the PTX engine reports a callee's .param read before "
-                          "it is set")
 def test_bfloat16_results_round_to_8_significant_bits_ties_to_even():
     """x = 1 + k/128 (exact in bf16); 1.5 x needs 9 bits for odd k: the GPU rounds the tie
     to even (k = 1: 1.51171875 -> 1.515625, element 388 - 300, not 387 - 300)."""
