@@ -1,11 +1,11 @@
-"""Front ends: which FrontEnd interprets a pattern. Sits above the model and the compile step
-(the model never imports a front end; it asks the hooks registered here).
+"""The readings: which FrontEnd interprets a kernel pattern. Part of the engine, above the
+model (the model never imports the engine; it asks the hooks registered here).
 
-Every kernel pattern is compiled and its PTX executed by the model's PTX engine
+Every kernel pattern is compiled and its PTX executed by the PTX engine
 (sectorviz.engine.ptx.kernel.CompiledKernel); there is one machine and two readings of a
 CUDA kernel:
 - "compiled": the kernel as nvcc or NVRTC optimizes it (-O3), counted in SASS where ptxas
-  and nvdisasm are found (model.ptx.sass_reading), else in PTX: what the GPU runs;
+  and nvdisasm are found (engine.ptx.sass_reading), else in PTX: what the GPU runs;
 - "source": the source as written: the kernel's debug compile (-G), which keeps every
   access the source spells where it spells it, read by the same engine.
 The reading is the pattern's `kernel.engine` when it names one (report/export/compare's
@@ -47,8 +47,9 @@ def asked_engine(pattern: Pattern) -> tuple[str, bool]:
 
 
 def kernel_reading(pattern: Pattern) -> Reading:
-    """The engine that reads a kernel pattern, and the compiler or why not (a PTX file:
-    the compiled engine, with no compiler)."""
+    """The reading of a kernel pattern and the compile it reads (a PTX file, a Triton or
+    Numba kernel: the compiled reading of their own compiler); PatternError in one line
+    where a CUDA kernel finds no compiler."""
     assert pattern.kernel is not None
     from .compiled.compiler import INSTALL, NO_COMPILER, find_compiler
     from .compiled.flags import DEFAULT_ARCH
