@@ -13,7 +13,9 @@ errs on the safe side), and:
   name with `..` not found inside the root) is refused whether or not the file exists;
 - `__has_include` (and `__has_include_next`, `__has_embed`) must name its file literally and
   is checked likewise, so its answer depends only on the root and the compiler's own
-  headers; an identifier that could be pasted into one (`__has_`) is refused; a `#pragma GCC
+  headers; an identifier that could be pasted into one (`__has_`) is refused, but in a `##`
+  chain of a `#define` whose first operand is neither a parameter nor such a piece (the
+  pasted name starts with that operand: `block_sum_##T##_##U`); a `#pragma GCC
   dependency` (which tells whether a file exists) must name its file literally and is
   checked likewise, and `dependency` where a macro could make it one (followed by a string,
   an identifier or the line's end) is refused;
@@ -137,7 +139,7 @@ class IncludePolicy:
                     raise PatternError(place, f"a {tok.text} of a file a macro names cannot "
                                               "be checked before the compile; name the file")
                 self.look_up(header[0], header[1], folder, place, f"{tok.text} of")
-            elif tok.text in _PASTE_PIECES:
+            elif tok.text in _PASTE_PIECES and not _pasted_after_a_fixed_start(toks, i):
                 raise PatternError(place, f"the identifier {tok.text!r} could be pasted into "
                                           "__has_include; rename it")
             elif tok.text == "dependency" and not _in_pragma_dependency(toks, i) and \
@@ -222,3 +224,41 @@ def _in_pragma_dependency(toks: tuple[Token, ...], i: int) -> bool:
     """Whether toks[i] (`dependency`) follows `# pragma GCC` at a line's start."""
     return i >= 3 and [t.text for t in toks[i - 3:i]] == ["#", "pragma", "GCC"] and \
         (i == 3 or toks[i - 4].kind == "newline")
+
+
+def _pasted_after_a_fixed_start(toks: tuple[Token, ...], at: int) -> bool:
+    """Whether the token at `at` is a later operand of a `##` chain in a #define's body
+    whose first operand is an identifier or number that is no parameter of the macro, no
+    piece of a __has_include name and no such name: the pasted name then starts with it,
+    so it cannot be one (a parameter may be empty, or anything its argument spells)."""
+    first = at
+    while first >= 2 and toks[first - 1].text == "##":
+        first -= 2
+    start = toks[first]
+    if first == at or start.kind not in ("ident", "number") or \
+            start.text in _PASTE_PIECES or start.text in HAS_INCLUDE:
+        return False
+    params = _define_parameters(toks, first)
+    return params is not None and start.text not in params
+
+
+def _define_parameters(toks: tuple[Token, ...], at: int) -> set[str] | None:
+    """The parameters of the #define whose body holds the token at `at` (empty for an
+    object-like macro; `__VA_ARGS__` counts as one), None outside a #define's body."""
+    line_start = at
+    while line_start > 0 and toks[line_start - 1].kind != "newline":
+        line_start -= 1
+    head = toks[line_start:line_start + 3]
+    if len(head) < 3 or [t.text for t in head[:2]] != ["#", "define"] or \
+            head[2].kind != "ident" or line_start + 2 >= at:
+        return None
+    name, after = head[2], line_start + 3
+    if after >= len(toks) or toks[after].text != "(" or toks[after].start != name.end:
+        return set()  # object-like: its body starts after the name
+    params = {"__VA_ARGS__"}
+    for k in range(after + 1, at):
+        if toks[k].text == ")":
+            return params
+        if toks[k].kind == "ident":
+            params.add(toks[k].text)
+    return None  # `at` lies in the parameter list

@@ -109,6 +109,33 @@ def test_ordinary_code_passes(tmp_path):
     assert policy.check_source(text, root, "kernel.cu").files == []
 
 
+def test_a_paste_that_starts_with_a_fixed_name_passes(tmp_path):
+    """LeetCUDA's kernels name their instantiations `block_all_reduce_sum_##T##_##U##_kernel`:
+    the pasted name starts with `block_all_reduce_sum_`, so the `_` in it cannot make a
+    __has_include (a multi-line macro, an object-like one and a number start alike)."""
+    root, _ = _layout(tmp_path, False)
+    text = ('#define NAME(packed_type, acc_type) \\\n'
+            '  block_all_reduce_sum_##packed_type##_##acc_type##_kernel\n'
+            '#define OBJECT fixed##_##__has_\n#define NUMBER(x) 1##_##x\n')
+    policy = IncludePolicy(pattern_roots(root), [], [], macro_includes=False)
+    assert policy.check_source(text, root, "kernel.cu").files == []
+
+
+@pytest.mark.parametrize("text, piece", [
+    ("#define CAT(a, b) a##_##b\n", "_"),  # a empty, b `_has_include`: `__has_include`
+    ("#define CAT(a, b) a##b##__has_\n", "__has_"),
+    ("#define CAT(b) __##b\n", "__"),  # the piece comes first
+    ("#define CAT(...) __VA_ARGS__##_##x\n", "_"),
+    ("#define CAT _##_has_include\n", "_"),
+    ("int _ = 0;\n", "_"),  # outside a #define: a macro's argument, maybe
+    ("#define F(_, b) b\n", "_"),  # a parameter named like a piece
+])
+def test_a_piece_that_may_start_a_pasted_name_is_still_refused(tmp_path, text, piece):
+    root, _ = _layout(tmp_path, False)
+    assert _policy_error(root, text) == (f"kernel.cu line 1: the identifier {piece!r} could be "
+                                         "pasted into __has_include; rename it")
+
+
 def test_tokens_keep_physical_lines_across_splices_and_comments():
     read = tokens('a\\\nb /* x\ny */ c\n"s\\"t" d\n')
     assert [(t.text, t.line) for t in read.tokens if t.kind != "newline"] == \
