@@ -14,6 +14,7 @@ import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 from PySide6.QtCore import (
     QBuffer,
@@ -271,4 +272,16 @@ def _window_session(args: argparse.Namespace, app: QApplication, pattern: Patter
         QTimer.singleShot(0, window, lambda: window.open_path(opening))
     code = app.exec()
     window.document.shutdown()  # kills work still running: the process ends now
+    if code > 128:  # interrupted (130, 143): its line is out already
+        end_interrupted(code)
     return code
+
+
+def end_interrupted(code: int) -> NoReturn:
+    """End an app interrupted by SIGTERM or Ctrl-C (`code` 143 or 130), its worker processes
+    already killed, at once, as the signal's default action would: Python's teardown, where a
+    thread of the window's (a compile, the sheet's rows) may still touch Qt objects being
+    destroyed, is skipped (it ended the process with SIGSEGV at times)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
