@@ -11,6 +11,13 @@ measures whether the kernel opens, not its numbers (a template kernel opens as t
 instantiation its file launches). Each case runs `sectorviz report --json` in its own process
 under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
 refused per kernel and the rest grouped by reason (names, numbers and places blanked).
+Where sectorviz names the instantiation to take ("name one, e.g. ..."), or a generated
+pattern's instantiation names a host function's constant, the case runs once more as a user
+would, with the instantiation sectorviz suggests. Two outcomes are outside "what nvcc
+compiles" and counted apart: `compile` (the compile step itself fails: nvcc's first error,
+e.g. a header the collection does not hold or a syntax error in the file; each is listed, to
+be read) and `no code` (a template kernel the file never instantiates: nvcc emits nothing for
+it). The last line prints the open share, (accepted + input) / (all - compile - no code).
 `--sample N` runs N cases evenly spread over all of them (a short run on a busy machine);
 `--include-dir DIR` gives every case a folder of the collection's own headers (cuda-samples'
 Common/), as its build does.
@@ -42,6 +49,10 @@ from pathlib import Path
 import tree_sitter
 import tree_sitter_cuda
 
+from sectorviz.engine.compiled.compile import CompileFailed, compile_kernel
+from sectorviz.model.errors import PatternError
+from sectorviz.model.pattern import load_pattern
+
 ARRAY_ELEMENTS = 1 << 22
 SCALAR_VALUE = 64
 AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
@@ -49,13 +60,18 @@ AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # an array to count): the kernel's code is inside the subset; a generated pattern just lacks
 # what the user gives. An error at `kernel.function` is in the instantiation a generated
 # pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
+SUGGESTED = re.compile(r'name one, e\.g\. "(?P<name>[^"]+)"')
+HOST_CONSTANT = re.compile(r"^kernel\.function line \d+(, column \d+)?: "
+                           r"identifier \S+ is undefined")
+NO_CODE = re.compile(r"the compiled code has no __global__ function")
 NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
                          r"name the instantiation|name one, e\.g\.|^kernel\.function line |"
                          r"with at least one array")
 
 
-def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
-    """`.cu` text -> [(kernel name, [(parameter name, is pointer)])] for `__global__`s."""
+def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]], bool]]:
+    """`.cu` text -> [(kernel name, [(parameter name, is pointer)], is a template)] for
+    `__global__`s."""
     parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
     found = []
     stack = [parser.parse(source).root_node]
@@ -78,7 +94,8 @@ def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]]]]:
                     d = d.child_by_field_name("declarator")
                 if d is not None:
                     params.append((d.text.decode(errors="replace"), pointer))
-            found.append((name, params))
+            found.append((name, params, node.parent is not None
+                          and node.parent.type == "template_declaration"))
         else:
             stack.extend(reversed(node.named_children))
     return found
@@ -111,7 +128,7 @@ def reason_of(line: str) -> str:
     """One error line -> its reason: the file, place, user names and numbers blanked, the
     construct kept (the first quoted text of an "outside the subset" line, its template
     arguments dropped)."""
-    text = line.split(": ", 1)[-1]
+    text = re.sub(r" \[as [^\]]*\]$", "", line).split(": ", 1)[-1]
     text = re.sub(r"^((\S+ )?line \d+(, column \d+)?|kernel\.\w+|arrays\.\w+|params\.\w+): ",
                   "", text)
     kept = re.search(r"'([^']*)'", text) if "outside the subset" in text else None
@@ -122,11 +139,36 @@ def reason_of(line: str) -> str:
     return re.sub(r"\d[\d,]*", "N", text)[:110]
 
 
-def run_case(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, str, float]:
-    """-> ("accepted" | "input" | "refused" | "timeout" | "crashed", detail, seconds); "input":
-    refused for what the pattern must give (NEEDS_INPUT), not for the code. `folders` (the
-    kernels' folder first) are --include-dirs: a generated pattern lies in a temporary folder,
-    outside the kernels' root."""
+def run_case(pattern: Path, timeout: float, folders: list[Path], template: bool
+             ) -> tuple[str, str, float]:
+    """-> ("accepted" | "input" | "refused" | "compile" | "no code" | "timeout" | "crashed",
+    detail, seconds); "input": refused for what the pattern must give (NEEDS_INPUT), not for
+    the code. A refusal that names the instantiation to take runs again with it (at most
+    twice). `folders` (the kernels' folder first) are --include-dirs: a generated pattern lies
+    in a temporary folder, outside the kernels' root. `template`: the kernel is a template."""
+    status, detail, took = report(pattern, timeout, folders)
+    for _ in range(2):
+        doc = json.loads(pattern.read_text())
+        name = suggested(detail, doc["kernel"]["function"]) \
+            if status in ("input", "refused") else None
+        if name is None:
+            break
+        doc["kernel"]["function"] = name
+        pattern = pattern.with_name(f"retry.{pattern.name}")
+        pattern.write_text(json.dumps(doc))
+        status, detail, more = report(pattern, timeout, folders)
+        detail, took = f"{detail} [as {name}]", took + more
+    if status in ("input", "refused") and template and NO_CODE.search(detail):
+        return "no code", detail, took
+    if status == "refused":
+        failed = compile_failure(pattern, folders)
+        if failed is not None:
+            return "compile", failed, took
+    return status, detail, took
+
+
+def report(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, str, float]:
+    """`sectorviz report --json` on `pattern` in its own process -> (status, detail, s)."""
     start = time.perf_counter()
     dirs = [arg for folder in folders for arg in ("--include-dir", str(folder.resolve()))]
     try:
@@ -146,27 +188,52 @@ def run_case(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, s
     return "crashed", (lines[-1] if lines else f"exit {proc.returncode}"), took
 
 
-def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path]]:
-    """(label, pattern path) for every pattern in `folder`, plus generated ones."""
+def suggested(detail: str, function: str) -> str | None:
+    """The instantiation a refusal says to name, or the bare kernel name where a generated
+    pattern's instantiation named a host function's constant (sectorviz then lists them)."""
+    said = detail.split(": ", 1)[-1]
+    found = SUGGESTED.search(said)
+    if found:
+        return found.group("name")
+    bare = function.split("<")[0]
+    return bare if HOST_CONSTANT.search(said) and bare != function else None
+
+
+def compile_failure(pattern: Path, folders: list[Path]) -> str | None:
+    """nvcc's (or NVRTC's) first error where the compile step itself fails for `pattern`,
+    else None (the refusal is sectorviz's)."""
+    try:
+        compile_kernel(load_pattern(pattern, tuple(str(f.resolve()) for f in folders)))
+    except CompileFailed as failed:
+        return str(failed)
+    except PatternError:
+        return None
+    return None
+
+
+def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path, bool]]:
+    """(label, pattern path, kernel is a template) for every pattern in `folder`, plus
+    generated ones."""
     out, named = [], set()
     for pattern in sorted(folder.rglob("*.sectorviz.json")):
         doc = json.loads(pattern.read_text())
         kernel = doc.get("kernel", {})
         named.add(((pattern.parent / kernel.get("source", "")).resolve(),
                    kernel.get("function", "").split("<")[0]))
-        out.append((f"{pattern.relative_to(folder)}", pattern))
+        out.append((f"{pattern.relative_to(folder)}", pattern, False))
     if auto:
         for cu in sorted(p for ext in ("*.cu", "*.cuh") for p in folder.rglob(ext)):
-            for kernel, params in global_kernels(cu.read_bytes()):
+            for kernel, params, template in global_kernels(cu.read_bytes()):
                 if (cu.resolve(), kernel) in named:
                     continue
                 path = scratch / f"{cu.stem}.{kernel}.sectorviz.json"
                 path.write_text(json.dumps(auto_pattern(cu, kernel, params)))
-                out.append((f"{cu.relative_to(folder)}: {kernel}", path))
+                out.append((f"{cu.relative_to(folder)}: {kernel}", path, template))
     return out
 
 
-def sampled(found: list[tuple[str, Path]], count: int | None) -> list[tuple[str, Path]]:
+def sampled(found: list[tuple[str, Path, bool]], count: int | None
+            ) -> list[tuple[str, Path, bool]]:
     """`count` of the cases, evenly spread over their sorted order (all of them when None or
     when there are no more): a short run on a busy machine that still spans every folder."""
     if count is None or count >= len(found):
@@ -185,8 +252,9 @@ def main() -> int:
                     help="a folder of the collection's headers (repeatable)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        results = [(label, *run_case(p, args.timeout, [args.folder, *args.include_dir]))
-                   for label, p in sampled(cases(args.folder, args.auto, Path(tmp)),
+        results = [(label, *run_case(p, args.timeout, [args.folder, *args.include_dir],
+                                     template))
+                   for label, p, template in sampled(cases(args.folder, args.auto, Path(tmp)),
                                            args.sample)]
     width = max([len(r[0]) for r in results] + [6])
     for label, status, detail, took in results:
@@ -198,6 +266,11 @@ def main() -> int:
         print("\nnot accepted, by reason:")
         for reason, n in reasons.most_common():
             print(f"  {n:3d}  {reason}")
+    outside = counts["compile"] + counts["no code"]
+    if len(results) > outside:
+        print(f"\nopen (accepted + input) of what nvcc compiles: "
+              f"{counts['accepted'] + counts['input']} of {len(results) - outside} "
+              f"({(counts['accepted'] + counts['input']) / (len(results) - outside):.0%})")
     if args.json:
         args.json.write_text(json.dumps([dict(zip(("kernel", "status", "detail", "seconds"), r))
                                          for r in results], indent=1))

@@ -40,6 +40,10 @@ class Unknown(Exception):
     """A value the host code does not fix before the launch; str() says which and why."""
 
 
+class RunTime(Unknown):
+    """A value the program computes when it runs (`atoi(argv[1])`, `a.size(0)`)."""
+
+
 @dataclass(frozen=True)
 class Term:
     """A host value as a pattern expression: its text, its value, whether the text needs no
@@ -94,12 +98,16 @@ class HostScope:
     parameters of the launched instantiation (`T` -> `float`)."""
 
     def __init__(self, unit: Any, host: Any, at: Any, types: dict[str, str] | None = None,
-                 reserved: frozenset[str] = frozenset(), given: dict[str, Term] | None = None):
+                 reserved: frozenset[str] = frozenset(), given: dict[str, Term] | None = None,
+                 stand_ins: dict[str, int] | None = None):
         """`given`: the values of the host function's parameters where the one call that
-        makes this instantiation passes known ones (launches.given_by)."""
+        makes this instantiation passes known ones (launches.given_by); `stand_ins`: a value
+        for each name the program computes when it runs (`M` of `const int M = a.size(0)`),
+        which is a param of that value wherever it is read."""
         self.unit, self.host, self.at = unit, host, at
         self.types = types or {}
         self.given = given or {}
+        self.stand_ins = stand_ins or {}
         self.reserved = reserved
         self.params: dict[str, int] = {}
         self._depth = 0
@@ -133,6 +141,8 @@ class HostScope:
             return Term(str(integer_literal(text(node))), integer_literal(text(node)))
         if kind in ("identifier", "type_identifier"):
             return self.named(text(node))
+        if kind == "type_descriptor" and node.named_child_count == 1:
+            return self.term(node.named_children[0])  # `BM` in `k<BM>`, read as a type
         if kind == "parameter_declaration" and node.child_by_field_name("declarator") is None:
             return self.term(node.child_by_field_name("type"))  # `dim3 g(n)` read as a type
         if kind == "parenthesized_expression":
@@ -184,7 +194,7 @@ class HostScope:
                 fn.child_by_field_name("name")) in ("static_cast", "reinterpret_cast"):
             self._integer_type(text(fn.child_by_field_name("arguments")).strip("<>"))
             return self.term(args[0])
-        raise Unknown(f"'{_short(text(node))}' is computed when the program runs")
+        raise RunTime(f"'{_short(text(node))}' is computed when the program runs")
 
     def _integer_type(self, type_name: str) -> None:
         if not is_integer(type_name):
@@ -204,6 +214,8 @@ class HostScope:
     def named(self, name: str) -> Term:
         """The value of `name` at the launch: a param when it is a constant, else its value
         written out in brackets."""
+        if name in self.stand_ins and self.claim(name, self.stand_ins[name]):
+            return Term(name, self.stand_ins[name], True, False)
         value = self.given[name] if name in self.given and name not in self._locals else \
             self.term(self.definition(name))
         if value.constant and self.claim(name, value.value):

@@ -185,9 +185,10 @@ def given_by(unit: Any, instance: Instance) -> dict[str, Term]:
 
 
 def _template_argument(unit: Any, launch: Any, node: Any) -> str:
-    """A template argument as the pattern names it: a type as written, a value as its
-    number where the host code fixes it."""
-    if node.type == "type_descriptor" or launch.config == ():
+    """A template argument as the pattern names it: a value as its number where the host
+    code fixes it (`BM` in `k<BM><<<...>>>` after `constexpr int BM = 64;`: 64), else as
+    written (a type)."""
+    if launch.config == ():
         return " ".join(text(node).split())
     try:
         return str(HostScope(unit, launch.host, node).term(node).value)

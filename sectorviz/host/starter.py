@@ -24,8 +24,10 @@ from typing import Any
 from ..atomic import write_atomic
 from ..model import PatternError, pattern_from_dict, warp_detail
 from .kernels import KernelSignature, parsed, signatures
+from .syntax import text
 
 ELEMENTS = 1 << 20  # elements of each array and threads launched
+SIDE = 1 << 10  # each of several sizes the program computes when it runs (ELEMENTS = SIDE^2)
 THREADS = 256  # threads per block
 COUNT_NAMES = ("n", "N", "size", "count", "length", "len", "num_elements", "numElements")
 RESERVED = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "min", "max",
@@ -101,17 +103,10 @@ def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -
     types = dict(instance.types)
     given = given_by(unit, instance)
     arrays = frozenset(name for name, pointer in kernel.params if pointer)
-    unknown: list[str] = []
-    scalars = {}
-    for (name, pointer), arg in zip(kernel.params, args):
-        if not pointer:
-            try:
-                scalars[name] = HostScope(unit, instance.launch.host, call, types,
-                                          given=given).term(arg).value
-            except Unknown as why:
-                scalars[name] = fallback["params"][name]
-                unknown.append(f"{name}: {why}, {scalars[name]} stands in")
-    scope = HostScope(unit, instance.launch.host, call, types, RESERVED | arrays, given)
+    scalars, stand_ins, unknown = _scalars(unit, instance, kernel, args, given,
+                                           fallback["params"])
+    scope = HostScope(unit, instance.launch.host, call, types, RESERVED | arrays, given,
+                      stand_ins)
     for name, value in scalars.items():
         scope.claim(name, value)
     doc = dict(fallback)
@@ -133,7 +128,9 @@ def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -
             try:
                 lengths[name] = {"length": array_length(scope, arg, kind).text}
             except Unknown as why:
-                lengths[name] = fallback["arrays"][name]
+                stood = fallback["arrays"][name]["length"]  # the 1-D default's count
+                lengths[name] = {"length": stood if scalars.get(stood, ELEMENTS) == ELEMENTS
+                                 else str(ELEMENTS)}
                 unknown.append(f"{name}: {why}; {lengths[name]['length']} elements stand in")
     doc["arrays"] = lengths
     used = set(NAME.findall(" ".join(doc["launch"]["grid"] + doc["launch"]["block"] + [
@@ -145,6 +142,40 @@ def _host_starter(cu: Path, unit: Any, kernel: KernelSignature, instance: Any) -
                     "cudaMalloc sizes" + (f"; not known: {'; '.join(unknown)}" if unknown
                                           else ""))
     return Starter(instance.function, doc, fallback, tuple(unknown))
+
+
+def _scalars(unit: Any, instance: Any, kernel: KernelSignature, args: list[Any],
+             given: dict[str, Any], defaults: dict[str, int]
+             ) -> tuple[dict[str, int], dict[str, int], list[str]]:
+    """(each scalar parameter's value at the launch, a stand-in for each host name passed
+    as one that the program computes when it runs, what was not known and what stands in).
+    One such size stands in as ELEMENTS; two or more (`M`, `N`, `K` of `a.size(0)`, ...) as
+    SIDE each, a SIDE x SIDE matrix of ELEMENTS elements; any other unknown value keeps the
+    1-D default's."""
+    from .constants import HostScope, RunTime, Unknown
+    scalars: dict[str, int] = {}
+    runtime: dict[str, tuple[str, str]] = {}  # parameter -> (host name, why)
+    unknown: list[str] = []
+    for (name, pointer), arg in zip(kernel.params, args):
+        if pointer:
+            continue
+        try:
+            scalars[name] = HostScope(unit, instance.launch.host, instance.call(),
+                                      dict(instance.types), given=given).term(arg).value
+        except RunTime as why:
+            if arg.type != "identifier":
+                scalars[name] = defaults[name]
+                unknown.append(f"{name}: {why}, {scalars[name]} stands in")
+            else:
+                runtime[name] = (text(arg), str(why))
+        except Unknown as why:
+            scalars[name] = defaults[name]
+            unknown.append(f"{name}: {why}, {scalars[name]} stands in")
+    size = ELEMENTS if len(runtime) == 1 else SIDE
+    for name, (_, why) in runtime.items():
+        scalars[name] = size
+        unknown.append(f"{name}: {why}, {size} stands in")
+    return scalars, {host: size for host, _ in runtime.values()}, unknown
 
 
 def starter_pattern(cu: Path, kernel: KernelSignature,

@@ -110,13 +110,52 @@ def test_what_cannot_be_known_is_named_in_the_notes(tmp_path, capsys):
                str(tmp_path / "out.sectorviz.json"))["scale"]
     assert doc["kernel"]["source"] == "runtime.cu"  # relative to the -o file
     assert doc["arrays"] == {"x": {"length": "4096"}}
-    assert doc["launch"] == {"grid": ["(n + threads - 1) / threads"], "block": ["threads"]}
-    assert doc["params"] == {"n": 1 << 20, "k": 1, "threads": 256}
+    # n, computed when the program runs, is a param that stands in: the launch reads it
+    assert doc["launch"] == {"grid": ["(n + 255) / 256"], "block": ["256"]}
+    assert doc["params"] == {"n": 1 << 20, "k": 1}
     assert "n: 'atoi(argv[1])' is computed when the program runs, 1048576 stands in" \
         in doc["notes"]
     assert "k: 'k' changes before the launch (line 9), 1 stands in" in doc["notes"]
-    assert "launch: 'atoi(argv[1])' is computed when the program runs; the 1-D default" \
-        in doc["notes"]
+    assert "the 1-D default" not in doc["notes"]
+
+
+TORCH_STYLE = """\
+#include <torch/extension.h>
+template <const int BM = 32, const int BN = 32, const int BK = 8>
+__global__ void tiled(float *a, float *b, float *c, int M, int N, int K) {
+  int row = blockIdx.y * BM + threadIdx.y, col = blockIdx.x * BN + threadIdx.x;
+  float acc = 0;
+  for (int k = 0; k < K; k += BK)
+    for (int kk = 0; kk < BK; kk++) acc += a[row * K + k + kk] * b[(k + kk) * N + col];
+  c[row * N + col] = acc;
+}
+#define CHECK(T) if (!(T).is_cuda()) { throw std::runtime_error("not on the GPU"); }
+void tiled_mm(torch::Tensor a, torch::Tensor b, torch::Tensor c) {
+  CHECK(a)
+  const int M = a.size(0);
+  const int K = a.size(1);
+  const int N = b.size(1);
+  constexpr int BM = 16;
+  constexpr int BN = 32;
+  dim3 block(BN, BM);
+  dim3 grid((N + BN - 1) / BN, (M + BM - 1) / BM);
+  tiled<BM, BN><<<grid, block>>>(reinterpret_cast<float *>(a.data_ptr()),
+      reinterpret_cast<float *>(b.data_ptr()), reinterpret_cast<float *>(c.data_ptr()), M, N, K);
+}
+"""
+
+
+def test_sizes_a_pytorch_extension_computes_when_it_runs_stand_in_as_params(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    cu = tmp_path / "src" / "tiled_mm.cu"
+    cu.write_text(TORCH_STYLE)
+    doc = made(tmp_path, cu, capsys)["tiled<16, 32>"]  # BM, BN: the host's constexprs
+    # three sizes computed when it runs: each 1024, a 1024 x 1024 matrix of 2^20 floats
+    assert doc["params"] == {"M": 1024, "N": 1024, "K": 1024, "BN": 32, "BM": 16}
+    assert doc["launch"] == {"grid": ["(N + BN - 1) / BN", "(M + BM - 1) / BM"],
+                             "block": ["BN", "BM"]}
+    assert doc["arrays"] == {name: {"length": str(1 << 20)} for name in "abc"}
+    assert "M: 'a.size(0)' is computed when the program runs, 1024 stands in" in doc["notes"]
 
 
 def test_new_never_overwrites_and_o_takes_one_kernel(tmp_path, capsys):
