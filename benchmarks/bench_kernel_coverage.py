@@ -5,10 +5,12 @@
 
 FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
 patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every
-`.cu` or `.cuh` file that no pattern names also gets a generated pattern (a small launch, every
-pointer parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE), which
-measures whether the kernel opens, not its numbers (a template kernel opens as the first
-instantiation its file launches). Each case runs `sectorviz report --json` in its own process
+`.cu` or `.cuh` file that no pattern names gets the pattern `sectorviz new` makes from the
+host launch in its file, as `sectorviz KERNEL.cu` would (the first instantiation it lists;
+sizes the program computes when it runs stand in), else a generated one (a small launch, every
+pointer parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE):
+it measures whether the kernel opens, not its numbers. A refusal whose sizes were guessed
+counts as input. Each case runs `sectorviz report --json` in its own process
 under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
 refused per kernel and the rest grouped by reason (names, numbers and places blanked).
 Where sectorviz names the instantiation to take ("name one, e.g. ..."), or a generated
@@ -60,13 +62,14 @@ AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # an array to count): the kernel's code is inside the subset; a generated pattern just lacks
 # what the user gives. An error at `kernel.function` is in the instantiation a generated
 # pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
+GENERATED = "auto."  # the file names of generated patterns begin so
 SUGGESTED = re.compile(r'name one, e\.g\. "(?P<name>[^"]+)"')
 HOST_CONSTANT = re.compile(r"^kernel\.function line \d+(, column \d+)?: "
                            r"identifier \S+ is undefined")
 NO_CODE = re.compile(r"the compiled code has no __global__ function")
 NEEDS_INPUT = re.compile(r"values in the pattern file|extern __shared__ memory needs its size|"
                          r"name the instantiation|name one, e\.g\.|^kernel\.function line |"
-                         r"with at least one array")
+                         r"with at least one array|lengths were guessed")
 
 
 def global_kernels(source: bytes) -> list[tuple[str, list[tuple[str, bool]], bool]]:
@@ -146,7 +149,11 @@ def run_case(pattern: Path, timeout: float, folders: list[Path], template: bool
     the code. A refusal that names the instantiation to take runs again with it (at most
     twice). `folders` (the kernels' folder first) are --include-dirs: a generated pattern lies
     in a temporary folder, outside the kernels' root. `template`: the kernel is a template."""
-    status, detail, took = report(pattern, timeout, folders)
+    start = time.perf_counter()
+    if pattern.name.startswith(GENERATED):
+        pattern = from_host_launch(pattern, timeout, folders)
+    status, detail, _ = report(pattern, timeout, folders)
+    took = time.perf_counter() - start
     for _ in range(2):
         doc = json.loads(pattern.read_text())
         name = suggested(detail, doc["kernel"]["function"]) \
@@ -167,13 +174,51 @@ def run_case(pattern: Path, timeout: float, folders: list[Path], template: bool
     return status, detail, took
 
 
+def from_host_launch(generated: Path, timeout: float, folders: list[Path]) -> Path:
+    """The pattern `sectorviz new` makes of a generated pattern's kernel from the host launch
+    in its file, as a user's `sectorviz KERNEL.cu` would (the first instantiation it lists
+    where there are several); the generated pattern where `new` makes none."""
+    doc = json.loads(generated.read_text())
+    kernel = doc["kernel"]["function"].split("<")[0]
+    out = generated.with_name(f"new.{generated.name}")
+    for _ in range(2):
+        try:
+            proc = subprocess.run([sys.executable, "-m", "sectorviz", "new",
+                                   doc["kernel"]["source"], "--kernel", kernel, "-o", str(out),
+                                   *include_args(folders)],
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            break
+        if proc.returncode == 0:
+            return out
+        listed = re.search(r"\d+ kernels \((.*)\); name one", proc.stderr)
+        if listed is None:
+            break
+        kernel = first_listed(listed.group(1))
+    return generated
+
+
+def first_listed(names: str) -> str:
+    """The first of a comma-separated list of kernel names whose template arguments hold
+    commas too (`k<64, 32>, k<128, 32>` -> `k<64, 32>`)."""
+    depth = 0
+    for i, char in enumerate(names):
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            return names[:i]
+    return names
+
+
+def include_args(folders: list[Path]) -> list[str]:
+    return [arg for folder in folders for arg in ("--include-dir", str(folder.resolve()))]
+
+
 def report(pattern: Path, timeout: float, folders: list[Path]) -> tuple[str, str, float]:
     """`sectorviz report --json` on `pattern` in its own process -> (status, detail, s)."""
     start = time.perf_counter()
-    dirs = [arg for folder in folders for arg in ("--include-dir", str(folder.resolve()))]
     try:
         proc = subprocess.run([sys.executable, "-m", "sectorviz", "report", "--json", "--quiet",
-                               *dirs, str(pattern)],
+                               *include_args(folders), str(pattern)],
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "timeout", f"over {timeout:g} s", time.perf_counter() - start
@@ -211,22 +256,25 @@ def compile_failure(pattern: Path, folders: list[Path]) -> str | None:
     return None
 
 
-def cases(folder: Path, auto: bool, scratch: Path) -> list[tuple[str, Path, bool]]:
+def cases(folder: Path, auto: bool, scratch: Path, exclude: list[str]
+          ) -> list[tuple[str, Path, bool]]:
     """(label, pattern path, kernel is a template) for every pattern in `folder`, plus
-    generated ones."""
+    generated ones, none under the subfolders `exclude` names."""
     out, named = [], set()
-    for pattern in sorted(folder.rglob("*.sectorviz.json")):
+    for pattern in sorted(p for p in folder.rglob("*.sectorviz.json")
+                          if not any(p.is_relative_to(folder / part) for part in exclude)):
         doc = json.loads(pattern.read_text())
         kernel = doc.get("kernel", {})
         named.add(((pattern.parent / kernel.get("source", "")).resolve(),
                    kernel.get("function", "").split("<")[0]))
         out.append((f"{pattern.relative_to(folder)}", pattern, False))
     if auto:
-        for cu in sorted(p for ext in ("*.cu", "*.cuh") for p in folder.rglob(ext)):
+        for cu in sorted(p for ext in ("*.cu", "*.cuh") for p in folder.rglob(ext)
+                         if not any(p.is_relative_to(folder / part) for part in exclude)):
             for kernel, params, template in global_kernels(cu.read_bytes()):
                 if (cu.resolve(), kernel) in named:
                     continue
-                path = scratch / f"{cu.stem}.{kernel}.sectorviz.json"
+                path = scratch / f"{GENERATED}{cu.stem}.{kernel}.sectorviz.json"
                 path.write_text(json.dumps(auto_pattern(cu, kernel, params)))
                 out.append((f"{cu.relative_to(folder)}: {kernel}", path, template))
     return out
@@ -250,11 +298,15 @@ def main() -> int:
     ap.add_argument("--sample", type=int, help="run only this many cases, evenly spread")
     ap.add_argument("--include-dir", type=Path, action="append", default=[],
                     help="a folder of the collection's headers (repeatable)")
+    ap.add_argument("--exclude", action="append", default=[],
+                    help="leave out files under this subfolder of FOLDER (repeatable; a part "
+                         "whose build gives other include folders, run on its own)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = [(label, *run_case(p, args.timeout, [args.folder, *args.include_dir],
                                      template))
-                   for label, p, template in sampled(cases(args.folder, args.auto, Path(tmp)),
+                   for label, p, template in sampled(cases(args.folder, args.auto, Path(tmp),
+                                                           args.exclude),
                                            args.sample)]
     width = max([len(r[0]) for r in results] + [6])
     for label, status, detail, took in results:
