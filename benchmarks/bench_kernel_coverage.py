@@ -1,18 +1,19 @@
 """Kernel coverage: which CUDA kernels of a folder sectorviz opens unmodified, and why not.
 
     python benchmarks/bench_kernel_coverage.py FOLDER [--auto] [--timeout S] [--json OUT]
-        [--sample N] [--include-dir DIR ...]
+        [--sample N] [--include-dir DIR ...] [--exclude SUBFOLDER ...]
 
 FOLDER holds `.cu` and `.cuh` files (kept outside the repository) and `*.sectorviz.json`
-patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of every
-`.cu` or `.cuh` file that no pattern names gets the pattern `sectorviz new` makes from the
+patterns that name them, one pattern per kernel. With `--auto`, every `__global__` function of
+every `.cu` or `.cuh` file that no pattern names gets the pattern `sectorviz new` makes from the
 host launch in its file, as `sectorviz KERNEL.cu` would (the first instantiation it lists;
 sizes the program computes when it runs stand in), else a generated one (a small launch, every
 pointer parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE):
 it measures whether the kernel opens, not its numbers. A refusal whose sizes were guessed
-counts as input. Each case runs `sectorviz report --json` in its own process
-under a time limit; the table prints accepted / input (the pattern must give values or sizes) /
-refused per kernel and the rest grouped by reason (names, numbers and places blanked).
+counts as input, as does one for the launch's shape where `new` had to guess the launch.
+Each case runs `sectorviz report --json` in its own process under a time limit; the table
+prints accepted / input (the pattern must give values or sizes) / refused per kernel and the
+rest grouped by reason (names, numbers and places blanked).
 Where sectorviz names the instantiation to take ("name one, e.g. ..."), or a generated
 pattern's instantiation names a host function's constant, the case runs once more as a user
 would, with the instantiation sectorviz suggests. Two outcomes are outside "what nvcc
@@ -63,6 +64,12 @@ AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # what the user gives. An error at `kernel.function` is in the instantiation a generated
 # pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
 GENERATED = "auto."  # the file names of generated patterns begin so
+# A launch `sectorviz new` could not read from the host code (inside a macro, sizes given at
+# run time): a refusal for the launch's shape (an access past an array or the shared memory a
+# block size declares, a warp-wide instruction in a partial warp) is the pattern's to fix.
+GUESSED = re.compile(r"a 1-D launch of|the 1-D default stands in")
+SHAPE = re.compile(r"outside every array|bytes of shared memory the kernel declares|"
+                   r"whose lanes are not all active")
 SUGGESTED = re.compile(r'name one, e\.g\. "(?P<name>[^"]+)"')
 HOST_CONSTANT = re.compile(r"^kernel\.function line \d+(, column \d+)?: "
                            r"identifier \S+ is undefined")
@@ -171,6 +178,9 @@ def run_case(pattern: Path, timeout: float, folders: list[Path], template: bool
         failed = compile_failure(pattern, folders)
         if failed is not None:
             return "compile", failed, took
+        if GUESSED.search(json.loads(pattern.read_text()).get("notes", "")) \
+                and SHAPE.search(detail):
+            return "input", f"{detail} [the launch was guessed]", took
     return status, detail, took
 
 
