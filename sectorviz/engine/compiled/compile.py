@@ -241,8 +241,9 @@ class Compile(ABC):
                                macro_includes)
         if self.source.path is not None:
             policy.scan.files.append(str(self.source.path))
-        policy.check_source(text, self.source.folder or self.base_dir,
-                            self.place_of(self.source.name) or INLINE_NAME)
+        folder = self.source.folder or self.base_dir
+        policy.check_source(self.flags.header, folder, "kernel.flags")  # -D values, too
+        policy.check_source(text, folder, self.place_of(self.source.name) or INLINE_NAME)
         return policy
 
     def search_folders(self) -> list[Path]:

@@ -15,10 +15,12 @@ errs on the safe side), and:
   is checked likewise, so its answer depends only on the root and the compiler's own
   headers; an identifier that could be pasted into one (`__has_`) is refused, but in a `##`
   chain of a `#define` whose first operand is neither a parameter nor such a piece (the
-  pasted name starts with that operand: `block_sum_##T##_##U`); a `#pragma GCC
-  dependency` (which tells whether a file exists) must name its file literally and is
-  checked likewise, and `dependency` where a macro could make it one (followed by a string,
-  an identifier or the line's end) is refused;
+  pasted name starts with that operand: `block_sum_##T##_##U`), and `_` or `__` (CuTe's
+  placeholder) where no text of the compile holds a piece that could follow them (`has_`,
+  `_has_include`, `h`); the pattern's `-D` values are checked as a file of the root is;
+  a `#pragma GCC dependency` (which tells whether a file exists) must name its file
+  literally and is checked likewise, and `dependency` where a macro could make it one
+  (followed by a string, an identifier or the line's end) is refused;
 - an include whose file a macro names cannot be looked up before the compile: NVRTC, which
   cannot list what it read, refuses it; nvcc's own listing (nvcc.py: `-M` and `-H`) checks
   every file it opened, and the files of the root among them get the checks above.
@@ -41,6 +43,11 @@ INCLUDES = ("include", "include_next", "import", "embed")
 MAX_FILES = 4096  # included files of the root one compile may read
 _PASTE_PIECES = {name[:i] for name in HAS_INCLUDE for i in range(1, len(name))} - \
     set(HAS_INCLUDE)
+# What may follow one or two leading `_` pieces in a pasted __has_include name (`has_`,
+# `_has_include`, `h`): without any of these in a compile's texts, `_` and `__` (CuTe's
+# placeholder `_`) cannot start one.
+_AFTER_UNDERSCORES = {name[k:k + i] for name in HAS_INCLUDE for k in (1, 2)
+                      for i in range(1, len(name) - k + 1)} - {"_"}
 
 
 @dataclass
@@ -50,6 +57,8 @@ class Scan:
 
     files: list[str] = field(default_factory=list)
     lookups: dict[str, bool] = field(default_factory=dict)
+    underscores: str | None = None  # where a `_` or `__` first stands that may start a paste
+    after_underscores: str | None = None  # a piece that could follow it (`has_include`)
 
 
 class IncludePolicy:
@@ -77,6 +86,10 @@ class IncludePolicy:
                                                   "files")
                     pending.append((read_text(path, "include"), Path(path).parent,
                                     printable(os.path.basename(path))))
+        if self.scan.underscores and self.scan.after_underscores:
+            raise PatternError(self.scan.underscores, "the identifier '_' could be pasted "
+                               f"with {self.scan.after_underscores!r} into __has_include; "
+                               "rename one")
         return self.scan
 
     def check_file(self, path: str) -> None:
@@ -130,6 +143,8 @@ class IncludePolicy:
             if tok.kind != "ident":
                 continue
             place = f"{where} line {tok.line}"
+            if tok.text in _AFTER_UNDERSCORES:
+                self.scan.after_underscores = self.scan.after_underscores or tok.text
             if tok.text in HAS_INCLUDE:
                 if i + 1 >= len(toks) or toks[i + 1].text != "(":
                     raise PatternError(place, f"{tok.text} must be followed by ( and a file "
@@ -139,6 +154,8 @@ class IncludePolicy:
                     raise PatternError(place, f"a {tok.text} of a file a macro names cannot "
                                               "be checked before the compile; name the file")
                 self.look_up(header[0], header[1], folder, place, f"{tok.text} of")
+            elif tok.text in ("_", "__") and not _pasted_after_a_fixed_start(toks, i):
+                self.scan.underscores = self.scan.underscores or place  # checked at the end
             elif tok.text in _PASTE_PIECES and not _pasted_after_a_fixed_start(toks, i):
                 raise PatternError(place, f"the identifier {tok.text!r} could be pasted into "
                                           "__has_include; rename it")

@@ -29,8 +29,9 @@ from ...model.errors import PatternError
 from ...model.files import MAX_TEXT_BYTES, read_bytes
 from .includes import holds_file
 
-CACHE_FORMAT = 4  # 3: "sass", the SASS memory instructions (sass.code_json); 4: names
-# demangled in process, "struct_bytes" and "launch_shared_bytes" (hostfacts.py)
+CACHE_FORMAT = 5  # 3: "sass", the SASS memory instructions (sass.code_json); 4: names
+# demangled in process, "struct_bytes" and "launch_shared_bytes" (hostfacts.py); 5: the
+# include policy checks the -D values (an entry made before may have let one through)
 CACHE_DIR_VAR = "SECTORVIZ_CACHE_DIR"
 MAX_ENTRIES = 512  # entries kept; storing one more removes the least recently used
 TOUCH_AFTER_S = 24 * 3600  # a hit marks its entry used again at most this often

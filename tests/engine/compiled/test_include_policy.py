@@ -122,18 +122,63 @@ def test_a_paste_that_starts_with_a_fixed_name_passes(tmp_path):
 
 
 @pytest.mark.parametrize("text, piece", [
-    ("#define CAT(a, b) a##_##b\n", "_"),  # a empty, b `_has_include`: `__has_include`
     ("#define CAT(a, b) a##b##__has_\n", "__has_"),
-    ("#define CAT(b) __##b\n", "__"),  # the piece comes first
-    ("#define CAT(...) __VA_ARGS__##_##x\n", "_"),
-    ("#define CAT _##_has_include\n", "_"),
-    ("int _ = 0;\n", "_"),  # outside a #define: a macro's argument, maybe
-    ("#define F(_, b) b\n", "_"),  # a parameter named like a piece
+    ("#define CAT(b) __h##b\n", "__h"),  # the piece comes first
 ])
 def test_a_piece_that_may_start_a_pasted_name_is_still_refused(tmp_path, text, piece):
     root, _ = _layout(tmp_path, False)
     assert _policy_error(root, text) == (f"kernel.cu line 1: the identifier {piece!r} could be "
                                          "pasted into __has_include; rename it")
+
+
+@pytest.mark.parametrize("text, follower", [
+    ("#define CAT(a, b) a##_##b\nint _has_include;\n", "_has_include"),  # a empty
+    ("#define CAT(b) __##b\nint has_include;\n", "has_include"),
+    ("#define CAT(...) __VA_ARGS__##_##x\nint h;\n", "h"),  # _ _ h as_include: `as_` ok
+    ("#define CAT _##_has_include\n", "_has_include"),
+    ("int _ = 0;\nint has_;\n", "has_"),  # outside a #define: a macro's argument, maybe
+    ("#define F(_, b) b\nint has;\n", "has"),  # a parameter named like a piece
+])
+def test_an_underscore_is_refused_where_a_text_holds_what_could_follow_it(tmp_path, text,
+                                                                          follower):
+    root, _ = _layout(tmp_path, False)
+    assert _policy_error(root, text) == (f"kernel.cu line 1: the identifier '_' could be "
+                                         f"pasted with {follower!r} into __has_include; "
+                                         "rename one")
+
+
+def test_an_underscore_is_refused_where_an_included_file_holds_what_could_follow_it(tmp_path):
+    root, _ = _layout(tmp_path, False)
+    (root / "pieces.h").write_text("#define TAIL has_include\n")
+    assert _policy_error(root, '#include "pieces.h"\n#define CAT(a, b) a##b\nint _;\n') == (
+        "kernel.cu line 3: the identifier '_' could be pasted with 'has_include' into "
+        "__has_include; rename one")
+
+
+def test_cutes_underscore_placeholder_passes_alone(tmp_path):
+    """CuTe writes `_` for "all of this mode" (`local_tile(A, tiler, make_coord(_, 0))`);
+    with no text that could follow it (`has_include`, `_has`, `h`), no paste can make a
+    __has_include of it, even beside a macro that pastes."""
+    root, _ = _layout(tmp_path, False)
+    text = ("#define CAT(a, b) a##b\nauto tile = local_tile(A, tiler, make_coord(_, 0));\n"
+            "auto col = A(_, 1); int __ = CAT(x, 1);\n")
+    policy = IncludePolicy(pattern_roots(root), [], [], macro_includes=False)
+    assert policy.check_source(text, root, "kernel.cu").files == []
+
+
+@pytest.mark.parametrize("flag, said", [
+    ('-DX=__has_include("../outside/secret.h")', "__has_include of '../outside/secret.h', "
+                                                 "outside the pattern's root; refused"),
+    ("-DX=__has_", "the identifier '__has_' could be pasted into __has_include; rename it"),
+])
+def test_the_patterns_macros_are_checked_as_its_files_are(tmp_path, flag, said):
+    """A pattern's `-D` value is text the compiler reads: `#if X` in the kernel would tell
+    whether a file outside the root exists."""
+    root, _ = _layout(tmp_path, True)
+    code = "#if X\n#endif\n" + SAXPY
+    with pytest.raises(PatternError) as err:
+        compile_kernel(write_pattern(root, code, "saxpy", flags=[flag]))
+    assert str(err.value) == f"kernel.flags line 1: {said}"
 
 
 def test_tokens_keep_physical_lines_across_splices_and_comments():
