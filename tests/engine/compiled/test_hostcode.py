@@ -284,3 +284,21 @@ def test_cublas_brings_half_and_bfloat16_as_the_real_header_does(tmp_path):
             '{\n    y[threadIdx.x] = __float2bfloat16(x[threadIdx.x]);\n}\n')
     compiled = compile_kernel(write_pattern(tmp_path, code, "k"))
     assert "st.global.b16" in compiled.ptx or "st.global.u16" in compiled.ptx, compiled.ptx
+
+
+@needs_nvcc
+def test_a_leetcuda_style_reference_gemm_through_cublas_compiles_with_the_stand_ins(tmp_path):
+    """LeetCUDA's hgemm utils.h checks its kernels against cublasHgemm (and sgemv ones against
+    cublasSgemv): the stand-in declares the half-precision GEMMs and the GEMVs too."""
+    code = ('#include <cublas_v2.h>\n#include <cuda_fp16.h>\n'
+            '__global__ void k(__half *y) { y[threadIdx.x] = __float2half(1.f); }\n'
+            'void check(cublasHandle_t h, __half *a, float *f, double *d) {\n'
+            '  __half one = __float2half(1.f); float s = 1; double t = 1;\n'
+            '  cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 8, 8, 8, &one, a, 8, a, 8, &one, a, 8);\n'
+            '  cublasHgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, 8, 8, 8, &one, a, 8, 64,'
+            ' a, 8, 64, &one, a, 8, 64, 2);\n'
+            '  cublasSgemv(h, CUBLAS_OP_N, 8, 8, &s, f, 8, f, 1, &s, f, 1);\n'
+            '  cublasDgemv(h, CUBLAS_OP_T, 8, 8, &t, d, 8, d, 1, &t, d, 1);\n}\n')
+    compiled = compile_kernel(write_pattern(tmp_path, code, "k"))
+    assert not compiled.host_code_left_out
+    assert "st.global" in compiled.ptx

@@ -76,6 +76,22 @@ SECTORVIZ_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, c
                                           long long strideC, int batchCount,
                                           cublasComputeType_t computeType,
                                           cublasGemmAlgo_t algo);
+SECTORVIZ_API cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
+                           cublasOperation_t transb, int m, int n, int k, const __half *alpha,
+                           const __half *A, int lda, const __half *B, int ldb,
+                           const __half *beta, __half *C, int ldc);
+SECTORVIZ_API cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle,
+                           cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                           int k, const __half *alpha, const __half *A, int lda,
+                           long long int strideA, const __half *B, int ldb,
+                           long long int strideB, const __half *beta, __half *C, int ldc,
+                           long long int strideC, int batchCount);
+SECTORVIZ_API cublasStatus_t cublasSgemv(cublasHandle_t handle, cublasOperation_t trans, int m,
+                           int n, const float *alpha, const float *A, int lda, const float *x,
+                           int incx, const float *beta, float *y, int incy);
+SECTORVIZ_API cublasStatus_t cublasDgemv(cublasHandle_t handle, cublasOperation_t trans, int m,
+                           int n, const double *alpha, const double *A, int lda,
+                           const double *x, int incx, const double *beta, double *y, int incy);
 SECTORVIZ_API cublasStatus_t cublasSaxpy(cublasHandle_t handle, int n, const float *alpha, const float *x,
                            int incx, float *y, int incy);
 SECTORVIZ_API cublasStatus_t cublasSdot(cublasHandle_t handle, int n, const float *x, int incx,
