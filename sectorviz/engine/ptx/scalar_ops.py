@@ -22,15 +22,20 @@ Unknown = tuple["np.ndarray | None", "str | None"]  # an operand's unknown lanes
 PACKED_HALF = {"f16x2": "f16", "bf16x2": "bf16"}  # a packed type -> the type of each half
 
 
-def _combine(*unks: Unknown | None) -> Unknown:
-    """Unknown lanes of several operands -> (union or None, first reason)."""
+def _combine(*unks: Unknown | None, mask: np.ndarray | None = None) -> Unknown:
+    """Unknown lanes of several operands -> (union or None, the first reason of an operand
+    unknown on a lane of `mask`, the lanes that run, else the first reason): a register set
+    only on the lanes that ran before is unknown on the others, which is no reason here."""
     out: np.ndarray | None = None
     why: str | None = None
+    running: str | None = None
     for u in unks:
         if u is not None and u[0] is not None:
             out = u[0] if out is None else (out | u[0])
             why = why or u[1]
-    return out, why
+            if running is None and mask is not None and np.any(u[0] & mask):
+                running = u[1]
+    return out, running or why
 
 
 def _type(ins: Instruction) -> str:
@@ -48,7 +53,7 @@ def arith(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     srcs = [m.read(o, alu._wide(t) if wide and k == 2 else t)  # mad.wide adds a wide c
             for k, o in enumerate(ins.operands[1:])]
     values = [s[0] for s in srcs]
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     result, bad = compute(ins.op, ins.opcode[1:], t, values)
     if bad is not None and np.any(bad & mask):
         bad_unk = np.broadcast_to(bad, m.shape)
@@ -112,7 +117,7 @@ def _packed(m: "Machine", ins: Instruction, mask: np.ndarray, t: str) -> None:
     """f16x2 / bf16x2 arithmetic: the op on the low and the high halves apart."""
     half = PACKED_HALF[t]
     srcs = [m.read(o, "b32") for o in ins.operands[1:]]
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     out = np.zeros(m.shape, dtype=np.uint64)
     for shift, parts in zip((0, 16), zip(*(_halves(s[0], half) for s in srcs))):
         r, _ = compute(ins.op, ins.opcode[1:], half, list(parts))
@@ -139,13 +144,13 @@ def bfe_bfi(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
                 m.read(ins.operands[3], "u32"), m.read(ins.operands[4], "u32")]
         r = alu.bit_field_insert(t, np.asarray(srcs[0][0]), np.asarray(srcs[1][0]),
                                  srcs[2][0], srcs[3][0])
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     m.write(ins.operands[0], r, t, mask, unk, why)
 
 
 def prmt(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     srcs = [m.read(o, "b32") for o in ins.operands[1:4]]
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     try:
         r = alu.permute(ins.opcode[1:], *(np.asarray(s[0]) for s in srcs))
     except NotImplementedError:
@@ -157,7 +162,7 @@ def lop3(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     t = _type(ins)
     srcs = [m.read(o, t) for o in ins.operands[1:4]]
     lut = ins.operands[4].value
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     m.write(ins.operands[0], alu.lop3(srcs[0][0], srcs[1][0], srcs[2][0], lut), t, mask, unk, why)
 
 
@@ -171,7 +176,7 @@ def setp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
         results.append(~results[0])  # q
     if bool_op is not None:
         c, uc, wc = m.read(ins.operands[3], "pred")
-        unk, why = _combine((unk, why), (uc, wc))
+        unk, why = _combine((unk, why), (uc, wc), mask=mask)
         f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bool_op]
         results = [f(r, c) for r in results]
     if ins.op == "set":
@@ -230,7 +235,7 @@ def selp(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
         t = ins.opcode[-2]
         a, ua, wa = m.read(ins.operands[1], t)
         b, ub, wb = m.read(ins.operands[2], t)
-    unk, why = _combine((ua, wa), (ub, wb), (uc, wc))
+    unk, why = _combine((ua, wa), (ub, wb), (uc, wc), mask=mask)
     m.write(ins.operands[0], np.where(pick, a, b), t, mask, unk, why)
 
 
@@ -247,7 +252,7 @@ def mov(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
             v, u, w = m.read(p, f"b{8 * piece}")
             out = out | (to_bits(v, f"b{8 * piece}") << np.uint64(8 * piece * k))
             parts.append((u, w))
-        unk, why = _combine(*parts)
+        unk, why = _combine(*parts, mask=mask)
         m.write(dst, out, f"b{8 * WIDTH[t]}" if t not in ("f64",) else "b64", mask, unk, why)
         return
     if dst.kind == "vec":
@@ -278,7 +283,7 @@ def convert(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
         hi, uh, wh = m.read(ins.operands[1], "f32")
         lo, ul, wl = m.read(ins.operands[2], "f32")
         bits = to_bits(lo, half) | (to_bits(hi, half) << np.uint64(16))
-        unk, why = _combine((uh, wh), (ul, wl))
+        unk, why = _combine((uh, wh), (ul, wl), mask=mask)
         m.write(ins.operands[0], bits, "b32", mask, unk, why)
         return
     if at not in WIDTH or dt not in WIDTH:
@@ -355,7 +360,7 @@ def funnel_shift(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> N
     """shf.l / shf.r.wrap / .clamp.b32 d, a, b, c: the 64 bits b:a shifted by c, the high
     (left) or low (right) 32 bits kept."""
     srcs = [m.read(o, "u32") for o in ins.operands[1:4]]
-    unk, why = _combine(*((s[1], s[2]) for s in srcs))
+    unk, why = _combine(*((s[1], s[2]) for s in srcs), mask=mask)
     a, b, c = (np.asarray(x[0]).astype(np.uint64) for x in srcs)
     n = c & np.uint64(31) if "wrap" in ins.opcode else np.minimum(c, np.uint64(32))
     both = (b << np.uint64(32)) | a

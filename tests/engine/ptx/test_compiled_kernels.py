@@ -148,6 +148,34 @@ def test_an_address_that_depends_on_an_mma_result_is_refused_in_one_line(tmp_pat
     assert "\n" not in str(err.value)
 
 
+GATHER_ONE_ROW = """
+extern "C" __global__ void k(float *losses, const float *probs, const int *targets, int T, int V)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < T) {
+        const float *row = probs + i * V;
+        losses[i] = -logf(row[targets[i]]);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("rows", [1, 32])
+def test_a_gather_by_loaded_indices_asks_for_their_values_with_one_lane_running(tmp_path, rows):
+    """llm.c's crossentropy_forward_kernel1 at T = 1: one lane passes the guard, so the
+    registers it sets are unknown on the other 31; the gather's address still depends on
+    `targets`, and the refusal says so (it named a register 'read before it is set')."""
+    arrays = {"losses": {"dtype": "float32", "length": 32},
+              "probs": {"dtype": "float32", "length": 32 * 64},
+              "targets": {"dtype": "int32", "length": 32}}
+    pattern, compiled = inline_pattern(tmp_path, GATHER_ONE_ROW, "k", arrays,
+                                       {"T": rows, "V": 64})
+    with pytest.raises(PatternError) as err:
+        analyze_compiled(pattern, compiled)
+    assert "depends on data loaded by 'line 7: targets[i], ld.global." in str(err.value)
+    assert "give 'targets' values" in str(err.value)
+
+
 def test_cosf_reads_its_reduction_table_from_global_memory(tmp_path):
     code = """
 extern "C" __global__ void k(const float* a, float* out)
