@@ -36,7 +36,12 @@ def parser() -> argparse.ArgumentParser:
                                               "touches, and count them for the whole grid.",
                 epilog="Without a display: `sectorviz report FILE` prints the accounting sheet, "
                        "`sectorviz export FILE -o OUT` writes diagrams and sheets.")
-    p.add_argument("file", nargs="?", help="a *.sectorviz.json pattern (default: vector add)")
+    p.add_argument("file", nargs="?", help="a *.sectorviz.json pattern, or a .cu (default: "
+                                           "vector add)")
+    p.add_argument("--kernel", metavar="NAME",
+                   help="with a .cu FILE and --screenshot, --warp, --instruction, --compare "
+                        "or --present: the kernel to open (its name or one instantiation, "
+                        "'offset<float>'), from its host launch as `sectorviz new` makes it")
     p.add_argument("--warp", type=int, default=0, metavar="N",
                    help="0-based global warp, in launch order")
     p.add_argument("--instruction", metavar="K",

@@ -19,14 +19,13 @@ from ..export.report_json import report_json
 from ..export.sheets import sheet_text
 from ..gather.explain import explanations, shared_explanations
 from ..gather.sheet import accounting_sheet
-from ..host.starter import chosen
+from ..host.starter import cu_pattern
 from ..model import (
     Analysis,
     Pattern,
     PatternError,
     analyze,
     load_pattern,
-    pattern_from_dict,
     warp_detail,
 )
 from ..model.assume import assuming, stated
@@ -144,18 +143,9 @@ def _loaded(args: argparse.Namespace) -> tuple[Pattern, str]:
     include_dirs = tuple(args.include_dir)
     if not args.file.lower().endswith(".cu"):
         return load_pattern(args.file, include_dirs), ""
-    cu = Path(args.file)
-    (starter,) = chosen(cu, include_dirs, args.kernel, one=True)
-    doc = starter.document(cu, include_dirs)
-    print(printable(f"{args.file}: {starter.guessed(doc)}"), file=sys.stderr)
-    hint = ""
-    if doc is not starter.host or starter.unknown:
-        kernel = f" --kernel '{starter.function}'" if "<" in starter.function else \
-            f" --kernel {starter.function}"
-        hint = (f" (the launch or array lengths were guessed, as the line above says: "
-                f"`sectorviz new {cu.name}{kernel}` writes them to a pattern file; set "
-                "launch.grid, launch.block or the arrays' length there)")
-    return pattern_from_dict(doc, cu.parent, include_dirs), hint
+    pattern, said, hint = cu_pattern(Path(args.file), include_dirs, args.kernel)
+    print(said, file=sys.stderr)
+    return pattern, hint
 
 
 def _why_text(pattern: Pattern, warp: int, budget: Budget,

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_atomic
-from ..model import PatternError, pattern_from_dict, warp_detail
+from ..model import Pattern, PatternError, pattern_from_dict, warp_detail
+from ..model.errors import printable
 from .kernels import KernelSignature, parsed, signatures
 from .syntax import text
 
@@ -172,9 +173,9 @@ def _scalars(unit: Any, instance: Any, kernel: KernelSignature, args: list[Any],
             scalars[name] = defaults[name]
             unknown.append(f"{name}: {why}, {scalars[name]} stands in")
     size = ELEMENTS if len(runtime) == 1 else SIDE
-    for name, (_, why) in runtime.items():
+    for name, (_, said) in runtime.items():
         scalars[name] = size
-        unknown.append(f"{name}: {why}, {size} stands in")
+        unknown.append(f"{name}: {said}, {size} stands in")
     return scalars, {host: size for host, _ in runtime.values()}, unknown
 
 
@@ -218,6 +219,25 @@ def write_starter(cu: Path, kernel: KernelSignature, include_dirs: tuple[str, ..
     if not path.exists():
         write_atomic(path, pattern_text(starter.document(cu, include_dirs)))
     return path
+
+
+def cu_pattern(cu: Path, include_dirs: tuple[str, ...], kernel: str | None
+               ) -> tuple[Pattern, str, str]:
+    """A .cu's kernel (`kernel`: its name or an instantiation; None: its only one) -> (the
+    starting pattern, one line saying what it took from the host code, and for a launch or
+    lengths that were guessed the hint an error ends with: what to change, where);
+    PatternError listing the kernels where `kernel` names none or several."""
+    (starter,) = chosen(cu, include_dirs, kernel, one=True)
+    doc = starter.document(cu, include_dirs)
+    said = printable(f"{cu}: {starter.guessed(doc)}")
+    hint = ""
+    if doc is not starter.host or starter.unknown:
+        flag = f" --kernel '{starter.function}'" if "<" in starter.function else \
+            f" --kernel {starter.function}"
+        hint = (f" (the launch or array lengths were guessed, as the line above says: "
+                f"`sectorviz new {cu.name}{flag}` writes them to a pattern file; set "
+                "launch.grid, launch.block or the arrays' length there)")
+    return pattern_from_dict(doc, cu.parent, include_dirs), said, hint
 
 
 def chosen(cu: Path, include_dirs: tuple[str, ...], kernel: str | None,

@@ -33,8 +33,10 @@ from ..atomic import write_atomic
 from ..engine.readings import ENGINE_VAR
 from ..exits import fail
 from ..export.raster import NoPlatform, check_platform
+from ..host.starter import cu_pattern
 from ..model import Pattern, PatternError
 from ..model.errors import internal_error, printable
+from ..model.frontend import kernel_for
 from ..model.listing import listing_of
 from ..paths import default_example, resources_dir
 from .document import Change
@@ -178,15 +180,16 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
             return fail("sectorviz: --smoke-test needs the full command (sectorviz.cli)")
         return self_test(args.smoke_test)
     path = Path(args.file) if args.file else default_example()
-    if path.suffix == ".cu" and not args.screenshot:  # the window offers to make a pattern
-        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     # a plain window opens at once: its kernel is compiled and read on a thread (a failure
     # then shows as below); a screenshot, a warp or instruction asked for, a comparison or
     # the presentation are checked first, their errors ending the launch
     plain = not (args.screenshot or args.warp or args.instruction is not None
                  or args.compare or args.present)
+    if path.suffix == ".cu" and plain:  # the window offers to make a pattern
+        return _run_window(args, load_checked(default_example()), None, 0, opening=path)
     try:
-        pattern = load_checked(path, _include_dirs(args), resolve=not plain)
+        pattern = _cu_checked(path, args) if path.suffix == ".cu" else \
+            load_checked(path, _include_dirs(args), resolve=not plain)
     except PatternError as err:
         if args.screenshot:
             return fail(str(err))
@@ -202,6 +205,15 @@ def run(args: argparse.Namespace, self_test: Callable[[str], int] | None) -> int
     except PatternError as err:
         return fail(str(err))
     return _run_window(args, pattern, path if args.file else None, k)
+
+
+def _cu_checked(cu: Path, args: argparse.Namespace) -> Pattern:
+    """The starting pattern of the .cu's kernel (--kernel, else its only one), resolved, as
+    `sectorviz report KERNEL.cu` reads it; what it took from the host code said on stderr."""
+    pattern, said, _ = cu_pattern(cu, _include_dirs(args), args.kernel)
+    print(said, file=sys.stderr)
+    kernel_for(pattern)
+    return pattern
 
 
 def _fall_back(window: MainWindow, line: str) -> None:

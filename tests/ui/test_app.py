@@ -77,3 +77,22 @@ def test_a_kernel_without_global_accesses_opens_with_an_empty_grid_and_sheet(
     assert window.document.selection.warp == 3
     window.close()
     assert launch.main([str(path), "--instruction", "0"]) == 2  # none to select
+
+
+def test_a_cu_with_its_kernel_named_opens_for_a_screenshot(tmp_path, qapp, monkeypatch, capsys):
+    """`sectorviz KERNEL.cu --kernel NAME --screenshot OUT.png` opens the pattern `sectorviz
+    new` would make from the host launch, as `report KERNEL.cu` reads it (a slide straight
+    from a .cu); it was read as a pattern file ("invalid JSON")."""
+    seen = []
+    monkeypatch.setattr(app, "grab_when_drawn",
+                        lambda w, a, real=app.grab_when_drawn: seen.append(w) or real(w, a))
+    cu = str(examples_dir() / "transpose.cu")
+    assert launch.main([cu, "--kernel", "transposeNaive", "--warp", "1",
+                        "--screenshot", str(tmp_path / "shot.png")]) == 0
+    (window,) = seen
+    assert window.document.pattern.kernel["function"] == "transposeNaive"
+    assert window.document.selection.warp == 1
+    assert "transposeNaive: the host launch: grid" in capsys.readouterr().err
+    window.close()
+    assert launch.main([cu, "--screenshot", str(tmp_path / "two.png")]) == 2
+    assert "2 kernels (" in capsys.readouterr().err  # which one: --kernel
