@@ -180,6 +180,7 @@ class CompiledKernel(Launch):
 
     instructions: tuple[Instruction, ...]
     shared_instructions: tuple[Instruction, ...]
+    bare_names: dict[str, tuple[str, ...]]  # space -> its instructions' names before unique_names
 
     def __init__(self, pattern: Pattern, compiled: CompiledPtx):
         self.compiled = compiled
@@ -269,8 +270,10 @@ class CompiledKernel(Launch):
                 name, site.op, array, site.width, line, column, words or None, op_text,
                 file)))  # source: the access's text, as its name says it
         self._names: dict[int, str] = {id(site): ins.name for site, ins in found.pop("slot")}
+        self.bare_names = {space: tuple(ins.name for _, ins in listed)
+                           for space, listed in found.items()}
         for space, listed in found.items():
-            out = _unique([ins for _, ins in listed])
+            out = unique_names([ins for _, ins in listed])
             self._names.update((id(site), ins.name) for (site, _), ins in zip(listed, out))
             setattr(self, {"global": "instructions", "shared": "shared_instructions",
                            "local": "local_instructions",
@@ -480,9 +483,11 @@ class CompiledKernel(Launch):
         return PatternError(line, err.message, err.column, named[0])
 
 
-def _unique(listed: list[Instruction]) -> list[Instruction]:
+def unique_names(listed: list[Instruction]) -> list[Instruction]:
     """Instructions with the names several share made unique: by the array each reaches
-    (`[b]`) where those differ, else by their order (`(2 of 16)`)."""
+    (`[b]`) where those differ, else by their order (`(2 of 16)`). Applied once, to the
+    final rows (the PTX's, or the SASS's copies of them named as the PTX's were before it),
+    so a name carries at most one such mark."""
     groups: dict[str, list[int]] = {}
     for k, ins in enumerate(listed):
         groups.setdefault(ins.name, []).append(k)

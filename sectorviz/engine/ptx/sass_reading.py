@@ -36,7 +36,7 @@ from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
 from ...model.repeat import RepeatedBatch
 from .cfg import BRANCHES, EXITS
-from .kernel import CompiledKernel, CompiledPtx, _unique
+from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
 from .sass_code import SASS_SPACES, SPILLS, WIDENS, SassCode, SassOp
@@ -142,7 +142,7 @@ class Planner:
                 f"{unmatched} SASS memory instruction{'s' if unmatched > 1 else ''} name no "
                 "PTX memory instruction of their space and are not counted")
         for space, listed in self.plan.rows.items():
-            self.plan.rows[space] = _unique(listed)
+            self.plan.rows[space] = unique_names(listed)
         return self.plan
 
     def _counterparts(self) -> tuple[dict[int, list[SassOp]], list[SassOp], int]:
@@ -208,8 +208,8 @@ class Planner:
     def _row(self, n: int, op: SassOp | None, width: int | None = None) -> int:
         """Add the SASS row of site n (named with op's opcode) -> its index in its space."""
         space, k = self.index[n]
-        ptx = self.ptx[space][k]
-        name = ptx.name if op is None else _with_opcode(ptx, op.shown)
+        ptx, bare = self.ptx[space][k], self.kernel.bare_names[space][k]
+        name = bare if op is None else _with_opcode(bare, ptx.ptx, op.shown)
         row = replace(ptx, name=name, width=width or ptx.width,
                       sass=None if op is None else op.shown,
                       sass_offset=None if op is None else op.offset)
@@ -317,14 +317,15 @@ def divergent_branches(entry: Entry) -> set[int]:
             if ins.op == "bra" and ins.guard is not None and ins.guard[0] in varying}
 
 
-def _with_opcode(ptx: Instruction, shown: str) -> str:
-    """`line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128`, `line 4:
-    ld.global.f32 [b]` (a line without its text) -> `line 4: LDG.E [b]` (suffixes kept)."""
-    for mark in (f", {ptx.ptx}", f": {ptx.ptx}"):
-        if ptx.ptx and mark in ptx.name:
-            head, _, tail = ptx.name.rpartition(mark)
+def _with_opcode(name: str, ptx_op: str | None, shown: str) -> str:
+    """A PTX row's name before it was made unique, its PTX operation `ptx_op` replaced by the
+    SASS opcode `shown`: `line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128`,
+    `line 4: ld.global.f32` (a line without its text) -> `line 4: LDG.E`."""
+    for mark in (f", {ptx_op}", f": {ptx_op}"):
+        if ptx_op and mark in name:
+            head, _, tail = name.rpartition(mark)
             return f"{head}{mark[:2]}{shown}{tail}"
-    return f"{ptx.name}, {shown}"
+    return f"{name}, {shown}"
 
 
 def _head(ptx: Instruction) -> str:
