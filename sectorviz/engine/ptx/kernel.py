@@ -33,7 +33,7 @@ from ...model.repeat import RepeatedBatch, WarpAccess
 from ..closed_forms import MAX_SECTOR_BYTES, NotClosed, Varies, block_box
 from .bits import element_bits, scalar_of
 from .calls import inlined
-from .closed import closed_events, nested_events
+from .closed import nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
 from .loops import GiveUp, natural_loops
@@ -420,6 +420,13 @@ class CompiledKernel(Launch):
         (a batch row is then a class of warps, unless `per_warp`), else at most `most`
         warps, a row per warp. None where the lane path (`events`) must run these warps, or
         when SECTORVIZ_LANE_PATH is set."""
+        found = self.closed_runs(lo, most, sector_bytes, per_warp)
+        return None if found is None else (found[0], [e[:3] for e in found[1]])
+
+    def closed_runs(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                    ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
+        """closed_trace's accesses, each with the symbols of the loop runs it lies in
+        (closed.nested_events)."""
         if not self._closed_allowed(sector_bytes):
             return None
         try:
@@ -455,16 +462,16 @@ class CompiledKernel(Launch):
             sector_bytes <= MAX_SECTOR_BYTES
 
     def _closed_trace(self, lo: int, hi: int, per_warp: bool
-                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
+                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
         for end in () if per_warp else (self.warps, hi):
             box = block_box(self, lo, end)
             if box is not None:
                 try:
-                    return end, closed_events(self, lo, end, box)
+                    return end, nested_events(self, lo, end, box)
                 except GIVE_WAY:
                     break
         try:
-            return hi, closed_events(self, lo, hi, None)
+            return hi, nested_events(self, lo, hi, None)
         except GIVE_WAY:
             return None
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from math import gcd, prod
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Collection, Iterator
 
@@ -375,40 +377,54 @@ class SassKernel(CompiledKernel):
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
         """The PTX engine's closed forms carried onto the SASS rows (merged ones dropped,
-        copies given their share: shared_out); None where the plan needs executions one by
-        one (spills)."""
+        copies given their share: shared_out, counting a site's executions in program
+        order as the lane path does); None where the plan needs executions one by one
+        (spills)."""
         if self.plan.lane_path:
             return None
-        found = super().closed_trace(lo, most, sector_bytes, per_warp)
+        found = self.closed_runs(lo, most, sector_bytes, per_warp)
         if found is None:
             return None
         hi, events = found
-        done: dict[tuple[str, int], int] = {}
+        copies = Counter((space, k, runs[-1]) for space, k, _, runs in events if runs)
+        done: dict[tuple[str, int], int] = {}  # executions of a site so far
+        first: dict[tuple[str, int, int], tuple[int, int]] = {}  # a run's: (before it, copy)
         out = []
-        for space, k, batch in events:
+        for space, k, batch, runs in events:
             rows = self.plan.routes.get((space, k), (k,))
             if len(rows) == 1:
                 out.append((space, rows[0], batch))
             elif rows:
-                n = done[(space, k)] = done.get((space, k), -1) + 1
-                out += [(space, row, part) for row, part in shared_out(batch, rows, n)]
+                n, period = done.get((space, k), 0), 1
+                if runs:  # copy r of a body unrolled by `period`: executions n0 + r + period j
+                    run = (space, k, runs[-1])
+                    n0, r = first.get(run, (n, -1))
+                    first[run] = n0, r + 1
+                    n, period = n0 + r + 1, copies[run]
+                out += [(space, row, part) for row, part in shared_out(batch, rows, n, period)]
+                done[(space, k)] = done.get((space, k), 0) + prod(  # per warp: not a box's
+                    t for t, _ in batch.loops[len(batch.loops) - len(runs):])  # blocks
         return hi, out
 
 
-def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int
+def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int, period: int = 1
                ) -> Iterator[tuple[int, RepeatedBatch]]:
-    """A closed-form run of executions shared out among copies in program order: over the
-    innermost loop that repeats, iteration j goes to copy j mod copies (copy r: iterations
-    r, r + copies, ...); a single execution, the n-th of this chunk, to copy n mod copies."""
+    """A closed-form run of executions shared out among copies in program order, its first
+    execution the n-th of its site in this chunk: over the innermost loop that repeats,
+    iteration j (execution n + period j) goes to copy (n + period j) mod copies; a single
+    execution to copy n mod copies."""
     runs = [i for i, (trips, _) in enumerate(batch.loops) if trips > 1]
     if not runs:
         yield rows[n % len(rows)], batch
         return
     i, c = runs[-1], len(rows)
     trips, stride = batch.loops[i]
-    for r, row in enumerate(rows[:trips]):
-        loops = batch.loops[:i] + ((-(-(trips - r) // c), stride * c),) + batch.loops[i + 1:]
-        yield row, replace(batch, base=batch.base + r * stride, loops=loops)
+    cycle = c // gcd(period, c)  # iterations after which the copy repeats
+    for j in range(min(trips, cycle)):
+        loops = batch.loops[:i] + ((-(-(trips - j) // cycle), stride * cycle),) + \
+            batch.loops[i + 1:]
+        yield rows[(n + period * j) % c], replace(batch, base=batch.base + j * stride,
+                                                  loops=loops)
 
 
 def _spill_batch(anchor: Batch, spill: Spill, lo: int, frame: int) -> Batch:
