@@ -366,15 +366,22 @@ def test_the_softmax_reductions_shuffles_are_closed():
     assert found is not None and found[0] == kernel.warps == 16384
 
 
-def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch):
+def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch, tmp_path):
     """cp.async (its src-size as lanes), ldmatrix, mma.sync and Triton's bfe.u32 of the
-    thread index have closed forms: the whole grid (64 warps) is counted in closed form
-    (the pipeline's stage index, a select, runs the K loop an iteration at a time), with
-    the lane path's numbers (test_triton_matmul_report_counts_...)."""
+    thread index have closed forms: the whole grid (64 warps) is counted in closed form,
+    with the lane path's numbers (test_triton_matmul_report_counts_...). The pipeline's
+    stage indices cycle by selects (-1, then 0, 1, 0, 1): the K loop's first iteration runs
+    as code, then pairs of iterations in closed form, and the last ones (prefetching past
+    K, their masks false) as code: as many batches for K = 2048 (64 iterations) as for
+    K = 512 (16)."""
     pattern = load_pattern(example("triton-matmul"))
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
     assert found is not None and found[0] == kernel.warps == 64
+    params = {**dict(pattern.params), "K": 2048, "stride_am": 2048}
+    longer = kernel_for(load_pattern(example("triton-matmul", tmp_path, params=params)))
+    longer_found = longer.closed_trace(0, 64, 32)
+    assert longer_found is not None and len(longer_found[1]) == len(found[1])
     closed = analyze(pattern)
     MEMO.clear()
     monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
