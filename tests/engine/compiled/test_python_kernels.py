@@ -356,6 +356,17 @@ def test_numbas_negative_index_wraparound_is_closed_without_lane_values(monkeypa
     assert found is not None and found[0] == kernel.warps == 32768
 
 
+def test_the_triton_vector_add_is_one_box_of_blocks():
+    """Triton computes the second v4 access's offset as `pid * 1024 | (tid * 4 & 508) |
+    512`: bit 9 lies between the thread's bits (at most 508) and the block's (multiples of
+    1024), so the or is a sum and the whole grid (4,096 warps, asked for 64) is one box of
+    blocks, a batch row per warp of a block (4)."""
+    kernel = kernel_for(load_pattern(example("triton-vector-add")))
+    found = kernel.closed_trace(0, 64, 32)
+    assert found is not None and found[0] == kernel.warps == 4096
+    assert {len(batch.base) for _, _, batch in found[1]} == {4}
+
+
 def test_the_softmax_reductions_shuffles_are_closed():
     """tl.max and tl.sum exchange partial results with shfl.sync.bfly: data the closed forms
     do not track, so the whole grid (16,384 warps) is counted in closed form (its numbers:
