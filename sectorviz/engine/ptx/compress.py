@@ -8,17 +8,20 @@ the latch's predicate (`d0 + c j op 0`, d0 and c alike on every active lane), th
 again with j ranging over [0, trips) (every value checked to fit its type over that range,
 every branch inside invariant in j), and the hypothesis is verified: at the back edge each
 register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
-loop (stride: its address's coefficient of j). Any failure returns False: the loop runs as
-code, an iteration at a time.
+loop (stride: its address's coefficient of j). Where that fails for the whole run but holds
+for its first iterations (MIN_PREFIX or more: Triton's last iterations prefetch past K with
+their masks false), those run so (the most, found by halving) and the rest as code.
+Any other failure returns False: the loop runs as code, an iteration at a time.
 
 A do-while loop whose body cycles a register through a few values by a select (Triton's
 software pipeline: the stage index `s = s + 1 > 1 ? 0 : s + 1`, as `add`, `setp`, `selp`)
 is not affine in j, but P iterations back to back are, for its period P once its first
 iterations have run (`_cycle`: -1, then 0, 1, 0, 1 is 1 peeled and a period of 2): those
-run as code, then the rest as above with P copies of the body as one iteration, with up
-to P - 1 more run as code first so that the iterations left are a multiple of P (each copy's latch predicate but the last's holds on
-every iteration; an access of the body is then P RepeatedBatches, in the order the copies
-run them).
+run as code, then the rest as above with P copies of the body as one iteration (registers
+the body sets before it reads them need no hypothesis), with up to P - 1 more run as code
+first so that the iterations left are a multiple of P (each copy's latch predicate but the
+last's holds on every iteration; an access of the body is then P RepeatedBatches, in the
+order the copies run them).
 
 A while loop (loops.while_exit: the test at the top, as a debug compile lays loops out) runs
 the same way with its exit test made to fall through inside the body (j < trips, where it
@@ -144,11 +147,13 @@ def _written_first(machine: "ClosedMachine", header: int, latch: int) -> set[str
     for ins in machine.code[header:latch + 1]:
         if ins.op in BRANCHES:
             break
-        read.update(p.name for o in ins.operands[1:] for p in (o, *o.parts))
+        sources = ins.operands if ins.op in NO_DESTINATION else ins.operands[1:]
+        read.update(p.name for o in sources for p in (o, *o.parts))
         read.update(ins.guard[:1] if ins.guard else ())
         if ins.guard is None and ins.operands and ins.op not in NO_DESTINATION:
             dest = ins.operands[0]
-            out.update(p.name for p in (dest, *dest.parts) if p.kind == "reg" and p.name not in read)
+            out.update(p.name for p in (dest, *dest.parts)
+                       if p.kind == "reg" and p.name not in read)
     return out
 
 

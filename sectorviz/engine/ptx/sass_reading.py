@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from math import gcd, prod
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from math import gcd, prod
 from typing import Collection, Iterator
 
 import numpy as np
