@@ -1,6 +1,6 @@
-"""An instruction's name elided to one short line: its place (`line N: `) and copy mark
-kept whole, the expression giving way first (its start kept), then the op (its middle
-elided); other text elided in its middle."""
+"""An instruction's name elided to one short line: its place (`line N: `) and marks (a
+copy's role, its number, its array) kept whole, the expression giving way first, then the
+op, each keeping its start; other text elided in its middle."""
 
 from sectorviz.model.elide import NAME_WIDTH, elided
 
@@ -21,10 +21,11 @@ def test_a_long_expression_gives_way_and_the_op_and_copy_stay_whole():
     assert len(elided(name)) == NAME_WIDTH
 
 
-def test_a_long_op_keeps_its_ends_and_the_copy_mark():
-    """Room 50 - 9 - 11 = 30 for expression and op: the op takes at most 2/3 of it less
-    ', ' (18: 8 + '…' + 9), the expression the other 10 ('tl.load(a' and '…')."""
-    assert elided(MATMUL_COPY) == "line 22: tl.load(a…, cp.async…bal read) (10 of 12)"
+def test_a_long_op_keeps_its_start_its_role_and_the_copy_mark():
+    """'line 22: ' (9), ' (global read) (10 of 12)' (25) whole: room 16 for expression
+    and op; the op takes at most 2/3 of it less ', ' (8: 'cp.asyn' and '…'), the
+    expression the other 6 ('tl.lo' and '…')."""
+    assert elided(MATMUL_COPY) == "line 22: tl.lo…, cp.asyn… (global read) (10 of 12)"
 
 
 def test_an_included_files_place_and_an_array_mark_are_kept():
