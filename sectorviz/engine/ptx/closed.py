@@ -299,20 +299,18 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "ldmatrix": closed_memory.matrix_rows, "stmatrix": closed_memory.matrix_rows}
 
 
-def closed_events(kernel: "CompiledKernel", lo: int, hi: int, box: tuple[Any, ...] | None
-                  ) -> list[tuple[str, int, RepeatedBatch]]:
-    """(space, instruction index, RepeatedBatch) of every global and shared access of warps
-    [lo, hi) in program order, a row per warp (or per class over `box`, a box of blocks)."""
-    return [(space, k, batch) for space, k, batch, _ in nested_events(kernel, lo, hi, box)]
-
-
 def nested_events(kernel: "CompiledKernel", lo: int, hi: int, box: tuple[Any, ...] | None
                   ) -> list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]:
-    """closed_events, each with the symbols of the loop runs it lies in (outermost first):
-    a run's events come together, in the order the body runs them once."""
+    """(space, instruction index, RepeatedBatch) of every global and shared access of warps
+    [lo, hi) in program order, a row per warp (or per class over `box`, a box of blocks),
+    each with the symbols of the loop runs it lies in (outermost first; not the box's block
+    coordinates): a run's events come together, in the order the body
+    runs them once (a body unrolled by its period: each copy's in turn)."""
     chunk = Chunk(kernel, lo, hi, box)
     machine = ClosedMachine(kernel, chunk)
     with np.errstate(all="ignore"):
         events = machine.run()
-    return [(space, k, repeated(chunk, address, m, loops), tuple(s for s, _ in loops))
+    blocks = {s for s, _ in chunk.block_loops}
+    return [(space, k, repeated(chunk, address, m, loops),
+             tuple(s for s, _ in loops if s not in blocks))
             for space, k, address, m, loops in events if m.any()]

@@ -117,12 +117,26 @@ def _sign(mc: "ClosedMachine", ins: Instruction, v: list[Aff]) -> Aff | None:
 def _disjoint_sum(mc: "ClosedMachine", a: Aff, b: Aff) -> Aff | None:
     """a | b (or a ^ b) as a + b where no bit can be set in both: every part of one is a
     multiple of 2^s and the other lies in [0, 2^s) (nvcc's `row * 128 | col` for
-    `row * 128 + col`); None where that is not shown."""
+    `row * 128 + col`), or one's symbols' part is such a multiple and the other lies in
+    the bits between it and the rest (Triton's `block * 1024 + lane * 4 | 512`); None
+    where that is not shown."""
     for high, low in ((a, b), (b, a)):
         lo, hi = mc.ck.bounds(low)
         if lo >= 0 and hi < 2**_zero_bits(high):
             return high + low
+    for split, between in ((a, b), (b, a)):
+        if split.coef and _between(mc, Aff(split.base, split.off), Aff(0, None, split.coef),
+                                   between):
+            return split + between
     return None
+
+
+def _between(mc: "ClosedMachine", rest: Aff, symbols: Aff, v: Aff) -> bool:
+    """Whether rest, v and symbols are >= 0 and take disjoint bits, in that order from
+    bit 0: rest < 2^z(v) and v < 2^z(symbols), z the low bits a value leaves 0."""
+    (rlo, rhi), (vlo, vhi) = mc.ck.bounds(rest), mc.ck.bounds(v)
+    return min(rlo, vlo, mc.ck.bounds(symbols)[0]) >= 0 and \
+        rhi < 2**_zero_bits(v) and vhi < 2**_zero_bits(symbols)
 
 
 def _zero_bits(v: Aff) -> int:

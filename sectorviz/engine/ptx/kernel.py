@@ -33,7 +33,7 @@ from ...model.repeat import RepeatedBatch, WarpAccess
 from ..closed_forms import MAX_SECTOR_BYTES, NotClosed, Varies, block_box
 from .bits import element_bits, scalar_of
 from .calls import inlined
-from .closed import closed_events, nested_events
+from .closed import nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
 from .loops import GiveUp, natural_loops
@@ -180,6 +180,7 @@ class CompiledKernel(Launch):
 
     instructions: tuple[Instruction, ...]
     shared_instructions: tuple[Instruction, ...]
+    bare_names: dict[str, tuple[str, ...]]  # space -> its instructions' names before unique_names
 
     def __init__(self, pattern: Pattern, compiled: CompiledPtx):
         self.compiled = compiled
@@ -269,8 +270,10 @@ class CompiledKernel(Launch):
                 name, site.op, array, site.width, line, column, words or None, op_text,
                 file)))  # source: the access's text, as its name says it
         self._names: dict[int, str] = {id(site): ins.name for site, ins in found.pop("slot")}
+        self.bare_names = {space: tuple(ins.name for _, ins in listed)
+                           for space, listed in found.items()}
         for space, listed in found.items():
-            out = _unique([ins for _, ins in listed])
+            out = unique_names([ins for _, ins in listed])
             self._names.update((id(site), ins.name) for (site, _), ins in zip(listed, out))
             setattr(self, {"global": "instructions", "shared": "shared_instructions",
                            "local": "local_instructions",
@@ -417,6 +420,13 @@ class CompiledKernel(Launch):
         (a batch row is then a class of warps, unless `per_warp`), else at most `most`
         warps, a row per warp. None where the lane path (`events`) must run these warps, or
         when SECTORVIZ_LANE_PATH is set."""
+        found = self.closed_runs(lo, most, sector_bytes, per_warp)
+        return None if found is None else (found[0], [e[:3] for e in found[1]])
+
+    def closed_runs(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
+                    ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
+        """closed_trace's accesses, each with the symbols of the loop runs it lies in
+        (closed.nested_events)."""
         if not self._closed_allowed(sector_bytes):
             return None
         try:
@@ -452,16 +462,16 @@ class CompiledKernel(Launch):
             sector_bytes <= MAX_SECTOR_BYTES
 
     def _closed_trace(self, lo: int, hi: int, per_warp: bool
-                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
+                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
         for end in () if per_warp else (self.warps, hi):
             box = block_box(self, lo, end)
             if box is not None:
                 try:
-                    return end, closed_events(self, lo, end, box)
+                    return end, nested_events(self, lo, end, box)
                 except GIVE_WAY:
                     break
         try:
-            return hi, closed_events(self, lo, hi, None)
+            return hi, nested_events(self, lo, hi, None)
         except GIVE_WAY:
             return None
 
@@ -480,9 +490,11 @@ class CompiledKernel(Launch):
         return PatternError(line, err.message, err.column, named[0])
 
 
-def _unique(listed: list[Instruction]) -> list[Instruction]:
+def unique_names(listed: list[Instruction]) -> list[Instruction]:
     """Instructions with the names several share made unique: by the array each reaches
-    (`[b]`) where those differ, else by their order (`(2 of 16)`)."""
+    (`[b]`) where those differ, else by their order (`(2 of 16)`). Applied once, to the
+    final rows (the PTX's, or the SASS's copies of them named as the PTX's were before it),
+    so a name carries at most one such mark."""
     groups: dict[str, list[int]] = {}
     for k, ins in enumerate(listed):
         groups.setdefault(ins.name, []).append(k)

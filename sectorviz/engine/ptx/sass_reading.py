@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field, replace
+from math import gcd, prod
 from typing import Collection, Iterator
 
 import numpy as np
@@ -36,7 +38,7 @@ from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
 from ...model.repeat import RepeatedBatch
 from .cfg import BRANCHES, EXITS
-from .kernel import CompiledKernel, CompiledPtx, _unique
+from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
 from .sass_code import SASS_SPACES, SPILLS, WIDENS, SassCode, SassOp
@@ -142,7 +144,7 @@ class Planner:
                 f"{unmatched} SASS memory instruction{'s' if unmatched > 1 else ''} name no "
                 "PTX memory instruction of their space and are not counted")
         for space, listed in self.plan.rows.items():
-            self.plan.rows[space] = _unique(listed)
+            self.plan.rows[space] = unique_names(listed)
         return self.plan
 
     def _counterparts(self) -> tuple[dict[int, list[SassOp]], list[SassOp], int]:
@@ -208,8 +210,8 @@ class Planner:
     def _row(self, n: int, op: SassOp | None, width: int | None = None) -> int:
         """Add the SASS row of site n (named with op's opcode) -> its index in its space."""
         space, k = self.index[n]
-        ptx = self.ptx[space][k]
-        name = ptx.name if op is None else _with_opcode(ptx, op.shown)
+        ptx, bare = self.ptx[space][k], self.kernel.bare_names[space][k]
+        name = bare if op is None else _with_opcode(bare, ptx.ptx, op.shown)
         row = replace(ptx, name=name, width=width or ptx.width,
                       sass=None if op is None else op.shown,
                       sass_offset=None if op is None else op.offset)
@@ -317,14 +319,15 @@ def divergent_branches(entry: Entry) -> set[int]:
             if ins.op == "bra" and ins.guard is not None and ins.guard[0] in varying}
 
 
-def _with_opcode(ptx: Instruction, shown: str) -> str:
-    """`line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128`, `line 4:
-    ld.global.f32 [b]` (a line without its text) -> `line 4: LDG.E [b]` (suffixes kept)."""
-    for mark in (f", {ptx.ptx}", f": {ptx.ptx}"):
-        if ptx.ptx and mark in ptx.name:
-            head, _, tail = ptx.name.rpartition(mark)
+def _with_opcode(name: str, ptx_op: str | None, shown: str) -> str:
+    """A PTX row's name before it was made unique, its PTX operation `ptx_op` replaced by the
+    SASS opcode `shown`: `line 23: As[ty][k], ld.shared.f32` -> `line 23: As[ty][k], LDS.128`,
+    `line 4: ld.global.f32` (a line without its text) -> `line 4: LDG.E`."""
+    for mark in (f", {ptx_op}", f": {ptx_op}"):
+        if ptx_op and mark in name:
+            head, _, tail = name.rpartition(mark)
             return f"{head}{mark[:2]}{shown}{tail}"
-    return f"{ptx.name}, {shown}"
+    return f"{name}, {shown}"
 
 
 def _head(ptx: Instruction) -> str:
@@ -374,40 +377,54 @@ class SassKernel(CompiledKernel):
     def closed_trace(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch]]] | None:
         """The PTX engine's closed forms carried onto the SASS rows (merged ones dropped,
-        copies given their share: shared_out); None where the plan needs executions one by
-        one (spills)."""
+        copies given their share: shared_out, counting a site's executions in program
+        order as the lane path does); None where the plan needs executions one by one
+        (spills)."""
         if self.plan.lane_path:
             return None
-        found = super().closed_trace(lo, most, sector_bytes, per_warp)
+        found = self.closed_runs(lo, most, sector_bytes, per_warp)
         if found is None:
             return None
         hi, events = found
-        done: dict[tuple[str, int], int] = {}
+        copies = Counter((space, k, runs[-1]) for space, k, _, runs in events if runs)
+        done: dict[tuple[str, int], int] = {}  # executions of a site so far
+        first: dict[tuple[str, int, int], tuple[int, int]] = {}  # a run's: (before it, copy)
         out = []
-        for space, k, batch in events:
+        for space, k, batch, runs in events:
             rows = self.plan.routes.get((space, k), (k,))
             if len(rows) == 1:
                 out.append((space, rows[0], batch))
             elif rows:
-                n = done[(space, k)] = done.get((space, k), -1) + 1
-                out += [(space, row, part) for row, part in shared_out(batch, rows, n)]
+                n, period = done.get((space, k), 0), 1
+                if runs:  # copy r of a body unrolled by `period`: executions n0 + r + period j
+                    run = (space, k, runs[-1])
+                    n0, r = first.get(run, (n, -1))
+                    first[run] = n0, r + 1
+                    n, period = n0 + r + 1, copies[run]
+                out += [(space, row, part) for row, part in shared_out(batch, rows, n, period)]
+                done[(space, k)] = done.get((space, k), 0) + prod(  # per warp: not a box's
+                    t for t, _ in batch.loops[len(batch.loops) - len(runs):])  # blocks
         return hi, out
 
 
-def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int
+def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int, period: int = 1
                ) -> Iterator[tuple[int, RepeatedBatch]]:
-    """A closed-form run of executions shared out among copies in program order: over the
-    innermost loop that repeats, iteration j goes to copy j mod copies (copy r: iterations
-    r, r + copies, ...); a single execution, the n-th of this chunk, to copy n mod copies."""
+    """A closed-form run of executions shared out among copies in program order, its first
+    execution the n-th of its site in this chunk: over the innermost loop that repeats,
+    iteration j (execution n + period j) goes to copy (n + period j) mod copies; a single
+    execution to copy n mod copies."""
     runs = [i for i, (trips, _) in enumerate(batch.loops) if trips > 1]
     if not runs:
         yield rows[n % len(rows)], batch
         return
     i, c = runs[-1], len(rows)
     trips, stride = batch.loops[i]
-    for r, row in enumerate(rows[:trips]):
-        loops = batch.loops[:i] + ((-(-(trips - r) // c), stride * c),) + batch.loops[i + 1:]
-        yield row, replace(batch, base=batch.base + r * stride, loops=loops)
+    cycle = c // gcd(period, c)  # iterations after which the copy repeats
+    for j in range(min(trips, cycle)):
+        loops = batch.loops[:i] + ((-(-(trips - j) // cycle), stride * cycle),) + \
+            batch.loops[i + 1:]
+        yield rows[(n + period * j) % c], replace(batch, base=batch.base + j * stride,
+                                                  loops=loops)
 
 
 def _spill_batch(anchor: Batch, spill: Spill, lo: int, frame: int) -> Batch:

@@ -302,12 +302,17 @@ def test_layer_norm_reads_x_three_times_and_w_b_once_per_row(tmp_path):
     iterations = 16,384 requests of 16 sectors; 12 such instructions (x in 3 loops, w, b,
     y) and the mean and 1/std stored by one lane per program: 198,656 requests, 3,147,776
     sectors, 1,049,856 of them distinct (x, y 524,288 each; w, b 512; mean, rstd 128).
-    Counted in SASS (the default), where ptxas unrolled the loops, the totals are the same."""
+    Counted in SASS (the default), where ptxas unrolled the loops, the totals are the same;
+    the n SASS copies of line 18's two v4 loads carry one copy mark each, (1 of n) to (n of
+    n), not the PTX's (1 of 2) and the SASS's own."""
     analysis = analyze(load_pattern(example("triton-layer-norm", tmp_path,
                                             kernel={"level": "ptx"})))
     in_sass = analyze(load_pattern(example("triton-layer-norm")))
-    assert in_sass.totals == analysis.totals and ", LDG.E.128 (1 of 2)" in \
-        in_sass.instructions[0].name
+    assert in_sass.totals == analysis.totals
+    head = "line 18: tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0), LDG.E.128"
+    copies = [s.name for s in in_sass.instructions if s.name.startswith(head)]
+    assert copies == [f"{head} ({k} of {len(copies)})" for k in range(1, len(copies) + 1)]
+    assert len(copies) > 2
     wide = [(s.requests, s.sectors) for s in analysis.instructions if "v4" in s.name]
     assert wide == [(16384, 262144)] * 12
     lines = {s.name.split(":")[0] for s in analysis.instructions if "v4" in s.name}
@@ -351,6 +356,17 @@ def test_numbas_negative_index_wraparound_is_closed_without_lane_values(monkeypa
     assert found is not None and found[0] == kernel.warps == 32768
 
 
+def test_the_triton_vector_add_is_one_box_of_blocks():
+    """Triton computes the second v4 access's offset as `pid * 1024 | (tid * 4 & 508) |
+    512`: bit 9 lies between the thread's bits (at most 508) and the block's (multiples of
+    1024), so the or is a sum and the whole grid (4,096 warps, asked for 64) is one box of
+    blocks, a batch row per warp of a block (4)."""
+    kernel = kernel_for(load_pattern(example("triton-vector-add")))
+    found = kernel.closed_trace(0, 64, 32)
+    assert found is not None and found[0] == kernel.warps == 4096
+    assert {len(batch.base) for _, _, batch in found[1]} == {4}
+
+
 def test_the_softmax_reductions_shuffles_are_closed():
     """tl.max and tl.sum exchange partial results with shfl.sync.bfly: data the closed forms
     do not track, so the whole grid (16,384 warps) is counted in closed form (its numbers:
@@ -361,15 +377,22 @@ def test_the_softmax_reductions_shuffles_are_closed():
     assert found is not None and found[0] == kernel.warps == 16384
 
 
-def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch):
+def test_the_triton_matmul_is_closed_and_counts_as_the_lane_path(monkeypatch, tmp_path):
     """cp.async (its src-size as lanes), ldmatrix, mma.sync and Triton's bfe.u32 of the
-    thread index have closed forms: the whole grid (64 warps) is counted in closed form
-    (the pipeline's stage index, a select, runs the K loop an iteration at a time), with
-    the lane path's numbers (test_triton_matmul_report_counts_...)."""
+    thread index have closed forms: the whole grid (64 warps) is counted in closed form,
+    with the lane path's numbers (test_triton_matmul_report_counts_...). The pipeline's
+    stage indices cycle by selects (-1, then 0, 1, 0, 1): the K loop's first iteration runs
+    as code, then pairs of iterations in closed form, and the last ones (prefetching past
+    K, their masks false) as code: as many batches for K = 2048 (64 iterations) as for
+    K = 512 (16)."""
     pattern = load_pattern(example("triton-matmul"))
     kernel = kernel_for(pattern)
     found = kernel.closed_trace(0, 64, 32)
     assert found is not None and found[0] == kernel.warps == 64
+    params = {**dict(pattern.params), "K": 2048, "stride_am": 2048}
+    longer = kernel_for(load_pattern(example("triton-matmul", tmp_path, params=params)))
+    longer_found = longer.closed_trace(0, 64, 32)
+    assert longer_found is not None and len(longer_found[1]) == len(found[1])
     closed = analyze(pattern)
     MEMO.clear()
     monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")

@@ -44,13 +44,25 @@ def test_the_memory_instructions_of_the_entry_with_their_ptx_lines():
 
 
 def test_a_sass_name_keeps_the_source_and_puts_the_opcode_for_the_ptx_operation():
+    """Given the PTX name before its copy mark (the SASS rows are numbered afresh)."""
+    from sectorviz.engine.ptx.sass_reading import _with_opcode
+    assert _with_opcode("line 23: acc += As[ty][k];, ld.shared.f32", "ld.shared.f32",
+                        "LDS.128") == "line 23: acc += As[ty][k];, LDS.128"
+    assert _with_opcode("vadd.cu line 4: ld.global.f32", "ld.global.f32", "LDG.E") == \
+        "vadd.cu line 4: LDG.E"
+
+
+def test_sass_copies_of_several_ptx_instructions_carry_one_copy_mark():
+    """Two PTX loads of one line (1 of 2, 2 of 2 in the PTX), each unrolled into 2 SASS
+    copies: four rows (1 of 4) to (4 of 4), in PTX order, copies together."""
+    from sectorviz.engine.ptx.kernel import unique_names
     from sectorviz.engine.ptx.sass_reading import _with_opcode
     from sectorviz.model.kernel import Instruction
-    with_text = Instruction("line 23: acc += As[ty][k];, ld.shared.f32 (2 of 16)", "load", "As",
-                            4, ptx="ld.shared.f32")
-    assert _with_opcode(with_text, "LDS.128") == "line 23: acc += As[ty][k];, LDS.128 (2 of 16)"
-    bare = Instruction("vadd.cu line 4: ld.global.f32 [b]", "load", "b", 4, ptx="ld.global.f32")
-    assert _with_opcode(bare, "LDG.E") == "vadd.cu line 4: LDG.E [b]"
+    bare = "line 18: tl.load(x_ptr + cols), ld.global.v4.b32"
+    rows = [Instruction(_with_opcode(bare, "ld.global.v4.b32", "LDG.E.128"), "load", "x", 16)
+            for _ in range(4)]
+    assert [r.name for r in unique_names(rows)] == [
+        f"line 18: tl.load(x_ptr + cols), LDG.E.128 ({k} of 4)" for k in range(1, 5)]
 
 
 def test_the_cache_form_round_trips():
