@@ -16,8 +16,8 @@ errs on the safe side), and:
   headers; an identifier that could be pasted into one (`__has_`) is refused, but in a `##`
   chain of a `#define` whose first operand is neither a parameter nor such a piece (the
   pasted name starts with that operand: `block_sum_##T##_##U`), and `_` or `__` (CuTe's
-  placeholder) where no text of the compile holds a piece that could follow them (`has_`,
-  `_has_include`, `h`); the pattern's `-D` values are checked as a file of the root is;
+  placeholder) unless identifiers of the compile's texts, pasted, could spell such a name
+  (`_`, `has`, `_`, `include`); the pattern's `-D` values are checked as a file of the root is;
   a `#pragma GCC dependency` (which tells whether a file exists) must name its file
   literally and is checked likewise, and `dependency` where a macro could make it one
   (followed by a string, an identifier or the line's end) is refused;
@@ -43,11 +43,24 @@ INCLUDES = ("include", "include_next", "import", "embed")
 MAX_FILES = 4096  # included files of the root one compile may read
 _PASTE_PIECES = {name[:i] for name in HAS_INCLUDE for i in range(1, len(name))} - \
     set(HAS_INCLUDE)
-# What may follow one or two leading `_` pieces in a pasted __has_include name (`has_`,
-# `_has_include`, `h`): without any of these in a compile's texts, `_` and `__` (CuTe's
-# placeholder `_`) cannot start one.
-_AFTER_UNDERSCORES = {name[k:k + i] for name in HAS_INCLUDE for k in (1, 2)
-                      for i in range(1, len(name) - k + 1)} - {"_"}
+# Identifiers that could be pieces of a pasted __has_include name (its substrings): where a
+# lone `_` or `__` (CuTe's placeholder) stands, the name must not be made of those a
+# compile's texts hold, in any order and number.
+_SUBSTRINGS = {name[i:j] for name in HAS_INCLUDE for i in range(len(name))
+               for j in range(i + 1, len(name) + 1)}
+
+
+def _pasted_from(pieces: set[str]) -> str | None:
+    """A __has_include name that two or more of `pieces` pasted together spell, or None."""
+    for name in HAS_INCLUDE:
+        spelled = [False] * (len(name) + 1)  # spelled[i]: name[:i] is a paste of pieces
+        spelled[0] = True
+        for end in range(1, len(name) + 1):
+            spelled[end] = any(spelled[start] and name[start:end] in pieces
+                               for start in range(end) if (start, end) != (0, len(name)))
+        if spelled[-1]:
+            return name
+    return None
 
 
 @dataclass
@@ -58,7 +71,7 @@ class Scan:
     files: list[str] = field(default_factory=list)
     lookups: dict[str, bool] = field(default_factory=dict)
     underscores: str | None = None  # where a `_` or `__` first stands that may start a paste
-    after_underscores: str | None = None  # a piece that could follow it (`has_include`)
+    pieces: set[str] = field(default_factory=set)  # identifiers that are pieces of one
 
 
 class IncludePolicy:
@@ -86,10 +99,10 @@ class IncludePolicy:
                                                   "files")
                     pending.append((read_text(path, "include"), Path(path).parent,
                                     printable(os.path.basename(path))))
-        if self.scan.underscores and self.scan.after_underscores:
+        name = _pasted_from(self.scan.pieces) if self.scan.underscores else None
+        if name is not None:
             raise PatternError(self.scan.underscores, "the identifier '_' could be pasted "
-                               f"with {self.scan.after_underscores!r} into __has_include; "
-                               "rename one")
+                               f"with others of the source into {name}; rename it")
         return self.scan
 
     def check_file(self, path: str) -> None:
@@ -143,8 +156,8 @@ class IncludePolicy:
             if tok.kind != "ident":
                 continue
             place = f"{where} line {tok.line}"
-            if tok.text in _AFTER_UNDERSCORES:
-                self.scan.after_underscores = self.scan.after_underscores or tok.text
+            if tok.text in _SUBSTRINGS:
+                self.scan.pieces.add(tok.text)
             if tok.text in HAS_INCLUDE:
                 if i + 1 >= len(toks) or toks[i + 1].text != "(":
                     raise PatternError(place, f"{tok.text} must be followed by ( and a file "

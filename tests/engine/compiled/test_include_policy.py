@@ -131,37 +131,39 @@ def test_a_piece_that_may_start_a_pasted_name_is_still_refused(tmp_path, text, p
                                          "pasted into __has_include; rename it")
 
 
-@pytest.mark.parametrize("text, follower", [
-    ("#define CAT(a, b) a##_##b\nint _has_include;\n", "_has_include"),  # a empty
-    ("#define CAT(b) __##b\nint has_include;\n", "has_include"),
-    ("#define CAT(...) __VA_ARGS__##_##x\nint h;\n", "h"),  # _ _ h as_include: `as_` ok
-    ("#define CAT _##_has_include\n", "_has_include"),
-    ("int _ = 0;\nint has_;\n", "has_"),  # outside a #define: a macro's argument, maybe
-    ("#define F(_, b) b\nint has;\n", "has"),  # a parameter named like a piece
+@pytest.mark.parametrize("text", [
+    "#define CAT(a, b) a##_##b\nint _has_include;\n",  # a empty: _ ## _has_include
+    "#define CAT(b) __##b\nint has_include;\n",
+    "#define CAT(...) __VA_ARGS__##_##x\nint h, as_include;\n",  # _ _ h as_include
+    "#define CAT _##_has_include\n",
+    "int _ = 0;\nint has_, include;\n",  # outside a #define: a macro's argument, maybe
+    "#define F(_, b) b\nint has, include;\n",  # a parameter named like a piece
+    "int _;\nint has_embed;\n",
 ])
-def test_an_underscore_is_refused_where_a_text_holds_what_could_follow_it(tmp_path, text,
-                                                                          follower):
+def test_an_underscore_is_refused_where_the_texts_could_spell_a_has_include(tmp_path, text):
     root, _ = _layout(tmp_path, False)
-    assert _policy_error(root, text) == (f"kernel.cu line 1: the identifier '_' could be "
-                                         f"pasted with {follower!r} into __has_include; "
-                                         "rename one")
+    name = "__has_embed" if "embed" in text else "__has_include"
+    assert _policy_error(root, text) == ("kernel.cu line 1: the identifier '_' could be pasted "
+                                         f"with others of the source into {name}; rename it")
 
 
 def test_an_underscore_is_refused_where_an_included_file_holds_what_could_follow_it(tmp_path):
     root, _ = _layout(tmp_path, False)
     (root / "pieces.h").write_text("#define TAIL has_include\n")
     assert _policy_error(root, '#include "pieces.h"\n#define CAT(a, b) a##b\nint _;\n') == (
-        "kernel.cu line 3: the identifier '_' could be pasted with 'has_include' into "
-        "__has_include; rename one")
+        "kernel.cu line 3: the identifier '_' could be pasted with others of the source into "
+        "__has_include; rename it")
 
 
 def test_cutes_underscore_placeholder_passes_alone(tmp_path):
     """CuTe writes `_` for "all of this mode" (`local_tile(A, tiler, make_coord(_, 0))`);
-    with no text that could follow it (`has_include`, `_has`, `h`), no paste can make a
-    __has_include of it, even beside a macro that pastes."""
+    where the texts' identifiers cannot spell a __has_include (here `_`, `__`, `h`, `a`,
+    `x` and `include`, but no `s` nor `has`...), no paste can make one of it, even beside a
+    macro that pastes."""
     root, _ = _layout(tmp_path, False)
-    text = ("#define CAT(a, b) a##b\nauto tile = local_tile(A, tiler, make_coord(_, 0));\n"
-            "auto col = A(_, 1); int __ = CAT(x, 1);\n")
+    text = ("#include <cute/tensor.hpp>\n#define CAT(a, b) a##b\n"
+            "auto tile = local_tile(A, tiler, make_coord(_, 0));\n"
+            "auto col = A(_, 1); int __ = CAT(x, 1), h = 0, a = h;\n")
     policy = IncludePolicy(pattern_roots(root), [], [], macro_includes=False)
     assert policy.check_source(text, root, "kernel.cu").files == []
 
