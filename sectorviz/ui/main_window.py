@@ -178,6 +178,8 @@ class MainWindow(QMainWindow):
         self.document.progress.connect(self._on_progress)
         self.document.file_changed_on_disk.connect(self.reload_from_disk)
         self.document.kernel_failed.connect(self.show_error)
+        self._checking = ""  # the status line of the edit being checked, while it is
+        self.document.checking.connect(self._on_checking)
         notes = stored.notes + (self._restore_settings() if restore else [])
         if not restore:
             self.set_theme("light", remember=False)
@@ -431,6 +433,15 @@ class MainWindow(QMainWindow):
         """One line in the status bar (names from files in it as visible escapes)."""
         self.message.setStyleSheet("")
         self.message.setText(printable(text))
+
+    def _on_checking(self, line: str) -> None:
+        """An edit's kernel is being compiled and read: its line in the status bar until the
+        check is answered (then cleared, unless something else was shown meanwhile)."""
+        if line:
+            self.show_message(line)
+        elif self.message.text() == self._checking:
+            self.show_message("")
+        self._checking = self.message.text() if line else ""
 
     def show_error(self, text: str) -> None:
         """One line in the status bar, in the error colour; never a modal dialog."""
