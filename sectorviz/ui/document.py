@@ -209,7 +209,8 @@ class Document(QObject):
         self._kernels = KernelResolver(self)  # compiles and reads a kernel on a thread
         self._kernels.resolved.connect(self._on_kernel)
         self._kernels.request(pattern)
-        self._checks = NewestCall(self)  # an edited kernel pattern's check(), on a thread
+        self._checks = NewestCall()  # an edited kernel pattern's check(); no parent: see
+        # NewestCall
         self._checks.done.connect(self._on_checked)
         self._check: _Check | None = None  # the newest check not yet answered
         # an input the analysis read (kernel source, include, values) changed on disk: the
