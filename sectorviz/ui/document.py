@@ -269,6 +269,11 @@ class Document(QObject):
         return self._resolved() or stand_in(self._pattern)
 
     @property
+    def kernel_known(self) -> bool:
+        """Whether the pattern's kernel has arrived (or needs no compiler: its own accesses)."""
+        return self._resolved() is not None
+
+    @property
     def kernel_pending(self) -> bool:
         """Whether the pattern's kernel is still being compiled and read."""
         return self._resolved() is None and self.kernel_error is None
@@ -330,22 +335,22 @@ class Document(QObject):
             self.undo_stack.push(SetPattern(self, self._pattern, pattern, text, merge_key))
 
     def check(self, pattern: Pattern, accept: Callable[[Pattern], None],
-              refuse: Callable[[PatternError], None]) -> None:
-        """checked(pattern, the selected warp), then accept(pattern) or refuse(error) on the
-        UI thread: at once for a pattern of the file's own accesses; for a kernel pattern once
-        a thread has compiled and read its kernel and run the warp (`checking` says so
-        meanwhile). A newer check drops an older one, and so does a change of the pattern
-        (undo, another file)."""
+              refuse: Callable[[PatternError], None], warp: int | None = None) -> None:
+        """checked(pattern, warp (None: the selected one)), then accept(pattern) or
+        refuse(error) on the UI thread: at once for a pattern of the file's own accesses; for a
+        kernel pattern once a thread has compiled and read its kernel and run the warp
+        (`checking` says so meanwhile). A newer check drops an older one, and so does a
+        change of the pattern (undo, another file)."""
         self._drop_check()
+        warp = self._selection.warp if warp is None else warp
         if pattern.kernel is None:
             try:
-                checked(pattern, self._selection.warp)
+                checked(pattern, warp)
             except PatternError as err:
                 refuse(err)
                 return
             accept(pattern)
             return
-        warp = self._selection.warp
         token = self._checks.run(lambda: checked(pattern, warp))
         self._check = _Check(token, pattern, accept, refuse)
         self.checking.emit(compiling(pattern))
