@@ -258,16 +258,17 @@ class MainWindow(QMainWindow):
         path = Path(path)
         if path.suffix == ".cu":
             return self.open_cuda(path)
+        return self._open_file(path, f"opened {path}")
+
+    def _open_file(self, path: Path, note: str) -> bool:
+        """open_path of a pattern file, `note` in the status bar once it opened."""
         try:
             pattern = load_pattern(path, self.include_dirs)
         except PatternError as err:
             self.show_error(f"{path}: {err}")
             return False
-        return self._open_checked(pattern, path, path, lambda: self._opened(path))
-
-    def _opened(self, path: Path) -> None:
-        add_recent(self.store, path)
-        self.show_message(f"opened {path}")
+        return self._open_checked(pattern, path, path, lambda: (
+            add_recent(self.store, path), self.show_message(note)))
 
     def _open_checked(self, pattern: Pattern, source: Path, path: Path | None,
                       opened: Callable[[], None]) -> bool:
@@ -345,11 +346,8 @@ class MainWindow(QMainWindow):
         except OSError as err:
             self.show_error(f"{pattern_path(cu, kernel.name)}: cannot save: {err.strerror or err}")
             return False
-        opened = self.open_path(path)
-        if opened:
-            self.show_message(f"made {path.name} for {name} beside {cu.name}: set its launch, "
-                              "params and array lengths in the Form tab")
-        return opened
+        return self._open_file(path, f"made {path.name} for {name} beside {cu.name}: set its "
+                                     "launch, params and array lengths in the Form tab")
 
     def compare_with(self, path: str | Path) -> CompareWindow | None:
         """Open pattern file B beside this one (its grid steps with this one's); a broken
