@@ -39,6 +39,7 @@ from ..model.frontend import kernel_for
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
+from .background import NewestCall
 from .compare_window import CompareWindow, compare_areas, fit_frame
 from .document import Change, Document, checked
 from .editor import PatternEditor
@@ -151,6 +152,9 @@ class MainWindow(QMainWindow):
         self.stored_include_dirs = stored.folders(INCLUDE_SETTING)
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
+        self._starter = NewestCall()  # a bare .cu's starting pattern; no parent: see NewestCall
+        self._starter.done.connect(self._starter_written)
+        self._making: tuple[Path, str, Path] | None = None  # its .cu, kernel and file
         self.presentation: Presentation | None = None
         self.grid_pane = GridPane(self.document)
         self.grid_view = self.grid_pane.view
@@ -323,7 +327,9 @@ class MainWindow(QMainWindow):
 
     def open_cuda(self, cu: Path) -> bool:
         """A bare .cu: pick one of its __global__ functions (asked when it has several) and
-        open a starting pattern for it, saved beside the .cu (host/starter.py)."""
+        open a starting pattern for it, saved beside the .cu (host/starter.py: it compiles the
+        kernel to check the host launch's pattern, so on a thread, then opened as open_path
+        does). Whether it is being made."""
         try:
             kernels = global_functions(cu, self.include_dirs)
         except PatternError as err:
@@ -340,14 +346,31 @@ class MainWindow(QMainWindow):
                                             False)
             if not ok:
                 return False
-        kernel = kernels[names.index(name)]
-        try:
-            path = write_starter(cu, kernel, self.include_dirs)
-        except OSError as err:
-            self.show_error(f"{pattern_path(cu, kernel.name)}: cannot save: {err.strerror or err}")
-            return False
-        return self._open_file(path, f"made {path.name} for {name} beside {cu.name}: set its "
-                                     "launch, params and array lengths in the Form tab")
+        kernel, folders = kernels[names.index(name)], self.include_dirs
+        self._making = (cu, name, pattern_path(cu, kernel.name))
+        self._starter.run(lambda: write_starter(cu, kernel, folders))
+        self.show_message(f"making a pattern for {name}: compiling {cu.name}…")
+        return True
+
+    def _starter_written(self, token: int, path: Path | None, error: Exception | None) -> None:
+        """A bare .cu's starting pattern was written (open it) or could not be (say why)."""
+        if token != self._starter.token or self._making is None:
+            return
+        (cu, name, planned), self._making = self._making, None
+        if isinstance(error, OSError):
+            self.show_error(f"{planned}: cannot save: {error.strerror or error}")
+            return
+        if error is not None:
+            raise error  # a bug: as it would have been raised on this thread
+        assert path is not None
+        self._open_file(path, f"made {path.name} for {name} beside {cu.name}: set its "
+                              "launch, params and array lengths in the Form tab")
+
+    @property
+    def checking(self) -> bool:
+        """Whether an edit or a file being opened is still being compiled and checked (a bare
+        .cu's starting pattern being written included)."""
+        return self._making is not None or self.document.check_pending
 
     def compare_with(self, path: str | Path) -> CompareWindow | None:
         """Open pattern file B beside this one (its grid steps with this one's); a broken

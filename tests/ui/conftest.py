@@ -40,9 +40,9 @@ def wait_analysis(qtbot):
 
 @pytest.fixture
 def wait_check(qtbot):
-    """wait_check(window): until the edit being checked (a kernel pattern's compile runs on a
-    thread: Document.check) has been taken or refused."""
-    return lambda window: qtbot.waitUntil(lambda: not window.document.check_pending,
+    """wait_check(window): until the edit or file being checked (a kernel pattern's compile
+    runs on a thread: Document.check) has been taken or refused."""
+    return lambda window: qtbot.waitUntil(lambda: not window.checking,
                                           timeout=60_000)  # nvcc, on a loaded machine
 
 
