@@ -133,10 +133,13 @@ def waiting_view(pattern: Pattern, selection: Selection, details: WarpDetails | 
 
 
 def checked(pattern: Pattern, warp: int = 0) -> Pattern:
-    """`pattern`, once it resolves and runs warp `warp` (or warp 0 past the end); else
-    PatternError naming the first problem, so an editor can keep the last good state."""
+    """`pattern`, once its kernel resolves and (the file's own accesses) warp `warp` runs (or
+    warp 0 past the end); else PatternError naming the first problem, so an editor can keep
+    the last good state. A kernel pattern's warp runs in the details worker (Document.details:
+    minutes on the lane path for a large kernel), its error shown in the grid."""
     kernel = kernel_for(pattern)
-    warp_detail(pattern, warp if warp < kernel.warps else 0)
+    if pattern.kernel is None:
+        warp_detail(pattern, warp if warp < kernel.warps else 0)
     return pattern
 
 
@@ -338,8 +341,8 @@ class Document(QObject):
               refuse: Callable[[PatternError], None], warp: int | None = None) -> None:
         """checked(pattern, warp (None: the selected one)), then accept(pattern) or
         refuse(error) on the UI thread: at once for a pattern of the file's own accesses; for a
-        kernel pattern once a thread has compiled and read its kernel and run the warp
-        (`checking` says so meanwhile). A newer check drops an older one, and so does a
+        kernel pattern once a thread has compiled and read its kernel (`checking` says so
+        meanwhile). A newer check drops an older one, and so does a
         change of the pattern (undo, another file)."""
         self._drop_check()
         warp = self._selection.warp if warp is None else warp
