@@ -100,22 +100,24 @@ def in_window(path: Path) -> None:
             next_key = time.perf_counter() + RIGHT_EVERY_S
         time.sleep(0.001)
     counted, cpu = time.perf_counter() - start, time.process_time() - cpu
+    state = ("still counting when closed" if not ended else
+             f"{'counted' if doc.analysis else 'failed'} after {ended[0]:.1f} s"
+             + (f" ({doc.analysis_error})" if doc.analysis_error else ""))
     edit_at = len(ticks)
     taken = edit_kernel(app, window)
     timer.stop()
     edit_gaps = [b[0] - a[0] for a, b in zip(ticks[edit_at:], ticks[edit_at + 1:])]
+    window.document.undo_stack.setClean()  # closed without the unsaved-changes prompt
     closing = time.perf_counter()
     window.close()
     closed = time.perf_counter() - closing
-    gaps = [b[0] - a[0] for a, b in zip(ticks, ticks[1:])]
-    busy = [b[1] - a[1] for a, b in zip(ticks, ticks[1:])]  # the UI thread's own CPU
-    state = ("still counting when closed" if not ended else
-             f"{'counted' if doc.analysis else 'failed'} after {ended[0]:.1f} s"
-             + (f" ({doc.analysis_error})" if doc.analysis_error else ""))
+    counting = ticks[:edit_at]
+    gaps = [b[0] - a[0] for a, b in zip(counting, counting[1:])]
+    busy = [b[1] - a[1] for a, b in zip(counting, counting[1:])]  # the UI thread's own CPU
     print(f"engine: {type(doc.kernel).__name__}; {doc.kernel.warps:,} warps; window open for "
           f"{counted:.1f} s, its UI process {cpu:.1f} CPU s; the analysis {state}; progress "
           f"{len(set(progress))} distinct values up to {max(progress, default=0):,} warps; "
-          f"{len(ticks)} ticks of {TICK_MS} ms, {len(keys)} Right keys, warp "
+          f"{len(counting)} ticks of {TICK_MS} ms, {len(keys)} Right keys, warp "
           f"{doc.selection.warp} reached, {len(drawn)} sheet redraws")
     print(line("first window (pattern file to first frame)", first, WINDOW_TARGET_S)
           + ("; kernel already resolved" if not arrived and not doc.kernel_pending else
