@@ -47,7 +47,8 @@ RIGHT_EVERY_S = 0.5
 KEY_TARGET_S = TICK_TARGET_S = 0.050
 WINDOW_TARGET_S = EXIT_TARGET_S = 1.0
 EDIT_S = 120  # the longest the edited kernel may take to compile and be taken
-EDIT_MARK = "// edited while counting"
+EDIT_MARK = f"// edited while counting, {time.time()}"  # a new compile
+AFTER_EDIT_S = 1.0
 STARTUP_S = 60  # the app process's launch, before it is sent SIGTERM (once it counts)
 
 
@@ -106,7 +107,7 @@ def in_window(path: Path) -> None:
     edit_at = len(ticks)
     taken = edit_kernel(app, window)
     timer.stop()
-    edit_gaps = [b[0] - a[0] for a, b in zip(ticks[edit_at:], ticks[edit_at + 1:])]
+    edit_gaps = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(ticks[edit_at:], ticks[edit_at + 1:])]
     window.document.undo_stack.setClean()  # closed without the unsaved-changes prompt
     closing = time.perf_counter()
     window.close()
@@ -129,16 +130,19 @@ def in_window(path: Path) -> None:
     print(line("most UI-thread CPU between two ticks (the gap on an idle machine)", max(busy),
                TICK_TARGET_S))
     print(line("longest Right key", max(keys), KEY_TARGET_S))
-    print(line("longest UI-thread gap while an edited kernel compiles", max(edit_gaps),
-               TICK_TARGET_S) + (f"; the edit taken after {taken:.1f} s" if taken < EDIT_S
-                                 else f"; the edit not taken in {EDIT_S} s"))
+    edit_gap, edit_busy = max(edit_gaps)
+    print(line("longest UI-thread gap while an edited kernel compiles", edit_gap, TICK_TARGET_S)
+          + f"; the UI thread's CPU in it: {1000 * edit_busy:.1f} ms; "
+          + (f"the edit taken after {taken:.1f} s" if taken < EDIT_S
+             else f"the edit not taken in {EDIT_S} s"))
     print(line("closing the window", closed, EXIT_TARGET_S))
 
 
 def edit_kernel(app: QApplication, window: MainWindow) -> float:
     """Type EDIT_MARK at the end of the Kernel tab's code (its debounced edit: the kernel
     compiled again) and run the event loop until the document holds it -> the seconds that
-    took (EDIT_S when it did not)."""
+    took (EDIT_S when it did not); the loop runs AFTER_EDIT_S more (the views redraw with the
+    edited kernel), so a tick ends the last gap."""
     source = window.findChild(QPlainTextEdit, "kernelSource")
     source.moveCursor(QTextCursor.End)
     source.insertPlainText(f"\n{EDIT_MARK}\n")
@@ -147,7 +151,11 @@ def edit_kernel(app: QApplication, window: MainWindow) -> float:
             EDIT_MARK not in (window.document.pattern.kernel or {}).get("code", ""):
         app.processEvents()
         time.sleep(0.001)
-    return time.perf_counter() - start
+    taken = time.perf_counter() - start
+    while time.perf_counter() - start < taken + AFTER_EDIT_S:
+        app.processEvents()
+        time.sleep(0.001)
+    return taken
 
 
 def sigterm(path: Path) -> None:
