@@ -152,12 +152,15 @@ class PatternEditor(QTabWidget):
             self.setCurrentIndex(self.kernel_tab if has_kernel else 0)
         if not has_kernel:
             return
-        if flags & Change.PATTERN and not self.document.check_pending:  # the edit stays
+        opened = self._opened != self.document.opened
+        if flags & Change.PATTERN and (opened or not (self.document.check_pending
+                                                      or self.kernel.typing)):
+            # an edit being checked, or typed after the one just taken, stays
             from ..engine.kernel_text import kernel_source  # the text as it is, before the compile
             source = kernel_source(pattern)
             self.kernel.set_source(source)
             self.kernel.set_error(None)
-            if self._opened != self.document.opened:  # a file opened: at its kernel, not
+            if opened:  # a file opened: at its kernel, not
                 self._opened = self.document.opened  # the licence above it
                 line = kernel_line(source, pattern.kernel.get("function"))
                 if line is not None:
