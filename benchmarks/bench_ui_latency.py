@@ -1,16 +1,18 @@
 """The UI thread while the app counts the tiled matmul at n = 4096 (issue 30; the compiled
-reading): the window opens on it, a 10 ms
-QTimer timestamps the event loop (wall and the UI thread's CPU time) while the grid-wide
-analysis runs in its worker process, Right is pressed every RIGHT_EVERY_S for COUNT_S whether
-or not the count has ended (next warp: the grid shows a placeholder at once, the warp's
-details come from the detail worker and the sheet is redrawn with them), then the window is
-closed; last, the app is started as a process on the same file and sent SIGTERM mid-count.
-Printed against their targets: the longest gap between ticks (50 ms; on a loaded machine the
-UI thread's own CPU in a gap is printed too: the gap an idle machine would see), the longest
-Right key (50 ms), the first window (1 s: from the pattern file to the first frame, in this
-process; the kernel is compiled and read on a thread, its arrival printed beside it),
-closing the window and SIGTERM to exit (1 s each). With SECTORVIZ_LANE_PATH=1 the count (and
-each warp's details) takes minutes: the keys then land while it counts for all of COUNT_S.
+reading): the window opens on it, a 10 ms QTimer timestamps the event loop (wall and the UI
+thread's CPU time) while the grid-wide analysis runs in its worker process, Right is pressed
+every RIGHT_EVERY_S for COUNT_S whether or not the count has ended (next warp: the grid shows a
+placeholder at once, the warp's details come from the detail worker and the sheet is redrawn
+with them), then a comment is typed at the end of the Kernel tab (an edit: a new compile,
+which must not hold the UI thread; the ticks go on until the document holds the edit), then
+the window is closed; last, the app is started as a process on the same file and sent SIGTERM
+mid-count. Printed against their targets: the longest gap between ticks (50 ms; on a loaded
+machine the UI thread's own CPU in a gap is printed too: the gap an idle machine would see),
+the longest Right key (50 ms), the longest gap while the edited kernel compiles (50 ms), the
+first window (1 s: from the pattern file to the first frame, in this process; the kernel is
+compiled and read on a thread, its arrival printed beside it), closing the window and SIGTERM
+to exit (1 s each). With SECTORVIZ_LANE_PATH=1 the count (and each warp's details) takes
+minutes: the keys then land while it counts for all of COUNT_S.
 Runs offscreen: PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_ui_latency.py
 """
 
@@ -31,8 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from PySide6.QtCore import Qt, QTimer  # noqa: E402
+from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QPlainTextEdit  # noqa: E402
 
 from sectorviz.paths import examples_dir  # noqa: E402
 from sectorviz.ui.main_window import MainWindow, load_checked  # noqa: E402
@@ -43,6 +46,9 @@ COUNT_S = 20  # how long the window is open (counting, then answering keys) befo
 RIGHT_EVERY_S = 0.5
 KEY_TARGET_S = TICK_TARGET_S = 0.050
 WINDOW_TARGET_S = EXIT_TARGET_S = 1.0
+EDIT_S = 120  # the longest the edited kernel may take to compile and be taken
+EDIT_MARK = f"// edited while counting, {time.time()}"  # a new compile
+AFTER_EDIT_S = 1.0
 STARTUP_S = 60  # the app process's launch, before it is sent SIGTERM (once it counts)
 
 
@@ -95,19 +101,24 @@ def in_window(path: Path) -> None:
             next_key = time.perf_counter() + RIGHT_EVERY_S
         time.sleep(0.001)
     counted, cpu = time.perf_counter() - start, time.process_time() - cpu
-    timer.stop()
-    closing = time.perf_counter()
-    window.close()
-    closed = time.perf_counter() - closing
-    gaps = [b[0] - a[0] for a, b in zip(ticks, ticks[1:])]
-    busy = [b[1] - a[1] for a, b in zip(ticks, ticks[1:])]  # the UI thread's own CPU
     state = ("still counting when closed" if not ended else
              f"{'counted' if doc.analysis else 'failed'} after {ended[0]:.1f} s"
              + (f" ({doc.analysis_error})" if doc.analysis_error else ""))
+    edit_at = len(ticks)
+    taken = edit_kernel(app, window)
+    timer.stop()
+    edit_gaps = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(ticks[edit_at:], ticks[edit_at + 1:])]
+    window.document.undo_stack.setClean()  # closed without the unsaved-changes prompt
+    closing = time.perf_counter()
+    window.close()
+    closed = time.perf_counter() - closing
+    counting = ticks[:edit_at]
+    gaps = [b[0] - a[0] for a, b in zip(counting, counting[1:])]
+    busy = [b[1] - a[1] for a, b in zip(counting, counting[1:])]  # the UI thread's own CPU
     print(f"engine: {type(doc.kernel).__name__}; {doc.kernel.warps:,} warps; window open for "
           f"{counted:.1f} s, its UI process {cpu:.1f} CPU s; the analysis {state}; progress "
           f"{len(set(progress))} distinct values up to {max(progress, default=0):,} warps; "
-          f"{len(ticks)} ticks of {TICK_MS} ms, {len(keys)} Right keys, warp "
+          f"{len(counting)} ticks of {TICK_MS} ms, {len(keys)} Right keys, warp "
           f"{doc.selection.warp} reached, {len(drawn)} sheet redraws")
     print(line("first window (pattern file to first frame)", first, WINDOW_TARGET_S)
           + ("; kernel already resolved" if not arrived and not doc.kernel_pending else
@@ -119,7 +130,32 @@ def in_window(path: Path) -> None:
     print(line("most UI-thread CPU between two ticks (the gap on an idle machine)", max(busy),
                TICK_TARGET_S))
     print(line("longest Right key", max(keys), KEY_TARGET_S))
+    edit_gap, edit_busy = max(edit_gaps)
+    print(line("longest UI-thread gap while an edited kernel compiles", edit_gap, TICK_TARGET_S)
+          + f"; the UI thread's CPU in it: {1000 * edit_busy:.1f} ms; "
+          + (f"the edit taken after {taken:.1f} s" if taken < EDIT_S
+             else f"the edit not taken in {EDIT_S} s"))
     print(line("closing the window", closed, EXIT_TARGET_S))
+
+
+def edit_kernel(app: QApplication, window: MainWindow) -> float:
+    """Type EDIT_MARK at the end of the Kernel tab's code (its debounced edit: the kernel
+    compiled again) and run the event loop until the document holds it -> the seconds that
+    took (EDIT_S when it did not); the loop runs AFTER_EDIT_S more (the views redraw with the
+    edited kernel), so a tick ends the last gap."""
+    source = window.findChild(QPlainTextEdit, "kernelSource")
+    source.moveCursor(QTextCursor.End)
+    source.insertPlainText(f"\n{EDIT_MARK}\n")
+    start = time.perf_counter()
+    while time.perf_counter() - start < EDIT_S and \
+            EDIT_MARK not in (window.document.pattern.kernel or {}).get("code", ""):
+        app.processEvents()
+        time.sleep(0.001)
+    taken = time.perf_counter() - start
+    while time.perf_counter() - start < taken + AFTER_EDIT_S:
+        app.processEvents()
+        time.sleep(0.001)
+    return taken
 
 
 def sigterm(path: Path) -> None:

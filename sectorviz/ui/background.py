@@ -2,7 +2,10 @@
 with hundreds of shared instructions) run on a thread instead, the newest call winning.
 
 The thread takes the GIL in the interpreter's short turns, so the UI thread still answers
-keys and paints between them; what the call returns comes back as a queued signal.
+keys and paints between them; what the call returns comes back as a queued signal. Made
+without a parent where its owner may be deleted while a call runs (a dialog, a window being
+closed): its thread keeps it alive, and the answer queued to a deleted receiver is dropped,
+where a child deleted with its parent would be emitted from mid-deletion.
 """
 
 from __future__ import annotations

@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..gather.compare import compare, match_instructions, match_shared
-from ..model import Pattern, PatternError
+from ..model import Analysis, Pattern, PatternError
 from ..model.errors import printable
 from ..model.frontend import kernel_for
 from ..scene.compare import Comparison, comparison_sheet
+from .background import NewestCall
 from .document import Change, Document
 from .editor import PatternEditor
 from .files import FILTER, SUFFIX, save_document, saves_in_place
@@ -76,16 +77,23 @@ def matched_instruction(a: Pattern, b: Pattern, k: int) -> int | None:
     return None if j is None else len(kernel_for(b).instructions) + j
 
 
-def window_comparison(a: Document, b: Document) -> Comparison | str:
-    """The Comparison of two documents' finished analyses about A's selected warp, or the
-    line saying why there is none yet."""
+def not_comparable(a: Document, b: Document) -> str | None:
+    """The line saying why two documents cannot be compared about A's selected warp yet (an
+    analysis on its way, the warp outside B), or None."""
     if a.analysis is None or b.analysis is None:
         return "waiting for both grid analyses…"
     warp = a.selection.warp
-    if warp >= kernel_for(b.pattern).warps:
-        return f"warp {warp} is outside B ({kernel_for(b.pattern).warps:,} warps)"
+    if warp >= b.kernel.warps:
+        return f"warp {warp} is outside B ({b.kernel.warps:,} warps)"
+    return None
+
+
+def compared(a: Pattern, analysis_a: Analysis, b: Pattern, analysis_b: Analysis,
+             warp: int) -> Comparison | str:
+    """The Comparison of two analysed patterns about one warp (both warps' details: seconds on
+    a large kernel, so the window runs it on a thread), or the line saying why there is none."""
     try:
-        return compare(a.pattern, a.analysis, b.pattern, b.analysis, warp)
+        return compare(a, analysis_a, b, analysis_b, warp)
     except PatternError as err:
         return str(err)
 
@@ -139,11 +147,15 @@ class CompareWindow(QMainWindow):
             action.setObjectName(name)
             action.triggered.connect(slot)
         self._stale = False
+        self._comparing = NewestCall()  # the comparison, on a thread; no parent: see NewestCall
+        self._comparing.done.connect(self._compared)
+        self._computing = False  # a comparison is being worked out
         self._refit: QRect | None = None  # the area to fill once the frame is known
         a.changed.connect(self._on_a_changed)
         a.changed.connect(self._on_changed)
         self.b.changed.connect(self._on_changed)
         self.b.changed.connect(self._on_b_file)
+        self.b.changed.connect(self._on_b_changed)
         self._on_b_file(Change.FILE)
         self._follow()
         self._refresh()
@@ -151,7 +163,8 @@ class CompareWindow(QMainWindow):
     @property
     def ready(self) -> bool:
         """Both analyses are in and the comparison on screen is of them."""
-        return self.a.analysis is not None and self.b.analysis is not None and not self._stale
+        return self.a.analysis is not None and self.b.analysis is not None and not self._stale \
+            and not self._computing
 
     def fit_into(self, area: QRect) -> None:
         """The window's frame fills `area` (again once a window manager has framed it);
@@ -174,9 +187,17 @@ class CompareWindow(QMainWindow):
         if flags & Change.PATTERN:
             self._on_b_file(Change.PATTERN)  # A's name
 
+    def _on_b_changed(self, flags: int) -> None:
+        if flags & Change.PATTERN:  # an edit of B, or its kernel arrived
+            self._follow()
+
     def _follow(self) -> None:
-        """B's grid shows A's warp and the match of A's instruction (B's first without one)."""
+        """B's grid shows A's warp and the match of A's instruction (B's first without one);
+        until both kernels have arrived (compiled on a thread), A's warp alone."""
         s = self.a.selection
+        if not (self.a.kernel_known and self.b.kernel_known):
+            self.b.select(warp=s.warp)
+            return
         k = matched_instruction(self.a.pattern, self.b.pattern, s.instruction)
         self.b.select(warp=s.warp, instruction=k or 0, run=s.run if k is not None else 0)
 
@@ -186,8 +207,28 @@ class CompareWindow(QMainWindow):
             QTimer.singleShot(0, self._refresh)
 
     def _refresh(self) -> None:
+        """The comparison of the documents as they are now: worked out on a thread (the newest
+        wins), shown by _compared."""
         self._stale = False
-        c = window_comparison(self.a, self.b)
+        why = not_comparable(self.a, self.b)
+        if why is not None:
+            self._comparing.cancel()
+            self._computing = False
+            self.status.setText(printable(why))
+            return
+        a, b, warp = self.a, self.b, self.a.selection.warp
+        inputs = (a.pattern, a.analysis, b.pattern, b.analysis, warp)
+        self._computing = True
+        self._comparing.run(lambda: compared(*inputs))
+
+    def _compared(self, token: int, c: Comparison | str | None,
+                  error: Exception | None) -> None:
+        if token != self._comparing.token:
+            return
+        self._computing = False
+        if error is not None:
+            raise error  # a bug: as it would have been raised on this thread
+        assert c is not None
         if isinstance(c, str):
             self.status.setText(printable(c))
             return

@@ -12,7 +12,7 @@ import enum
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -26,6 +26,7 @@ from ..model.one_warp import shared_warp_detail, warp_details
 from ..model.values import LaneExecution, WarpDetail, WarpDetails
 from ..scene.grid import GridLayout, grid_layout
 from ..scene.sheet import NO_GLOBAL
+from .background import NewestCall
 from .resolver import KernelResolver, compiling, stand_in
 from .watch import DiskWatch
 from .worker import AnalysisRunner, DetailRunner
@@ -132,11 +133,24 @@ def waiting_view(pattern: Pattern, selection: Selection, details: WarpDetails | 
 
 
 def checked(pattern: Pattern, warp: int = 0) -> Pattern:
-    """`pattern`, once it resolves and runs warp `warp` (or warp 0 past the end); else
-    PatternError naming the first problem, so an editor can keep the last good state."""
+    """`pattern`, once its kernel resolves and (the file's own accesses) warp `warp` runs (or
+    warp 0 past the end); else PatternError naming the first problem, so an editor can keep
+    the last good state. A kernel pattern's warp runs in the details worker (Document.details:
+    minutes on the lane path for a large kernel), its error shown in the grid."""
     kernel = kernel_for(pattern)
-    warp_detail(pattern, warp if warp < kernel.warps else 0)
+    if pattern.kernel is None:
+        warp_detail(pattern, warp if warp < kernel.warps else 0)
     return pattern
+
+
+@dataclass(frozen=True)
+class _Check:
+    """A kernel pattern being checked on a thread: what to call with the answer."""
+
+    token: int  # NewestCall's
+    pattern: Pattern
+    accept: Callable[[Pattern], None]
+    refuse: Callable[[PatternError], None]
 
 
 class SetPattern(QUndoCommand):
@@ -175,6 +189,8 @@ class Document(QObject):
     progress = Signal(int, int)  # analysis progress: done warps, total warps
     kernel_failed = Signal(str)  # the current pattern's kernel did not resolve: the line why
     file_changed_on_disk = Signal()  # the pattern's own file: the window decides to reload
+    checking = Signal(str)  # an edit's kernel is being compiled and read: the line saying so
+    # ("" once it is answered)
 
     def __init__(self, pattern: Pattern, path: Path | None = None,
                  parent: QObject | None = None):
@@ -196,6 +212,10 @@ class Document(QObject):
         self._kernels = KernelResolver(self)  # compiles and reads a kernel on a thread
         self._kernels.resolved.connect(self._on_kernel)
         self._kernels.request(pattern)
+        self._checks = NewestCall()  # an edited kernel pattern's check(); no parent: see
+        # NewestCall
+        self._checks.done.connect(self._on_checked)
+        self._check: _Check | None = None  # the newest check not yet answered
         # an input the analysis read (kernel source, include, values) changed on disk: the
         # same pattern means new numbers; the pattern file itself: the window asks first
         self._watch = DiskWatch(self)
@@ -250,6 +270,11 @@ class Document(QObject):
         """The pattern's resolved kernel; until it arrives (a thread compiles and reads it:
         `changed` says when) or when it failed, its launch alone, without instructions."""
         return self._resolved() or stand_in(self._pattern)
+
+    @property
+    def kernel_known(self) -> bool:
+        """Whether the pattern's kernel has arrived (or needs no compiler: its own accesses)."""
+        return self._resolved() is not None
 
     @property
     def kernel_pending(self) -> bool:
@@ -312,6 +337,32 @@ class Document(QObject):
         if pattern != self._pattern:
             self.undo_stack.push(SetPattern(self, self._pattern, pattern, text, merge_key))
 
+    def check(self, pattern: Pattern, accept: Callable[[Pattern], None],
+              refuse: Callable[[PatternError], None], warp: int | None = None) -> None:
+        """checked(pattern, warp (None: the selected one)), then accept(pattern) or
+        refuse(error) on the UI thread: at once for a pattern of the file's own accesses; for a
+        kernel pattern once a thread has compiled and read its kernel (`checking` says so
+        meanwhile). A newer check drops an older one, and so does a
+        change of the pattern (undo, another file)."""
+        self._drop_check()
+        warp = self._selection.warp if warp is None else warp
+        if pattern.kernel is None:
+            try:
+                checked(pattern, warp)
+            except PatternError as err:
+                refuse(err)
+                return
+            accept(pattern)
+            return
+        token = self._checks.run(lambda: checked(pattern, warp))
+        self._check = _Check(token, pattern, accept, refuse)
+        self.checking.emit(compiling(pattern))
+
+    @property
+    def check_pending(self) -> bool:
+        """Whether an edit's check is still on its way."""
+        return self._check is not None
+
     def reset(self, pattern: Pattern, path: Path | None) -> None:
         """A new or opened file: new pattern, empty undo history, first warp."""
         with self.batch():
@@ -371,6 +422,7 @@ class Document(QObject):
         """Stop background work, waiting for none of it (call before the window goes away)."""
         self._runner.shutdown()
         self._details.shutdown()
+        self._drop_check()
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -408,6 +460,8 @@ class Document(QObject):
         return Selection(warp, k, min(max(s.run, 0), max(runs - 1, 0)))
 
     def _apply(self, pattern: Pattern) -> None:
+        if pattern != self._pattern:  # undo, open: an edit of the pattern before is dropped
+            self._drop_check()
         with self.batch():
             self._pattern = pattern
             selection = self._clamped(self._selection)
@@ -444,6 +498,29 @@ class Document(QObject):
             self._notify(Change.PATTERN | Change.SELECTION | Change.ANALYSIS)
         if error:
             self.kernel_failed.emit(error)
+
+    def _drop_check(self) -> None:
+        """Forget the check on its way, if any (its answer is not taken)."""
+        if self._check is not None:
+            self._checks.cancel()
+            self._check = None
+            self.checking.emit("")
+
+    def _on_checked(self, token: int, _pattern: Pattern | None,
+                    error: Exception | None) -> None:
+        """A check answered: its accept or refuse, if it is the newest (and the pattern it
+        was made from is still current: _apply drops it otherwise)."""
+        check = self._check
+        if check is None or token != check.token:
+            return
+        self._check = None
+        self.checking.emit("")
+        if error is None:
+            check.accept(check.pattern)
+        elif isinstance(error, PatternError):
+            check.refuse(error)
+        else:
+            raise error  # a bug: as it would have been raised on this thread
 
     def _on_details(self, pattern: Pattern, warp: int) -> None:
         """A warp's details arrived: the views redraw if it is the one selected."""

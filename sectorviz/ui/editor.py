@@ -16,9 +16,9 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextEdit, QVBoxLayout, QWidget
 
-from ..model import PatternError, pattern_from_dict, pattern_from_text
+from ..model import Pattern, PatternError, pattern_from_dict, pattern_from_text
 from ..model.frontend import reading_of
-from .document import Change, Document, checked
+from .document import Change, Document
 from .fields import ERROR_COLOUR, error_label
 from .form import PatternForm
 from .instruction_pane import instruction_rows
@@ -59,14 +59,16 @@ class JsonEditor(QWidget):
     def _edited(self) -> None:
         doc = self.document
         try:
-            pattern = checked(pattern_from_text(self.text.toPlainText(), "<editor>",
-                                                doc.pattern.base_dir, doc.pattern.include_dirs),
-                              doc.selection.warp)
+            pattern = pattern_from_text(self.text.toPlainText(), "<editor>",
+                                        doc.pattern.base_dir, doc.pattern.include_dirs)
         except PatternError as err:
             self._show_error(err)
             return
+        doc.check(pattern, self._accept, self._show_error)
+
+    def _accept(self, pattern: Pattern) -> None:
         self._show_error(None)
-        doc.set_pattern(pattern, "Edit JSON", merge_key="json")
+        self.document.set_pattern(pattern, "Edit JSON", merge_key="json")
 
     def _show_error(self, err: PatternError | None) -> None:
         self.error.setText(str(err) if err else "")
@@ -87,7 +89,7 @@ class JsonEditor(QWidget):
         self.text.setExtraSelections(marks)
 
     def _on_changed(self, flags: int) -> None:
-        if not flags & Change.PATTERN:
+        if not flags & Change.PATTERN or self.document.check_pending:  # the edit stays
             return
         try:
             same = json.loads(self.text.toPlainText()) == self.document.pattern.to_dict()
@@ -150,12 +152,15 @@ class PatternEditor(QTabWidget):
             self.setCurrentIndex(self.kernel_tab if has_kernel else 0)
         if not has_kernel:
             return
-        if flags & Change.PATTERN:
+        opened = self._opened != self.document.opened
+        if flags & Change.PATTERN and (opened or not (self.document.check_pending
+                                                      or self.kernel.typing)):
+            # an edit being checked, or typed after the one just taken, stays
             from ..engine.kernel_text import kernel_source  # the text as it is, before the compile
             source = kernel_source(pattern)
             self.kernel.set_source(source)
             self.kernel.set_error(None)
-            if self._opened != self.document.opened:  # a file opened: at its kernel, not
+            if opened:  # a file opened: at its kernel, not
                 self._opened = self.document.opened  # the licence above it
                 line = kernel_line(source, pattern.kernel.get("function"))
                 if line is not None:
@@ -178,13 +183,18 @@ class PatternEditor(QTabWidget):
         kept = {key: value for key, value in d["kernel"].items() if key not in ("source", "code")}
         d["kernel"] = {**kept, "code": text}  # the engine, arch, flags and sizes stay
         try:
-            pattern = checked(pattern_from_dict(d, base.base_dir, base.include_dirs),
-                              doc.selection.warp)
+            pattern = pattern_from_dict(d, base.base_dir, base.include_dirs)
         except PatternError as err:
-            self.kernel.set_error(str(err), error_line(err, "kernel.code"), err.column)
+            self._kernel_refused(err)
             return
+        doc.check(pattern, self._kernel_accepted, self._kernel_refused)
+
+    def _kernel_accepted(self, pattern: Pattern) -> None:
         self.kernel.set_error(None)
-        doc.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
+        self.document.set_pattern(pattern, "Edit kernel", merge_key="kernel.code")
+
+    def _kernel_refused(self, err: PatternError) -> None:
+        self.kernel.set_error(str(err), error_line(err, "kernel.code"), err.column)
 
     def _line_activated(self, line: int) -> None:
         """A clicked source line selects its first access; clicking again, the next one."""

@@ -1,7 +1,8 @@
 """File > Export: a live preview of the export diagram, its options, Save and Copy.
 
 The dialog holds a DiagramSpec built from its controls (the options of `sectorviz export`);
-the preview is that spec's SVG drawn by QSvgRenderer, and Save writes the same bytes the
+the preview is that spec's SVG (drawn on a thread: a warp's details take seconds on a large
+kernel; the newest controls win) rasterized by QSvgRenderer, and Save writes the same bytes the
 command line would (sectorviz.export.formats), so GUI and CLI files are identical.
 """
 
@@ -35,8 +36,10 @@ from ..model.errors import printable
 from ..model.frontend import kernel_for
 from ..scene.diagrams import KINDS, DiagramSpec
 from ..scene.palette import DEFAULT_THEME, THEMES
+from .background import NewestCall
 
 PREVIEW_SIZE = (720, 420)  # smallest preview; it grows with the dialog
+DRAWING = "drawing the diagram…"  # the status line while the preview is being drawn
 COPY_SCALE = 2
 SVG_MIME = "image/svg+xml"
 
@@ -137,6 +140,8 @@ class ExportDialog(QDialog):
         layout.addLayout(top)
         layout.addWidget(buttons)
         self.svg = ""
+        self._drawing = NewestCall()  # no parent: see NewestCall
+        self._drawing.done.connect(self._drawn)
         self.refresh()
 
     @staticmethod
@@ -186,15 +191,30 @@ class ExportDialog(QDialog):
         self.execution.setEnabled(kind in ("grid", "banks"))
         self.instruction.setEnabled(kind in ("grid", "banks", "histogram"))
         self.explain.setEnabled(kind in ("grid", "warp", "banks"))
-        try:
-            self.svg = diagram_svg(self.pattern, self.spec(), self.transparent.isChecked())
-        except PatternError as err:
-            self.svg = ""
-            self.status.setText(str(err))
-            self.preview.clear()
-            self.save_button.setEnabled(False)
-            self.copy_button.setEnabled(False)
+        self.status.setText(DRAWING)
+        self.save_button.setEnabled(False)
+        self.copy_button.setEnabled(False)
+        pattern, spec, transparent = self.pattern, self.spec(), self.transparent.isChecked()
+        self._drawing.run(lambda: diagram_svg(pattern, spec, transparent))
+
+    @property
+    def drawing(self) -> bool:
+        """Whether the preview of the controls' diagram is still being drawn."""
+        return self.status.text() == DRAWING
+
+    def _drawn(self, token: int, svg: str | None, error: Exception | None) -> None:
+        """The newest preview's SVG arrived (or the message why the combination is bad)."""
+        if token != self._drawing.token:
             return
+        if error is not None:
+            if not isinstance(error, PatternError):
+                raise error  # a bug: as it would have been raised on this thread
+            self.svg = ""
+            self.status.setText(str(error))
+            self.preview.clear()
+            return
+        assert svg is not None
+        self.svg = svg
         self.status.setText("")
         self.save_button.setEnabled(True)
         self.copy_button.setEnabled(True)

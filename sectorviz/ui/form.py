@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..model import PatternError, pattern_from_dict
+from ..model import Pattern, PatternError, pattern_from_dict
 from ..model.pattern import DTYPE_BYTES
-from .document import Change, Document, checked
+from .document import Change, Document
 from .expr_text import cover_grid, cover_n, fresh_name, rename, rename_refusal, uses
 from .fields import (
     Binding,
@@ -139,35 +139,41 @@ class PatternForm(QWidget):
         self.apply(doc, text)
 
     def apply(self, doc: dict, text: str, merge_key: str | None = None,
-              origin: Binding | None = None) -> bool:
-        """Validate `doc`; make it current (one undo step) or show why not and keep the old."""
+              origin: Binding | None = None) -> None:
+        """Validate `doc` (a kernel pattern's on a thread: Document.check); make it current
+        (one undo step) or show why not and keep the old."""
         document = self.document
         try:
-            pattern = checked(pattern_from_dict(doc, document.pattern.base_dir,
-                                                document.pattern.include_dirs),
-                              document.selection.warp)
+            pattern = pattern_from_dict(doc, document.pattern.base_dir,
+                                        document.pattern.include_dirs)
         except PatternError as err:
-            if origin is None:
-                self._rebuild()
-            elif isinstance(origin, ChoiceBinding):
-                self._sync(keep_bad=False)  # a refused choice snaps back to the document's
-            if origin is not None:
-                origin.set_error(*field_error(err, origin))
-            elsewhere = origin is None or not err.place.startswith(origin.place)
-            self.message.setText(str(err))  # the banner names problems away from the field
-            self.message.setVisible(elsewhere)
-            return False
+            self._refused(err, origin)
+            return
+        document.check(pattern, lambda good: self._accepted(good, text, merge_key),
+                       lambda err: self._refused(err, origin))
+
+    def _accepted(self, pattern: Pattern, text: str, merge_key: str | None) -> None:
         for b in self.bindings:
             if b.bad:
                 b.set_error(None)
         self.message.hide()
-        document.set_pattern(pattern, text, merge_key)
-        return True
+        self.document.set_pattern(pattern, text, merge_key)
+
+    def _refused(self, err: PatternError, origin: Binding | None) -> None:
+        if origin is None:
+            self._rebuild()
+        elif isinstance(origin, ChoiceBinding):
+            self._sync(keep_bad=False)  # a refused choice snaps back to the document's
+        if origin is not None:
+            origin.set_error(*field_error(err, origin))
+        elsewhere = origin is None or not err.place.startswith(origin.place)
+        self.message.setText(str(err))  # the banner names problems away from the field
+        self.message.setVisible(elsewhere)
 
     # ------------------------------------------------------------ document -> form
 
     def _on_changed(self, flags: int) -> None:
-        if not flags & Change.PATTERN:
+        if not flags & Change.PATTERN or self.document.check_pending:  # the edit stays
             return
         sig = signature(self.document.pattern.to_dict())
         if sig != self._signature:

@@ -405,6 +405,11 @@ class KernelEditor(QWidget):
         self.view.textChanged.connect(self._timer.start)
         self.view.lineActivated.connect(self.lineActivated)
 
+    @property
+    def typing(self) -> bool:
+        """Whether text typed here waits for its debounce (not yet reported as `edited`)."""
+        return self._timer.isActive()
+
     def source(self) -> str:
         """The source text, its invisible characters as they are (not their placeholders)."""
         text = self.view.toPlainText()

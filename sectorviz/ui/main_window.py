@@ -5,6 +5,7 @@ with a shortcut for every action; files, undo/redo, themes and settings."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
@@ -38,6 +39,7 @@ from ..model.frontend import kernel_for
 from ..paths import example_paths, examples_dir
 from ..scene.grid import GridLayout
 from ..scene.overview import next_worst_warp
+from .background import NewestCall
 from .compare_window import CompareWindow, compare_areas, fit_frame
 from .document import Change, Document, checked
 from .editor import PatternEditor
@@ -60,7 +62,7 @@ from .include_dialog import IncludeFoldersDialog
 from .lessons import example_title, lesson_groups
 from .overview import OverviewView
 from .present import Presentation
-from .resolver import stand_in
+from .resolver import compiling, stand_in
 from .sheet_view import SheetView
 from .stepper import Stepper
 from .stored import StoredSettings
@@ -150,6 +152,9 @@ class MainWindow(QMainWindow):
         self.stored_include_dirs = stored.folders(INCLUDE_SETTING)
         self.document = Document(pattern, path, self)
         self.compare_windows: list[CompareWindow] = []
+        self._starter = NewestCall()  # a bare .cu's starting pattern; no parent: see NewestCall
+        self._starter.done.connect(self._starter_written)
+        self._making: tuple[Path, str, Path] | None = None  # its .cu, kernel and file
         self.presentation: Presentation | None = None
         self.grid_pane = GridPane(self.document)
         self.grid_view = self.grid_pane.view
@@ -178,6 +183,8 @@ class MainWindow(QMainWindow):
         self.document.progress.connect(self._on_progress)
         self.document.file_changed_on_disk.connect(self.reload_from_disk)
         self.document.kernel_failed.connect(self.show_error)
+        self._checking = ""  # the status line of the edit being checked, while it is
+        self.document.checking.connect(self._on_checking)
         notes = stored.notes + (self._restore_settings() if restore else [])
         if not restore:
             self.set_theme("light", remember=False)
@@ -203,13 +210,18 @@ class MainWindow(QMainWindow):
         self.store.setValue(INCLUDE_SETTING, list(folders))
         pattern = self.document.pattern
         own = tuple(d for d in pattern.include_dirs if d not in old)  # e.g. a moved root
+        where = self.document.path or pattern.name
         try:
-            again = checked(pattern_from_dict(pattern.to_dict(), pattern.base_dir,
-                                              (*self.include_dirs, *own)))
+            again = pattern_from_dict(pattern.to_dict(), pattern.base_dir,
+                                      (*self.include_dirs, *own))
         except PatternError as err:
-            self.show_error(f"{err.file or self.document.path or pattern.name}: {err}")
+            self.show_error(f"{err.file or where}: {err}")
             return
-        self.document.relocate(again)
+        self.document.check(again, self._relocated,
+                            lambda err: self.show_error(f"{err.file or where}: {err}"), warp=0)
+
+    def _relocated(self, pattern: Pattern) -> None:
+        self.document.relocate(pattern)
         self.show_message("include folders: " + (", ".join(self.include_dirs) or "none"))
 
     @property
@@ -245,31 +257,50 @@ class MainWindow(QMainWindow):
         """Open a pattern file, or a bare .cu (open_cuda), all or nothing: a broken file
         (its CUDA not compiling included) leaves the whole window as it was and shows one
         line naming the file and place; a good one replaces the current work after the
-        unsaved-changes prompt. Returns whether it opened."""
+        unsaved-changes prompt. Returns whether it opened (a kernel pattern: whether it is
+        being compiled; it opens, or shows why not, when that is done: _open_checked)."""
         path = Path(path)
         if path.suffix == ".cu":
             return self.open_cuda(path)
+        return self._open_file(path, f"opened {path}")
+
+    def _open_file(self, path: Path, note: str) -> bool:
+        """open_path of a pattern file, `note` in the status bar once it opened."""
         try:
             pattern = load_pattern(path, self.include_dirs)
         except PatternError as err:
             self.show_error(f"{path}: {err}")
             return False
-        try:
-            checked(pattern)
-        except PatternError as err:
-            self.show_error(f"{err.file or path}: {err}")
-            return False
-        if not self.maybe_save():
-            return False
-        self.document.reset(pattern, path)
-        add_recent(self.store, path)
-        self.show_message(f"opened {path}")
-        return True
+        return self._open_checked(pattern, path, path, lambda: (
+            add_recent(self.store, path), self.show_message(note)))
+
+    def _open_checked(self, pattern: Pattern, source: Path, path: Path | None,
+                      opened: Callable[[], None]) -> bool:
+        """Make `pattern`, read from `source`, current as file `path` (None: untitled) once it
+        passes Document.check (a kernel pattern's compile runs on a thread, the status bar
+        saying so) and the unsaved-changes prompt lets it, then call `opened`; a refusal shows
+        one line naming the file and leaves the window as it was. Whether it opened or is
+        still being checked."""
+        outcome: list[bool] = []
+
+        def accept(good: Pattern) -> None:
+            outcome.append(self.maybe_save())
+            if outcome[0]:
+                self.document.reset(good, path)
+                opened()
+
+        def refuse(err: PatternError) -> None:
+            outcome.append(False)
+            self.show_error(f"{err.file or source}: {err}")
+
+        self.document.check(pattern, accept, refuse, warp=0)
+        return outcome[0] if outcome else True
 
     def reload_from_disk(self) -> bool:
         """The pattern file changed on disk (another editor saved it): read it again, keeping
         the warp and instruction; with unsaved edits here, only if the user agrees. A file
-        that no longer loads leaves the current work as it was. Returns whether it reloaded."""
+        that no longer loads leaves the current work as it was. Returns whether it reloaded
+        (a kernel pattern: whether it is being compiled)."""
         path = self.document.path
         if path is None:
             return False
@@ -279,17 +310,26 @@ class MainWindow(QMainWindow):
                 QMessageBox.Yes | QMessageBox.No, QMessageBox.No) != QMessageBox.Yes:
             return False
         try:
-            pattern = load_checked(path, self.include_dirs)
+            pattern = load_pattern(path, self.include_dirs)
         except PatternError as err:
-            self.show_error(str(err))
+            self.show_error(f"{path}: {err}")
             return False
+        refused: list[PatternError] = []
+        self.document.check(pattern, lambda good: self._reloaded(good, path),
+                            lambda err: (refused.append(err),
+                                         self.show_error(f"{err.file or path}: {err}")),
+                            warp=0)
+        return not refused
+
+    def _reloaded(self, pattern: Pattern, path: Path) -> None:
         self.document.reload(pattern)
         self.show_message(f"reloaded {path.name}: it changed on disk")
-        return True
 
     def open_cuda(self, cu: Path) -> bool:
         """A bare .cu: pick one of its __global__ functions (asked when it has several) and
-        open a starting pattern for it, saved beside the .cu (host/starter.py)."""
+        open a starting pattern for it, saved beside the .cu (host/starter.py: it compiles the
+        kernel to check the host launch's pattern, so on a thread, then opened as open_path
+        does). Whether it is being made."""
         try:
             kernels = global_functions(cu, self.include_dirs)
         except PatternError as err:
@@ -306,27 +346,47 @@ class MainWindow(QMainWindow):
                                             False)
             if not ok:
                 return False
-        kernel = kernels[names.index(name)]
-        try:
-            path = write_starter(cu, kernel, self.include_dirs)
-        except OSError as err:
-            self.show_error(f"{pattern_path(cu, kernel.name)}: cannot save: {err.strerror or err}")
-            return False
-        opened = self.open_path(path)
-        if opened:
-            self.show_message(f"made {path.name} for {name} beside {cu.name}: set its launch, "
-                              "params and array lengths in the Form tab")
-        return opened
+        kernel, folders = kernels[names.index(name)], self.include_dirs
+        self._making = (cu, name, pattern_path(cu, kernel.name))
+        self._starter.run(lambda: write_starter(cu, kernel, folders))
+        self.show_message(f"making a pattern for {name}: compiling {cu.name}…")
+        return True
+
+    def _starter_written(self, token: int, path: Path | None, error: Exception | None) -> None:
+        """A bare .cu's starting pattern was written (open it) or could not be (say why)."""
+        if token != self._starter.token or self._making is None:
+            return
+        (cu, name, planned), self._making = self._making, None
+        if isinstance(error, OSError):
+            self.show_error(f"{planned}: cannot save: {error.strerror or error}")
+            return
+        if error is not None:
+            raise error  # a bug: as it would have been raised on this thread
+        assert path is not None
+        self._open_file(path, f"made {path.name} for {name} beside {cu.name}: set its "
+                              "launch, params and array lengths in the Form tab")
+
+    @property
+    def checking(self) -> bool:
+        """Whether an edit or a file being opened is still being compiled and checked (a bare
+        .cu's starting pattern being written included)."""
+        return self._making is not None or self.document.check_pending
 
     def compare_with(self, path: str | Path) -> CompareWindow | None:
         """Open pattern file B beside this one (its grid steps with this one's); a broken
-        file shows its one-line error and opens nothing."""
+        file shows its one-line error and opens nothing. B's window, or None when it is not
+        opened or not yet: a kernel pattern opens once a thread has compiled it (Document.check;
+        `compare_windows` then holds it)."""
+        path = Path(path)
         try:
-            pattern = load_checked(Path(path), self.include_dirs)
+            pattern = load_pattern(path, self.include_dirs)
         except PatternError as err:
-            self.show_error(str(err))
+            self.show_error(f"{path}: {err}")
             return None
-        return self._open_comparison(pattern, Path(path))
+        opened: list[CompareWindow] = []
+        self.document.check(pattern, lambda good: opened.append(self._open_comparison(good, path)),
+                            lambda err: self.show_error(f"{err.file or path}: {err}"), warp=0)
+        return opened[0] if opened else None
 
     def present(self) -> Presentation:
         """Presentation mode (F5): the answer, the grid and the sheet's lines about the
@@ -393,13 +453,15 @@ class MainWindow(QMainWindow):
             self.compare_with(path)
 
     def open_example(self, path: Path) -> bool:
-        """An example opens as an untitled copy, so saving never overwrites the bundled file."""
-        pattern = load_checked(path, self.include_dirs)
-        if not self.maybe_save():
+        """An example opens as an untitled copy, so saving never overwrites the bundled file
+        (a kernel example once it is compiled: _open_checked)."""
+        try:
+            pattern = load_pattern(path, self.include_dirs)
+        except PatternError as err:
+            self.show_error(f"{path}: {err}")
             return False
-        self.document.reset(pattern, None)
-        self.show_message(f"example {path.name}: Save As to keep your changes")
-        return True
+        return self._open_checked(pattern, path, None, lambda: self.show_message(
+            f"example {path.name}: Save As to keep your changes"))
 
     def new_file(self) -> None:
         if self.maybe_save():
@@ -431,6 +493,15 @@ class MainWindow(QMainWindow):
         """One line in the status bar (names from files in it as visible escapes)."""
         self.message.setStyleSheet("")
         self.message.setText(printable(text))
+
+    def _on_checking(self, line: str) -> None:
+        """An edit's kernel is being compiled and read: its line in the status bar until the
+        check is answered (then cleared, unless something else was shown meanwhile)."""
+        if line:
+            self.show_message(line)
+        elif self.message.text() == self._checking:
+            self.show_message("")
+        self._checking = self.message.text() if line else ""
 
     def show_error(self, text: str) -> None:
         """One line in the status bar, in the error colour; never a modal dialog."""
@@ -711,8 +782,22 @@ class MainWindow(QMainWindow):
         self.show_message(f"saved {path}" + (f"; rewrote {', '.join(moved)}" if moved else ""))
         return True
 
+    def _kernel_known(self, what: str) -> bool:
+        """Whether the kernel has arrived, which `what` (Export, Copy Diagram) draws from; if
+        not, the status bar says it is still being compiled, or why it failed."""
+        doc = self.document
+        if doc.kernel_known:
+            return True
+        if doc.kernel_error:
+            self.show_error(f"{what}: {doc.kernel_error}")
+        else:
+            self.show_message(f"{what}: {compiling(doc.pattern)}")
+        return False
+
     def _export(self) -> None:
         from .export_dialog import ExportDialog  # loaded on first use, not at start-up
+        if not self._kernel_known("Export"):
+            return
         sel = self.document.selection
         path = self.document.path
         ExportDialog(self.document.pattern, sel.warp, sel.instruction, self,
@@ -720,6 +805,8 @@ class MainWindow(QMainWindow):
 
     def _copy_diagram(self) -> None:
         from .export_dialog import copy_diagram  # loaded on first use, not at start-up
+        if not self._kernel_known("Copy Diagram"):
+            return
         sel = self.document.selection
         try:
             copy_diagram(self.document.pattern, sel.warp, sel.instruction)

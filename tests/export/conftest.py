@@ -55,3 +55,10 @@ def partial():
 @pytest.fixture
 def gather():
     return _example("gather-distinct")
+
+
+@pytest.fixture
+def drawn(qtbot):
+    """drawn(dialog): until the export dialog's preview of its controls has been drawn (on a
+    thread: ExportDialog.refresh)."""
+    return lambda dialog: qtbot.waitUntil(lambda: not dialog.drawing, timeout=60_000)

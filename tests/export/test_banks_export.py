@@ -20,7 +20,7 @@ def test_command_names_a_shared_instruction(tmp_path, example):
     assert svg.count('class="hit plain"') == 32 and 'data-wavefront="1"' not in svg
 
 
-def test_dialog_lists_shared_instructions_for_banks(qtbot, example):
+def test_dialog_lists_shared_instructions_for_banks(qtbot, example, drawn):
     dialog = ExportDialog(example("transpose-tiled"), warp=0, instruction=1)
     qtbot.addWidget(dialog)
     combo = dialog.findChild(QComboBox, "exportInstruction")
@@ -30,6 +30,7 @@ def test_dialog_lists_shared_instructions_for_banks(qtbot, example):
     assert names() == ["store tile[ty][tx]", "load tile[tx][ty]"] and combo.isEnabled()
     combo.setCurrentIndex(1)
     assert dialog.spec().kind == "banks" and dialog.spec().instruction == 1
+    drawn(dialog)
     assert 'data-bank="' in dialog.svg and dialog.save_button.isEnabled()
     dialog.findChild(QComboBox, "exportKind").setCurrentText("grid")
     assert names() == ["load a[row][col]", "store c[out_row][out_col]"]

@@ -39,6 +39,14 @@ def wait_analysis(qtbot):
 
 
 @pytest.fixture
+def wait_check(qtbot):
+    """wait_check(window): until the edit or file being checked (a kernel pattern's compile
+    runs on a thread: Document.check) has been taken or refused."""
+    return lambda window: qtbot.waitUntil(lambda: not window.checking,
+                                          timeout=60_000)  # nvcc, on a loaded machine
+
+
+@pytest.fixture
 def open_window(qtbot, monkeypatch):
     """open_window(example name) -> a shown MainWindow with its grid analysis done."""
     from sectorviz.ui.main_window import MainWindow

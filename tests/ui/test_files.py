@@ -190,7 +190,7 @@ def test_drop_a_pattern_file_opens_it(open_window):
 
 
 def test_save_as_elsewhere_keeps_relative_paths_on_the_same_files(open_window, tmp_path,
-                                                                  monkeypatch):
+                                                                  monkeypatch, wait_check):
     import shutil
 
     import numpy as np
@@ -217,6 +217,7 @@ def test_save_as_elsewhere_keeps_relative_paths_on_the_same_files(open_window, t
         "kernel": {"source": "gather.cu", "function": "gather"}}))
     window = open_window("stride-32B")
     assert window.open_path(original)
+    wait_check(window)
     before = addresses(window.document.pattern)
     target = out / "mine.sectorviz.json"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))

@@ -26,7 +26,8 @@ def pattern(dtype=None):
                               "kernel": {"code": KERNEL, "function": "k"}})
 
 
-def test_the_pointee_type_shows_where_an_array_has_no_dtype(qtbot, wait_analysis, monkeypatch):
+def test_the_pointee_type_shows_where_an_array_has_no_dtype(qtbot, wait_analysis, wait_check,
+                                                            monkeypatch):
     window = MainWindow(pattern())
     qtbot.addWidget(window)
     wait_analysis(window)
@@ -45,6 +46,7 @@ def test_the_pointee_type_shows_where_an_array_has_no_dtype(qtbot, wait_analysis
     assert window.findChild(QLabel, "arrays.d:pointee").isHidden()
     assert window.findChild(QComboBox, "arrays.d.dtype").currentText() == "float64"
     window.findChild(QComboBox, "arrays.d.dtype").textActivated.emit("from the kernel")
+    wait_check(window)
     assert "dtype" not in json.loads(window.document.pattern.source)["arrays"]["d"]
     assert window.findChild(QLabel, "arrays.d:pointee").text() == "from the kernel: float64 (8 B)"
     window.document.undo_stack.setClean()

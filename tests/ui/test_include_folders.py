@@ -51,15 +51,17 @@ def status(window) -> str:
 
 
 def test_a_stored_include_folder_is_read_for_a_pattern_opened(tmp_path, store, open_window,
-                                                             wait_analysis):
+                                                             wait_analysis, wait_check):
     path, lib = project(tmp_path)
     window = open_window()
-    assert not window.open_path(path)
+    window.open_path(path)  # refused once its compile answers
+    wait_check(window)
     assert MISSING in status(window)
     store.setValue(SETTING, [lib])
     window = open_window()
     assert window.include_dirs == (lib,) and "settings:" not in status(window)
     assert window.open_path(path)
+    wait_check(window)
     wait_analysis(window)
     assert window.document.pattern.include_dirs == (lib,)
     assert window.document.analysis.totals.sectors == 8
@@ -95,18 +97,21 @@ def test_the_dialog_adds_and_removes_folders(tmp_path, qtbot):
 
 
 def test_setting_the_folders_keeps_them_and_applies_them_now(tmp_path, store, open_window,
-                                                            wait_analysis):
+                                                            wait_analysis, wait_check):
     path, lib = project(tmp_path)
     window = open_window()
     assert window.findChild(QAction, "includeFolders") is not None
     window.set_include_dirs((lib,))
+    wait_check(window)
     assert store.value(SETTING) in ([lib], lib)  # INI gives a one-item list back as its item
     assert window.document.pattern.include_dirs == (lib,)
     assert status(window) == f"include folders: {lib}"
     assert window.open_path(path)
+    wait_check(window)
     wait_analysis(window)
     assert window.document.analysis.totals.sectors == 8
     window.set_include_dirs(())  # the open pattern cannot do without: it stays as it was
+    wait_check(window)
     assert window.include_dirs == () and store.value(SETTING) in ([], None, "")
     assert MISSING in status(window)
     assert window.document.pattern.include_dirs == (lib,)

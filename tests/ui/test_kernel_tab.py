@@ -4,7 +4,8 @@ from sectorviz.model.frontend import kernel_for
 from sectorviz.ui.editor import KERNEL_COLUMNS
 
 
-def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analysis):
+def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analysis,
+                                                        wait_check):
     window = open_window("vector-add-cuda")
     editor = window.editor
     assert editor.isTabVisible(editor.kernel_tab)
@@ -21,10 +22,12 @@ def test_kernel_tab_edits_inline_code_and_selects_lines(open_window, wait_analys
 
     before = window.document.pattern
     editor.kernel.edited.emit(source.replace("__global__", "__global__ garbage(", 1))
+    wait_check(window)
     assert window.document.pattern == before
     assert editor.kernel.message.text()
 
     editor.kernel.edited.emit(source + "\n// edited\n")
+    wait_check(window)
     pattern = window.document.pattern
     assert pattern.kernel["code"].endswith("// edited\n")
     assert len(kernel_for(pattern).instructions) == len(kernel.instructions)
@@ -64,7 +67,7 @@ def test_the_code_keeps_its_columns_and_each_access_its_number(open_window, qtbo
     assert [text for _x, text, _c in view.note_spans(block)] == ["4", " · ", "32", " sec/req"]
 
 
-def test_editing_the_kernel_keeps_its_engine_arch_and_sizes(open_window):
+def test_editing_the_kernel_keeps_its_engine_arch_and_sizes(open_window, wait_check):
     """The edited code replaces the source; the kernel's other keys (engine, arch, dynamic
     shared bytes) stay as the pattern gave them."""
     import json
@@ -79,6 +82,7 @@ def test_editing_the_kernel_keeps_its_engine_arch_and_sizes(open_window):
     window.document.set_pattern(pattern_from_dict(doc, path.parent), "test")
     editor = window.editor
     editor.kernel.edited.emit(editor.kernel.source() + "\n// edited\n")
+    wait_check(window)
     kernel = window.document.pattern.kernel
     assert kernel["code"].endswith("// edited\n") and "source" not in kernel
     assert (kernel["engine"], kernel["arch"], kernel["dynamic_shared_bytes"]) == (

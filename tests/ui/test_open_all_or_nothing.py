@@ -54,16 +54,18 @@ def line_visible(view, line: int) -> bool:
 
 
 def test_a_broken_cu_pattern_leaves_the_whole_window_as_it_was(open_window, tmp_path,
-                                                                 wait_analysis):
+                                                                 wait_analysis, wait_check):
     (tmp_path / "good").mkdir()
     _cu, good = vector_add(tmp_path / "good")
     window = open_window("stride-32B")
     assert window.open_path(good)
+    wait_check(window)
     wait_analysis(window)
     before = shown(window)
     assert "vadd.sectorviz.json" in before[0] and "c[i] = a[i] + b[i];" in before[2]
     _, broken = vector_add(tmp_path, broken=True)
-    assert not window.open_path(broken)
+    assert window.open_path(broken)  # being compiled on a thread: refused when it answers
+    wait_check(window)
     status = window.findChild(QLabel, "statusMessage").text()
     assert status == f"{broken}: {BROKEN}"
     assert "\n" not in status
@@ -74,21 +76,24 @@ def test_a_broken_cu_pattern_leaves_the_whole_window_as_it_was(open_window, tmp_
         window.document.pattern.source
 
 
-def test_a_broken_bare_cu_leaves_the_window_as_it_was(open_window, tmp_path):
+def test_a_broken_bare_cu_leaves_the_window_as_it_was(open_window, tmp_path, wait_check):
     window = open_window("stride-32B")
     before = shown(window)
     cu, _ = vector_add(tmp_path, broken=True)
-    assert not window.open_path(cu)  # its starting pattern is made beside it, then refused
+    assert window.open_path(cu)  # its starting pattern is made beside it, then refused
+    wait_check(window)
     assert window.findChild(QLabel, "statusMessage").text() == \
         f"{tmp_path / 'vector-add-vectorAdd.sectorviz.json'}: {BROKEN}"
     assert shown(window) == before
     assert not window.editor.isTabVisible(window.editor.kernel_tab)  # still no kernel
 
 
-def test_a_kernel_opens_scrolled_to_its_global_line(open_window, tmp_path, wait_analysis):
+def test_a_kernel_opens_scrolled_to_its_global_line(open_window, tmp_path, wait_analysis,
+                                                    wait_check):
     cu, pattern = vector_add(tmp_path, licence=LICENCE)
     window = open_window("stride-32B")
     assert window.open_path(pattern)
+    wait_check(window)
     view = window.findChild(QPlainTextEdit, "kernelSource")
     assert window.editor.currentWidget() is window.editor.kernel
     kernel = 30 + 16  # __global__ void vectorAdd(... after the 30 lines of licence
@@ -98,10 +103,11 @@ def test_a_kernel_opens_scrolled_to_its_global_line(open_window, tmp_path, wait_
 
 
 def test_an_error_in_the_kernel_tab_is_marked_in_the_gutter_and_underlined(
-        open_window, tmp_path, qtbot, wait_analysis):
+        open_window, tmp_path, qtbot, wait_analysis, wait_check):
     cu, pattern = vector_add(tmp_path, licence=LICENCE)
     window = open_window("stride-32B")
     assert window.open_path(pattern)
+    wait_check(window)
     wait_analysis(window)
     view = window.findChild(QPlainTextEdit, "kernelSource")
     store = 30 + 21

@@ -86,12 +86,13 @@ def broken_vector_add(folder):
     return cu, pattern
 
 
-def test_a_cuda_error_names_the_cu_and_opens_nothing(open_window, qtbot, tmp_path):
+def test_a_cuda_error_names_the_cu_and_opens_nothing(open_window, qtbot, tmp_path, wait_check):
     """All or nothing (test_open_all_or_nothing): the window stays as it was, the status
     line names the .cu, line and column."""
     _, pattern = broken_vector_add(tmp_path)
     window = open_window("stride-32B")
-    assert not window.open_path(pattern)
+    assert window.open_path(pattern)  # being compiled on a thread: refused when it answers
+    wait_check(window)
     status = window.findChild(QLabel, "statusMessage").text()
     assert status == f"{pattern}: {BROKEN}"
     editor = window.editor
@@ -106,7 +107,7 @@ def test_the_cli_names_the_cu_too(tmp_path, capsys):
     assert capsys.readouterr().err == f"{pattern}: {BROKEN}\n"
 
 
-def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_path):
+def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_path, wait_check):
     cu = tmp_path / "transpose.cu"
     shutil.copy(EX / "transpose.cu", cu)
     offered = []
@@ -114,6 +115,7 @@ def test_a_bare_cu_becomes_a_pattern_beside_it(open_window, monkeypatch, tmp_pat
                         (offered.append(list(items)), ("transposeTiled", True))[1])
     window = open_window("stride-32B")
     assert window.open_path(cu)
+    wait_check(window)
     assert offered == [["transposeNaive", "transposeTiled"]]
     made = tmp_path / "transpose-transposeTiled.sectorviz.json"
     assert window.document.path == made and made.exists()

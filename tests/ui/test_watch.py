@@ -80,7 +80,7 @@ def test_the_pattern_file_reloads_when_nothing_here_is_unsaved(qtbot, tmp_path):
     qtbot.waitUntil(lambda: sectors(window) == 8 * 64)
 
 
-def test_unsaved_edits_are_kept_unless_the_user_agrees(qtbot, tmp_path, monkeypatch):
+def test_unsaved_edits_are_kept_unless_the_user_agrees(qtbot, tmp_path, monkeypatch, wait_check):
     path = pattern_file(tmp_path)
     window = opened(qtbot, path)
     window.document.set_pattern(variant(path, 512), "Change n")
@@ -95,6 +95,7 @@ def test_unsaved_edits_are_kept_unless_the_user_agrees(qtbot, tmp_path, monkeypa
     assert dict(window.document.pattern.params)["n"] == 512 and window.document.modified
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.Yes)
     assert window.reload_from_disk()
+    wait_check(window)
     assert dict(window.document.pattern.params)["n"] == 2048 and not window.document.modified
 
 
