@@ -99,9 +99,10 @@ class IncludePolicy:
                                                   "files")
                     pending.append((read_text(path, "include"), Path(path).parent,
                                     printable(os.path.basename(path))))
-        name = _pasted_from(self.scan.pieces) if self.scan.underscores else None
-        if name is not None:
-            raise PatternError(self.scan.underscores, "the identifier '_' could be pasted "
+        where = self.scan.underscores
+        name = _pasted_from(self.scan.pieces) if where else None
+        if where and name:
+            raise PatternError(where, "the identifier '_' could be pasted "
                                f"with others of the source into {name}; rename it")
         return self.scan
 
