@@ -100,10 +100,10 @@ class IncludePolicy:
                     pending.append((read_text(path, "include"), Path(path).parent,
                                     printable(os.path.basename(path))))
         where = self.scan.underscores
-        name = _pasted_from(self.scan.pieces) if where else None
-        if where and name:
+        spelled = _pasted_from(self.scan.pieces) if where else None
+        if where and spelled:
             raise PatternError(where, "the identifier '_' could be pasted "
-                               f"with others of the source into {name}; rename it")
+                               f"with others of the source into {spelled}; rename it")
         return self.scan
 
     def check_file(self, path: str) -> None:
