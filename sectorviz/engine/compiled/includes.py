@@ -99,10 +99,10 @@ class IncludePolicy:
                                                   "files")
                     pending.append((read_text(path, "include"), Path(path).parent,
                                     printable(os.path.basename(path))))
-        where = self.scan.underscores
-        spelled = _pasted_from(self.scan.pieces) if where else None
-        if where and spelled:
-            raise PatternError(where, "the identifier '_' could be pasted "
+        underscore = self.scan.underscores
+        spelled = _pasted_from(self.scan.pieces) if underscore else None
+        if underscore and spelled:
+            raise PatternError(underscore, "the identifier '_' could be pasted "
                                f"with others of the source into {spelled}; rename it")
         return self.scan
 
