@@ -30,11 +30,15 @@ them), e.g. into /tmp, with git or the session's `fetch` tool and then
 `git --git-dir=MIRROR archive HEAD PATHS | tar -x -C /tmp/NAME` (sources and headers only:
 `git ls-tree -r --name-only HEAD | grep -E '[.](cu|cuh|h|hpp|inl)$'`):
 - github.com/xlite-dev/LeetCUDA, FOLDER kernels/ (PyTorch extension kernels, no torch needed:
-  the compile's stand-in headers declare it);
-- github.com/NVIDIA/cuda-samples, FOLDER Samples/, with or without --include-dir Common;
+  the compile's stand-in headers declare it), as its builds compile it: kernels/ with
+  `--exclude flash-attn --exclude hgemm --exclude cutlass`; kernels/flash-attn with
+  `--include-dir kernels/flash-attn/utils --include-dir kernels/flash-attn/mma`;
+  kernels/hgemm with `--include-dir kernels/hgemm/utils --include-dir kernels/hgemm`
+  (their setup scripts pass those -I folders; both hold a different utils.h);
+- github.com/NVIDIA/cuda-samples, FOLDER Samples/, with --include-dir Common;
 - github.com/karpathy/llm.c, FOLDER dev/cuda/.
-e.g. `python benchmarks/bench_kernel_coverage.py /tmp/LeetCUDA/kernels --auto --sample 60
---timeout 40`.
+e.g. `python benchmarks/bench_kernel_coverage.py /tmp/LeetCUDA/kernels --auto --sample 40
+--timeout 90 --exclude flash-attn --exclude hgemm --exclude cutlass`.
 """
 
 from __future__ import annotations
