@@ -10,7 +10,8 @@ host launch in its file, as `sectorviz KERNEL.cu` would (the first instantiation
 sizes the program computes when it runs stand in), else a generated one (a small launch, every
 pointer parameter an array of ARRAY_ELEMENTS elements, every scalar parameter SCALAR_VALUE):
 it measures whether the kernel opens, not its numbers. A refusal whose sizes were guessed
-counts as input, as does one for the launch's shape where `new` had to guess the launch.
+counts as input, as does one for the launch's shape where `new` had to guess the launch or
+sizes.
 Each case runs `sectorviz report --json` in its own process under a time limit; the table
 prints accepted / input (the pattern must give values or sizes) / refused per kernel and the
 rest grouped by reason (names, numbers and places blanked).
@@ -68,10 +69,11 @@ AUTO_LAUNCH = {"grid": [2, 2], "block": [32, 8]}
 # what the user gives. An error at `kernel.function` is in the instantiation a generated
 # pattern took from a launch (`k<BM, BN><<<`, BM a host function's constant).
 GENERATED = "auto."  # the file names of generated patterns begin so
-# A launch `sectorviz new` could not read from the host code (inside a macro, sizes given at
-# run time): a refusal for the launch's shape (an access past an array or the shared memory a
-# block size declares, a warp-wide instruction in a partial warp) is the pattern's to fix.
-GUESSED = re.compile(r"a 1-D launch of|the 1-D default stands in")
+# A launch or sizes `sectorviz new` could not read from the host code (a launch inside a
+# macro, sizes given at run time: its notes say what stands in): a refusal for the launch's
+# shape (an access past an array or the shared memory a block size declares, a warp-wide
+# instruction in a partial warp) is the pattern's to fix.
+GUESSED = re.compile(r"a 1-D launch of|stands? in")
 SHAPE = re.compile(r"outside every array|bytes of shared memory the kernel declares|"
                    r"whose lanes are not all active")
 SUGGESTED = re.compile(r'name one, e\.g\. "(?P<name>[^"]+)"')
@@ -184,7 +186,7 @@ def run_case(pattern: Path, timeout: float, folders: list[Path], template: bool
             return "compile", failed, took
         if GUESSED.search(json.loads(pattern.read_text()).get("notes", "")) \
                 and SHAPE.search(detail):
-            return "input", f"{detail} [the launch was guessed]", took
+            return "input", f"{detail} [the launch or sizes were guessed]", took
     return status, detail, took
 
 
