@@ -1,15 +1,18 @@
 """A natural loop (loops.py) of the closed-form machine run once for all its iterations.
 
 At the header, one probe iteration (its accesses discarded) gives each register's change;
-the hypothesis is that at iteration j every register whose change is a constant holds its
+the hypothesis is that at iteration j every register the body reads before setting it
+(loops.read_first: the others it computes afresh) whose change is a constant holds its
 entry value + j * change (the others are Carried: untracked, never an address or a branch).
 The body then runs with j symbolic over the lanes that entered: the trip count comes from
 the latch's predicate (`d0 + c j op 0`, d0 and c alike on every active lane), the body runs
 again with j ranging over [0, trips) (every value checked to fit its type over that range,
 every branch inside invariant in j), and the hypothesis is verified: at the back edge each
 register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
-loop (stride: its address's coefficient of j). Any failure returns False: the loop runs as
-code, an iteration at a time.
+loop (stride: its address's coefficient of j). A branch inside whose predicate changes at
+iteration s (loops.Switches) splits the loop: iterations [0, s) run so, the rest after them
+(from the header again). Any failure returns None: the loop runs as code, an iteration at a
+time.
 
 A while loop (loops.while_exit: the test at the top, as a debug compile lays loops out) runs
 the same way with its exit test made to fall through inside the body (j < trips, where it
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, Varies
-from .loops import GiveUp, first_true, trips, while_exit
+from .loops import GiveUp, Switches, first_true, trips, while_exit
 from .symbolic import (
     CARRIED,
     Carried,
@@ -42,18 +45,21 @@ if TYPE_CHECKING:
     from .closed import ClosedMachine
 
 
-def compressed(machine: "ClosedMachine", header: int, m: Mask) -> bool:
-    """Run the loop at `header` for every iteration at once over the lanes m; False (state
-    and accesses as before) where it does not apply."""
+def compressed(machine: "ClosedMachine", header: int, m: Mask) -> int | None:
+    """Run the loop at `header` for its iterations at once over the lanes m -> where the
+    lanes go on: after the latch, or the header again where a branch inside switches at an
+    iteration (loops.Switches: the iterations before it ran); None (state and accesses as
+    before) where it does not apply."""
     saved, events, loops = dict(machine.regs), len(machine.events), len(machine.loops)
     try:
-        if _run(machine, header, m, saved):
-            return True
+        resume = _run(machine, header, m, saved)
+        if resume is not None:
+            return resume
     except (GiveUp, Varies):
         pass
     machine.regs = saved
     del machine.events[events:], machine.loops[loops:]
-    return False
+    return None
 
 
 def _body(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None) -> None:
@@ -79,7 +85,8 @@ def _test(machine: "ClosedMachine", header: int, exit_at: int, m: Mask) -> Mask:
     return machine.guarded(machine.code[exit_at], m)
 
 
-def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]) -> bool:
+def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
+         ) -> int | None:
     ck = machine.ck
     latch = machine.headers[header]
     exit_at = None if machine.code[latch].guard is not None else \
@@ -88,9 +95,9 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
     if exit_at is not None:
         leaving = _test(machine, header, exit_at, m)
         if not ck.minus(m, leaving).any():
-            return True  # no iteration: the test ran, every lane goes on after the latch
+            return latch + 1  # no iteration: the test ran, every lane goes on after it
         if leaving.any():
-            return False
+            return None
         machine.regs = dict(entry)
     events = len(machine.events)
     _body(machine, header, m, exit_at)  # the probe
@@ -99,9 +106,10 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
     steps: dict[str, int] = {}
     start: dict[str, Value] = dict(entry)
     sym = next(machine.symbols)
+    carried = machine.kernel.loop_reads[header]
     for reg, after in probe.items():
         before = entry.get(reg)
-        if after is before:
+        if after is before or reg not in carried:  # the others: set afresh each iteration
             continue
         a, b = machine.resolved(before, m), machine.resolved(after, m)
         if isinstance(a, Aff) and isinstance(b, Aff):
@@ -114,35 +122,56 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
             continue
         if before is not None:
             start[reg] = _on(machine, CARRIED, before, m)
-    found = None
-    for span in (1, None):  # the trip count from j = 0, then checked over every j
-        ck.trips[sym] = span or found or 1
-        machine.regs = dict(start)
-        machine.loops.append((sym, ck.trips[sym]))
-        _body(machine, header, m, exit_at)
-        machine.loops.pop()
-        count = _trips(machine, name, negated, sym, m, exit_at is not None)
-        if not count or (span is None and count != found):
-            return False
-        found = count
-        if span == 1:
+    loop = (header, exit_at, name, negated)
+    count = _pass(machine, loop, m, start, sym, 1)  # the trip count from j = 0
+    if not count:
+        return None
+    del machine.events[events:]
+    run = count  # the iterations run at once: all, or those before a branch switches
+    while True:
+        try:
+            if _pass(machine, loop, m, start, sym, run) != count:
+                return None
+            break
+        except Switches as switch:
+            if switch.symbol != sym or not 0 < switch.at < run:
+                raise
             del machine.events[events:]
-    assert found is not None
+            run = switch.at
     end = machine.regs
     for reg, step in steps.items():
         was = machine.resolved(start[reg], m)
         now = machine.resolved(end.get(reg), m)
         if not isinstance(now, Aff) or not isinstance(was, Aff) or \
                 not zero(ck, now + was.scaled(-1) + Aff(-step), m):
-            return False
+            return None
     for reg, v in start.items():  # registers the hypothesis holds invariant
-        if reg not in steps and end.get(reg) is not v and not _same(machine, v, end.get(reg), m):
+        if reg in carried and reg not in steps and end.get(reg) is not v and \
+                not _same(machine, v, end.get(reg), m):
             if not isinstance(machine.resolved(v, m), Carried):
-                return False
-    _settle(machine, entry, start, end, steps, sym, found, m)
+                return None
+    _settle(machine, entry, start, end, steps, sym, run, m)
+    if run < count:
+        return header  # the iterations from the switch on
     if exit_at is not None:
         _test(machine, header, exit_at, m)  # the test that ends the loop
-    return True
+    return latch + 1
+
+
+def _pass(machine: "ClosedMachine", loop: tuple[int, int | None, str, bool], m: Mask,
+          start: dict[str, Value], sym: int, span: int) -> int | None:
+    """The body run from `start` with j over [0, span) -> the loop's trip count from its
+    latch (loop: header, a while loop's exit test, the latch's predicate and whether it
+    is negated)."""
+    header, exit_at, name, negated = loop
+    machine.ck.trips[sym] = span
+    machine.regs = dict(start)
+    machine.loops.append((sym, span))
+    try:
+        _body(machine, header, m, exit_at)
+    finally:
+        machine.loops.pop()
+    return _trips(machine, name, negated, sym, m, exit_at is not None)
 
 
 def _on(machine: "ClosedMachine", value: Value, before: Value, m: Mask) -> Value:

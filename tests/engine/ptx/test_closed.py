@@ -436,3 +436,59 @@ def test_bfe_cp_async_and_ldmatrix_have_closed_forms(tmp_path, body):
     assert lines_with(compiled.ptx, "bfe.u32", "cp.async.cg", "ldmatrix")
     spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 4 for _, _, b in spy.batches)
+
+
+# ------------------------------------------------------------------ double buffering
+
+DOUBLE_BUFFERED = """
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    __shared__ float tile[2048];
+    int t = threadIdx.x;
+    float acc = 0.0f;
+    tile[t] = a[t];
+    __syncthreads();
+    for (int s = 0; s < n; s += 128) {
+        #pragma unroll 1
+        for (int i = 0; i < 16; ++i) {
+            acc += tile[((i + (t >> 8)) << 7) | ((t << 1) & 56)];
+        }
+        __syncthreads();
+        if (s + 256 < n) {
+            tile[t] = a[s + 256 + t];
+        }
+        __syncthreads();
+        acc *= 0.5f;
+    }
+    out[t] = acc;
+}
+"""
+
+
+@needs_nvcc
+def test_a_double_buffered_loop_runs_whole_before_and_after_its_prefetch_stops(tmp_path):
+    """SGEMM_CUDA's kernel 11 in small: an outer loop (s = 128 j, 8 trips at n = 1024) whose
+    prefetch `if (s + 256 < n)` runs for j < 6 only, around an inner loop whose address
+    temporaries (`and`, `or`, `shl`: nvcc recomputes them from its pointer each iteration)
+    hold the last iteration's values when it is entered again. The outer loop runs as two
+    whole runs, j in [0, 6) with the prefetch and [6, 8) without; the inner loop whole in
+    each (its temporaries need no value across iterations).
+    By hand, one block of 4 warps: a[t] and out[t] 4 sectors a warp (16 each, 4 requests);
+    the prefetch 6 times (24 requests, 96 sectors). tile: the first store and the prefetch's
+    32 consecutive words a warp (a wavefront each: 4 and 24); the inner load 8 x 16 times a
+    warp (512 requests) at words 128 i + 8 ((lane >> 2) & 7): 8 words, banks 0, 8, 16, 24
+    twice each, 2 wavefronts (1,024)."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 128}}
+    pattern, compiled = inline_pattern(tmp_path, DOUBLE_BUFFERED, "k", arrays,
+                                       {"n": 1024}, block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "and.b32", "or.b32", "setp", "bra")))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert [(space, b.executions) for space, _, b in spy.batches] == [
+        ("global", 1), ("shared", 1), ("shared", 16 * 6), ("global", 6), ("shared", 6),
+        ("shared", 16 * 2), ("global", 1)]
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 4, 16), ("load", 24, 96), ("store", 4, 16)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 4, 4), ("load", 512, 1024), ("store", 24, 24)]
