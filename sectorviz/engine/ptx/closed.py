@@ -311,6 +311,7 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "and": closed_ops.bits_op, "or": closed_ops.bits_op, "xor": closed_ops.bits_op,
     "not": closed_ops.bits_op, "setp": closed_ops.setp, "selp": closed_ops.selp,
     "mov": closed_ops.mov, "cvt": closed_ops.convert, "cvta": closed_ops.cvta,
+    "mbarrier": closed_ops.mbarrier,
     "bfi": closed_ops.bit_insert, "bfe": closed_ops.bit_extract, "shfl": closed_ops.shuffle,
     "mma": closed_ops.matrix_product,
     "ld": closed_memory.load, "ldu": closed_memory.load, "st": closed_memory.store,

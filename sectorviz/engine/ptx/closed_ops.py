@@ -371,3 +371,16 @@ def cvta(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if isinstance(a, Aff):
         a = a + Aff(-base if "to" in ins.opcode else base)
     mc.write(ins.operands[0], a, t, m)
+
+
+def mbarrier(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """mbarrier.* as the lane path runs it (lanes_ops.mbarrier): init / arrive / expect_tx
+    order nothing, a state they return is 0; test_wait and try_wait find the phase
+    complete on every lane."""
+    dest = ins.operands[0] if ins.operands else None
+    if dest is None or dest.kind != "reg":
+        return
+    if any(o in ("test_wait", "try_wait") for o in ins.opcode):
+        mc.assign(dest.name, m, m)
+    else:
+        mc.write(dest, Aff(0), "b64", m)

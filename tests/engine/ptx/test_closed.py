@@ -492,3 +492,42 @@ def test_a_double_buffered_loop_runs_whole_before_and_after_its_prefetch_stops(t
         ("load", 4, 16), ("load", 24, 96), ("store", 4, 16)]
     assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
         ("store", 4, 4), ("load", 512, 1024), ("store", 24, 24)]
+
+
+BULK_COPY = """#include <cuda/barrier>
+extern "C" __global__ void k(const float4* a, float4* out) {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ float4 tile[128];
+    int t = threadIdx.x;
+    if (t == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    cuda::memcpy_async(&tile[t], &a[blockIdx.x * 128 + t], cuda::aligned_size_t<16>(16), bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 128 + t] = tile[127 - t];
+}
+"""
+
+
+@needs_nvcc
+def test_a_lanes_16_byte_bulk_copy_through_a_barrier_runs_in_closed_form(tmp_path):
+    """cuda::memcpy_async of a float4 through a cuda::barrier, as SGEMM_CUDA's kernel 12
+    loads B: nvcc emits a lane's bulk copy (`cp.async.bulk.shared::cluster.global
+    .mbarrier::complete_tx::bytes [dst], [src], %r, [bar]`, %r set to 16 once) and mbarrier
+    init / arrive / try_wait; the copy is a 16-byte read of global and write of shared per
+    lane. By hand, 2 blocks of 4 warps: the copy reads 32 consecutive float4 a warp (512
+    bytes, 16 sectors: 8 requests, 128 sectors) and writes them to consecutive words of tile
+    (4 wavefronts a warp, the ideal for 16 bytes: 32); the tile read in reverse, 4 wavefronts
+    a warp too; out written as the copy read: 8 requests, 128 sectors."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 1024}}
+    pattern, compiled = inline_pattern(tmp_path, BULK_COPY, "k", arrays, grid=(2,),
+                                       block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "cp.async", "mbarrier", "%r1,")))
+    assert lines_with(compiled.ptx, "cp.async.bulk.shared::cluster.global")
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 8, 128), ("store", 8, 128)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 8, 32), ("load", 8, 32)]
