@@ -11,8 +11,10 @@ every branch inside invariant in j), and the hypothesis is verified: at the back
 register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
 loop (stride: its address's coefficient of j). A branch inside whose predicate changes at
 iteration s (loops.Switches) splits the loop: iterations [0, s) run so, the rest after them
-(from the header again). Any failure returns None: the loop runs as code, an iteration at a
-time.
+(from the header again). A do-while loop that fails so runs again in pairs of iterations
+(the body twice in a row, j counting pairs; the odd last iteration after them): a register
+that toggles (`cur = 1 - cur`, two buffers or barriers swapped) steps by a constant over two.
+Any failure returns None: the loop runs as code, an iteration at a time.
 
 A while loop (loops.while_exit: the test at the top, as a debug compile lays loops out) runs
 the same way with its exit test made to fall through inside the body (j < trips, where it
@@ -51,23 +53,28 @@ def compressed(machine: "ClosedMachine", header: int, m: Mask) -> int | None:
     iteration (loops.Switches: the iterations before it ran); None (state and accesses as
     before) where it does not apply."""
     saved, events, loops = dict(machine.regs), len(machine.events), len(machine.loops)
-    try:
-        resume = _run(machine, header, m, saved)
-        if resume is not None:
-            return resume
-    except (GiveUp, Varies):
-        pass
-    machine.regs = saved
-    del machine.events[events:], machine.loops[loops:]
+    do_while = machine.code[machine.headers[header]].guard is not None
+    for copies in (1, 2) if do_while else (1,):
+        try:
+            resume = _run(machine, header, m, saved, copies)
+            if resume is not None:
+                return resume
+        except (GiveUp, Varies):
+            pass
+        machine.regs = dict(saved)
+        del machine.events[events:], machine.loops[loops:]
     return None
 
 
-def _body(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None) -> None:
-    """One iteration from the header to the latch (a while loop's exit test falls through)."""
+def _body(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None,
+          copies: int = 1) -> None:
+    """`copies` iterations from the header to the latch (a while loop's exit test falls
+    through)."""
     if exit_at is not None:
         machine.falls_through.add(exit_at)
     try:
-        machine.region(header, machine.headers[header], m, False)
+        for _ in range(copies):
+            machine.region(header, machine.headers[header], m, False)
     finally:
         machine.falls_through.discard(exit_at)
 
@@ -85,8 +92,8 @@ def _test(machine: "ClosedMachine", header: int, exit_at: int, m: Mask) -> Mask:
     return machine.guarded(machine.code[exit_at], m)
 
 
-def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
-         ) -> int | None:
+def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value],
+         copies: int) -> int | None:
     ck = machine.ck
     latch = machine.headers[header]
     exit_at = None if machine.code[latch].guard is not None else \
@@ -101,6 +108,10 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
         machine.regs = dict(entry)
     events = len(machine.events)
     _body(machine, header, m, exit_at)  # the probe
+    if copies > 1:  # a second iteration only where every lane goes on to it
+        if ck.minus(m, machine.guarded(machine.code[latch], m)).any():
+            return None
+        _body(machine, header, m, exit_at, copies - 1)
     probe = machine.regs
     del machine.events[events:]
     steps: dict[str, int] = {}
@@ -123,14 +134,16 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
         if before is not None:
             start[reg] = _on(machine, CARRIED, before, m)
     loop = (header, exit_at, name, negated)
-    count = _pass(machine, loop, m, start, sym, 1)  # the trip count from j = 0
-    if not count:
+    count, leaves = _pass(machine, loop, m, start, sym, 1, copies)  # trip count from j = 0
+    if not count or copies > 1 and leaves not in (count, count - 1):
         return None
     del machine.events[events:]
-    run = count  # the iterations run at once: all, or those before a branch switches
-    while True:
+    # the iterations (runs of the copies) at once: all, or those before a branch switches,
+    # or before the odd last iteration of a loop run in pairs
+    run = count if leaves in (None, count) else count - 1
+    while run:
         try:
-            if _pass(machine, loop, m, start, sym, run) != count:
+            if _pass(machine, loop, m, start, sym, run, copies) != (count, leaves):
                 return None
             break
         except Switches as switch:
@@ -138,6 +151,8 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
                 raise
             del machine.events[events:]
             run = switch.at
+    if not run:
+        return None
     end = machine.regs
     for reg, step in steps.items():
         was = machine.resolved(start[reg], m)
@@ -152,26 +167,33 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
                 return None
     _settle(machine, entry, start, end, steps, sym, run, m)
     if run < count:
-        return header  # the iterations from the switch on
+        return header  # the iterations from the switch (or the odd last one) on
     if exit_at is not None:
         _test(machine, header, exit_at, m)  # the test that ends the loop
     return latch + 1
 
 
 def _pass(machine: "ClosedMachine", loop: tuple[int, int | None, str, bool], m: Mask,
-          start: dict[str, Value], sym: int, span: int) -> int | None:
-    """The body run from `start` with j over [0, span) -> the loop's trip count from its
-    latch (loop: header, a while loop's exit test, the latch's predicate and whether it
-    is negated)."""
+          start: dict[str, Value], sym: int, span: int, copies: int
+          ) -> tuple[int | None, int | None]:
+    """`copies` iterations of the body in a row from `start`, with j (a run of them) over
+    [0, span) -> (the loop's trip count in runs, from the last copy's latch predicate; the
+    run j where the first copy's latch leaves the loop, for two copies, else None) (loop:
+    header, a while loop's exit test, the latch's predicate and whether it is negated)."""
     header, exit_at, name, negated = loop
     machine.ck.trips[sym] = span
     machine.regs = dict(start)
     machine.loops.append((sym, span))
+    leaves = None
     try:
         _body(machine, header, m, exit_at)
+        if copies > 1:
+            first = _trips(machine, name, negated, sym, m, False)
+            leaves = -1 if first is None else first - 1
+            _body(machine, header, m, exit_at, copies - 1)
     finally:
         machine.loops.pop()
-    return _trips(machine, name, negated, sym, m, exit_at is not None)
+    return _trips(machine, name, negated, sym, m, exit_at is not None), leaves
 
 
 def _on(machine: "ClosedMachine", value: Value, before: Value, m: Mask) -> Value:

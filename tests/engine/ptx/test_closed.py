@@ -531,3 +531,49 @@ def test_a_lanes_16_byte_bulk_copy_through_a_barrier_runs_in_closed_form(tmp_pat
         ("load", 8, 128), ("store", 8, 128)]
     assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
         ("store", 8, 32), ("load", 8, 32)]
+
+
+TOGGLED = """
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    __shared__ float tile[2][128];
+    int t = threadIdx.x;
+    int cur = 0;
+    float acc = 0.0f;
+    tile[0][t] = a[t];
+    __syncthreads();
+    #pragma unroll 1
+    for (int s = 128; s < n; s += 128) {
+        tile[1 - cur][t] = a[s + t];
+        acc += tile[cur][127 - t];
+        __syncthreads();
+        cur = 1 - cur;
+    }
+    out[t] = acc + tile[cur][t];
+}
+"""
+
+
+@needs_nvcc
+def test_a_loop_whose_buffer_index_toggles_runs_whole_in_pairs_of_iterations(tmp_path):
+    """SGEMM_CUDA's kernel 12 in small: `cur = 1 - cur` (nvcc: `sub.s32 %r5, 1, %r28`) takes
+    0, 1, 0, ... so no iteration's addresses follow from the one before by a fixed step,
+    but every second one's do: the loop runs whole in pairs of iterations. n = 1024: 7
+    iterations (s = 128 .. 896), 3 pairs and the odd last one on its own, so each access of
+    the loop comes as runs of 3, 3 and 1.
+    By hand, one block of 4 warps: a[t], out[t] and a[s + t] 4 sectors a warp (4 requests
+    and 16 sectors each, the loop's 7 times: 28 and 112); tile: every access 32
+    consecutive words a warp (reversed for 127 - t), a wavefront each: 4, 28, 28, 4."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 128}}
+    pattern, compiled = inline_pattern(tmp_path, TOGGLED, "k", arrays, {"n": 1024},
+                                       block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "sub.s32", "bra", "ld.", "st.")))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    loop = [b.executions for space, k, b in spy.batches if (space, k) == ("global", 1)]
+    assert loop == [3, 3, 1]
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 4, 16), ("load", 28, 112), ("store", 4, 16)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 4, 4), ("store", 28, 28), ("load", 28, 28), ("load", 4, 4)]
