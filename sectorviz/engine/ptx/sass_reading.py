@@ -27,14 +27,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterator
+from typing import Collection, Iterator, TypeVar
 
 import numpy as np
 
 from ...model.kernel import Batch, Instruction, Threads
 from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
-from ...model.repeat import RepeatedBatch
+from ...model.repeat import RepeatedBatch, WarpAccess
 from .cfg import BRANCHES, EXITS
 from .kernel import CompiledKernel, CompiledPtx, _unique
 from .memory_ops import LOCAL_GRAIN
@@ -44,6 +44,7 @@ from .sites import Site
 
 WARP = 32
 SPACES = ("global", "shared", "local", "constant")
+T = TypeVar("T")  # what goes with an event carried onto the SASS rows
 ATTRIBUTES = {"global": "instructions", "shared": "shared_instructions",
               "local": "local_instructions", "constant": "constant_instructions"}
 SPILL_BASE = 1 << 44  # spill frames lie apart from the PTX's own local frames
@@ -382,16 +383,39 @@ class SassKernel(CompiledKernel):
         if found is None:
             return None
         hi, events = found
+        return hi, [(space, row, batch) for space, row, batch, _ in
+                    self._onto_rows([(space, k, batch, None) for space, k, batch in events])]
+
+    def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
+        """The PTX engine's closed forms of one warp carried onto the SASS rows (a merged
+        site dropped); None where the plan needs executions one by one, or where ptxas
+        copied a site into several rows (an unrolled loop: a copy's share of a run is not a
+        run of the loop whose symbol closed_runs nests it by)."""
+        if self.plan.lane_path:
+            return None
+        found = super().warp_closed(warp, sector_bytes)
+        if found is None or any(len(self.plan.routes.get((space, k), ())) > 1
+                                for space, k, *_ in found):
+            return None
+        return [(space, row, batch, origin, symbols) for space, row, batch, (origin, symbols)
+                in self._onto_rows([(space, k, batch, (origin, symbols))
+                                    for space, k, batch, origin, symbols in found])]
+
+    def _onto_rows(self, events: list[tuple[str, int, RepeatedBatch, T]]
+                   ) -> list[tuple[str, int, RepeatedBatch, T]]:
+        """(space, PTX site index, batch, what goes with it) in program order -> the same
+        on SASS rows: merged sites dropped, a site ptxas copied shared out among its copies
+        (shared_out)."""
         done: dict[tuple[str, int], int] = {}
         out = []
-        for space, k, batch in events:
+        for space, k, batch, extra in events:
             rows = self.plan.routes.get((space, k), (k,))
             if len(rows) == 1:
-                out.append((space, rows[0], batch))
+                out.append((space, rows[0], batch, extra))
             elif rows:
                 n = done[(space, k)] = done.get((space, k), -1) + 1
-                out += [(space, row, part) for row, part in shared_out(batch, rows, n)]
-        return hi, out
+                out += [(space, row, part, extra) for row, part in shared_out(batch, rows, n)]
+        return out
 
 
 def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int

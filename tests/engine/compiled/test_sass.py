@@ -17,7 +17,8 @@ from sectorviz.model.frontend import kernel_for
 from sectorviz.model.pattern import pattern_from_dict, with_kernel
 from sectorviz.model.ptxas_changes import ptx_width
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "resources" / "examples"
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "resources" / "examples"
 
 LISTING = """\
 \t.section\t.text._Z5otherv,"ax",@progbits
@@ -294,3 +295,49 @@ def test_nvjitlink_assembles_where_there_is_no_ptxas():
     assert {op.name for op in code.ops} == {"STS", "LDS", "STG"}
     assert all(lines[op.ptx_line - 1].split()[0].startswith(("ld.", "st."))
                for op in code.ops)
+
+
+
+@needs_nvcc
+def test_one_warps_details_in_sass_come_from_the_closed_forms_on_the_sass_rows(tmp_path,
+                                                                              monkeypatch):
+    """The 2-D blocktiling SGEMM stand-in at n = 128 in SASS: ptxas merges 6 of its
+    ld.shared.f32 into wider LDS (their PTX sites have no row), so the PTX sites and the SASS
+    rows are numbered apart; one warp's closed forms (warp_closed) are carried onto the SASS
+    rows, and every row's executions of warps 0 and 7 are the lane path's, shared
+    wavefronts included."""
+    import sectorviz.model.one_warp as one_warp
+    from sectorviz.model.memo import MEMO
+    function = "gemmTiles2D<128, 128, 8, 8, 8>"
+    code = (ROOT / "benchmarks" / "kernels" / "sgemm.cu").read_text() + (
+        f"\ntemplate __global__ void {function}(int, int, int, float, const float*, "
+        "const float*, float, float*);\n")
+    (tmp_path / "sgemm.cu").write_text(code)
+    square = {"dtype": "float32", "shape": ["n", "n"]}
+    pattern = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "2-D tiles", "launch": {
+            "grid": [1, 1], "block": [256, 1]},
+        "params": {"n": 128, "M": 128, "N": 128, "K": 128},
+        "arrays": {"A": square, "B": square, "C": square},
+        "kernel": {"source": "sgemm.cu", "function": function, "engine": "compiled",
+                   "level": "sass"}}, tmp_path)
+    kernel = kernel_for(pattern)
+    if not isinstance(kernel, SassKernel):
+        pytest.skip("no ptxas and nvdisasm beside this nvcc")
+    assert any(not rows for rows in kernel.plan.routes.values())  # merged sites
+
+    def executions(warp: int) -> tuple[list[list[tuple]], list[list[int]]]:
+        MEMO.clear()
+        detail = one_warp.warp_detail(pattern, warp)
+        shared = one_warp.shared_warp_detail(pattern, warp)
+        return ([[(int(e.sectors), e.address.tolist()) for e in run]
+                 for run in detail.executions], [list(w) for w in shared.wavefronts])
+
+    for warp in (0, 7):
+        assert kernel.warp_closed(warp, pattern.sector_bytes) is not None
+        closed = executions(warp)
+        monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+        lanes = executions(warp)
+        monkeypatch.delenv("SECTORVIZ_LANE_PATH")
+        assert closed == lanes
+        assert any(closed[1])  # shared rows ran
