@@ -577,3 +577,39 @@ def test_a_loop_whose_buffer_index_toggles_runs_whole_in_pairs_of_iterations(tmp
         ("load", 4, 16), ("load", 28, 112), ("store", 4, 16)]
     assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
         ("store", 4, 4), ("store", 28, 28), ("load", 28, 28), ("load", 4, 4)]
+
+
+WARP_REDUCED = """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    float sum = 0.0f;
+    for (int i = warp.thread_rank(); i < n; i += 32) sum += a[row * n + i];
+    sum = cg::reduce(warp, sum, cg::plus<float>{});
+    if (warp.thread_rank() == 0) out[row] = sum;
+}
+"""
+
+
+@needs_nvcc
+def test_a_warp_reduction_of_cooperative_groups_runs_in_closed_form(tmp_path):
+    """cg::reduce over a warp, as llm.c's layernorm kernels 3 and 4 sum a row: nvcc's
+    `shfl.sync.bfly.b32 %r|%p, ...` (the `d|p` form, p: the source lane in range) of a
+    float partial sum. By hand, 2 blocks of 4 warps, a row of n = 64 floats each: the loop
+    (nvcc unrolls it by 4, a remainder loop beside) reads 32 consecutive floats a warp twice
+    (16 requests, 64 sectors in all); lane 0 writes out[row] (8 requests, 8 sectors)."""
+    arrays = {"a": {"dtype": "float32", "length": 512},
+              "out": {"dtype": "float32", "length": 8}}
+    pattern, compiled = inline_pattern(tmp_path, WARP_REDUCED, "k", arrays, {"n": 64},
+                                       grid=(2,), block=(128,))
+    assert any("|%p" in line for line in lines_with(compiled.ptx, "shfl.sync.bfly"))
+    spy = closed_everywhere(pattern, compiled)
+    assert spy.loops_run_whole
+    closed, _, _ = both(pattern, compiled)
+    print([(s.op, s.requests, s.sectors) for s in closed.instructions])
+    assert [(op, sum(s.requests for s in closed.instructions if s.op == op),
+             sum(s.sectors for s in closed.instructions if s.op == op))
+            for op in ("load", "store")] == [("load", 16, 64), ("store", 8, 8)]
