@@ -24,10 +24,11 @@ local address (consecutive 4-byte words for consecutive lanes at one stack offse
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
-from typing import Collection, Iterator, TypeVar
+from typing import Callable, Collection, Iterator, TypeVar
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from .sites import Site
 WARP = 32
 SPACES = ("global", "shared", "local", "constant")
 T = TypeVar("T")  # what goes with an event carried onto the SASS rows
+COPY_SYMBOLS = 1 << 40  # symbols of copies' own runs: above any a closed-form run numbers
 ATTRIBUTES = {"global": "instructions", "shared": "shared_instructions",
               "local": "local_instructions", "constant": "constant_instructions"}
 SPILL_BASE = 1 << 44  # spill frames lie apart from the PTX's own local frames
@@ -387,25 +389,33 @@ class SassKernel(CompiledKernel):
                     self._onto_rows([(space, k, batch, None) for space, k, batch in events])]
 
     def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
-        """The PTX engine's closed forms of one warp carried onto the SASS rows (a merged
-        site dropped); None where the plan needs executions one by one, or where ptxas
-        copied a site into several rows (an unrolled loop: a copy's share of a run is not a
-        run of the loop whose symbol closed_runs nests it by)."""
+        """The PTX engine's closed forms of one warp carried onto the SASS rows, as
+        closed_trace carries them; a copy's share of a loop run (shared_out) is a run of
+        its own (a symbol no run has), which closed_runs nests apart. None where the plan
+        needs executions one by one."""
         if self.plan.lane_path:
             return None
         found = super().warp_closed(warp, sector_bytes)
-        if found is None or any(len(self.plan.routes.get((space, k), ())) > 1
-                                for space, k, *_ in found):
+        if found is None:
             return None
+        copies = itertools.count(COPY_SYMBOLS)
+
+        def own_run(batch: RepeatedBatch, symbols: tuple[int, ...]) -> tuple[int, ...]:
+            runs = [i for i, (trips, _) in enumerate(batch.loops) if trips > 1]
+            return symbols if not runs else \
+                symbols[:runs[-1]] + (next(copies),) + symbols[runs[-1] + 1:]
+
         return [(space, row, batch, origin, symbols) for space, row, batch, (origin, symbols)
                 in self._onto_rows([(space, k, batch, (origin, symbols))
-                                    for space, k, batch, origin, symbols in found])]
+                                    for space, k, batch, origin, symbols in found],
+                                   lambda part, extra: (extra[0], own_run(part, extra[1])))]
 
-    def _onto_rows(self, events: list[tuple[str, int, RepeatedBatch, T]]
+    def _onto_rows(self, events: list[tuple[str, int, RepeatedBatch, T]],
+                   copied: Callable[[RepeatedBatch, T], T] = lambda part, extra: extra
                    ) -> list[tuple[str, int, RepeatedBatch, T]]:
         """(space, PTX site index, batch, what goes with it) in program order -> the same
         on SASS rows: merged sites dropped, a site ptxas copied shared out among its copies
-        (shared_out)."""
+        (shared_out), what goes with each share made by `copied`."""
         done: dict[tuple[str, int], int] = {}
         out = []
         for space, k, batch, extra in events:
@@ -414,7 +424,8 @@ class SassKernel(CompiledKernel):
                 out.append((space, rows[0], batch, extra))
             elif rows:
                 n = done[(space, k)] = done.get((space, k), -1) + 1
-                out += [(space, row, part, extra) for row, part in shared_out(batch, rows, n)]
+                out += [(space, row, part, copied(part, extra))
+                        for row, part in shared_out(batch, rows, n)]
         return out
 
 
