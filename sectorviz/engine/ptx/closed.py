@@ -27,7 +27,7 @@ from . import closed_memory, closed_ops
 from .bits import INT_DTYPES, WIDTH, immediate
 from .compress import compressed
 from .execute import UNKNOWN_SPECIALS, cluster_constant, diverge
-from .loops import GiveUp
+from .loops import GiveUp, Switches, first_change
 from .parse import Instruction, Operand
 from .refuse import NO_OPS
 from .sites import Site, numbered
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 Event = tuple[str, int, Aff, Mask, tuple[tuple[int, int], ...]]
 SPECIAL_AXES = ("%tid", "%ctaid", "%ntid", "%nctaid")
+MOST_SWITCHING_VALUES = 64  # distinct lane values of a varying predicate solved for its switch
 
 
 class ClosedMachine:
@@ -91,8 +92,9 @@ class ClosedMachine:
                 self._leave(stack, m, outermost)
                 continue
             if pc in self.headers and skip != pc:
-                if compressed(self, pc, m):
-                    top[0] = self.headers[pc] + 1
+                resume = compressed(self, pc, m)
+                if resume is not None:
+                    top[0] = resume
                     continue
                 top[3] = pc  # iterated: the header runs as code from here on
             ins = self.code[pc]
@@ -158,10 +160,27 @@ class ClosedMachine:
         if isinstance(v, Mask):
             return ck.combine(m, v, np.logical_and)
         if isinstance(v, SymPred):
-            return ck.holds(v.d, v.op, m)
+            try:
+                return ck.holds(v.d, v.op, m)
+            except Varies:
+                raise self._switch(v, m) from None
         if isinstance(v, Carried):
             raise Varies()
         raise NotClosed("a predicate without a closed form")
+
+    def _switch(self, p: SymPred, m: Mask) -> Varies:
+        """Why a predicate varies over the lanes of m: Switches where it depends on one
+        loop's symbol alone (with the first iteration where it changes on some lane),
+        else Varies."""
+        if len(p.d.coef) != 1:
+            return Varies()
+        (symbol, c), = p.d.coef
+        ck = self.ck
+        idx = np.sort(np.concatenate([np.flatnonzero(m.full), m.mixed]))
+        values = np.unique(ck.lane_values(Aff(p.d.base, p.d.off), idx)[ck.rows(m, idx)])
+        at = first_change([int(v) for v in values], c, p.op) \
+            if len(values) <= MOST_SWITCHING_VALUES else None
+        return Varies() if at is None else Switches(symbol, at)
 
     # ------------------------------------------------------------------ registers
 
@@ -292,6 +311,7 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "and": closed_ops.bits_op, "or": closed_ops.bits_op, "xor": closed_ops.bits_op,
     "not": closed_ops.bits_op, "setp": closed_ops.setp, "selp": closed_ops.selp,
     "mov": closed_ops.mov, "cvt": closed_ops.convert, "cvta": closed_ops.cvta,
+    "mbarrier": closed_ops.mbarrier,
     "bfi": closed_ops.bit_insert, "bfe": closed_ops.bit_extract, "shfl": closed_ops.shuffle,
     "mma": closed_ops.matrix_product,
     "ld": closed_memory.load, "ldu": closed_memory.load, "st": closed_memory.store,

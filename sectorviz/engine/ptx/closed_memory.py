@@ -17,7 +17,7 @@ from .memory_ops import ATOM_REDUCE, WINDOWED
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
-from .sites import Site, data_type, space_of, vector_parts
+from .sites import Site, copies_nothing, data_type, space_of, vector_parts
 from .symbolic import OPAQUE, need
 
 if TYPE_CHECKING:
@@ -91,12 +91,11 @@ def cp_async(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     """cp.async.ca / .cg.shared.global [dst], [src], cp-size[, src-size]: the global read of
     the lanes whose src-size is above 0, the shared write of every lane (as
     memory_ops.cp_async); commits and waits order nothing here."""
-    mods = ins.opcode[2:]
-    if ins.opcode[1] != "async" or any(o in ("bulk", "reduce", "tensor") for o in mods):
+    if ins.opcode[1] != "async":
         raise NotClosed(f"`{ins.text}` has no closed form")
-    if any(o.startswith(("commit_group", "wait_group", "wait_all", "mbarrier")) for o in mods):
+    if copies_nothing(ins):
         return
-    listed = mc.sites.get(pc, [])
+    listed = mc.sites.get(pc, [])  # a bulk copy has its two sites only where it runs
     if len(listed) != 2:
         raise NotClosed("not one copy")
     (kg, load), (ks, store) = listed

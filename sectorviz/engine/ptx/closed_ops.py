@@ -345,15 +345,20 @@ def mov(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
 
 
 def shuffle(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
-    """shfl.sync d, a, b, c, membermask of a value the closed forms do not track (data: a
-    reduction's partial sums, as Triton's tl.max and tl.sum exchange them) -> the same kind
-    of value; an integer they track (an index moved between lanes) or the `d|p` form has
-    no closed form here (the lane path runs it)."""
+    """shfl.sync d[|p], a, b, c, membermask of a value the closed forms do not track (data:
+    a reduction's partial sums, as Triton's tl.max and tl.sum and cooperative groups'
+    cg::reduce exchange them) -> the same kind of value, and p (whether the source lane
+    was in range) untracked: a branch on it is the lane path's; an integer they track (an
+    index moved between lanes) has no closed form here (the lane path runs it)."""
     dest = ins.operands[0]
     value = mc.read(ins.operands[1], data_type(ins), m)
-    if dest.kind != "reg" or not isinstance(value, Opaque):
+    d, *valid = dest.parts if dest.kind == "vec" else (dest,)
+    if d.kind != "reg" or not isinstance(value, Opaque):
         raise NotClosed(f"`{ins.text}` moves a tracked value between lanes")
-    mc.write(dest, value, data_type(ins), m)
+    mc.write(d, value, data_type(ins), m)
+    for p in valid:
+        if p.kind == "reg":
+            mc.assign(p.name, OPAQUE, m)
 
 
 def matrix_product(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
@@ -385,3 +390,16 @@ def cvta(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
     if isinstance(a, Aff):
         a = a + Aff(-base if "to" in ins.opcode else base)
     mc.write(ins.operands[0], a, t, m)
+
+
+def mbarrier(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """mbarrier.* as the lane path runs it (lanes_ops.mbarrier): init / arrive / expect_tx
+    order nothing, a state they return is 0; test_wait and try_wait find the phase
+    complete on every lane."""
+    dest = ins.operands[0] if ins.operands else None
+    if dest is None or dest.kind != "reg":
+        return
+    if any(o in ("test_wait", "try_wait") for o in ins.opcode):
+        mc.assign(dest.name, m, m)
+    else:
+        mc.write(dest, Aff(0), "b64", m)

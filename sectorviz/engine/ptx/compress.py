@@ -1,27 +1,31 @@
 """A natural loop (loops.py) of the closed-form machine run once for all its iterations.
 
 At the header, one probe iteration (its accesses discarded) gives each register's change;
-the hypothesis is that at iteration j every register whose change is a constant holds its
+the hypothesis is that at iteration j every register the body reads before setting it
+(loops.read_first: the others it computes afresh) whose change is a constant holds its
 entry value + j * change (the others are Carried: untracked, never an address or a branch).
 The body then runs with j symbolic over the lanes that entered: the trip count comes from
 the latch's predicate (`d0 + c j op 0`, d0 and c alike on every active lane), the body runs
 again with j ranging over [0, trips) (every value checked to fit its type over that range,
 every branch inside invariant in j), and the hypothesis is verified: at the back edge each
 register holds its value at j + 1. Each access in the body is then one RepeatedBatch over the
-loop (stride: its address's coefficient of j). Where that fails for the whole run but holds
-for its first iterations (MIN_PREFIX or more: Triton's last iterations prefetch past K with
-their masks false), those run so (the most, found by halving) and the rest as code.
-Any other failure returns False: the loop runs as code, an iteration at a time.
+loop (stride: its address's coefficient of j). A branch inside whose predicate changes at
+iteration s (loops.Switches) splits the loop: iterations [0, s) run so, the rest after them
+(from the header again). Where that fails for the whole run of a do-while loop but holds for
+its first iterations (MIN_PREFIX or more: Triton's last iterations prefetch past K with their
+masks false), those run so (the most, found by halving) and the rest after them, as code.
 
-A do-while loop whose body cycles a register through a few values by a select (Triton's
-software pipeline: the stage index `s = s + 1 > 1 ? 0 : s + 1`, as `add`, `setp`, `selp`)
-is not affine in j, but P iterations back to back are, for its period P once its first
-iterations have run (`_cycle`: -1, then 0, 1, 0, 1 is 1 peeled and a period of 2): those
-run as code, then the rest as above with P copies of the body as one iteration (registers
-the body sets before it reads them need no hypothesis), with up to P - 1 more run as code
-first so that the iterations left are a multiple of P (each copy's latch predicate but the
-last's holds on every iteration; an access of the body is then P RepeatedBatches, in the
-order the copies run them).
+A do-while loop that fails so runs again in P copies of the body as one iteration (j counting
+runs of them; the copies' latch predicates but the last's hold through the runs, and an
+access of the body is P RepeatedBatches, in the order the copies run them; where a copy's
+latch leaves in the last run, the iterations from it on run after them): first in pairs
+(P = 2: a register that toggles, `cur = 1 - cur`, two buffers or barriers swapped, steps by a
+constant over two), then where the body cycles a register through a few values by a select
+(Triton's software pipeline: the stage index `s = s + 1 > 1 ? 0 : s + 1`, as `add`, `setp`,
+`selp`) by its period P once its first iterations have run as code (`_cycle`: -1, then
+0, 1, 0, 1 is 1 peeled and a period of 2). Registers the body sets before it reads them
+(loops.read_first) need no hypothesis. Any other failure returns None: the loop runs as
+code, an iteration at a time.
 
 A while loop (loops.while_exit: the test at the top, as a debug compile lays loops out) runs
 the same way with its exit test made to fall through inside the body (j < trips, where it
@@ -37,8 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, Varies
-from .cfg import BRANCHES
-from .loops import NEGATED, GiveUp, first_true, trips, while_exit
+from .loops import NEGATED, GiveUp, Switches, first_true, trips, while_exit
 from .symbolic import (
     CARRIED,
     Carried,
@@ -59,50 +62,49 @@ MIN_PREFIX = 2  # iterations a loop's first run in closed form must have, the re
 MAX_CYCLE = 8  # iterations within which a cycling select must repeat a value (peeled + period)
 
 
-def compressed(machine: "ClosedMachine", header: int, m: Mask) -> bool:
-    """Run the loop at `header` for every iteration at once over the lanes m (where a select
-    cycles: its first iterations run as code, the rest unrolled by the period); False where
-    it does not apply: the state and accesses as before, or (where only its first iterations
-    could) those after them, and the rest runs as code."""
+def compressed(machine: "ClosedMachine", header: int, m: Mask) -> int | None:
+    """Run the loop at `header` for its iterations at once over the lanes m -> where the
+    lanes go on: after the latch, or the header again where only its first iterations ran
+    (a branch inside switches at an iteration, loops.Switches; the rest fails to verify; an
+    odd last iteration of the copies); None (state and accesses as before) where it does not
+    apply. A do-while loop tries pairs of iterations, then (where a select cycles) its first
+    iterations as code and the rest unrolled by the period."""
     saved = dict(machine.regs)
-    done = _attempt(machine, header, m, saved, 1)
-    if done is not False:
-        return bool(done)
+    do_while = machine.code[machine.headers[header]].guard is not None
+    for copies in (1, 2) if do_while else (1,):
+        resume = _attempt(machine, header, m, saved, copies)
+        if resume is not None:
+            return resume
     cycle = _cycle(machine, header, m, saved)
     if cycle is None:
-        return False
+        return None
     events, loops = len(machine.events), len(machine.loops)
     peeled, period = cycle
-    fresh = _written_first(machine, header, machine.headers[header])
-    try:  # the iterations left a multiple of the period: one of `period` more peeled ones
+    try:
         if _peel(machine, header, m, peeled):
-            for _ in range(period):
-                entry = {r: v for r, v in machine.regs.items() if r not in fresh}
-                done = _attempt(machine, header, m, entry, period)
-                if done is not False:
-                    return bool(done)
-                if not _peel(machine, header, m, 1):
-                    break
+            resume = _attempt(machine, header, m, dict(machine.regs), period)
+            if resume is not None:
+                return resume
     except (GiveUp, Varies):
         pass
     machine.regs = saved
     del machine.events[events:], machine.loops[loops:]
-    return False
+    return None
 
 
 def _attempt(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value],
-             period: int) -> bool | None:
+             copies: int) -> int | None:
     """_run, with the state and accesses put back where it fails."""
     events, loops = len(machine.events), len(machine.loops)
     try:
-        done = _run(machine, header, m, entry, period)
-        if done is not False:
-            return done
+        resume = _run(machine, header, m, entry, copies)
+        if resume is not None:
+            return resume
     except (GiveUp, Varies):
         pass
     machine.regs = dict(entry)
     del machine.events[events:], machine.loops[loops:]
-    return False
+    return None
 
 
 def _cycle(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
@@ -133,28 +135,6 @@ def _cycle(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Valu
         machine.regs = dict(entry)
         del machine.events[events:], machine.loops[loops:]
     return None
-
-
-NO_DESTINATION = ("st", "red", "bra", "bar", "ret", "exit", "cp", "stmatrix", "prefetch")
-
-
-def _written_first(machine: "ClosedMachine", header: int, latch: int) -> set[str]:
-    """Registers the loop [header, latch] sets, unguarded, before it reads them and before
-    its first branch: what they held before an iteration never matters (after peeled
-    iterations they hold the last one's values, which no hypothesis needs to explain)."""
-    read: set[str] = set()
-    out: set[str] = set()
-    for ins in machine.code[header:latch + 1]:
-        if ins.op in BRANCHES:
-            break
-        sources = ins.operands if ins.op in NO_DESTINATION else ins.operands[1:]
-        read.update(p.name for o in sources for p in (o, *o.parts))
-        read.update(ins.guard[:1] if ins.guard else ())
-        if ins.guard is None and ins.operands and ins.op not in NO_DESTINATION:
-            dest = ins.operands[0]
-            out.update(p.name for p in (dest, *dest.parts)
-                       if p.kind == "reg" and p.name not in read)
-    return out
 
 
 def _peel(machine: "ClosedMachine", header: int, m: Mask, iterations: int) -> bool:
@@ -192,13 +172,13 @@ def _body(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None) -
         machine.falls_through.discard(exit_at)
 
 
-def _copies(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None, period: int,
+def _copies(machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None, copies: int,
             latch_guard: str) -> list[Value]:
-    """`period` iterations back to back -> the latch predicate after each but the last."""
+    """`copies` iterations back to back -> the latch predicate after each but the last."""
     predicates = []
-    for copy in range(period):
+    for copy in range(copies):
         _body(machine, header, m, exit_at)
-        if copy < period - 1:
+        if copy < copies - 1:
             predicates.append(machine.regs.get(latch_guard))
     return predicates
 
@@ -217,34 +197,35 @@ def _test(machine: "ClosedMachine", header: int, exit_at: int, m: Mask) -> Mask:
 
 
 def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value],
-         period: int) -> bool | None:
-    """True where the whole loop ran in closed form; None where its first iterations did
-    (MIN_PREFIX or more: the machine is at the header of the next one, and the rest runs as
-    code); False where it does not apply."""
+         copies: int) -> int | None:
+    """The loop from `entry`, `copies` iterations as one -> where the lanes go on (see
+    compressed); None where it does not apply."""
     ck = machine.ck
     latch = machine.headers[header]
     exit_at = None if machine.code[latch].guard is not None else \
         while_exit(machine.prog.entry, header, latch)
     name, negated = machine.code[latch if exit_at is None else exit_at].guard or ("", False)
-    if exit_at is not None and period > 1:
-        return False
     if exit_at is not None:
         leaving = _test(machine, header, exit_at, m)
         if not ck.minus(m, leaving).any():
-            return True  # no iteration: the test ran, every lane goes on after the latch
+            return latch + 1  # no iteration: the test ran, every lane goes on after it
         if leaving.any():
-            return False
+            return None
         machine.regs = dict(entry)
     events = len(machine.events)
-    _copies(machine, header, m, exit_at, period, name)  # the probe
+    for copy in range(copies):  # the probe; a copy after another only where every lane goes on
+        if copy and ck.minus(m, machine.guarded(machine.code[latch], m)).any():
+            return None
+        _body(machine, header, m, exit_at)
     probe = machine.regs
     del machine.events[events:]
     steps: dict[str, int] = {}
     start: dict[str, Value] = dict(entry)
     sym = next(machine.symbols)
+    carried = machine.kernel.loop_reads[header]
     for reg, after in probe.items():
         before = entry.get(reg)
-        if after is before:
+        if after is before or reg not in carried:  # the others: set afresh each iteration
             continue
         a, b = machine.resolved(before, m), machine.resolved(after, m)
         if isinstance(a, Aff) and isinstance(b, Aff):
@@ -257,33 +238,32 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
             continue
         if before is not None:
             start[reg] = _on(machine, CARRIED, before, m)
-    ck.trips[sym] = 1  # the trip count from j = 0
-    machine.regs = dict(start)
-    machine.loops.append((sym, 1))
-    _copies(machine, header, m, exit_at, period, name)
-    machine.loops.pop()
-    found = _trips(machine, machine.regs.get(name), negated, sym, m, exit_at is not None)
+    run = _Run(machine, header, m, exit_at, copies, (name, negated), sym, start, steps,
+               carried)
+    found, inner = run.passed(1)  # the trip count from j = 0
     del machine.events[events:]
     if not found:
-        return False
-    run = _Run(machine, header, m, exit_at, period, (name, negated), sym, start, steps)
-    if run.verified(found, found):
-        _settle(machine, entry, start, machine.regs, steps, sym, found, m)
-        if exit_at is not None:
-            _test(machine, header, exit_at, m)  # the test that ends the loop
-        return True
-    del machine.events[events:]
-    done = _longest_prefix(run, found, events) if exit_at is None else 0
-    if done < MIN_PREFIX:
-        return False
-    _settle(machine, entry, start, machine.regs, steps, sym, done, m)
-    return None
+        return None
+    # the runs of the copies at once: all, or those before a copy's latch leaves the loop
+    count = min([found, *(s for s in inner if s is not None)])
+    span = run.most(count, found)
+    if not span:
+        del machine.events[events:]
+        span = _longest_prefix(run, count, found, events) if exit_at is None else 0
+        if span < MIN_PREFIX:
+            return None
+    _settle(machine, entry, start, machine.regs, steps, sym, span, m)
+    if span < found:
+        return header  # the iterations after them run from the header again
+    if exit_at is not None:
+        _test(machine, header, exit_at, m)  # the test that ends the loop
+    return latch + 1
 
 
-def _longest_prefix(run: "_Run", found: int, events: int) -> int:
-    """The most iterations (of found - 1 at most) that verify, found by halving, with their
+def _longest_prefix(run: "_Run", count: int, found: int, events: int) -> int:
+    """The most iterations (of count - 1 at most) that verify, found by halving, with their
     accesses and end state in the machine; 0 where none does."""
-    good, bad = 0, found
+    good, bad = 0, count
     while bad - good > 1:
         mid = (good + bad) // 2
         good, bad = (mid, bad) if run.verified(mid, found) else (good, mid)
@@ -292,38 +272,67 @@ def _longest_prefix(run: "_Run", found: int, events: int) -> int:
 
 
 class _Run:
-    """A loop's body (its copies, for a period) run with j over [0, span) from the state at
-    iteration j: its registers at j = 0 and the constant change of those that step."""
+    """A loop's body (its copies, run as one iteration) run with j over [0, span) from the
+    state at iteration j: its registers at j = 0, the constant change of those that step and
+    the registers an iteration reads before it sets them."""
 
     def __init__(self, machine: "ClosedMachine", header: int, m: Mask, exit_at: int | None,
-                 period: int, latch: tuple[str, bool], sym: int, start: dict[str, Value],
-                 steps: dict[str, int]):
+                 copies: int, latch: tuple[str, bool], sym: int, start: dict[str, Value],
+                 steps: dict[str, int], carried: set[str]):
         self.machine, self.header, self.m, self.exit_at = machine, header, m, exit_at
-        self.period, self.latch, self.sym = period, latch, sym
-        self.start, self.steps = start, steps
+        self.copies, self.latch, self.sym = copies, latch, sym
+        self.start, self.steps, self.carried = start, steps, carried
 
-    def verified(self, span: int, found: int) -> bool:
-        """Whether every j in [0, span) runs the body alike (its branches, selects and
-        values invariant or affine in j), the loop goes on through it (its last iteration
-        may end the loop where span = found, the trip count) and at the back edge each
-        register holds its value at j + 1; the machine's state is then the body's at j."""
-        machine, m, sym = self.machine, self.m, self.sym
-        (name, negated), ck = self.latch, machine.ck
-        ck.trips[sym] = span
+    def passed(self, span: int) -> tuple[int | None, list[int | None]]:
+        """The copies with j over [0, span) -> (the trip count from the last copy's latch
+        predicate, the first j where each other copy's leaves the loop: None for never, 0
+        where not the same on every lane)."""
+        machine, (name, negated), sym = self.machine, self.latch, self.sym
+        machine.ck.trips[sym] = span
         machine.regs = dict(self.start)
         machine.loops.append((sym, span))
         try:
-            inner = _copies(machine, self.header, m, self.exit_at, self.period, name)
-        except (GiveUp, Varies):
-            return False
+            inner = _copies(machine, self.header, self.m, self.exit_at, self.copies, name)
         finally:
             machine.loops.pop()
-        last = machine.regs.get(name)
-        if span == found:
-            ends = _trips(machine, last, negated, sym, m, self.exit_at is not None) == found
-        else:
-            ends = _holds_for(machine, last, negated, sym, m, span)
-        if not ends or not all(_holds_for(machine, p, negated, sym, m, span) for p in inner):
+        found = _trips(machine, machine.regs.get(name), negated, sym, self.m,
+                       self.exit_at is not None)
+        return found, [_leaves_at(machine, p, negated, sym, self.m) for p in inner]
+
+    def most(self, span: int, found: int) -> int:
+        """The iterations [0, span) verified (see verified), or those before a branch inside
+        switches (loops.Switches) -> how many ran so, their accesses and end state in the
+        machine; 0 where none did (the accesses then discarded by the caller)."""
+        events = len(self.machine.events)
+        while span:
+            try:
+                return span if self.verified(span, found, strict=True) else 0
+            except Switches as switch:
+                if switch.symbol != self.sym or not 0 < switch.at < span:
+                    return 0
+                del self.machine.events[events:]
+                span = switch.at
+        return 0
+
+    def verified(self, span: int, found: int, strict: bool = False) -> bool:
+        """Whether every j in [0, span) runs the body alike (its branches, selects and
+        values invariant or affine in j), the loop goes on through it (its last iteration
+        may end the loop where span = found, the trip count) and at the back edge each
+        register holds its value at j + 1; the machine's state is then the body's at j.
+        A branch that switches raises loops.Switches where `strict`."""
+        machine, m, sym = self.machine, self.m, self.sym
+        (name, negated), ck = self.latch, machine.ck
+        try:
+            last, inner = self.passed(span)
+        except Switches:
+            if strict:
+                raise
+            return False
+        except (GiveUp, Varies):
+            return False
+        ends = last == found if span == found else \
+            _goes_on(_leaves_at(machine, machine.regs.get(name), negated, sym, m), span)
+        if not ends or not all(_goes_on(s, span) for s in inner):
             return False
         end = machine.regs
         for reg, step in self.steps.items():
@@ -332,7 +341,8 @@ class _Run:
             if not isinstance(now, Aff) or not isinstance(was, Aff) or \
                     not zero(ck, now + was.scaled(-1) + Aff(-step), m):
                 return False
-        return all(reg in self.steps or end.get(reg) is v or _same(machine, v, end.get(reg), m)
+        return all(reg not in self.carried or reg in self.steps or end.get(reg) is v
+                   or _same(machine, v, end.get(reg), m)
                    or isinstance(machine.resolved(v, m), Carried)
                    for reg, v in self.start.items())  # registers held invariant
 
@@ -363,16 +373,21 @@ def _trips(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, 
     return first_true(d0, c, op) if exits else trips(d0, c, op)
 
 
-def _holds_for(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, m: Mask,
-               count: int) -> bool:
-    """Whether a latch predicate (a copy's but the last, of a loop unrolled by its period)
-    goes on looping for every j in [0, count) on every lane of m."""
+def _leaves_at(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, m: Mask
+              ) -> int | None:
+    """The first j where a latch predicate leaves the loop on every lane of m: None where it
+    never does, 0 where that is not the same on every lane (no iteration is sure to go on)."""
     found = _condition(machine, predicate, negated, sym, m)
     if found is None:
-        return False
+        return 0
     d0, c, op = found
-    stop = first_true(d0, c, NEGATED[op])
-    return stop is None or stop >= count
+    return first_true(d0, c, NEGATED[op])
+
+
+def _goes_on(leaves: int | None, count: int) -> bool:
+    """Whether a latch that leaves at iteration `leaves` (_leaves_at) goes on through every
+    j in [0, count)."""
+    return leaves is None or leaves >= count
 
 
 def _condition(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, m: Mask

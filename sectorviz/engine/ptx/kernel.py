@@ -36,7 +36,7 @@ from .calls import inlined
 from .closed import nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
-from .loops import GiveUp, natural_loops
+from .loops import GiveUp, natural_loops, read_first
 from .memory import ArrayBytes
 from .memory_ops import element_origin
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -353,6 +353,13 @@ class CompiledKernel(Launch):
     def natural_loops(self) -> dict[int, int]:
         """Loop header instruction -> its latch (loops.natural_loops), for the closed forms."""
         return natural_loops(self.entry)
+
+    @cached_property
+    def loop_reads(self) -> dict[int, set[str]]:
+        """Loop header -> the registers its body reads before setting them (loops.read_first):
+        those whose entry value the closed forms carry across iterations."""
+        return {header: read_first(self.entry, header, latch)
+                for header, latch in self.natural_loops.items()}
 
     @cached_property
     def param_bytes(self) -> dict[str, tuple[bytes, bool, str]]:

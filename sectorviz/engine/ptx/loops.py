@@ -12,12 +12,25 @@ c the same on every active lane, is solved exactly (`trips`, `first_true`).
 
 from __future__ import annotations
 
-from .cfg import BRANCHES
+from ..closed_forms import Varies
+from .cfg import BRANCHES, EXITS
 from .parse import Entry
+from .program import set_registers, source_registers
 
 
 class GiveUp(Exception):
     """A loop is not compressible as it stands (a way out of its body): iterate it."""
+
+
+class Switches(Varies):
+    """A branch inside a compressed loop whose predicate, the same on every lane over
+    iterations [0, at) of the loop with symbol `symbol`, changes at iteration `at` (a
+    `bkIdx + BK < K` test that fails only in the last one): those iterations still run at
+    once, the rest after them."""
+
+    def __init__(self, symbol: int, at: int):
+        super().__init__()
+        self.symbol, self.at = symbol, at
 
 
 def natural_loops(entry: Entry) -> dict[int, int]:
@@ -55,6 +68,34 @@ def while_exit(entry: Entry, header: int, latch: int) -> int | None:
     return None
 
 
+def read_first(entry: Entry, header: int, latch: int) -> set[str]:
+    """Registers that some path through the loop [header, latch] (from its header, inner
+    branches and back edges followed, its own back edge not) reads before it sets them: the
+    only registers whose value at the header an iteration sees. The others (a value the
+    body computes afresh each iteration) need no hypothesis across iterations."""
+    code = entry.instructions
+    successors: list[list[int]] = []
+    for k in range(header, latch + 1):
+        ins = code[k]
+        target = entry.labels.get(ins.operands[0].name, -1) \
+            if ins.op in BRANCHES and ins.operands else -1
+        after = [] if ins.op in EXITS + BRANCHES and ins.guard is None else [k + 1]
+        inside = [t for t in after + [target] if header <= t <= latch]
+        successors.append([t for t in inside if (k, t) != (latch, header)])
+    reads = [source_registers(code[k]) for k in range(header, latch + 1)]
+    sets = [set_registers(code[k]) for k in range(header, latch + 1)]
+    live: list[set[str]] = [set() for _ in reads]
+    changed = True
+    while changed:
+        changed = False
+        for k in reversed(range(len(live))):
+            later = set().union(*(live[t - header] for t in successors[k]))
+            now = reads[k] | (later - sets[k])
+            if now != live[k]:
+                live[k], changed = now, True
+    return live[0]
+
+
 def _holds(x: int, op: str) -> bool:
     return {"<": x < 0, "<=": x <= 0, ">": x > 0, ">=": x >= 0, "==": x == 0,
             "!=": x != 0}[op]
@@ -78,6 +119,13 @@ def first_true(d0: int, c: int, op: str) -> int | None:
     # d0 + c j < 0  <=>  j > d0 / -c ;  d0 + c j <= 0  <=>  j >= d0 / -c
     k = -c
     return d0 // k + 1 if op == "<" else -(-d0 // k)
+
+
+def first_change(values: list[int], c: int, op: str) -> int | None:
+    """The least j > 0 where `v + c j op 0` differs from j = 0 for one of the values v, None
+    if it never does."""
+    changes = [first_true(v, c, NEGATED[op] if _holds(v, op) else op) for v in values]
+    return min((j for j in changes if j is not None), default=None)
 
 
 def trips(d0: int, c: int, op: str) -> int | None:

@@ -20,8 +20,8 @@ from .bits import FLOATS, WIDTH, LaneValues, to_bits, view
 from .memory import PAGE, every_byte, pack, span
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW, Program
-from .refuse import Unrunnable
-from .sites import Site, data_type, space_of, vector_parts
+from .refuse import BULK, Unrunnable
+from .sites import Site, copies_nothing, data_type, space_of, vector_parts
 
 if TYPE_CHECKING:
     from .execute import Machine
@@ -361,14 +361,15 @@ def cp_async(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray) -> None:
     lanes that read (src-size above 0: the PTX ISA reads src-size bytes from src, and a lane
     whose src-size is 0 reads nothing, as Triton's masked loads issue it) and a shared store
     of cp-size bytes on every active lane (bytes past src-size are zeros); commit and wait
-    groups order nothing here, the copy is done when it is issued. Bulk copies are refused."""
+    groups order nothing here, the copy is done when it is issued. A lane's 16-byte bulk
+    copy (sites.bulk_copy) runs so; other bulk copies are refused."""
     if ins.opcode[1] != "async":
         raise Unrunnable("this copy")
-    if any(o in ("bulk", "reduce", "tensor") for o in ins.opcode[2:]):
-        raise Unrunnable("bulk copies (TMA)")
-    if any(o.startswith(("commit_group", "wait_group", "wait_all", "mbarrier"))
-           for o in ins.opcode[2:]):
+    if copies_nothing(ins):
         return
+    if any(o in ("bulk", "reduce", "tensor") for o in ins.opcode[2:]) and \
+            len(_sites(m, pc)) != 2:
+        raise Unrunnable(BULK)
     (kg, load), (ks, store) = _sites(m, pc)
     size = _source_size(m, ins, mask)
     reads = mask if size is None else mask & (size > 0)

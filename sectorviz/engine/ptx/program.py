@@ -19,6 +19,8 @@ CONST_GENERIC = 0x0D00_0000_0000_0000
 WINDOW = 1 << 32  # bytes in each of those windows
 MEMORY_OPS = ("ld", "st", "atom", "red", "cp", "ldu")
 SPACE_OF = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
+# instructions whose first operand is read, not set: they set no register
+NO_DESTINATION = ("st", "red", "bar", "barrier", "bra", "cp", "prefetch", "stmatrix")
 
 
 def round_up(x: int, align: int) -> int:
@@ -69,7 +71,7 @@ def _sources(ins: Instruction) -> list[Operand]:
     """The register operands an instruction reads (every operand after the destinations;
     a store's and a vector's parts included)."""
     ops = list(ins.operands)
-    if ins.op in ("st", "red", "bar", "barrier", "bra", "cp", "prefetch", "stmatrix") or not ops:
+    if ins.op in NO_DESTINATION or not ops:
         reads = ops
     else:
         reads = ops[1:]
@@ -84,14 +86,24 @@ def _sources(ins: Instruction) -> list[Operand]:
     return out
 
 
+def source_registers(ins: Instruction) -> set[str]:
+    """Registers one instruction reads: its sources, addresses and guard."""
+    return {op.name for op in _sources(ins)} | ({ins.guard[0]} if ins.guard else set())
+
+
+def set_registers(ins: Instruction) -> set[str]:
+    """Registers one instruction sets on every lane that runs it: its destination (a
+    vector's or a `d|p` pair's parts); none where a guard may keep the old value."""
+    if ins.op in NO_DESTINATION or not ins.operands or ins.guard is not None:
+        return set()
+    dest = ins.operands[0]
+    parts = dest.parts if dest.kind == "vec" else (dest,)
+    return {p.name for p in parts if p.kind == "reg"}
+
+
 def read_registers(entry: Entry) -> set[str]:
     """Registers some instruction reads (sources, addresses, guards)."""
-    out: set[str] = set()
-    for ins in entry.instructions:
-        out.update(op.name for op in _sources(ins))
-        if ins.guard:
-            out.add(ins.guard[0])
-    return out
+    return set().union(*(source_registers(ins) for ins in entry.instructions))
 
 
 def used_registers(entry: Entry) -> set[str]:

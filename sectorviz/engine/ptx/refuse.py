@@ -10,7 +10,8 @@ REFUSED = {"tex": "textures", "tld4": "textures", "txq": "textures", "suld": "su
            "sust": "surfaces", "sured": "surfaces", "suq": "surfaces", "wmma": "wmma (NVIDIA "
            "leaves its lane mapping unspecified)", "wgmma": "wgmma",
            "brx": "indirect branches",
-           "tcgen05": "tensor memory", "cp.async.bulk": "bulk copies (TMA)"}
+           "tcgen05": "tensor memory"}
+BULK = "bulk copies (TMA)"  # all but a lane's 16 bytes from global to shared (sites.bulk_copy)
 SILENT_CALLS = ("vprintf", "__assertfail")  # run as no-ops: their memory use is in the PTX
 
 

@@ -15,7 +15,7 @@ SASS_SPACES = {
     "REDG": ("global",), "LDGSTS": ("global", "shared"), "LDS": ("shared",),
     "LDSM": ("shared",), "STS": ("shared",), "STSM": ("shared",), "ATOMS": ("shared",),
     "LDL": ("local",), "STL": ("local",), "LD": ("generic",), "ST": ("generic",),
-    "ATOM": ("generic",),
+    "ATOM": ("generic",), "UBLKCP": ("global", "shared"),
 }
 SPILLS = ("LDL", "STL")  # local loads and stores ptxas may add for registers it spills
 WIDENS = ("LDG", "STG", "LDS", "STS", "LDL", "STL", "LD", "ST")  # may merge PTX accesses

@@ -24,19 +24,20 @@ local address (consecutive 4-byte words for consecutive lanes at one stack offse
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from math import gcd, prod
-from typing import Collection, Iterator
+from typing import Callable, Collection, Iterator, TypeVar
 
 import numpy as np
 
 from ...model.kernel import Batch, Instruction, Threads
 from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
-from ...model.repeat import RepeatedBatch
+from ...model.repeat import RepeatedBatch, WarpAccess
 from .cfg import BRANCHES, EXITS
 from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
@@ -46,6 +47,8 @@ from .sites import Site
 
 WARP = 32
 SPACES = ("global", "shared", "local", "constant")
+T = TypeVar("T")  # what goes with an event carried onto the SASS rows
+COPY_SYMBOLS = 1 << 40  # symbols of copies' own runs: above any a closed-form run numbers
 ATTRIBUTES = {"global": "instructions", "shared": "shared_instructions",
               "local": "local_instructions", "constant": "constant_instructions"}
 SPILL_BASE = 1 << 44  # spill frames lie apart from the PTX's own local frames
@@ -386,14 +389,48 @@ class SassKernel(CompiledKernel):
         if found is None:
             return None
         hi, events = found
-        copies = Counter((space, k, runs[-1]) for space, k, _, runs in events if runs)
+        return hi, [(space, row, batch) for space, row, batch, _ in
+                    self._onto_rows([(space, k, batch, runs, None)
+                                     for space, k, batch, runs in events])]
+
+    def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
+        """The PTX engine's closed forms of one warp carried onto the SASS rows, as
+        closed_trace carries them; a copy's share of a loop run (shared_out) is a run of
+        its own (a symbol no run has), which closed_runs nests apart. None where the plan
+        needs executions one by one."""
+        if self.plan.lane_path:
+            return None
+        found = super().warp_closed(warp, sector_bytes)
+        if found is None:
+            return None
+        copies = itertools.count(COPY_SYMBOLS)
+
+        def own_run(batch: RepeatedBatch, symbols: tuple[int, ...]) -> tuple[int, ...]:
+            runs = [i for i, (trips, _) in enumerate(batch.loops) if trips > 1]
+            return symbols if not runs else \
+                symbols[:runs[-1]] + (next(copies),) + symbols[runs[-1] + 1:]
+
+        return [(space, row, batch, origin, symbols) for space, row, batch, (origin, symbols)
+                in self._onto_rows([(space, k, batch, symbols, (origin, symbols))
+                                    for space, k, batch, origin, symbols in found],
+                                   lambda part, extra: (extra[0], own_run(part, extra[1])))]
+
+    def _onto_rows(self, events: list[tuple[str, int, RepeatedBatch, tuple[int, ...], T]],
+                   copied: Callable[[RepeatedBatch, T], T] = lambda part, extra: extra
+                   ) -> list[tuple[str, int, RepeatedBatch, T]]:
+        """(space, PTX site index, batch, the symbols of its loop runs, what goes with it) in
+        program order -> (space, SASS row, batch, what goes with it): merged sites dropped,
+        a site ptxas copied shared out among its copies (shared_out, counting a site's
+        executions in program order as the lane path does), what goes with each share made
+        by `copied`."""
+        copies = Counter((space, k, runs[-1]) for space, k, _, runs, _ in events if runs)
         done: dict[tuple[str, int], int] = {}  # executions of a site so far
         first: dict[tuple[str, int, int], tuple[int, int]] = {}  # a run's: (before it, copy)
         out = []
-        for space, k, batch, runs in events:
+        for space, k, batch, runs, extra in events:
             rows = self.plan.routes.get((space, k), (k,))
             if len(rows) == 1:
-                out.append((space, rows[0], batch))
+                out.append((space, rows[0], batch, extra))
             elif rows:
                 n, period = done.get((space, k), 0), 1
                 if runs:  # copy r of a body unrolled by `period`: executions n0 + r + period j
@@ -401,10 +438,11 @@ class SassKernel(CompiledKernel):
                     n0, r = first.get(run, (n, -1))
                     first[run] = n0, r + 1
                     n, period = n0 + r + 1, copies[run]
-                out += [(space, row, part) for row, part in shared_out(batch, rows, n, period)]
+                out += [(space, row, part, copied(part, extra))
+                        for row, part in shared_out(batch, rows, n, period)]
                 done[(space, k)] = done.get((space, k), 0) + prod(  # per warp: not a box's
                     t for t, _ in batch.loops[len(batch.loops) - len(runs):])  # blocks
-        return hi, out
+        return out
 
 
 def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int, period: int = 1

@@ -11,10 +11,11 @@ from dataclasses import dataclass, replace
 
 from ...model.errors import PatternError
 from .bits import WIDTH
-from .parse import Instruction, Operand
-from .program import Program
+from .parse import Entry, Instruction, Operand
+from .program import NO_DESTINATION, Program
 
 EXPLICIT = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
+BULK_BYTES = 16  # the one size of a lane's bulk copy that runs (bulk_copy): a float4's
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,12 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str],
                             1, _roots(prog, addr, "shared", arrays)))
             continue
         if ins.op == "cp":
-            if len(ins.operands) < 3 or ins.opcode[1] != "async" or any(
+            bulk = bulk_copy(prog.entry, ins)
+            if len(ins.operands) < 3 or ins.opcode[1] != "async" or not bulk and any(
                     m in ("bulk", "reduce", "tensor") for m in ins.opcode):
-                continue  # waits and commits move nothing; bulk copies are refused
-            size = ins.operands[2].value if ins.operands[2].kind == "imm" else 16
+                continue  # waits and commits move nothing; other bulk copies are refused
+            size = BULK_BYTES if bulk else \
+                ins.operands[2].value if ins.operands[2].kind == "imm" else 16
             dst, src = ins.operands[0], ins.operands[1]
             out.append(Site(at, "global", "load", size, size, 1,
                             _roots(prog, src, "global", arrays)))
@@ -123,6 +126,34 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str],
         slot = frame_slots and space == "local" and prog.frame_slot(addr) is not None
         out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots, slot=slot))
     return _keep_read_stores(out)
+
+
+def copies_nothing(ins: Instruction) -> bool:
+    """Whether a cp.async instruction moves no data: a commit or wait of groups, or
+    `cp.async.mbarrier.arrive` (a bulk copy's `.mbarrier::complete_tx` copies)."""
+    return ins.opcode[2:3] == ("mbarrier",) or any(
+        o.startswith(("commit_group", "wait_group", "wait_all")) for o in ins.opcode[2:])
+
+
+def bulk_copy(entry: Entry, ins: Instruction) -> bool:
+    """Whether `ins` is a lane's 1-D bulk copy of BULK_BYTES from global to shared
+    (`cp.async.bulk.shared::cta.global` or `.shared::cluster.global [dst], [src], size,
+    [mbar]`, as cuda::memcpy_async of a float4 through a cuda::barrier emits it), its size an
+    immediate or a register set once, by a mov of one; it runs as a cp.async of that size.
+    Other bulk copies (tensor maps, reductions, other sizes) are refused."""
+    code = ins.opcode
+    if code[:3] != ("cp", "async", "bulk") or len(code) < 5 or len(ins.operands) < 3 or \
+            not code[3].startswith("shared") or code[4] != "global":
+        return False
+    size = ins.operands[2]
+    if size.kind == "reg":
+        sets = [i for i in entry.instructions
+                if i.operands and i.op not in NO_DESTINATION and i.operands[0].kind == "reg"
+                and i.operands[0].name == size.name]
+        if len(sets) != 1 or sets[0].op != "mov" or sets[0].guard is not None:
+            return False
+        size = sets[0].operands[1]
+    return size.kind == "imm" and size.value == BULK_BYTES
 
 
 def numbered(sites: list[Site]) -> dict[int, list[tuple[int, Site]]]:

@@ -8,16 +8,19 @@ from pathlib import Path
 import pytest
 from compiled_helpers import FOUND, needs_nvcc
 
+import sectorviz.model.one_warp as one_warp
 from sectorviz.engine.compiled import sass
 from sectorviz.engine.ptx.sass_code import SassOp
 from sectorviz.engine.ptx.sass_reading import SassKernel
 from sectorviz.model import Pattern, load_pattern
 from sectorviz.model.analysis import analyzed
 from sectorviz.model.frontend import kernel_for
+from sectorviz.model.memo import MEMO
 from sectorviz.model.pattern import pattern_from_dict, with_kernel
 from sectorviz.model.ptxas_changes import ptx_width
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "resources" / "examples"
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "resources" / "examples"
 
 LISTING = """\
 \t.section\t.text._Z5otherv,"ax",@progbits
@@ -306,3 +309,69 @@ def test_nvjitlink_assembles_where_there_is_no_ptxas():
     assert {op.name for op in code.ops} == {"STS", "LDS", "STG"}
     assert all(lines[op.ptx_line - 1].split()[0].startswith(("ld.", "st."))
                for op in code.ops)
+
+
+
+
+def _same_details_in_sass(pattern: Pattern, warps: tuple[int, ...], monkeypatch) -> None:
+    """Every SASS row's executions of each of `warps` (sectors and addresses; shared
+    wavefronts) come alike from the closed forms (which run) and from the lane path."""
+    kernel = kernel_for(pattern)
+    if not isinstance(kernel, SassKernel):
+        pytest.skip("no ptxas and nvdisasm beside this nvcc")
+
+    def executions(warp: int) -> tuple[list[list[tuple]], list[list[int]]]:
+        MEMO.clear()
+        detail = one_warp.warp_detail(pattern, warp)
+        shared = one_warp.shared_warp_detail(pattern, warp)
+        return ([[(int(e.sectors), e.address.tolist()) for e in run]
+                 for run in detail.executions], [list(w) for w in shared.wavefronts])
+
+    for warp in warps:
+        assert kernel.warp_closed(warp, pattern.sector_bytes) is not None
+        closed = executions(warp)
+        monkeypatch.setenv("SECTORVIZ_LANE_PATH", "1")
+        lanes = executions(warp)
+        monkeypatch.delenv("SECTORVIZ_LANE_PATH")
+        assert closed == lanes
+        assert any(closed[1])  # shared rows ran
+
+
+@needs_nvcc
+def test_one_warps_details_in_sass_come_from_the_closed_forms_on_the_sass_rows(tmp_path,
+                                                                              monkeypatch):
+    """The 2-D blocktiling SGEMM stand-in at n = 128 in SASS: ptxas merges 6 of its
+    ld.shared.f32 into wider LDS (their PTX sites have no row), so the PTX sites and the SASS
+    rows are numbered apart; one warp's closed forms (warp_closed) are carried onto the SASS
+    rows, and warps 0 and 7 read alike from them and from the lane path."""
+    function = "gemmTiles2D<128, 128, 8, 8, 8>"
+    code = (ROOT / "benchmarks" / "kernels" / "sgemm.cu").read_text() + (
+        f"\ntemplate __global__ void {function}(int, int, int, float, const float*, "
+        "const float*, float, float*);\n")
+    (tmp_path / "sgemm.cu").write_text(code)
+    square = {"dtype": "float32", "shape": ["n", "n"]}
+    pattern = pattern_from_dict({
+        "format": "sectorviz.pattern/1", "name": "2-D tiles", "launch": {
+            "grid": [1, 1], "block": [256, 1]},
+        "params": {"n": 128, "M": 128, "N": 128, "K": 128},
+        "arrays": {"A": square, "B": square, "C": square},
+        "kernel": {"source": "sgemm.cu", "function": function, "engine": "compiled",
+                   "level": "sass"}}, tmp_path)
+    _same_details_in_sass(pattern, (0, 7), monkeypatch)
+    assert any(not rows for rows in kernel_for(pattern).plan.routes.values())  # merged
+
+
+@needs_nvcc
+def test_a_warps_share_of_a_loop_ptxas_unrolled_is_each_copys_own_run(monkeypatch):
+    """matmul-tiled-cuda in SASS: ptxas unrolls the tile loop's loads into 7 copies, which
+    share its 16 iterations 3, 3, 2, 2, 2, 2, 2 (copy r: iterations r, r + 7, ...); one
+    warp's details give each copy its own, as the lane path does."""
+    pattern = with_kernel(load_pattern(EXAMPLES / "matmul-tiled-cuda.sectorviz.json"), "test",
+                          engine="compiled", level="sass")
+    _same_details_in_sass(pattern, (0, 5), monkeypatch)
+    kernel = kernel_for(pattern)
+    first = kernel.plan.routes[("global", 0)]
+    assert len(first) == 7
+    MEMO.clear()
+    detail = one_warp.warp_detail(pattern, 0)
+    assert [len(detail.executions[row]) for row in first] == [3, 3, 2, 2, 2, 2, 2]

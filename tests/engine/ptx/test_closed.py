@@ -436,3 +436,180 @@ def test_bfe_cp_async_and_ldmatrix_have_closed_forms(tmp_path, body):
     assert lines_with(compiled.ptx, "bfe.u32", "cp.async.cg", "ldmatrix")
     spy = closed_everywhere(pattern, compiled)
     assert all(len(b.base) == 4 for _, _, b in spy.batches)
+
+
+# ------------------------------------------------------------------ double buffering
+
+DOUBLE_BUFFERED = """
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    __shared__ float tile[2048];
+    int t = threadIdx.x;
+    float acc = 0.0f;
+    tile[t] = a[t];
+    __syncthreads();
+    for (int s = 0; s < n; s += 128) {
+        #pragma unroll 1
+        for (int i = 0; i < 16; ++i) {
+            acc += tile[((i + (t >> 8)) << 7) | ((t << 1) & 56)];
+        }
+        __syncthreads();
+        if (s + 256 < n) {
+            tile[t] = a[s + 256 + t];
+        }
+        __syncthreads();
+        acc *= 0.5f;
+    }
+    out[t] = acc;
+}
+"""
+
+
+@needs_nvcc
+def test_a_double_buffered_loop_runs_whole_before_and_after_its_prefetch_stops(tmp_path):
+    """SGEMM_CUDA's kernel 11 in small: an outer loop (s = 128 j, 8 trips at n = 1024) whose
+    prefetch `if (s + 256 < n)` runs for j < 6 only, around an inner loop whose address
+    temporaries (`and`, `or`, `shl`: nvcc recomputes them from its pointer each iteration)
+    hold the last iteration's values when it is entered again. The outer loop runs as two
+    whole runs, j in [0, 6) with the prefetch and [6, 8) without; the inner loop whole in
+    each (its temporaries need no value across iterations).
+    By hand, one block of 4 warps: a[t] and out[t] 4 sectors a warp (16 each, 4 requests);
+    the prefetch 6 times (24 requests, 96 sectors). tile: the first store and the prefetch's
+    32 consecutive words a warp (a wavefront each: 4 and 24); the inner load 8 x 16 times a
+    warp (512 requests) at words 128 i + 8 ((lane >> 2) & 7): 8 words, banks 0, 8, 16, 24
+    twice each, 2 wavefronts (1,024)."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 128}}
+    pattern, compiled = inline_pattern(tmp_path, DOUBLE_BUFFERED, "k", arrays,
+                                       {"n": 1024}, block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "and.b32", "or.b32", "setp", "bra")))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert [(space, b.executions) for space, _, b in spy.batches] == [
+        ("global", 1), ("shared", 1), ("shared", 16 * 6), ("global", 6), ("shared", 6),
+        ("shared", 16 * 2), ("global", 1)]
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 4, 16), ("load", 24, 96), ("store", 4, 16)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 4, 4), ("load", 512, 1024), ("store", 24, 24)]
+
+
+BULK_COPY = """#include <cuda/barrier>
+extern "C" __global__ void k(const float4* a, float4* out) {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ float4 tile[128];
+    int t = threadIdx.x;
+    if (t == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    cuda::memcpy_async(&tile[t], &a[blockIdx.x * 128 + t], cuda::aligned_size_t<16>(16), bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 128 + t] = tile[127 - t];
+}
+"""
+
+
+@needs_nvcc
+def test_a_lanes_16_byte_bulk_copy_through_a_barrier_runs_in_closed_form(tmp_path):
+    """cuda::memcpy_async of a float4 through a cuda::barrier, as SGEMM_CUDA's kernel 12
+    loads B: nvcc emits a lane's bulk copy (`cp.async.bulk.shared::cluster.global
+    .mbarrier::complete_tx::bytes [dst], [src], %r, [bar]`, %r set to 16 once) and mbarrier
+    init / arrive / try_wait; the copy is a 16-byte read of global and write of shared per
+    lane. By hand, 2 blocks of 4 warps: the copy reads 32 consecutive float4 a warp (512
+    bytes, 16 sectors: 8 requests, 128 sectors) and writes them to consecutive words of tile
+    (4 wavefronts a warp, the ideal for 16 bytes: 32); the tile read in reverse, 4 wavefronts
+    a warp too; out written as the copy read: 8 requests, 128 sectors."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 1024}}
+    pattern, compiled = inline_pattern(tmp_path, BULK_COPY, "k", arrays, grid=(2,),
+                                       block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "cp.async", "mbarrier", "%r1,")))
+    assert lines_with(compiled.ptx, "cp.async.bulk.shared::cluster.global")
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 8, 128), ("store", 8, 128)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 8, 32), ("load", 8, 32)]
+
+
+TOGGLED = """
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    __shared__ float tile[2][128];
+    int t = threadIdx.x;
+    int cur = 0;
+    float acc = 0.0f;
+    tile[0][t] = a[t];
+    __syncthreads();
+    #pragma unroll 1
+    for (int s = 128; s < n; s += 128) {
+        tile[1 - cur][t] = a[s + t];
+        acc += tile[cur][127 - t];
+        __syncthreads();
+        cur = 1 - cur;
+    }
+    out[t] = acc + tile[cur][t];
+}
+"""
+
+
+@needs_nvcc
+def test_a_loop_whose_buffer_index_toggles_runs_whole_in_pairs_of_iterations(tmp_path):
+    """SGEMM_CUDA's kernel 12 in small: `cur = 1 - cur` (nvcc: `sub.s32 %r5, 1, %r28`) takes
+    0, 1, 0, ... so no iteration's addresses follow from the one before by a fixed step,
+    but every second one's do: the loop runs whole in pairs of iterations. n = 1024: 7
+    iterations (s = 128 .. 896), 3 pairs and the odd last one on its own, so each access of
+    the loop comes as runs of 3, 3 and 1.
+    By hand, one block of 4 warps: a[t], out[t] and a[s + t] 4 sectors a warp (4 requests
+    and 16 sectors each, the loop's 7 times: 28 and 112); tile: every access 32
+    consecutive words a warp (reversed for 127 - t), a wavefront each: 4, 28, 28, 4."""
+    arrays = {"a": {"dtype": "float32", "length": 1024},
+              "out": {"dtype": "float32", "length": 128}}
+    pattern, compiled = inline_pattern(tmp_path, TOGGLED, "k", arrays, {"n": 1024},
+                                       block=(128,))
+    print("\n".join(lines_with(compiled.ptx, "sub.s32", "bra", "ld.", "st.")))
+    closed, spy, lanes = both(pattern, compiled)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    loop = [b.executions for space, k, b in spy.batches if (space, k) == ("global", 1)]
+    assert loop == [3, 3, 1]
+    assert [(s.op, s.requests, s.sectors) for s in closed.instructions] == [
+        ("load", 4, 16), ("load", 28, 112), ("store", 4, 16)]
+    assert [(s.op, s.requests, s.wavefronts) for s in closed.shared] == [
+        ("store", 4, 4), ("store", 28, 28), ("load", 28, 28), ("load", 4, 4)]
+
+
+WARP_REDUCED = """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(const float* a, float* out, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    float sum = 0.0f;
+    for (int i = warp.thread_rank(); i < n; i += 32) sum += a[row * n + i];
+    sum = cg::reduce(warp, sum, cg::plus<float>{});
+    if (warp.thread_rank() == 0) out[row] = sum;
+}
+"""
+
+
+@needs_nvcc
+def test_a_warp_reduction_of_cooperative_groups_runs_in_closed_form(tmp_path):
+    """cg::reduce over a warp, as llm.c's layernorm kernels 3 and 4 sum a row: nvcc's
+    `shfl.sync.bfly.b32 %r|%p, ...` (the `d|p` form, p: the source lane in range) of a
+    float partial sum. By hand, 2 blocks of 4 warps, a row of n = 64 floats each: the loop
+    (nvcc unrolls it by 4, a remainder loop beside) reads 32 consecutive floats a warp twice
+    (16 requests, 64 sectors in all); lane 0 writes out[row] (8 requests, 8 sectors)."""
+    arrays = {"a": {"dtype": "float32", "length": 512},
+              "out": {"dtype": "float32", "length": 8}}
+    pattern, compiled = inline_pattern(tmp_path, WARP_REDUCED, "k", arrays, {"n": 64},
+                                       grid=(2,), block=(128,))
+    assert any("|%p" in line for line in lines_with(compiled.ptx, "shfl.sync.bfly"))
+    spy = closed_everywhere(pattern, compiled)
+    assert spy.loops_run_whole
+    closed, _, _ = both(pattern, compiled)
+    print([(s.op, s.requests, s.sectors) for s in closed.instructions])
+    assert [(op, sum(s.requests for s in closed.instructions if s.op == op),
+             sum(s.sectors for s in closed.instructions if s.op == op))
+            for op in ("load", "store")] == [("load", 16, 64), ("store", 8, 8)]
