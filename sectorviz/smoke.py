@@ -182,8 +182,15 @@ class Session:
         return len(layout.sectors), float(stats.sectors_per_request)
 
     def open(self, name: str) -> None:
-        if not self.window.open_path(examples_dir() / name):
+        """Open an example as File > Open does: a kernel pattern opens once a thread has
+        compiled it (MainWindow.checking), or its error shows in the status bar."""
+        path = examples_dir() / name
+        if not self.window.open_path(path):
             raise CheckFailed(f"open_path({name}) refused: {self.window.message.text()}")
+        self.wait(lambda: not self.window.checking, f"compile of {name}")
+        opened = self.window.document.path
+        if opened is None or opened.resolve() != path.resolve():
+            raise CheckFailed(f"{name} did not open: {self.window.message.text()}")
         self.settle()
 
     def close_dialogs(self) -> None:
