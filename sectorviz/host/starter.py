@@ -163,15 +163,12 @@ def _scalars(unit: Any, instance: Any, kernel: KernelSignature, args: list[Any],
         try:
             scalars[name] = HostScope(unit, instance.launch.host, instance.call(),
                                       dict(instance.types), given=given).term(arg).value
-        except RunTime as why:
-            if arg.type != "identifier":
+        except Unknown as why:
+            if isinstance(why, RunTime) and arg.type == "identifier":
+                runtime[name] = (text(arg), str(why))
+            else:
                 scalars[name] = defaults[name]
                 unknown.append(f"{name}: {why}, {scalars[name]} stands in")
-            else:
-                runtime[name] = (text(arg), str(why))
-        except Unknown as why:
-            scalars[name] = defaults[name]
-            unknown.append(f"{name}: {why}, {scalars[name]} stands in")
     size = ELEMENTS if len(runtime) == 1 else SIDE
     for name, (_, said) in runtime.items():
         scalars[name] = size
