@@ -109,7 +109,7 @@ def _analyze(pattern: Pattern, per_warp: bool, progress: Callable[[int, int], No
         for space, k, repeated in events:
             if space == "global":
                 tally.record_repeated(k, start, hi, repeated)
-        shared.closed_step(start, hi, [(k, b) for space, k, b in events if space == "shared"])
+        shared.closed_step(start, hi, events)
         start = hi
         chunk_done(hi)
     if start < kernel.warps:  # the lane path takes over (or runs every warp): size it

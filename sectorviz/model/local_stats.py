@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .kernel import Batch, Instruction, InstructionNamed, instruction_fields
+from .repeat import RepeatedBatch, account_repeated
 from .sectors import account_rows
 
 
@@ -49,6 +50,16 @@ class LocalCounter:
         lanes = int(batch.active.sum())
         self._sums[k] += (int(batch.active.any(axis=1).sum()), lanes, lanes * width,
                           int(rows.counts.sum()))
+
+    def add_repeated(self, k: int, batch: RepeatedBatch) -> None:
+        """Count local instruction k's executions in `batch` (closed forms), as `add` counts
+        each of them."""
+        width = self.instructions[k].width
+        acc = account_repeated(batch, width, self.sector_bytes)
+        active = batch.valid[batch.cls] & batch.full[:, None]
+        active[batch.mixed] = batch.lanes
+        lanes = int(active.sum()) * batch.executions
+        self._sums[k] += (int(acc.requests.sum()), lanes, lanes * width, int(acc.sectors.sum()))
 
     def listing(self) -> tuple[LocalInstructionStats, ...]:
         """Each local instruction's figures, in program order."""

@@ -155,16 +155,21 @@ class SharedCounter:
             self.per_warp[:, k, lo + rows] += np.stack(
                 [banks.wavefronts, banks.ideal, np.ones_like(banks.ideal)])
 
-    def closed_step(self, lo: int, hi: int, batches: list[tuple[int, RepeatedBatch]]) -> None:
-        """Count the shared batches of a closed-form step of warps [lo, hi) (a batch row is a
-        warp, or a class of warps whose blocks the batch's loops repeat), when no warp before
-        is pending and every batch can be counted in closed form; else they are left to the
-        lane path (`_catch_up`), which counts them from `done` on."""
-        if self.done != lo or self.local.instructions or \
-                not all(bank_shift_invariant(b) for _, b in batches):
+    def closed_step(self, lo: int, hi: int, events: list[tuple[str, int, RepeatedBatch]]
+                    ) -> None:
+        """Count the shared and local batches of a closed-form step of warps [lo, hi) (a
+        batch row is a warp, or a class of warps whose blocks the batch's loops repeat; the
+        step's (space, index, batch) events), when no warp before is pending and every
+        shared batch can be counted in closed form; else they are left to the lane path
+        (`_catch_up`), which counts them from `done` on."""
+        shared = [(k, b) for space, k, b in events if space == "shared"]
+        if self.done != lo or not all(bank_shift_invariant(b) for _, b in shared):
             return
-        for k, batch in batches:
+        for k, batch in shared:
             self._add_repeated(k, lo, batch)
+        for space, k, batch in events:
+            if space == "local":
+                self.local.add_repeated(k, batch)
         self.done = hi
 
     def _add_repeated(self, k: int, lo: int, batch: RepeatedBatch) -> None:

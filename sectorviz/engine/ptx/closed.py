@@ -259,6 +259,9 @@ class ClosedMachine:
     def read(self, op: Operand, t: str, m: Mask) -> Value:
         """An operand as type t over the lanes of m: an exact Aff, or Opaque."""
         if op.kind == "imm":
+            if t == "pred":  # mov.pred %p, 0 (debug code): every lane, or none
+                return self.ck.all if int(immediate(op.value, op.ftype, "u32")) else \
+                    self.ck.minus(self.ck.all, self.ck.all)
             if t not in INT_DTYPES:
                 return OPAQUE
             return Aff(int(immediate(op.value, op.ftype, t)))

@@ -1,7 +1,8 @@
 """The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom, red,
 cp.async (its global read and its shared write) and ldmatrix / stmatrix record their access
 (after the checks the lane path makes: inside one array, or the space's bytes) with the lanes
-and the loop runs around it (a -G frame slot's access, not counted, records nothing); loaded
+and the loop runs around it (a local access at the interleaved address the lane path counts;
+a -G frame slot's access, not counted, records nothing); loaded
 values are Opaque, but for a parameter's bytes and a constant variable's known bytes at an
 address alike on every lane."""
 
@@ -9,11 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ...model.budget import BATCH_UNITS, charge
+from ...model.sectors import WARP_SIZE
 from ..closed_forms import Aff, Mask, NotClosed
 from .bits import INT_DTYPES, WIDTH
 from .matrix_ops import ROWS, matrix_shape
-from .memory_ops import ATOM_REDUCE, WINDOWED
+from .memory_ops import ATOM_REDUCE, LOCAL_GRAIN, WINDOWED
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
 from .refuse import Unrunnable
@@ -164,13 +168,32 @@ def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted:
         address = address + Aff(-base)
     elif space in WINDOWED:
         address = _window_offset(mc, address, m)
-    if space not in ("global", "shared", "constant"):
-        raise NotClosed(f"{space} memory")
     charge(mc.ck.n + BATCH_UNITS, "this access", *mc.kernel.where(ins))
     _inside(mc, space, address, site.width, m)
     if space != "constant":
-        mc.events.append((space, k, address, m, tuple(mc.loops)))
+        lanes_at = _interleaved(mc, address, site.width) if space == "local" else address
+        mc.events.append((space, k, lanes_at, m, tuple(mc.loops)))
     return address
+
+
+def _interleaved(mc: "ClosedMachine", offset: Aff, width: int) -> Aff:
+    """A byte offset in a thread's local frame -> the address the lane path counts
+    (memory_ops._batch): warp * 32 F + (o / g) * 32 g + lane * g + o % g, g = max(4, width)
+    and F the frame rounded up to g; with o a multiple of g on every lane and iteration,
+    that is 32 o + warp * 32 F + lane * g (NotClosed otherwise)."""
+    grain = max(LOCAL_GRAIN, width)
+    parts = [np.asarray(offset.base), *(() if offset.off is None else (offset.off,))]
+    if any(c % grain for _, c in offset.coef) or any((p % grain).any() for p in parts):
+        raise NotClosed("a local access not aligned to its word")
+    frame = -(-max(mc.prog.layout.local_bytes, 1) // grain) * grain
+    ck = mc.ck
+    gx, gy, _ = mc.kernel.grid
+    block = ck.block[0] + ck.block[1].scaled(gx) + ck.block[2].scaled(gx * gy)
+    classes = len(ck.valid)
+    lanes = np.arange(classes, dtype=np.int64)[:, None] * (WARP_SIZE * frame) + \
+        np.arange(WARP_SIZE, dtype=np.int64) * grain
+    return offset.scaled(WARP_SIZE) + block.scaled(classes * WARP_SIZE * frame) + \
+        Aff(0, lanes)
 
 
 def _window_offset(mc: "ClosedMachine", address: Aff, m: Mask) -> Aff:
@@ -207,8 +230,8 @@ def _inside(mc: "ClosedMachine", space: str, address: Aff, width: int, m: Mask) 
     if space == "global":
         ok = any(a <= lo and hi <= b for a, b, _ in mc.kernel.global_ranges)
     else:
-        size = mc.prog.layout.shared_bytes if space == "shared" else \
-            mc.prog.layout.const_bytes
+        size = {"shared": mc.prog.layout.shared_bytes, "local": mc.prog.layout.local_bytes,
+                "constant": mc.prog.layout.const_bytes}[space]
         ok = 0 <= lo and hi <= size
     if not ok:
         raise NotClosed("an access outside its array")

@@ -460,7 +460,7 @@ class CompiledKernel(Launch):
                  for space in ("global", "shared")}
         return [(space, k, batch, element_origin(self.program, self.global_ranges,
                                                  sites[space][k], space), symbols)
-                for space, k, batch, symbols in events]
+                for space, k, batch, symbols in events if space in sites]
 
     @staticmethod
     def _closed_allowed(sector_bytes: int) -> bool:

@@ -393,3 +393,42 @@ def test_shared_closed_forms_match_the_lane_path(case):
                        params=params, **launch)
     spy = closed_against_lanes(p)
     assert spy is not None and any(space == "shared" for space, _, _ in spy.batches)
+
+
+@pytest.mark.slow  # a compile per example
+@settings(max_examples=12, deadline=None, suppress_health_check=SLOW_OK)
+@given(length=st.sampled_from([2, 4, 7]), ctype=st.sampled_from([
+           ("float", "float32"), ("double", "float64"), ("char", "int8")]),
+       block=st.sampled_from([(32, 1), (48, 1), (16, 4)]), grid=st.integers(1, 3),
+       shift=st.sampled_from(["0", "threadIdx.x % 2", "threadIdx.y"]),
+       guard=st.sampled_from(["", "if (t >= 40) return;"]),
+       engine=st.sampled_from(["source", "compiled"]))
+def test_per_thread_arrays_in_local_memory_match_the_lane_path(length, ctype, block, grid,
+                                                               shift, guard, engine):
+    """A per-thread array indexed by a loop counter whose bound is known only at run time
+    (local memory at -G and at -O3) is counted in closed form, with the lane
+    path's requests and sectors of its interleaved words, every warp covered; chars (offsets
+    inside a word) go to the lane path, with the same numbers."""
+    c, name = ctype
+    code = f"""
+    __global__ void k(const {c}* a, {c}* out, int n, int m) {{
+        {c} acc[{length} + 4];
+        int t = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+        {guard}
+        for (int i = 0; i < m; ++i)
+            acc[{shift} + i] = a[t + i * n];
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < m; ++i)
+                acc[{shift} + i] += a[t + j];
+        for (int i = 0; i < m; ++i)
+            out[t * {length} + i] = acc[{shift} + i];
+    }}"""
+    threads = grid * block[0] * block[1]
+    arrays = {"a": {"dtype": name, "length": threads * (length + 3) + 8},
+              "out": {"dtype": name, "length": threads * length}}
+    p = kernel_pattern(code, arrays=arrays, params={"n": 3, "m": length}, grid=(grid,), block=block,
+                       engine=engine)
+    words = c != "char"  # a char's offsets step inside a 4-byte word: the lane path's
+    spy = closed_against_lanes(p, everywhere=words)
+    assert spy is not None and any(space == "local" for space, _, _ in spy.batches) == words
+    assert sum(s.requests for s in analyze(p).local) > 0
