@@ -125,15 +125,16 @@ class SourceLines:
         self.texts = dict(zip(self.files, compiled.texts))
         self.others_read = compiled.others_read
         self.table = module.files
+        self._files_known: dict[int, str | None] = {}
+        self._lines: dict[str, list[str]] = {}
 
     def _known(self, number: int) -> str | None:
-        path = self.table.get(number)
-        if path is None:
-            return None
-        for f in self.files:
-            if path == f or _same_file(path, f):
-                return f
-        return None
+        """A `.file` number -> the compile's file it names (None: not one of them)."""
+        if number not in self._files_known:
+            path = self.table.get(number)
+            self._files_known[number] = None if path is None else next(
+                (f for f in self.files if path == f or _same_file(path, f)), None)
+        return self._files_known[number]
 
     def position(self, loc: Loc | None) -> tuple[str | None, int | None, int | None]:
         """A `.loc` -> (file, line, column) of its innermost position in a file the compiler
@@ -159,7 +160,9 @@ class SourceLines:
                 self.texts[path] = read_text(path, "kernel.source")
             except PatternError:
                 self.texts[path] = ""
-        lines = self.texts[path].splitlines()
+        if path not in self._lines:
+            self._lines[path] = self.texts[path].splitlines()
+        lines = self._lines[path]
         return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
@@ -215,7 +218,7 @@ class CompiledKernel(Launch):
                                          "\"dynamic_shared_bytes\" to the pattern's kernel "
                                          "(the launch's third argument)")
         dynamic = int(dynamic or 0)
-        self.program: Program = program(self.module, self.entry, pointers, end, dynamic)
+        self.program: Program = program(self.module, self.entry, pointers, end, dynamic, first)
         self._check_memory_limits(dynamic)
         self._add_module_globals()
         self._check_variable_arrays()

@@ -36,21 +36,20 @@ class Switches(Varies):
 def natural_loops(entry: Entry) -> dict[int, int]:
     """Header instruction index -> latch instruction index, for each loop of that shape."""
     code = entry.instructions
+    branches = [(k, entry.labels.get(ins.operands[0].name, -1)) for k, ins in enumerate(code)
+                if ins.op in BRANCHES and ins.operands]
     back: dict[int, list[int]] = {}
-    for k, ins in enumerate(code):
-        if ins.op in BRANCHES and ins.operands:
-            target = entry.labels.get(ins.operands[0].name)
-            if target is not None and target <= k:
-                back.setdefault(target, []).append(k)
+    for k, target in branches:
+        if 0 <= target <= k:
+            back.setdefault(target, []).append(k)
     out = {}
     for header, latches in back.items():
         latch = latches[0]
         if len(latches) != 1 or \
                 code[latch].guard is None and while_exit(entry, header, latch) is None:
             continue
-        entered = any(ins.op in BRANCHES and ins.operands
-                      and header < entry.labels.get(ins.operands[0].name, -1) <= latch
-                      and not header <= k <= latch for k, ins in enumerate(code))
+        entered = any(header < target <= latch and not header <= k <= latch
+                      for k, target in branches)
         if not entered:
             out[header] = latch
     return out

@@ -32,6 +32,7 @@ class _Pass:
         self.params, self.variables, self.local = params, variables, local
         self.places: dict[str, set[Place]] = {}
         self.stored: dict[Cell, set[Place]] = {}
+        self.cells: dict[str, set[Cell]] = {}  # the stored cells of each variable
         self.changed = False
 
     def run(self, entry: Entry) -> dict[str, set[Place]]:
@@ -87,9 +88,9 @@ class _Pass:
         frame = self.frame(address)
         if frame is None:
             return {(UNKNOWN, None)}
-        return set().union(*(found for cell, found in self.stored.items()
-                             if any(_overlap(cell, (name, offset, width))
-                                    for name, offset in frame)))
+        return set().union(*(self.stored[cell] for name, offset in frame
+                             for cell in self.cells.get(name, ())
+                             if _overlap(cell, (name, offset, width))))
 
     def store(self, ins: Instruction) -> None:
         if len(ins.operands) < 2:
@@ -102,8 +103,10 @@ class _Pass:
         width = _width(ins)
         for j, part in enumerate(parts):
             for name, offset in frame:
-                at = None if offset is None else offset + j * width
-                self.add(self.stored, (name, at, width), self.of(part))
+                cell = (name, None if offset is None else offset + j * width, width)
+                self.add(self.stored, cell, self.of(part))
+                if cell in self.stored:
+                    self.cells.setdefault(name, set()).add(cell)
 
     def add(self, table: dict[Any, set[Place]], key: object, found: set[Place]) -> None:
         old = table.get(key, set())

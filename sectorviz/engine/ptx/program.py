@@ -5,7 +5,7 @@ can come from (pointers.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .cfg import reconvergence
 from .parse import Entry, Instruction, Module, Operand, Variable
@@ -156,9 +156,13 @@ class Program:
 
 
 def program(module: Module, entry: Entry, param_arrays: dict[str, str], global_end: int,
-            dynamic_shared: int) -> Program:
-    """Module and entry -> Program; param_arrays: PTX parameter name -> pattern array."""
+            dynamic_shared: int, placed: Program | None = None) -> Program:
+    """Module and entry -> Program; param_arrays: PTX parameter name -> pattern array;
+    `placed`: a Program of the same entry and arrays at other addresses, whose facts that do
+    not depend on addresses (reconvergence, registers read, pointer places) are kept."""
     lay = layout(module, entry, global_end, dynamic_shared)
+    if placed is not None:
+        return replace(placed, layout=lay)
     local = frozenset(n for n, (space, _) in lay.where.items() if space == "local")
     places = pointer_places(entry, param_arrays, set(lay.where), local)
     return Program(module, entry, lay, reconvergence(entry), read_registers(entry),
