@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..closed_forms import Aff, Mask, Varies
-from .loops import NEGATED, GiveUp, Switches, first_true, trips, while_exit
+from .loops import NEGATED, Counter, GiveUp, Switches, first_true, trips, while_exit
 from .symbolic import (
     CARRIED,
     Carried,
@@ -213,33 +213,17 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
             return None
         machine.regs = dict(entry)
     events = len(machine.events)
-    for copy in range(copies):  # the probe; a copy after another only where every lane goes on
-        if copy and ck.minus(m, machine.guarded(machine.code[latch], m)).any():
-            return None
-        _body(machine, header, m, exit_at)
-    probe = machine.regs
-    del machine.events[events:]
-    steps: dict[str, int] = {}
-    start: dict[str, Value] = dict(entry)
     sym = next(machine.symbols)
-    carried = machine.kernel.loop_reads[header]
-    for reg, after in probe.items():
-        before = entry.get(reg)
-        if after is before or reg not in carried:  # the others: set afresh each iteration
-            continue
-        a, b = machine.resolved(before, m), machine.resolved(after, m)
-        if isinstance(a, Aff) and isinstance(b, Aff):
-            step = ck.constant(b + a.scaled(-1), m)
-            if step is not None:
-                steps[reg] = step
-                start[reg] = _on(machine, a + symbol_term(sym, step), before, m)
-                continue
-        if isinstance(a, Mask) and isinstance(b, Mask) and same_mask(a, b):
-            continue
-        if before is not None:
-            start[reg] = _on(machine, CARRIED, before, m)
+    counted = machine.kernel.loop_counters[header] if copies == 1 else None
+    found_steps = _probed(machine, header, m, entry, copies, exit_at, sym) if counted is None \
+        else _counted(machine, m, entry, counted, sym)
+    if found_steps is None:
+        return None
+    steps, start = found_steps
+    del machine.events[events:]
+    machine.regs = dict(entry)
     run = _Run(machine, header, m, exit_at, copies, (name, negated), sym, start, steps,
-               carried)
+               machine.kernel.loop_reads[header])
     found, inner = run.passed(1)  # the trip count from j = 0
     del machine.events[events:]
     if not found:
@@ -258,6 +242,69 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
     if exit_at is not None:
         _test(machine, header, exit_at, m)  # the test that ends the loop
     return latch + 1
+
+
+def _probed(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value],
+            copies: int, exit_at: int | None, sym: int
+            ) -> tuple[dict[str, int], dict[str, Value]] | None:
+    """The `copies` iterations run once from `entry` (the probe; a copy after another only
+    where every lane goes on) -> (the constant step of each carried register that steps,
+    the registers at iteration j of loop symbol sym: those stepping affine in j, the others
+    the body changes Carried); None where a copy's latch leaves the loop on some lane."""
+    ck, latch = machine.ck, machine.headers[header]
+    for copy in range(copies):
+        if copy and ck.minus(m, machine.guarded(machine.code[latch], m)).any():
+            return None
+        _body(machine, header, m, exit_at)
+    probe = machine.regs
+    steps: dict[str, int] = {}
+    start: dict[str, Value] = dict(entry)
+    carried = machine.kernel.loop_reads[header]
+    for reg, after in probe.items():
+        before = entry.get(reg)
+        if after is before or reg not in carried:  # the others: set afresh each iteration
+            continue
+        a, b = machine.resolved(before, m), machine.resolved(after, m)
+        if isinstance(a, Aff) and isinstance(b, Aff):
+            step = ck.constant(b + a.scaled(-1), m)
+            if step is not None:
+                steps[reg] = step
+                start[reg] = _on(machine, a + symbol_term(sym, step), before, m)
+                continue
+        if isinstance(a, Mask) and isinstance(b, Mask) and same_mask(a, b):
+            continue
+        if before is not None:
+            start[reg] = _on(machine, CARRIED, before, m)
+    return steps, start
+
+
+def _counted(machine: "ClosedMachine", m: Mask, entry: dict[str, Value],
+             counted: dict[str, Counter | None], sym: int
+             ) -> tuple[dict[str, int], dict[str, Value]]:
+    """_probed's steps and registers, from the loop's counters (loops.counters) read at
+    `entry` without running an iteration: a counter whose entry value and step are known
+    steps by that step, any other register the loop writes is Carried."""
+    steps: dict[str, int] = {}
+    start: dict[str, Value] = dict(entry)
+    for reg, counter in counted.items():
+        before = entry.get(reg)
+        a = machine.resolved(before, m)
+        step = _step(machine, counter, m) if isinstance(a, Aff) else None
+        if isinstance(a, Aff) and step is not None:
+            steps[reg] = step
+            start[reg] = _on(machine, a + symbol_term(sym, step), before, m)
+        elif before is not None:
+            start[reg] = _on(machine, CARRIED, before, m)
+    return steps, start
+
+
+def _step(machine: "ClosedMachine", counter: Counter | None, m: Mask) -> int | None:
+    """A counter's step, where its operand holds one value on every lane of m."""
+    if counter is None:
+        return None
+    by = machine.resolved(machine.read(counter.operand, counter.type, m), m)
+    step = machine.ck.constant(by, m) if isinstance(by, Aff) else None
+    return None if step is None else counter.sign * step
 
 
 def _longest_prefix(run: "_Run", count: int, found: int, events: int) -> int:
@@ -330,8 +377,9 @@ class _Run:
             return False
         except (GiveUp, Varies):
             return False
-        ends = last == found if span == found else \
-            _goes_on(_leaves_at(machine, machine.regs.get(name), negated, sym, m), span)
+        ends = last == found if span == found else _goes_on(
+            _leaves_at(machine, machine.regs.get(name), negated, sym, m,
+                       self.exit_at is not None), span)
         if not ends or not all(_goes_on(s, span) for s in inner):
             return False
         end = machine.regs
@@ -373,15 +421,16 @@ def _trips(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, 
     return first_true(d0, c, op) if exits else trips(d0, c, op)
 
 
-def _leaves_at(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, m: Mask
-              ) -> int | None:
-    """The first j where a latch predicate leaves the loop on every lane of m: None where it
-    never does, 0 where that is not the same on every lane (no iteration is sure to go on)."""
+def _leaves_at(machine: "ClosedMachine", predicate: Value, negated: bool, sym: int, m: Mask,
+               exits: bool = False) -> int | None:
+    """The first j where a latch predicate (a while loop's exit test, `exits`: taken, it
+    leaves) leaves the loop on every lane of m: None where it never does, 0 where that is
+    not the same on every lane (no iteration is sure to go on)."""
     found = _condition(machine, predicate, negated, sym, m)
     if found is None:
         return 0
     d0, c, op = found
-    return first_true(d0, c, NEGATED[op])
+    return first_true(d0, c, op if exits else NEGATED[op])
 
 
 def _goes_on(leaves: int | None, count: int) -> bool:

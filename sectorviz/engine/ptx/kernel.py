@@ -36,7 +36,7 @@ from .calls import inlined
 from .closed import nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
-from .loops import GiveUp, natural_loops, read_first
+from .loops import Counter, GiveUp, counters, natural_loops, read_first
 from .memory import ArrayBytes
 from .memory_ops import element_origin
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -362,6 +362,12 @@ class CompiledKernel(Launch):
         """Loop header -> the registers its body reads before setting them (loops.read_first):
         those whose entry value the closed forms carry across iterations."""
         return {header: read_first(self.entry, header, latch)
+                for header, latch in self.natural_loops.items()}
+
+    @cached_property
+    def loop_counters(self) -> dict[int, dict[str, Counter | None] | None]:
+        """Loop header -> the counters among the registers it carries (loops.counters)."""
+        return {header: counters(self.entry, header, latch, self.loop_reads[header])
                 for header, latch in self.natural_loops.items()}
 
     @cached_property

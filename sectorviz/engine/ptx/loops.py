@@ -12,10 +12,13 @@ c the same on every active lane, is solved exactly (`trips`, `first_true`).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..closed_forms import Varies
+from .bits import INT_DTYPES
 from .cfg import BRANCHES, EXITS
-from .parse import Entry
-from .program import set_registers, source_registers
+from .parse import Entry, Instruction, Operand
+from .program import NO_DESTINATION, set_registers, source_registers
 
 
 class GiveUp(Exception):
@@ -93,6 +96,110 @@ def read_first(entry: Entry, header: int, latch: int) -> set[str]:
             if now != live[k]:
                 live[k], changed = now, True
     return live[0]
+
+
+class Counter(NamedTuple):
+    """A register that one unguarded `add` / `sub` of type `type` steps by `operand` (an
+    immediate, or a register the loop does not write) once per iteration; sign -1 for
+    sub."""
+
+    operand: Operand
+    sign: int
+    type: str
+
+
+def counters(entry: Entry, header: int, latch: int, carried: set[str]
+             ) -> dict[str, Counter | None] | None:
+    """The registers of `carried` that the loop [header, latch] writes -> the Counter of
+    each, or None for a float register (its value carried, not known); None where one is
+    neither: the closed forms then find the steps by running an iteration."""
+    code = entry.instructions
+    writes: dict[str, list[int]] = {}
+    for k in range(header, latch + 1):
+        for name in _written(code[k]):
+            writes.setdefault(name, []).append(k)
+    branches = [(k, entry.labels.get(code[k].operands[0].name, -1))
+                for k in range(header, latch) if code[k].op in BRANCHES and code[k].operands]
+    out: dict[str, Counter | None] = {}
+    for reg in sorted(carried & writes.keys()):
+        if (entry.register_type(reg) or "").startswith("f"):
+            out[reg] = None
+            continue
+        found = _counter(code, reg, writes)
+        if found is None or \
+                not all(_once_per_iteration(k, header, latch, branches) for k in found[1]):
+            return None
+        out[reg] = found[0]
+    return out
+
+
+def _written(ins: Instruction) -> set[str]:
+    """Registers an instruction may set (guarded or not)."""
+    if ins.op in NO_DESTINATION or not ins.operands:
+        return set()
+    dest = ins.operands[0]
+    return {p.name for p in (dest.parts if dest.kind == "vec" else (dest,)) if p.kind == "reg"}
+
+
+def _counter(code: list[Instruction], reg: str, writes: dict[str, list[int]]
+             ) -> tuple[Counter, list[int]] | None:
+    """`reg`'s Counter and the instructions that step it: its one write `add r, r, x` /
+    `add r, x, r` / `sub r, r, x` (x an immediate or a register the loop does not write),
+    or, as -G writes `i++` (`mov %r6, %r73; ...; add %r7, %r6, 1; mov %r73, %r7`), its one
+    write a copy of a register written so once before it, from reg or a copy of reg made
+    before that; None for any other writes."""
+    at = writes[reg]
+    if len(at) != 1:
+        return None
+    source = _copy_of(code[at[0]])
+    steps = [at[0]] if source is None else writes.get(source, [])
+    if len(steps) != 1 or steps[0] > at[0]:
+        return None
+    ins = code[steps[0]]
+    t = ins.opcode[-1]
+    if ins.guard is not None or ins.op not in ("add", "sub") or len(ins.operands) != 3 or \
+            t not in INT_DTYPES or len(ins.opcode) != 2:
+        return None
+    a, b = ins.operands[1:]
+    mine = [(k, copy) for k, op in enumerate((a, b))
+            if (copy := _start_value(code, op, reg, writes, steps[0])) is not None]
+    if len(mine) != 1 or (ins.op == "sub" and mine[0][0] != 0):
+        return None
+    other = (b, a)[mine[0][0]]
+    if other.kind == "reg" and other.name in writes or other.kind not in ("reg", "imm"):
+        return None
+    return Counter(other, -1 if ins.op == "sub" else 1, t), \
+        sorted({at[0], steps[0], *mine[0][1]})
+
+
+def _copy_of(ins: Instruction) -> str | None:
+    """The register an unguarded `mov r, s` copies, else None."""
+    if ins.op != "mov" or ins.guard is not None or len(ins.operands) != 2 or \
+            ins.operands[1].kind != "reg":
+        return None
+    return ins.operands[1].name
+
+
+def _start_value(code: list[Instruction], op: Operand, reg: str,
+                 writes: dict[str, list[int]], at: int) -> list[int] | None:
+    """Whether operand `op` of instruction `at` holds reg's value at the iteration's start
+    -> the copies that make it so ([] for reg itself; the one `mov op, reg` before `at`),
+    else None."""
+    if op.kind != "reg":
+        return None
+    if op.name == reg:
+        return []
+    copies = writes.get(op.name, [])
+    return copies if len(copies) == 1 and copies[0] < at and \
+        _copy_of(code[copies[0]]) == reg else None
+
+
+def _once_per_iteration(pc: int, header: int, latch: int, branches: list[tuple[int, int]]
+                        ) -> bool:
+    """Whether instruction pc of the loop [header, latch] runs once in every iteration: in
+    no inner loop (a branch back over it) and jumped over by no branch inside the loop."""
+    return not any(header <= target <= pc <= k or k < pc < target <= latch
+                   for k, target in branches)
 
 
 def _holds(x: int, op: str) -> bool:

@@ -55,3 +55,46 @@ def test_a_while_loop_that_never_runs(tmp_path):
     assert spy.covered == spy.kernel.warps
     load, store = closed.instructions
     assert (load.requests, store.requests, store.sectors) == (0, 8, 32)
+
+
+# a branch inside the loop that switches at its last iteration (SGEMM_CUDA 11's
+# `if (bkIdx + 2 * BK < K)`): iterations [0, trips - 1) run at once, then the last
+LAST_DIFFERS = """
+__global__ void k(const float* a, float* out, int n) {
+    float sum = 0.0f;
+    for (int t = 0; t < n; t += 32) {
+        sum += a[t + threadIdx.x];
+        if (t + 32 < n)
+            sum += a[t + 32 + threadIdx.x % 8];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+"""
+
+
+@needs_nvcc
+def test_a_while_loop_whose_last_iteration_differs_runs_in_two_parts(tmp_path):
+    pattern, debug = inline_pattern(tmp_path, LAST_DIFFERS, "k", ARRAYS, {"n": 1024},
+                                    grid=(2,), block=(64,), flags=DEBUG_FLAGS)
+    closed, spy, lanes = both(pattern, debug)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps and spy.loops_run_whole
+    # 32 iterations per warp, 4 warps: a[t + tid] 4 sectors per request, 128 requests;
+    # a[t + 32 + tid % 8] in the first 31 of them: 1 sector, 124 requests
+    first, second, _ = closed.instructions
+    assert (first.requests, first.sectors) == (128, 512)
+    assert (second.requests, second.sectors) == (124, 124)
+
+
+@needs_nvcc
+def test_a_debug_loop_counter_is_read_without_running_an_iteration(tmp_path):
+    """-G writes `t += 32` as `mov %r6, %r73; ...; add %r7, %r6, 32; mov %r73, %r7`: the
+    closed forms read both loops' steps from the code (loops.counters) instead of running
+    an iteration to find them."""
+    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 1024},
+                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
+    kernel = both(pattern, debug)[1].kernel
+    counted = {header: kernel.loop_counters[header] for header in kernel.natural_loops}
+    steps = sorted(c.sign * c.operand.value for found in counted.values() if found
+                   for c in found.values() if c is not None)
+    assert all(found is not None for found in counted.values()) and steps == [1, 32]
