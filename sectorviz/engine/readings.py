@@ -17,7 +17,10 @@ Kernel.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import weakref
 from typing import TYPE_CHECKING
 
 from ..model.errors import PatternError
@@ -28,6 +31,7 @@ from .ptx.kernel import CompiledPtx
 
 if TYPE_CHECKING:
     from .compiled.compiler import Toolchain
+    from .ptx.sass_reading import SassKernel
 
 ENGINE_VAR = "SECTORVIZ_ENGINE"
 DEFAULT_ENGINE = "compiled"
@@ -94,9 +98,28 @@ def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     from .ptx.kernel import CompiledKernel
     from .ptx.sass_reading import SassKernel
     compiled = compiled_ptx(pattern, as_written=reading.engine == "source")
+    key = _level_free(pattern, reading, compiled)
     if reading.level == "sass" and compiled.sass is not None:
-        return SassKernel(pattern, compiled, compiled.sass)
+        kernel = _SASS_KERNELS[key] = SassKernel(pattern, compiled, compiled.sass)
+        return kernel
+    counted_in_sass = _SASS_KERNELS.get(key)
+    if counted_in_sass is not None:  # the PTX level of a kernel already read in SASS
+        return counted_in_sass.ptx_level()
     return CompiledKernel(pattern, compiled)
+
+
+def _level_free(pattern: Pattern, reading: Reading, compiled: CompiledPtx) -> str:
+    """What a kernel read from `compiled` depends on but for its level (SASS or PTX): the
+    pattern's value less `kernel.level`, its folders, the engine and the compiled PTX."""
+    doc = pattern.to_dict()
+    doc["kernel"] = {k: v for k, v in doc["kernel"].items() if k != "level"}
+    return json.dumps([doc, pattern.base_dir, list(pattern.include_dirs), reading.engine,
+                       hashlib.sha256(compiled.ptx.encode()).hexdigest(), compiled.entry],
+                      sort_keys=True, default=str)
+
+
+# the kernels read in SASS while something holds them, by _level_free
+_SASS_KERNELS: "weakref.WeakValueDictionary[str, SassKernel]" = weakref.WeakValueDictionary()
 
 
 def compiled_ptx(pattern: Pattern, as_written: bool = False) -> CompiledPtx:

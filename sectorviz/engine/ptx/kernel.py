@@ -50,6 +50,8 @@ LANE_PATH = "SECTORVIZ_LANE_PATH"  # set (to anything but "" or "0") to turn clo
 # the closed forms give way to the lane path (also where a value outgrows their integers, or
 # loops nest deeper than their recursion over them takes: ~250 levels)
 GIVE_WAY = (NotClosed, Varies, GiveUp, ArithmeticError, RecursionError)
+#: (hi, each access of warps [lo, hi): space, index, RepeatedBatch, symbols of its loop runs)
+ClosedRuns = tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]]
 SLOT_BYTES = 16  # bytes per lane a register and its unknown mask hold in a chunk (at most)
 PTX_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
               "u8": "uint8", "s8": "int8", "b8": "uint8", "u16": "uint16", "s16": "int16",
@@ -196,6 +198,7 @@ class CompiledKernel(Launch):
         self._expressions: dict[tuple[int | None, int | None], str] = {
             (line, column): text for line, column, text in compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
+        self._runs: dict[tuple[int, int, bool], ClosedRuns | None] = {}  # closed_runs'
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
                                          f"{len(compiled.params)} names were given")
@@ -440,15 +443,18 @@ class CompiledKernel(Launch):
         return None if found is None else (found[0], [e[:3] for e in found[1]])
 
     def closed_runs(self, lo: int, most: int, sector_bytes: int, per_warp: bool = False
-                    ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
+                    ) -> ClosedRuns | None:
         """closed_trace's accesses, each with the symbols of the loop runs it lies in
         (closed.nested_events)."""
         if not self._closed_allowed(sector_bytes):
             return None
-        try:
-            return self._closed_trace(lo, min(self.warps, lo + most), per_warp)
-        except PatternError as err:
-            raise self._in_source(err) from None
+        key = (lo, min(self.warps, lo + most), per_warp)
+        if key not in self._runs:  # shared with the PTX level of a SASS reading
+            try:
+                self._runs[key] = self._closed_trace(*key)
+            except PatternError as err:
+                raise self._in_source(err) from None
+        return self._runs[key]
 
     def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
         """(space, index, RepeatedBatch of the one warp, the address of element 0 of the
@@ -477,8 +483,7 @@ class CompiledKernel(Launch):
         return os.environ.get(LANE_PATH, "") in ("", "0") and \
             sector_bytes <= MAX_SECTOR_BYTES
 
-    def _closed_trace(self, lo: int, hi: int, per_warp: bool
-                      ) -> tuple[int, list[tuple[str, int, RepeatedBatch, tuple[int, ...]]]] | None:
+    def _closed_trace(self, lo: int, hi: int, per_warp: bool) -> ClosedRuns | None:
         for end in () if per_warp else (self.warps, hi):
             box = block_box(self, lo, end)
             if box is not None:

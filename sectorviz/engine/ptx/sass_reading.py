@@ -348,6 +348,8 @@ class SassKernel(CompiledKernel):
     def __init__(self, pattern: Pattern, compiled: CompiledPtx, code: SassCode):
         super().__init__(pattern, compiled)
         self.code = code
+        self.ptx_assumptions = self.assumptions
+        self.ptx_rows = {space: getattr(self, ATTRIBUTES[space]) for space in SPACES}
         self.plan = Planner(self, code).build()
         for space in SPACES:
             setattr(self, ATTRIBUTES[space], tuple(self.plan.rows[space]))
@@ -356,6 +358,17 @@ class SassKernel(CompiledKernel):
             f"PTX {compiled.compiler} emits (the cubin's SASS-to-PTX line table).",
             MERGE_RULE, *(note + "." for note in dict.fromkeys(self.plan.notes)),
             *self.assumptions[1:])
+
+    def ptx_level(self) -> CompiledKernel:
+        """This kernel counted in PTX (the PTX instructions and assumptions), sharing what
+        it has parsed, laid out and run in closed form: the PTX level of the same compile
+        without reading it a second time."""
+        view = CompiledKernel.__new__(CompiledKernel)
+        view.__dict__.update(self.__dict__)
+        for space, rows in self.ptx_rows.items():
+            setattr(view, ATTRIBUTES[space], rows)
+        view.assumptions = self.ptx_assumptions
+        return view
 
     def events(self, lo: int, hi: int, threads: Threads | None = None,
                skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
