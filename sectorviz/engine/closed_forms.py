@@ -338,3 +338,23 @@ def repeated(chunk: Chunk, address: Aff, m: Mask, loops: tuple[tuple[int, int], 
     coef = dict(address.coef)
     return RepeatedBatch(base, off, chunk.cls, chunk.valid, m.full, m.mixed, m.lanes,
                          tuple((t, coef.get(s, 0)) for s, t in loops))
+
+
+def warp_row(batch: RepeatedBatch, box: Box, warp: int, wpb: int,
+             grid: tuple[int, int, int]) -> RepeatedBatch | None:
+    """A RepeatedBatch of a run over `box` (a row per class, its first loops the box's
+    block coordinates) -> the same access by `warp` alone: its class's row with its block's
+    coordinates put in; None where the warp's block lies outside the box."""
+    cls, block = warp % wpb, warp // wpb
+    gx, gy, _ = grid
+    coords = (block % gx, block // gx % gy, block // (gx * gy))
+    if not all(start <= c < start + count for c, (start, count) in zip(coords, box)):
+        return None
+    moved = [c - start for c, (start, count) in zip(coords, box) if count > 1]
+    base = int(batch.base[cls]) + sum(j * stride for j, (_, stride) in
+                                      zip(moved, batch.loops))
+    mixed = np.flatnonzero(batch.mixed == cls)
+    return RepeatedBatch(np.array([base], dtype=np.int64), batch.offsets,
+                         np.array([cls], dtype=np.int64), batch.valid, batch.full[[cls]],
+                         np.zeros(len(mixed), dtype=np.int64), batch.lanes[mixed],
+                         batch.loops[len(moved):])

@@ -30,7 +30,7 @@ from ...model.files import read_text
 from ...model.kernel import Batch, Instruction, Launch, ResolvedArray, Threads
 from ...model.pattern import DTYPE_BYTES, ArraySpec, Pattern
 from ...model.repeat import RepeatedBatch, WarpAccess
-from ..closed_forms import MAX_SECTOR_BYTES, NotClosed, Varies, block_box
+from ..closed_forms import MAX_SECTOR_BYTES, Box, NotClosed, Varies, block_box, warp_row
 from .bits import element_bits, scalar_of
 from .calls import inlined
 from .closed import nested_events
@@ -198,7 +198,8 @@ class CompiledKernel(Launch):
         self._expressions: dict[tuple[int | None, int | None], str] = {
             (line, column): text for line, column, text in compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
-        self._runs: dict[tuple[int, int, bool], ClosedRuns | None] = {}  # closed_runs'
+        # closed_runs' runs, with their box: shared with the PTX level of a SASS reading
+        self._runs: dict[tuple[int, int, bool], tuple[Box | None, ClosedRuns] | None] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
                                          f"{len(compiled.params)} names were given")
@@ -449,12 +450,13 @@ class CompiledKernel(Launch):
         if not self._closed_allowed(sector_bytes):
             return None
         key = (lo, min(self.warps, lo + most), per_warp)
-        if key not in self._runs:  # shared with the PTX level of a SASS reading
+        if key not in self._runs:
             try:
                 self._runs[key] = self._closed_trace(*key)
             except PatternError as err:
                 raise self._in_source(err) from None
-        return self._runs[key]
+        found = self._runs[key]
+        return None if found is None else found[1]
 
     def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
         """(space, index, RepeatedBatch of the one warp, the address of element 0 of the
@@ -465,8 +467,10 @@ class CompiledKernel(Launch):
         rows or columns."""
         if not self._closed_allowed(sector_bytes):
             return None
+        events = self._warp_of_box(warp)
         try:
-            events = nested_events(self, warp, warp + 1, None)
+            events = events if events is not None else nested_events(self, warp, warp + 1,
+                                                                      None)
         except GIVE_WAY:
             return None
         except PatternError as err:
@@ -483,16 +487,35 @@ class CompiledKernel(Launch):
         return os.environ.get(LANE_PATH, "") in ("", "0") and \
             sector_bytes <= MAX_SECTOR_BYTES
 
-    def _closed_trace(self, lo: int, hi: int, per_warp: bool) -> ClosedRuns | None:
+    def _warp_of_box(self, warp: int
+                     ) -> list[tuple[str, int, RepeatedBatch, tuple[int, ...]]] | None:
+        """The accesses of `warp` from a closed-form run made so far over a box of blocks
+        that holds it: its class's rows with its block's coordinates put in (the blocks of a
+        box run alike); None where no such run was made."""
+        for (lo, _, _), found in self._runs.items():
+            if found is None:
+                continue
+            box, (end, events) = found
+            if box is None or not lo <= warp < end:
+                continue
+            rows = [(space, k, warp_row(batch, box, warp, self.warps_per_block, self.grid),
+                     symbols) for space, k, batch, symbols in events]
+            return [(space, k, batch, symbols) for space, k, batch, symbols in rows
+                    if batch is not None] if all(row[2] is not None for row in rows) else None
+        return None
+
+    def _closed_trace(self, lo: int, hi: int, per_warp: bool
+                      ) -> tuple[Box | None, ClosedRuns] | None:
+        """(the box of blocks the run covers, else None; closed_runs' run)."""
         for end in () if per_warp else (self.warps, hi):
             box = block_box(self, lo, end)
             if box is not None:
                 try:
-                    return end, nested_events(self, lo, end, box)
+                    return box, (end, nested_events(self, lo, end, box))
                 except GIVE_WAY:
                     break
         try:
-            return hi, nested_events(self, lo, hi, None)
+            return None, (hi, nested_events(self, lo, hi, None))
         except GIVE_WAY:
             return None
 

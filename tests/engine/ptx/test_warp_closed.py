@@ -38,12 +38,16 @@ def details(pattern, kernel: CompiledKernel, warp: int, monkeypatch):
     return one_warp.warp_detail(pattern, warp), one_warp.shared_warp_detail(pattern, warp)
 
 
-def assert_same_details(pattern, compiled, warps, monkeypatch):
-    """The closed forms give every field the lane path lists, for each of `warps`."""
+def assert_same_details(pattern, compiled, warps, monkeypatch, from_box=False):
+    """The closed forms give every field the lane path lists, for each of `warps` (read off
+    the run over the whole grid's box of blocks, `from_box`, as after the totals)."""
     kernel = CompiledKernel(pattern, compiled)
     sb = pattern.sector_bytes
+    if from_box:
+        assert kernel.closed_runs(0, kernel.warps, sb) is not None
     for warp in warps:
         assert kernel.warp_closed(warp, sb) is not None  # the fast path runs
+        assert (kernel._warp_of_box(warp) is not None) == from_box
         closed, closed_shared = details(pattern, kernel, warp, monkeypatch)
         with lane_path():
             lanes, lane_shared = details(pattern, CompiledKernel(pattern, compiled), warp,
@@ -83,6 +87,25 @@ def test_a_warp_of_each_sgemm_stand_in_comes_alike_from_closed_forms(
         {"n": n, "M": n, "N": n, "K": n}, grid, block)
     warps = CompiledKernel(pattern, compiled).warps
     assert_same_details(pattern, compiled, sorted({0, 1, warps // 2, warps - 1}), monkeypatch)
+
+
+@needs_nvcc
+@pytest.mark.parametrize("function, n, grid, block", [STAND_INS[0], STAND_INS[4]])
+def test_a_warp_read_off_the_run_over_all_blocks_comes_alike(tmp_path, monkeypatch,
+                                                             function, n, grid, block):
+    """Once the totals ran in closed form over a box of blocks, a warp's details are its
+    class's rows there with its block's coordinates put in (no run of its own), and agree
+    with the lane path's, in the first block and the last."""
+    code = SGEMM.read_text() + (f"\ntemplate __global__ void {function}{PARAMS};\n"
+                                if "<" in function else "")
+    square = {"dtype": "float32", "shape": ["n", "n"]}
+    size = 2 * n
+    pattern, compiled = inline_pattern(
+        tmp_path, code, function, {"A": square, "B": square, "C": square},
+        {"n": size, "M": size, "N": size, "K": size}, (2 * grid[0], 2 * grid[1]), block)
+    warps = CompiledKernel(pattern, compiled).warps
+    assert_same_details(pattern, compiled, [0, warps // 2 + 1, warps - 1], monkeypatch,
+                        from_box=True)
 
 
 @needs_nvcc
