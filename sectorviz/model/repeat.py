@@ -98,19 +98,25 @@ def _lifted(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
 def _class_tables(batch: RepeatedBatch, width: int, sb: int
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(classes, sb) sector counts of a full warp of each class at each phase, and
-    (classes,) useful bytes of one full request."""
-    classes = len(batch.offsets)
-    counts = np.zeros((classes, sb), dtype=np.int64)
-    useful = np.zeros(classes, dtype=np.int64)
-    phases = np.arange(sb, dtype=np.int64)[:, None]
-    for c in range(classes):
-        valid = batch.valid[c]
-        if not valid.any():
-            continue
-        rows = account_rows(phases + _lifted(batch.offsets[c], valid, sb)[None, :], width,
-                            np.broadcast_to(valid, (sb, WARP_SIZE)), sb)
-        counts[c], useful[c] = rows.counts, rows.useful[0]
-    return counts, useful
+    (classes,) useful bytes of one full request. Classes whose valid offsets differ by a
+    whole number of sectors count alike: each distinct one is a block of sb rows (one per
+    phase) of a single account_rows call."""
+    kinds, which = np.unique(_sector_aligned(batch.offsets, batch.valid, sb), axis=0,
+                             return_inverse=True)
+    valid = kinds >= 0
+    phases = np.arange(sb, dtype=np.int64)[None, :, None]
+    rows = account_rows((np.where(valid, kinds, 0)[:, None, :] + phases).reshape(-1, WARP_SIZE),
+                        width, np.repeat(valid, sb, axis=0), sb)
+    which = which.reshape(-1)
+    return rows.counts.reshape(-1, sb)[which], rows.useful[::sb][which]
+
+
+def _sector_aligned(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
+    """(classes, 32) lane offsets -> each class's valid offsets shifted by a multiple of sb
+    so that the lowest lies in [0, sb); -1 at invalid lanes."""
+    low = np.where(valid, offsets, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
+    low = np.where(valid.any(axis=1, keepdims=True), low, 0)
+    return np.where(valid, offsets - low // sb * sb, -1)
 
 
 def account_repeated(batch: RepeatedBatch, width: int, sb: int,
