@@ -246,7 +246,8 @@ def _merged_spans(starts: np.ndarray, lengths: np.ndarray, sb: int
 
 def sector_runs(batch: RepeatedBatch, width: int, sb: int
                 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Pieces of (first, last) sector runs covering every sector the batch touches.
+    """Pieces of (first, last) sector runs covering every sector the batch touches, each
+    piece ascending.
 
     A loop whose stride is at most a group's span (bytes) - 1 + sb only stretches the group's
     run; a longer stride repeats the run once per iteration (distinct starts only)."""
@@ -267,12 +268,13 @@ def sector_runs(batch: RepeatedBatch, width: int, sb: int
         if repeat:
             start = np.unique(start)
             grid = np.zeros(1, dtype=np.int64)
-            for trips, stride in repeat:
+            for trips, stride in reversed(repeat):  # longest outermost: ascends when nested
                 grid = (grid[:, None] + stride * np.arange(trips, dtype=np.int64)).ravel()
             step = max(1, MAX_RUNS_PER_PIECE // len(grid))
             for i in range(0, len(start), step):
-                first = (start[i:i + step, None] + grid[None, :]).ravel()
+                first = np.sort((start[i:i + step, None] + grid[None, :]).ravel(), kind="stable")
                 charge(len(first), "an access's distinct sectors in closed form")
                 yield first >> shift, (first + (length - 1)) >> shift
-        elif len(start):
+        elif len(start):  # in warp order where the spans were too many to merge
+            start = np.sort(start, kind="stable")
             yield start >> shift, (start + (length - 1)) >> shift
