@@ -116,7 +116,7 @@ class SectorSet:
     # ------------------------------------------------------------ internals
 
     def _push(self, q0: ArrayLike, q1: ArrayLike, r0: ArrayLike, r1: ArrayLike,
-              merged: bool = False) -> None:
+              *, merged: bool = False) -> None:
         """Rectangles to add; `merged` ones (disjoint, canonical) become the kept ones of a
         set that holds none."""
         q0, q1, r0, r1 = np.broadcast_arrays(q0, q1, r0, r1)
