@@ -272,7 +272,8 @@ def sector_runs(batch: RepeatedBatch, width: int, sb: int
                 grid = (grid[:, None] + stride * np.arange(trips, dtype=np.int64)).ravel()
             step = max(1, MAX_RUNS_PER_PIECE // len(grid))
             for i in range(0, len(start), step):
-                first = np.sort((start[i:i + step, None] + grid[None, :]).ravel(), kind="stable")
+                first = (start[i:i + step, None] + grid[None, :]).ravel()
+                first.sort(kind="stable")
                 charge(len(first), "an access's distinct sectors in closed form")
                 yield first >> shift, (first + (length - 1)) >> shift
         elif len(start):  # in warp order where the spans were too many to merge

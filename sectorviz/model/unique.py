@@ -266,9 +266,8 @@ def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
         return _empty_rects()
     q0, q1 = _ascending(q0), _ascending(q1)
     gaps = np.flatnonzero(q0[1:] > q1[:-1])
-    n = len(gaps) + 1
-    return (q0[np.concatenate(([0], gaps + 1))], q1[np.append(gaps, len(q1) - 1)],
-            np.zeros(n, np.int64), np.ones(n, np.int64))
+    first = q0[np.concatenate(([0], gaps + 1))]
+    return first, q1[np.append(gaps, len(q1) - 1)], *np.broadcast_arrays(0, 1, first)[:2]
 
 
 def _ascends(values: np.ndarray) -> bool:
