@@ -101,22 +101,29 @@ def _class_tables(batch: RepeatedBatch, width: int, sb: int
     (classes,) useful bytes of one full request. Classes whose valid offsets differ by a
     whole number of sectors count alike: each distinct one is a block of sb rows (one per
     phase) of a single account_rows call."""
-    kinds, which = np.unique(_sector_aligned(batch.offsets, batch.valid, sb), axis=0,
-                             return_inverse=True)
-    valid = kinds >= 0
+    kinds, which = _distinct(_sector_aligned(batch.offsets, batch.valid, sb), batch.valid)
+    valid = kinds != _NO_LANE
     phases = np.arange(sb, dtype=np.int64)[None, :, None]
     rows = account_rows((np.where(valid, kinds, 0)[:, None, :] + phases).reshape(-1, WARP_SIZE),
                         width, np.repeat(valid, sb, axis=0), sb)
-    which = which.reshape(-1)
     return rows.counts.reshape(-1, sb)[which], rows.useful[::sb][which]
 
 
 def _sector_aligned(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
-    """(classes, 32) lane offsets -> each class's valid offsets shifted by a multiple of sb
-    so that the lowest lies in [0, sb); -1 at invalid lanes."""
+    """(classes, 32) lane offsets -> each class's offsets shifted by a multiple of sb so
+    that its lowest valid one lies in [0, sb)."""
     low = np.where(valid, offsets, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
-    low = np.where(valid.any(axis=1, keepdims=True), low, 0)
-    return np.where(valid, offsets - low // sb * sb, -1)
+    return offsets - np.where(valid.any(axis=1, keepdims=True), low // sb * sb, 0)
+
+
+_NO_LANE = np.iinfo(np.int64).min  # the offset _distinct gives a lane that is not valid
+
+
+def _distinct(offsets: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(classes, 32) lane offsets and valid lanes -> (kinds, 32) distinct rows of valid
+    offsets (_NO_LANE elsewhere), and the (classes,) kind of each class."""
+    kinds, which = np.unique(np.where(valid, offsets, _NO_LANE), axis=0, return_inverse=True)
+    return kinds, which.reshape(-1)
 
 
 def account_repeated(batch: RepeatedBatch, width: int, sb: int,
@@ -208,14 +215,14 @@ def _spans(batch: RepeatedBatch, width: int, sb: int) -> tuple[np.ndarray, np.nd
     starts, lengths = [], []
     full = np.flatnonzero(batch.full)
     if len(full):
-        groups = [_clusters(batch.offsets[c], batch.valid[c], width, sb)
-                  for c in range(len(batch.offsets))]
+        kinds, which = _distinct(batch.offsets, batch.valid)
+        groups = [_clusters(offsets, offsets != _NO_LANE, width, sb) for offsets in kinds]
         most = max(len(g[0]) for g in groups)
         lo = np.zeros((len(groups), most), dtype=np.int64)
         size = np.zeros((len(groups), most), dtype=np.int64)  # 0: no such group
         for c, (group_lo, group_size) in enumerate(groups):
             lo[c, :len(group_lo)], size[c, :len(group_size)] = group_lo, group_size
-        cls = batch.cls[full]
+        cls = which[batch.cls[full]]
         keep = size[cls] > 0
         starts.append((batch.base[full][:, None] + lo[cls])[keep])
         lengths.append(size[cls][keep])

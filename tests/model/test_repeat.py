@@ -145,3 +145,27 @@ def test_a_warp_tiled_column_walk_comes_ascending():
     assert (first[1:] >= first[:-1]).all()
     assert first[:3].tolist() == [0, 112 // SB, 224 // SB]
     assert first[147] == 16384 // SB  # the next warp's row follows the first row's 147
+
+
+def test_classes_with_the_same_lanes_are_clustered_once(monkeypatch):
+    """A block of 32 warps 128 bytes apart whose lanes read 4-byte words in a row: one kind
+    of warp, one clustering; two kinds once the last class reads every other word."""
+    offsets = np.tile(4 * lane, (32, 1))
+    calls = []
+
+    def spy(offsets, *args):
+        calls.append(offsets)
+        return clusters(offsets, *args)
+
+    clusters = repeat._clusters
+    monkeypatch.setattr(repeat, "_clusters", spy)
+    batch = RepeatedBatch(128 * np.arange(32, dtype=np.int64), offsets, np.arange(32),
+                          np.ones((32, WARP_SIZE), bool), np.ones(32, bool),
+                          np.zeros(0, np.int64), np.zeros((0, WARP_SIZE), bool), ())
+    (first, last), = sector_runs(batch, 4, SB)
+    assert (first.tolist(), last.tolist()) == ([0], [127])  # 32 warps x 128 bytes, 128 sectors
+    assert len(calls) == 1
+    offsets[31] *= 2  # warp 31 reads bytes 3968 to 4219: sectors 124 to 131
+    (first, last), = sector_runs(batch, 4, SB)
+    assert (first.tolist(), last.tolist()) == ([0], [131])
+    assert len(calls) == 3
