@@ -27,6 +27,7 @@ from .sectors import WARP_SIZE, account_rows, ideal_sectors
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
 MAX_MERGED_SPANS = 2**16  # spans sorted and merged before loops stretch or repeat them
+_NO_LANE = np.iinfo(np.int64).min  # the offset _distinct gives a lane that is not valid
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,6 @@ def _sector_aligned(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarr
     that its lowest valid one lies in [0, sb)."""
     low = np.where(valid, offsets, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
     return offsets - np.where(valid.any(axis=1, keepdims=True), low // sb * sb, 0)
-
-
-_NO_LANE = np.iinfo(np.int64).min  # the offset _distinct gives a lane that is not valid
 
 
 def _distinct(offsets: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -257,8 +257,9 @@ def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
     """Intervals [q0, q1) -> the fewest disjoint, ascending intervals with the same union.
 
     Starts and ends are sorted apart (a merge of sorted runs, or nothing where they ascend):
-    with i starts and i ends at or before a point, no interval covers it, so the union has a
-    gap after the i-th smallest end exactly where the (i+1)-th smallest start lies past it."""
+    a point with as many ends as starts at or below it lies in no interval, so the union has
+    a gap after the i-th smallest end exactly where the (i+1)-th smallest start lies past it.
+    r is [0, 1) throughout: stride-0 views."""
     keep = q1 > q0
     if not keep.all():
         q0, q1 = q0[keep], q1[keep]
@@ -267,7 +268,8 @@ def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
     q0, q1 = _ascending(q0), _ascending(q1)
     gaps = np.flatnonzero(q0[1:] > q1[:-1])
     first = q0[np.concatenate(([0], gaps + 1))]
-    return first, q1[np.append(gaps, len(q1) - 1)], *np.broadcast_arrays(0, 1, first)[:2]
+    r0, r1, _ = np.broadcast_arrays(np.int64(0), np.int64(1), first)
+    return first, q1[np.append(gaps, len(q1) - 1)], r0, r1
 
 
 def _ascends(values: np.ndarray) -> bool:
