@@ -27,6 +27,7 @@ from .sectors import WARP_SIZE, account_rows, ideal_sectors
 
 MAX_RUNS_PER_PIECE = 2**22  # runs of distinct sectors handed over at a time
 MAX_MERGED_SPANS = 2**16  # spans sorted and merged before loops stretch or repeat them
+_NO_LANE = np.iinfo(np.int64).min  # the offset _distinct gives a lane that is not valid
 
 
 @dataclass(frozen=True)
@@ -98,19 +99,29 @@ def _lifted(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
 def _class_tables(batch: RepeatedBatch, width: int, sb: int
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(classes, sb) sector counts of a full warp of each class at each phase, and
-    (classes,) useful bytes of one full request."""
-    classes = len(batch.offsets)
-    counts = np.zeros((classes, sb), dtype=np.int64)
-    useful = np.zeros(classes, dtype=np.int64)
-    phases = np.arange(sb, dtype=np.int64)[:, None]
-    for c in range(classes):
-        valid = batch.valid[c]
-        if not valid.any():
-            continue
-        rows = account_rows(phases + _lifted(batch.offsets[c], valid, sb)[None, :], width,
-                            np.broadcast_to(valid, (sb, WARP_SIZE)), sb)
-        counts[c], useful[c] = rows.counts, rows.useful[0]
-    return counts, useful
+    (classes,) useful bytes of one full request. Classes whose valid offsets differ by a
+    whole number of sectors count alike: each distinct one is a block of sb rows (one per
+    phase) of a single account_rows call."""
+    kinds, which = _distinct(_sector_aligned(batch.offsets, batch.valid, sb), batch.valid)
+    valid = kinds != _NO_LANE
+    phases = np.arange(sb, dtype=np.int64)[None, :, None]
+    rows = account_rows((np.where(valid, kinds, 0)[:, None, :] + phases).reshape(-1, WARP_SIZE),
+                        width, np.repeat(valid, sb, axis=0), sb)
+    return rows.counts.reshape(-1, sb)[which], rows.useful[::sb][which]
+
+
+def _sector_aligned(offsets: np.ndarray, valid: np.ndarray, sb: int) -> np.ndarray:
+    """(classes, 32) lane offsets -> each class's offsets shifted by a multiple of sb so
+    that its lowest valid one lies in [0, sb)."""
+    low = np.where(valid, offsets, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
+    return offsets - np.where(valid.any(axis=1, keepdims=True), low // sb * sb, 0)
+
+
+def _distinct(offsets: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(classes, 32) lane offsets and valid lanes -> (kinds, 32) distinct rows of valid
+    offsets (_NO_LANE elsewhere), and the (classes,) kind of each class."""
+    kinds, which = np.unique(np.where(valid, offsets, _NO_LANE), axis=0, return_inverse=True)
+    return kinds, which.reshape(-1)
 
 
 def account_repeated(batch: RepeatedBatch, width: int, sb: int,
@@ -202,14 +213,14 @@ def _spans(batch: RepeatedBatch, width: int, sb: int) -> tuple[np.ndarray, np.nd
     starts, lengths = [], []
     full = np.flatnonzero(batch.full)
     if len(full):
-        groups = [_clusters(batch.offsets[c], batch.valid[c], width, sb)
-                  for c in range(len(batch.offsets))]
+        kinds, which = _distinct(batch.offsets, batch.valid)
+        groups = [_clusters(offsets, offsets != _NO_LANE, width, sb) for offsets in kinds]
         most = max(len(g[0]) for g in groups)
         lo = np.zeros((len(groups), most), dtype=np.int64)
         size = np.zeros((len(groups), most), dtype=np.int64)  # 0: no such group
         for c, (group_lo, group_size) in enumerate(groups):
             lo[c, :len(group_lo)], size[c, :len(group_size)] = group_lo, group_size
-        cls = batch.cls[full]
+        cls = which[batch.cls[full]]
         keep = size[cls] > 0
         starts.append((batch.base[full][:, None] + lo[cls])[keep])
         lengths.append(size[cls][keep])
@@ -240,7 +251,8 @@ def _merged_spans(starts: np.ndarray, lengths: np.ndarray, sb: int
 
 def sector_runs(batch: RepeatedBatch, width: int, sb: int
                 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Pieces of (first, last) sector runs covering every sector the batch touches.
+    """Pieces of (first, last) sector runs covering every sector the batch touches, each
+    piece ascending.
 
     A loop whose stride is at most a group's span (bytes) - 1 + sb only stretches the group's
     run; a longer stride repeats the run once per iteration (distinct starts only)."""
@@ -261,12 +273,14 @@ def sector_runs(batch: RepeatedBatch, width: int, sb: int
         if repeat:
             start = np.unique(start)
             grid = np.zeros(1, dtype=np.int64)
-            for trips, stride in repeat:
+            for trips, stride in reversed(repeat):  # longest outermost: ascends when nested
                 grid = (grid[:, None] + stride * np.arange(trips, dtype=np.int64)).ravel()
             step = max(1, MAX_RUNS_PER_PIECE // len(grid))
             for i in range(0, len(start), step):
                 first = (start[i:i + step, None] + grid[None, :]).ravel()
+                first.sort(kind="stable")
                 charge(len(first), "an access's distinct sectors in closed form")
                 yield first >> shift, (first + (length - 1)) >> shift
-        elif len(start):
+        elif len(start):  # in warp order where the spans were too many to merge
+            start = np.sort(start, kind="stable")
             yield start >> shift, (start + (length - 1)) >> shift

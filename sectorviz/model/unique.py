@@ -72,8 +72,10 @@ class SectorSet:
         """Every sector of each run [first, last] (inclusive ids, arrays of one shape)."""
         first = np.asarray(first, dtype=np.int64).ravel()
         last = np.asarray(last, dtype=np.int64).ravel()
-        if self.period == 1:
-            self._push(*_coalesced(first, last + 1))
+        if self.period == 1 and _ascends(first) and _ascends(last):  # no sort: merge now
+            self._push(*_merged_intervals(first, last + 1), merged=True)
+        elif self.period == 1:
+            self._push(first, last + 1, 0, 1)
         else:
             self._push(*_intervals_as_rects(first, last + 1, self.period))
 
@@ -113,8 +115,15 @@ class SectorSet:
 
     # ------------------------------------------------------------ internals
 
-    def _push(self, q0: ArrayLike, q1: ArrayLike, r0: ArrayLike, r1: ArrayLike) -> None:
+    def _push(self, q0: ArrayLike, q1: ArrayLike, r0: ArrayLike, r1: ArrayLike,
+              *, merged: bool = False) -> None:
+        """Rectangles to add; `merged` ones (disjoint, canonical) become the kept ones of a
+        set that holds none."""
         q0, q1, r0, r1 = np.broadcast_arrays(q0, q1, r0, r1)
+        if merged and not len(self._rects[0]) and not self._pending:
+            self._rects = (q0, q1, r0, r1)
+            self._hold(0, "counting unique sectors")
+            return
         self._pending.append((q0, q1, r0, r1))
         self._pending_count += len(q0)
         if self._pending_count > max(MIN_PENDING, len(self._rects[0])):
@@ -148,7 +157,7 @@ class SectorSet:
         """Add every sector of `other` (merged) to this set."""
         q0, q1, r0, r1 = other._rects
         if other.period == self.period:
-            self._push(q0, q1, r0, r1)
+            self._push(q0, q1, r0, r1, merged=True)
         elif other.period == 1:
             self.add_runs(q0, q1 - 1)
         else:  # a lattice of another period: row by row
@@ -244,32 +253,34 @@ def _intervals_as_rects(a: np.ndarray, b: np.ndarray, p: int) -> tuple[np.ndarra
     return q0[keep], q1[keep], r0[keep], r1[keep]
 
 
-def _coalesced(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Intervals [a, b) -> as rectangles of period 1, those that overlap or touch their
-    predecessor joined when both ends ascend (the runs of neighbouring warps): no sort."""
-    if len(a) > 1 and (a[1:] >= a[:-1]).all() and (b[1:] >= b[:-1]).all():
-        starts = np.flatnonzero(a[1:] > b[:-1]) + 1
-        a, b = a[np.concatenate(([0], starts))], b[np.append(starts - 1, len(b) - 1)]
-    return a, b, np.zeros(len(a), np.int64), np.ones(len(a), np.int64)
-
-
 def _merged_intervals(q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Intervals [q0, q1) -> the fewest disjoint, ascending intervals with the same union."""
+    """Intervals [q0, q1) -> the fewest disjoint, ascending intervals with the same union.
+
+    Starts and ends are sorted apart (a merge of sorted runs, or nothing where they ascend):
+    a point with as many ends as starts at or below it lies in no interval, so the union has
+    a gap after the i-th smallest end exactly where the (i+1)-th smallest start lies past it.
+    r is [0, 1) throughout: stride-0 views."""
     keep = q1 > q0
     if not keep.all():
         q0, q1 = q0[keep], q1[keep]
     if not len(q0):
         return _empty_rects()
-    if len(q0) > 1 and (q0[1:] < q0[:-1]).any():
-        order = np.argsort(q0, kind="stable")
-        q0, q1 = q0[order], q1[order]
-    reach = np.maximum.accumulate(q1)
-    new = np.ones(len(q0), dtype=bool)
-    new[1:] = q0[1:] > reach[:-1]
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:] - 1, len(q0) - 1)
-    n = len(starts)
-    return q0[starts], reach[ends], np.zeros(n, np.int64), np.ones(n, np.int64)
+    q0, q1 = _ascending(q0), _ascending(q1)
+    gaps = np.flatnonzero(q0[1:] > q1[:-1])
+    first = q0[np.concatenate(([0], gaps + 1))]
+    r0, r1, _ = np.broadcast_arrays(np.int64(0), np.int64(1), first)
+    return first, q1[np.append(gaps, len(q1) - 1)], r0, r1
+
+
+def _ascends(values: np.ndarray) -> bool:
+    """Whether `values` never decrease."""
+    return bool((values[1:] >= values[:-1]).all())
+
+
+def _ascending(values: np.ndarray) -> np.ndarray:
+    """`values` sorted: as they are where they ascend, else by a stable sort (a merge of
+    the ascending runs it finds, such as the sets concatenated by a union)."""
+    return values if _ascends(values) else np.sort(values, kind="stable")
 
 
 def _merged_rects(q0: np.ndarray, q1: np.ndarray, r0: np.ndarray, r1: np.ndarray,

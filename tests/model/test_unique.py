@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from sectorviz.model.budget import Budget, work_budget
 from sectorviz.model.errors import PatternError
-from sectorviz.model.unique import SectorSet
+from sectorviz.model.unique import SectorSet, _merged_intervals
 
 sector = st.integers(0, 400)
 ids_1d = st.lists(sector, min_size=1, max_size=40)
@@ -69,6 +69,60 @@ def test_union_count_matches_the_union_of_sets(per_set):
     expected = len(set().union(*references))
     assert sets[0].union_count(sets) == expected
     assert [s.count() for s in sets] == [len(r) for r in references]  # unchanged by the union
+
+
+def union_runs(points: set[int]) -> list[tuple[int, int]]:
+    """Sector ids -> the maximal runs [start, end) they form, ascending."""
+    runs: list[tuple[int, int]] = []
+    for p in sorted(points):
+        if runs and runs[-1][1] == p:
+            runs[-1] = (runs[-1][0], p + 1)
+        else:
+            runs.append((p, p + 1))
+    return runs
+
+
+intervals = st.lists(st.tuples(sector, st.integers(-2, 30)), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(intervals, min_size=1, max_size=4))
+def test_merged_intervals_are_the_maximal_runs_of_their_union(parts):
+    """Overlapping, touching, empty and out-of-order intervals, as raw pushes or as several
+    ascending parts (what a union concatenates)."""
+    ordered = [sorted(part) for part in parts]
+    for lists in (parts, ordered):
+        flat = [iv for part in lists for iv in part]
+        q0 = np.array([a for a, _ in flat], dtype=np.int64)
+        q1 = q0 + np.array([n for _, n in flat], dtype=np.int64)
+        merged = _merged_intervals(q0, q1)
+        points = {x for a, n in flat for x in range(a, a + n)}
+        assert list(zip(merged[0].tolist(), merged[1].tolist())) == union_runs(points)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1, max_size=30))
+def test_ascending_runs_merge_when_added(steps):
+    """Runs whose firsts and lasts both ascend (overlapping or not) are merged on arrival:
+    nothing is left pending, and the kept runs are the union's maximal runs."""
+    first = np.cumsum([a for a, _ in steps])
+    last = first + np.cumsum([b for _, b in steps])
+    seen = SectorSet()
+    seen.add_runs(first, last)
+    assert not seen._pending
+    points = {x for a, b in zip(first.tolist(), last.tolist()) for x in range(a, b + 1)}
+    assert list(zip(seen._rects[0].tolist(), seen._rects[1].tolist())) == union_runs(points)
+
+
+def test_a_union_keeps_its_first_set_as_it_is():
+    """The union of {0..9} and {20..29} starts from the first set's runs, not a copy."""
+    first, second = SectorSet(), SectorSet()
+    first.add_runs(np.array([0]), np.array([9]))
+    second.add_runs(np.array([20]), np.array([29]))
+    union = SectorSet()
+    union._absorb(first)
+    assert union._rects[0] is first._rects[0]
+    assert first.union_count([first, second]) == 20
 
 
 def test_warps_of_a_huge_array_coalesce_into_one_run():
