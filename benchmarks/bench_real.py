@@ -116,20 +116,27 @@ def report_in_process(pattern: str) -> None:
     sys.path.insert(0, str(ROOT))
     from sectorviz.command.main import main
     from sectorviz.engine.ptx.kernel import CompiledKernel
+    from sectorviz.engine.ptx.sass_reading import SassKernel
     from sectorviz.model.frontend import ClosedStep
 
     covered = {"closed": 0, "warps": 0}
-    original = CompiledKernel.closed_trace
 
-    def counted(self: CompiledKernel, lo: int, most: int, sector_bytes: int,
-                per_warp: bool = False) -> ClosedStep | None:
-        step = original(self, lo, most, sector_bytes, per_warp)
-        covered["warps"] = self.warps
-        if step is not None and most > 1:  # one warp's detail is not the count
-            covered["closed"] = max(covered["closed"], step[0])
-        return step
+    def counting(kind: type[CompiledKernel]) -> None:
+        """The reading's closed_trace (SASS or PTX level), counting the warps it covers."""
+        original = kind.closed_trace
 
-    CompiledKernel.closed_trace = counted  # type: ignore[method-assign]
+        def counted(self: CompiledKernel, lo: int, most: int, sector_bytes: int,
+                    per_warp: bool = False) -> ClosedStep | None:
+            step = original(self, lo, most, sector_bytes, per_warp)
+            covered["warps"] = self.warps
+            if step is not None and most > 1:  # one warp's detail is not the count
+                covered["closed"] = max(covered["closed"], step[0])
+            return step
+
+        kind.closed_trace = counted  # type: ignore[method-assign]
+
+    counting(CompiledKernel)
+    counting(SassKernel)
     with open(os.devnull, "w") as quiet:
         stdout, sys.stdout = sys.stdout, quiet
         try:
