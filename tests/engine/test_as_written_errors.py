@@ -333,9 +333,9 @@ def test_a_long_loop_run_alike_is_counted_whole():
     assert (store.requests, store.sectors) == (2**31 - 1, 4 * (2**31 - 1))
 
 
-@pytest.mark.xfail(strict=True, reason="gap: the -G closed forms run 5 nested counted loops an "
-                   "iteration at a time (the interpreter counted them whole)")
 def test_nested_long_loops_run_alike_are_counted_whole():
+    """5 nested loops of 64: each compressed once its counter is read from the code
+    (loops.counters), so the whole nest runs in closed form within a small budget."""
     p = kernel_pattern(kernel("  " + "".join(f"for (int i{d} = 0; i{d} < 64; i{d}++) "
                                              for d in range(5)) + "a[threadIdx.x] = 0;"))
     store, = analyze(p, budget=Budget(work=2 * 10**6)).instructions
@@ -373,7 +373,7 @@ def test_a_large_launch_is_counted_by_the_closed_forms():
 
 @pytest.mark.parametrize("body, line", [
     ("a[(threadIdx.x * i) % 1024] = 0;", 2),  # not affine in the counter
-    ("if (i % 3 == 0) a[threadIdx.x] = 0;", 3),  # a branch on the counter: at the branch
+    ("if (i % 3 == 0) a[threadIdx.x] = 0;", 2),  # a branch on the counter: at the loop
     ("a[threadIdx.x] = 0;", 2),  # 2^62 executions: sector counts past 64 bits
 ])
 def test_a_counted_loop_over_the_budget_is_refused_at_its_line(body, line):

@@ -168,7 +168,7 @@ def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted:
         address = address + Aff(-base)
     elif space in WINDOWED:
         address = _window_offset(mc, address, m)
-    charge(mc.ck.n + BATCH_UNITS, "this access", *mc.kernel.where(ins))
+    charge(mc.ck.n + BATCH_UNITS, "running the compiled kernel", *mc.kernel.where(ins))
     _inside(mc, space, address, site.width, m)
     if space != "constant":
         lanes_at = _interleaved(mc, address, site.width) if space == "local" else address
