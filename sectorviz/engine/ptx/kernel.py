@@ -490,8 +490,9 @@ class CompiledKernel(Launch):
     def _warp_of_box(self, warp: int
                      ) -> list[tuple[str, int, RepeatedBatch, tuple[int, ...]]] | None:
         """The accesses of `warp` from a closed-form run made so far over a box of blocks
-        that holds it: its class's rows with its block's coordinates put in (the blocks of a
-        box run alike); None where no such run was made."""
+        that holds it: its class's rows where it has an active lane, with its block's
+        coordinates put in (the blocks of a box run alike); None where no such run was
+        made."""
         for (lo, _, _), found in self._runs.items():
             if found is None:
                 continue
@@ -500,8 +501,10 @@ class CompiledKernel(Launch):
                 continue
             rows = [(space, k, warp_row(batch, box, warp, self.warps_per_block, self.grid),
                      symbols) for space, k, batch, symbols in events]
+            if not all(batch is not None for _, _, batch, _ in rows):
+                return None
             return [(space, k, batch, symbols) for space, k, batch, symbols in rows
-                    if batch is not None] if all(row[2] is not None for row in rows) else None
+                    if batch is not None and (batch.full.any() or len(batch.mixed))]
         return None
 
     def _closed_trace(self, lo: int, hi: int, per_warp: bool

@@ -109,6 +109,26 @@ def test_a_warp_read_off_the_run_over_all_blocks_comes_alike(tmp_path, monkeypat
 
 
 @needs_nvcc
+def test_a_warp_that_skips_an_access_read_off_the_box_lists_none_of_it(tmp_path, monkeypatch):
+    """Warp 1 of each block never stores to `out` (only the first warp's lanes do): read off
+    the run over every block, its rows of that store are left out, as its own run leaves
+    them."""
+    code = """
+    __global__ void k(const float* a, float* out, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        float s = 0.0f;
+        for (int j = 0; j < n; ++j)
+            s += a[i + j * 256];
+        if (threadIdx.x < 32)
+            out[blockIdx.x * 32 + threadIdx.x] = s;
+    }"""
+    arrays = {"a": {"dtype": "float32", "length": 256 * 9},
+              "out": {"dtype": "float32", "length": 256}}
+    pattern, compiled = inline_pattern(tmp_path, code, "k", arrays, {"n": 8}, (4,), (64,))
+    assert_same_details(pattern, compiled, [0, 1, 5, 7], monkeypatch, from_box=True)
+
+
+@needs_nvcc
 def test_a_warp_of_the_tiled_example_comes_alike_from_closed_forms(monkeypatch):
     """The tiled matmul example (shared tiles, a loop over tiles)."""
     examples = ROOT / "resources" / "examples"
