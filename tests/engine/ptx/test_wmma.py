@@ -151,3 +151,7 @@ def test_sectorviz_report_opens_a_wmma_kernel(tmp_path):
     assert "wmma.load" in result.stdout
     # not in SASS: ptxas splits each wmma load (the report wraps its lines)
     assert "counted in PTX" in " ".join(result.stdout.split())
+    result = subprocess.run([sys.executable, "-m", "sectorviz", "report", str(path), "--json"],
+                            capture_output=True, text=True, cwd=REPO, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["level"] == "ptx"
