@@ -165,13 +165,13 @@ def wmma_passes(lines: int, line_bytes: int) -> list[tuple[np.ndarray, np.ndarra
     return out
 
 
-def _wmma_stride(m: "Machine", ins: Instruction, at: int, line_bytes: int,
+def _wmma_stride(m: "Machine", ins: Instruction, mask: np.ndarray, at: int, line_bytes: int,
                  size: int) -> np.ndarray:
     """The stride operand (elements between lines) per lane; absent: the lines are packed."""
     if len(ins.operands) <= at:
         return np.full(m.shape, line_bytes // size, dtype=np.int64)
     v, unk, why = m.read(ins.operands[at], "s32")
-    if unk is not None and np.any(unk):
+    if unk is not None and np.any(unk & mask):
         place, col = m.ctx.where(ins)
         raise PatternError(place, f"the stride of `{ins.text}` depends on {why}", col)
     return np.broadcast_to(np.asarray(v).astype(np.int64), m.shape)
@@ -187,7 +187,7 @@ def _wmma_tile_access(m: "Machine", ins: Instruction, pc: int, mask: np.ndarray,
     name = m.ctx.name_of(site)
     base = _address(m, ins, ins.operands[address_at], mask, f"'{name}'", space_of(ins))
     space, base = _resolve(m, ins, site.space, base, mask)
-    stride = _wmma_stride(m, ins, 2, line_bytes, size)
+    stride = _wmma_stride(m, ins, mask, 2, line_bytes, size)
     out = []
     for line, byte in wmma_passes(lines, line_bytes):
         lanes = mask & (line >= 0)
