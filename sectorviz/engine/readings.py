@@ -94,12 +94,13 @@ def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str
 def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
     """A kernel pattern compiled (nvcc, NVRTC, Triton, Numba; a CUDA kernel at -G for the
     as-written reading), or its PTX file -> the PTX engine's kernel of it, counted in SASS
-    (model.ptx.sass_reading) where the reading says so and ptxas made it, else in PTX."""
-    from .ptx.kernel import CompiledKernel
+    (model.ptx.sass_reading) where the reading says so and ptxas made it and it holds no wmma
+    (kernel.holds_wmma), else in PTX."""
+    from .ptx.kernel import CompiledKernel, holds_wmma
     from .ptx.sass_reading import SassKernel
     compiled = compiled_ptx(pattern, as_written=reading.engine == "source")
     key = _level_free(pattern, reading, compiled)
-    if reading.level == "sass" and compiled.sass is not None:
+    if reading.level == "sass" and compiled.sass is not None and not holds_wmma(compiled.ptx):
         kernel = _SASS_KERNELS[key] = SassKernel(pattern, compiled, compiled.sass)
         return kernel
     counted_in_sass = _SASS_KERNELS.get(key)

@@ -9,7 +9,7 @@ from ..model import Analysis, Pattern, warp_detail
 from ..model.budget import Budget
 from ..model.compiler_changes import compiler_changes
 from ..model.detail import warp_json
-from ..model.frontend import reading_of
+from ..model.frontend import counted_reading, kernel_for, reading_of
 from ..scene.compare import Comparison, Pair
 from ..scene.sheet import worst_instruction
 
@@ -20,7 +20,8 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     scene.sheet.worst_instruction; null when all are at their ideal), an "explanation" per
     instruction (about `warp`, or warp 0), a CUDA kernel's "engine" ("compiled", "source") and
     "compiler" ("nvcc 13.0 for sm_90 at -O3", "... at -G" as written; null for patterns of
-    accesses), "level" (what the compiled engine counts: "sass" or "ptx"; null otherwise),
+    accesses), "level" (what the compiled engine counted: "sass" or "ptx", "ptx" for a kernel
+    holding wmma even where SASS was asked; null otherwise),
     "compiler_changes" (what the compiler changed against the source as written, each also
     said in its instructions' explanations; null unless the compiled engine reads the kernel;
     with "compiler_changes_note" when they could not be computed) and, with a `warp`, its
@@ -29,7 +30,7 @@ def report_json(pattern: Pattern, analysis: Analysis, warp: int | None,
     reading = reading_of(pattern)
     doc["engine"] = reading and reading.engine
     doc["compiler"] = reading and reading.compiler
-    doc["level"] = reading and reading.level
+    doc["level"] = reading and counted_reading(reading, kernel_for(pattern)).level
     worst = worst_instruction(analysis)
     doc["worst"] = None if worst is None else worst.to_json()
     detail = warp_detail(pattern, warp or 0, budget)

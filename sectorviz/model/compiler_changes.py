@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 from .analysis import analyzed
 from .budget import Budget, default_work
 from .errors import PatternError
-from .frontend import read_as, reading_of
+from .frontend import counted_reading, kernel_for, read_as, reading_of
 from .kernel import InstructionNamed
 from .local_stats import LocalInstructionStats
 from .memo import MEMO
@@ -94,8 +94,8 @@ def _by_ptxas(pattern: Pattern, compiled: Analysis) -> tuple[Change, ...]:
     """What ptxas changed (ptxas_changes.py) where the kernel is counted in SASS: against
     the PTX reading, run within the same share of the budget as the reading as written."""
     reading = reading_of(pattern)
-    if reading is None or reading.level != "sass":
-        return ()
+    if reading is None or counted_reading(reading, kernel_for(pattern)).level != "sass":
+        return ()  # a kernel holding wmma is counted in PTX: ptxas changed nothing counted
     try:
         ptx = analyzed(with_kernel(pattern, "kernel.level", level="ptx"),
                        budget=Budget(work=default_work() // WRITTEN_SHARE))

@@ -11,7 +11,7 @@ every file the front end read (source, includes, values, PTX) is unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Collection, Iterator, Mapping, Protocol
 
@@ -124,6 +124,17 @@ class Reading:
             counted = f"SASS: {self.assembler}" if self.assembler else "PTX"
             return f"compiled by {self.compiler}, counted in {counted}"
         return f"as written (debug compile by {self.compiler})"
+
+
+def counted_reading(reading: Reading, kernel: FrontEnd) -> Reading:
+    """The reading as `kernel` was counted: a SASS reading whose kernel carries no SASS
+    opcode on any instruction (one holding wmma, which the engine counts in PTX) reads as
+    PTX."""
+    instructions = (*kernel.instructions, *kernel.shared_instructions,
+                    *kernel.constant_instructions, *kernel.local_instructions)
+    if reading.level == "sass" and instructions and not any(i.sass for i in instructions):
+        return replace(reading, assembler="")
+    return reading
 
 
 KernelFactory = Callable[[Pattern, Reading], FrontEnd]

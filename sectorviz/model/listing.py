@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .expr import plain_names_in, subscripts_in
-from .frontend import FrontEnd, kernel_for, read_as, reading_of
+from .frontend import FrontEnd, counted_reading, kernel_for, read_as, reading_of
 from .kernel import Kernel
 from .memo import MEMO
 from .pattern import Pattern
@@ -28,7 +28,8 @@ def _listing(pattern: Pattern) -> Listing:
         kernel.blocks * kernel.threads_per_block, tuple(kernel.instructions),
         tuple(kernel.shared_instructions), tuple(kernel.constant_instructions),
         tuple(kernel.local_instructions), MappingProxyType(dict(kernel.arrays)),
-        None if reading is None else reading.words, _gathers(pattern, kernel))
+        None if reading is None else counted_reading(reading, kernel).words,
+        _gathers(pattern, kernel))
 
 
 def _gathers(pattern: Pattern, kernel: FrontEnd) -> frozenset[tuple[str, int]]:

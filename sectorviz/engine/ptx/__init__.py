@@ -22,14 +22,16 @@ cvta windows) and width (.v2, .v4, .nc, cache hints), atom / red (add, min, max,
 xor, exch, cas, inc, dec; an atom whose result no instruction reads counts as "red"),
 cp.async (its global read, of the lanes whose src-size is above 0, and its shared write)
 with its commits and waits, ldmatrix / stmatrix .m8n8 .b16, mma.sync (no access; its results
-are data, unknown values), mbarrier, shfl.sync, vote.sync, match.sync, activemask,
-redux.sync, bar / barrier (sync, arrive, red.popc / and / or), fences and prefetches
-(no-ops), local stack frames (%SP, %SPL, __local_depot), calls of the module's `.func`
+are data, unknown values), wmma.load / wmma.store (counted as the tile they move, 16 bytes a
+lane line after line: NVIDIA leaves the lane mapping unspecified) and wmma.mma, mbarrier,
+shfl.sync, vote.sync, match.sync, activemask, redux.sync, bar / barrier (sync, arrive,
+red.popc / and / or), fences and prefetches (no-ops), local stack frames (%SP, %SPL,
+__local_depot), calls of the module's `.func`
 bodies (inlined where they are made, `calls`: `__noinline__` functions, a -G compile's), and
 calls to vprintf and __assertfail (no-ops).
 
 What it refuses, in one line naming the source line and the PTX text: textures and surfaces,
-wmma, wgmma, bulk copies (TMA), tensor memory, indirect branches, calls of functions
-the PTX does not define or through pointers, calls nested deeper than
-calls.MAX_CALL_DEPTH (recursion), carry arithmetic (.cc), and any other instruction.
+wmma shapes and types it does not lay out, wgmma, bulk copies (TMA), tensor memory, indirect
+branches, calls of functions the PTX does not define or through pointers, calls nested
+deeper than calls.MAX_CALL_DEPTH (recursion), carry arithmetic (.cc), and any other instruction.
 """

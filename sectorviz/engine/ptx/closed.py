@@ -319,7 +319,8 @@ _HANDLERS: Mapping[str, Callable[["ClosedMachine", Instruction, int, Mask], None
     "mma": closed_ops.matrix_product,
     "ld": closed_memory.load, "ldu": closed_memory.load, "st": closed_memory.store,
     "atom": closed_memory.atom, "red": closed_memory.atom, "cp": closed_memory.cp_async,
-    "ldmatrix": closed_memory.matrix_rows, "stmatrix": closed_memory.matrix_rows}
+    "ldmatrix": closed_memory.matrix_rows, "stmatrix": closed_memory.matrix_rows,
+    "wmma": closed_memory.wmma_access}
 
 
 def nested_events(kernel: "CompiledKernel", lo: int, hi: int, box: tuple[Any, ...] | None

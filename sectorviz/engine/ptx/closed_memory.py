@@ -1,5 +1,6 @@
 """The closed-form machine's (closed.py) memory instructions: ld, ldu, st, atom, red,
-cp.async (its global read and its shared write) and ldmatrix / stmatrix record their access
+cp.async (its global read and its shared write), ldmatrix / stmatrix and wmma.load / wmma.store
+(each pass of the tile) record their access
 (after the checks the lane path makes: inside one array, or the space's bytes) with the lanes
 and the loop runs around it (a local access at the interleaved address the lane path counts;
 a -G frame slot's access, not counted, records nothing); loaded
@@ -16,7 +17,8 @@ from ...model.budget import BATCH_UNITS, charge
 from ...model.sectors import WARP_SIZE
 from ..closed_forms import Aff, Mask, NotClosed
 from .bits import INT_DTYPES, WIDTH
-from .matrix_ops import ROWS, matrix_shape
+from .closed_ops import matrix_product
+from .matrix_ops import ROWS, matrix_shape, wmma_passes, wmma_tile
 from .memory_ops import ATOM_REDUCE, LOCAL_GRAIN, WINDOWED
 from .parse import Instruction, Operand
 from .program import CONST_GENERIC, LOCAL_GENERIC, SHARED_GENERIC, WINDOW
@@ -135,6 +137,41 @@ def matrix_rows(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None
             mc.write(d, OPAQUE, "b32", m)
 
 
+def wmma_access(mc: "ClosedMachine", ins: Instruction, pc: int, m: Mask) -> None:
+    """wmma.load / wmma.store of whole warps, its stride the same on every lane and
+    iteration: each pass of the tile (matrix_ops.wmma_passes) recorded as an access at the
+    address plus each lane's offset in the tile; wmma.mma and a load's registers Opaque."""
+    if ins.opcode[1:2] == ("mma",):
+        return matrix_product(mc, ins, pc, m)
+    try:
+        lines, line_bytes, size = wmma_tile(ins)
+    except Unrunnable:
+        raise NotClosed(f"`{ins.text}` has no closed form") from None
+    listed = mc.sites.get(pc, [])
+    if not mc.aligned(m) or len(listed) != 1 or ins.opcode[1] not in ("load", "store"):
+        raise NotClosed(f"`{ins.text}` has no closed form")
+    loads = ins.opcode[1] == "load"
+    stride = line_bytes // size
+    if len(ins.operands) > 2:
+        given = need(mc.read(ins.operands[2], "s32", m))
+        if not given.scalar:
+            raise NotClosed("a wmma stride that varies")
+        assert isinstance(given.base, int)
+        stride = given.base
+    lane = mc.special("%laneid")
+    assert isinstance(lane, Aff)
+    classes = len(mc.ck.valid)
+    for line, byte in wmma_passes(lines, line_bytes):
+        lanes = mc.ck.holds(lane + Aff(-int((line >= 0).sum())), "<", m)
+        offset = np.tile(np.maximum(line, 0) * stride * size + byte, (classes, 1))
+        record(mc, ins, ins.operands[1 if loads else 0], lanes, listed[0], space_of(ins),
+               Aff(0, offset))
+    if loads:
+        dest = ins.operands[0]
+        for d in dest.parts if dest.kind == "vec" else (dest,):
+            mc.write(d, OPAQUE, mc.prog.entry.register_type(d.name) or "b32", m)
+
+
 def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask
            ) -> Aff | None:
     """Record the access of ld / st `ins` through address operand `op` over m (record) ->
@@ -149,11 +186,11 @@ def access(mc: "ClosedMachine", ins: Instruction, pc: int, op: Operand, m: Mask
 
 
 def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted: tuple[int, Site],
-           space: str | None) -> Aff:
-    """Record the access through address operand `op` over m of site `counted` (its index
-    among its space's sites, and itself) in `space` (None: generic), after the checks the
-    lane path makes (inside one array, or the space's bytes); a constant load is checked
-    only (constant reads are counted apart)."""
+           space: str | None, shift: Aff | None = None) -> Aff:
+    """Record the access through address operand `op` (plus `shift`, bytes per lane) over m
+    of site `counted` (its index among its space's sites, and itself) in `space` (None:
+    generic), after the checks the lane path makes (inside one array, or the space's bytes);
+    a constant load is checked only (constant reads are counted apart)."""
     if op.kind != "addr":
         raise NotClosed("not one plain access")
     k, site = counted
@@ -163,6 +200,8 @@ def record(mc: "ClosedMachine", ins: Instruction, op: Operand, m: Mask, counted:
         address = Aff(mc.prog.layout.where[op.name][1] + op.offset)
     else:
         address = need(mc.read(Operand("reg", op.name), "u64", m)) + Aff(op.offset)
+    if shift is not None:
+        address = address + shift
     if space is None:
         space, base = _generic(mc, site, address, m)
         address = address + Aff(-base)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .lanes_ops import activemask, barrier, call, match, mbarrier, redux, shfl, vote
-from .matrix_ops import ldmatrix, mma, stmatrix
+from .matrix_ops import ldmatrix, mma, stmatrix, wmma
 from .memory_ops import atom, cp_async, load, store
 from .scalar_ops import (
                          arith,
@@ -32,4 +32,4 @@ HANDLERS = {op: arith for op in ARITHMETIC} | {
     "cp": cp_async, "shfl": shfl, "vote": vote, "match": match, "activemask": activemask,
     "redux": redux, "bar": barrier, "barrier": barrier, "call": call, "testp": testp,
     "shf": funnel_shift, "mbarrier": mbarrier, "ldmatrix": ldmatrix, "stmatrix": stmatrix,
-    "mma": mma}
+    "mma": mma, "wmma": wmma}

@@ -64,7 +64,19 @@ COUNTS_ARE_PTX = ("Counted in PTX: the PTX instructions the compiler emitted ({}
                   "ptxas may still merge accesses (four ld.shared.f32 into one LDS.128), "
                   "unroll further or spill registers ({})")
 WHY_PTX = {True: "the PTX level was asked",
-           False: "its SASS is not read: no ptxas and nvdisasm here, or a Python kernel's"}
+           False: "its SASS is not read: no ptxas and nvdisasm here, or a Python kernel's",
+           "wmma": "wmma's loads and stores are counted as their tiles, in PTX"}
+WMMA_TILES = ("wmma: NVIDIA leaves wmma's lane mapping unspecified, so sectorviz counts each "
+              "wmma.load / wmma.store as the tile it moves, 16 bytes per lane line by line, "
+              "one request per 512 bytes; its sectors are the tile's, its shared-memory "
+              "wavefronts those of that assignment (an estimate).")
+_WMMA = re.compile(r"^\s*(@!?%\w+\s+)?wmma\.", re.MULTILINE)
+
+
+def holds_wmma(ptx: str) -> bool:
+    """Whether a PTX module has a wmma instruction (counted in PTX: ptxas splits each wmma
+    load or store into loads of its own, whose lane mapping is not NVIDIA's to keep)."""
+    return _WMMA.search(ptx) is not None
 LOCAL_WORDS = ("Local memory: a thread's words interleave across the lanes of its warp (lane "
                "L's byte o of its frame lies at frame + (o / g) * 32 g + L g + o % g, "
                "g = max(4, access width) bytes), so lanes reading the same local offset "
@@ -233,9 +245,10 @@ class CompiledKernel(Launch):
             2 * -(-lay.shared_bytes // self.threads_per_block)
         self._name_instructions()
         slots = sum(site.slot for site in self.sites)
-        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler,
-                                                  WHY_PTX[compiled.sass is not None]) + ".",
-                            LOCKSTEP) + (
+        wmma = holds_wmma(compiled.ptx)
+        why = WHY_PTX["wmma" if wmma else compiled.sass is not None]
+        self.assumptions = (COUNTS_ARE_PTX.format(compiled.compiler, why) + ".",
+                            LOCKSTEP) + ((WMMA_TILES,) if wmma else ()) + (
             (LOCAL_WORDS,) if self.local_instructions else ()) + (
             (FRAME_SLOTS.format(slots, *(("", "is") if slots == 1 else ("s", "are"))),) if slots
             else ())

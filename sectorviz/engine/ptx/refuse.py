@@ -7,8 +7,7 @@ from __future__ import annotations
 NO_OPS = ("membar", "fence", "nanosleep", "prefetch", "prefetchu", "griddepcontrol",
           "pmevent", "discard", "applypriority", "createpolicy")
 REFUSED = {"tex": "textures", "tld4": "textures", "txq": "textures", "suld": "surfaces",
-           "sust": "surfaces", "sured": "surfaces", "suq": "surfaces", "wmma": "wmma (NVIDIA "
-           "leaves its lane mapping unspecified)", "wgmma": "wgmma",
+           "sust": "surfaces", "sured": "surfaces", "suq": "surfaces", "wgmma": "wgmma",
            "brx": "indirect branches",
            "tcgen05": "tensor memory"}
 BULK = "bulk copies (TMA)"  # all but a lane's 16 bytes from global to shared (sites.bulk_copy)

@@ -15,6 +15,7 @@ from .parse import Entry, Instruction, Operand
 from .program import NO_DESTINATION, Program
 
 EXPLICIT = {"global": "global", "shared": "shared", "local": "local", "const": "constant"}
+WMMA_CHUNK = 16  # bytes a lane moves in one pass of a wmma tile (matrix_ops.wmma_passes)
 BULK_BYTES = 16  # the one size of a lane's bulk copy that runs (bulk_copy): a float4's
 
 
@@ -85,8 +86,12 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str],
     accesses of fixed frame slots are `slot` sites (the as-written reading)."""
     out = []
     for at, ins in enumerate(prog.entry.instructions):
-        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp", "ldmatrix", "stmatrix") or \
-                ins.problem:
+        if ins.op not in ("ld", "ldu", "st", "atom", "red", "cp", "ldmatrix", "stmatrix",
+                          "wmma") or ins.problem:
+            continue
+        if ins.op == "wmma":  # a tile, 16 bytes a lane (matrix_ops.wmma_passes)
+            if ins.opcode[1:2] in (("load",), ("store",)):
+                out.append(_wmma_site(prog, at, ins, arrays))
             continue
         if ins.op in ("ldmatrix", "stmatrix"):  # a 16-byte row address from each of 8 lanes
             addr = ins.operands[1] if ins.op == "ldmatrix" else ins.operands[0]
@@ -126,6 +131,19 @@ def memory_sites(prog: Program, arrays: set[str], reads: set[str],
         slot = frame_slots and space == "local" and prog.frame_slot(addr) is not None
         out.append(Site(at, space, op, WIDTH[t] * parts, WIDTH[t], parts, roots, slot=slot))
     return _keep_read_stores(out)
+
+
+def _wmma_site(prog: Program, at: int, ins: Instruction, arrays: set[str]) -> Site:
+    """wmma.load [p] / wmma.store [p]: a 16-byte access (WMMA_CHUNK) per lane, in the space
+    it names or, generic, the one its address's roots lie in (as ld)."""
+    loads = ins.opcode[1] == "load"
+    addr = ins.operands[1] if loads else ins.operands[0]
+    explicit = space_of(ins)
+    if explicit is None:
+        space, roots = _static_space(prog, addr.name, arrays)
+    else:
+        space, roots = explicit, _roots(prog, addr, explicit, arrays)
+    return Site(at, space, "load" if loads else "store", WMMA_CHUNK, WMMA_CHUNK, 1, roots)
 
 
 def copies_nothing(ins: Instruction) -> bool:

@@ -284,7 +284,7 @@ def test_an_unknown_parameter_in_an_address_asks_for_it():
 
 @pytest.mark.parametrize("instruction, why", [
     ("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];", "textures"),
-    ("wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r2, %r3}, [%rd1];", "wmma"),
+    ("wmma.load.a.sync.aligned.row.m8n8k32.s4 {%r2}, [%rd1];", "wmma shapes and types"),
     ("call.uni (retval0), helper, (param0);", "a call to helper"),
 ])
 def test_refused_instructions_name_their_line_and_text(instruction, why):
