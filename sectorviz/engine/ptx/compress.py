@@ -302,7 +302,14 @@ def _step(machine: "ClosedMachine", counter: Counter | None, m: Mask) -> int | N
     """A counter's step, where its operand holds one value on every lane of m."""
     if counter is None:
         return None
-    by = machine.resolved(machine.read(counter.operand, counter.type, m), m)
+    entry = machine.regs
+    machine.regs = dict(entry)
+    try:
+        for pc in counter.computed:  # the step computed from values the loop keeps
+            machine.execute(machine.code[pc], pc, m)
+        by = machine.resolved(machine.read(counter.operand, counter.type, m), m)
+    finally:
+        machine.regs = entry
     step = machine.ck.constant(by, m) if isinstance(by, Aff) else None
     return None if step is None else counter.sign * step
 

@@ -99,13 +99,19 @@ def read_first(entry: Entry, header: int, latch: int) -> set[str]:
 
 
 class Counter(NamedTuple):
-    """A register that one unguarded `add` / `sub` of type `type` steps by `operand` (an
-    immediate, or a register the loop does not write) once per iteration; sign -1 for
+    """A register that one unguarded `add` / `sub` of type `type` steps by `operand` once
+    per iteration (an immediate, or a register the loop does not write or computes from
+    such registers alone: `computed`, the instructions that do, in order); sign -1 for
     sub."""
 
     operand: Operand
     sign: int
     type: str
+    computed: tuple[int, ...] = ()
+
+
+# what an iteration may compute a counter's step with: integer arithmetic, no memory
+STEP_OPS = ("add", "sub", "mul", "mad", "shl", "shr", "cvt", "mov", "neg", "and", "or")
 
 
 def counters(entry: Entry, header: int, latch: int, carried: set[str]
@@ -166,10 +172,37 @@ def _counter(code: list[Instruction], reg: str, writes: dict[str, list[int]]
     if len(mine) != 1 or (ins.op == "sub" and mine[0][0] != 0):
         return None
     other = (b, a)[mine[0][0]]
-    if other.kind == "reg" and other.name in writes or other.kind not in ("reg", "imm"):
+    if other.kind not in ("reg", "imm"):
         return None
-    return Counter(other, -1 if ins.op == "sub" else 1, t), \
-        sorted({at[0], steps[0], *mine[0][1]})
+    computed = _invariant(code, other.name, writes, steps[0]) if other.kind == "reg" else []
+    if computed is None:
+        return None
+    return Counter(other, -1 if ins.op == "sub" else 1, t, tuple(computed)), \
+        sorted({at[0], steps[0], *mine[0][1], *computed})
+
+
+def _invariant(code: list[Instruction], reg: str, writes: dict[str, list[int]], before: int
+               ) -> list[int] | None:
+    """The instructions of the loop that compute `reg` for instruction `before` from
+    registers the loop does not write (each written once, unguarded, by integer arithmetic
+    of STEP_OPS, before its use), in program order: [] for a register the loop does not
+    write; None where it is not so computed."""
+    at = writes.get(reg)
+    if at is None:
+        return []
+    ins = code[at[0]]
+    if len(at) != 1 or at[0] >= before or ins.guard is not None or ins.op not in STEP_OPS or \
+            len(ins.operands) < 2 or ins.opcode[-1] not in INT_DTYPES:
+        return None
+    found = [at[0]]
+    for op in ins.operands[1:]:
+        if op.kind not in ("reg", "imm"):
+            return None
+        inner = _invariant(code, op.name, writes, at[0]) if op.kind == "reg" else []
+        if inner is None:
+            return None
+        found += inner
+    return sorted(set(found))
 
 
 def _copy_of(ins: Instruction) -> str | None:
