@@ -23,12 +23,21 @@ ARRAYS = {"a": {"dtype": "float32", "length": 4096},
           "out": {"dtype": "float32", "length": 4096}}
 
 
-@needs_nvcc
-def test_debug_loops_run_whole_in_closed_form(tmp_path):
-    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 1024},
-                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
+def debug_run(tmp_path, code: str, n: int, grid: int):
+    """(the closed forms' analysis of `code` at -G, blocks of 64, their Spy), once it equals
+    the lane path's and they covered every warp."""
+    pattern, debug = inline_pattern(tmp_path, code, "k", ARRAYS, {"n": n},
+                                    grid=(grid,), block=(64,), flags=DEBUG_FLAGS)
     print("\n".join(lines_with(debug.ptx, "bra", "setp", "not.pred")))
     closed, spy, lanes = both(pattern, debug)
+    assert_same(closed, lanes)
+    assert spy.covered == spy.kernel.warps
+    return closed, spy
+
+
+@needs_nvcc
+def test_debug_loops_run_whole_in_closed_form(tmp_path):
+    closed, spy = debug_run(tmp_path, TILES, 1024, 4)
     entry = spy.kernel.entry
     loops = natural_loops(entry)
     # both loops are while loops: an unconditional latch, a test at the top
@@ -36,8 +45,7 @@ def test_debug_loops_run_whole_in_closed_form(tmp_path):
     assert all(entry.instructions[latch].guard is None and
                while_exit(entry, header, latch) is not None
                for header, latch in loops.items())
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps and spy.loops_run_whole and not spy.iterated()
+    assert spy.loops_run_whole and not spy.iterated()
     # a[...]: per warp and (t, k), lanes read 4 words of one sector: 1 sector per request;
     # 8 warps x 32 tiles x 8 = 2,048 requests; out: 8 warps x 4 sectors
     load, store = closed.instructions
@@ -48,11 +56,7 @@ def test_debug_loops_run_whole_in_closed_form(tmp_path):
 @needs_nvcc
 def test_a_while_loop_that_never_runs(tmp_path):
     # n = 0: every lane leaves at the first test; only the store is counted
-    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 0},
-                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
-    closed, spy, lanes = both(pattern, debug)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps
+    closed, _ = debug_run(tmp_path, TILES, 0, 4)
     load, store = closed.instructions
     assert (load.requests, store.requests, store.sectors) == (0, 8, 32)
 
@@ -74,11 +78,8 @@ __global__ void k(const float* a, float* out, int n) {
 
 @needs_nvcc
 def test_a_while_loop_whose_last_iteration_differs_runs_in_two_parts(tmp_path):
-    pattern, debug = inline_pattern(tmp_path, LAST_DIFFERS, "k", ARRAYS, {"n": 1024},
-                                    grid=(2,), block=(64,), flags=DEBUG_FLAGS)
-    closed, spy, lanes = both(pattern, debug)
-    assert_same(closed, lanes)
-    assert spy.covered == spy.kernel.warps and spy.loops_run_whole
+    closed, spy = debug_run(tmp_path, LAST_DIFFERS, 1024, 2)
+    assert spy.loops_run_whole
     # 32 iterations per warp, 4 warps: a[t + tid] 4 sectors per request, 128 requests;
     # a[t + 32 + tid % 8] in the first 31 of them: 1 sector, 124 requests
     first, second, _ = closed.instructions
@@ -91,9 +92,7 @@ def test_a_debug_loop_counter_is_read_without_running_an_iteration(tmp_path):
     """-G writes `t += 32` as `mov %r6, %r73; ...; add %r7, %r6, 32; mov %r73, %r7`: the
     closed forms read both loops' steps from the code (loops.counters) instead of running
     an iteration to find them."""
-    pattern, debug = inline_pattern(tmp_path, TILES, "k", ARRAYS, {"n": 1024},
-                                    grid=(4,), block=(64,), flags=DEBUG_FLAGS)
-    kernel = both(pattern, debug)[1].kernel
+    kernel = debug_run(tmp_path, TILES, 1024, 4)[1].kernel
     counted = {header: kernel.loop_counters[header] for header in kernel.natural_loops}
     steps = sorted(c.sign * c.operand.value for found in counted.values() if found
                    for c in found.values() if c is not None)
