@@ -210,8 +210,10 @@ class CompiledKernel(Launch):
         self._expressions: dict[tuple[int | None, int | None], str] = {
             (line, column): text for line, column, text in compiled.expressions}
         self._places: dict[int, tuple[str, int | None]] = {}
-        # closed_runs' runs, with their box: shared with the PTX level of a SASS reading
-        self._runs: dict[tuple[int, int, bool], tuple[Box | None, ClosedRuns] | None] = {}
+        # closed_runs' runs (the work units each took, its box, the run): shared with the
+        # PTX level of a SASS reading
+        self._runs: dict[tuple[int, int, bool],
+                         tuple[int, tuple[Box | None, ClosedRuns] | None]] = {}
         if len(compiled.params) != len(self.entry.params):
             raise PatternError("kernel", f"the entry has {len(self.entry.params)} parameters, "
                                          f"{len(compiled.params)} names were given")
@@ -463,12 +465,18 @@ class CompiledKernel(Launch):
         if not self._closed_allowed(sector_bytes):
             return None
         key = (lo, min(self.warps, lo + most), per_warp)
-        if key not in self._runs:
+        budget = current()
+        kept = self._runs.get(key)
+        if kept is not None and budget.spent + kept[0] <= budget.work:
+            budget.charge(kept[0])  # a run kept costs what it cost: the same figures and notes
+            found = kept[1]
+        else:  # not run yet, or past this budget: run, so that it stops where it does
+            before = budget.spent
             try:
-                self._runs[key] = self._closed_trace(*key)
+                found = self._closed_trace(*key)
             except PatternError as err:
                 raise self._in_source(err) from None
-        found = self._runs[key]
+            self._runs[key] = (budget.spent - before, found)
         return None if found is None else found[1]
 
     def warp_closed(self, warp: int, sector_bytes: int) -> list[WarpAccess] | None:
@@ -506,7 +514,7 @@ class CompiledKernel(Launch):
         that holds it: its class's rows where it has an active lane, with its block's
         coordinates put in (the blocks of a box run alike); None where no such run was
         made."""
-        for (lo, _, _), found in self._runs.items():
+        for (lo, _, _), (_, found) in self._runs.items():
             if found is None:
                 continue
             box, (end, events) = found
