@@ -15,7 +15,7 @@ errors); Varies stops a box (a value depends on a block symbol where it may not)
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -98,8 +98,7 @@ class ClosedMachine:
                     continue
                 top[3] = pc  # iterated: the header runs as code from here on
             ins = self.code[pc]
-            charge(self.step if self.whole(m) else self.step * DIVERGED,
-                   "running the compiled kernel", *self.kernel.where(ins))
+            self._charge(ins, m)
             if pc in self.falls_through:  # j < trips: the test does not exit
                 top[0] = pc + 1
                 continue
@@ -114,6 +113,21 @@ class ClosedMachine:
                 continue
             if act.any():
                 self.execute(ins, pc, act)
+
+    def straight(self, pcs: Iterable[int], m: Mask) -> None:
+        """Run the instructions pcs in order over the lanes m (each where its guard holds),
+        no branch among them (a loop's latch slice, loops.latch_slice)."""
+        for pc in pcs:
+            ins = self.code[pc]
+            self._charge(ins, m)
+            act = self.guarded(ins, m)
+            if act.any():
+                self.execute(ins, pc, act)
+
+    def _charge(self, ins: Instruction, m: Mask) -> None:
+        """One instruction's work over the lanes m (more where they diverge)."""
+        charge(self.step if self.whole(m) else self.step * DIVERGED,
+               "running the compiled kernel", *self.kernel.where(ins))
 
     def _leave(self, stack: list[list[Any]], lanes: Mask, outermost: bool) -> None:
         if not outermost:

@@ -224,7 +224,9 @@ def _run(machine: "ClosedMachine", header: int, m: Mask, entry: dict[str, Value]
     machine.regs = dict(entry)
     run = _Run(machine, header, m, exit_at, copies, (name, negated), sym, start, steps,
                machine.kernel.loop_reads[header])
-    found, inner = run.passed(1)  # the trip count from j = 0
+    cut = machine.kernel.latch_slices[header] if copies == 1 else None
+    # the trip count from j = 0: the latch's predicate alone where it can be, not the body
+    found, inner = run.passed(1) if cut is None else (run.sliced(cut), [])
     del machine.events[events:]
     if not found:
         return None
@@ -352,6 +354,20 @@ class _Run:
         found = _trips(machine, machine.regs.get(name), negated, sym, self.m,
                        self.exit_at is not None)
         return found, [_leaves_at(machine, p, negated, sym, self.m) for p in inner]
+
+    def sliced(self, cut: tuple[int, ...]) -> int | None:
+        """The trip count from j = 0, as passed(1) finds it, from the instructions that
+        compute the latch's predicate (loops.latch_slice) run from the loop's start."""
+        machine, (name, negated), sym = self.machine, self.latch, self.sym
+        machine.ck.trips[sym] = 1
+        machine.regs = dict(self.start)
+        machine.loops.append((sym, 1))
+        try:
+            machine.straight(cut, self.m)
+        finally:
+            machine.loops.pop()
+        return _trips(machine, machine.regs.get(name), negated, sym, self.m,
+                      self.exit_at is not None)
 
     def most(self, span: int, found: int) -> int:
         """The iterations [0, span) verified (see verified), or those before a branch inside

@@ -36,7 +36,7 @@ from .calls import inlined
 from .closed import nested_events
 from .execute import Context, Machine
 from .limits import memory_problem
-from .loops import Counter, GiveUp, counters, natural_loops, read_first
+from .loops import Counter, GiveUp, counters, latch_slice, natural_loops, read_first
 from .memory import ArrayBytes
 from .memory_ops import element_origin
 from .parse import Entry, Loc, Module, PtxError, parse_module
@@ -387,6 +387,13 @@ class CompiledKernel(Launch):
     def loop_counters(self) -> dict[int, dict[str, Counter | None] | None]:
         """Loop header -> the counters among the registers it carries (loops.counters)."""
         return {header: counters(self.entry, header, latch, self.loop_reads[header])
+                for header, latch in self.natural_loops.items()}
+
+    @cached_property
+    def latch_slices(self) -> dict[int, tuple[int, ...] | None]:
+        """Loop header -> the instructions computing its latch's predicate
+        (loops.latch_slice): what the closed forms run for a do-while loop's trip count."""
+        return {header: latch_slice(self.entry, header, latch)
                 for header, latch in self.natural_loops.items()}
 
     @cached_property

@@ -120,12 +120,8 @@ def counters(entry: Entry, header: int, latch: int, carried: set[str]
     each, or None for a float register (its value carried, not known); None where one is
     neither: the closed forms then find the steps by running an iteration."""
     code = entry.instructions
-    writes: dict[str, list[int]] = {}
-    for k in range(header, latch + 1):
-        for name in _written(code[k]):
-            writes.setdefault(name, []).append(k)
-    branches = [(k, entry.labels.get(code[k].operands[0].name, -1))
-                for k in range(header, latch) if code[k].op in BRANCHES and code[k].operands]
+    writes = _writes(code, header, latch + 1)
+    branches = _branches(entry, header, latch)
     out: dict[str, Counter | None] = {}
     for reg in sorted(carried & writes.keys()):
         if (entry.register_type(reg) or "").startswith("f"):
@@ -137,6 +133,69 @@ def counters(entry: Entry, header: int, latch: int, carried: set[str]
             return None
         out[reg] = found[0]
     return out
+
+
+# what the instructions computing a latch's predicate may be: arithmetic, no memory
+SLICE_OPS = STEP_OPS + ("setp", "selp", "min", "max", "xor", "not", "div", "rem", "abs",
+                        "bfe", "bfi")
+
+
+def latch_slice(entry: Entry, header: int, latch: int) -> tuple[int, ...] | None:
+    """The instructions of the loop [header, latch] that compute the predicate deciding
+    whether an iteration goes on, in program order. A do-while loop's latch predicate: each
+    instruction unguarded, of SLICE_OPS, run once in every iteration, and every register it
+    reads set before it in the iteration by such instructions alone, or not at all (it holds
+    its value at the iteration's start); a while loop's exit test: the header's run up to it
+    (_exit_test). Run from an iteration's start they give that predicate without the rest of
+    the body (its inner loops above all); None where it is not so computed."""
+    code = entry.instructions
+    guard = code[latch].guard
+    if guard is None:
+        return _exit_test(entry, header, latch)
+    writes = _writes(code, header, latch)
+    branches = _branches(entry, header, latch)
+    found: set[int] = set()
+    todo = [(guard[0], latch)]
+    while todo:
+        reg, before = todo.pop()
+        for k in writes.get(reg, []):
+            ins = code[k]
+            if k >= before or k in found:
+                continue
+            if ins.guard is not None or ins.op not in SLICE_OPS or \
+                    not _once_per_iteration(k, header, latch, branches):
+                return None
+            found.add(k)
+            todo += [(name, k) for name in source_registers(ins)]
+    return tuple(sorted(found))
+
+
+def _exit_test(entry: Entry, header: int, latch: int) -> tuple[int, ...] | None:
+    """A while loop's header run up to its exit test (while_exit), where nothing after the
+    test sets the test's predicate; else None."""
+    code = entry.instructions
+    exit_at = while_exit(entry, header, latch)
+    guard = None if exit_at is None else code[exit_at].guard
+    if exit_at is None or guard is None or \
+            any(guard[0] in _written(code[k]) for k in range(exit_at + 1, latch + 1)):
+        return None
+    return tuple(range(header, exit_at))
+
+
+def _writes(code: list[Instruction], start: int, stop: int) -> dict[str, list[int]]:
+    """Register -> the instructions of [start, stop) that may set it, in order."""
+    writes: dict[str, list[int]] = {}
+    for k in range(start, stop):
+        for name in _written(code[k]):
+            writes.setdefault(name, []).append(k)
+    return writes
+
+
+def _branches(entry: Entry, header: int, latch: int) -> list[tuple[int, int]]:
+    """(instruction, target) of each branch of the loop [header, latch) (-1: no label)."""
+    code = entry.instructions
+    return [(k, entry.labels.get(code[k].operands[0].name, -1))
+            for k in range(header, latch) if code[k].op in BRANCHES and code[k].operands]
 
 
 def _written(ins: Instruction) -> set[str]:
