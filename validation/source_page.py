@@ -3,7 +3,8 @@ of the same instruction, counted in SASS and in PTX, side by side.
 
 The page comes from a report profiled with the SourceCounters section (validation/run.sh):
 
-    ncu --section SourceCounters --kernel-name FUNCTION --launch-count 1 -f -o REP APP ARGS
+    ncu --section SourceCounters --kernel-name-base function --kernel-name FUNCTION \
+        --launch-count 1 --force-overwrite -o REP APP ARGS
     ncu --import REP.ncu-rep --csv --page source --print-source sass > PATTERN.source.csv
 
 (`--page source`, `--print-source sass|ptx|cuda|cuda,sass`, `--csv`: Nsight Compute CLI guide,
