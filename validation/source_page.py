@@ -119,6 +119,15 @@ def _count(cell: str, path: Path, offset: int) -> float:
             from None
 
 
+def _address(cell: str, path: Path) -> int:
+    """An Address cell ('0x7fc48541d900') -> the address."""
+    try:
+        return int(cell.strip(), 16)
+    except ValueError:
+        raise SourcePageError(f"{path.name}: {cell.strip()!r} is no instruction address") \
+            from None
+
+
 def _kernels(path: Path) -> list[tuple[str | None, list[str], list[list[str]]]]:
     """The page's kernels: (Kernel Name or None, header, instruction lines)."""
     out: list[tuple[str | None, list[str], list[list[str]]]] = []
@@ -161,7 +170,8 @@ def read_source_page(path: Path, function: str, needed: set[str]) -> list[Source
     rows: list[SourceRow] = []
     base: int | None = None
     for line in lines:
-        address = int(line[at].strip(), 16)
+        line = line + [""] * (len(header) - len(line))  # a short line's missing cells: empty
+        address = _address(line[at], path)
         base = address if base is None else base
         offset = address - base
         rows.append(SourceRow(offset, sass_opcode(line[text]),

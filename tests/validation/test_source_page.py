@@ -149,3 +149,14 @@ def test_another_build_at_the_offset_or_no_sass_reading_says_so(tmp_path):
     assert instruction_lines({"level": "ptx", "compiler": "nvcc 13.0 for sm_90 at -O3"}, ptx,
                              rows) == ["  counted in PTX only (nvcc 13.0 for sm_90 at -O3): no "
                                        "SASS offsets to pair with the source page"]
+
+
+def test_a_cell_that_is_no_address_or_no_count_is_one_line(tmp_path):
+    header = ["Address", "Source", "Instructions Executed"]
+    for cells, message in ((["0x7f00zz", "EXIT", "1"], r"'0x7f00zz' is no instruction address"),
+                           (["0x7f00", "EXIT", "many"], r"'many' at offset 0x0000 is no count")):
+        page = tmp_path / "p.csv"
+        page.write_text('"Kernel Name","k(int)"\n' + ",".join(f'"{c}"' for c in header) + "\n"
+                        + ",".join(f'"{c}"' for c in cells) + "\n")
+        with pytest.raises(SourcePageError, match=rf"^p\.csv: {message}$"):
+            read_source_page(page, "k", set())
