@@ -224,7 +224,7 @@ def instruction_lines(sass_report: dict, ptx_report: dict, rows: list[SourceRow]
     sass_of: dict[tuple, list[Predicted]] = defaultdict(list)
     for p in sass:
         sass_of[p.access].append(p)
-    by_offset = {r.offset: r for r in rows}
+    by_offset: dict[int | None, SourceRow] = {r.offset: r for r in rows}
     out = [ROW.format("offset", "SASS", "metric", "SASS pred.", "measured", "ratio",
                       "PTX pred.", "ratio", "access")]
     for p in sass:
@@ -255,7 +255,7 @@ def instruction_lines(sass_report: dict, ptx_report: dict, rows: list[SourceRow]
 
 
 def _access_totals(sass_of: dict[tuple, list[Predicted]], ptx_of: dict[tuple, list[Predicted]],
-                   by_offset: dict[int, SourceRow]) -> list[str]:
+                   by_offset: dict[int | None, SourceRow]) -> list[str]:
     """Per access counted in a different number of SASS and PTX instructions: its totals,
     measured over its SASS instructions, against both readings."""
     out = []
