@@ -7,12 +7,15 @@ The page comes from a report profiled with the SourceCounters section (validatio
         --launch-count 1 --force-overwrite -o REP APP ARGS
     ncu --import REP.ncu-rep --csv --page source --print-source sass > PATTERN.source.csv
 
-(`--page source`, `--print-source sass|ptx|cuda|cuda,sass`, `--csv`: Nsight Compute CLI guide,
-"Command Line Options", Console Output, https://docs.nvidia.com/nsight-compute/NsightComputeCli/).
-The CSV holds, per profiled kernel, a "Kernel Name" line, a header line, then one line per
-SASS instruction. Its columns are the Source page's metrics as the Nsight Compute UI guide
-names them ("Source Page", "Pre-Defined Source Metrics" and its table "Information on Memory
-Operations", https://docs.nvidia.com/nsight-compute/NsightCompute/index.html#profiler-report-source-page):
+(`--page source`, `--print-source sass|ptx|cuda|cuda,sass`, `--csv`: the Nsight Compute CLI's
+console-output options, https://docs.nvidia.com/nsight-compute/NsightComputeCli/; not checked
+here against an ncu, which this machine lacks: the command line is the one public scripts that
+parse these pages run). The CSV holds, per profiled kernel, a "Kernel Name" line, a header
+line, then one line per SASS instruction (the layout of exported pages those scripts show,
+not stated in NVIDIA's guides, hence the plain reading below). Its columns are the Source
+page's metrics as the Nsight Compute UI guide names them ("Source Page", "Pre-Defined Source
+Metrics" and its table "Information on Memory Operations",
+https://docs.nvidia.com/nsight-compute/NsightCompute/index.html#profiler-report-source-page):
 `Address` (the instruction's address: its offset is that minus the kernel's first address),
 `Source` (the SASS text), `Instructions Executed` (executions per warp, whatever the lanes'
 predicates), `L2 Theoretical Sectors Global` (memory_l2_theoretical_sectors_global),
