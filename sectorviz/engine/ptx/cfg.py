@@ -43,41 +43,61 @@ def reconvergence(entry: Entry) -> dict[int, int]:
                 succ[b].add(block_of[hi])
         else:
             succ[b].add(block_of[hi] if falls else exit_node)
-    pdom = _post_dominators(succ, n)
+    ipdom = immediate_post_dominators(succ, n)
     out = {}
     for b, hi in enumerate(starts[1:]):
         if code[hi - 1].op in BRANCHES:
-            ip = _immediate(pdom, b, exit_node)
+            ip = ipdom[b]
             out[hi - 1] = exit_index if ip == exit_node else starts[ip]
     return out
 
 
-def _post_dominators(succ: list[set[int]], n: int) -> list[set[int]]:
-    """Node -> the set of nodes post-dominating it (itself and the exit included); a node
-    that cannot reach the exit keeps only itself and the exit."""
-    everything = set(range(n + 1))
-    pdom = [set(everything) for _ in range(n)] + [{n}]
+def immediate_post_dominators(succ: list[set[int]], n: int) -> list[int]:
+    """Node -> its immediate post-dominator, for nodes 0..n-1 of a graph whose exit is node
+    n (succ: each node's successors); n for a node that cannot reach the exit (an endless
+    loop). Cooper, Harvey and Kennedy's iteration ("A Simple, Fast Dominance Algorithm") over
+    the reversed graph, in reverse postorder from the exit."""
+    preds: list[list[int]] = [[] for _ in range(n + 1)]
+    for b, ss in enumerate(succ):
+        for s in sorted(ss):
+            preds[s].append(b)
+    order = _postorder(preds, n)
+    number = {node: k for k, node in enumerate(order)}
+    ipdom = {n: n}
     changed = True
     while changed:
         changed = False
-        for b in reversed(range(n)):
-            if not succ[b]:
-                new = {b, n}
-            else:
-                new = set.intersection(*(pdom[s] for s in succ[b])) | {b}
-            if new != pdom[b]:
-                pdom[b], changed = new, True
-    for b in range(n):
-        if pdom[b] == everything:  # never reaches the exit (an endless loop)
-            pdom[b] = {b, n}
-    return pdom
+        for b in reversed(order[:-1]):
+            done = [s for s in sorted(succ[b]) if s in ipdom]
+            new = done[0]
+            for s in done[1:]:
+                new = _meet(s, new, ipdom, number)
+            if ipdom.get(b) != new:
+                ipdom[b], changed = new, True
+    return [ipdom.get(b, n) for b in range(n)]
 
 
-def _immediate(pdom: list[set[int]], b: int, exit_node: int) -> int:
-    """The immediate post-dominator of b: the strict post-dominator that every other strict
-    post-dominator post-dominates."""
-    strict = pdom[b] - {b}
-    for c in strict:
-        if strict <= pdom[c] | {c}:
-            return c
-    return exit_node
+def _postorder(edges: list[list[int]], root: int) -> list[int]:
+    """The nodes reached from root along edges, in depth-first postorder (root last)."""
+    order, seen = [], {root}
+    stack = [(root, iter(edges[root]))]
+    while stack:
+        node, rest = stack[-1]
+        after = next((m for m in rest if m not in seen), None)
+        if after is None:
+            stack.pop()
+            order.append(node)
+        else:
+            seen.add(after)
+            stack.append((after, iter(edges[after])))
+    return order
+
+
+def _meet(a: int, b: int, ipdom: dict[int, int], number: dict[int, int]) -> int:
+    """The nearest common post-dominator of a and b in the tree built so far."""
+    while a != b:
+        while number[a] < number[b]:
+            a = ipdom[a]
+        while number[b] < number[a]:
+            b = ipdom[b]
+    return a
