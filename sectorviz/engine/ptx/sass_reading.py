@@ -29,6 +29,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from math import gcd, prod
 from typing import Callable, Collection, Iterator, TypeVar
 
@@ -38,7 +39,7 @@ from ...model.kernel import Batch, Instruction, Threads
 from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
 from ...model.repeat import RepeatedBatch, WarpAccess
-from .cfg import BRANCHES, EXITS
+from .cfg import FlowGraph
 from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
@@ -93,26 +94,13 @@ def _address(text: str) -> tuple[str, int] | None:
     return None if found is None else (found.group(1), int(found.group(2) or "0", 0))
 
 
-class Blocks:
-    """An entry's basic blocks: instruction index -> its block's first instruction."""
-
-    def __init__(self, entry: Entry):
-        code = entry.instructions
-        leaders = {0} | set(entry.labels.values()) | {
-            k + 1 for k, ins in enumerate(code) if ins.op in BRANCHES + EXITS}
-        self.starts = sorted(leaders)
-
-    def of(self, at: int) -> int:
-        return self.starts[bisect_right(self.starts, at) - 1]
-
-
 class Planner:
     """A compiled kernel and its SASS -> the SassPlan (see the module's rules)."""
 
     def __init__(self, kernel: CompiledKernel, code: SassCode):
         self.kernel, self.code = kernel, code
         self.code_of = kernel.entry.instructions
-        self.blocks = Blocks(kernel.entry)
+        self.blocks = FlowGraph(kernel.entry)
         self.index: dict[int, tuple[str, int]] = {}  # site number -> (space, PTX index)
         counters = dict.fromkeys(SPACES, 0)
         for n, site in enumerate(kernel.sites):
@@ -264,16 +252,15 @@ class Planner:
                 "into requests differently)")
 
     def _spills(self, spills: list[SassOp]) -> None:
-        """Each spill anchored at the first unguarded memory site of its PTX basic block."""
+        """Each spill anchored at the first unguarded memory site of its PTX basic block, or
+        of the nearest block that runs exactly as it does (control equivalent: as often,
+        with the same lanes), one before it first; spills with no such site not counted."""
         lines = sorted((ins.ptx_line, k) for k, ins in enumerate(self.code_of))
         keys = [line for line, _ in lines]
         lost = 0
         for op in spills:
             at = lines[min(bisect_right(keys, op.ptx_line - 1), len(lines) - 1)][1]
-            block = self.blocks.of(at)
-            anchor = next((n for n, s in enumerate(self.kernel.sites)
-                           if self.blocks.of(s.at) == block and self.code_of[s.at].guard is None),
-                          None)
+            anchor = self._anchor(self.blocks.of(at))
             if anchor is None:
                 lost += 1
                 continue
@@ -290,9 +277,31 @@ class Planner:
         if spills:
             self.plan.notes.append(
                 f"ptxas spilled registers: {len(spills)} local instruction"
-                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have" + (
-                    f"; {lost} of them lie in blocks without a memory access and are not "
+                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have, each "
+                "counted with the executions and lanes of the first unguarded memory access "
+                "of its block or of a block that runs exactly as often with the same lanes" + (
+                    f"; {lost} of them lie in blocks with no such access and are not "
                     "counted" if lost else ""))
+
+    @cached_property
+    def first_unguarded(self) -> dict[int, int]:
+        """Block -> its first unguarded memory site (whose lanes are all the block's)."""
+        out: dict[int, int] = {}
+        for n, site in enumerate(self.kernel.sites):
+            if self.code_of[site.at].guard is None:
+                out.setdefault(self.blocks.of(site.at), n)
+        return out
+
+    def _anchor(self, block: int) -> int | None:
+        """The site a spill of `block` runs with: the first unguarded memory site of the
+        block, else of the nearest block control equivalent to it (those before it first),
+        None where none has one."""
+        if block in self.first_unguarded:
+            return self.first_unguarded[block]
+        depends = self.blocks.control_dependences
+        found = sorted((b for b in self.first_unguarded if depends[b] == depends[block]),
+                       key=lambda b: (b > block, abs(b - block)))
+        return self.first_unguarded[found[0]] if found else None
 
 
 VARYING_SPECIALS = ("%tid", "%laneid", "%clock", "%globaltimer", "%lanemask")
