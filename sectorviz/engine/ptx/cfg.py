@@ -47,24 +47,29 @@ class FlowGraph:
 
     @cached_property
     def post_dominators(self) -> list[set[int]]:
-        """Block (and exit) -> the nodes post-dominating it (itself and the exit included); a
-        block that cannot reach the exit keeps only itself and the exit."""
+        """Block (and exit) -> the nodes post-dominating it (itself and the exit included),
+        over the paths that reach the exit; a block that cannot reach the exit (an endless
+        loop) keeps only itself and the exit."""
         n = self.exit
-        everything = set(range(n + 1))
-        pdom = [set(everything) for _ in range(n)] + [{n}]
+        reaching = {n}
+        before: list[list[int]] = [[] for _ in range(n + 1)]
+        for b, targets in enumerate(self.succ):
+            for s in targets:
+                before[s].append(b)
+        todo = [n]
+        while todo:
+            for b in before[todo.pop()]:
+                if b not in reaching:
+                    reaching.add(b)
+                    todo.append(b)
+        pdom = [set(range(n + 1)) if b in reaching else {b, n} for b in range(n)] + [{n}]
         changed = True
         while changed:
             changed = False
-            for b in reversed(range(n)):
-                if not self.succ[b]:
-                    new = {b, n}
-                else:
-                    new = set.intersection(*(pdom[s] for s in self.succ[b])) | {b}
+            for b in reversed(sorted(reaching - {n})):
+                new = set.intersection(*(pdom[s] for s in self.succ[b] if s in reaching)) | {b}
                 if new != pdom[b]:
                     pdom[b], changed = new, True
-        for b in range(n):
-            if pdom[b] == everything:  # never reaches the exit (an endless loop)
-                pdom[b] = {b, n}
         return pdom
 
     def immediate_post_dominator(self, b: int) -> int:
