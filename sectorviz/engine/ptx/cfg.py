@@ -1,8 +1,7 @@
 """An entry's control-flow graph (FlowGraph: basic blocks and their edges, a virtual exit)
 -> where divergent lanes reconverge: for each branch instruction, the first instruction of
 its block's immediate post-dominator (or EXIT: the lanes meet again only when they leave the
-kernel); and which blocks run exactly as often, with the same lanes, as one another (equal
-control dependences)."""
+kernel). Computed once per entry."""
 
 from __future__ import annotations
 
@@ -81,19 +80,6 @@ class FlowGraph:
             if strict <= pdom[c] | {c}:
                 return c
         return self.exit
-
-    @cached_property
-    def control_dependences(self) -> list[frozenset[tuple[int, int]]]:
-        """Block -> the edges (u, v) it is control dependent on: it post-dominates v and not
-        strictly u. Blocks with equal sets run equally often, each time with the same lanes
-        (Ferrante, Ottenstein and Warren's control equivalence): under reconvergence at the
-        immediate post-dominator, the lanes that reach one reach the other before either
-        runs again."""
-        pdom = self.post_dominators
-        edges = [(u, v) for u, targets in enumerate(self.succ) for v in targets]
-        return [frozenset((u, v) for u, v in edges
-                          if b in pdom[v] and (b == u or b not in pdom[u]))
-                for b in range(self.exit)]
 
 
 def reconvergence(entry: Entry) -> dict[int, int]:

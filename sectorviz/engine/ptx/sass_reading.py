@@ -17,9 +17,10 @@ counterpart. Then, per PTX site:
   thread index or on loaded data, so ptxas's unrolling may group lanes into requests
   differently): counted as the PTX has it, on the first copy, and said with both counts;
 - named by none and merged into none: counted as the PTX has it, and said.
-SASS `LDL`/`STL` with no PTX counterpart are spills: each runs whenever the first unguarded
-memory access of its PTX basic block runs, with its lanes, each lane at its interleaved
-local address (consecutive 4-byte words for consecutive lanes at one stack offset).
+SASS `LDL`/`STL` with no PTX counterpart are spills: each runs whenever its PTX basic block
+runs (the block's first instruction is marked: execute.MARK), with the lanes that run it,
+each lane at its interleaved local address (consecutive 4-byte words for consecutive lanes at
+one stack offset).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from math import gcd, prod
 from typing import Callable, Collection, Iterator, TypeVar
 
@@ -40,6 +40,7 @@ from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
 from ...model.repeat import RepeatedBatch, WarpAccess
 from .cfg import FlowGraph
+from .execute import MARK
 from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
@@ -74,11 +75,12 @@ class Spill:
 @dataclass
 class SassPlan:
     """Where each PTX event goes: (space, PTX index) -> the rows of that space it is shared
-    out among (empty: merged into another); spills run after their anchor's events; `rows`
-    the SASS reading's instructions per space; `notes` what ptxas did, in words."""
+    out among (empty: merged into another); `spills`: the first instruction of a PTX basic
+    block -> the spills that run with it; `rows` the SASS reading's instructions per space;
+    `notes` what ptxas did, in words."""
 
     routes: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
-    spills: dict[tuple[str, int], list[Spill]] = field(default_factory=dict)
+    spills: dict[int, list[Spill]] = field(default_factory=dict)
     rows: dict[str, list[Instruction]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -252,18 +254,12 @@ class Planner:
                 "into requests differently)")
 
     def _spills(self, spills: list[SassOp]) -> None:
-        """Each spill anchored at the first unguarded memory site of its PTX basic block, or
-        of the nearest block that runs exactly as it does (control equivalent: as often,
-        with the same lanes), one before it first; spills with no such site not counted."""
+        """Each spill run with the PTX basic block of the first PTX instruction at or after
+        its PTX line (keyed by the block's first instruction)."""
         lines = sorted((ins.ptx_line, k) for k, ins in enumerate(self.code_of))
         keys = [line for line, _ in lines]
-        lost = 0
         for op in spills:
             at = lines[min(bisect_right(keys, op.ptx_line - 1), len(lines) - 1)][1]
-            anchor = self._anchor(self.blocks.of(at))
-            if anchor is None:
-                lost += 1
-                continue
             position = self.kernel.lines.position(self.code_of[at].loc)
             text = self.kernel.lines.text(position[0], position[1])
             place = f"line {position[1]}" if position[1] is not None else "the kernel"
@@ -272,36 +268,13 @@ class Planner:
                               op.width, position[1], position[2], text or None, None,
                               position[0], op.shown, op.offset)
             self.plan.rows["local"].append(row)
-            self.plan.spills.setdefault(self.index[anchor], []).append(
+            self.plan.spills.setdefault(self.blocks.starts[self.blocks.of(at)], []).append(
                 Spill(len(self.plan.rows["local"]) - 1, op.stack or 0, op.width))
         if spills:
             self.plan.notes.append(
                 f"ptxas spilled registers: {len(spills)} local instruction"
-                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have, each "
-                "counted with the executions and lanes of the first unguarded memory access "
-                "of its block or of a block that runs exactly as often with the same lanes" + (
-                    f"; {lost} of them lie in blocks with no such access and are not "
-                    "counted" if lost else ""))
-
-    @cached_property
-    def first_unguarded(self) -> dict[int, int]:
-        """Block -> its first unguarded memory site (whose lanes are all the block's)."""
-        out: dict[int, int] = {}
-        for n, site in enumerate(self.kernel.sites):
-            if self.code_of[site.at].guard is None:
-                out.setdefault(self.blocks.of(site.at), n)
-        return out
-
-    def _anchor(self, block: int) -> int | None:
-        """The site a spill of `block` runs with: the first unguarded memory site of the
-        block, else of the nearest block control equivalent to it (those before it first),
-        None where none has one."""
-        if block in self.first_unguarded:
-            return self.first_unguarded[block]
-        depends = self.blocks.control_dependences
-        found = sorted((b for b in self.first_unguarded if depends[b] == depends[block]),
-                       key=lambda b: (b > block, abs(b - block)))
-        return self.first_unguarded[found[0]] if found else None
+                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have, each run "
+                "whenever its PTX basic block runs, with the lanes that run it")
 
 
 VARYING_SPECIALS = ("%tid", "%laneid", "%clock", "%globaltimer", "%lanemask")
@@ -379,19 +352,27 @@ class SassKernel(CompiledKernel):
         view.assumptions = self.ptx_assumptions
         return view
 
+    @property
+    def marks(self) -> frozenset[int]:
+        """The first instructions of the PTX blocks that hold spills: their runs are events."""
+        return frozenset(self.plan.spills)
+
     def events(self, lo: int, hi: int, threads: Threads | None = None,
                skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
-        """The PTX engine's events of warps [lo, hi) carried onto the SASS rows, with the
-        spills after their anchors."""
+        """The PTX engine's events of warps [lo, hi) carried onto the SASS rows, the spills
+        of a block when it runs."""
         done: dict[tuple[str, int], int] = {}
+        frame = self.frame
         for space, k, batch in super().events(lo, hi, threads, skip):
+            if space == MARK:
+                assert batch is not None
+                for spill in self.plan.spills[k]:
+                    yield "local", spill.row, _spill_batch(batch, spill, lo, frame)
+                continue
             rows = self.plan.routes.get((space, k), (k,))
             if rows:
                 n = done[(space, k)] = done.get((space, k), -1) + 1
                 yield space, rows[n % len(rows)], batch
-            for spill in self.plan.spills.get((space, k), ()):
-                assert batch is not None
-                yield "local", spill.row, _spill_batch(batch, spill, lo, self.frame)
 
     @property
     def frame(self) -> int:
@@ -487,13 +468,14 @@ def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int, period: int 
                                                   loops=loops)
 
 
-def _spill_batch(anchor: Batch, spill: Spill, lo: int, frame: int) -> Batch:
-    """A spill's execution with its anchor's lanes: lane L of warp w at stack offset o is at
-    SPILL_BASE + w * 32 frame + (o / g) * 32 g + L g + o % g, g = max(4, width) bytes."""
+def _spill_batch(block: Batch, spill: Spill, lo: int, frame: int) -> Batch:
+    """A spill's execution in a run of its block (`block`: the lanes that run it): lane L
+    of warp w at stack offset o is at SPILL_BASE + w * 32 frame + (o / g) * 32 g + L g +
+    o % g, g = max(4, width) bytes."""
     grain = max(LOCAL_GRAIN, spill.width)
-    warps = lo + np.arange(anchor.active.shape[0], dtype=np.int64)[:, None]
+    warps = lo + np.arange(block.active.shape[0], dtype=np.int64)[:, None]
     lane = np.arange(WARP, dtype=np.int64)[None, :]
     address = SPILL_BASE + warps * (frame * WARP) + (spill.stack // grain) * (grain * WARP) + \
         lane * grain + spill.stack % grain
-    address = np.where(anchor.active, address, 0)
-    return Batch(anchor.active, address // spill.width, address, None, None, {})
+    address = np.where(block.active, address, 0)
+    return Batch(block.active, address // spill.width, address, None, None, {})

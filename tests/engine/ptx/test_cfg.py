@@ -1,12 +1,17 @@
-"""An entry's control-flow graph: its blocks, edges and which blocks are control equivalent
-(equal control dependences: they run equally often, with the same lanes)."""
+"""An entry's control-flow graph: its basic blocks, their edges and post-dominators."""
 
 from __future__ import annotations
 
 from sectorviz.engine.ptx.cfg import FlowGraph
 from sectorviz.engine.ptx.parse import parse_module
 
-LOOP_WITH_BRANCH = """
+
+def test_blocks_edges_and_post_dominators_of_a_loop_with_a_branch():
+    """Blocks 0 (entry), 1 (loop head), 2 (the arm of `@%p1 bra`), 3 (the join, ending in
+    the back branch), 4 (the tail); node 5 the exit. Every path from the entry, the head and
+    the arm passes the join, the tail and the exit: the entry is post-dominated by every
+    node (not taken for a block that never reaches the exit)."""
+    graph = FlowGraph(parse_module("""
 .visible .entry c()
 {
     .reg .pred %p<4>;
@@ -24,42 +29,29 @@ $L_join:
     mov.u32 %r2, 3;
     ret;
 }
-"""
-
-
-def test_blocks_of_one_loop_iteration_are_control_equivalent_and_a_branch_arm_is_not():
-    """Blocks 0 (entry), 1 (loop head), 2 (the arm of `@%p1 bra`), 3 (the join, ending in
-    the back branch), 4 (the tail). The head and the join depend on the back edge (3, 1)
-    alone; the arm on the edge (1, 2) into it; the entry and the tail on none."""
-    graph = FlowGraph(parse_module(LOOP_WITH_BRANCH).entries["c"])
+""").entries["c"])
     assert graph.starts == [0, 1, 4, 5, 8]
     assert graph.succ == [{1}, {2, 3}, {3}, {1, 4}, {5}]
-    assert graph.control_dependences == [frozenset(), {(3, 1)}, {(1, 2)}, {(3, 1)},
-                                         frozenset()]
+    assert [graph.of(k) for k in range(10)] == [0, 1, 1, 1, 2, 3, 3, 3, 4, 4]
+    assert graph.post_dominators == [{0, 1, 3, 4, 5}, {1, 3, 4, 5}, {2, 3, 4, 5}, {3, 4, 5},
+                                     {4, 5}, {5}]
+    assert graph.immediate_post_dominator(1) == 3
 
 
-def test_a_block_an_earlier_one_always_reaches_is_not_equivalent_when_a_loop_returns_first():
-    """`do { A; if (p) continue; B; } while (q)`: A (block 1) dominates B (block 2) and B
-    post-dominates A, both in the loop, yet A runs again without B (the `continue` edge
-    (1, 1)): their control dependences differ."""
-    entry = parse_module("""
-.visible .entry d()
+def test_a_block_in_an_endless_loop_is_post_dominated_by_itself_and_the_exit_only():
+    graph = FlowGraph(parse_module("""
+.visible .entry e()
 {
-    .reg .pred %p<4>;
-    .reg .b32 %r<4>;
-    mov.u32 %r1, 0;
-$L_head:
-    add.u32 %r1, %r1, 1;
+    .reg .pred %p<2>;
+    .reg .b32 %r<2>;
     setp.lt.u32 %p1, %r1, 4;
-    @%p1 bra $L_head;
-    add.u32 %r3, %r3, %r1;
-    setp.lt.u32 %p2, %r1, 8;
-    @%p2 bra $L_head;
+    @%p1 bra $L_done;
+$L_spin:
+    add.u32 %r1, %r1, 1;
+    bra.uni $L_spin;
+$L_done:
     ret;
 }
-""").entries["d"]
-    graph = FlowGraph(entry)
-    assert graph.succ == [{1}, {1, 2}, {1, 3}, {4}]
-    assert 2 in graph.post_dominators[1]
-    assert graph.control_dependences[1] == {(1, 1), (2, 1)}
-    assert graph.control_dependences[2] == {(2, 1)}
+""").entries["e"])
+    assert graph.succ == [{1, 2}, {1}, {3}]
+    assert graph.post_dominators == [{0, 2, 3}, {1, 3}, {2, 3}, {3}]
