@@ -1,8 +1,12 @@
-"""An entry's control-flow graph -> where divergent lanes reconverge: for each branch
-instruction, the first instruction of its block's immediate post-dominator (or EXIT: the
-lanes meet again only when they leave the kernel). Computed once per entry."""
+"""An entry's control-flow graph (FlowGraph: basic blocks and their edges, a virtual exit)
+-> where divergent lanes reconverge: for each branch instruction, the first instruction of
+its block's immediate post-dominator (or EXIT: the lanes meet again only when they leave the
+kernel). Computed once per entry."""
 
 from __future__ import annotations
+
+from bisect import bisect_right
+from functools import cached_property
 
 from .parse import Entry
 
@@ -10,45 +14,53 @@ BRANCHES = ("bra",)
 EXITS = ("ret", "exit", "trap")
 
 
+class FlowGraph:
+    """An entry's basic blocks: block b holds instructions [starts[b], ends[b]) (a block
+    starts at the entry, at a branch target and after a branch or exit); succ[b] the blocks
+    control may go to from b, `exit` (= the number of blocks) the virtual exit."""
+
+    def __init__(self, entry: Entry):
+        code = entry.instructions
+        end = len(code)
+        leaders = {0} | {entry.labels[i.operands[0].name] for i in code
+                         if i.op in BRANCHES and i.operands and i.operands[0].name in entry.labels}
+        leaders |= {k + 1 for k, i in enumerate(code) if i.op in BRANCHES + EXITS}
+        self.starts = sorted(x for x in leaders if x < end)
+        self.exit = len(self.starts)
+        self.ends = self.starts[1:] + [end] if self.starts else []
+        self.succ: list[set[int]] = [set() for _ in self.starts]
+        for b, hi in enumerate(self.ends):
+            last, falls = code[hi - 1], hi < end
+            after = self.of(hi) if falls else self.exit
+            if last.op in BRANCHES:
+                target = entry.labels.get(last.operands[0].name, end)
+                self.succ[b].add(self.of(target) if target < end else self.exit)
+            elif last.op in EXITS:
+                self.succ[b].add(self.exit)
+            if last.op not in BRANCHES + EXITS or last.guard is not None and falls:
+                self.succ[b].add(after)
+
+    def of(self, at: int) -> int:
+        """Instruction index -> its block."""
+        return bisect_right(self.starts, at) - 1
+
+    @cached_property
+    def immediate_post_dominators(self) -> list[int]:
+        """Block -> its immediate post-dominator (immediate_post_dominators); the exit for
+        a block that cannot reach it (an endless loop)."""
+        return immediate_post_dominators(self.succ, self.exit)
+
+
 def reconvergence(entry: Entry) -> dict[int, int]:
     """Instruction index of each branch -> instruction index where its paths meet
     (len(instructions), the virtual exit, where they only meet at the end)."""
     code = entry.instructions
-    exit_index = len(code)
-    leaders = {0} | {entry.labels[i.operands[0].name] for i in code
-                     if i.op in BRANCHES and i.operands and i.operands[0].name in entry.labels}
-    leaders |= {k + 1 for k, i in enumerate(code) if i.op in BRANCHES + EXITS}
-    firsts = sorted(x for x in leaders if x < exit_index)
-    if not firsts:
-        return {}
-    block_of = {}
-    starts = firsts + [exit_index]
-    for b, (lo, hi) in enumerate(zip(starts, starts[1:])):
-        for k in range(lo, hi):
-            block_of[k] = b
-    n = len(firsts)
-    exit_node = n
-    succ: list[set[int]] = [set() for _ in range(n)]
-    for b, hi in enumerate(starts[1:]):
-        last = code[hi - 1]
-        falls = hi < exit_index
-        if last.op in BRANCHES:
-            succ[b].add(block_of.get(entry.labels.get(last.operands[0].name, exit_index),
-                                     exit_node))
-            if last.guard is not None and falls:
-                succ[b].add(block_of[hi])
-        elif last.op in EXITS:
-            succ[b].add(exit_node)
-            if last.guard is not None and falls:
-                succ[b].add(block_of[hi])
-        else:
-            succ[b].add(block_of[hi] if falls else exit_node)
-    ipdom = immediate_post_dominators(succ, n)
+    graph = FlowGraph(entry)
     out = {}
-    for b, hi in enumerate(starts[1:]):
+    for b, hi in enumerate(graph.ends):
         if code[hi - 1].op in BRANCHES:
-            ip = ipdom[b]
-            out[hi - 1] = exit_index if ip == exit_node else starts[ip]
+            ip = graph.immediate_post_dominators[b]
+            out[hi - 1] = len(code) if ip == graph.exit else graph.starts[ip]
     return out
 
 

@@ -3,7 +3,9 @@ array of bits with a mask of the lanes whose value is unknown; all warps of the 
 lockstep under one active mask, so `bar.sync` orders every warp of a block (a block's warps
 are always in the same chunk) and divergent paths reconverge at the immediate post-dominator
 of their branch (a stack of (pc, reconvergence pc, lanes) entries). Memory instructions yield
-("global" | "shared" | "local" | "constant", site index, Batch) in program order.
+("global" | "shared" | "local" | "constant", site index, Batch) in program order; an
+instruction of `marks` yields (MARK, its index, Batch of the lanes that run it, no addresses)
+before it runs.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .sites import Site, numbered
 # an operand read: (values, its unknown lanes or None, why they are unknown or None)
 Read = tuple[LaneValues, "np.ndarray | None", "str | None"]
 Frame = list[Any]  # a stack entry: [pc, reconvergence pc, lanes]
+MARK = "mark"  # the space of a marked instruction's runs
 
 # registers whose values the launch does not fix (the GPU, the moment, the driver; the cluster
 # shape where the kernel declares none): unknown, an error where an address or branch uses one
@@ -99,8 +102,10 @@ class Machine:
     """One run of a Program over a chunk of whole blocks (threads of `threads`)."""
 
     def __init__(self, prog: Program, sites: list[Site], ctx: Context, threads: Threads,
-                 block: tuple[int, int, int], grid: tuple[int, int, int], budget: Budget):
+                 block: tuple[int, int, int], grid: tuple[int, int, int], budget: Budget,
+                 marks: frozenset[int] = frozenset()):
         self.prog, self.ctx, self.threads, self.budget = prog, ctx, threads, budget
+        self.marks = marks
         self.code = prog.entry.instructions
         self.shape = threads.shape
         self.block_dims, self.grid_dims = block, grid
@@ -149,6 +154,9 @@ class Machine:
                 continue
             ins = self.code[pc]
             self.budget.charge(step_units, "running the compiled kernel", *self.ctx.where(ins))
+            if pc in self.marks:
+                nowhere = np.zeros(mask.shape, dtype=np.int64)
+                yield MARK, pc, Batch(mask, nowhere, nowhere, None, None, {})
             act = self._guarded(ins, mask)
             if ins.op == "bra":
                 self._branch(stack, top, pc, act, mask)

@@ -428,11 +428,17 @@ class CompiledKernel(Launch):
 
     # ------------------------------------------------------------ running
 
+    @property
+    def marks(self) -> frozenset[int]:
+        """Instructions whose runs `events` yields (execute.MARK): none at the PTX level."""
+        return frozenset()
+
     def events(self, lo: int, hi: int, threads: Threads | None = None,
                skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
         """Every (space, instruction index in that space, execution) of warps [lo, hi), in
-        program order: the whole blocks that hold them run together, and the rows of warps
-        [lo, hi) are yielded (`skip` is always empty: no per-instruction closed forms)."""
+        program order, with (MARK, instruction index, lanes) for the runs of `marks`: the
+        whole blocks that hold them run together, and the rows of warps [lo, hi) are yielded
+        (`skip` is always empty: no per-instruction closed forms)."""
         assert not skip, "CompiledKernel has no closed_forms to skip"
         if not 0 <= lo <= hi <= self.warps:
             raise PatternError("warp", f"warp range [{lo}, {hi}) outside [0, {self.warps})")
@@ -442,7 +448,7 @@ class CompiledKernel(Launch):
         first, last = lo // wpb * wpb, -(-hi // wpb) * wpb
         run = self.threads(first, last)
         machine = Machine(self.program, self.sites, self._context(), run, self.block,
-                          self.grid, current())
+                          self.grid, current(), self.marks)
         rows = slice(lo - first, hi - first)
         try:
             for space, k, batch in machine.run():

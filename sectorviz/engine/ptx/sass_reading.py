@@ -17,9 +17,10 @@ counterpart. Then, per PTX site:
   thread index or on loaded data, so ptxas's unrolling may group lanes into requests
   differently): counted as the PTX has it, on the first copy, and said with both counts;
 - named by none and merged into none: counted as the PTX has it, and said.
-SASS `LDL`/`STL` with no PTX counterpart are spills: each runs whenever the first unguarded
-memory access of its PTX basic block runs, with its lanes, each lane at its interleaved
-local address (consecutive 4-byte words for consecutive lanes at one stack offset).
+SASS `LDL`/`STL` with no PTX counterpart are spills: each runs whenever its PTX basic block
+runs (the block's first instruction is marked: execute.MARK), with the lanes that run it,
+each lane at its interleaved local address (consecutive 4-byte words for consecutive lanes at
+one stack offset).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from ...model.kernel import Batch, Instruction, Threads
 from ...model.pattern import Pattern
 from ...model.ptxas_changes import SPILL_ARRAY
 from ...model.repeat import RepeatedBatch, WarpAccess
-from .cfg import BRANCHES, EXITS
+from .cfg import FlowGraph
+from .execute import MARK
 from .kernel import CompiledKernel, CompiledPtx, unique_names
 from .memory_ops import LOCAL_GRAIN
 from .parse import Entry
@@ -73,11 +75,12 @@ class Spill:
 @dataclass
 class SassPlan:
     """Where each PTX event goes: (space, PTX index) -> the rows of that space it is shared
-    out among (empty: merged into another); spills run after their anchor's events; `rows`
-    the SASS reading's instructions per space; `notes` what ptxas did, in words."""
+    out among (empty: merged into another); `spills`: the first instruction of a PTX basic
+    block -> the spills that run with it; `rows` the SASS reading's instructions per space;
+    `notes` what ptxas did, in words."""
 
     routes: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
-    spills: dict[tuple[str, int], list[Spill]] = field(default_factory=dict)
+    spills: dict[int, list[Spill]] = field(default_factory=dict)
     rows: dict[str, list[Instruction]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -93,26 +96,13 @@ def _address(text: str) -> tuple[str, int] | None:
     return None if found is None else (found.group(1), int(found.group(2) or "0", 0))
 
 
-class Blocks:
-    """An entry's basic blocks: instruction index -> its block's first instruction."""
-
-    def __init__(self, entry: Entry):
-        code = entry.instructions
-        leaders = {0} | set(entry.labels.values()) | {
-            k + 1 for k, ins in enumerate(code) if ins.op in BRANCHES + EXITS}
-        self.starts = sorted(leaders)
-
-    def of(self, at: int) -> int:
-        return self.starts[bisect_right(self.starts, at) - 1]
-
-
 class Planner:
     """A compiled kernel and its SASS -> the SassPlan (see the module's rules)."""
 
     def __init__(self, kernel: CompiledKernel, code: SassCode):
         self.kernel, self.code = kernel, code
         self.code_of = kernel.entry.instructions
-        self.blocks = Blocks(kernel.entry)
+        self.blocks = FlowGraph(kernel.entry)
         self.index: dict[int, tuple[str, int]] = {}  # site number -> (space, PTX index)
         counters = dict.fromkeys(SPACES, 0)
         for n, site in enumerate(kernel.sites):
@@ -264,19 +254,12 @@ class Planner:
                 "into requests differently)")
 
     def _spills(self, spills: list[SassOp]) -> None:
-        """Each spill anchored at the first unguarded memory site of its PTX basic block."""
+        """Each spill run with the PTX basic block of the first PTX instruction at or after
+        its PTX line (keyed by the block's first instruction)."""
         lines = sorted((ins.ptx_line, k) for k, ins in enumerate(self.code_of))
         keys = [line for line, _ in lines]
-        lost = 0
         for op in spills:
             at = lines[min(bisect_right(keys, op.ptx_line - 1), len(lines) - 1)][1]
-            block = self.blocks.of(at)
-            anchor = next((n for n, s in enumerate(self.kernel.sites)
-                           if self.blocks.of(s.at) == block and self.code_of[s.at].guard is None),
-                          None)
-            if anchor is None:
-                lost += 1
-                continue
             position = self.kernel.lines.position(self.code_of[at].loc)
             text = self.kernel.lines.text(position[0], position[1])
             place = f"line {position[1]}" if position[1] is not None else "the kernel"
@@ -285,14 +268,13 @@ class Planner:
                               op.width, position[1], position[2], text or None, None,
                               position[0], op.shown, op.offset)
             self.plan.rows["local"].append(row)
-            self.plan.spills.setdefault(self.index[anchor], []).append(
+            self.plan.spills.setdefault(self.blocks.starts[self.blocks.of(at)], []).append(
                 Spill(len(self.plan.rows["local"]) - 1, op.stack or 0, op.width))
         if spills:
             self.plan.notes.append(
                 f"ptxas spilled registers: {len(spills)} local instruction"
-                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have" + (
-                    f"; {lost} of them lie in blocks without a memory access and are not "
-                    "counted" if lost else ""))
+                f"{'s' if len(spills) > 1 else ''} (LDL/STL) the PTX does not have, each run "
+                "whenever its PTX basic block runs, with the lanes that run it")
 
 
 VARYING_SPECIALS = ("%tid", "%laneid", "%clock", "%globaltimer", "%lanemask")
@@ -370,19 +352,27 @@ class SassKernel(CompiledKernel):
         view.assumptions = self.ptx_assumptions
         return view
 
+    @property
+    def marks(self) -> frozenset[int]:
+        """The first instructions of the PTX blocks that hold spills: their runs are events."""
+        return frozenset(self.plan.spills)
+
     def events(self, lo: int, hi: int, threads: Threads | None = None,
                skip: Collection[int] = ()) -> Iterator[tuple[str, int, Batch | None]]:
-        """The PTX engine's events of warps [lo, hi) carried onto the SASS rows, with the
-        spills after their anchors."""
+        """The PTX engine's events of warps [lo, hi) carried onto the SASS rows, the spills
+        of a block when it runs."""
         done: dict[tuple[str, int], int] = {}
+        frame = self.frame
         for space, k, batch in super().events(lo, hi, threads, skip):
+            if space == MARK:
+                assert batch is not None
+                for spill in self.plan.spills[k]:
+                    yield "local", spill.row, _spill_batch(batch, spill, lo, frame)
+                continue
             rows = self.plan.routes.get((space, k), (k,))
             if rows:
                 n = done[(space, k)] = done.get((space, k), -1) + 1
                 yield space, rows[n % len(rows)], batch
-            for spill in self.plan.spills.get((space, k), ()):
-                assert batch is not None
-                yield "local", spill.row, _spill_batch(batch, spill, lo, self.frame)
 
     @property
     def frame(self) -> int:
@@ -478,13 +468,14 @@ def shared_out(batch: RepeatedBatch, rows: tuple[int, ...], n: int, period: int 
                                                   loops=loops)
 
 
-def _spill_batch(anchor: Batch, spill: Spill, lo: int, frame: int) -> Batch:
-    """A spill's execution with its anchor's lanes: lane L of warp w at stack offset o is at
-    SPILL_BASE + w * 32 frame + (o / g) * 32 g + L g + o % g, g = max(4, width) bytes."""
+def _spill_batch(block: Batch, spill: Spill, lo: int, frame: int) -> Batch:
+    """A spill's execution in a run of its block (`block`: the lanes that run it): lane L
+    of warp w at stack offset o is at SPILL_BASE + w * 32 frame + (o / g) * 32 g + L g +
+    o % g, g = max(4, width) bytes."""
     grain = max(LOCAL_GRAIN, spill.width)
-    warps = lo + np.arange(anchor.active.shape[0], dtype=np.int64)[:, None]
+    warps = lo + np.arange(block.active.shape[0], dtype=np.int64)[:, None]
     lane = np.arange(WARP, dtype=np.int64)[None, :]
     address = SPILL_BASE + warps * (frame * WARP) + (spill.stack // grain) * (grain * WARP) + \
         lane * grain + spill.stack % grain
-    address = np.where(anchor.active, address, 0)
-    return Batch(anchor.active, address // spill.width, address, None, None, {})
+    address = np.where(block.active, address, 0)
+    return Batch(block.active, address // spill.width, address, None, None, {})

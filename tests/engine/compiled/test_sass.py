@@ -222,6 +222,93 @@ def test_registers_ptxas_spills_are_counted_as_local_traffic():
     assert sass_run.totals == ptx_run.totals
 
 
+SPILL_LOOP = """\
+__global__ void spill_loop(const float* x, float* y, int n)
+{
+    float r[48];
+    int i = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < 48; ++k)
+        r[k] = x[i + 32 * k];
+#pragma unroll 1
+    for (int t = 0; t < 4; ++t) {
+        float v = x[i + 32 * t];
+        if (i % 3 == 0) {
+#pragma unroll
+            for (int k = 0; k < 48; ++k)
+                r[k] = r[k] * r[(k * 5) % 48] + v;
+        }
+#pragma unroll
+        for (int k = 0; k < 48; ++k)
+            r[k] = r[k] * v + r[(k * 7) % 48];
+    }
+    float acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 48; ++k)
+        acc += r[k] * r[47 - k];
+    y[i] = acc;
+}
+"""
+# SPILL_LOOP's PTX blocks: (executions, active lanes) of one warp of 32 lanes
+RUNS = {"entry": (1, 32), "head": (4, 32), "arm": (4, 11), "join": (4, 32), "tail": (1, 32)}
+# sectors of one request of a spill of `width` bytes by `lanes` lanes, lane L at L g bytes
+# (g = max(4, width)): 32 lanes cover 32 g contiguous bytes, g sectors; lanes 0, 3, .., 30
+# start at 12 j, 24 j, 48 j (j = 0..10): 4 bytes all 4 sectors of [0, 128); 8 bytes sectors
+# 0,0,1,2,3,3,4,5,6,6,7 (8); 16 bytes sectors 0,1,3,4,6,7,9,10,12,13,15 (11)
+SECTORS = {(4, 32): 4, (8, 32): 8, (16, 32): 16, (4, 11): 4, (8, 11): 8, (16, 11): 11}
+
+
+def _blocks_of(ptx: str) -> dict[int, str]:
+    """SPILL_LOOP's PTX line -> the block of the first instruction at or after it: "entry"
+    up to the first label (the loop head), "head" to the branch over the arm, "arm" to the
+    second label (the join), "join" to the branch back to the head, "tail" after it."""
+    block, following, found = "entry", {"head": "arm", "join": "tail"}, {}
+    lines = ptx.splitlines()
+    for number, text in enumerate(lines, 1):
+        words = text.split()
+        if text.strip().startswith("$L") and text.strip().endswith(":"):
+            block = "head" if block == "entry" else "join"
+        elif words and text.strip().endswith(";") and not words[0].startswith((".", "//")):
+            found[number] = block
+            if any(word.split(".")[0] == "bra" for word in words[:2]):
+                block = following.get(block, block)
+    ahead, out = "tail", {}
+    for number in reversed(range(1, len(lines) + 1)):
+        ahead = out[number] = found.get(number, ahead)
+    return out
+
+
+@needs_nvcc
+def test_spills_in_blocks_without_memory_access_run_with_their_blocks():
+    """-maxrregcount=24, one warp: the loop (4 iterations, every lane) holds x's load
+    (head), the arm of `i % 3 == 0` (lanes 0, 3, .., 30: 11) and the join after it; the arm
+    and the join are arithmetic only. Each spill runs with its PTX block (the block of its
+    PTX line, read from the printed PTX): one request per execution of the block (RUNS),
+    with its lanes, SECTORS per request."""
+    kernel, sass_run, _, ptx_run = _levels(_inline(SPILL_LOOP, "spill_loop",
+                                                   flags=["-maxrregcount=24"]))
+    block_at = _blocks_of(kernel.compiled.ptx)
+    ops = {op.offset: op for op in kernel.code.ops}
+    print("\n".join(f"PTX line {n}: {t.strip()}" for n, t in
+                    enumerate(kernel.compiled.ptx.splitlines(), 1) if "bra" in t or "$L" in t))
+    spills = [s for s in sass_run.local if "register spill" in s.name]
+    assert not ptx_run.local
+    assert len(spills) == sum(op.name in ("LDL", "STL") for op in kernel.code.ops)
+    placed: Counter = Counter()
+    for s in spills:
+        block = block_at[ops[s.sass_offset].ptx_line]
+        placed[block] += 1
+        runs, lanes = RUNS[block]
+        assert (s.requests, s.active_lanes, s.sectors) == \
+            (runs, runs * lanes, runs * SECTORS[(s.width, lanes)]), (s.name, block)
+    print(placed)
+    assert placed["arm"] > 0 and placed["join"] > 0  # the case: no memory access in the PTX
+    assert kernel.marks and not kernel.ptx_level().marks  # the PTX level runs no marks
+    assert f"ptxas spilled registers: {len(spills)} local instructions (LDL/STL) the PTX " \
+           "does not have, each run whenever its PTX basic block runs, with the lanes that " \
+           "run it." in kernel.assumptions
+
+
 def test_no_assembler_means_the_ptx_is_counted(monkeypatch):
     """Where ptxas or nvdisasm is missing, the reading says PTX."""
     if FOUND is None:
