@@ -51,6 +51,7 @@ from .flags import (
     with_engine,
     with_machine,
 )
+from .written_ahead import WrittenAhead
 
 
 def report_parser() -> argparse.ArgumentParser:
@@ -88,13 +89,16 @@ def run_report(argv: list[str]) -> int:
     args = report_parser().parse_args(argv)
     budget = run_budget(args)
     guessed = ""
+    ahead: WrittenAhead | None = None
     try:
         loaded, guessed = _loaded(args)
         pattern = with_engine(with_machine(loaded, args), args)
+        ahead = WrittenAhead(pattern)  # the report compares the reading as written
         with progress_bar(args.quiet) as progress:
             pattern, analysis, assumed = assuming(
                 pattern, args.assume_values or pattern.assume_values,
                 lambda p: analyze(p, progress=progress, budget=budget))
+        compiler_changes(pattern, analysis, ahead.result(pattern))  # kept in the one cache
         detail = None
         if args.warp is not None:
             warps = listing_of(pattern).warps
@@ -109,6 +113,8 @@ def run_report(argv: list[str]) -> int:
         listing = (_warp_text(warp_json(pattern, detail)) if detail is not None and doc is None
                    else None)  # made before anything is printed: it may be refused
     except PatternError as err:
+        if ahead is not None:
+            ahead.close()  # the reading as written is not wanted
         about_sizes = not err.place.startswith("--") and (
             "outside" in err.message or err.place.startswith(("launch", "arrays")))
         return fail(pattern_error_line(args.file, err) + (guessed if about_sizes else ""))

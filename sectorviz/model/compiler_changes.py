@@ -56,19 +56,41 @@ class Counts:
     indices: tuple[int, ...]
 
 
-def compiler_changes(pattern: Pattern, compiled: Analysis | None = None
-                     ) -> CompilerChanges | None:
+#: the analysis as written, or why it could not be counted ("as written it could not ...")
+Written = Analysis | str
+
+
+def compiler_changes(pattern: Pattern, compiled: Analysis | None = None,
+                     written: Written | None = None) -> CompilerChanges | None:
     """A kernel pattern read by the compiled engine -> what the compiler changed against the
     source as written (None for any other reading, and for a PTX file or a kernel written in
-    Python: no source is read as written); `compiled` is the pattern's analysis when the
-    caller has it. Cached in the one cache while the files both engines read are
-    unchanged."""
-    reading = reading_of(pattern)
-    if reading is None or reading.engine != "compiled" or "ptx" in (pattern.kernel or {}) \
-            or python_language(pattern.kernel) is not None:
+    Python: no source is read as written); `compiled` is the pattern's analysis and
+    `written` its reading as written (written_reading) when the caller has them. Cached in
+    the one cache while the files both engines read are unchanged."""
+    if not compared(pattern):
         return None
     return MEMO.get(KIND, read_as(pattern),
-                    lambda: _changes(pattern, compiled or analyzed(pattern)))
+                    lambda: _changes(pattern, compiled or analyzed(pattern), written))
+
+
+def compared(pattern: Pattern) -> bool:
+    """Whether the pattern's reading is compared with the source as written: a CUDA kernel
+    read by the compiled engine."""
+    reading = reading_of(pattern)
+    return not (reading is None or reading.engine != "compiled" or
+                "ptx" in (pattern.kernel or {}) or python_language(pattern.kernel) is not None)
+
+
+def written_reading(pattern: Pattern) -> Written:
+    """The pattern's kernel read as written (the source engine: its -G compile), within its
+    share of the work budget, or the line saying why it could not be counted."""
+    source = with_kernel(pattern, "kernel.engine", engine="source")
+    try:
+        return analyzed(source, budget=Budget(work=default_work() // WRITTEN_SHARE))
+    except PatternError as err:
+        return f"as written it could not be counted: {err.message}"
+    except MemoryError:  # the compiled reading stands on its own
+        return "as written it could not be counted: out of memory"
 
 
 def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
@@ -78,15 +100,12 @@ def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
     return value
 
 
-def _changes(pattern: Pattern, compiled: Analysis) -> CompilerChanges:
+def _changes(pattern: Pattern, compiled: Analysis, written: Written | None) -> CompilerChanges:
     by_ptxas = _by_ptxas(pattern, compiled)
-    source = with_kernel(pattern, "kernel.engine", engine="source")
-    try:
-        written = analyzed(source, budget=Budget(work=default_work() // WRITTEN_SHARE))
-    except PatternError as err:
-        return CompilerChanges(by_ptxas, f"as written it could not be counted: {err.message}")
-    except MemoryError:  # the compiled reading stands on its own
-        return CompilerChanges(by_ptxas, "as written it could not be counted: out of memory")
+    if written is None:
+        written = written_reading(pattern)
+    if isinstance(written, str):
+        return CompilerChanges(by_ptxas, written)
     return CompilerChanges(_in_order([*diff(written, compiled), *by_ptxas]))
 
 
