@@ -152,11 +152,13 @@ class SharedWarpDetail:
 @dataclass(frozen=True)
 class WarpDetails:
     """One warp's global and shared detail as a view shows them, each or the error (text)
-    that stopped it; `shared` is None for a kernel without shared instructions."""
+    that stopped it; `shared` is None for a kernel without shared instructions. `pending`:
+    they are being worked out, and the texts say so (no error)."""
 
     warp: int
     detail: WarpDetail | str
     shared: SharedWarpDetail | str | None
+    pending: bool = False
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from .palette import Theme, mix
 from .parts import MARGIN, caption, caption_width, label_every, legend, paragraph, row_text
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import GRID_WIDTH, DiagramSpec
-from .words import counted
+from .words import NOT_RUN, counted
 
 CELL_W, ROW_H = 30.0, 14.0  # one bank column, one lane row (diagram units)
 FAINT = 0.6  # a cell showing less of its colour than this gets its word number in text ink
@@ -96,7 +96,7 @@ def bank_scene(listing: Listing, shared: SharedWarpDetail, spec: DiagramSpec,
                  f"{grid.ideal}, {grid.wavefronts - grid.ideal} bank conflicts, "
                  f"{grid.ways}-way, {ins.width} B per lane in phases of {grid.phase_lanes} lanes")
     else:
-        grid, stats = None, "not run by this warp"
+        grid, stats = None, NOT_RUN
     shapes: list[Shape] = []
     y = caption(shapes, head, stats, MARGIN, th) if spec.caption else MARGIN
     cw = cell_width(grid, spec.grid_width, th)

@@ -35,7 +35,7 @@ from .parts import (
 )
 from .shapes import Line, Rect, Scene, Shape, Text, text_width
 from .spec import DiagramSpec
-from .words import counted
+from .words import NOT_RUN, counted
 
 ROW_H = 13.0  # one lane row
 CELL_MIN, CELL_MAX = 10.0, 96.0  # width of one sector column
@@ -255,7 +255,7 @@ def _draw_panel(shapes: list[Shape], p: Panel, x0: float, geo: Geometry, th: The
     if p.layout is None:
         w = NOT_RUN_UNITS * cw
         shapes.append(Rect(x0, top, w, BODY_H, th.inactive, css="not-run"))
-        shapes.append(Text(x0 + w / 2 + small * 0.36, top + BODY_H / 2, "not run by this warp",
+        shapes.append(Text(x0 + w / 2 + small * 0.36, top + BODY_H / 2, NOT_RUN,
                            small, th.muted, anchor="middle", rotate=True, css="note"))
         return w
     layout = p.layout

@@ -42,7 +42,7 @@ from ..model.values import (
 from .explain import explanations, shared_explanations
 from .grid import LINE_BYTES, run_totals
 from .palette import waste_classes
-from .words import counted
+from .words import NOT_RUN, counted
 
 Figure = int | float | None  # a plain number (None: no such figure, e.g. a lone side)
 
@@ -82,6 +82,9 @@ OP_WORDS = {"load": "load", "store": "store",
             "atom": "atomic read-modify-write whose old value is used",
             "red": "atomic reduction whose old value is discarded"}
 NO_GLOBAL = "no global memory instruction"  # a kernel that reads and writes no global array
+# what a "this warp" row says without the warp's execution of its instruction
+WORKING = "working out…"  # its details are on their way
+NOT_COUNTED = "not counted (step 3 says why)"  # they stopped with an error
 CONSTANT_NOTE = ("__constant__ reads, through the constant cache: a request takes one pass per "
                  "distinct address; no global sectors")
 
@@ -334,19 +337,19 @@ def _shared_rows(analysis: Analysis | None, waiting: Row | None) -> tuple[Row, .
 
 
 def _shared_warp_rows(listing: Listing, warp: int, shared: SharedWarpDetail | str,
-                      instruction: int, run: int) -> tuple[Row, ...]:
+                      instruction: int, run: int, pending: bool) -> tuple[Row, ...]:
     """Step 6 about `warp`: each shared instruction's wavefronts in execution `run` of
     shared instruction `instruction` (the first of the others), and why (scene.explain);
-    the error that stopped `shared`, if one did."""
+    the error that stopped `shared`, if one did, or that it is being worked out."""
     if isinstance(shared, str):
-        return (Row(f"warp {warp}", "error", shared),)
+        return (Row(f"warp {warp}", WORKING if pending else "error", shared),)
     why = shared_explanations(listing, shared, instruction, run)
     rows = []
     for k, (ins, executions) in enumerate(zip(listing.shared_instructions, shared.executions)):
         j = run if k == instruction else 0
         at = len(listing.instructions) + k
         if not 0 <= j < len(executions):
-            rows.append(Row(f"{ins.name}, this warp", "not run by this warp", instruction=at))
+            rows.append(Row(f"{ins.name}, this warp", NOT_RUN, instruction=at))
             continue
         b = executions[j]
         banks = bank_rows(np.broadcast_to(b.address, b.active.shape)[:1], ins.width,
@@ -396,8 +399,9 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
         j = run if k == instruction else 0
         ex = runs[j] if 0 <= j < len(runs) else None
         if ex is None:
-            expansion.append(Row(ins.name, "not run by this warp", instruction=k))
-            sectors.append(Row(f"{ins.name}, this warp", "not run by this warp", instruction=k))
+            unknown = NOT_RUN if detail else WORKING if details.pending else NOT_COUNTED
+            expansion.append(Row(ins.name, unknown, instruction=k))
+            sectors.append(Row(f"{ins.name}, this warp", unknown, instruction=k))
         else:
             spacing = lane_spacing(ex)
             expansion.append(Row(ins.name, spacing, _alignment(ex, arr.address0, sb),
@@ -448,7 +452,8 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
         sectors.append(waiting)
         bounds = [waiting]
     block = "" if detail is None else f", block {tuple(detail.block)}"
-    warp_rows = expansion if detail is not None else [Row("warp", "error", warp_error or "")]
+    warp_rows = expansion if detail is not None else [
+        Row("warp", WORKING if details.pending else "error", warp_error or "")]
     title = (f"{listing.name}: {counted(listing.threads, 'thread')} in "
              f"{counted(listing.warps, 'warp')}, {sb}-byte sectors"
              + ("" if listing.reading is None else f"; {listing.reading}"))
@@ -466,7 +471,8 @@ def accounting_sheet(listing: Listing, analysis: Analysis | None, details: WarpD
         steps.append(Step(6, "Shared memory: bank wavefronts per warp request (per block, not "
                              "global sectors)",
                           _shared_rows(analysis, waiting)
-                          + _shared_warp_rows(listing, warp, details.shared, shared, run)))
+                          + _shared_warp_rows(listing, warp, details.shared, shared, run,
+                                              details.pending)))
     if changes is not None and (changes.changes or changes.note):
         steps.append(Step(len(steps) + 1, "What the compiler changed (compiled against as "
                                           "written)", _change_rows(changes)))

@@ -1,6 +1,9 @@
-"""Counts in words, the one place a noun agrees with its number: 1 warp, 32,768 warps."""
+"""Counts in words, the one place a noun agrees with its number: 1 warp, 32,768 warps; and
+the words every view says of an instruction the selected warp does not run."""
 
 from __future__ import annotations
+
+NOT_RUN = "not run by this warp"
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

@@ -323,7 +323,7 @@ class Document(QObject):
         warp = self._selection.warp
         text = working_out(warp) if self._resolved() else compiling(self._pattern)
         return self.details() or WarpDetails(
-            warp, text, text if self.kernel.shared_instructions else None)
+            warp, text, text if self.kernel.shared_instructions else None, pending=True)
 
     @property
     def details_pending(self) -> bool:
