@@ -6,25 +6,32 @@ included, where it is not cached).
 Only where processes fork (Linux), no other thread runs, and the pattern is compared at all;
 elsewhere, and when the child fails in any way, the parent reads the kernel as written
 itself, as before. The
-child ignores Ctrl-C (the parent's KeyboardInterrupt ends it) and is killed when it is not
-wanted: the pattern changed (values assumed), or the report failed.
+child ignores Ctrl-C (the parent's KeyboardInterrupt ends it), ends when the parent dies (a
+parent-death signal, as the compile supervisor's) and is killed when it is not wanted: the
+pattern changed (values assumed), or the report failed.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
 import threading
 from multiprocessing.connection import Connection
 
+from ..engine.compiled.supervise import die_with_parent
 from ..model import Pattern
 from ..model.compiler_changes import Written, compared, written_reading
 from ..model.frontend import read_as
 
 
-def _child(pattern: Pattern, pipe: Connection) -> None:
-    """In the forked process: the reading as written, sent to the parent."""
+def _child(pattern: Pattern, pipe: Connection, parent: int) -> None:
+    """In the forked process: the reading as written, sent to the parent; it ends with the
+    parent, however that ends (a SIGKILL too), and its compiles with it."""
+    die_with_parent()
+    if os.getppid() != parent:
+        return  # the parent ended before it could be followed
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     pipe.send(written_reading(pattern))
     pipe.close()
@@ -40,7 +47,8 @@ class WrittenAhead:
             return  # (a fork copies no other thread: one holding a lock would leave it held)
         context = multiprocessing.get_context("fork")
         self.pipe, theirs = context.Pipe(duplex=False)
-        self.process = context.Process(target=_child, args=(pattern, theirs), daemon=True)
+        self.process = context.Process(target=_child, args=(pattern, theirs, os.getpid()),
+                                       daemon=True)
         self.process.start()
         theirs.close()
 

@@ -27,7 +27,7 @@ PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent d
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Ask Linux for SIGTERM when the parent (sectorviz) dies; elsewhere nothing."""
     if not sys.platform.startswith("linux"):
         return
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
     supervisor = Supervisor(folder)
     for signum in STOP_SIGNALS:
         signal.signal(signum, supervisor.stop)
-    _die_with_parent()
+    die_with_parent()
     if os.getppid() != parent:  # sectorviz died before the parent-death signal was set
         supervisor.stop(signal.SIGTERM, None)
     try:
