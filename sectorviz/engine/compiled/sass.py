@@ -172,7 +172,7 @@ def cubin_machine_code(cubin: bytes, entry: str, target: str, words: str
     if made_for != expected:
         return None, f"its cubin is for {made_for}, not the PTX's {target}"
     if not any(_PTX_LINE.match(line) for line in listing.splitlines()):
-        return None, "its cubin carries no SASS-to-PTX line table (ptxas ran without -lineinfo)"
+        return None, "its cubin carries no SASS-to-PTX line table"
     return SassCode(words, sass_ops(listing, entry)), ""
 
 
