@@ -28,8 +28,13 @@ from ...model.pattern import Pattern, expression
 from ...model.python_kernel import DEFAULT_NUM_STAGES, num_warps
 from ..ptx.kernel import CompiledPtx
 from .bounded import run_bounded
-from .pykernel import (compiled_python, compiler_version, own_ptxas_words, python_arch,
-                       read_python_source)
+from .pykernel import (
+    compiled_python,
+    compiler_version,
+    own_ptxas_words,
+    python_arch,
+    read_python_source,
+)
 from .sass import SASS_SECONDS
 
 TRITON_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
