@@ -98,9 +98,12 @@ def python_assembler(pattern: Pattern, language: str) -> str:
     from .compiled.pykernel import PYTHON_ASSEMBLER, python_arch
     from .compiled.sass import find_nvdisasm
     from .compiled.tritonkernel import triton_assembler
-    own = language == "triton" and pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" and \
-        find_nvdisasm() is not None and triton_assembler(pattern)
-    return own or assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern))
+    if language == "triton" and pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" and \
+            find_nvdisasm() is not None:
+        own = triton_assembler(pattern)
+        if own:
+            return own
+    return assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern))
 
 
 def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:
