@@ -120,8 +120,9 @@ def compiled_python(source: PythonSource, request: dict[str, Any], compiler: str
                  "lookups": {}, "host_code_left_out": False}
         entry["entry"] = _entry_name(entry["ptx"], source.path)
         ptxcache.store(key, entry)
-    if entry.get("sass") is None:  # made once nvdisasm (and, without a cubin, nvJitLink) is
-        code = python_machine_code(entry, source.language, arch)  # found
+    # the SASS, made once nvdisasm (and, without a readable cubin, nvJitLink) is found
+    if entry.get("sass") is None:
+        code = python_machine_code(entry, source.language, arch)
         entry = {**entry, "sass": code_json(code)}
         if code is not None:
             ptxcache.store(key, entry)
