@@ -62,13 +62,11 @@ def kernel_reading(pattern: Pattern) -> Reading:
         return Reading("compiled", ptx_compiler(pattern),
                        assembler=assembler(pattern, find_compiler(), "its .target"))
     language = python_language(pattern.kernel)
-    if language is not None:  # Triton or Numba, assembled by nvJitLink (pykernel.py)
+    if language is not None:  # Triton (its own cubin) or Numba (nvJitLink): pykernel.py
         from .compiled.numbakernel import numba_compiler
-        from .compiled.pykernel import PYTHON_ASSEMBLER, python_arch
         from .compiled.tritonkernel import triton_compiler
         compiler = triton_compiler(pattern) if language == "triton" else numba_compiler(pattern)
-        return Reading("compiled", compiler,
-                       assembler=assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern)))
+        return Reading("compiled", compiler, assembler=python_assembler(pattern, language))
     engine, by_pattern = asked_engine(pattern)
     toolchain = find_compiler()
     if toolchain is None:
@@ -89,6 +87,23 @@ def assembler(pattern: Pattern, toolchain: "Toolchain | None", arch: str) -> str
     tools = assembler_tools(toolchain) if pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" \
         else None
     return "" if tools is None else tools.words(arch)
+
+
+def python_assembler(pattern: Pattern, language: str) -> str:
+    """What is expected to make a Python kernel's SASS: Triton's bundled ptxas (its own
+    cubin, `Triton's ptxas 13.4 for sm_90`) where the compiled engine counts SASS and it and
+    nvdisasm are found, else nvJitLink as `assembler` gives it (counted_reading names the
+    one that did, where the cubin could not be read)."""
+    assert pattern.kernel is not None
+    from .compiled.pykernel import PYTHON_ASSEMBLER, python_arch
+    from .compiled.sass import find_nvdisasm
+    from .compiled.tritonkernel import triton_assembler
+    if language == "triton" and pattern.kernel.get("level", DEFAULT_LEVEL) == "sass" and \
+            find_nvdisasm() is not None:
+        own = triton_assembler(pattern)
+        if own:
+            return own
+    return assembler(pattern, PYTHON_ASSEMBLER, python_arch(pattern))
 
 
 def compiled_kernel(pattern: Pattern, reading: Reading) -> FrontEnd:

@@ -61,6 +61,10 @@ class FrontEnd(Protocol):
     def assumptions(self) -> tuple[str, ...]: ...
 
     @property
+    def assembler(self) -> str:
+        """What made the SASS a compiled kernel carries (`ptxas 13.0 for sm_90`); "": none."""
+
+    @property
     def files_read(self) -> tuple[Path, ...]:
         """Files the front end read other than through files.read_bytes, or reads later."""
 
@@ -129,11 +133,14 @@ class Reading:
 def counted_reading(reading: Reading, kernel: FrontEnd) -> Reading:
     """The reading as `kernel` was counted: a SASS reading whose kernel carries no SASS
     opcode on any instruction (one holding wmma, which the engine counts in PTX) reads as
-    PTX."""
+    PTX; one whose SASS another assembler made than the reading expected (nvJitLink where
+    Triton's own cubin could not be read) names that one."""
     instructions = (*kernel.instructions, *kernel.shared_instructions,
                     *kernel.constant_instructions, *kernel.local_instructions)
     if reading.level == "sass" and instructions and not any(i.sass for i in instructions):
         return replace(reading, assembler="")
+    if reading.level == "sass" and kernel.assembler not in ("", reading.assembler):
+        return replace(reading, assembler=kernel.assembler)
     return reading
 
 

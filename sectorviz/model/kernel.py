@@ -387,6 +387,7 @@ class Launch:
     constant_instructions: tuple[Instruction, ...] = ()
     local_instructions: tuple[Instruction, ...] = ()
     assumptions: tuple[str, ...] = ()
+    assembler = ""  # what made the SASS a compiled kernel carries (`ptxas 13.0 for sm_90`)
 
     def __init__(self, pattern: Pattern, arrays: tuple[ArraySpec, ...] | None = None):
         """`arrays` replaces the pattern's own specs (a CUDA kernel fills in pointee dtypes)."""

@@ -78,5 +78,6 @@ def numba_kernel(pattern: Pattern) -> CompiledPtx:
     digits = python_arch(pattern)[3:].rstrip("af")
     request = {"function": pattern.kernel["function"], "args": types,
                "cc": [int(digits[:-1]), int(digits[-1])]}
-    compiled = compiled_python(source, request, compiler, tuple(n for n, _ in ptx))
+    compiled = compiled_python(source, request, compiler, tuple(n for n, _ in ptx),
+                               python_arch(pattern))
     return replace(compiled, param_values=tuple((n, v) for n, v in ptx if v is not None))

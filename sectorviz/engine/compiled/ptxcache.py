@@ -99,7 +99,7 @@ def _sass_well_formed(code: object) -> bool:
     if code is None:
         return True
     return isinstance(code, dict) and isinstance(code.get("assembler"), str) and \
-        isinstance(code.get("ops"), list) and all(
+        isinstance(code.get("note", ""), str) and isinstance(code.get("ops"), list) and all(
             isinstance(op, list) and len(op) == 4 and isinstance(op[0], int) and
             isinstance(op[1], str) and isinstance(op[2], int) and
             (op[3] is None or isinstance(op[3], int)) for op in code["ops"])

@@ -8,11 +8,13 @@ reach only KERNEL_PACKAGES), and the compiler's request ("triton": signature, co
 divisible, arch, num_warps, num_stages; "numba": argument types, cc). Standard output:
 JSON {"ok", "log" (the first error, one line), "line" (its line in the file, or 0), "ptx",
 "version", "shared": the bytes of dynamic shared memory the launch gives (Triton's; null
-for Numba)}.
+for Numba), "cubin": Triton's own cubin of that PTX (made by its bundled ptxas, with
+`-lineinfo`), base64, and "ptxas": that ptxas's release (`13.4`); null for Numba}.
 """
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
 import os
@@ -76,16 +78,20 @@ def _loaded(request: dict) -> types.ModuleType:
     return module
 
 
-def _triton(fn: Any, req: dict) -> tuple[str, str, int | None]:
+def _triton(fn: Any, req: dict) -> dict[str, Any]:
     import triton
     from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.compiler import get_ptxas
     from triton.compiler import ASTSource
     attrs = {(int(i),): [["tt.divisibility", 16]] for i in req["divisible"]}
     source = ASTSource(fn, req["signature"], constexprs=req["constexprs"], attrs=attrs)
     options = {"num_warps": req["num_warps"], "num_stages": req["num_stages"]}
     compiled = triton.compile(source, target=GPUTarget("cuda", req["arch"], 32),
                               options=options)
-    return compiled.asm["ptx"], triton.__version__, int(compiled.metadata.shared)
+    return {"ptx": compiled.asm["ptx"], "version": triton.__version__,
+            "shared": int(compiled.metadata.shared),
+            "cubin": base64.b64encode(compiled.asm["cubin"]).decode("ascii"),
+            "ptxas": get_ptxas(req["arch"]).version}
 
 
 def _numba_type(arg: list) -> Any:
@@ -94,14 +100,15 @@ def _numba_type(arg: list) -> Any:
     return nt.Array(dtype, arg[2], arg[3]) if kind == "array" else dtype
 
 
-def _numba(fn: Any, req: dict) -> tuple[str, str, int | None]:
+def _numba(fn: Any, req: dict) -> dict[str, Any]:
     from importlib.metadata import version
 
     from numba import cuda
     signature = tuple(_numba_type(arg) for arg in req["args"])
     ptx, _ = cuda.compile_ptx(getattr(fn, "py_func", fn), signature, cc=tuple(req["cc"]),
                               lineinfo=True)
-    return ptx, version("numba-cuda"), None
+    return {"ptx": ptx, "version": version("numba-cuda"), "shared": None, "cubin": None,
+            "ptxas": None}
 
 
 def _first_line(err: BaseException, request: dict) -> tuple[str, int]:
@@ -141,8 +148,7 @@ def main() -> None:
         else:
             fn = getattr(module, request["function"])
             compile_ = _triton if request["compiler"] == "triton" else _numba
-            result["ptx"], result["version"], result["shared"] = compile_(fn, request)
-            result["ok"] = True
+            result.update(compile_(fn, request), ok=True)
     except Exception as err:  # the compiler's error, said in one line
         result["log"], result["line"] = _first_line(err, request)
     sys.stdout.write(json.dumps(result))

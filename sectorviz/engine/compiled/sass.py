@@ -5,8 +5,11 @@ disassembled with both line tables (`nvdisasm -g -gp`, beside ptxas or from NVID
 `nvidia-cuda-nvdisasm` wheel). `-gp` ties every SASS instruction to the line of the PTX it
 was built from (the cubin embeds that PTX, its line numbers kept), so each SASS memory
 instruction of the entry becomes a model.ptx.sass_code.SassOp naming its PTX line; how they
-are counted is model.ptx.sass_reading's. Both tools run bounded (bounded.py); the result is
-cached with the PTX (compile.py, ptxcache.py) as a JSON-able dict (`code_json`).
+are counted is model.ptx.sass_reading's. A compiler that makes its own cubin of its PTX
+(Triton, with its bundled ptxas and `-lineinfo`, in its bounded compile) has that cubin read
+the same way (`cubin_machine_code`). Both tools run bounded (bounded.py); the result is
+cached with the PTX (compile.py, pykernel.py, ptxcache.py) as a JSON-able dict
+(`code_json`).
 
 Where no assembler or no nvdisasm is found, or either fails, there is no SASS: the kernel is
 counted at the PTX level, and the assumptions say so.
@@ -41,6 +44,9 @@ _SASS_OP = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*
                       r"([^;]*);")
 _STACK = re.compile(r"\[R1(?:\+(0x[0-9a-f]+))?\]")
 _REGISTERS = re.compile(r"-maxrregcount=\d+")
+# what nvdisasm says a cubin is for: `.target sm_90a` (the ELF format of ptxas 13), else
+# `.headerflags @"... EF_CUDA_SM80 ..."` (the older one, which has no a/f suffix)
+_MADE_FOR = re.compile(r"^\s*\.target\s+(sm_\w+)|^\s*\.headerflags\s.*\bEF_CUDA_SM(\d+)\b", re.M)
 
 
 @dataclass(frozen=True)
@@ -65,9 +71,7 @@ def assembler_tools(toolchain: Toolchain | None) -> Assembler | None:
     up once per toolchain: every kernel pattern's reading asks)."""
     folder = None if toolchain is None or toolchain.kind != "nvcc" else \
         str(Path(toolchain.path).parent)
-    nvdisasm = (folder and shutil.which("nvdisasm", path=folder)) or next(
-        (str(p) for base in wheel_folders() for p in sorted(Path(base).glob("cu*/bin/nvdisasm*"))
-         if shutil.which(str(p))), None)
+    nvdisasm = find_nvdisasm(folder)
     if nvdisasm is None:
         return None
     ptxas = folder and shutil.which("ptxas", path=folder)
@@ -75,6 +79,15 @@ def assembler_tools(toolchain: Toolchain | None) -> Assembler | None:
         return Assembler("ptxas", ptxas, toolchain.version, nvdisasm)
     jitlink = find_jitlink()
     return None if jitlink is None else Assembler("nvJitLink", *jitlink, nvdisasm)
+
+
+@lru_cache(maxsize=8)
+def find_nvdisasm(folder: str | None = None) -> str | None:
+    """nvdisasm beside ptxas in `folder`, else from NVIDIA's `nvidia-cuda-nvdisasm` wheel
+    (looked up once per folder)."""
+    return (folder and shutil.which("nvdisasm", path=folder)) or next(
+        (str(p) for base in wheel_folders() for p in sorted(Path(base).glob("cu*/bin/nvdisasm*"))
+         if shutil.which(str(p))), None)
 
 
 @lru_cache(maxsize=1)
@@ -123,14 +136,44 @@ def disassembled(ptx: str, arch: str, tools: Assembler,
     registers = [f for f in flags if _REGISTERS.fullmatch(f)]
     with private_folder("sectorviz-sass-") as folder:
         cubin = _cubin(ptx, arch, tools, registers, folder)
-        if cubin is None:
-            return None
-        try:
-            done = run_bounded([tools.nvdisasm, "-g", "-gp", "-c", str(cubin)], "kernel",
-                               "nvdisasm", folder, seconds=SASS_SECONDS)
-        except PatternError:
-            return None
-        return done.stdout if done.returncode == 0 else None
+        return None if cubin is None else _listing(cubin, tools.nvdisasm, folder)
+
+
+def _listing(cubin: Path, nvdisasm: str, folder: Path) -> str | None:
+    """A cubin (in `folder`) disassembled with both line tables (nvdisasm -g -gp), bounded;
+    None when nvdisasm fails."""
+    try:
+        done = run_bounded([nvdisasm, "-g", "-gp", "-c", str(cubin)], "kernel", "nvdisasm",
+                           folder, seconds=SASS_SECONDS)
+    except PatternError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def cubin_machine_code(cubin: bytes, entry: str, target: str, words: str
+                       ) -> tuple[SassCode | None, str]:
+    """A compiler's own cubin of a PTX (Triton's) -> (its SASS, named `words`, "") when
+    nvdisasm reads it as made for the PTX's `target` (`sm_90a`) with a SASS-to-PTX line
+    table (the PTX lines it names are then that PTX's own); else (None, why not, in
+    words)."""
+    nvdisasm = find_nvdisasm()
+    if nvdisasm is None:
+        return None, "no nvdisasm was found to read its cubin"
+    with private_folder("sectorviz-sass-") as folder:
+        (folder / "kernel.cubin").write_bytes(cubin)
+        listing = _listing(folder / "kernel.cubin", nvdisasm, folder)
+    if listing is None:
+        return None, "nvdisasm could not read its cubin"
+    found = _MADE_FOR.search(listing)
+    if found is None:
+        return None, "nvdisasm names no architecture its cubin is for"
+    made_for, expected = (found.group(1), target) if found.group(1) else \
+        (f"sm_{found.group(2)}", target.rstrip("af"))
+    if made_for != expected:
+        return None, f"its cubin is for {made_for}, not the PTX's {target}"
+    if not any(_PTX_LINE.match(line) for line in listing.splitlines()):
+        return None, "its cubin carries no SASS-to-PTX line table"
+    return SassCode(words, sass_ops(listing, entry)), ""
 
 
 def sass_ops(listing: str, entry: str) -> tuple[SassOp, ...]:
@@ -185,13 +228,15 @@ def target_machine_code(ptx: str, entry: str, target: str, toolchain: Toolchain 
 
 def code_json(code: SassCode | None) -> dict | None:
     """A SassCode -> its cache form: {"assembler": str, "ops": [[offset, opcode, PTX line,
-    stack offset or null], ...]}."""
+    stack offset or null], ...], "note": str}."""
     return None if code is None else {
         "assembler": code.assembler,
-        "ops": [[op.offset, op.opcode, op.ptx_line, op.stack] for op in code.ops]}
+        "ops": [[op.offset, op.opcode, op.ptx_line, op.stack] for op in code.ops],
+        "note": code.note}
 
 
 def code_from_json(doc: dict | None) -> SassCode | None:
-    """code_json's form -> the SassCode (the cache checked its shape: ptxcache.py)."""
+    """code_json's form -> the SassCode (the cache checked its shape: ptxcache.py; an entry
+    stored before notes has none)."""
     return None if doc is None else SassCode(
-        doc["assembler"], tuple(SassOp(*op) for op in doc["ops"]))
+        doc["assembler"], tuple(SassOp(*op) for op in doc["ops"]), doc.get("note", ""))

@@ -8,12 +8,18 @@ while it fits, else `i64`; a float `fp32`). The specialisation is the launcher's
 values given: an integer equal to 1 becomes the constexpr 1, and a pointer (its array's
 address) or integer divisible by 16 gets `tt.divisibility` 16; `"divisibility": {"n": false}`
 turns both off for an argument (Triton's do_not_specialize), `true` asserts divisibility.
-Triton appends two scratch pointers (global and profile), passed as null.
+Triton appends two scratch pointers (global and profile), passed as null. Triton's own
+cubin of the PTX, made by its bundled ptxas, is the SASS that is read (pykernel.py).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import re
+import shutil
 from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from ...model.errors import PatternError
@@ -21,13 +27,24 @@ from ...model.kernel import Launch, constant
 from ...model.pattern import Pattern, expression
 from ...model.python_kernel import DEFAULT_NUM_STAGES, num_warps
 from ..ptx.kernel import CompiledPtx
-from .pykernel import compiled_python, compiler_version, python_arch, read_python_source
+from .bounded import run_bounded
+from .pykernel import (
+    compiled_python,
+    compiler_version,
+    own_ptxas_words,
+    python_arch,
+    read_python_source,
+)
+from .sass import SASS_SECONDS
 
 TRITON_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64",
                 "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
                 "uint16": "u16", "uint32": "u32", "uint64": "u64"}
 SCRATCH = ("global_scratch", "profile_scratch")  # the pointers Triton appends, passed null
 DIVISOR = 16  # what `tt.divisibility` asserts
+PTXAS_FROM_90 = "ptxas-blackwell"  # the ptxas Triton runs from sm_90, `ptxas` below
+# (backends/nvidia/compiler.py get_ptxas), in its package's backends/nvidia/bin
+_RELEASE = re.compile(r"release (\d+\.\d+)")
 
 
 def triton_compiler(pattern: Pattern) -> str:
@@ -35,6 +52,40 @@ def triton_compiler(pattern: Pattern) -> str:
     assert pattern.kernel is not None
     return (f"{compiler_version('triton')} for {python_arch(pattern)}, num_warps "
             f"{num_warps(pattern.kernel)}")
+
+
+def capability(pattern: Pattern) -> int:
+    """The pattern's architecture as Triton's target capability: sm_90a -> 90."""
+    return int(python_arch(pattern)[3:].rstrip("af"))
+
+
+def triton_assembler(pattern: Pattern) -> str:
+    """`Triton's ptxas 13.4 for sm_90`: the ptxas Triton's compile runs for the pattern,
+    its release read from the bundled binary; "" where it is not found."""
+    release = ptxas_release(capability(pattern))
+    return "" if release is None else own_ptxas_words("triton", release, python_arch(pattern))
+
+
+@lru_cache(maxsize=4)
+def ptxas_release(capability: int) -> str | None:
+    """The release (`13.4`) `ptxas --version` gives of the ptxas Triton runs for
+    `capability` (PTXAS_FROM_90), run bounded once; None where it is not found or says
+    none."""
+    spec = importlib.util.find_spec("triton")
+    if spec is None or spec.origin is None:
+        return None
+    name = PTXAS_FROM_90 if capability >= 90 else "ptxas"
+    found = shutil.which(name, path=str(Path(spec.origin).parent / "backends" / "nvidia" /
+                                        "bin"))
+    if found is None:
+        return None
+    try:
+        done = run_bounded([found, "--version"], "kernel.triton", "ptxas --version",
+                           seconds=SASS_SECONDS)
+    except PatternError:
+        return None
+    release = _RELEASE.search(done.stdout)
+    return None if release is None else release.group(1)
 
 
 def integer_type(value: int) -> str:
@@ -97,9 +148,9 @@ def triton_kernel(pattern: Pattern) -> CompiledPtx:
     signature, constexprs, divisible = triton_arguments(pattern, source.kernel.params)
     request = {"function": pattern.kernel["function"], "signature": signature,
                "constexprs": constexprs, "divisible": divisible,
-               "arch": int(python_arch(pattern)[3:].rstrip("af")),
+               "arch": capability(pattern),
                "num_warps": num_warps(pattern.kernel),
                "num_stages": int(pattern.kernel.get("num_stages", DEFAULT_NUM_STAGES))}
     names = tuple(n for n in source.kernel.params if signature[n] != "constexpr") + SCRATCH
-    return replace(compiled_python(source, request, compiler, names),
+    return replace(compiled_python(source, request, compiler, names, python_arch(pattern)),
                    param_values=tuple((n, 0) for n in SCRATCH))

@@ -201,6 +201,7 @@ class CompiledKernel(Launch):
 
     def __init__(self, pattern: Pattern, compiled: CompiledPtx):
         self.compiled = compiled
+        self.assembler = "" if compiled.sass is None else compiled.sass.assembler
         try:
             self.module = parse_module(compiled.ptx)
         except PtxError as err:
@@ -253,7 +254,8 @@ class CompiledKernel(Launch):
                             LOCKSTEP) + ((WMMA_TILES,) if wmma else ()) + (
             (LOCAL_WORDS,) if self.local_instructions else ()) + (
             (FRAME_SLOTS.format(slots, *(("", "is") if slots == 1 else ("s", "are"))),) if slots
-            else ())
+            else ()) + ((compiled.sass.note + ".",) if compiled.sass and compiled.sass.note
+                        else ())
 
     # ------------------------------------------------------------ setup
 

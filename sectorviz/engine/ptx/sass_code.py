@@ -52,8 +52,10 @@ class SassOp:
 
 @dataclass(frozen=True)
 class SassCode:
-    """The SASS of one entry: its memory instructions in code order and the assembler
-    (`ptxas 13.0 for sm_90`)."""
+    """The SASS of one entry: its memory instructions in code order, the assembler
+    (`ptxas 13.0 for sm_90`) and, where it is not the one first asked, why (`Triton's cubin
+    carries no SASS-to-PTX line table`: said in the kernel's assumptions)."""
 
     assembler: str
     ops: tuple[SassOp, ...]
+    note: str = ""

@@ -1,9 +1,10 @@
-"""Helpers for the compiled front end's tests: a pattern folder with a .cu file, and the mark
-for tests that need nvcc."""
+"""Helpers for the compiled front end's tests: a pattern folder with a .cu file, the mark
+for tests that need nvcc, and an analysis's figures per source line."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,16 @@ def write_pattern(folder: Path, source: str, function: str, files: dict[str, str
     path = folder / "p.sectorviz.json"
     path.write_text(json.dumps(doc))
     return load_pattern(path)
+
+
+def per_line(run) -> Counter:
+    """An analysis -> (space, line, op, "requests" | "sectors" | "wavefronts") -> the sum
+    over its rows of that line and op."""
+    out: Counter = Counter()
+    for space, rows, second in (("global", run.instructions, "sectors"),
+                                ("shared", run.shared, "wavefronts"),
+                                ("local", run.local, "sectors")):
+        for r in rows:
+            out[(space, r.line, r.op, "requests")] += r.requests
+            out[(space, r.line, r.op, second)] += getattr(r, second)
+    return out

@@ -2,11 +2,10 @@
 the PTX engine's events carried onto them. Each test prints the listing it derives its
 numbers from; the compiled engine is asked explicitly (conftest sets the source engine)."""
 
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from compiled_helpers import FOUND, needs_nvcc
+from compiled_helpers import FOUND, needs_nvcc, per_line
 
 import sectorviz.model.one_warp as one_warp
 from sectorviz.engine.compiled import sass
@@ -337,18 +336,6 @@ def test_what_ptxas_did_is_said_in_words_and_numbers():
                     "requests fewer (655,360 instead of 1,048,576; the same wavefronts)"]
 
 
-def _per_line(run) -> Counter:
-    """(space, line, op) -> [requests, sectors or wavefronts], summed over its rows."""
-    out: Counter = Counter()
-    for space, rows, second in (("global", run.instructions, "sectors"),
-                                ("shared", run.shared, "wavefronts"),
-                                ("local", run.local, "sectors")):
-        for r in rows:
-            out[(space, r.line, r.op, "requests")] += r.requests
-            out[(space, r.line, r.op, second)] += getattr(r, second)
-    return out
-
-
 @needs_nvcc
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*-cuda.sectorviz.json")),
                          ids=lambda p: p.name.split(".")[0])
@@ -359,7 +346,7 @@ def test_every_example_reads_the_same_in_sass_where_the_sass_has_the_same_access
     widened = {(space, r.line, r.op) for space, rows in (("global", sass_run.instructions),
                                                          ("shared", sass_run.shared))
                for r in rows if r.width > ptx_width(r.ptx)}
-    a, b = _per_line(sass_run), _per_line(ptx_run)
+    a, b = per_line(sass_run), per_line(ptx_run)
     differ = {k[:3] for k in set(a) | set(b) if a[k] != b[k]}
     assert differ <= widened, (differ, widened)
     if example.name.startswith("matmul-tiled"):
