@@ -2,6 +2,7 @@
 the PTX engine's events carried onto them. Each test prints the listing it derives its
 numbers from; the compiled engine is asked explicitly (conftest sets the source engine)."""
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
