@@ -65,11 +65,13 @@ def _nvcc_candidates() -> list[str]:
     return [str(Path(f).absolute()) for f in found if f]
 
 
-def _release(nvcc: str) -> str | None:
-    """`nvcc --version` -> its release ("13.0"), None when it does not run or say."""
+def tool_release(tool: str, place: str, seconds: float = QUERY_SECONDS) -> str | None:
+    """`TOOL --version` (nvcc, ptxas: NVIDIA's tools say "release 13.0"), run bounded ->
+    its release ("13.0"), None when it does not run or say; `place` names the run in a
+    refusal."""
     try:
-        done = run_bounded([nvcc, "--version"], "compiler", "nvcc --version",
-                           seconds=QUERY_SECONDS)
+        done = run_bounded([tool, "--version"], place, f"{Path(tool).name} --version",
+                           seconds=seconds)
     except PatternError:
         return None
     found = _RELEASE.search(done.stdout)
@@ -88,7 +90,7 @@ def compiler_named(choice: str) -> Toolchain | None:
     anything else: either, nvcc first)."""
     if choice != "nvrtc":
         for nvcc in _nvcc_candidates():
-            version = _release(nvcc)
+            version = tool_release(nvcc, "compiler")
             if version is not None:
                 return Toolchain(nvcc, version)
     return None if choice == "nvcc" else find_nvrtc()

@@ -15,7 +15,6 @@ cubin of the PTX, made by its bundled ptxas, is the SASS that is read (pykernel.
 from __future__ import annotations
 
 import importlib.util
-import re
 import shutil
 from dataclasses import replace
 from functools import lru_cache
@@ -27,7 +26,7 @@ from ...model.kernel import Launch, constant
 from ...model.pattern import Pattern, expression
 from ...model.python_kernel import DEFAULT_NUM_STAGES, num_warps
 from ..ptx.kernel import CompiledPtx
-from .bounded import run_bounded
+from .compiler import tool_release
 from .pykernel import (
     compiled_python,
     compiler_version,
@@ -44,7 +43,6 @@ SCRATCH = ("global_scratch", "profile_scratch")  # the pointers Triton appends, 
 DIVISOR = 16  # what `tt.divisibility` asserts
 PTXAS_FROM_90 = "ptxas-blackwell"  # the ptxas Triton runs from sm_90, `ptxas` below
 # (backends/nvidia/compiler.py get_ptxas), in its package's backends/nvidia/bin
-_RELEASE = re.compile(r"release (\d+\.\d+)")
 
 
 def triton_compiler(pattern: Pattern) -> str:
@@ -77,15 +75,7 @@ def ptxas_release(capability: int) -> str | None:
     name = PTXAS_FROM_90 if capability >= 90 else "ptxas"
     found = shutil.which(name, path=str(Path(spec.origin).parent / "backends" / "nvidia" /
                                         "bin"))
-    if found is None:
-        return None
-    try:
-        done = run_bounded([found, "--version"], "kernel.triton", "ptxas --version",
-                           seconds=SASS_SECONDS)
-    except PatternError:
-        return None
-    release = _RELEASE.search(done.stdout)
-    return None if release is None else release.group(1)
+    return None if found is None else tool_release(found, "kernel.triton", SASS_SECONDS)
 
 
 def integer_type(value: int) -> str:
