@@ -1,4 +1,4 @@
-"""The reading as written worked out in a forked process while the report counts the
+"""The reading as written worked out in a child process while the report counts the
 compiled reading (command/written_ahead.py): the child's reading is the one the report would
 have read itself, a child for another pattern is ended and not used, and the report prints
 the same with and without it."""
@@ -6,6 +6,7 @@ the same with and without it."""
 from __future__ import annotations
 
 import sys
+import threading
 
 import pytest
 
@@ -20,7 +21,7 @@ from sectorviz.paths import examples_dir
 
 pytestmark = [
     pytest.mark.skipif(find_compiler() is None, reason="no CUDA compiler here"),
-    pytest.mark.skipif(sys.platform != "linux", reason="the child is forked on Linux only"),
+    pytest.mark.skipif(sys.platform != "linux", reason="the child runs on Linux only"),
 ]
 MATMUL = examples_dir() / "matmul-tiled-cuda.sectorviz.json"
 
@@ -31,7 +32,13 @@ def _compiled():
 
 def test_the_child_reads_the_kernel_as_written_as_the_report_would():
     pattern = _compiled()
-    ahead = WrittenAhead(pattern)
+    done = threading.Event()
+    other = threading.Thread(target=done.wait, daemon=True)  # a thread of this process:
+    other.start()  # the child is a fresh interpreter, started all the same
+    try:
+        ahead = WrittenAhead(pattern)
+    finally:
+        done.set()
     assert ahead.pipe is not None  # a child was started
     child = ahead.process
     found = ahead.result(pattern)
@@ -61,7 +68,7 @@ def test_the_report_is_the_same_with_the_child(capsys, monkeypatch):
     assert main(["report", "--quiet", str(MATMUL)]) == 0
     with_child = capsys.readouterr().out
     MEMO.clear()  # nothing of the first report is reused
-    monkeypatch.setattr("sectorviz.command.written_ahead.sys.platform", "darwin")  # no fork
+    monkeypatch.setattr("sectorviz.command.written_ahead.sys.platform", "darwin")  # no child
     assert main(["report", "--quiet", str(MATMUL)]) == 0
     assert capsys.readouterr().out == with_child
     assert "7. What the compiler changed" in with_child
