@@ -98,7 +98,7 @@ def run_report(argv: list[str]) -> int:
             pattern, analysis, assumed = assuming(
                 pattern, args.assume_values or pattern.assume_values,
                 lambda p: analyze(p, progress=progress, budget=budget))
-        compiler_changes(pattern, analysis, ahead.result(pattern))  # kept in the one cache
+        compiler_changes(pattern, analysis, lambda: ahead.result(pattern))  # kept in the cache
         detail = None
         if args.warp is not None:
             warps = listing_of(pattern).warps

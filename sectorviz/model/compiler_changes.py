@@ -20,7 +20,7 @@ counts them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .analysis import analyzed
 from .budget import Budget, default_work
@@ -61,12 +61,15 @@ Written = Analysis | str
 
 
 def compiler_changes(pattern: Pattern, compiled: Analysis | None = None,
-                     written: Written | None = None) -> CompilerChanges | None:
+                     written: Callable[[], Written | None] | None = None
+                     ) -> CompilerChanges | None:
     """A kernel pattern read by the compiled engine -> what the compiler changed against the
     source as written (None for any other reading, and for a PTX file or a kernel written in
-    Python: no source is read as written); `compiled` is the pattern's analysis and
-    `written` its reading as written (written_reading) when the caller has them. Cached in
-    the one cache while the files both engines read are unchanged."""
+    Python: no source is read as written); `compiled` is the pattern's analysis when the
+    caller has it, and `written` gives its reading as written (written_reading) when the
+    caller has that worked out elsewhere (None from it: read it here), asked for after what
+    ptxas changed is found. Cached in the one cache while the files both engines read are
+    unchanged."""
     if not compared(pattern):
         return None
     return MEMO.get(KIND, read_as(pattern),
@@ -100,13 +103,15 @@ def cached_compiler_changes(pattern: Pattern) -> CompilerChanges | None:
     return value
 
 
-def _changes(pattern: Pattern, compiled: Analysis, written: Written | None) -> CompilerChanges:
+def _changes(pattern: Pattern, compiled: Analysis,
+             written: Callable[[], Written | None] | None) -> CompilerChanges:
     by_ptxas = _by_ptxas(pattern, compiled)
-    if written is None:
-        written = written_reading(pattern)
-    if isinstance(written, str):
-        return CompilerChanges(by_ptxas, written)
-    return CompilerChanges(_in_order([*diff(written, compiled), *by_ptxas]))
+    found = written() if written is not None else None
+    if found is None:
+        found = written_reading(pattern)
+    if isinstance(found, str):
+        return CompilerChanges(by_ptxas, found)
+    return CompilerChanges(_in_order([*diff(found, compiled), *by_ptxas]))
 
 
 def _by_ptxas(pattern: Pattern, compiled: Analysis) -> tuple[Change, ...]:
