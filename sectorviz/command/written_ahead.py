@@ -40,7 +40,7 @@ def _child(pattern: Pattern, pipe: Connection, parent: int, work: int) -> None:
 
 
 class WrittenAhead:
-    """The reading as written of `pattern`, started in a forked process at once."""
+    """The reading as written of `pattern`, started in a child process at once."""
 
     def __init__(self, pattern: Pattern):
         self.pattern = pattern
