@@ -15,6 +15,7 @@ PTX line keeps its number (the one Triton's cubin names it by).
 from __future__ import annotations
 
 import base64
+import binascii
 import importlib.util
 import json
 import re
@@ -144,10 +145,15 @@ def python_machine_code(entry: dict[str, Any], language: str, arch: str) -> Sass
     cubin, release = entry.get("cubin"), entry.get("ptxas")
     why = ""
     if isinstance(cubin, str) and isinstance(release, str):
-        code, why = cubin_machine_code(base64.b64decode(cubin), entry["entry"], target,
-                                       own_ptxas_words(language, release, arch))
-        if code is not None:
-            return code
+        try:
+            machine = base64.b64decode(cubin, validate=True)
+        except binascii.Error:  # a cache entry changed by hand
+            machine, why = b"", "its cubin in the PTX cache is not base64"
+        if machine:
+            code, why = cubin_machine_code(machine, entry["entry"], target,
+                                           own_ptxas_words(language, release, arch))
+            if code is not None:
+                return code
     code = target_machine_code(entry["ptx"], entry["entry"], target, PYTHON_ASSEMBLER)
     if code is None or not why:
         return code

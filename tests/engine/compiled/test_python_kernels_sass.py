@@ -130,6 +130,21 @@ def test_a_cubin_without_a_ptx_line_table_is_replaced_by_nvjitlinks_and_said(ptx
     assert _entry(ptx_cache)[1]["sass"]["note"] + "." == NO_TABLE
 
 
+def test_a_cubin_changed_in_the_cache_is_replaced_by_nvjitlinks_and_said(ptx_cache):
+    """A cache entry whose cubin is no longer base64 (changed by hand) is read as one without
+    a cubin: nvJitLink's SASS, the reason in the assumptions, the same counts."""
+    if sass.find_jitlink() is None:
+        pytest.skip("no nvJitLink wheel")
+    pattern = _example("triton-vector-add")
+    before = analyze(pattern).totals
+    path, entry = _entry(ptx_cache)
+    path.write_text(json.dumps({**entry, "cubin": "not base64!", "sass": None}))
+    MEMO.clear()
+    assert ("The SASS is nvJitLink's, not Triton's own cubin: its cubin in the PTX cache is "
+            "not base64.") in kernel_for(pattern).assumptions
+    assert analyze(pattern).totals == before
+
+
 def test_a_cubin_for_another_architecture_is_not_read(ptx_cache):
     """The vector add's cubin is for sm_90a (nvdisasm's `.target`): read for that PTX
     target it gives its 4 LDG.E.128 and 2 STG.E.128; asked for sm_100a, it is refused with
